@@ -1,0 +1,33 @@
+// Package all assembles every Strata encoding into one registry. It is the
+// only place that lists them: adding an encoding is one package plus one line
+// here.
+package all
+
+import (
+	"sync"
+
+	"strata/encoding"
+)
+
+var (
+	once sync.Once
+	reg  *encoding.Registry
+)
+
+// Registry returns the registry of every encoding Strata reads and writes.
+func Registry() *encoding.Registry {
+	once.Do(func() {
+		reg = encoding.NewRegistry(
+		// one line per encoding, in kind order
+		)
+	})
+	return reg
+}
+
+// Options returns decode options with the full registry and default limits.
+func Options() *encoding.Options {
+	return &encoding.Options{Registry: Registry()}
+}
+
+// Policy returns the default selection policy over the full registry.
+func Policy() *encoding.Policy { return encoding.DefaultPolicy(Registry()) }

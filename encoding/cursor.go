@@ -1,0 +1,118 @@
+package encoding
+
+// Decoder is the cursor every encoding returns. Values are consumed in order:
+// Skip and Read advance the position; Reset returns to the first value.
+// Typed reading is through Reader[T] or BinaryReader, which every decoder of
+// the matching physical type implements.
+type Decoder interface {
+	Kind() Kind
+	Type() Type
+	// Len is the number of values (rows) in the node.
+	Len() int
+	// Pos is the index of the next value Read would return.
+	Pos() int
+	// Reset moves the cursor back to the first value.
+	Reset()
+	// Skip advances the cursor by n values without materializing them.
+	Skip(n int) error
+}
+
+// Reader decodes fixed-width values into caller-owned buffers.
+type Reader[T Fixed] interface {
+	Decoder
+	// Read decodes the next len(dst) values into dst. It is an error to read
+	// past Len.
+	Read(dst []T) error
+}
+
+// BinaryReader decodes variable-length values.
+type BinaryReader interface {
+	Decoder
+	// ReadBinary appends the next n values to dst.
+	ReadBinary(dst *Bytes, n int) error
+}
+
+// NullableReader is implemented by decoders whose values may be null
+// (Nullable). Nulls leave the zero value in dst and false in valid.
+type NullableReader[T Fixed] interface {
+	ReadNullable(dst []T, valid []bool) error
+}
+
+// NullableBinaryReader is the binary counterpart of NullableReader: null
+// values are appended as empty values.
+type NullableBinaryReader interface {
+	ReadBinaryNullable(dst *Bytes, valid []bool, n int) error
+}
+
+// ReadNullable reads len(dst) values and their validity. Decoders without
+// nulls report every value valid.
+func ReadNullable[T Fixed](r Reader[T], dst []T, valid []bool) error {
+	if nr, ok := r.(NullableReader[T]); ok {
+		return nr.ReadNullable(dst, valid)
+	}
+	for i := range valid[:len(dst)] {
+		valid[i] = true
+	}
+	return r.Read(dst)
+}
+
+// ReadBinaryNullable appends n values and fills their validity.
+func ReadBinaryNullable(r BinaryReader, dst *Bytes, valid []bool, n int) error {
+	if nr, ok := r.(NullableBinaryReader); ok {
+		return nr.ReadBinaryNullable(dst, valid, n)
+	}
+	for i := range valid[:n] {
+		valid[i] = true
+	}
+	return r.ReadBinary(dst, n)
+}
+
+// Optional selective capabilities, found by type assertion on a decoder.
+
+// Bounder reports the minimum and maximum of a node's values from its header
+// alone, without decoding. ok is false when the encoding cannot tell cheaply.
+// Nulls are ignored; NaN makes float bounds unknown.
+type Bounder[T Number] interface {
+	Bounds() (min, max T, ok bool)
+}
+
+// BinaryBounder is the binary counterpart of Bounder.
+type BinaryBounder interface {
+	BinaryBounds() (min, max []byte, ok bool)
+}
+
+// Filterer evaluates a predicate on the encoded form. Filter tests the next n
+// values (starting at Pos) and clears bit i of sel for every value i that
+// fails; values whose bit is already clear may be skipped. The cursor ends n
+// values further on. Null values fail every predicate.
+type Filterer[T Number] interface {
+	Filter(p *Pred[T], n int, sel Bitmap) error
+}
+
+// BinaryFilterer is the binary counterpart of Filterer.
+type BinaryFilterer interface {
+	FilterBinary(p *BytesPred, n int, sel Bitmap) error
+}
+
+// Gatherer reads values at a sorted, strictly increasing set of row indexes
+// (relative to the node's first value) without moving the cursor.
+type Gatherer[T Fixed] interface {
+	Gather(rows []int32, dst []T) error
+}
+
+// BinaryGatherer is the binary counterpart of Gatherer: it appends
+// len(rows) values to dst.
+type BinaryGatherer interface {
+	GatherBinary(rows []int32, dst *Bytes) error
+}
+
+// Walker exposes a node's children for inspection (encoding trees, sizes).
+type Walker interface {
+	Children() []ChildNode
+}
+
+// ChildNode names one nested node.
+type ChildNode struct {
+	Role string // "ids", "alphabet", "lengths", "values", "validity", ...
+	Node []byte
+}

@@ -1,0 +1,330 @@
+package encoding
+
+import (
+	"fmt"
+	"math"
+)
+
+// Tree is the shape of an encoding tree: the kind of each node and whether
+// its body is zstd-compressed. Selection returns the tree it built, and a
+// Policy can be told to replay one (capture/replay, and forced layouts in
+// tests).
+type Tree struct {
+	Kind     Kind
+	Zstd     bool
+	Children []*Tree
+}
+
+func (t *Tree) String() string {
+	if t == nil {
+		return "<nil>"
+	}
+	s := t.Kind.String()
+	if t.Zstd {
+		s += "+zstd"
+	}
+	if len(t.Children) > 0 {
+		s += "("
+		for i, c := range t.Children {
+			if i > 0 {
+				s += ", "
+			}
+			s += c.String()
+		}
+		s += ")"
+	}
+	return s
+}
+
+// Policy chooses encodings. The zero value is not usable; start from
+// DefaultPolicy.
+type Policy struct {
+	Registry *Registry
+	// MaxDepth bounds the cascade: the root is depth 0 and nodes at MaxDepth
+	// must be leaves (Codec.Leaf).
+	MaxDepth int
+	// Zstd enables leaf compression, kept when it saves at least MinSaving.
+	Zstd      bool
+	MinSaving float64
+	// SampleRuns × SampleLen values are trial-encoded to estimate sizes of
+	// sequences longer than ExactBelow; shorter ones are trial-encoded whole.
+	SampleRuns, SampleLen int
+	ExactBelow            int
+	// Allow restricts the kinds selection may choose; nil allows all.
+	Allow map[Kind]bool
+	// Force replays a tree: each node takes the forced kind when it fits the
+	// data, otherwise selection runs for that subtree.
+	Force *Tree
+}
+
+// DefaultPolicy returns the policy Strata writes with.
+func DefaultPolicy(r *Registry) *Policy {
+	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02,
+		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048}
+}
+
+// Encode selects an encoding tree for vals and appends the root node to dst.
+func (p *Policy) Encode(dst []byte, vals any) ([]byte, *Tree, error) {
+	if TypeOf(vals) == TypeInvalid {
+		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
+	}
+	c := &Ctx{p: p, force: p.Force}
+	return c.encode(dst, vals, false)
+}
+
+// Ctx carries selection state through one node's encoding; encoders use it
+// to encode their children.
+type Ctx struct {
+	p      *Policy
+	depth  int
+	parent Kind
+	trial  bool
+	force  *Tree
+	// set while encoding a node's body
+	self     Kind
+	children []*Tree
+	forced   *Tree
+}
+
+// Depth is the depth of the node being encoded.
+func (c *Ctx) Depth() int { return c.depth }
+
+// Trial reports whether this is a size-estimation encode, whose output is
+// discarded; encoders may skip expensive refinements.
+func (c *Ctx) Trial() bool { return c.trial }
+
+// EncodeChild selects and encodes a child sequence, appending it to dst as a
+// length-prefixed node.
+func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
+	var f *Tree
+	if c.forced != nil && len(c.children) < len(c.forced.Children) {
+		f = c.forced.Children[len(c.children)]
+	}
+	cc := &Ctx{p: c.p, depth: c.depth + 1, parent: c.self, trial: c.trial, force: f}
+	node, t, err := cc.encode(nil, vals, true)
+	if err != nil {
+		return dst, err
+	}
+	c.children = append(c.children, t)
+	return AppendChild(dst, node), nil
+}
+
+// EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
+// falls back to selection if that kind cannot encode the values.
+func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
+	saved := c.forced
+	ft := &Tree{Kind: k}
+	tmp := &Tree{Children: make([]*Tree, len(c.children)+1)}
+	tmp.Children[len(c.children)] = ft
+	c.forced = tmp
+	dst, err := c.EncodeChild(dst, vals)
+	c.forced = saved
+	return dst, err
+}
+
+func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
+	if cd.Encoder == nil || cd.Kind == c.parent {
+		return false
+	}
+	if c.p.Allow != nil && !c.p.Allow[cd.Kind] {
+		return false
+	}
+	if c.depth >= c.p.MaxDepth && !cd.Leaf && !(cd.Kind == KindTrivial && st.Type == Binary && c.depth == c.p.MaxDepth) {
+		return false
+	}
+	return cd.Encoder.Fit(st)
+}
+
+func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
+	st := ComputeStats(vals)
+	var chosen *Codec
+	if c.force != nil {
+		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) {
+			chosen = cd
+		}
+	}
+	if chosen == nil {
+		var err error
+		chosen, err = c.choose(vals, st)
+		if err != nil {
+			return dst, nil, err
+		}
+	}
+	node, t, err := c.encodeWith(dst, vals, st, chosen, c.force)
+	if err != nil {
+		return dst, nil, err
+	}
+	return node, t, nil
+}
+
+func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree) ([]byte, *Tree, error) {
+	start := len(dst)
+	dst = AppendHeader(dst, cd.Kind, st.Type, st.N)
+	nc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: c.trial, self: cd.Kind}
+	if force != nil && force.Kind == cd.Kind {
+		nc.forced = force
+	}
+	out, err := cd.Encoder.Encode(dst, vals, st, nc)
+	if err != nil {
+		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
+	}
+	t := &Tree{Kind: cd.Kind, Children: nc.children}
+	wantZstd := c.p.Zstd && (cd.Leaf || cd.Kind == KindTrivial)
+	if force != nil && force.Kind == cd.Kind {
+		wantZstd = force.Zstd && c.p.Zstd
+	}
+	if wantZstd && !c.trial {
+		node := out[start:]
+		z, err := Compress(node, c.p.MinSaving, nil)
+		if err != nil {
+			return dst[:start], nil, err
+		}
+		if len(z) < len(node) {
+			out = append(out[:start], z...)
+			t.Zstd = true
+		}
+	}
+	return out, t, nil
+}
+
+// choose estimates every allowed candidate and returns the one with the
+// smallest size × read factor.
+func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
+	var best *Codec
+	bestScore := math.Inf(1)
+	var sample any
+	var sampleSt *Stats
+	for _, cd := range c.p.Registry.Codecs() {
+		if !c.allowed(cd, st) {
+			continue
+		}
+		size, ok := cd.Encoder.Estimate(st)
+		if !ok {
+			var err error
+			if st.N <= c.p.ExactBelow {
+				size, err = c.trialSize(vals, st, cd)
+			} else {
+				if sample == nil {
+					sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
+					sampleSt = ComputeStats(sample)
+				}
+				if !cd.Encoder.Fit(sampleSt) {
+					continue
+				}
+				size, err = c.trialSize(sample, sampleSt, cd)
+				size = int(float64(size) * float64(st.N) / float64(sampleSt.N))
+			}
+			if err != nil {
+				continue
+			}
+		}
+		rf := cd.ReadFactor
+		if rf <= 0 {
+			rf = 1
+		}
+		score := float64(size) * rf
+		if score < bestScore {
+			best, bestScore = cd, score
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
+	}
+	return best, nil
+}
+
+func (c *Ctx) trialSize(vals any, st *Stats, cd *Codec) (int, error) {
+	tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true}
+	out, _, err := tc.encodeWith(nil, vals, st, cd, nil)
+	if err != nil {
+		return 0, err
+	}
+	return len(out), nil
+}
+
+// Sample returns runs slices of runLen consecutive values spread evenly over
+// vals, concatenated; vals itself when it is not longer than the sample.
+func Sample(vals any, runs, runLen int) any {
+	n := LenOf(vals)
+	if n <= runs*runLen || runs <= 0 {
+		return vals
+	}
+	step := (n - runLen) / (runs - 1)
+	if runs == 1 {
+		step = 0
+	}
+	switch v := vals.(type) {
+	case []bool:
+		return sampleSlice(v, runs, runLen, step)
+	case []int8:
+		return sampleSlice(v, runs, runLen, step)
+	case []int16:
+		return sampleSlice(v, runs, runLen, step)
+	case []int32:
+		return sampleSlice(v, runs, runLen, step)
+	case []int64:
+		return sampleSlice(v, runs, runLen, step)
+	case []uint8:
+		return sampleSlice(v, runs, runLen, step)
+	case []uint16:
+		return sampleSlice(v, runs, runLen, step)
+	case []uint32:
+		return sampleSlice(v, runs, runLen, step)
+	case []uint64:
+		return sampleSlice(v, runs, runLen, step)
+	case []float32:
+		return sampleSlice(v, runs, runLen, step)
+	case []float64:
+		return sampleSlice(v, runs, runLen, step)
+	case Bytes:
+		return sampleBytes(&v, runs, runLen, step)
+	case *Bytes:
+		return sampleBytes(v, runs, runLen, step)
+	}
+	return vals
+}
+
+func sampleSlice[T any](v []T, runs, runLen, step int) []T {
+	out := make([]T, 0, runs*runLen)
+	for r := 0; r < runs; r++ {
+		out = append(out, v[r*step:r*step+runLen]...)
+	}
+	return out
+}
+
+func sampleBytes(b *Bytes, runs, runLen, step int) Bytes {
+	var out Bytes
+	for r := 0; r < runs; r++ {
+		for i := r * step; i < r*step+runLen; i++ {
+			out.Append(b.Value(i))
+		}
+	}
+	return out
+}
+
+// Capture returns the tree of an encoded node by walking its children.
+func Capture(node []byte, opts *Options) (*Tree, error) {
+	d, err := Open(node, opts)
+	if err != nil {
+		return nil, err
+	}
+	return capture(node, d, 0, opts)
+}
+
+func capture(node []byte, d Decoder, depth int, opts *Options) (*Tree, error) {
+	t := &Tree{Kind: d.Kind(), Zstd: len(node) > 2 && node[2]&FlagZstd != 0}
+	if w, ok := d.(Walker); ok {
+		for _, ch := range w.Children() {
+			cd, err := OpenAt(ch.Node, depth+1, opts)
+			if err != nil {
+				return nil, err
+			}
+			ct, err := capture(ch.Node, cd, depth+1, opts)
+			if err != nil {
+				return nil, err
+			}
+			t.Children = append(t.Children, ct)
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,325 @@
+package encoding
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/zeebo/xxh3"
+)
+
+// Stats describes a sequence for encoding selection. It is computed once per
+// sequence (one pass plus a bounded distinct count) and shared by every
+// candidate encoding.
+type Stats struct {
+	Type Type
+	N    int
+
+	// Integers: bounds in the type's own domain. Signed values are
+	// sign-extended into MinI/MaxI, unsigned ones zero-extended into MinU/MaxU.
+	// Range is Max-Min as an unsigned distance; RangeBits its bit width.
+	MinI, MaxI int64
+	MinU, MaxU uint64
+	Range      uint64
+	RangeBits  int
+
+	// Floats.
+	MinF, MaxF float64
+	HasNaN     bool
+
+	// Integers: bounds of consecutive differences v[i]-v[i-1], computed in
+	// int64 with wrap-around, and whether the sequence is non-decreasing.
+	DeltaMin, DeltaMax int64
+	Sorted             bool
+
+	// Runs is the number of maximal runs of bit-identical adjacent values.
+	Runs int
+	// Distinct is the number of distinct values when DistinctExact, else a
+	// lower bound (counting stopped once it passed the cap).
+	Distinct      int
+	DistinctExact bool
+	// ModeIndex is the index of a most frequent value and ModeCount its count
+	// (exact only when DistinctExact).
+	ModeIndex, ModeCount int
+
+	// Binary: total bytes of all values and the value length bounds.
+	TotalBytes     int
+	MinLen, MaxLen int
+
+	// Bool: number of true values.
+	Trues int
+}
+
+// DistinctCap is the most distinct values ComputeStats counts exactly for a
+// sequence of n values. A dictionary stops paying off well before half the
+// values are distinct.
+func DistinctCap(n int) int {
+	c := n / 2
+	if c < 64 {
+		c = 64
+	}
+	if c > 1<<16 {
+		c = 1 << 16
+	}
+	return c
+}
+
+// ComputeStats returns the statistics of vals (a []T or Bytes).
+func ComputeStats(vals any) *Stats {
+	st := &Stats{Type: TypeOf(vals), N: LenOf(vals)}
+	switch v := vals.(type) {
+	case []bool:
+		boolStats(st, v)
+	case []int8:
+		intStats(st, v)
+	case []int16:
+		intStats(st, v)
+	case []int32:
+		intStats(st, v)
+	case []int64:
+		intStats(st, v)
+	case []uint8:
+		uintStats(st, v)
+	case []uint16:
+		uintStats(st, v)
+	case []uint32:
+		uintStats(st, v)
+	case []uint64:
+		uintStats(st, v)
+	case []float32:
+		floatStats(st, v, func(f float32) uint64 { return uint64(math.Float32bits(f)) })
+	case []float64:
+		floatStats(st, v, math.Float64bits)
+	case Bytes:
+		binaryStats(st, &v)
+	case *Bytes:
+		binaryStats(st, v)
+	}
+	return st
+}
+
+func boolStats(st *Stats, v []bool) {
+	if len(v) == 0 {
+		return
+	}
+	st.Runs = 1
+	for i, b := range v {
+		if b {
+			st.Trues++
+		}
+		if i > 0 && b != v[i-1] {
+			st.Runs++
+		}
+	}
+	st.DistinctExact = true
+	st.Distinct = 1
+	if st.Trues > 0 && st.Trues < len(v) {
+		st.Distinct = 2
+	}
+	st.ModeCount = max(st.Trues, len(v)-st.Trues)
+	want := st.Trues >= len(v)-st.Trues
+	for i, b := range v {
+		if b == want {
+			st.ModeIndex = i
+			break
+		}
+	}
+	st.MinU, st.MaxU = 0, 1
+	if st.Trues == 0 {
+		st.MaxU = 0
+	}
+	if st.Trues == len(v) {
+		st.MinU = 1
+	}
+	st.Range = st.MaxU - st.MinU
+	st.RangeBits = bits.Len64(st.Range)
+}
+
+func intStats[T int8 | int16 | int32 | int64](st *Stats, v []T) {
+	if len(v) == 0 {
+		st.DistinctExact, st.Sorted = true, true
+		return
+	}
+	mn, mx := v[0], v[0]
+	runs := 1
+	sorted := true
+	dmin, dmax := int64(math.MaxInt64), int64(math.MinInt64)
+	prev := v[0]
+	for _, x := range v[1:] {
+		if x < mn {
+			mn = x
+		}
+		if x > mx {
+			mx = x
+		}
+		if x != prev {
+			runs++
+		}
+		if x < prev {
+			sorted = false
+		}
+		d := int64(x) - int64(prev)
+		if d < dmin {
+			dmin = d
+		}
+		if d > dmax {
+			dmax = d
+		}
+		prev = x
+	}
+	if len(v) == 1 {
+		dmin, dmax = 0, 0
+	}
+	st.MinI, st.MaxI = int64(mn), int64(mx)
+	st.Range = uint64(st.MaxI - st.MinI)
+	st.RangeBits = bits.Len64(st.Range)
+	st.Runs, st.Sorted = runs, sorted
+	st.DeltaMin, st.DeltaMax = dmin, dmax
+	distinct(st, len(v), func(i int) uint64 { return uint64(int64(v[i])) })
+}
+
+func uintStats[T uint8 | uint16 | uint32 | uint64](st *Stats, v []T) {
+	if len(v) == 0 {
+		st.DistinctExact, st.Sorted = true, true
+		return
+	}
+	mn, mx := v[0], v[0]
+	runs := 1
+	sorted := true
+	dmin, dmax := int64(math.MaxInt64), int64(math.MinInt64)
+	prev := v[0]
+	for _, x := range v[1:] {
+		if x < mn {
+			mn = x
+		}
+		if x > mx {
+			mx = x
+		}
+		if x != prev {
+			runs++
+		}
+		if x < prev {
+			sorted = false
+		}
+		d := int64(uint64(x) - uint64(prev))
+		if d < dmin {
+			dmin = d
+		}
+		if d > dmax {
+			dmax = d
+		}
+		prev = x
+	}
+	if len(v) == 1 {
+		dmin, dmax = 0, 0
+	}
+	st.MinU, st.MaxU = uint64(mn), uint64(mx)
+	st.MinI, st.MaxI = int64(st.MinU), int64(st.MaxU)
+	st.Range = st.MaxU - st.MinU
+	st.RangeBits = bits.Len64(st.Range)
+	st.Runs, st.Sorted = runs, sorted
+	st.DeltaMin, st.DeltaMax = dmin, dmax
+	distinct(st, len(v), func(i int) uint64 { return uint64(v[i]) })
+}
+
+func floatStats[T float32 | float64](st *Stats, v []T, bitsOf func(T) uint64) {
+	if len(v) == 0 {
+		st.DistinctExact, st.Sorted = true, true
+		return
+	}
+	mn, mx := math.Inf(1), math.Inf(-1)
+	runs := 1
+	for i, x := range v {
+		f := float64(x)
+		if f != f {
+			st.HasNaN = true
+		} else {
+			if f < mn {
+				mn = f
+			}
+			if f > mx {
+				mx = f
+			}
+		}
+		if i > 0 && bitsOf(x) != bitsOf(v[i-1]) {
+			runs++
+		}
+	}
+	st.MinF, st.MaxF = mn, mx
+	st.Runs = runs
+	distinct(st, len(v), func(i int) uint64 { return bitsOf(v[i]) })
+}
+
+func binaryStats(st *Stats, b *Bytes) {
+	n := b.Len()
+	if n == 0 {
+		st.DistinctExact, st.Sorted = true, true
+		return
+	}
+	st.TotalBytes = int(b.Offsets[n] - b.Offsets[0])
+	st.MinLen, st.MaxLen = math.MaxInt, 0
+	runs := 1
+	var prev []byte
+	for i := 0; i < n; i++ {
+		x := b.Value(i)
+		l := len(x)
+		if l < st.MinLen {
+			st.MinLen = l
+		}
+		if l > st.MaxLen {
+			st.MaxLen = l
+		}
+		if i > 0 && string(x) != string(prev) {
+			runs++
+		}
+		prev = x
+	}
+	st.Runs = runs
+	distinct(st, n, func(i int) uint64 { return xxh3.Hash(b.Value(i)) })
+}
+
+// distinct counts distinct keys (and the most frequent one) with an
+// open-addressing table, giving up once DistinctCap is passed.
+func distinct(st *Stats, n int, key func(int) uint64) {
+	limit := DistinctCap(n)
+	size := 64
+	for size < 2*limit && size < 2*n {
+		size <<= 1
+	}
+	shift := 64 - bits.TrailingZeros(uint(size))
+	keys := make([]uint64, size)
+	counts := make([]int32, size)
+	first := make([]int32, size)
+	mask := uint64(size - 1)
+	d := 0
+	for i := 0; i < n; i++ {
+		k := key(i)
+		h := (k * 0x9E3779B97F4A7C15) >> shift
+		for {
+			if counts[h] == 0 {
+				if d == limit {
+					st.Distinct, st.DistinctExact = d+1, false
+					st.fillMode(keys, counts, first)
+					return
+				}
+				keys[h], counts[h], first[h] = k, 1, int32(i)
+				d++
+				break
+			}
+			if keys[h] == k {
+				counts[h]++
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+	st.Distinct, st.DistinctExact = d, true
+	st.fillMode(keys, counts, first)
+}
+
+func (st *Stats) fillMode(keys []uint64, counts, first []int32) {
+	for i, c := range counts {
+		if int(c) > st.ModeCount {
+			st.ModeCount, st.ModeIndex = int(c), int(first[i])
+		}
+	}
+}
