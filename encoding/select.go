@@ -129,7 +129,11 @@ func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
 	if c.p.Allow != nil && !c.p.Allow[cd.Kind] {
 		return false
 	}
-	if c.depth >= c.p.MaxDepth && !cd.Leaf && !(cd.Kind == KindTrivial && st.Type == Binary && c.depth == c.p.MaxDepth) {
+	// Trivial of a fixed-width type has no children, so it is a leaf at any
+	// depth; Trivial binary nests one (leaf) lengths child and is allowed at
+	// exactly MaxDepth.
+	trivialLeaf := cd.Kind == KindTrivial && (st.Type != Binary || c.depth == c.p.MaxDepth)
+	if c.depth >= c.p.MaxDepth && !cd.Leaf && !trivialLeaf {
 		return false
 	}
 	return cd.Encoder.Fit(st)
@@ -300,6 +304,19 @@ func sampleBytes(b *Bytes, runs, runLen, step int) Bytes {
 		}
 	}
 	return out
+}
+
+// EncodeSequence selects and encodes vals as a node that will sit at depth
+// under a parent of kind parent (which it may not choose), replaying force
+// when it is non-nil. It returns the node without a length prefix. It lets
+// encodings whose nodes are built outside selection (Nullable) encode their
+// children with the policy.
+func (p *Policy) EncodeSequence(dst []byte, vals any, depth int, parent Kind, force *Tree) ([]byte, *Tree, error) {
+	if TypeOf(vals) == TypeInvalid {
+		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
+	}
+	c := &Ctx{p: p, depth: depth, parent: parent, force: force}
+	return c.encode(dst, vals, depth > 0)
 }
 
 // Capture returns the tree of an encoded node by walking its children.

@@ -7,6 +7,17 @@ import (
 	"sync"
 
 	"strata/encoding"
+	"strata/encoding/blockfor"
+	"strata/encoding/constant"
+	"strata/encoding/delta"
+	"strata/encoding/dict"
+	"strata/encoding/fixedbitwidth"
+	"strata/encoding/mainlyconst"
+	"strata/encoding/nullable"
+	"strata/encoding/rle"
+	"strata/encoding/sparsebool"
+	"strata/encoding/trivial"
+	"strata/encoding/varint"
 )
 
 var (
@@ -18,7 +29,18 @@ var (
 func Registry() *encoding.Registry {
 	once.Do(func() {
 		reg = encoding.NewRegistry(
-		// one line per encoding, in kind order
+			// one line per encoding, in kind order
+			constant.Codec,
+			trivial.Codec,
+			fixedbitwidth.Codec,
+			blockfor.Codec,
+			varint.Codec,
+			delta.Codec,
+			rle.Codec,
+			dict.Codec,
+			mainlyconst.Codec,
+			sparsebool.Codec,
+			nullable.Codec,
 		)
 	})
 	return reg

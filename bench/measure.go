@@ -1,0 +1,227 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// Fig is one measured figure: median, min and max over the timed runs.
+// A nil *Fig means the system could not run that query.
+type Fig struct {
+	Median, Min, Max float64
+}
+
+func summarize(xs []float64) *Fig {
+	if len(xs) == 0 {
+		return nil
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	var med float64
+	if n := len(s); n%2 == 1 {
+		med = s[n/2]
+	} else {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return &Fig{Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+// Result is one system's row of the report.
+type Result struct {
+	System  string
+	Variant string
+	Bytes   *int64
+	Write   *Fig // ms
+	Scan    *Fig // ms
+	QRange  *Fig // ms
+	QMonth  *Fig // ms
+	QAgg    *Fig // ms
+	Take    *Fig // µs per row
+	Errors  []string
+}
+
+// Report is the whole run.
+type Report struct {
+	Dataset string
+	Rows    int64
+	Results []*Result
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// measure runs every figure of one system. Failures other than
+// errUnsupported are recorded (and printed) but do not stop the other systems.
+func measure(s System, src *Source, wl *Workload, dir string, runs int, ck *crossCheck, log io.Writer) *Result {
+	res := &Result{System: s.Name(), Variant: s.Variant()}
+	fail := func(what string, err error) {
+		if errors.Is(err, errUnsupported) {
+			fmt.Fprintf(log, "  %s %s: not supported (%v)\n", key(s), what, err)
+			return
+		}
+		msg := fmt.Sprintf("%s: %v", what, err)
+		res.Errors = append(res.Errors, msg)
+		fmt.Fprintf(log, "  %s ERROR %s\n", key(s), msg)
+	}
+	fmt.Fprintf(log, "== %s\n", key(s))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail("write", err)
+		return res
+	}
+
+	// Write: one warm-up, then timed runs (each overwrites the file).
+	var path string
+	var times []float64
+	for i := 0; i <= runs; i++ {
+		t0 := time.Now()
+		p, err := s.Write(dir, src)
+		d := time.Since(t0)
+		if err != nil {
+			fail("write", err)
+			return res
+		}
+		path = p
+		if i > 0 {
+			times = append(times, ms(d))
+		}
+	}
+	res.Write = summarize(times)
+	size, err := fileBytes(path)
+	if err != nil {
+		fail("write", err)
+		return res
+	}
+	res.Bytes = &size
+	fmt.Fprintf(log, "  bytes %d, write %.1f ms\n", size, res.Write.Median)
+
+	if err := s.Open(path); err != nil {
+		fail("open", err)
+		return res
+	}
+	defer s.Close()
+
+	// timeQuery runs q once verifying (warm-up), then runs times.
+	timeQuery := func(name string, q func(verify bool) (Out, error), perRow int) *Fig {
+		out, err := q(true)
+		if err != nil {
+			fail(name, err)
+			return nil
+		}
+		ck.add(name, key(s), out)
+		var xs []float64
+		for range runs {
+			t0 := time.Now()
+			o, err := q(false)
+			d := time.Since(t0)
+			if err != nil {
+				fail(name, err)
+				return nil
+			}
+			if o.Rows != out.Rows {
+				ck.mismatch(name, key(s), fmt.Sprintf("timed run returned %d rows, warm-up %d", o.Rows, out.Rows))
+			}
+			v := ms(d)
+			if perRow > 0 {
+				v = float64(d.Nanoseconds()) / 1e3 / float64(perRow)
+			}
+			xs = append(xs, v)
+		}
+		f := summarize(xs)
+		unit := "ms"
+		if perRow > 0 {
+			unit = "µs/row"
+		}
+		fmt.Fprintf(log, "  %-8s %10.3f %s (min %.3f, max %.3f), %d rows\n", name, f.Median, unit, f.Min, f.Max, out.Rows)
+		return f
+	}
+
+	res.Scan = timeQuery("scan", s.Scan, 0)
+	if wl.Lineitem {
+		res.QRange = timeQuery("q_range", func(v bool) (Out, error) { return s.QRange(wl, v) }, 0)
+		res.QMonth = timeQuery("q_month", func(v bool) (Out, error) { return s.QMonth(wl, v) }, 0)
+		res.QAgg = timeQuery("q_agg", func(bool) (Out, error) { return s.QAgg(wl) }, 0)
+	}
+	if len(wl.Take) > 0 {
+		res.Take = timeQuery("take", func(v bool) (Out, error) { return s.Take(wl.Take, v) }, len(wl.Take))
+	}
+	return res
+}
+
+// fileBytes is the size of a written file; for a directory (a format that
+// writes several files), the sum of its regular files.
+func fileBytes(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	if !st.IsDir() {
+		return st.Size(), nil
+	}
+	var n int64
+	err = filepath.Walk(path, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return err
+	})
+	return n, err
+}
+
+// crossCheck compares every system's verified results per query with the
+// first system that answered it.
+type crossCheck struct {
+	log    io.Writer
+	ref    map[string]Out
+	refSys map[string]string
+	failed bool
+	checks int
+}
+
+func newCrossCheck(log io.Writer) *crossCheck {
+	return &crossCheck{log: log, ref: map[string]Out{}, refSys: map[string]string{}}
+}
+
+func (c *crossCheck) mismatch(query, sys, msg string) {
+	c.failed = true
+	fmt.Fprintf(c.log, "\n!!!!!!!! MISMATCH %s on %s: %s !!!!!!!!\n\n", sys, query, msg)
+}
+
+func (c *crossCheck) add(query, sys string, out Out) {
+	// q_agg's count must also agree with q_month's row count.
+	if query == "q_agg" {
+		if m, ok := c.ref["q_month"]; ok && m.Rows != out.AggCount {
+			c.mismatch(query, sys, fmt.Sprintf("count(*) %d but q_month (%s) returned %d rows", out.AggCount, c.refSys["q_month"], m.Rows))
+		}
+	}
+	ref, ok := c.ref[query]
+	if !ok {
+		c.ref[query], c.refSys[query] = out, sys
+		return
+	}
+	c.checks++
+	rs := c.refSys[query]
+	switch {
+	case query == "q_agg":
+		if ref.AggCount != out.AggCount || ref.AggSum != out.AggSum {
+			c.mismatch(query, sys, fmt.Sprintf("count %d sum %d, but %s has count %d sum %d", out.AggCount, out.AggSum, rs, ref.AggCount, ref.AggSum))
+		}
+	case ref.Sum == nil || out.Sum == nil:
+		if ref.Rows != out.Rows {
+			c.mismatch(query, sys, fmt.Sprintf("%d rows, but %s returned %d", out.Rows, rs, ref.Rows))
+		}
+	default:
+		if d := out.Sum.Diff(ref.Sum); d != "" || out.Rows != ref.Rows {
+			c.mismatch(query, sys, fmt.Sprintf("differs from %s: rows %d vs %d; %s", rs, out.Rows, ref.Rows, d))
+		}
+	}
+}
+
+func (c *crossCheck) final() {
+	if !c.failed {
+		fmt.Fprintf(c.log, "cross-check: %d comparisons, all results agree\n", c.checks)
+	}
+}

@@ -1,0 +1,657 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// pqgoSys is Parquet through parquet-go: written column by column
+// (ColumnWriter.WriteRowValues) with zstd and parquet-go's defaults (PLAIN
+// encoding, page index written). Reads work on decoded pages: selective
+// queries use the column index (page min/max) of the filter column to read
+// only candidate pages, then the offset index to read only the output pages
+// holding matches; take seeks every column to the row through the offset index.
+type pqgoSys struct {
+	cfg   config
+	f     *os.File
+	pf    *parquet.File
+	names []string // leaf column names in file order
+	// unsigned[i] tells that column i holds unsigned integers.
+	unsigned []bool
+	rgStart  []int64
+	// takePages holds one open page reader per row group and column for take.
+	takePages [][]parquet.Pages
+}
+
+func newParquetGoSys(cfg config) *pqgoSys { return &pqgoSys{cfg: cfg} }
+
+func (s *pqgoSys) Name() string    { return "parquet-go" }
+func (s *pqgoSys) Variant() string { return "zstd" }
+
+func pqNode(f arrow.Field) (parquet.Node, error) {
+	var n parquet.Node
+	switch f.Type.ID() {
+	case arrow.INT8:
+		n = parquet.Int(8)
+	case arrow.INT16:
+		n = parquet.Int(16)
+	case arrow.INT32:
+		n = parquet.Int(32)
+	case arrow.INT64:
+		n = parquet.Int(64)
+	case arrow.UINT8:
+		n = parquet.Uint(8)
+	case arrow.UINT16:
+		n = parquet.Uint(16)
+	case arrow.UINT32:
+		n = parquet.Uint(32)
+	case arrow.UINT64:
+		n = parquet.Uint(64)
+	case arrow.FLOAT32:
+		n = parquet.Leaf(parquet.FloatType)
+	case arrow.FLOAT64:
+		n = parquet.Leaf(parquet.DoubleType)
+	case arrow.BOOL:
+		n = parquet.Leaf(parquet.BooleanType)
+	case arrow.DATE32:
+		n = parquet.Date()
+	case arrow.STRING, arrow.LARGE_STRING:
+		n = parquet.String()
+	case arrow.BINARY:
+		n = parquet.Leaf(parquet.ByteArrayType)
+	default:
+		return nil, fmt.Errorf("parquet-go: unsupported column type %s for %s: %w", f.Type, f.Name, errUnsupported)
+	}
+	if f.Nullable {
+		n = parquet.Optional(n)
+	}
+	return n, nil
+}
+
+// appendValues converts one Arrow column to parquet-go values (one per row).
+func appendValues(dst []parquet.Value, a arrow.Array, col int, nullable bool) ([]parquet.Value, error) {
+	def := 0
+	if nullable {
+		def = 1
+	}
+	n := a.Len()
+	for i := 0; i < n; i++ {
+		if a.IsNull(i) {
+			dst = append(dst, parquet.NullValue().Level(0, 0, col))
+			continue
+		}
+		var v parquet.Value
+		switch a := a.(type) {
+		case *array.Int8:
+			v = parquet.Int32Value(int32(a.Value(i)))
+		case *array.Int16:
+			v = parquet.Int32Value(int32(a.Value(i)))
+		case *array.Int32:
+			v = parquet.Int32Value(a.Value(i))
+		case *array.Int64:
+			v = parquet.Int64Value(a.Value(i))
+		case *array.Uint8:
+			v = parquet.Int32Value(int32(a.Value(i)))
+		case *array.Uint16:
+			v = parquet.Int32Value(int32(a.Value(i)))
+		case *array.Uint32:
+			v = parquet.Int32Value(int32(a.Value(i)))
+		case *array.Uint64:
+			v = parquet.Int64Value(int64(a.Value(i)))
+		case *array.Float32:
+			v = parquet.FloatValue(a.Value(i))
+		case *array.Float64:
+			v = parquet.DoubleValue(a.Value(i))
+		case *array.Boolean:
+			v = parquet.BooleanValue(a.Value(i))
+		case *array.Date32:
+			v = parquet.Int32Value(int32(a.Value(i)))
+		case *array.String:
+			v = parquet.ByteArrayValue([]byte(a.Value(i)))
+		case *array.LargeString:
+			v = parquet.ByteArrayValue([]byte(a.Value(i)))
+		case *array.Binary:
+			v = parquet.ByteArrayValue(a.Value(i))
+		default:
+			return nil, fmt.Errorf("parquet-go: unsupported array %s: %w", a.DataType(), errUnsupported)
+		}
+		dst = append(dst, v.Level(0, def, col))
+	}
+	return dst, nil
+}
+
+func (s *pqgoSys) Write(dir string, src *Source) (string, error) {
+	path := filepath.Join(dir, "data.parquet")
+	group := parquet.Group{}
+	for _, f := range src.Schema.Fields() {
+		n, err := pqNode(f)
+		if err != nil {
+			return "", err
+		}
+		group[f.Name] = n
+	}
+	schema := parquet.NewSchema("schema", group)
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	w := parquet.NewWriter(f, schema, parquet.Compression(&parquet.Zstd))
+	cws := w.ColumnWriters()
+	// parquet.Group orders columns by name; map Arrow field index → column.
+	leaf := map[string]int{}
+	for i, p := range schema.Columns() {
+		leaf[p[0]] = i
+	}
+	var buf []parquet.Value
+	for _, rec := range src.Records {
+		for i, fld := range src.Schema.Fields() {
+			col := leaf[fld.Name]
+			buf, err = appendValues(buf[:0], rec.Column(i), col, fld.Nullable)
+			if err != nil {
+				return "", err
+			}
+			if _, err := cws[col].WriteRowValues(buf); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	return path, f.Close()
+}
+
+func (s *pqgoSys) Open(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		f.Close()
+		return err
+	}
+	s.f, s.pf = f, pf
+	s.names, s.unsigned = nil, nil
+	for _, c := range pf.Schema().Columns() {
+		s.names = append(s.names, c[0])
+		leaf, _ := pf.Schema().Lookup(c...)
+		lt := leaf.Node.Type().LogicalType()
+		if lt == nil {
+			lt = &format.LogicalType{}
+		}
+		it, _ := lt.Value.(*format.IntType)
+		s.unsigned = append(s.unsigned, it != nil && !it.IsSigned)
+	}
+	s.rgStart = nil
+	var n int64
+	for _, rg := range pf.RowGroups() {
+		s.rgStart = append(s.rgStart, n)
+		n += rg.NumRows()
+	}
+	return nil
+}
+
+func (s *pqgoSys) Close() error {
+	for _, rg := range s.takePages {
+		for _, p := range rg {
+			if p != nil {
+				p.Close()
+			}
+		}
+	}
+	s.takePages = nil
+	if s.f != nil {
+		return s.f.Close()
+	}
+	return nil
+}
+
+func (s *pqgoSys) col(name string) (int, error) {
+	for i, n := range s.names {
+		if n == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("no column %q", name)
+}
+
+// pageHasher folds selected rows of decoded pages into a checksum, an
+// aggregate or a plain count.
+type pageHasher struct {
+	vals []parquet.Value
+}
+
+// rowValues returns the page's values one per row (flat columns), using the
+// generic value reader.
+func (h *pageHasher) rowValues(p parquet.Page) ([]parquet.Value, error) {
+	n := int(p.NumValues())
+	if cap(h.vals) < n {
+		h.vals = make([]parquet.Value, n)
+	}
+	vals := h.vals[:n]
+	r := p.Values()
+	got := 0
+	for got < n {
+		k, err := r.ReadValues(vals[got:])
+		got += k
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vals[:got], nil
+}
+
+func hashValue(v parquet.Value, unsigned bool) uint64 {
+	if v.IsNull() {
+		return nullHash
+	}
+	switch v.Kind() {
+	case parquet.Boolean:
+		return hashInt(b2i(v.Boolean()))
+	case parquet.Int32:
+		if unsigned {
+			return hashInt(int64(v.Uint32()))
+		}
+		return hashInt(int64(v.Int32()))
+	case parquet.Int64:
+		return hashInt(v.Int64())
+	case parquet.Float:
+		return hashFloat(float64(v.Float()))
+	case parquet.Double:
+		return hashFloat(v.Double())
+	default:
+		return hashBytes(v.ByteArray())
+	}
+}
+
+// hashPage sums the hashes of the page rows with sel[i] true (all if sel is
+// nil) and returns the sum and the number of rows hashed.
+func (h *pageHasher) hashPage(p parquet.Page, sel []bool, unsigned bool) (uint64, int64, error) {
+	var s uint64
+	var n int64
+	use := func(i int) bool { return sel == nil || sel[i] }
+	if p.Dictionary() == nil && p.NumNulls() == 0 {
+		d := p.Data()
+		switch d.Kind() {
+		case encoding.Int32:
+			if unsigned {
+				break
+			}
+			for i, v := range d.Int32() {
+				if use(i) {
+					s += hashInt(int64(v))
+					n++
+				}
+			}
+			return s, n, nil
+		case encoding.Int64:
+			for i, v := range d.Int64() {
+				if use(i) {
+					s += hashInt(v)
+					n++
+				}
+			}
+			return s, n, nil
+		case encoding.Double:
+			for i, v := range d.Double() {
+				if use(i) {
+					s += hashFloat(v)
+					n++
+				}
+			}
+			return s, n, nil
+		case encoding.ByteArray:
+			data, off := d.ByteArray()
+			for i := 0; i+1 < len(off); i++ {
+				if use(i) {
+					s += hashBytes(data[off[i]:off[i+1]])
+					n++
+				}
+			}
+			return s, n, nil
+		}
+	}
+	vals, err := h.rowValues(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, v := range vals {
+		if use(i) {
+			s += hashValue(v, unsigned)
+			n++
+		}
+	}
+	return s, n, nil
+}
+
+// intPage returns the page's values widened to int64 (flat, non-null).
+func (h *pageHasher) intPage(p parquet.Page, dst []int64) ([]int64, error) {
+	dst = dst[:0]
+	if p.Dictionary() == nil && p.NumNulls() == 0 {
+		d := p.Data()
+		switch d.Kind() {
+		case encoding.Int32:
+			for _, v := range d.Int32() {
+				dst = append(dst, int64(v))
+			}
+			return dst, nil
+		case encoding.Int64:
+			return append(dst, d.Int64()...), nil
+		}
+	}
+	vals, err := h.rowValues(p)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vals {
+		switch v.Kind() {
+		case parquet.Int32:
+			dst = append(dst, int64(v.Int32()))
+		case parquet.Int64:
+			dst = append(dst, v.Int64())
+		default:
+			return nil, fmt.Errorf("not an integer column (%v)", v.Kind())
+		}
+	}
+	return dst, nil
+}
+
+func (s *pqgoSys) Scan(verify bool) (Out, error) {
+	var out Out
+	var h pageHasher
+	if verify {
+		out.Sum = newChecksum()
+	}
+	for _, rg := range s.pf.RowGroups() {
+		out.Rows += rg.NumRows()
+		for ci, cc := range rg.ColumnChunks() {
+			pages := cc.Pages()
+			for {
+				p, err := pages.ReadPage()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return out, err
+				}
+				if verify {
+					sum, _, err := h.hashPage(p, nil, s.unsigned[ci])
+					if err != nil {
+						pages.Close()
+						return out, err
+					}
+					out.Sum.Cols[s.names[ci]] += sum
+				}
+				parquet.Release(p)
+			}
+			pages.Close()
+		}
+	}
+	if verify {
+		out.Sum.Rows = out.Rows
+	}
+	return out, nil
+}
+
+// pageBounds returns the first row of each page of a column chunk and the
+// chunk's row count as the final entry.
+func pageBounds(cc parquet.ColumnChunk, rows int64) ([]int64, error) {
+	oi, err := cc.OffsetIndex()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]int64, 0, oi.NumPages()+1)
+	for i := 0; i < oi.NumPages(); i++ {
+		b = append(b, oi.FirstRowIndex(i))
+	}
+	return append(b, rows), nil
+}
+
+func valueInt(v parquet.Value) (int64, bool) {
+	switch v.Kind() {
+	case parquet.Int32:
+		return int64(v.Int32()), true
+	case parquet.Int64:
+		return v.Int64(), true
+	}
+	return 0, false
+}
+
+// filtered evaluates p with page skipping and calls fn for every output
+// column page that holds a selected row.
+func (s *pqgoSys) filtered(p Pred, outCols []int, fn func(col int, page parquet.Page, sel []bool) error) error {
+	fcol, err := s.col(p.Col)
+	if err != nil {
+		return err
+	}
+	var h pageHasher
+	var ints []int64
+	for _, rg := range s.pf.RowGroups() {
+		n := rg.NumRows()
+		cc := rg.ColumnChunks()[fcol]
+		bounds, err := pageBounds(cc, n)
+		if err != nil {
+			return err
+		}
+		ci, err := cc.ColumnIndex()
+		if err != nil {
+			return err
+		}
+		sel := make([]bool, n)
+		any := false
+		pages := cc.Pages()
+		for pg := 0; pg+1 < len(bounds); pg++ {
+			lo, lok := valueInt(ci.MinValue(pg))
+			hi, hok := valueInt(ci.MaxValue(pg))
+			if lok && hok && (hi < p.Lo || lo > p.Hi) {
+				continue
+			}
+			if err := pages.SeekToRow(bounds[pg]); err != nil {
+				pages.Close()
+				return err
+			}
+			page, err := pages.ReadPage()
+			if err != nil {
+				pages.Close()
+				return err
+			}
+			ints, err = h.intPage(page, ints)
+			if err != nil {
+				pages.Close()
+				return err
+			}
+			for i, v := range ints {
+				if p.match(v) {
+					sel[bounds[pg]+int64(i)] = true
+					any = true
+				}
+			}
+			parquet.Release(page)
+		}
+		pages.Close()
+		if !any {
+			continue
+		}
+		for _, oc := range outCols {
+			occ := rg.ColumnChunks()[oc]
+			ob, err := pageBounds(occ, n)
+			if err != nil {
+				return err
+			}
+			pages := occ.Pages()
+			for pg := 0; pg+1 < len(ob); pg++ {
+				psel := sel[ob[pg]:ob[pg+1]]
+				if countSel(psel) == 0 {
+					continue
+				}
+				if err := pages.SeekToRow(ob[pg]); err != nil {
+					pages.Close()
+					return err
+				}
+				page, err := pages.ReadPage()
+				if err != nil {
+					pages.Close()
+					return err
+				}
+				if int64(len(psel)) > page.NumRows() {
+					psel = psel[:page.NumRows()]
+				}
+				if err := fn(oc, page, psel); err != nil {
+					pages.Close()
+					return err
+				}
+				parquet.Release(page)
+			}
+			pages.Close()
+		}
+	}
+	return nil
+}
+
+func (s *pqgoSys) query(p Pred, cols []string, verify bool) (Out, error) {
+	var out Out
+	var out0 int
+	var idx []int
+	if cols == nil {
+		for i := range s.names {
+			idx = append(idx, i)
+		}
+	} else {
+		for _, c := range cols {
+			i, err := s.col(c)
+			if err != nil {
+				return out, err
+			}
+			idx = append(idx, i)
+		}
+	}
+	out0 = idx[0]
+	if verify {
+		out.Sum = newChecksum()
+	}
+	var h pageHasher
+	err := s.filtered(p, idx, func(col int, page parquet.Page, sel []bool) error {
+		if !verify {
+			if col == out0 {
+				out.Rows += countSel(sel)
+			}
+			return nil
+		}
+		sum, n, err := h.hashPage(page, sel, s.unsigned[col])
+		if err != nil {
+			return err
+		}
+		out.Sum.Cols[s.names[col]] += sum
+		if col == out0 {
+			out.Rows += n
+		}
+		return nil
+	})
+	if verify {
+		out.Sum.Rows = out.Rows
+	}
+	return out, err
+}
+
+func (s *pqgoSys) QRange(w *Workload, verify bool) (Out, error) {
+	return s.query(w.rangePred(), nil, verify)
+}
+
+func (s *pqgoSys) QMonth(w *Workload, verify bool) (Out, error) {
+	return s.query(w.monthPred(), monthCols, verify)
+}
+
+func (s *pqgoSys) QAgg(w *Workload) (Out, error) {
+	var out Out
+	q, err := s.col("l_quantity")
+	if err != nil {
+		return out, err
+	}
+	var h pageHasher
+	var ints []int64
+	err = s.filtered(w.monthPred(), []int{q}, func(_ int, page parquet.Page, sel []bool) error {
+		ints, err = h.intPage(page, ints)
+		if err != nil {
+			return err
+		}
+		for i, b := range sel {
+			if b {
+				out.AggCount++
+				out.AggSum += ints[i]
+			}
+		}
+		return nil
+	})
+	out.Rows = out.AggCount
+	return out, err
+}
+
+func (s *pqgoSys) Take(rows []int64, verify bool) (Out, error) {
+	var out Out
+	if verify {
+		out.Sum = newChecksum()
+	}
+	rgs := s.pf.RowGroups()
+	if s.takePages == nil {
+		s.takePages = make([][]parquet.Pages, len(rgs))
+	}
+	var h pageHasher
+	for _, r := range rows {
+		g := len(s.rgStart) - 1
+		for g > 0 && s.rgStart[g] > r {
+			g--
+		}
+		if g < 0 || r-s.rgStart[g] >= rgs[g].NumRows() {
+			return out, fmt.Errorf("row %d out of range", r)
+		}
+		if s.takePages[g] == nil {
+			for _, cc := range rgs[g].ColumnChunks() {
+				s.takePages[g] = append(s.takePages[g], cc.Pages())
+			}
+		}
+		for ci, pages := range s.takePages[g] {
+			if err := pages.SeekToRow(r - s.rgStart[g]); err != nil {
+				return out, fmt.Errorf("row %d column %s: %w", r, s.names[ci], err)
+			}
+			page, err := pages.ReadPage()
+			if err != nil {
+				return out, fmt.Errorf("row %d column %s: %w", r, s.names[ci], err)
+			}
+			if page.NumRows() < 1 {
+				return out, errors.New("empty page after seek")
+			}
+			if verify {
+				sum, _, err := h.hashPage(page.Slice(0, 1), nil, s.unsigned[ci])
+				if err != nil {
+					return out, err
+				}
+				out.Sum.Cols[s.names[ci]] += sum
+			}
+		}
+		out.Rows++
+	}
+	if verify {
+		out.Sum.Rows = out.Rows
+	}
+	return out, nil
+}

@@ -1,0 +1,405 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/csv"
+	"golang.org/x/term"
+
+	"strata"
+	"strata/interop"
+)
+
+// parseInterspersed parses flags that may come before, between or after
+// positional arguments, returning the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// progress prints a progress line on stderr when it is a terminal.
+type progress struct {
+	on    bool
+	label string
+	total int64
+	start time.Time
+	last  time.Time
+}
+
+func newProgress(label string, total int64) *progress {
+	return &progress{on: term.IsTerminal(int(os.Stderr.Fd())), label: label, total: total, start: time.Now()}
+}
+
+func (p *progress) update(done int64) {
+	if !p.on || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	if p.total > 0 {
+		frac := float64(done) / float64(p.total)
+		bar := int(frac * 30)
+		fmt.Fprintf(os.Stderr, "\r%s [%s%s] %5.1f%% %d rows", p.label, strings.Repeat("#", bar), strings.Repeat(".", 30-bar), 100*frac, done)
+	} else {
+		fmt.Fprintf(os.Stderr, "\r%s %d rows", p.label, done)
+	}
+}
+
+func (p *progress) finish(done int64) {
+	if p.on {
+		fmt.Fprintf(os.Stderr, "\r%s %d rows in %v%s\n", p.label, done, time.Since(p.start).Round(time.Millisecond), strings.Repeat(" ", 20))
+	}
+}
+
+func runImport(args []string) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	stripeMB := fs.Int("stripe-mb", 64, "flush a stripe every N MiB of raw data")
+	chunkValues := fs.Int("chunk-values", 64<<10, "values per chunk")
+	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
+	flatmap := fs.String("flatmap", "", "comma-separated map columns to store as FlatMap")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want SRC and DST, got %d arguments", len(pos))
+	}
+	src, dst := pos[0], pos[1]
+	rr, err := interop.Open(src, interop.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	defer rr.Close()
+	w, err := strata.Create(dst, rr.Schema(), &strata.WriteOptions{StripeBytes: *stripeMB << 20,
+		ChunkValues: *chunkValues, NoZstd: *noZstd, FlatMap: splitList(*flatmap)})
+	if err != nil {
+		return err
+	}
+	p := newProgress("import", 0)
+	var n int64
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		n += rec.NumRows()
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		p.update(n)
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	p.finish(n)
+	st, _ := os.Stat(dst)
+	fmt.Fprintf(os.Stderr, "wrote %s: %d rows, %d bytes\n", dst, n, st.Size())
+	return nil
+}
+
+func runExport(args []string) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
+	}
+	f, err := strata.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc, err := f.Scan(strata.ScanOptions{Columns: splitList(*cols)})
+	if err != nil {
+		return err
+	}
+	var sink interop.Sink
+	p := newProgress("export", f.NumRows())
+	var n int64
+	for {
+		rec, err := sc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if sink == nil {
+			if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{}); err != nil {
+				return err
+			}
+		}
+		n += rec.NumRows()
+		err = sink.Write(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+		p.update(n)
+	}
+	if sink == nil {
+		if sink, err = interop.Create(pos[1], f.Schema(), interop.WriteOptions{}); err != nil {
+			return err
+		}
+	}
+	if err := sink.Close(); err != nil {
+		return err
+	}
+	p.finish(n)
+	return nil
+}
+
+// printer writes batches in one of the output formats.
+type printer struct {
+	format string
+	w      io.Writer
+	csv    *csv.Writer
+	rows   int
+	header bool
+}
+
+func newPrinter(format string, w io.Writer) (*printer, error) {
+	switch format {
+	case "table", "csv", "json":
+		return &printer{format: format, w: w}, nil
+	}
+	return nil, usagef("unknown format %q (want table, csv or json)", format)
+}
+
+func (p *printer) print(rec arrow.Record) error {
+	switch p.format {
+	case "csv":
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.w, rec.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		}
+		return p.csv.Write(rec)
+	case "json":
+		enc := json.NewEncoder(p.w)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			row := make(map[string]any, rec.NumCols())
+			for c, col := range rec.Columns() {
+				row[rec.ColumnName(c)] = jsonValue(col, i)
+			}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p.table(rec)
+}
+
+func jsonValue(a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch v := a.(type) {
+	case *array.Boolean:
+		return v.Value(i)
+	case *array.Int8:
+		return v.Value(i)
+	case *array.Int16:
+		return v.Value(i)
+	case *array.Int32:
+		return v.Value(i)
+	case *array.Int64:
+		return v.Value(i)
+	case *array.Uint8:
+		return v.Value(i)
+	case *array.Uint16:
+		return v.Value(i)
+	case *array.Uint32:
+		return v.Value(i)
+	case *array.Uint64:
+		return v.Value(i)
+	case *array.Float32:
+		return v.Value(i)
+	case *array.Float64:
+		return v.Value(i)
+	case *array.String:
+		return v.Value(i)
+	}
+	b, err := json.Marshal(a.GetOneForMarshal(i))
+	if err != nil {
+		return a.ValueStr(i)
+	}
+	return json.RawMessage(b)
+}
+
+func (p *printer) table(rec arrow.Record) error {
+	ncol := int(rec.NumCols())
+	cells := make([][]string, 0, rec.NumRows()+1)
+	if !p.header {
+		h := make([]string, ncol)
+		for c := 0; c < ncol; c++ {
+			h[c] = rec.ColumnName(c)
+		}
+		cells = append(cells, h)
+	}
+	for i := 0; i < int(rec.NumRows()); i++ {
+		row := make([]string, ncol)
+		for c := 0; c < ncol; c++ {
+			col := rec.Column(c)
+			if col.IsNull(i) {
+				row[c] = "NULL"
+			} else {
+				row[c] = col.ValueStr(i)
+			}
+		}
+		cells = append(cells, row)
+	}
+	width := make([]int, ncol)
+	for _, r := range cells {
+		for c, s := range r {
+			width[c] = max(width[c], len(s))
+		}
+	}
+	var sb strings.Builder
+	for ri, r := range cells {
+		for c, s := range r {
+			if c > 0 {
+				sb.WriteString("  ")
+			}
+			sb.WriteString(s)
+			if c < ncol-1 {
+				sb.WriteString(strings.Repeat(" ", width[c]-len(s)))
+			}
+		}
+		sb.WriteByte('\n')
+		if ri == 0 && !p.header {
+			for c := range r {
+				if c > 0 {
+					sb.WriteString("  ")
+				}
+				sb.WriteString(strings.Repeat("-", width[c]))
+			}
+			sb.WriteByte('\n')
+		}
+	}
+	p.header = true
+	_, err := io.WriteString(p.w, sb.String())
+	return err
+}
+
+func (p *printer) flush() error {
+	if p.csv != nil {
+		p.csv.Flush()
+		return p.csv.Error()
+	}
+	return nil
+}
+
+func runCat(args []string) error  { return scanCommand("cat", args, false) }
+func runScan(args []string) error { return scanCommand("scan", args, true) }
+
+func scanCommand(name string, args []string, withWhere bool) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	offset := fs.Int64("offset", 0, "skip N rows")
+	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
+	format := fs.String("format", "table", "table, csv or json")
+	var where *string
+	var showStats *bool
+	if withWhere {
+		where = fs.String("where", "", "filter, e.g. \"l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'\"")
+		showStats = fs.Bool("stats", false, "print scan statistics on stderr")
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one FILE, got %d arguments", len(pos))
+	}
+	f, err := strata.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	opts := strata.ScanOptions{Columns: splitList(*cols), Offset: *offset, Limit: *limit}
+	if where != nil {
+		opts.Where = *where
+	}
+	start := time.Now()
+	sc, err := f.Scan(opts)
+	if err != nil {
+		return err
+	}
+	pr, err := newPrinter(*format, os.Stdout)
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := sc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = pr.print(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if err := pr.flush(); err != nil {
+		return err
+	}
+	if showStats != nil && *showStats {
+		st := sc.Stats()
+		fmt.Fprintf(os.Stderr, "%s\nelapsed %v\n", st.String(), time.Since(start).Round(time.Microsecond))
+	}
+	return nil
+}
+
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+var _ = filepath.Ext

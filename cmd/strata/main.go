@@ -1,0 +1,84 @@
+// Command strata writes, inspects, converts and queries Strata files.
+//
+//	strata demo                          generate lineitem, compare Strata with Parquet
+//	strata import SRC DST.strata         SRC: .parquet, .csv or .arrow
+//	strata export SRC.strata DST         DST: .parquet, .csv or .arrow
+//	strata inspect FILE [--json]
+//	strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
+//	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format ...]
+//	strata take FILE ROW...
+//	strata agg FILE "count(*), sum(col)" [--where EXPR]
+//	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+const usage = `strata — columnar files with cascading encodings and selective reads
+
+usage:
+  strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
+  strata import SRC DST.strata             SRC is .parquet, .csv or .arrow
+  strata export SRC.strata DST             DST is .parquet, .csv or .arrow
+  strata inspect FILE [--json]             rows, stripes, bytes and encodings per column
+  strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
+  strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
+  strata take FILE ROW...                  whole rows by row number
+  strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
+  strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+
+Run 'strata COMMAND -h' for a command's flags. Benchmarks against the peers: cd bench && go run .
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	var err error
+	switch cmd {
+	case "demo":
+		err = runDemo(args)
+	case "import":
+		err = runImport(args)
+	case "export":
+		err = runExport(args)
+	case "inspect":
+		err = runInspect(args)
+	case "cat":
+		err = runCat(args)
+	case "scan":
+		err = runScan(args)
+	case "take":
+		err = runTake(args)
+	case "agg":
+		err = runAgg(args)
+	case "gen":
+		err = runGen(args)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "strata: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
+			os.Exit(2)
+		}
+		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }

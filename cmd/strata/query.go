@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"strata"
+	"strata/read"
+)
+
+func runTake(args []string) error {
+	fs := flag.NewFlagSet("take", flag.ContinueOnError)
+	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	format := fs.String("format", "table", "table, csv or json")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("want FILE and at least one ROW")
+	}
+	var rows []int64
+	for _, s := range pos[1:] {
+		for _, part := range splitList(s) {
+			r, err := strconv.ParseInt(part, 10, 64)
+			if err != nil {
+				return usagef("row %q is not a number", part)
+			}
+			rows = append(rows, r)
+		}
+	}
+	f, err := strata.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	start := time.Now()
+	rec, err := f.Take(rows, splitList(*cols))
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	el := time.Since(start)
+	pr, err := newPrinter(*format, os.Stdout)
+	if err != nil {
+		return err
+	}
+	if err := pr.print(rec); err != nil {
+		return err
+	}
+	if err := pr.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%d rows in %v\n", len(rows), el.Round(time.Microsecond))
+	return nil
+}
+
+func runAgg(args []string) error {
+	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
+	where := fs.String("where", "", "filter")
+	showStats := fs.Bool("stats", false, "print scan statistics on stderr")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want FILE and an aggregate list such as \"count(*), sum(l_quantity)\"")
+	}
+	f, err := strata.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	start := time.Now()
+	vals, st, err := f.Aggregate(pos[1], *where)
+	if err != nil {
+		return err
+	}
+	el := time.Since(start)
+	for _, v := range vals {
+		fmt.Printf("%s = %s\n", v.Name, v.String())
+	}
+	if *showStats {
+		fmt.Fprintf(os.Stderr, "%s\nelapsed %v\n", st.String(), el.Round(time.Microsecond))
+	}
+	return nil
+}
+
+func runInspect(args []string) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "machine-readable output")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one FILE")
+	}
+	f, err := strata.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rep, err := f.Inspect()
+	if err != nil {
+		return err
+	}
+	rep.Bytes = fileSize(pos[0])
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printReport(rep)
+	return nil
+}
+
+func printReport(r *read.Report) {
+	fmt.Printf("rows %d, stripes %d, bytes %d\n\n", r.Rows, r.Stripes, r.Bytes)
+	fmt.Printf("%-24s %-22s %12s %7s  %s\n", "column", "type", "bytes", "share", "encodings (bytes)")
+	for _, c := range r.Columns {
+		share := 0.0
+		if r.Bytes > 0 {
+			share = 100 * float64(c.Bytes) / float64(r.Bytes)
+		}
+		kinds := make([]string, 0, len(c.Encodings))
+		for k := range c.Encodings {
+			kinds = append(kinds, k)
+		}
+		sort.Slice(kinds, func(i, j int) bool { return c.Encodings[kinds[i]] > c.Encodings[kinds[j]] })
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%s %d", k, c.Encodings[k])
+		}
+		fmt.Printf("%-24s %-22s %12d %6.1f%%  %s\n", c.Name, c.Type, c.Bytes, share, strings.Join(parts, ", "))
+		for _, t := range c.Trees {
+			fmt.Printf("%-24s   %s ×%d chunks\n", "", t.Tree, t.Chunks)
+		}
+	}
+}

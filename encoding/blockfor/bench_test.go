@@ -1,0 +1,107 @@
+package blockfor_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/encodingtest"
+)
+
+const benchN = 1 << 20
+
+func benchNode[T encoding.Integer](b *testing.B, vals []T) encoding.Reader[T] {
+	p := forcedPolicy(all.Registry())
+	node, _, err := p.Encode(nil, vals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := encoding.OpenTyped[T](node, 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(8*len(node))/float64(len(vals)), "bits/value")
+	return r
+}
+
+func benchRead[T encoding.Integer](b *testing.B, vals []T) {
+	r := benchNode(b, vals)
+	dst := make([]T, len(vals))
+	b.SetBytes(int64(len(vals) * encoding.TypeFor[T]().Size()))
+	b.ResetTimer()
+	for b.Loop() {
+		r.Reset()
+		if err := r.Read(dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchMemcpy[T encoding.Integer](b *testing.B) {
+	src := make([]T, benchN)
+	dst := make([]T, benchN)
+	b.SetBytes(int64(benchN * encoding.TypeFor[T]().Size()))
+	for b.Loop() {
+		copy(dst, src)
+	}
+}
+
+// Outliers: 4-bit values with 1 in 200 random 64-bit exceptions.
+func BenchmarkReadInt64Outliers(b *testing.B) {
+	benchRead(b, encodingtest.Gen[int64](encodingtest.ShapeOutliers, benchN, 1))
+}
+func BenchmarkReadInt64SmallRange(b *testing.B) {
+	benchRead(b, encodingtest.Gen[int64](encodingtest.ShapeSmallRandom, benchN, 1))
+}
+func BenchmarkReadInt32SmallRange(b *testing.B) {
+	benchRead(b, encodingtest.Gen[int32](encodingtest.ShapeSmallRandom, benchN, 1))
+}
+func BenchmarkReadUint16Sorted(b *testing.B) {
+	benchRead(b, encodingtest.Gen[uint16](encodingtest.ShapeSorted, benchN, 1))
+}
+func BenchmarkMemcpyInt64(b *testing.B)  { benchMemcpy[int64](b) }
+func BenchmarkMemcpyInt32(b *testing.B)  { benchMemcpy[int32](b) }
+func BenchmarkMemcpyUint16(b *testing.B) { benchMemcpy[uint16](b) }
+
+// BenchmarkGather reads 1% of the rows at random positions.
+func BenchmarkGatherInt64Outliers(b *testing.B) {
+	vals := encodingtest.Gen[int64](encodingtest.ShapeOutliers, benchN, 1)
+	r := benchNode(b, vals)
+	g := r.(encoding.Gatherer[int64])
+	rng := rand.New(rand.NewPCG(1, 1))
+	var rows []int32
+	for i := 0; i < benchN; i += 1 + rng.IntN(200) {
+		rows = append(rows, int32(i))
+	}
+	dst := make([]int64, len(rows))
+	b.SetBytes(int64(8 * len(rows)))
+	b.ResetTimer()
+	for b.Loop() {
+		if err := g.Gather(rows, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFilterSorted filters a sorted column with a 0.1% range: almost
+// every block is pruned from its header.
+func BenchmarkFilterSortedSelective(b *testing.B) {
+	vals := make([]int64, benchN)
+	for i := range vals {
+		vals[i] = int64(i) * 7
+	}
+	r := benchNode(b, vals)
+	f := r.(encoding.Filterer[int64])
+	p := &encoding.Pred[int64]{Op: encoding.OpBetween, A: 7 * 500_000, B: 7 * 501_000}
+	sel := encoding.NewBitmap(benchN, true)
+	b.SetBytes(8 * benchN)
+	b.ResetTimer()
+	for b.Loop() {
+		sel.SetAll(benchN)
+		r.Reset()
+		if err := f.Filter(p, benchN, sel); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,554 @@
+// Package blockfor implements BlockFOR: integers cut into fixed-size blocks,
+// each stored frame-of-reference (value - base) bit-packed at its own width,
+// with patched exceptions (PFOR, as in ORC's Patched Base) so a few outliers
+// do not widen a whole block.
+//
+// A header table in front of the packed data gives every block's exact
+// minimum and maximum, base, width and exception count. A reader therefore
+// knows the bounds of the node and of every block without touching packed
+// bits, prunes whole blocks when filtering (encoding-aware predicate
+// pushdown, as TsFile does with TS2DIFF block headers) and reaches any row in
+// O(1) for Skip and Gather.
+package blockfor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"strata/encoding"
+	"strata/internal/bitpack"
+)
+
+// DefaultBlockSize is the number of rows per block the default codec writes.
+const DefaultBlockSize = 1024
+
+// MaxBlockSize bounds the block size a node may declare; it bounds the
+// scratch buffers a decoder allocates.
+const MaxBlockSize = 1 << 16
+
+// minHeaderBytes is the smallest encoded size of one block header (five
+// one-byte fields); the block count is checked against it before the header
+// table is allocated.
+const minHeaderBytes = 5
+
+// Codec registers BlockFOR with the default block size.
+var Codec = NewCodec(DefaultBlockSize)
+
+// NewCodec returns a BlockFOR codec that writes blocks of blockSize rows
+// (clamped to [1, MaxBlockSize]). Decoding does not depend on it: the block
+// size is stored in every node.
+func NewCodec(blockSize int) *encoding.Codec {
+	blockSize = max(1, min(blockSize, MaxBlockSize))
+	return &encoding.Codec{
+		Kind:       encoding.KindBlockFOR,
+		Open:       open,
+		Encoder:    encoder{blockSize: blockSize},
+		ReadFactor: 1.1,
+		Leaf:       true,
+	}
+}
+
+type encoder struct{ blockSize int }
+
+// Fit accepts any non-empty integer sequence.
+func (encoder) Fit(st *encoding.Stats) bool { return st.Type.IsInteger() && st.N >= 1 }
+
+// Estimate is not computed from statistics: the per-block widths and
+// exceptions depend on the data's local structure, so a trial encode tells.
+func (encoder) Estimate(st *encoding.Stats) (int, bool) { return 0, false }
+
+func (e encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ctx) ([]byte, error) {
+	switch v := vals.(type) {
+	case []int8:
+		return appendBody(dst, v, e.blockSize), nil
+	case []int16:
+		return appendBody(dst, v, e.blockSize), nil
+	case []int32:
+		return appendBody(dst, v, e.blockSize), nil
+	case []int64:
+		return appendBody(dst, v, e.blockSize), nil
+	case []uint8:
+		return appendBody(dst, v, e.blockSize), nil
+	case []uint16:
+		return appendBody(dst, v, e.blockSize), nil
+	case []uint32:
+		return appendBody(dst, v, e.blockSize), nil
+	case []uint64:
+		return appendBody(dst, v, e.blockSize), nil
+	}
+	return dst, fmt.Errorf("blockfor: cannot encode %T", vals)
+}
+
+// wide maps a value to 64 bits: sign-extended for signed types,
+// zero-extended for unsigned ones. Differences of widened values, taken as
+// uint64, are exact unsigned distances for every integer type.
+func wide[T encoding.Integer](v T) uint64 { return uint64(int64(v)) }
+
+// lowMask returns a mask of the low w bits (w in 0..64).
+func lowMask(w int) uint64 {
+	if w == 0 {
+		return 0
+	}
+	return ^uint64(0) >> (64 - uint(w))
+}
+
+// signed reports whether T is a signed type.
+func signed[T encoding.Integer]() bool { return ^T(0) < 0 }
+
+// appendTyped appends a widened value as a zigzag varint for signed types
+// and as a uvarint for unsigned ones.
+func appendTyped[T encoding.Integer](dst []byte, w uint64) []byte {
+	if signed[T]() {
+		return binary.AppendVarint(dst, int64(w))
+	}
+	return binary.AppendUvarint(dst, w)
+}
+
+// readTyped reads a value written by appendTyped and checks that it is a
+// valid T.
+func readTyped[T encoding.Integer](buf []byte, what string) (uint64, []byte, error) {
+	var w uint64
+	if signed[T]() {
+		v, n := binary.Varint(buf)
+		if n <= 0 {
+			return 0, buf, encoding.Corruptf("%s: bad varint", what)
+		}
+		w, buf = uint64(v), buf[n:]
+	} else {
+		v, rest, err := encoding.Uvarint(buf, what)
+		if err != nil {
+			return 0, buf, err
+		}
+		w, buf = v, rest
+	}
+	if wide(T(w)) != w {
+		return 0, buf, encoding.Corruptf("%s: %d out of range for %v", what, int64(w), encoding.TypeFor[T]())
+	}
+	return w, buf, nil
+}
+
+// blockPlan is the encoder's choice for one block.
+type blockPlan struct {
+	min, max, base uint64 // widened
+	w              int
+	nexc           int
+}
+
+// appendBody appends the BlockFOR body of vals with blocks of bs rows.
+func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
+	n := len(vals)
+	nb := (n + bs - 1) / bs
+	plans := make([]blockPlan, nb)
+	offs := make([]uint64, min(bs, n))
+	for b := range plans {
+		blk := vals[b*bs : min(n, (b+1)*bs)]
+		plans[b] = plan(blk, offs[:len(blk)])
+	}
+	dst = binary.AppendUvarint(dst, uint64(bs))
+	var prev uint64
+	for b, p := range plans {
+		if b == 0 {
+			dst = appendTyped[T](dst, p.min)
+		} else {
+			dst = binary.AppendVarint(dst, int64(p.min-prev))
+		}
+		prev = p.min
+		dst = binary.AppendUvarint(dst, p.max-p.min)
+		dst = binary.AppendUvarint(dst, p.base-p.min)
+		dst = append(dst, byte(p.w))
+		dst = binary.AppendUvarint(dst, uint64(p.nexc))
+	}
+	pos := make([]uint64, 0, min(bs, n))
+	exc := make([]uint64, 0, min(bs, n))
+	for b, p := range plans {
+		blk := vals[b*bs : min(n, (b+1)*bs)]
+		slots := offs[:len(blk)]
+		mask := lowMask(p.w)
+		pos, exc = pos[:0], exc[:0]
+		for i, v := range blk {
+			o := wide(v) - p.base
+			if o > mask { // above the window, or below base (wrapped)
+				pos = append(pos, uint64(i))
+				exc = append(exc, wide(v)-p.min)
+				o = 0
+			}
+			slots[i] = o
+		}
+		dst = bitpack.Pack(dst, slots, p.w)
+		dst = bitpack.Pack(dst, pos, bits.Len(uint(len(blk)-1)))
+		dst = bitpack.Pack(dst, exc, bits.Len64(p.max-p.min))
+	}
+	return dst
+}
+
+// plan picks the base and width of one block that minimize its packed size:
+// n*w bits for the slots plus, per exception, its position and its full
+// offset from the block minimum. offs is scratch of len(blk).
+func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
+	mn, mx := blk[0], blk[0]
+	for _, v := range blk[1:] {
+		mn = min(mn, v)
+		mx = max(mx, v)
+	}
+	p := blockPlan{min: wide(mn), max: wide(mx), base: wide(mn)}
+	spread := p.max - p.min
+	rangeBits := bits.Len64(spread)
+	p.w = rangeBits
+	n := len(blk)
+	if rangeBits <= 1 || n < 8 {
+		return p
+	}
+	for i, v := range blk {
+		offs[i] = wide(v) - p.min
+	}
+	slices.Sort(offs)
+	excBits := bits.Len(uint(n-1)) + rangeBits
+	best := n * rangeBits
+	// Try narrower widths; for each, the window [base, base+2^w) holding the
+	// most values leaves the fewest exceptions. Ties keep the wider width,
+	// which has fewer exceptions to patch.
+	for w := rangeBits - 1; w >= 0; w-- {
+		if n*w >= best {
+			continue
+		}
+		win := uint64(1)<<uint(w) - 1
+		cnt, at := 0, 0
+		lo := 0
+		for hi := 0; hi < n; hi++ {
+			for offs[hi]-offs[lo] > win {
+				lo++
+			}
+			if hi-lo+1 > cnt {
+				cnt, at = hi-lo+1, lo
+			}
+		}
+		cost := n*w + (n-cnt)*excBits
+		if cost < best {
+			best = cost
+			p.w, p.nexc, p.base = w, n-cnt, p.min+offs[at]
+		}
+	}
+	return p
+}
+
+// block is one parsed block header with the byte offsets of its sections.
+type block struct {
+	min, max, base uint64 // widened
+	data           int    // offset of the packed slots in the data section
+	pos, exc       int    // offsets of the exception positions and values
+	rows           int32
+	nexc           int32
+	w, pw, ew      uint8
+}
+
+type decoder[T encoding.Integer] struct {
+	typ    encoding.Type
+	n, bs  int
+	blocks []block
+	data   []byte
+	pos    int
+	lo, hi T // node bounds
+
+	cached int // index of the block held in cache, -1 if none
+	cache  []T
+	u64    []uint64
+	selIn  encoding.Bitmap
+	selOut encoding.Bitmap
+}
+
+func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+	switch h.Type {
+	case encoding.Int8:
+		return openT[int8](h, opts)
+	case encoding.Int16:
+		return openT[int16](h, opts)
+	case encoding.Int32:
+		return openT[int32](h, opts)
+	case encoding.Int64:
+		return openT[int64](h, opts)
+	case encoding.Uint8:
+		return openT[uint8](h, opts)
+	case encoding.Uint16:
+		return openT[uint16](h, opts)
+	case encoding.Uint32:
+		return openT[uint32](h, opts)
+	case encoding.Uint64:
+		return openT[uint64](h, opts)
+	}
+	return nil, encoding.Unsupportedf("blockfor: type %v", h.Type)
+}
+
+func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
+	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1}
+	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
+	if err != nil {
+		return nil, err
+	}
+	if bs == 0 {
+		return nil, encoding.Corruptf("block size 0")
+	}
+	d.bs = bs
+	nb := (d.n + bs - 1) / bs
+	if nb > len(body)/minHeaderBytes {
+		return nil, encoding.Corruptf("%d blocks need at least %d header bytes, %d remain", nb, nb*minHeaderBytes, len(body))
+	}
+	if err := opts.CheckAlloc(nb, 48, "blockfor headers"); err != nil {
+		return nil, err
+	}
+	d.blocks = make([]block, nb)
+	var prev uint64
+	total := 0
+	for b := range d.blocks {
+		bl := &d.blocks[b]
+		bl.rows = int32(min(bs, d.n-b*bs))
+		var mn uint64
+		if b == 0 {
+			mn, body, err = readTyped[T](body, "block 0 min")
+		} else {
+			v, k := binary.Varint(body)
+			if k <= 0 {
+				return nil, encoding.Corruptf("block %d min: bad varint", b)
+			}
+			mn, body = prev+uint64(v), body[k:]
+			if wide(T(mn)) != mn {
+				return nil, encoding.Corruptf("block %d min out of range for %v", b, d.typ)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		prev = mn
+		spread, rest, err := encoding.Uvarint(body, "block spread")
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", b, err)
+		}
+		mx := mn + spread
+		if wide(T(mx)) != mx || T(mx) < T(mn) {
+			return nil, encoding.Corruptf("block %d: max beyond %v range", b, d.typ)
+		}
+		baseOff, rest, err := encoding.Uvarint(rest, "block base")
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", b, err)
+		}
+		if baseOff > spread {
+			return nil, encoding.Corruptf("block %d: base offset %d beyond spread %d", b, baseOff, spread)
+		}
+		if len(rest) == 0 {
+			return nil, encoding.Corruptf("block %d: missing width", b)
+		}
+		w := int(rest[0])
+		if w > bits.Len64(spread) {
+			return nil, encoding.Corruptf("block %d: width %d wider than its spread needs", b, w)
+		}
+		nexc, rest, err := encoding.Length(rest[1:], int(bl.rows), "exception count")
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", b, err)
+		}
+		body = rest
+		*bl = block{min: mn, max: mx, base: mn + baseOff, rows: bl.rows, nexc: int32(nexc),
+			w: uint8(w), pw: uint8(bits.Len(uint(bl.rows - 1))), ew: uint8(bits.Len64(spread))}
+		bl.data = total
+		bl.pos = bl.data + bitpack.Bytes(int(bl.rows), w)
+		bl.exc = bl.pos + bitpack.Bytes(nexc, int(bl.pw))
+		total = bl.exc + bitpack.Bytes(nexc, int(bl.ew))
+		if total > len(body) {
+			return nil, encoding.Corruptf("block %d: packed data ends at %d, beyond %d bytes", b, total, len(body))
+		}
+		if b == 0 || T(mn) < d.lo {
+			d.lo = T(mn)
+		}
+		if b == 0 || T(mx) > d.hi {
+			d.hi = T(mx)
+		}
+	}
+	if total != len(body) {
+		return nil, encoding.Corruptf("%d trailing bytes after packed data", len(body)-total)
+	}
+	d.data = body
+	return d, nil
+}
+
+func (d *decoder[T]) Kind() encoding.Kind { return encoding.KindBlockFOR }
+func (d *decoder[T]) Type() encoding.Type { return d.typ }
+func (d *decoder[T]) Len() int            { return d.n }
+func (d *decoder[T]) Pos() int            { return d.pos }
+func (d *decoder[T]) Reset()              { d.pos = 0 }
+
+// Skip moves the cursor; blocks are addressed directly, so it is O(1).
+func (d *decoder[T]) Skip(n int) error {
+	if n < 0 || n > d.n-d.pos {
+		return fmt.Errorf("blockfor: skip %d at %d of %d: %w", n, d.pos, d.n, encoding.ErrCorrupt)
+	}
+	d.pos += n
+	return nil
+}
+
+// Bounds returns the node's exact minimum and maximum, from the headers.
+func (d *decoder[T]) Bounds() (lo, hi T, ok bool) { return d.lo, d.hi, d.n > 0 }
+
+// Blocks returns the number of blocks.
+func (d *decoder[T]) Blocks() int { return len(d.blocks) }
+
+// BlockBounds returns block b's first row, row count and exact value bounds
+// from its header.
+func (d *decoder[T]) BlockBounds(b int) (first, rows int, lo, hi T) {
+	bl := &d.blocks[b]
+	return b * d.bs, int(bl.rows), T(bl.min), T(bl.max)
+}
+
+// Read decodes len(dst) values. Whole blocks decode straight into dst;
+// partial ones go through the one-block cache.
+func (d *decoder[T]) Read(dst []T) error {
+	if len(dst) > d.n-d.pos {
+		return fmt.Errorf("blockfor: read %d at %d of %d: %w", len(dst), d.pos, d.n, encoding.ErrCorrupt)
+	}
+	for len(dst) > 0 {
+		b := d.pos / d.bs
+		k := d.pos - b*d.bs
+		rows := int(d.blocks[b].rows)
+		m := min(rows-k, len(dst))
+		if k == 0 && m == rows && d.cached != b {
+			if err := d.decode(b, dst[:m]); err != nil {
+				return err
+			}
+		} else {
+			if err := d.load(b); err != nil {
+				return err
+			}
+			copy(dst[:m], d.cache[k:k+m])
+		}
+		dst = dst[m:]
+		d.pos += m
+	}
+	return nil
+}
+
+// load decodes block b into the cache.
+func (d *decoder[T]) load(b int) error {
+	if d.cached == b {
+		return nil
+	}
+	if d.cache == nil {
+		d.cache = make([]T, min(d.bs, d.n))
+	}
+	d.cached = -1
+	if err := d.decode(b, d.cache[:d.blocks[b].rows]); err != nil {
+		return err
+	}
+	d.cached = b
+	return nil
+}
+
+// decode writes all values of block b into out (len = block rows).
+func (d *decoder[T]) decode(b int, out []T) error {
+	bl := &d.blocks[b]
+	base := bl.base
+	if bl.w == 0 {
+		v := T(base)
+		for i := range out {
+			out[i] = v
+		}
+	} else {
+		if d.u64 == nil {
+			d.u64 = make([]uint64, min(d.bs, d.n))
+		}
+		u := d.u64[:len(out)]
+		bitpack.Unpack(u, d.data[bl.data:bl.pos], int(bl.w), 0)
+		for i, x := range u {
+			out[i] = T(base + x)
+		}
+	}
+	if bl.nexc == 0 {
+		return nil
+	}
+	pos, exc := d.data[bl.pos:bl.exc], d.data[bl.exc:]
+	pw, ew := int(bl.pw), int(bl.ew)
+	prev := -1
+	for j := 0; j < int(bl.nexc); j++ {
+		p := int(bitpack.Get(pos, pw, j))
+		if p <= prev || p >= len(out) {
+			return encoding.Corruptf("blockfor block %d: exception %d at position %d (previous %d, %d rows)", b, j, p, prev, len(out))
+		}
+		prev = p
+		out[p] = T(bl.min + bitpack.Get(exc, ew, j))
+	}
+	return nil
+}
+
+// Gather reads rows in O(1) each: the block from the row index, the slot by
+// bit offset, and the exception list by binary search.
+func (d *decoder[T]) Gather(rows []int32, dst []T) error {
+	if len(dst) < len(rows) {
+		return fmt.Errorf("blockfor: gather of %d rows into %d values", len(rows), len(dst))
+	}
+	prev := int32(-1)
+	for i, r := range rows {
+		if r <= prev || int(r) >= d.n {
+			return fmt.Errorf("blockfor: gather row %d (previous %d, %d rows): %w", r, prev, d.n, encoding.ErrCorrupt)
+		}
+		prev = r
+		b := int(r) / d.bs
+		k := int(r) - b*d.bs
+		if b == d.cached {
+			dst[i] = d.cache[k]
+			continue
+		}
+		bl := &d.blocks[b]
+		v := bl.base + bitpack.Get(d.data[bl.data:bl.pos], int(bl.w), k)
+		if bl.nexc > 0 {
+			pos := d.data[bl.pos:bl.exc]
+			pw := int(bl.pw)
+			lo, hi := 0, int(bl.nexc)
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if int(bitpack.Get(pos, pw, m)) < k {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			if lo < int(bl.nexc) && int(bitpack.Get(pos, pw, lo)) == k {
+				v = bl.min + bitpack.Get(d.data[bl.exc:], int(bl.ew), lo)
+			}
+		}
+		dst[i] = T(v)
+	}
+	return nil
+}
+
+// Filter tests the next n values block by block on the header bounds: a
+// block that cannot match clears its rows without decoding, a block that
+// matches entirely keeps them, and only the rest is decoded and compared.
+func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
+	if n < 0 || n > d.n-d.pos {
+		return fmt.Errorf("blockfor: filter %d at %d of %d: %w", n, d.pos, d.n, encoding.ErrCorrupt)
+	}
+	if len(sel)*64 < n {
+		return fmt.Errorf("blockfor: selection of %d words for %d rows", len(sel), n)
+	}
+	start := d.pos
+	for o := 0; o < n; {
+		r := start + o
+		b := r / d.bs
+		k := r - b*d.bs
+		bl := &d.blocks[b]
+		m := min(int(bl.rows)-k, n-o)
+		lo, hi := T(bl.min), T(bl.max)
+		switch {
+		case !sel.AnyIn(o, o+m):
+		case !p.MayMatchRange(lo, hi):
+			sel.ClearRange(o, o+m)
+		case p.AllMatchRange(lo, hi):
+		default:
+			if err := d.load(b); err != nil {
+				return err
+			}
+			d.selIn, d.selOut = filterWindow(d.cache[k:k+m], p, sel, o, d.selIn, d.selOut)
+		}
+		o += m
+	}
+	d.pos = start + n
+	return nil
+}

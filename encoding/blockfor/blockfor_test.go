@@ -1,0 +1,277 @@
+package blockfor_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/blockfor"
+	"strata/encoding/encodingtest"
+)
+
+// forcedPolicy returns the default policy with BlockFOR forced at the root.
+func forcedPolicy(r *encoding.Registry) *encoding.Policy {
+	p := encoding.DefaultPolicy(r)
+	p.Force = &encoding.Tree{Kind: encoding.KindBlockFOR}
+	p.Zstd = false
+	return p
+}
+
+// registryWith returns the full registry with BlockFOR replaced by c.
+func registryWith(c *encoding.Codec) *encoding.Registry {
+	var cs []*encoding.Codec
+	for _, x := range all.Registry().Codecs() {
+		if x.Kind == c.Kind {
+			x = c
+		}
+		cs = append(cs, x)
+	}
+	return encoding.NewRegistry(cs...)
+}
+
+func roundTrip[T encoding.Integer](t *testing.T, p *encoding.Policy, opts *encoding.Options, lengths []int) {
+	for _, shape := range encodingtest.Shapes {
+		for _, n := range lengths {
+			t.Run(fmt.Sprintf("%v/%s/%d", encoding.TypeFor[T](), shape, n), func(t *testing.T) {
+				t.Parallel()
+				vals := encodingtest.Gen[T](shape, n, 42)
+				node := encodingtest.RoundTrip(t, p, opts, vals)
+				if n > 0 && encoding.Kind(node[0]) != encoding.KindBlockFOR {
+					t.Fatalf("root kind %v, want BlockFOR", encoding.Kind(node[0]))
+				}
+			})
+		}
+	}
+}
+
+func allTypes(t *testing.T, p *encoding.Policy, opts *encoding.Options, lengths []int) {
+	roundTrip[int8](t, p, opts, lengths)
+	roundTrip[int16](t, p, opts, lengths)
+	roundTrip[int32](t, p, opts, lengths)
+	roundTrip[int64](t, p, opts, lengths)
+	roundTrip[uint8](t, p, opts, lengths)
+	roundTrip[uint16](t, p, opts, lengths)
+	roundTrip[uint32](t, p, opts, lengths)
+	roundTrip[uint64](t, p, opts, lengths)
+}
+
+func TestRoundTrip(t *testing.T) {
+	allTypes(t, forcedPolicy(all.Registry()), all.Options(), encodingtest.Lengths)
+}
+
+// TestSmallBlocks uses tiny blocks so every path crosses many block
+// boundaries, including a last block of one row.
+func TestSmallBlocks(t *testing.T) {
+	for _, bs := range []int{1, 7, 64} {
+		r := registryWith(blockfor.NewCodec(bs))
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			allTypes(t, forcedPolicy(r), &encoding.Options{Registry: r}, []int{1, 8, 65, 1000})
+		})
+	}
+}
+
+// TestExceptions checks that rare outliers become exceptions instead of
+// widening their block, and that low outliers are handled as well as high.
+func TestExceptions(t *testing.T) {
+	const n = 4096
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = 1_000_000 + int64(i%16)
+	}
+	vals[100] = math.MaxInt64
+	vals[2000] = math.MinInt64
+	vals[3000] = -5
+	p := forcedPolicy(all.Registry())
+	p.Zstd = false
+	node := encodingtest.RoundTrip(t, p, all.Options(), vals)
+	// 4 bits per value plus headers and three exceptions.
+	if len(node) > n/2+200 {
+		t.Fatalf("node of %d bytes; outliers widened their blocks", len(node))
+	}
+	d, err := encoding.OpenTyped[int64](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := d.(interface {
+		Blocks() int
+		BlockBounds(int) (int, int, int64, int64)
+	})
+	if b.Blocks() != 4 {
+		t.Fatalf("%d blocks", b.Blocks())
+	}
+	first, rows, lo, hi := b.BlockBounds(1)
+	if first != 1024 || rows != 1024 || lo != math.MinInt64 || hi != 1_000_015 {
+		t.Fatalf("block 1 bounds: %d %d [%d, %d]", first, rows, lo, hi)
+	}
+	mn, mx, ok := d.(encoding.Bounder[int64]).Bounds()
+	if !ok || mn != math.MinInt64 || mx != math.MaxInt64 {
+		t.Fatalf("Bounds = %d %d %v", mn, mx, ok)
+	}
+}
+
+// TestFilterPrunes checks block pruning on sorted data: a selective
+// predicate decodes at most the blocks that straddle it.
+func TestFilterPrunes(t *testing.T) {
+	vals := make([]uint32, 100_000)
+	for i := range vals {
+		vals[i] = uint32(i * 3)
+	}
+	node := encodingtest.RoundTrip(t, forcedPolicy(all.Registry()), all.Options(), vals)
+	d, err := encoding.OpenTyped[uint32](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := encoding.NewBitmap(len(vals), true)
+	p := &encoding.Pred[uint32]{Op: encoding.OpBetween, A: 30_000, B: 30_300}
+	if err := d.(encoding.Filterer[uint32]).Filter(p, len(vals), sel); err != nil {
+		t.Fatal(err)
+	}
+	if got := sel.Count(); got != 101 {
+		t.Fatalf("%d rows selected, want 101", got)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	p := forcedPolicy(all.Registry())
+	p.Zstd = false
+	enc := func(vals any) []byte {
+		node, _, err := p.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return node
+	}
+	encodingtest.Golden(t, "int32_outliers_1025", enc(encodingtest.Gen[int32](encodingtest.ShapeOutliers, 1025, 1)))
+	encodingtest.Golden(t, "uint64_extremes_9", enc(encodingtest.Gen[uint64](encodingtest.ShapeExtremes, 9, 1)))
+	encodingtest.Golden(t, "int8_sorted_70", enc(encodingtest.Gen[int8](encodingtest.ShapeSorted, 70, 1)))
+	encodingtest.Golden(t, "int64_small_range_2100", enc(encodingtest.Gen[int64](encodingtest.ShapeSmallRandom, 2100, 1)))
+}
+
+// TestCorrupt feeds truncated and bit-flipped nodes: every one must decode
+// or fail with a wrapped sentinel error, never panic.
+func TestCorrupt(t *testing.T) {
+	p := forcedPolicy(all.Registry())
+	p.Zstd = false
+	for _, vals := range []any{
+		encodingtest.Gen[int16](encodingtest.ShapeOutliers, 3000, 3),
+		encodingtest.Gen[uint64](encodingtest.ShapeRandom, 100, 3),
+		encodingtest.Gen[int8](encodingtest.ShapeExtremes, 50, 3),
+	} {
+		node, _, err := p.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cut := 0; cut < len(node); cut += 1 + cut/16 {
+			if err := exercise(node[:cut]); err == nil && cut < len(node) {
+				t.Fatalf("truncated node of %d/%d bytes decoded without error", cut, len(node))
+			} else if !isSentinel(err) {
+				t.Fatalf("cut %d: error %v wraps no sentinel", cut, err)
+			}
+		}
+		for i := 3; i < min(len(node), 200); i++ {
+			for bit := 0; bit < 8; bit++ {
+				c := append([]byte(nil), node...)
+				c[i] ^= 1 << bit
+				_ = exercise(c)
+			}
+		}
+	}
+}
+
+func isSentinel(err error) bool {
+	return errors.Is(err, encoding.ErrCorrupt) || errors.Is(err, encoding.ErrLimit) || errors.Is(err, encoding.ErrUnsupported)
+}
+
+// exercise runs every read path of a node, including Filter and Bounds,
+// which encodingtest.Decode does not cover.
+func exercise(node []byte) error {
+	if err := encodingtest.Decode(node, all.Options()); err != nil {
+		return err
+	}
+	d, err := encoding.Open(node, all.Options())
+	if err != nil {
+		return err
+	}
+	switch d.Type() {
+	case encoding.Int8:
+		return filterAll[int8](d)
+	case encoding.Int16:
+		return filterAll[int16](d)
+	case encoding.Int32:
+		return filterAll[int32](d)
+	case encoding.Int64:
+		return filterAll[int64](d)
+	case encoding.Uint8:
+		return filterAll[uint8](d)
+	case encoding.Uint16:
+		return filterAll[uint16](d)
+	case encoding.Uint32:
+		return filterAll[uint32](d)
+	case encoding.Uint64:
+		return filterAll[uint64](d)
+	}
+	return nil
+}
+
+func filterAll[T encoding.Integer](d encoding.Decoder) error {
+	n := min(d.Len(), 1<<20)
+	f, ok := d.(encoding.Filterer[T])
+	if !ok || n == 0 {
+		return nil
+	}
+	var lo, hi T
+	if b, ok := d.(encoding.Bounder[T]); ok {
+		lo, hi, _ = b.Bounds()
+	}
+	for _, p := range []*encoding.Pred[T]{
+		{Op: encoding.OpBetween, A: lo, B: lo + (hi-lo)/2},
+		{Op: encoding.OpNe, A: hi},
+	} {
+		d.Reset()
+		if err := d.Skip(1); err != nil {
+			return err
+		}
+		if err := f.Filter(p, n-1, encoding.NewBitmap(n, true)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func FuzzDecode(f *testing.F) {
+	p := forcedPolicy(all.Registry())
+	for _, vals := range []any{
+		encodingtest.Gen[int32](encodingtest.ShapeOutliers, 1100, 1),
+		encodingtest.Gen[uint64](encodingtest.ShapeExtremes, 9, 1),
+		encodingtest.Gen[int8](encodingtest.ShapeSorted, 70, 1),
+		encodingtest.Gen[int64](encodingtest.ShapeSmallRandom, 300, 1),
+		encodingtest.Gen[uint16](encodingtest.ShapeMainlyConstant, 2050, 1),
+	} {
+		for _, z := range []bool{false, true} {
+			p.Zstd = z
+			node, _, err := p.Encode(nil, vals)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(node)
+		}
+	}
+	// Only panics, hangs and oversized allocations fail; any error is fine.
+	f.Fuzz(func(t *testing.T, data []byte) { _ = exercise(data) })
+}
+
+// TestSpecExample checks the worked example of the format document.
+func TestSpecExample(t *testing.T) {
+	p := forcedPolicy(registryWith(blockfor.NewCodec(8)))
+	node, _, err := p.Encode(nil, []int16{3, 5, 4, 900, 6, 3, -2, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{0x04, 0x03, 0x00, 0x08, 0x08, 0x03, 0x86, 0x07, 0x05, 0x02, 0x02, 0x18, 0x83, 0x33, 0x86, 0x03, 0x00}
+	if string(node) != string(want) {
+		t.Fatalf("node % x, want % x", node, want)
+	}
+}

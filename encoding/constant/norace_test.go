@@ -1,0 +1,5 @@
+//go:build !race
+
+package constant_test
+
+const raceEnabled = false

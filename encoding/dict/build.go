@@ -1,0 +1,146 @@
+package dict
+
+import (
+	"bytes"
+	"math/bits"
+	"slices"
+
+	"github.com/zeebo/xxh3"
+
+	"strata/encoding"
+)
+
+// table is an open-addressing hash table from a 64-bit key (a value's bit
+// pattern, or a hash of binary bytes) to a provisional id. It exists because
+// Go maps cost several times more per lookup on this hot path.
+type table struct {
+	keys  []uint64
+	ids   []uint32 // id+1; 0 marks an empty slot
+	shift uint
+	n     int
+}
+
+func newTable(hint int) *table {
+	size := 64
+	for size < 2*hint {
+		size <<= 1
+	}
+	return &table{keys: make([]uint64, size), ids: make([]uint32, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+}
+
+func (t *table) slot(k uint64) int { return int((k * 0x9E3779B97F4A7C15) >> t.shift) }
+
+func (t *table) grow() {
+	old := *t
+	size := 2 * len(old.keys)
+	t.keys, t.ids = make([]uint64, size), make([]uint32, size)
+	t.shift--
+	mask := size - 1
+	for i, id := range old.ids {
+		if id == 0 {
+			continue
+		}
+		h := t.slot(old.keys[i])
+		for t.ids[h] != 0 {
+			h = (h + 1) & mask
+		}
+		t.keys[h], t.ids[h] = old.keys[i], id
+	}
+}
+
+// build returns the sorted alphabet of v and each value's id. key maps a
+// value to its bit pattern, so floats are distinguished bit-exactly.
+func build[T encoding.Number](v []T, key func(T) uint64) ([]T, []uint32) {
+	idv := make([]uint32, len(v))
+	var uniq []T
+	t := newTable(min(len(v), 1024))
+	mask := len(t.keys) - 1
+	for i, x := range v {
+		k := key(x)
+		h := t.slot(k)
+		for {
+			id := t.ids[h]
+			if id == 0 {
+				uniq = append(uniq, x)
+				t.keys[h], t.ids[h] = k, uint32(len(uniq))
+				idv[i] = uint32(len(uniq) - 1)
+				t.n++
+				if 2*t.n > len(t.keys) {
+					t.grow()
+					mask = len(t.keys) - 1
+				}
+				break
+			}
+			if t.keys[h] == k {
+				idv[i] = id - 1
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+	order := make([]uint32, len(uniq))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return compare(uniq[a], uniq[b]) })
+	alpha := make([]T, len(uniq))
+	remap := make([]uint32, len(uniq))
+	for rank, p := range order {
+		alpha[rank] = uniq[p]
+		remap[p] = uint32(rank)
+	}
+	for i, id := range idv {
+		idv[i] = remap[id]
+	}
+	return alpha, idv
+}
+
+// buildBinary is build for binary values: keys are xxh3 hashes, confirmed
+// by comparing bytes, so no value is allocated.
+func buildBinary(b *encoding.Bytes) (encoding.Bytes, []uint32) {
+	n := b.Len()
+	idv := make([]uint32, n)
+	uniq := encoding.Bytes{Offsets: []int32{0}}
+	t := newTable(min(n, 1024))
+	mask := len(t.keys) - 1
+	for i := 0; i < n; i++ {
+		x := b.Value(i)
+		k := xxh3.Hash(x)
+		h := t.slot(k)
+		for {
+			id := t.ids[h]
+			if id == 0 {
+				uniq.Append(x)
+				t.keys[h], t.ids[h] = k, uint32(uniq.Len())
+				idv[i] = uint32(uniq.Len() - 1)
+				t.n++
+				if 2*t.n > len(t.keys) {
+					t.grow()
+					mask = len(t.keys) - 1
+				}
+				break
+			}
+			if t.keys[h] == k && bytes.Equal(uniq.Value(int(id-1)), x) {
+				idv[i] = id - 1
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+	d := uniq.Len()
+	order := make([]uint32, d)
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, c uint32) int { return bytes.Compare(uniq.Value(int(a)), uniq.Value(int(c))) })
+	alpha := encoding.Bytes{Offsets: make([]int32, 1, d+1), Data: make([]byte, 0, len(uniq.Data))}
+	remap := make([]uint32, d)
+	for rank, p := range order {
+		alpha.Append(uniq.Value(int(p)))
+		remap[p] = uint32(rank)
+	}
+	for i, id := range idv {
+		idv[i] = remap[id]
+	}
+	return alpha, idv
+}

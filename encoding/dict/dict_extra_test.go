@@ -1,0 +1,287 @@
+package dict_test
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/dict"
+	"strata/encoding/encodingtest"
+	. "strata/encoding/internal/cascade/cascadetest"
+)
+
+const (
+	kDict  = encoding.KindDictionary
+	kTriv  = encoding.KindTrivial
+	kFBW   = encoding.KindFixedBitWidth
+	kConst = encoding.KindConstant
+)
+
+func bytesOf(vs ...string) encoding.Bytes {
+	var b encoding.Bytes
+	for _, v := range vs {
+		b.Append([]byte(v))
+	}
+	return b
+}
+
+func TestGolden(t *testing.T) {
+	nz := math.Copysign(0, -1)
+	nan2 := math.Float64frombits(0x7ff8000000000123)
+	cases := []struct {
+		name string
+		vals any
+		tree *encoding.Tree
+	}{
+		{"int64-trivial-fbw", []int64{30, -5, 30, 30, 7, -5, 30}, T(kDict, T(kTriv), T(kFBW))},
+		{"float64-order", []float64{1, math.NaN(), 0, nz, nan2, math.Inf(-1), 0, 1, nz}, T(kDict, T(kTriv), T(kFBW))},
+		{"binary-trivial-fbw", bytesOf("pear", "apple", "pear", "", "apple", "pear"), T(kDict, T(kTriv, T(kFBW)), T(kFBW))},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			node, tree, err := GoldenPolicy(dict.Codec, c.tree).Encode(nil, c.vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree.String() != c.tree.String() {
+				t.Fatalf("tree %v, want %v", tree, c.tree)
+			}
+			encodingtest.Golden(t, c.name, node)
+			switch v := c.vals.(type) {
+			case encoding.Bytes:
+				r, err := encoding.OpenBinary(node, 0, all.Options())
+				if err != nil {
+					t.Fatal(err)
+				}
+				encodingtest.CheckBinaryReader(t, r, v, 1)
+			case []int64:
+				checkTyped(t, node, v)
+			case []float64:
+				checkTyped(t, node, v)
+			}
+		})
+	}
+}
+
+func checkTyped[T encoding.Fixed](t *testing.T, node []byte, want []T) {
+	r, err := encoding.OpenTyped[T](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	encodingtest.CheckReader(t, r, want, 1)
+	encodingtest.CheckCapabilities(t, r, want, 1)
+}
+
+// TestAlphabetOrder checks the float order: numbers ascending, -0 before +0,
+// NaNs last by bits; and that predicates become id ranges.
+func TestAlphabetOrder(t *testing.T) {
+	nz := math.Copysign(0, -1)
+	nan1, nan2 := math.Float64frombits(0x7ff8000000000001), math.Float64frombits(0xfff8000000000000)
+	vals := []float64{nan2, 2, 0, nan1, nz, -1, 2, 0, nz, -1, nan1, nan2}
+	node, _, err := GoldenPolicy(dict.Codec, T(kDict)).Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := encoding.OpenTyped[float64](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.(dict.Dictionary[float64])
+	got := d.Alphabet()
+	want := []uint64{math.Float64bits(-1), math.Float64bits(nz), 0, math.Float64bits(2), 0x7ff8000000000001, 0xfff8000000000000}
+	if len(got) != len(want) {
+		t.Fatalf("alphabet %v", got)
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != want[i] {
+			t.Fatalf("alphabet[%d] = %x, want %x", i, math.Float64bits(got[i]), want[i])
+		}
+	}
+	if _, _, ok := r.(encoding.Bounder[float64]).Bounds(); ok {
+		t.Fatal("bounds known despite NaN")
+	}
+	lo, hi, set := d.MatchingIDs(&encoding.Pred[float64]{Op: encoding.OpEq, A: 0})
+	if lo != 1 || hi != 3 || set != nil {
+		t.Fatalf("Eq 0 ids [%d,%d) %v", lo, hi, set)
+	}
+	lo, hi, set = d.MatchingIDs(&encoding.Pred[float64]{Op: encoding.OpGe, A: 0})
+	if lo != 1 || hi != 4 || set != nil {
+		t.Fatalf("Ge 0 ids [%d,%d) %v", lo, hi, set)
+	}
+	_, _, set = d.MatchingIDs(&encoding.Pred[float64]{Op: encoding.OpNe, A: 2})
+	if set == nil || set.Get(3) || !set.Get(4) || !set.Get(0) {
+		t.Fatalf("Ne 2 set %v", set)
+	}
+	ids := make([]uint32, len(vals))
+	if err := d.ReadIDs(ids); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if math.Float64bits(got[id]) != math.Float64bits(vals[i]) {
+			t.Fatalf("id %d -> %v, want %v", i, got[id], vals[i])
+		}
+	}
+	g := make([]uint32, 2)
+	if err := d.GatherIDs([]int32{1, 11}, g); err != nil || g[0] != ids[1] || g[1] != ids[11] {
+		t.Fatalf("GatherIDs = %v, %v", g, err)
+	}
+}
+
+func TestBinaryDictionary(t *testing.T) {
+	vals := bytesOf("kiwi", "apple", "kiwi", "apricot", "banana", "apple")
+	node, _, err := GoldenPolicy(dict.Codec, T(kDict)).Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.(dict.BinaryDictionary)
+	a := d.BinaryAlphabet()
+	if a.Len() != 4 || !bytes.Equal(a.Value(0), []byte("apple")) || !bytes.Equal(a.Value(3), []byte("kiwi")) {
+		t.Fatalf("alphabet %q", a.Data)
+	}
+	lo, hi, set := d.MatchingBinaryIDs(&encoding.BytesPred{Op: encoding.OpPrefix, A: []byte("ap")})
+	if lo != 0 || hi != 2 || set != nil {
+		t.Fatalf("prefix ap ids [%d,%d)", lo, hi)
+	}
+	lo, hi, _ = d.MatchingBinaryIDs(&encoding.BytesPred{Op: encoding.OpEq, A: []byte("zz")})
+	if lo < hi {
+		t.Fatalf("Eq zz matched ids [%d,%d)", lo, hi)
+	}
+}
+
+func TestHostile(t *testing.T) {
+	alpha := func(v ...int32) []byte { return Child(t, v, T(kTriv)) }
+	ids := func(v ...uint32) []byte { return Child(t, v, T(kTriv)) }
+	cases := map[string][]byte{
+		"id beyond alphabet": Node(kDict, encoding.Int32, 3, alpha(1, 2), ids(0, 2, 1)),
+		"unsorted alphabet":  Node(kDict, encoding.Int32, 3, alpha(2, 1), ids(0, 1, 1)),
+		"duplicate entry":    Node(kDict, encoding.Int32, 3, alpha(1, 1), ids(0, 1, 1)),
+		"alphabet > rows":    Node(kDict, encoding.Int32, 1, alpha(1, 2), ids(0)),
+		"empty alphabet":     Node(kDict, encoding.Int32, 2, alpha(), ids(0, 0)),
+		"ids count":          Node(kDict, encoding.Int32, 3, alpha(1, 2), ids(0, 1)),
+		"trailing":           Node(kDict, encoding.Int32, 2, alpha(1, 2), ids(0, 1), []byte{1}),
+		"bool":               Node(kDict, encoding.Bool, 2, Child(t, []bool{true}, T(kTriv)), ids(0, 0)),
+		"const bad ids":      Node(kDict, encoding.Int32, 5000, alpha(1, 2), Child(t, repeat(7, 5000), T(kConst))),
+		"binary unsorted":    Node(kDict, encoding.Binary, 2, Child(t, bytesOf("b", "a"), T(kTriv, T(kFBW))), ids(0, 1)),
+	}
+	for name, node := range cases {
+		if name == "bool" {
+			if err := Exercise(node, all.Options()); err == nil {
+				t.Fatalf("bool dictionary decoded")
+			}
+			continue
+		}
+		WantCorrupt(t, name, node)
+	}
+}
+
+func repeat(v uint32, n int) []uint32 {
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func FuzzDecode(f *testing.F) {
+	p := all.Policy()
+	p.Force = T(kDict)
+	for _, s := range Seeds(p,
+		encodingtest.Gen[int32](encodingtest.ShapeLowCard, 500, 1),
+		encodingtest.Gen[float64](encodingtest.ShapeExtremes, 300, 2),
+		encodingtest.Gen[uint8](encodingtest.ShapeLowCard, 100, 4),
+		encodingtest.GenBytes(encodingtest.ShapeLowCard, 200, 5),
+	) {
+		f.Add(s)
+	}
+	opts := FuzzOptions(all.Registry())
+	f.Fuzz(func(t *testing.T, node []byte) {
+		_ = Exercise(node, opts)
+	})
+}
+
+func BenchmarkDict(b *testing.B) {
+	const n = 1 << 16
+	vals := encodingtest.Gen[int64](encodingtest.ShapeLowCard, n, 1)
+	p := all.Policy()
+	p.Force = T(kDict)
+	node, tree, err := p.Encode(nil, vals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := encoding.OpenTyped[int64](node, 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("tree %v, %d bytes", tree, len(node))
+	dst := make([]int64, n)
+	b.Run("read", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		for b.Loop() {
+			r.Reset()
+			if err := r.Read(dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("memcpy", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		for b.Loop() {
+			copy(dst, vals)
+		}
+	})
+	b.Run("filter-eq", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		sel := encoding.NewBitmap(n, true)
+		pr := &encoding.Pred[int64]{Op: encoding.OpEq, A: vals[7]}
+		f := r.(encoding.Filterer[int64])
+		for b.Loop() {
+			r.Reset()
+			sel.SetAll(n)
+			if err := f.Filter(pr, n, sel); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		for b.Loop() {
+			if _, _, err := p.Encode(nil, vals); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	bv := encodingtest.GenBytes(encodingtest.ShapeLowCard, n, 1)
+	bnode, _, err := p.Encode(nil, bv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	br, err := encoding.OpenBinary(bnode, 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("read-binary", func(b *testing.B) {
+		b.SetBytes(int64(len(bv.Data)))
+		var out encoding.Bytes
+		for b.Loop() {
+			br.Reset()
+			out.Reset()
+			if err := br.ReadBinary(&out, n); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("memcpy-binary", func(b *testing.B) {
+		b.SetBytes(int64(len(bv.Data)))
+		out := encoding.Bytes{Offsets: make([]int32, n+1), Data: make([]byte, len(bv.Data))}
+		for b.Loop() {
+			copy(out.Offsets, bv.Offsets)
+			copy(out.Data, bv.Data)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fixedbitwidth_test
+
+const raceEnabled = false

@@ -1,0 +1,30 @@
+package cascade
+
+import (
+	"math"
+	"unsafe"
+)
+
+func f32bits(v float32) uint32     { return math.Float32bits(v) }
+func f64bits(v float64) uint64     { return math.Float64bits(v) }
+func f32frombits(u uint32) float32 { return math.Float32frombits(u) }
+func f64frombits(u uint64) float64 { return math.Float64frombits(u) }
+
+// Keys returns a view of vals whose == is bit-exact equality: floats are
+// reinterpreted as their bit patterns (so -0 != +0 and NaN == NaN of the same
+// payload); every other type is returned as is. The view shares memory.
+func Keys(vals any) any {
+	switch v := vals.(type) {
+	case []float32:
+		if len(v) == 0 {
+			return []uint32(nil)
+		}
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&v[0])), len(v))
+	case []float64:
+		if len(v) == 0 {
+			return []uint64(nil)
+		}
+		return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), len(v))
+	}
+	return vals
+}

@@ -1,0 +1,243 @@
+package rle_test
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/encodingtest"
+	. "strata/encoding/internal/cascade/cascadetest"
+	"strata/encoding/rle"
+)
+
+const (
+	kRLE    = encoding.KindRLE
+	kTriv   = encoding.KindTrivial
+	kFBW    = encoding.KindFixedBitWidth
+	kConst  = encoding.KindConstant
+	kSparse = encoding.KindSparseBool
+)
+
+func bytesOf(vs ...string) encoding.Bytes {
+	var b encoding.Bytes
+	for _, v := range vs {
+		b.Append([]byte(v))
+	}
+	return b
+}
+
+func TestGolden(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	cases := []struct {
+		name string
+		vals any
+		tree *encoding.Tree
+	}{
+		{"int32-fbw-trivial", []int32{5, 5, 5, -1, -1, 7, 7, 7, 7, 7}, T(kRLE, T(kFBW), T(kTriv))},
+		{"uint64-trivial-trivial", []uint64{1, 1, math.MaxUint64, math.MaxUint64, 0}, T(kRLE, T(kTriv), T(kTriv))},
+		{"float64-bits", []float64{0, 0, negZero, negZero, math.NaN(), math.NaN(), 1.5}, T(kRLE, T(kFBW), T(kTriv))},
+		{"bool-fbw-trivial", []bool{true, true, true, false, false, true}, T(kRLE, T(kFBW), T(kTriv))},
+		{"binary-fbw-trivial", bytesOf("aa", "aa", "aa", "", "", "b"), T(kRLE, T(kFBW), T(kTriv, T(kFBW)))},
+	}
+	opts := all.Options()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			node, tree, err := GoldenPolicy(rle.Codec, c.tree).Encode(nil, c.vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree.String() != c.tree.String() {
+				t.Fatalf("tree %v, want %v", tree, c.tree)
+			}
+			encodingtest.Golden(t, c.name, node)
+			checkDecodes(t, node, c.vals, opts)
+		})
+	}
+}
+
+// checkDecodes decodes node and compares with vals value by value.
+func checkDecodes(t *testing.T, node []byte, vals any, opts *encoding.Options) {
+	t.Helper()
+	switch v := vals.(type) {
+	case encoding.Bytes:
+		r, err := encoding.OpenBinary(node, 0, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encodingtest.CheckBinaryReader(t, r, v, 1)
+	case []int32:
+		checkTyped(t, node, v, opts)
+	case []uint64:
+		checkTyped(t, node, v, opts)
+	case []float64:
+		checkTyped(t, node, v, opts)
+	case []bool:
+		checkTyped(t, node, v, opts)
+	}
+}
+
+func checkTyped[T encoding.Fixed](t *testing.T, node []byte, want []T, opts *encoding.Options) {
+	r, err := encoding.OpenTyped[T](node, 0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encodingtest.CheckReader(t, r, want, 1)
+	encodingtest.CheckCapabilities(t, r, want, 1)
+}
+
+func TestRuns(t *testing.T) {
+	vals := []int64{4, 4, 4, 9, 9, -2, 4, 4}
+	node, _, err := GoldenPolicy(rle.Codec, T(kRLE)).Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := encoding.OpenTyped[int64](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := r.(rle.RunReader[int64])
+	lengths, values := rr.Runs()
+	sum := int64(0)
+	for i, l := range lengths {
+		sum += int64(l) * values[i]
+	}
+	if sum != 4*3+9*2-2+4*2 {
+		t.Fatalf("sum over runs = %d", sum)
+	}
+	if err := r.Skip(2); err != nil {
+		t.Fatal(err)
+	}
+	l2, v2, err := rr.AppendRuns(nil, nil, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equal(l2, []uint32{1, 2, 1}) || !equal(v2, []int64{4, 9, -2}) || r.Pos() != 6 {
+		t.Fatalf("AppendRuns = %v %v pos %d", l2, v2, r.Pos())
+	}
+	if _, _, err := rr.AppendRuns(nil, nil, 3); err == nil {
+		t.Fatal("AppendRuns past the end succeeded")
+	}
+	b := bytesOf("x", "x", "yy")
+	node, _, err = GoldenPolicy(rle.Codec, T(kRLE)).Encode(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl, bv := br.(rle.BinaryRunReader).BinaryRuns()
+	if !equal(bl, []uint32{2, 1}) || !bytes.Equal(bv.Value(1), []byte("yy")) {
+		t.Fatalf("BinaryRuns = %v %v", bl, bv)
+	}
+}
+
+func equal[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestHostile(t *testing.T) {
+	lens := func(v ...uint32) []byte { return Child(t, v, T(kTriv)) }
+	vals := func(v ...int32) []byte { return Child(t, v, T(kTriv)) }
+	cases := map[string][]byte{
+		"sum too small":    Node(kRLE, encoding.Int32, 5, lens(2, 2), vals(1, 2)),
+		"sum too large":    Node(kRLE, encoding.Int32, 3, lens(2, 2), vals(1, 2)),
+		"zero run":         Node(kRLE, encoding.Int32, 2, lens(2, 0), vals(1, 2)),
+		"values mismatch":  Node(kRLE, encoding.Int32, 4, lens(2, 2), vals(1, 2, 3)),
+		"more runs":        Node(kRLE, encoding.Int32, 1, lens(1, 1), vals(1, 2)),
+		"no runs":          Node(kRLE, encoding.Int32, 4, lens(), vals()),
+		"trailing":         Node(kRLE, encoding.Int32, 4, lens(2, 2), vals(1, 2), []byte{0}),
+		"missing values":   Node(kRLE, encoding.Int32, 4, lens(2, 2)),
+		"wrong value type": Node(kRLE, encoding.Int64, 4, lens(2, 2), vals(1, 2)),
+		"huge child len":   Node(kRLE, encoding.Int32, 4, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}),
+		"huge const runs":  Node(kRLE, encoding.Int32, 4, Child(t, make([]uint32, 3000), T(kConst)), vals(1)),
+	}
+	for name, node := range cases {
+		WantCorrupt(t, name, node)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	p := all.Policy()
+	p.Force = T(kRLE)
+	for _, s := range Seeds(p,
+		encodingtest.Gen[int32](encodingtest.ShapeSortedRepeats, 500, 1),
+		encodingtest.Gen[float64](encodingtest.ShapeMainlyConstant, 300, 2),
+		encodingtest.Gen[bool](encodingtest.ShapeSortedRepeats, 300, 3),
+		encodingtest.Gen[uint8](encodingtest.ShapeConstant, 100, 4),
+		encodingtest.GenBytes(encodingtest.ShapeSortedRepeats, 200, 5),
+	) {
+		f.Add(s)
+	}
+	opts := FuzzOptions(all.Registry())
+	f.Fuzz(func(t *testing.T, node []byte) {
+		_ = Exercise(node, opts)
+	})
+}
+
+func BenchmarkRead(b *testing.B) {
+	const n = 1 << 16
+	vals := encodingtest.Gen[int64](encodingtest.ShapeSortedRepeats, n, 1)
+	p := all.Policy()
+	p.Force = T(kRLE)
+	node, tree, err := p.Encode(nil, vals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := encoding.OpenTyped[int64](node, 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]int64, n)
+	b.Logf("tree %v, %d bytes", tree, len(node))
+	b.Run("rle", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		for b.Loop() {
+			r.Reset()
+			if err := r.Read(dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("memcpy", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		for b.Loop() {
+			copy(dst, vals)
+		}
+	})
+	b.Run("filter", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		sel := encoding.NewBitmap(n, true)
+		pr := &encoding.Pred[int64]{Op: encoding.OpBetween, A: 100, B: 5000}
+		f := r.(encoding.Filterer[int64])
+		for b.Loop() {
+			r.Reset()
+			sel.SetAll(n)
+			if err := f.Filter(pr, n, sel); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sum-runs", func(b *testing.B) {
+		b.SetBytes(8 * n)
+		rr := r.(rle.RunReader[int64])
+		for b.Loop() {
+			l, v := rr.Runs()
+			s := int64(0)
+			for i := range l {
+				s += int64(l[i]) * v[i]
+			}
+			_ = s
+		}
+	})
+}

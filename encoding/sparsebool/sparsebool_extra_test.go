@@ -1,0 +1,144 @@
+package sparsebool_test
+
+import (
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/encodingtest"
+	. "strata/encoding/internal/cascade/cascadetest"
+	"strata/encoding/sparsebool"
+)
+
+const (
+	kSB   = encoding.KindSparseBool
+	kTriv = encoding.KindTrivial
+	kFBW  = encoding.KindFixedBitWidth
+)
+
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		vals []bool
+	}{
+		{"sparse-true-fbw", []bool{false, false, true, false, false, false, false, false, false, true}},
+		{"sparse-false-fbw", []bool{true, true, true, true, false, true, true, true, true, true, true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tree := T(kSB, T(kFBW))
+			node, got, err := GoldenPolicy(sparsebool.Codec, tree).Encode(nil, c.vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != tree.String() {
+				t.Fatalf("tree %v", got)
+			}
+			encodingtest.Golden(t, c.name, node)
+			r, err := encoding.OpenTyped[bool](node, 0, all.Options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			encodingtest.CheckReader(t, r, c.vals, 1)
+			encodingtest.CheckCapabilities(t, r, c.vals, 1)
+		})
+	}
+}
+
+func TestSparse(t *testing.T) {
+	vals := encodingtest.Gen[bool](encodingtest.ShapeMainlyConstant, 5000, 1)
+	node, _, err := GoldenPolicy(sparsebool.Codec, T(kSB)).Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := encoding.OpenTyped[bool](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.(sparsebool.Sparse)
+	v, at := s.SparseRows()
+	for _, p := range at {
+		if vals[p] != v {
+			t.Fatalf("row %d is %v", p, vals[p])
+		}
+	}
+	for _, span := range []int{0, 1, 700, 4299} {
+		want := 0
+		for _, b := range vals[r.Pos() : r.Pos()+span] {
+			if b {
+				want++
+			}
+		}
+		got, err := s.CountTrue(span)
+		if err != nil || got != want {
+			t.Fatalf("CountTrue(%d) = %d, %v; want %d", span, got, err, want)
+		}
+	}
+	if _, err := s.CountTrue(1); err == nil {
+		t.Fatal("CountTrue past the end succeeded")
+	}
+}
+
+func TestHostile(t *testing.T) {
+	pos := func(v ...uint32) []byte { return Child(t, v, T(kTriv)) }
+	cases := map[string][]byte{
+		"unsorted":   Node(kSB, encoding.Bool, 5, []byte{1}, pos(3, 1)),
+		"duplicate":  Node(kSB, encoding.Bool, 5, []byte{1}, pos(1, 1)),
+		"beyond":     Node(kSB, encoding.Bool, 5, []byte{1}, pos(5)),
+		"bad value":  Node(kSB, encoding.Bool, 5, []byte{2}, pos(1)),
+		"empty body": Node(kSB, encoding.Bool, 5),
+		"trailing":   Node(kSB, encoding.Bool, 5, []byte{0}, pos(1), []byte{0}),
+		"too many":   Node(kSB, encoding.Bool, 1, []byte{0}, pos(0, 1)),
+		"int type":   Node(kSB, encoding.Int32, 5, []byte{0}, pos(1)),
+	}
+	for name, node := range cases {
+		WantCorrupt(t, name, node)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	p := all.Policy()
+	p.Force = T(kSB)
+	for _, s := range Seeds(p,
+		encodingtest.Gen[bool](encodingtest.ShapeMainlyConstant, 500, 1),
+		encodingtest.Gen[bool](encodingtest.ShapeOutliers, 3000, 2),
+	) {
+		f.Add(s)
+	}
+	opts := FuzzOptions(all.Registry())
+	f.Fuzz(func(t *testing.T, node []byte) {
+		_ = Exercise(node, opts)
+	})
+}
+
+func BenchmarkRead(b *testing.B) {
+	const n = 1 << 16
+	vals := encodingtest.Gen[bool](encodingtest.ShapeMainlyConstant, n, 1)
+	p := all.Policy()
+	p.Force = T(kSB)
+	node, tree, err := p.Encode(nil, vals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := encoding.OpenTyped[bool](node, 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("tree %v, %d bytes", tree, len(node))
+	dst := make([]bool, n)
+	b.Run("read", func(b *testing.B) {
+		b.SetBytes(n)
+		for b.Loop() {
+			r.Reset()
+			if err := r.Read(dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("memcpy", func(b *testing.B) {
+		b.SetBytes(n)
+		for b.Loop() {
+			copy(dst, vals)
+		}
+	})
+}

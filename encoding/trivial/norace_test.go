@@ -1,0 +1,5 @@
+//go:build !race
+
+package trivial_test
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package varint_test
+
+const raceEnabled = false

@@ -1,0 +1,142 @@
+package varint_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/encodingtest"
+)
+
+func policy() *encoding.Policy {
+	p := all.Policy()
+	p.Zstd = false
+	p.Force = &encoding.Tree{Kind: encoding.KindVarint}
+	return p
+}
+
+func roundTrips[T encoding.Integer](t *testing.T) {
+	p, opts := policy(), all.Options()
+	for _, shape := range encodingtest.Shapes {
+		for _, n := range encodingtest.Lengths {
+			if long(shape, n) {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%d", shape, n), func(t *testing.T) {
+				vals := encodingtest.Gen[T](shape, n, 1)
+				node := encodingtest.RoundTrip(t, p, opts, vals)
+				if encoding.Kind(node[0]) != encoding.KindVarint {
+					t.Fatalf("encoded as %v", encoding.Kind(node[0]))
+				}
+			})
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	t.Run("int8", roundTrips[int8])
+	t.Run("int16", roundTrips[int16])
+	t.Run("int32", roundTrips[int32])
+	t.Run("int64", roundTrips[int64])
+	t.Run("uint8", roundTrips[uint8])
+	t.Run("uint16", roundTrips[uint16])
+	t.Run("uint32", roundTrips[uint32])
+	t.Run("uint64", roundTrips[uint64])
+}
+
+func encode(t testing.TB, vals any) []byte {
+	t.Helper()
+	node, _, err := policy().Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node
+}
+
+func goldenInputs() map[string]any {
+	return map[string]any{
+		"int8":   []int8{0, -1, 1, -64, 63, -65, math.MinInt8, math.MaxInt8},
+		"int64":  []int64{math.MinInt64, math.MaxInt64, 0, -300},
+		"uint16": []uint16{0, 127, 128, 16383, 16384, 65535},
+		"uint64": []uint64{math.MaxUint64, 1},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for name, vals := range goldenInputs() {
+		node := encode(t, vals)
+		encodingtest.Golden(t, "varint-"+name, node)
+		if err := encodingtest.Decode(node, all.Options()); err != nil {
+			t.Fatalf("%s: decode: %v", name, err)
+		}
+	}
+}
+
+func TestHostile(t *testing.T) {
+	opts := all.Options()
+	hdr := func(typ encoding.Type, rows int) []byte {
+		return encoding.AppendHeader(nil, encoding.KindVarint, typ, rows)
+	}
+	cases := map[string][]byte{
+		"rows > bytes":   append(hdr(encoding.Int64, 1<<28), 1, 2, 3),
+		"unterminated":   append(hdr(encoding.Uint32, 1), 0x80, 0x80),
+		"count mismatch": append(hdr(encoding.Uint32, 1), 1, 2),
+		"float":          append(hdr(encoding.Float64, 1), 1),
+	}
+	for name, node := range cases {
+		if _, err := encoding.Open(node, opts); err == nil || !(errors.Is(err, encoding.ErrCorrupt) || errors.Is(err, encoding.ErrUnsupported)) {
+			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		}
+	}
+	reads := map[string][]byte{
+		"uint8 300":    append(hdr(encoding.Uint8, 2), 1, 0xac, 0x02),
+		"int16 wide":   append(hdr(encoding.Int16, 1), 0xff, 0xff, 0x04),
+		"overlong u64": append(hdr(encoding.Uint64, 1), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+	}
+	for name, node := range reads {
+		if err := encodingtest.Decode(node, opts); !errors.Is(err, encoding.ErrCorrupt) {
+			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, vals := range goldenInputs() {
+		f.Add(encode(f, vals))
+	}
+	f.Add(encode(f, encodingtest.Gen[int32](encodingtest.ShapeRandom, 200, 1)))
+	opts := all.Options()
+	opts.MaxRows = 1 << 20
+	f.Fuzz(func(t *testing.T, node []byte) {
+		err := encodingtest.Decode(node, opts)
+		if err != nil && !errors.Is(err, encoding.ErrCorrupt) && !errors.Is(err, encoding.ErrLimit) && !errors.Is(err, encoding.ErrUnsupported) {
+			t.Fatalf("unwrapped error: %v", err)
+		}
+	})
+}
+
+func BenchmarkRead(b *testing.B) {
+	const n = 64 * 1024
+	vals := encodingtest.Gen[int64](encodingtest.ShapeSmallRandom, n, 1)
+	d, err := encoding.OpenTyped[int64](encode(b, vals), 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]int64, n)
+	b.SetBytes(n * 8)
+	for b.Loop() {
+		d.Reset()
+		if err := d.Read(dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// long reports whether a case is skipped to keep -race and -short runs fast:
+// the longest length is then kept for the random shape only.
+func long(shape encodingtest.Shape, n int) bool {
+	return (raceEnabled || testing.Short()) && n > 2000 && shape != encodingtest.ShapeRandom
+}

@@ -1,0 +1,290 @@
+// Package filter parses, binds and evaluates row filters: a small SQL-like
+// WHERE language (comparisons, BETWEEN, IN, IS [NOT] NULL, prefix LIKE,
+// AND/OR/NOT) over column paths.
+//
+// The life of a filter:
+//
+//	e, err := filter.Parse("l_shipdate >= DATE '1994-01-01' AND l_discount BETWEEN 0.05 AND 0.07")
+//	b, err := filter.Bind(e, lookup)     // literals → each column's physical domain
+//	filter.Prune(b, statsOf)             // None / Some / All per chunk, stripe or file
+//	filter.MayContain(b, bloomOf)        // bloom filters for = and IN
+//	leaf.Pred()                          // *encoding.Pred[T] / *encoding.BytesPred for decoders
+//	filter.EvalRow(b, get)               // reference row evaluation and residual filters
+//
+// Semantics are SQL's three-valued logic: a comparison with a null value is
+// unknown, NOT unknown is unknown, and a row passes only when the whole
+// expression is true. Float comparisons follow IEEE 754 like encoding.Pred:
+// NaN satisfies only != (so NOT (x < 5) holds for a NaN while x >= 5 does
+// not; binding therefore never rewrites a negated float comparison).
+package filter
+
+import (
+	"strconv"
+	"strings"
+
+	"strata/encoding"
+	"strata/stats"
+)
+
+// Expr is a filter expression: *And, *Or, *Not, *Const or *Leaf.
+type Expr interface {
+	// String renders the expression in the WHERE syntax Parse accepts
+	// (bound-only operators render as pseudo-SQL).
+	String() string
+	isExpr()
+}
+
+// And is true when every argument is true.
+type And struct{ Args []Expr }
+
+// Or is true when any argument is true.
+type Or struct{ Args []Expr }
+
+// Not negates its argument (unknown stays unknown).
+type Not struct{ X Expr }
+
+// Const is the literal TRUE or FALSE used as a predicate.
+type Const struct{ Value bool }
+
+func (*And) isExpr()   {}
+func (*Or) isExpr()    {}
+func (*Not) isExpr()   {}
+func (*Const) isExpr() {}
+func (*Leaf) isExpr()  {}
+
+// Op is the operator of a Leaf. OpEq..OpPrefix have the numbering of
+// encoding.Op.
+type Op uint8
+
+// Leaf operators.
+const (
+	OpEq        Op = iota + 1 // column = A
+	OpNe                      // column != A
+	OpLt                      // column < A
+	OpLe                      // column <= A
+	OpGt                      // column > A
+	OpGe                      // column >= A
+	OpBetween                 // A <= column <= B
+	OpIn                      // column in Set (bound) / Lits (parsed)
+	OpPrefix                  // column LIKE 'A%'
+	OpIsNull                  // column IS NULL
+	OpIsNotNull               // column IS NOT NULL
+	// OpAll and OpNone appear only in bound leaves, when a literal lies
+	// outside the column's domain: int32col < 5e9 is true for every non-null
+	// value (OpAll), int32col = 5e9 for none (OpNone). Null rows stay
+	// unknown, exactly as for the comparison they replace.
+	OpAll
+	OpNone
+)
+
+var opText = [...]string{"", "=", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN", "LIKE",
+	"IS NULL", "IS NOT NULL", "<any value>", "<no value>"}
+
+func (o Op) String() string {
+	if int(o) < len(opText) {
+		return opText[o]
+	}
+	return "op(" + strconv.Itoa(int(o)) + ")"
+}
+
+// LitKind is the kind of a literal.
+type LitKind uint8
+
+// Literal kinds.
+const (
+	LitNumber    LitKind = iota + 1 // integer, decimal or float text: -12, 0.05, 5e9
+	LitString                       // 'text' (Text holds the unescaped value)
+	LitDate                         // DATE 'YYYY-MM-DD'
+	LitTimestamp                    // TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff][Z|±HH:MM]'
+	LitBool                         // TRUE / FALSE
+)
+
+// Literal is a constant as written in the filter; Bind converts it to the
+// column's domain.
+type Literal struct {
+	Kind LitKind
+	Text string // number text with sign, string value, or date/timestamp text
+	Bool bool   // LitBool
+	Pos  int    // 1-based column in the source, 0 if built by hand
+}
+
+// String renders the literal in WHERE syntax.
+func (l Literal) String() string {
+	switch l.Kind {
+	case LitNumber:
+		return l.Text
+	case LitString:
+		return quote(l.Text)
+	case LitDate:
+		return "DATE " + quote(l.Text)
+	case LitTimestamp:
+		return "TIMESTAMP " + quote(l.Text)
+	case LitBool:
+		if l.Bool {
+			return "TRUE"
+		}
+		return "FALSE"
+	}
+	return "?"
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Leaf is a predicate on one column.
+//
+// Parse fills Path, Op, Lits and Pos. Bind returns copies with Col set and
+// the literals converted into the column's physical domain: A (and B for
+// BETWEEN) or the sorted, de-duplicated Set for IN. A bound IN whose
+// literals all fall outside the domain becomes OpNone.
+type Leaf struct {
+	Path string // column path: "l_shipdate" or "a.b.c"
+	Op   Op
+	Lits []Literal
+	Pos  int // 1-based column of the path in the source
+
+	Col  *ColumnInfo // nil until bound
+	A, B stats.Value
+	Set  []stats.Value
+
+	pred any // cached encoding predicate (see Pred)
+}
+
+// Bound reports whether Bind has resolved the leaf.
+func (l *Leaf) Bound() bool { return l.Col != nil }
+
+func (e *And) String() string { return join(e.Args, " AND ") }
+func (e *Or) String() string  { return join(e.Args, " OR ") }
+func (e *Not) String() string { return "NOT " + paren(e.X) }
+func (e *Const) String() string {
+	if e.Value {
+		return "TRUE"
+	}
+	return "FALSE"
+}
+
+func paren(e Expr) string {
+	switch e.(type) {
+	case *And, *Or:
+		return "(" + e.String() + ")"
+	}
+	return e.String()
+}
+
+func join(args []Expr, sep string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(paren(a))
+	}
+	return b.String()
+}
+
+// String renders the leaf with its original literals, or with its bound
+// values when it was built without literals.
+func (l *Leaf) String() string {
+	col := quotePath(l.Path)
+	lit := func(i int, v stats.Value) string {
+		if i < len(l.Lits) {
+			return l.Lits[i].String()
+		}
+		return valueSQL(v)
+	}
+	switch l.Op {
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+		return col + " " + l.Op.String() + " " + lit(0, l.A)
+	case OpBetween:
+		return col + " BETWEEN " + lit(0, l.A) + " AND " + lit(1, l.B)
+	case OpIn:
+		var parts []string
+		if len(l.Lits) > 0 {
+			for _, x := range l.Lits {
+				parts = append(parts, x.String())
+			}
+		} else {
+			for _, v := range l.Set {
+				parts = append(parts, valueSQL(v))
+			}
+		}
+		return col + " IN (" + strings.Join(parts, ", ") + ")"
+	case OpPrefix:
+		if len(l.Lits) > 0 {
+			return col + " LIKE " + l.Lits[0].String()
+		}
+		return col + " LIKE " + quote(string(l.A.Bytes())+"%")
+	case OpIsNull, OpIsNotNull, OpAll, OpNone:
+		return col + " " + l.Op.String()
+	}
+	return col + " " + l.Op.String()
+}
+
+// valueSQL renders a bound value as a literal.
+func valueSQL(v stats.Value) string {
+	switch {
+	case !v.Valid():
+		return "?"
+	case v.Type == encoding.Binary:
+		return quote(string(v.Bytes()))
+	case v.Type == encoding.Bool:
+		return strings.ToUpper(v.String())
+	}
+	return v.String()
+}
+
+// quotePath renders a path, quoting any part that is not a plain identifier
+// or that is a keyword.
+func quotePath(p string) string {
+	parts := strings.Split(p, ".")
+	for i, s := range parts {
+		if !isPlainIdent(s) {
+			parts[i] = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+func isPlainIdent(s string) bool {
+	if s == "" || keywords[strings.ToUpper(s)] {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Columns returns the distinct column paths e refers to, in order of first
+// appearance.
+func Columns(e Expr) []string {
+	var out []string
+	seen := map[string]bool{}
+	Walk(e, func(l *Leaf) {
+		if !seen[l.Path] {
+			seen[l.Path] = true
+			out = append(out, l.Path)
+		}
+	})
+	return out
+}
+
+// Walk calls fn for every leaf of e, left to right.
+func Walk(e Expr, fn func(*Leaf)) {
+	switch x := e.(type) {
+	case *And:
+		for _, a := range x.Args {
+			Walk(a, fn)
+		}
+	case *Or:
+		for _, a := range x.Args {
+			Walk(a, fn)
+		}
+	case *Not:
+		Walk(x.X, fn)
+	case *Leaf:
+		fn(x)
+	}
+}

@@ -1,0 +1,222 @@
+// Package bitpack packs unsigned integers of any bit width 0..64 into a
+// continuous little-endian bitstream and unpacks them again.
+//
+// Value i of width w occupies bits [i*w, (i+1)*w) of the stream, least
+// significant bit first, where bit k of the stream is bit k%8 of byte k/8.
+// A stream of n values is Bytes(n, w) = ceil(n*w/8) bytes. Because 64 values
+// of width w fill exactly w 64-bit words, the stream is processed in blocks
+// of 64 values by generated, fully unrolled kernels (kernels_gen.go, written
+// by ./gen); partial blocks go through a word-at-a-time path. UnpackRef is a
+// bit-by-bit reference implementation the kernels are tested against.
+package bitpack
+
+//go:generate go run ./gen -o kernels_gen.go
+
+import (
+	"encoding/binary"
+)
+
+// Bytes returns the size in bytes of a stream of n values of width w.
+func Bytes(n, w int) int { return int((uint64(n)*uint64(w) + 7) / 8) }
+
+func mask(w int) uint64 {
+	if w == 0 {
+		return 0
+	}
+	return ^uint64(0) >> (64 - uint(w))
+}
+
+// Get returns value i of a stream of width w. buf must hold at least
+// Bytes(i+1, w) bytes.
+func Get(buf []byte, w, i int) uint64 {
+	if w == 0 {
+		return 0
+	}
+	bit := uint64(i) * uint64(w)
+	b, sh := bit>>3, bit&7
+	if b+8 <= uint64(len(buf)) {
+		x := binary.LittleEndian.Uint64(buf[b:]) >> sh
+		if sh+uint64(w) > 64 {
+			x |= uint64(buf[b+8]) << (64 - sh)
+		}
+		return x & mask(w)
+	}
+	// Near the end of the buffer: gather the remaining bytes one at a time.
+	var x uint64
+	for k := uint64(0); b+k < uint64(len(buf)) && k < 8; k++ {
+		x |= uint64(buf[b+k]) << (8 * k)
+	}
+	return x >> sh & mask(w)
+}
+
+// Unpack decodes values [start, start+len(dst)) of a stream of width w
+// (0..64) into dst. src must hold Bytes(start+len(dst), w) bytes.
+func Unpack(dst []uint64, src []byte, w, start int) {
+	if w == 0 {
+		clear(dst)
+		return
+	}
+	k := unpack64Kernels[w]
+	bb := 8 * w // bytes per block
+	i := 0
+	// head: the rest of a block that starts before start
+	if h := start & 63; h != 0 {
+		off := start / 64 * bb
+		if off+bb <= len(src) {
+			var tmp [64]uint64
+			k(src[off:off+bb], &tmp)
+			i = copy(dst, tmp[h:])
+		} else {
+			for ; i < len(dst) && (start+i)&63 != 0; i++ {
+				dst[i] = Get(src, w, start+i)
+			}
+		}
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		off := (start + i) / 64 * bb
+		k(src[off:off+bb], (*[64]uint64)(dst[i:i+64]))
+	}
+	if i < len(dst) {
+		off := (start + i) / 64 * bb
+		if off+bb <= len(src) {
+			var tmp [64]uint64
+			k(src[off:off+bb], &tmp)
+			copy(dst[i:], tmp[:])
+			return
+		}
+		for ; i < len(dst); i++ {
+			dst[i] = Get(src, w, start+i)
+		}
+	}
+}
+
+// Unpack32 is Unpack into uint32 values; w must be at most 32.
+func Unpack32(dst []uint32, src []byte, w, start int) {
+	if w > 32 {
+		panic("bitpack: Unpack32 of width > 32")
+	}
+	if w == 0 {
+		clear(dst)
+		return
+	}
+	k := unpack32Kernels[w]
+	bb := 8 * w
+	i := 0
+	if h := start & 63; h != 0 {
+		off := start / 64 * bb
+		if off+bb <= len(src) {
+			var tmp [64]uint32
+			k(src[off:off+bb], &tmp)
+			i = copy(dst, tmp[h:])
+		} else {
+			for ; i < len(dst) && (start+i)&63 != 0; i++ {
+				dst[i] = uint32(Get(src, w, start+i))
+			}
+		}
+	}
+	for ; i+64 <= len(dst); i += 64 {
+		off := (start + i) / 64 * bb
+		k(src[off:off+bb], (*[64]uint32)(dst[i:i+64]))
+	}
+	if i < len(dst) {
+		off := (start + i) / 64 * bb
+		if off+bb <= len(src) {
+			var tmp [64]uint32
+			k(src[off:off+bb], &tmp)
+			copy(dst[i:], tmp[:])
+			return
+		}
+		for ; i < len(dst); i++ {
+			dst[i] = uint32(Get(src, w, start+i))
+		}
+	}
+}
+
+// UnpackRef is the bit-by-bit reference for Unpack. It is slow and exists to
+// test the kernels against.
+func UnpackRef(dst []uint64, src []byte, w, start int) {
+	for i := range dst {
+		var v uint64
+		for j := 0; j < w; j++ {
+			bit := (start+i)*w + j
+			v |= uint64(src[bit>>3]>>(bit&7)&1) << j
+		}
+		dst[i] = v
+	}
+}
+
+// Pack appends the stream of src at width w to dst. Bits of a value above
+// w are ignored.
+func Pack(dst []byte, src []uint64, w int) []byte {
+	if w == 0 || len(src) == 0 {
+		return dst
+	}
+	start := len(dst)
+	total := Bytes(len(src), w)
+	dst = grow(dst, total)
+	out := dst[start : start+total]
+	k := pack64Kernels[w]
+	bb := 8 * w
+	i := 0
+	for ; i+64 <= len(src); i += 64 {
+		k((*[64]uint64)(src[i:i+64]), out[i/64*bb:])
+	}
+	if i < len(src) {
+		packTail(out[i/64*bb:], src[i:], w)
+	}
+	return dst
+}
+
+// PackRef is the bit-by-bit reference for Pack.
+func PackRef(dst []byte, src []uint64, w int) []byte {
+	start := len(dst)
+	dst = grow(dst, Bytes(len(src), w))
+	out := dst[start:]
+	clear(out)
+	for i, v := range src {
+		for j := 0; j < w; j++ {
+			bit := i*w + j
+			out[bit>>3] |= byte(v>>j&1) << (bit & 7)
+		}
+	}
+	return dst
+}
+
+// packTail packs fewer than 64 values with a 64-bit accumulator, writing
+// exactly Bytes(len(src), w) bytes.
+func packTail(out []byte, src []uint64, w int) {
+	m := mask(w)
+	var acc uint64
+	nb := 0 // bits in acc
+	o := 0
+	for _, v := range src {
+		v &= m
+		acc |= v << uint(nb)
+		nb += w
+		if nb >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			nb -= 64
+			// the bits of v that did not fit; a shift by 64 yields 0
+			acc = v >> uint(w-nb)
+			if nb == 0 {
+				acc = 0
+			}
+		}
+	}
+	for ; nb > 0; nb -= 8 {
+		out[o] = byte(acc)
+		acc >>= 8
+		o++
+	}
+}
+
+// grow extends dst by n bytes (contents of the new bytes unspecified).
+func grow(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst[:len(dst)+n]
+	}
+	nd := make([]byte, len(dst)+n, 2*len(dst)+n)
+	copy(nd, dst)
+	return nd
+}

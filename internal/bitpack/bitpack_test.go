@@ -1,0 +1,169 @@
+package bitpack
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+func randVals(r *rand.Rand, n, w int) []uint64 {
+	v := make([]uint64, n)
+	for i := range v {
+		v[i] = r.Uint64() & mask(w)
+		if r.IntN(8) == 0 { // extremes
+			v[i] = mask(w) * uint64(r.IntN(2))
+		}
+	}
+	return v
+}
+
+// TestDifferential checks Pack, Unpack, Unpack32 and Get against the
+// bit-by-bit references at every width and many alignments.
+func TestDifferential(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for w := 0; w <= 64; w++ {
+		for _, n := range []int{0, 1, 7, 63, 64, 65, 127, 128, 200, 1000} {
+			vals := randVals(r, n, w)
+			// garbage above w must be ignored by Pack
+			dirty := make([]uint64, n)
+			for i, v := range vals {
+				dirty[i] = v
+				if w < 64 {
+					dirty[i] |= r.Uint64() << uint(w)
+				}
+			}
+			prefix := []byte{0xAA}
+			got := Pack(append([]byte(nil), prefix...), dirty, w)
+			want := PackRef(append([]byte(nil), prefix...), vals, w)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("w=%d n=%d: Pack differs from PackRef", w, n)
+			}
+			src := got[1:]
+			if len(src) != Bytes(n, w) {
+				t.Fatalf("w=%d n=%d: %d bytes, want %d", w, n, len(src), Bytes(n, w))
+			}
+			for trial := 0; trial < 20 && n > 0; trial++ {
+				start := r.IntN(n)
+				k := r.IntN(n - start + 1)
+				if trial == 0 {
+					start, k = 0, n
+				}
+				out := make([]uint64, k)
+				ref := make([]uint64, k)
+				Unpack(out, src, w, start)
+				UnpackRef(ref, src, w, start)
+				for i := range out {
+					if out[i] != ref[i] || ref[i] != vals[start+i] {
+						t.Fatalf("w=%d n=%d start=%d: value %d = %#x, ref %#x, want %#x", w, n, start, start+i, out[i], ref[i], vals[start+i])
+					}
+				}
+				if w <= 32 {
+					out32 := make([]uint32, k)
+					Unpack32(out32, src, w, start)
+					for i := range out32 {
+						if uint64(out32[i]) != vals[start+i] {
+							t.Fatalf("w=%d Unpack32 start=%d: value %d = %#x, want %#x", w, start, start+i, out32[i], vals[start+i])
+						}
+					}
+				}
+				i := start + r.IntN(max(k, 1))
+				if i < n {
+					if g := Get(src, w, i); g != vals[i] {
+						t.Fatalf("w=%d Get(%d) = %#x, want %#x", w, i, g, vals[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestKernelsAgainstRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for w := 1; w <= 64; w++ {
+		vals := (*[64]uint64)(randVals(r, 64, w))
+		buf := make([]byte, 8*w)
+		pack64Kernels[w](vals, buf)
+		if ref := PackRef(nil, vals[:], w); !bytes.Equal(buf, ref) {
+			t.Fatalf("pack kernel w=%d differs", w)
+		}
+		var out [64]uint64
+		unpack64Kernels[w](buf, &out)
+		if out != *vals {
+			t.Fatalf("unpack kernel w=%d differs", w)
+		}
+	}
+}
+
+var sink []byte
+
+func benchWidths() []int { return []int{1, 2, 3, 4, 5, 7, 8, 11, 12, 16, 17, 20, 24, 31, 32} }
+
+const benchN = 64 * 1024
+
+// BenchmarkUnpack64 measures unpacking into []uint64 (reported bytes are
+// output bytes); compare with BenchmarkMemcpy64, a copy of the same output size.
+func BenchmarkUnpack64(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, w := range append(benchWidths(), 48, 64) {
+		src := Pack(nil, randVals(r, benchN, w), w)
+		dst := make([]uint64, benchN)
+		b.Run(fmt.Sprintf("w=%d", w), func(b *testing.B) {
+			b.SetBytes(benchN * 8)
+			for b.Loop() {
+				Unpack(dst, src, w, 0)
+			}
+		})
+	}
+}
+
+// BenchmarkUnpack32 measures unpacking into []uint32.
+func BenchmarkUnpack32(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, w := range benchWidths() {
+		src := Pack(nil, randVals(r, benchN, w), w)
+		dst := make([]uint32, benchN)
+		b.Run(fmt.Sprintf("w=%d", w), func(b *testing.B) {
+			b.SetBytes(benchN * 4)
+			for b.Loop() {
+				Unpack32(dst, src, w, 0)
+			}
+		})
+	}
+}
+
+func BenchmarkPack(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, w := range benchWidths() {
+		vals := randVals(r, benchN, w)
+		dst := make([]byte, 0, Bytes(benchN, w))
+		b.Run(fmt.Sprintf("w=%d", w), func(b *testing.B) {
+			b.SetBytes(benchN * 8)
+			for b.Loop() {
+				dst = Pack(dst[:0], vals, w)
+			}
+		})
+	}
+}
+
+// BenchmarkMemcpy64 copies the output size of BenchmarkUnpack64 (64 Ki
+// uint64 values); BenchmarkMemcpy32 that of BenchmarkUnpack32.
+func BenchmarkMemcpy64(b *testing.B) {
+	src := make([]uint64, benchN)
+	dst := make([]uint64, benchN)
+	b.SetBytes(benchN * 8)
+	for b.Loop() {
+		copy(dst, src)
+	}
+}
+
+func BenchmarkMemcpy32(b *testing.B) {
+	src := make([]uint32, benchN)
+	dst := make([]uint32, benchN)
+	b.SetBytes(benchN * 4)
+	for b.Loop() {
+		copy(dst, src)
+	}
+	sink = unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 1)
+}

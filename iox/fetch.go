@@ -1,0 +1,248 @@
+package iox
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Fetcher defaults.
+const (
+	// DefaultGap is the largest hole between two wanted ranges that is read
+	// through rather than split into two reads. 64 KiB costs far less than a
+	// second request on object storage and little more than a seek on disk.
+	DefaultGap = 64 << 10
+	// DefaultMaxRead bounds a merged read so coalescing never turns many small
+	// ranges spread over a huge file into one enormous buffer.
+	DefaultMaxRead = 16 << 20
+)
+
+// FetcherOptions tune range coalescing.
+type FetcherOptions struct {
+	// Gap is the largest distance between two ranges that are still merged
+	// into one read. 0 means DefaultGap; a negative value merges only
+	// overlapping or touching ranges.
+	Gap int64
+	// MaxRead is the largest merged read; a single range longer than it is
+	// still read in one piece. 0 means DefaultMaxRead.
+	MaxRead int64
+	// Parallel is the number of merged reads one Fetch call may have in
+	// flight at once; 0 or 1 reads them one after another.
+	Parallel int
+}
+
+// Stats count the traffic a Fetcher sent to its source.
+type Stats struct {
+	Reads          int64 // ReadAt calls issued to the source
+	BytesRead      int64 // bytes read from the source, including coalesced gaps
+	Ranges         int64 // ranges requested through Fetch and ReadRange
+	BytesRequested int64 // total length of the requested ranges
+}
+
+// Fetcher reads ranges of a Source, merging nearby ranges into single reads
+// and counting the traffic. It is itself a Source (its ReadAt is counted), so
+// metadata reads made through it show up in the same statistics.
+// A Fetcher is safe for concurrent use by many goroutines.
+type Fetcher struct {
+	src                                 Source
+	gap, maxRead                        int64
+	parallel                            int
+	reads, bytesRead, ranges, requested atomic.Int64
+}
+
+// NewFetcher returns a Fetcher over src.
+func NewFetcher(src Source, opts FetcherOptions) *Fetcher {
+	f := &Fetcher{src: src, gap: opts.Gap, maxRead: opts.MaxRead, parallel: opts.Parallel}
+	switch {
+	case f.gap == 0:
+		f.gap = DefaultGap
+	case f.gap < 0:
+		f.gap = 0
+	}
+	if f.maxRead <= 0 {
+		f.maxRead = DefaultMaxRead
+	}
+	if f.parallel < 1 {
+		f.parallel = 1
+	}
+	return f
+}
+
+// Source returns the underlying source.
+func (f *Fetcher) Source() Source { return f.src }
+
+// Size returns the size of the underlying source.
+func (f *Fetcher) Size() int64 { return f.src.Size() }
+
+// ReadAt reads from the underlying source and counts one read.
+func (f *Fetcher) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.src.ReadAt(p, off)
+	f.reads.Add(1)
+	if n > 0 {
+		f.bytesRead.Add(int64(n))
+	}
+	return n, err
+}
+
+// Stats returns the counters accumulated so far.
+func (f *Fetcher) Stats() Stats {
+	return Stats{Reads: f.reads.Load(), BytesRead: f.bytesRead.Load(),
+		Ranges: f.ranges.Load(), BytesRequested: f.requested.Load()}
+}
+
+// ResetStats zeroes the counters.
+func (f *Fetcher) ResetStats() {
+	f.reads.Store(0)
+	f.bytesRead.Store(0)
+	f.ranges.Store(0)
+	f.requested.Store(0)
+}
+
+// ReadRange reads one range without coalescing.
+func (f *Fetcher) ReadRange(r Range) ([]byte, error) {
+	f.ranges.Add(1)
+	f.requested.Add(max(r.Len, 0))
+	return ReadRange(f, r)
+}
+
+// Plan returns the reads Fetch would issue for ranges: sorted by offset,
+// merged where the hole between them is at most the gap, each at most
+// MaxRead long unless a single range is longer. Empty ranges need no read.
+// Plan does not validate the ranges against the source.
+func (f *Fetcher) Plan(ranges []Range) []Range {
+	var reads []Range
+	f.plan(ranges, func(int, int, int) {}, &reads)
+	return reads
+}
+
+// plan groups ranges into reads; each range i with Len > 0 is reported as
+// part(i, read, offset within read).
+func (f *Fetcher) plan(ranges []Range, part func(i, read int, at int), reads *[]Range) {
+	order := make([]int, 0, len(ranges))
+	for i, r := range ranges {
+		if r.Len > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		ra, rb := ranges[a], ranges[b]
+		if ra.Off != rb.Off {
+			if ra.Off < rb.Off {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	cur := -1
+	for _, i := range order {
+		r := ranges[i]
+		if cur >= 0 {
+			c := &(*reads)[cur]
+			end := max(c.End(), r.End())
+			if r.Off <= c.End()+f.gap && (end-c.Off <= f.maxRead || r.End() <= c.End()) {
+				c.Len = end - c.Off
+				part(i, cur, int(r.Off-c.Off))
+				continue
+			}
+		}
+		*reads = append(*reads, r)
+		cur = len(*reads) - 1
+		part(i, cur, 0)
+	}
+}
+
+// Fetch reads every range and returns their bytes in the order of ranges.
+// Ranges may overlap and come in any order; nearby ranges share one read and
+// their results are sub-slices of one buffer (capacity-limited, so appending
+// to one never overwrites another). An empty range yields an empty slice.
+// Treat the results as read-only: for an in-memory source (a Slicer) they
+// alias the source's memory instead of being copied, and the statistics
+// count the reads a file source would have needed.
+// Any range outside the source fails the whole call with ErrOutOfRange
+// before anything is read.
+func (f *Fetcher) Fetch(ranges []Range) ([][]byte, error) {
+	size := f.src.Size()
+	var want int64
+	for i, r := range ranges {
+		if err := r.check(size); err != nil {
+			return nil, fmt.Errorf("iox: range %d: %w", i, err)
+		}
+		want += r.Len
+	}
+	f.ranges.Add(int64(len(ranges)))
+	f.requested.Add(want)
+
+	type slot struct{ read, at int }
+	slots := make([]slot, len(ranges))
+	var reads []Range
+	f.plan(ranges, func(i, read, at int) { slots[i] = slot{read, at} }, &reads)
+
+	bufs := make([][]byte, len(reads))
+	if sl, ok := f.src.(Slicer); ok {
+		for k, r := range reads {
+			bufs[k] = sl.Slice(r)
+			f.reads.Add(1)
+			f.bytesRead.Add(r.Len)
+		}
+	} else if err := f.readAll(reads, bufs); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(ranges))
+	for i, r := range ranges {
+		if r.Len == 0 {
+			out[i] = []byte{}
+			continue
+		}
+		s := slots[i]
+		end := s.at + int(r.Len)
+		out[i] = bufs[s.read][s.at:end:end]
+	}
+	return out, nil
+}
+
+// readAll performs the merged reads, in parallel when configured.
+func (f *Fetcher) readAll(reads []Range, bufs [][]byte) error {
+	one := func(k int) error {
+		b := make([]byte, reads[k].Len)
+		if err := ReadFull(f, b, reads[k].Off); err != nil {
+			return err
+		}
+		bufs[k] = b
+		return nil
+	}
+	if f.parallel <= 1 || len(reads) <= 1 {
+		for k := range reads {
+			if err := one(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		wg       sync.WaitGroup
+		next     atomic.Int64
+		errOnce  sync.Once
+		firstErr error
+		failed   atomic.Bool
+	)
+	workers := min(f.parallel, len(reads))
+	for range workers {
+		wg.Go(func() {
+			for !failed.Load() {
+				k := int(next.Add(1) - 1)
+				if k >= len(reads) {
+					return
+				}
+				if err := one(k); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					failed.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}

@@ -1,0 +1,156 @@
+// Package iox holds the byte sources the reader pulls file bytes from and a
+// fetcher that turns many small wanted ranges into few reads.
+//
+// The reader is sans-IO: it computes the byte ranges it needs and hands them
+// to a Fetcher, so the same reader works on local files, memory and (later)
+// object storage. Every type here is safe for concurrent use.
+package iox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Source is a random-access, fixed-size byte source. ReadAt follows the
+// io.ReaderAt contract and must be safe for concurrent calls.
+type Source interface {
+	ReadAt(p []byte, off int64) (int, error)
+	Size() int64
+}
+
+// ErrOutOfRange reports a read outside [0, Size()) of its source.
+var ErrOutOfRange = errors.New("iox: range outside source")
+
+// Range is a byte range [Off, Off+Len) of a source.
+type Range struct {
+	Off, Len int64
+}
+
+// End returns the offset one past the last byte of r.
+func (r Range) End() int64 { return r.Off + r.Len }
+
+func (r Range) String() string { return fmt.Sprintf("[%d,+%d)", r.Off, r.Len) }
+
+// check reports whether r lies inside a source of the given size.
+func (r Range) check(size int64) error {
+	if r.Off < 0 || r.Len < 0 || r.Off > size || r.Len > size-r.Off {
+		return fmt.Errorf("%v of a %d-byte source: %w", r, size, ErrOutOfRange)
+	}
+	return nil
+}
+
+// ReadRange reads exactly r from src into a new buffer. A range beyond the
+// source's size fails with ErrOutOfRange before anything is allocated; a
+// short read fails with an error wrapping io.ErrUnexpectedEOF.
+func ReadRange(src Source, r Range) ([]byte, error) {
+	if err := r.check(src.Size()); err != nil {
+		return nil, err
+	}
+	p := make([]byte, r.Len)
+	if err := ReadFull(src, p, r.Off); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ReadFull fills p from src at off, retrying short reads; a read that ends
+// early fails with an error wrapping io.ErrUnexpectedEOF.
+func ReadFull(src Source, p []byte, off int64) error {
+	for len(p) > 0 {
+		n, err := src.ReadAt(p, off)
+		if n == len(p) {
+			return nil // io.ReaderAt may return io.EOF with a full read.
+		}
+		if n < 0 || n > len(p) {
+			return fmt.Errorf("iox: ReadAt returned %d for %d bytes", n, len(p))
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("iox: read %d bytes at %d: %w", len(p), off, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("iox: read %d bytes at %d: no progress: %w", len(p), off, io.ErrUnexpectedEOF)
+		}
+		p, off = p[n:], off+int64(n)
+	}
+	return nil
+}
+
+// Bytes is an in-memory Source.
+type Bytes []byte
+
+// ReadAt implements io.ReaderAt.
+func (b Bytes) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("iox: negative offset %d: %w", off, ErrOutOfRange)
+	}
+	if off >= int64(len(b)) {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Size returns len(b).
+func (b Bytes) Size() int64 { return int64(len(b)) }
+
+// Slicer is implemented by in-memory sources that can hand out their bytes
+// without copying. r is always inside the source.
+type Slicer interface {
+	Slice(r Range) []byte
+}
+
+// Slice returns b[r.Off:r.End()], capacity-limited.
+func (b Bytes) Slice(r Range) []byte { return b[r.Off:r.End():r.End()] }
+
+// File is a Source over an operating-system file. Its size is taken once,
+// when it is opened: Strata files are immutable once written.
+type File struct {
+	f    *os.File
+	size int64
+}
+
+// OpenFile opens the named file for reading.
+func OpenFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	src, err := NewFile(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return src, nil
+}
+
+// NewFile wraps an open file. Closing the File closes f.
+func NewFile(f *os.File) (*File, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return &File{f: f, size: st.Size()}, nil
+}
+
+// ReadAt implements io.ReaderAt (os.File.ReadAt is safe for concurrent use).
+func (f *File) ReadAt(p []byte, off int64) (int, error) { return f.f.ReadAt(p, off) }
+
+// Size returns the file size at open time.
+func (f *File) Size() int64 { return f.size }
+
+// Name returns the file name.
+func (f *File) Name() string { return f.f.Name() }
+
+// Close closes the underlying file.
+func (f *File) Close() error { return f.f.Close() }

@@ -1,0 +1,240 @@
+package iox
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestBytesReadAt(t *testing.T) {
+	b := Bytes("hello world")
+	p := make([]byte, 5)
+	if n, err := b.ReadAt(p, 6); n != 5 || err != nil || string(p) != "world" {
+		t.Fatalf("ReadAt = %d %v %q", n, err, p)
+	}
+	if n, err := b.ReadAt(p, 8); n != 3 || err != io.EOF {
+		t.Fatalf("short ReadAt = %d %v", n, err)
+	}
+	if _, err := b.ReadAt(p, -1); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("negative offset: %v", err)
+	}
+	if _, err := b.ReadAt(p, 11); err != io.EOF {
+		t.Fatalf("at end: %v", err)
+	}
+}
+
+func TestReadRange(t *testing.T) {
+	b := Bytes("0123456789")
+	for _, r := range []Range{{-1, 1}, {0, -1}, {0, 11}, {11, 0}, {5, 6}, {1 << 62, 1 << 62}} {
+		if _, err := ReadRange(b, r); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("%v: %v, want ErrOutOfRange", r, err)
+		}
+	}
+	for _, r := range []Range{{0, 0}, {10, 0}, {0, 10}, {3, 4}} {
+		p, err := ReadRange(b, r)
+		if err != nil || string(p) != string(b[r.Off:r.End()]) {
+			t.Errorf("%v: %q %v", r, p, err)
+		}
+	}
+}
+
+// choppy returns at most 3 bytes per ReadAt, and fails past a cut.
+type choppy struct {
+	b   []byte
+	cut int64
+}
+
+func (c choppy) ReadAt(p []byte, off int64) (int, error) {
+	if off >= c.cut {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 3)], c.b[off:min(c.cut, int64(len(c.b)))])
+	return n, nil
+}
+func (c choppy) Size() int64 { return int64(len(c.b)) }
+
+func TestReadFullShortReads(t *testing.T) {
+	data := []byte("abcdefghijklmnopqrstuvwxyz")
+	p, err := ReadRange(choppy{data, 100}, Range{2, 20})
+	if err != nil || string(p) != string(data[2:22]) {
+		t.Fatalf("%q %v", p, err)
+	}
+	// A source shorter than it claims fails cleanly.
+	if _, err := ReadRange(choppy{data, 10}, Range{2, 20}); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("truncated source: %v", err)
+	}
+}
+
+func TestFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x")
+	data := bytes.Repeat([]byte("strata"), 1000)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Size() != int64(len(data)) {
+		t.Fatalf("size %d", f.Size())
+	}
+	p, err := ReadRange(f, Range{5990, 10})
+	if err != nil || !bytes.Equal(p, data[5990:]) {
+		t.Fatalf("%q %v", p, err)
+	}
+	if _, err := OpenFile(path + ".missing"); err == nil {
+		t.Fatal("missing file opened")
+	}
+}
+
+func TestPlan(t *testing.T) {
+	f := NewFetcher(Bytes(make([]byte, 1<<20)), FetcherOptions{Gap: 10, MaxRead: 100})
+	got := f.Plan([]Range{{50, 5}, {0, 10}, {20, 5}, {14, 2}, {200, 0}, {300, 10}, {305, 2}, {400, 90}, {495, 20}})
+	want := []Range{{0, 25}, {50, 5}, {300, 10}, {400, 90}, {495, 20}}
+	if len(got) != len(want) {
+		t.Fatalf("plan %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("plan %v, want %v", got, want)
+		}
+	}
+	// Negative gap merges only touching or overlapping ranges.
+	f = NewFetcher(Bytes(make([]byte, 100)), FetcherOptions{Gap: -1})
+	got = f.Plan([]Range{{0, 10}, {10, 5}, {16, 1}, {12, 10}})
+	if len(got) != 1 || got[0] != (Range{0, 22}) {
+		t.Fatalf("touching plan %v", got)
+	}
+	got = f.Plan([]Range{{0, 10}, {11, 5}})
+	if len(got) != 2 {
+		t.Fatalf("gap plan %v", got)
+	}
+	// A single range longer than MaxRead is still one read.
+	f = NewFetcher(Bytes(make([]byte, 1000)), FetcherOptions{MaxRead: 10})
+	if got = f.Plan([]Range{{0, 500}, {10, 20}}); len(got) != 1 || got[0] != (Range{0, 500}) {
+		t.Fatalf("long plan %v", got)
+	}
+}
+
+func TestFetchRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	data := make([]byte, 1<<18)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	for iter := range 200 {
+		opts := FetcherOptions{Gap: int64(rng.IntN(5000)) - 100, MaxRead: int64(rng.IntN(1 << 16)), Parallel: rng.IntN(4)}
+		f := NewFetcher(Bytes(data), opts)
+		rs := make([]Range, rng.IntN(40))
+		var want int64
+		for i := range rs {
+			off := rng.Int64N(int64(len(data)))
+			l := rng.Int64N(min(int64(len(data))-off, 3000) + 1)
+			rs[i] = Range{off, l}
+			want += l
+		}
+		out, err := f.Fetch(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rs {
+			if !bytes.Equal(out[i], data[r.Off:r.End()]) || out[i] == nil || cap(out[i]) != len(out[i]) {
+				t.Fatalf("iter %d range %d %v: wrong bytes", iter, i, r)
+			}
+		}
+		st := f.Stats()
+		plan := f.Plan(rs)
+		var planned int64
+		for _, p := range plan {
+			planned += p.Len
+		}
+		if st.Reads != int64(len(plan)) || st.BytesRead != planned || st.Ranges != int64(len(rs)) || st.BytesRequested != want {
+			t.Fatalf("iter %d: stats %+v, plan %d reads / %d bytes, want %d bytes", iter, st, len(plan), planned, want)
+		}
+	}
+}
+
+func TestFetchErrors(t *testing.T) {
+	f := NewFetcher(Bytes(make([]byte, 100)), FetcherOptions{})
+	if _, err := f.Fetch([]Range{{0, 10}, {95, 10}}); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("out of range: %v", err)
+	}
+	if st := f.Stats(); st.Reads != 0 {
+		t.Fatalf("read before validating: %+v", st)
+	}
+	// A source that lies about its size fails with ErrUnexpectedEOF.
+	for _, par := range []int{1, 4} {
+		f = NewFetcher(choppy{make([]byte, 1000), 500}, FetcherOptions{Gap: -1, Parallel: par})
+		if _, err := f.Fetch([]Range{{0, 10}, {100, 10}, {600, 10}, {900, 10}}); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("parallel %d: %v", par, err)
+		}
+	}
+	f.ResetStats()
+	if f.Stats() != (Stats{}) {
+		t.Fatal("ResetStats")
+	}
+}
+
+func TestFetchConcurrent(t *testing.T) {
+	data := make([]byte, 1<<16)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	f := NewFetcher(Bytes(data), FetcherOptions{Gap: 100, Parallel: 3})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			for range 100 {
+				rs := []Range{{rng.Int64N(60000), 100}, {rng.Int64N(60000), 1000}}
+				out, err := f.Fetch(rs)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for i, r := range rs {
+					if !bytes.Equal(out[i], data[r.Off:r.End()]) {
+						t.Error("wrong bytes")
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if st := f.Stats(); st.Ranges != 8*100*2 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// BenchmarkFetch fetches 1000 ranges of 4 KB, 8 KB apart (coalesced into
+// 16 MiB reads); BenchmarkMemcpy copies the requested bytes for comparison.
+func BenchmarkFetch(b *testing.B) {
+	data := make([]byte, 8<<20)
+	rs := make([]Range, 1000)
+	for i := range rs {
+		rs[i] = Range{int64(i) * 8000, 4000}
+	}
+	f := NewFetcher(Bytes(data), FetcherOptions{})
+	b.SetBytes(4000 * 1000)
+	for b.Loop() {
+		if _, err := f.Fetch(rs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkMemcpy(b *testing.B) {
+	src := make([]byte, 4000*1000)
+	dst := make([]byte, len(src))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		copy(dst, src)
+	}
+}

@@ -1,0 +1,211 @@
+// Package meta encodes the metadata sections the writer stores in the
+// container beside the schema: file statistics, stripe statistics with bloom
+// filters, and string key/value maps. Layouts are in docs/FORMAT.md.
+package meta
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"strata/encoding"
+	"strata/stats"
+)
+
+// StripeStats holds one stripe's per-stream statistics and bloom filters,
+// keyed by stream id.
+type StripeStats struct {
+	Rows    int64
+	Columns map[int]stats.ColumnStats
+	Blooms  map[int][]byte
+}
+
+func appendBlob(dst, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
+}
+
+// MarshalFileStats encodes per-stream file statistics.
+func MarshalFileStats(m map[int]stats.ColumnStats) []byte {
+	out := binary.AppendUvarint(nil, uint64(len(m)))
+	for _, id := range sortedKeys(m) {
+		out = binary.AppendUvarint(out, uint64(id))
+		cs := m[id]
+		out = appendBlob(out, cs.AppendBinary(nil))
+	}
+	return out
+}
+
+// UnmarshalFileStats decodes MarshalFileStats output.
+func UnmarshalFileStats(b []byte) (map[int]stats.ColumnStats, error) {
+	d := dec{b: b, what: "file stats"}
+	n := d.count(2)
+	m := make(map[int]stats.ColumnStats, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		id := d.count(0)
+		blob := d.blob()
+		if d.err != nil {
+			break
+		}
+		cs, err := DecodeStats(blob)
+		if err != nil {
+			return nil, fmt.Errorf("file stats, stream %d: %w", id, err)
+		}
+		m[id] = cs
+	}
+	return m, d.err
+}
+
+// MarshalStripeStats encodes the statistics of every stripe.
+func MarshalStripeStats(ss []StripeStats) []byte {
+	out := binary.AppendUvarint(nil, uint64(len(ss)))
+	for _, s := range ss {
+		out = binary.AppendUvarint(out, uint64(s.Rows))
+		out = binary.AppendUvarint(out, uint64(len(s.Columns)))
+		for _, id := range sortedKeys(s.Columns) {
+			out = binary.AppendUvarint(out, uint64(id))
+			cs := s.Columns[id]
+			out = appendBlob(out, cs.AppendBinary(nil))
+		}
+		out = binary.AppendUvarint(out, uint64(len(s.Blooms)))
+		for _, id := range sortedKeys(s.Blooms) {
+			out = binary.AppendUvarint(out, uint64(id))
+			out = appendBlob(out, s.Blooms[id])
+		}
+	}
+	return out
+}
+
+// UnmarshalStripeStats decodes MarshalStripeStats output.
+func UnmarshalStripeStats(b []byte) ([]StripeStats, error) {
+	d := dec{b: b, what: "stripe stats"}
+	n := d.count(2)
+	out := make([]StripeStats, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		s := StripeStats{Rows: int64(d.uvarint()), Columns: map[int]stats.ColumnStats{}, Blooms: map[int][]byte{}}
+		nc := d.count(2)
+		for j := 0; j < nc && d.err == nil; j++ {
+			id := d.count(0)
+			blob := d.blob()
+			if d.err != nil {
+				break
+			}
+			cs, err := DecodeStats(blob)
+			if err != nil {
+				return nil, fmt.Errorf("stripe %d stats, stream %d: %w", i, id, err)
+			}
+			s.Columns[id] = cs
+		}
+		nb := d.count(2)
+		for j := 0; j < nb && d.err == nil; j++ {
+			id := d.count(0)
+			s.Blooms[id] = d.blob()
+		}
+		out = append(out, s)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return out, nil
+}
+
+// MarshalKV encodes a string map, keys sorted.
+func MarshalKV(m map[string]string) []byte {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	out := binary.AppendUvarint(nil, uint64(len(ks)))
+	for _, k := range ks {
+		out = appendBlob(out, []byte(k))
+		out = appendBlob(out, []byte(m[k]))
+	}
+	return out
+}
+
+// UnmarshalKV decodes MarshalKV output.
+func UnmarshalKV(b []byte) (map[string]string, error) {
+	d := dec{b: b, what: "key/value section"}
+	n := d.count(2)
+	m := make(map[string]string, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		k := d.blob()
+		v := d.blob()
+		m[string(k)] = string(v)
+	}
+	return m, d.err
+}
+
+// dec is a sticky-error reader over a section.
+type dec struct {
+	b    []byte
+	what string
+	err  error
+}
+
+func (d *dec) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = encoding.Corruptf("%s: bad uvarint", d.what)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a count of items each taking at least minBytes bytes, checked
+// against what remains so a hostile count cannot drive an allocation.
+func (d *dec) count(minBytes int) int {
+	v := d.uvarint()
+	if d.err != nil {
+		return 0
+	}
+	if minBytes > 0 && v > uint64(len(d.b)/minBytes) {
+		d.err = encoding.Corruptf("%s: count %d exceeds remaining %d bytes", d.what, v, len(d.b))
+		return 0
+	}
+	if v > 1<<31 {
+		d.err = encoding.Corruptf("%s: value %d too large", d.what, v)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *dec) blob() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.err = encoding.Corruptf("%s: blob of %d bytes beyond %d remaining", d.what, n, len(d.b))
+		return nil
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
+}
+
+// DecodeStats decodes one ColumnStats blob, which must be consumed whole.
+func DecodeStats(b []byte) (stats.ColumnStats, error) {
+	cs, n, err := stats.DecodeColumnStats(b)
+	if err != nil {
+		return cs, err
+	}
+	if n != len(b) {
+		return cs, encoding.Corruptf("column stats: %d trailing bytes", len(b)-n)
+	}
+	return cs, nil
+}

@@ -1,0 +1,405 @@
+package read
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"strata/encoding"
+	"strata/meta"
+	"strata/stats"
+)
+
+// AggValue is the result of one aggregate.
+type AggValue struct {
+	Name  string
+	Null  bool // no non-null input (min/max/sum of nothing)
+	Float bool // the value is a float
+	I     int64
+	F     float64
+}
+
+// Int returns the value as an integer.
+func (v AggValue) Int() int64 {
+	if v.Float {
+		return int64(v.F)
+	}
+	return v.I
+}
+
+func (v AggValue) String() string {
+	switch {
+	case v.Null:
+		return "NULL"
+	case v.Float:
+		return fmt.Sprint(v.F)
+	}
+	return fmt.Sprint(v.I)
+}
+
+type aggSpec struct {
+	fn     string // count, sum, min, max
+	col    int    // -1 for count(*)
+	stream int
+	name   string
+}
+
+func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
+	var out []aggSpec
+	for _, part := range strings.Split(exprs, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		open := strings.IndexByte(part, '(')
+		if open < 0 || !strings.HasSuffix(part, ")") {
+			return nil, fmt.Errorf("read: aggregate %q: want fn(column), e.g. sum(l_quantity)", part)
+		}
+		fn := strings.ToLower(strings.TrimSpace(part[:open]))
+		arg := strings.TrimSpace(part[open+1 : len(part)-1])
+		switch fn {
+		case "count", "sum", "min", "max":
+		default:
+			return nil, fmt.Errorf("read: aggregate %q: unknown function %q (count, sum, min, max)", part, fn)
+		}
+		s := aggSpec{fn: fn, col: -1, stream: -1, name: fn + "(" + arg + ")"}
+		if arg != "*" || fn != "count" {
+			c := f.sch.ColumnIndex(arg)
+			if c < 0 {
+				return nil, fmt.Errorf("read: aggregate %q: no column %q", part, arg)
+			}
+			s.col = c
+			s.stream = f.rowAligned(c)
+			if s.stream < 0 {
+				return nil, fmt.Errorf("read: aggregate %q: %s is not a primitive column", part, arg)
+			}
+			t := f.sch.Stream(s.stream).Type
+			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
+				return nil, fmt.Errorf("read: aggregate %q: cannot sum %v values", part, t)
+			}
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read: no aggregates in %q", exprs)
+	}
+	return out, nil
+}
+
+type aggState struct {
+	count int64
+	sumI  int64
+	sumF  float64
+	have  bool
+	min   stats.Value
+	max   stats.Value
+}
+
+// Aggregate computes count/sum/min/max over the rows matching where. Whole
+// stripes and chunks that the filter accepts on statistics answer count,
+// min and max from statistics; other chunks decode only the aggregated
+// column's surviving rows.
+func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
+	var st ScanStats
+	specs, err := f.parseAggs(exprs)
+	if err != nil {
+		return nil, st, err
+	}
+	var q *query
+	if where != "" {
+		if q, err = f.compile(where); err != nil {
+			return nil, st, err
+		}
+	}
+	states := make([]aggState, len(specs))
+	for i := 0; i < f.f.NumStripes(); i++ {
+		st.Stripes++
+		rows := int(f.f.Stripe(i).Rows)
+		var sel encoding.Bitmap
+		if q != nil {
+			if sel, err = f.stripeSelection(i, q, &st); err != nil {
+				return nil, st, err
+			}
+			if sel == nil {
+				continue
+			}
+		} else {
+			st.RowsScanned += int64(rows)
+		}
+		full := sel == nil || sel.Count() == rows
+		for k, s := range specs {
+			if s.col < 0 {
+				if full {
+					states[k].count += int64(rows)
+				} else {
+					states[k].count += int64(sel.Count())
+				}
+				continue
+			}
+			if err := f.aggColumn(i, s, sel, &states[k], &st); err != nil {
+				return nil, st, err
+			}
+		}
+		if sel != nil {
+			st.RowsReturned += int64(sel.Count())
+		} else {
+			st.RowsReturned += int64(rows)
+		}
+	}
+	out := make([]AggValue, len(specs))
+	for k, s := range specs {
+		v := AggValue{Name: s.name}
+		a := &states[k]
+		switch s.fn {
+		case "count":
+			v.I = a.count
+		case "sum":
+			t := f.sch.Stream(s.stream).Type
+			if !a.have {
+				v.Null = true
+			} else if t.IsFloat() {
+				v.Float, v.F = true, a.sumF
+			} else {
+				v.I = a.sumI
+			}
+		case "min", "max":
+			x := a.min
+			if s.fn == "max" {
+				x = a.max
+			}
+			if !a.have || !x.Valid() {
+				v.Null = true
+				break
+			}
+			switch {
+			case x.Type.IsFloat():
+				v.Float, v.F = true, x.Float()
+			case x.Type.IsSigned():
+				v.I = x.Int()
+			case x.Type == encoding.Binary:
+				v.Float, v.F = false, math.NaN()
+				v.Name += "=" + string(x.Bytes())
+			default:
+				v.I = int64(x.Uint())
+			}
+		}
+		out[k] = v
+	}
+	return out, st, nil
+}
+
+// aggColumn folds one stripe's selected rows of a column into a.
+func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState, st *ScanStats) error {
+	info, err := f.f.Stream(stripe, s.stream)
+	if err != nil {
+		return err
+	}
+	for ci, ch := range info.Chunks {
+		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
+		whole := sel == nil || sel.Count() == len(sel)*64 || allIn(sel, lo, hi)
+		if sel != nil && !sel.AnyIn(lo, hi) {
+			st.ChunksNoSurvivors++
+			continue
+		}
+		if whole && s.fn != "sum" && len(ch.Stats) > 0 {
+			if cs, err := meta.DecodeStats(ch.Stats); err == nil && (s.fn == "count" || cs.HasMinMax && !cs.MinTruncated && !cs.MaxTruncated) {
+				st.ChunksAllMatch++
+				a.count += cs.Rows - cs.Nulls
+				if cs.HasMinMax {
+					a.fold(cs.Min, cs.Max)
+				}
+				continue
+			}
+		}
+		payloads, err := f.fetchChunks(stripe, s.stream, []int{ci}, st)
+		if err != nil {
+			return err
+		}
+		var sub encoding.Bitmap
+		if sel != nil && !whole {
+			sub = extractBits(sel, lo, hi)
+		}
+		if err := f.aggChunk(payloads[0], int(ch.Rows), sub, s, a); err != nil {
+			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
+		}
+	}
+	return nil
+}
+
+func allIn(sel encoding.Bitmap, lo, hi int) bool {
+	if sel == nil {
+		return true
+	}
+	for i := lo; i < hi; i++ {
+		if i&63 == 0 && hi-i >= 64 {
+			if sel[i>>6] != ^uint64(0) {
+				return false
+			}
+			i += 63
+			continue
+		}
+		if !sel.Get(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *aggState) fold(mn, mx stats.Value) {
+	if !a.have || !a.min.Valid() || mn.Compare(a.min) < 0 {
+		a.min = mn.Clone()
+	}
+	if !a.have || !a.max.Valid() || mx.Compare(a.max) > 0 {
+		a.max = mx.Clone()
+	}
+	a.have = true
+}
+
+// aggChunk decodes a chunk and folds the selected rows (all when sel is nil).
+func (f *File) aggChunk(node []byte, n int, sel encoding.Bitmap, s aggSpec, a *aggState) error {
+	d, err := encoding.Open(node, f.dec)
+	if err != nil {
+		return err
+	}
+	if d.Len() != n {
+		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), n)
+	}
+	buf, err := newBuf(d.Type(), n)
+	if err != nil {
+		return err
+	}
+	valid := make([]bool, n)
+	if bb, ok := buf.(*encoding.Bytes); ok {
+		if err := encoding.ReadBinaryNullable(d.(encoding.BinaryReader), bb, valid, n); err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			if (sel == nil || sel.Get(i)) && valid[i] {
+				a.count++
+				v := stats.Bytes(bb.Value(i))
+				a.fold(v, v)
+			}
+		}
+		return nil
+	}
+	if _, err := readAny(d, buf, valid); err != nil {
+		return err
+	}
+	switch b := buf.(type) {
+	case []int8:
+		foldInts(a, b, valid, sel)
+	case []int16:
+		foldInts(a, b, valid, sel)
+	case []int32:
+		foldInts(a, b, valid, sel)
+	case []int64:
+		foldInts(a, b, valid, sel)
+	case []uint8:
+		foldUints(a, b, valid, sel)
+	case []uint16:
+		foldUints(a, b, valid, sel)
+	case []uint32:
+		foldUints(a, b, valid, sel)
+	case []uint64:
+		foldUints(a, b, valid, sel)
+	case []float32:
+		foldFloats(a, b, valid, sel)
+	case []float64:
+		foldFloats(a, b, valid, sel)
+	case []bool:
+		for i, v := range b {
+			if (sel == nil || sel.Get(i)) && valid[i] {
+				a.count++
+				x := stats.Bool(v)
+				a.fold(x, x)
+			}
+		}
+	}
+	return nil
+}
+
+func foldInts[T int8 | int16 | int32 | int64](a *aggState, v []T, valid []bool, sel encoding.Bitmap) {
+	var sum, cnt int64
+	mn, mx := T(0), T(0)
+	first := true
+	for i, x := range v {
+		if !valid[i] || (sel != nil && !sel.Get(i)) {
+			continue
+		}
+		sum += int64(x)
+		cnt++
+		if first || x < mn {
+			mn = x
+		}
+		if first || x > mx {
+			mx = x
+		}
+		first = false
+	}
+	if cnt == 0 {
+		return
+	}
+	a.count += cnt
+	a.sumI += sum
+	a.sumF += float64(sum)
+	a.fold(stats.Of(mn), stats.Of(mx))
+}
+
+func foldUints[T uint8 | uint16 | uint32 | uint64](a *aggState, v []T, valid []bool, sel encoding.Bitmap) {
+	var sum uint64
+	var cnt int64
+	mn, mx := T(0), T(0)
+	first := true
+	for i, x := range v {
+		if !valid[i] || (sel != nil && !sel.Get(i)) {
+			continue
+		}
+		sum += uint64(x)
+		cnt++
+		if first || x < mn {
+			mn = x
+		}
+		if first || x > mx {
+			mx = x
+		}
+		first = false
+	}
+	if cnt == 0 {
+		return
+	}
+	a.count += cnt
+	a.sumI += int64(sum)
+	a.sumF += float64(sum)
+	a.fold(stats.Of(mn), stats.Of(mx))
+}
+
+func foldFloats[T float32 | float64](a *aggState, v []T, valid []bool, sel encoding.Bitmap) {
+	var sum float64
+	var cnt int64
+	mn, mx := math.Inf(1), math.Inf(-1)
+	for i, x := range v {
+		if !valid[i] || (sel != nil && !sel.Get(i)) {
+			continue
+		}
+		f := float64(x)
+		sum += f
+		cnt++
+		if f < mn {
+			mn = f
+		}
+		if f > mx {
+			mx = f
+		}
+	}
+	if cnt == 0 {
+		return
+	}
+	a.count += cnt
+	a.sumF += sum
+	t := encoding.TypeFor[T]()
+	if !math.IsInf(mn, 1) {
+		a.fold(stats.Float(t, mn), stats.Float(t, mx))
+	} else {
+		a.have = true
+	}
+}

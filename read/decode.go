@@ -1,0 +1,107 @@
+package read
+
+import (
+	"fmt"
+
+	"strata/encoding"
+)
+
+// streamBuf is one stream's decoded values for a range of entries, in the
+// layout shred expects: typed values (or Bytes) plus optional validity.
+type streamBuf struct {
+	typ   encoding.Type
+	vals  any
+	valid []bool
+	n     int
+}
+
+// newBuf allocates a buffer for n entries of type t.
+func newBuf(t encoding.Type, n int) (any, error) {
+	switch t {
+	case encoding.Bool:
+		return make([]bool, n), nil
+	case encoding.Int8:
+		return make([]int8, n), nil
+	case encoding.Int16:
+		return make([]int16, n), nil
+	case encoding.Int32:
+		return make([]int32, n), nil
+	case encoding.Int64:
+		return make([]int64, n), nil
+	case encoding.Uint8:
+		return make([]uint8, n), nil
+	case encoding.Uint16:
+		return make([]uint16, n), nil
+	case encoding.Uint32:
+		return make([]uint32, n), nil
+	case encoding.Uint64:
+		return make([]uint64, n), nil
+	case encoding.Float32:
+		return make([]float32, n), nil
+	case encoding.Float64:
+		return make([]float64, n), nil
+	case encoding.Binary:
+		b := &encoding.Bytes{Offsets: make([]int32, 1, n+1)}
+		return b, nil
+	}
+	return nil, encoding.Unsupportedf("stream type %v", t)
+}
+
+// decodeInto decodes all values of node into buf at [at, at+rows), filling
+// valid[at:at+rows] when the node may hold nulls. It reports whether the node
+// had a validity (Nullable) layer.
+func decodeInto(node []byte, opts *encoding.Options, buf any, at, rows int, valid []bool) (bool, error) {
+	d, err := encoding.Open(node, opts)
+	if err != nil {
+		return false, err
+	}
+	if d.Len() != rows {
+		return false, encoding.Corruptf("chunk declares %d rows, node holds %d", rows, d.Len())
+	}
+	nullable := d.Kind() == encoding.KindNullable
+	switch b := buf.(type) {
+	case []bool:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []int8:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []int16:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []int32:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []int64:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []uint8:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []uint16:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []uint32:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []uint64:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []float32:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case []float64:
+		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
+	case *encoding.Bytes:
+		r, ok := d.(encoding.BinaryReader)
+		if !ok {
+			return false, encoding.Corruptf("%v node is %v, stream is binary", d.Kind(), d.Type())
+		}
+		if nullable && valid != nil {
+			return true, encoding.ReadBinaryNullable(r, b, valid[at:at+rows], rows)
+		}
+		return nullable, r.ReadBinary(b, rows)
+	}
+	return false, fmt.Errorf("read: buffer %T", buf)
+}
+
+func readTyped[T encoding.Fixed](d encoding.Decoder, dst []T, valid []bool, at int, nullable bool) error {
+	r, ok := d.(encoding.Reader[T])
+	if !ok {
+		return encoding.Corruptf("%v node holds %v, stream holds %v", d.Kind(), d.Type(), encoding.TypeFor[T]())
+	}
+	if nullable && valid != nil {
+		return encoding.ReadNullable(r, dst, valid[at:at+len(dst)])
+	}
+	return r.Read(dst)
+}

@@ -1,0 +1,711 @@
+package read
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+	"sync"
+	"time"
+
+	"strata/encoding"
+	"strata/filter"
+	"strata/meta"
+	"strata/schema"
+	"strata/stats"
+)
+
+// query is a bound filter ready to run against stripes.
+type query struct {
+	expr   filter.Expr
+	stream map[*filter.Leaf]int // values stream of each leaf's column
+	preds  map[*filter.Leaf]any // *encoding.Pred[T] or *encoding.BytesPred
+}
+
+// filterCost tracks, per leaf, time spent per row dropped; AND evaluates its
+// cheapest-per-drop children first, and the order carries across stripes.
+type filterCost struct {
+	mu      sync.Mutex
+	nanos   int64
+	dropped int64
+}
+
+func (c *filterCost) score() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nanos == 0 {
+		return 0
+	}
+	return float64(c.nanos) / float64(c.dropped+1)
+}
+
+// compile parses and binds a WHERE string against the file's schema.
+func (f *File) compile(where string) (*query, error) {
+	e, err := filter.Parse(where)
+	if err != nil {
+		return nil, err
+	}
+	e, err = filter.Bind(e, func(path string) (filter.ColumnInfo, bool) {
+		n, err := f.sch.Find(path)
+		if err != nil || !n.Kind.IsLeaf() {
+			return filter.ColumnInfo{}, false
+		}
+		return columnInfo(n), true
+	})
+	if err != nil {
+		return nil, err
+	}
+	q := &query{expr: e, stream: map[*filter.Leaf]int{}, preds: map[*filter.Leaf]any{}}
+	var werr error
+	filter.Walk(e, func(l *filter.Leaf) {
+		n, err := f.sch.Find(l.Path)
+		if err != nil {
+			werr = err
+			return
+		}
+		for p := n.Parent(); p != nil; p = p.Parent() {
+			if p.Kind == schema.List || p.Kind == schema.Map || p.Kind == schema.FlatMap {
+				werr = fmt.Errorf("read: filter on %s: columns inside lists and maps cannot be filtered yet", l.Path)
+				return
+			}
+		}
+		id := n.StreamID(schema.RoleValues)
+		if id < 0 {
+			werr = fmt.Errorf("read: filter on %s: no values stream", l.Path)
+			return
+		}
+		q.stream[l] = id
+		if l.Op != filter.OpIsNull && l.Op != filter.OpIsNotNull {
+			p, err := leafPred(l, f.sch.Stream(id).Type)
+			if err != nil {
+				werr = err
+				return
+			}
+			q.preds[l] = p
+		}
+	})
+	if werr != nil {
+		return nil, werr
+	}
+	return q, nil
+}
+
+// leafPred converts a bound leaf into the typed predicate decoders evaluate.
+func leafPred(l *filter.Leaf, t encoding.Type) (any, error) {
+	switch t {
+	case encoding.Int8:
+		return numPred[int8](l, func(v stats.Value) int8 { return int8(v.Int()) }), nil
+	case encoding.Int16:
+		return numPred[int16](l, func(v stats.Value) int16 { return int16(v.Int()) }), nil
+	case encoding.Int32:
+		return numPred[int32](l, func(v stats.Value) int32 { return int32(v.Int()) }), nil
+	case encoding.Int64:
+		return numPred[int64](l, func(v stats.Value) int64 { return v.Int() }), nil
+	case encoding.Uint8:
+		return numPred[uint8](l, func(v stats.Value) uint8 { return uint8(v.Uint()) }), nil
+	case encoding.Uint16:
+		return numPred[uint16](l, func(v stats.Value) uint16 { return uint16(v.Uint()) }), nil
+	case encoding.Uint32:
+		return numPred[uint32](l, func(v stats.Value) uint32 { return uint32(v.Uint()) }), nil
+	case encoding.Uint64:
+		return numPred[uint64](l, func(v stats.Value) uint64 { return v.Uint() }), nil
+	case encoding.Float32:
+		return numPred[float32](l, func(v stats.Value) float32 { return float32(v.Float()) }), nil
+	case encoding.Float64:
+		return numPred[float64](l, func(v stats.Value) float64 { return v.Float() }), nil
+	case encoding.Binary:
+		p := &encoding.BytesPred{Op: encoding.Op(l.Op), A: l.A.Bytes(), B: l.B.Bytes()}
+		for _, s := range l.Set {
+			p.Set = append(p.Set, s.Bytes())
+		}
+		return p, nil
+	case encoding.Bool:
+		// bools compare as 0/1 bytes
+		return numPred[uint8](l, func(v stats.Value) uint8 {
+			if v.Bool() {
+				return 1
+			}
+			return 0
+		}), nil
+	}
+	return nil, fmt.Errorf("read: cannot filter %v values", t)
+}
+
+func numPred[T encoding.Number](l *filter.Leaf, conv func(stats.Value) T) *encoding.Pred[T] {
+	p := &encoding.Pred[T]{Op: encoding.Op(l.Op)}
+	if l.A.Valid() {
+		p.A = conv(l.A)
+	}
+	if l.B.Valid() {
+		p.B = conv(l.B)
+	}
+	for _, s := range l.Set {
+		p.Set = append(p.Set, conv(s))
+	}
+	sort.Slice(p.Set, func(i, j int) bool { return p.Set[i] < p.Set[j] })
+	return p
+}
+
+// tri is a three-valued pruning answer.
+type tri uint8
+
+const (
+	triNone tri = iota // no row can match
+	triSome            // rows must be evaluated
+	triAll             // every row matches
+)
+
+// pruneExpr evaluates e on statistics per column stream.
+func (q *query) prune(e filter.Expr, statsOf func(stream int) (stats.ColumnStats, bool)) tri {
+	switch x := e.(type) {
+	case *filter.Const:
+		if x.Value {
+			return triAll
+		}
+		return triNone
+	case *filter.Not:
+		switch q.prune(x.X, statsOf) {
+		case triNone:
+			return triAll
+		case triAll:
+			return triNone
+		}
+		return triSome
+	case *filter.And:
+		out := triAll
+		for _, a := range x.Args {
+			switch q.prune(a, statsOf) {
+			case triNone:
+				return triNone
+			case triSome:
+				out = triSome
+			}
+		}
+		return out
+	case *filter.Or:
+		out := triNone
+		for _, a := range x.Args {
+			switch q.prune(a, statsOf) {
+			case triAll:
+				return triAll
+			case triSome:
+				out = triSome
+			}
+		}
+		return out
+	case *filter.Leaf:
+		cs, ok := statsOf(q.stream[x])
+		if !ok {
+			return triSome
+		}
+		return pruneLeaf(x, q.preds[x], &cs)
+	}
+	return triSome
+}
+
+func pruneLeaf(l *filter.Leaf, pred any, cs *stats.ColumnStats) tri {
+	switch l.Op {
+	case filter.OpIsNull:
+		if cs.Nulls == 0 {
+			return triNone
+		}
+		if cs.Nulls == cs.Rows {
+			return triAll
+		}
+		return triSome
+	case filter.OpIsNotNull:
+		if cs.Nulls == 0 {
+			return triAll
+		}
+		if cs.Nulls == cs.Rows {
+			return triNone
+		}
+		return triSome
+	}
+	if cs.Rows == cs.Nulls {
+		return triNone // comparisons never match nulls
+	}
+	if !cs.HasMinMax {
+		return triSome
+	}
+	var may, all bool
+	switch p := pred.(type) {
+	case *encoding.Pred[int8]:
+		may, all = p.MayMatchRange(int8(cs.Min.Int()), int8(cs.Max.Int())), p.AllMatchRange(int8(cs.Min.Int()), int8(cs.Max.Int()))
+	case *encoding.Pred[int16]:
+		may, all = p.MayMatchRange(int16(cs.Min.Int()), int16(cs.Max.Int())), p.AllMatchRange(int16(cs.Min.Int()), int16(cs.Max.Int()))
+	case *encoding.Pred[int32]:
+		may, all = p.MayMatchRange(int32(cs.Min.Int()), int32(cs.Max.Int())), p.AllMatchRange(int32(cs.Min.Int()), int32(cs.Max.Int()))
+	case *encoding.Pred[int64]:
+		may, all = p.MayMatchRange(cs.Min.Int(), cs.Max.Int()), p.AllMatchRange(cs.Min.Int(), cs.Max.Int())
+	case *encoding.Pred[uint8]:
+		if cs.Type == encoding.Bool {
+			lo, hi := uint8(0), uint8(0)
+			if cs.Min.Bool() {
+				lo = 1
+			}
+			if cs.Max.Bool() {
+				hi = 1
+			}
+			may, all = p.MayMatchRange(lo, hi), p.AllMatchRange(lo, hi)
+		} else {
+			may, all = p.MayMatchRange(uint8(cs.Min.Uint()), uint8(cs.Max.Uint())), p.AllMatchRange(uint8(cs.Min.Uint()), uint8(cs.Max.Uint()))
+		}
+	case *encoding.Pred[uint16]:
+		may, all = p.MayMatchRange(uint16(cs.Min.Uint()), uint16(cs.Max.Uint())), p.AllMatchRange(uint16(cs.Min.Uint()), uint16(cs.Max.Uint()))
+	case *encoding.Pred[uint32]:
+		may, all = p.MayMatchRange(uint32(cs.Min.Uint()), uint32(cs.Max.Uint())), p.AllMatchRange(uint32(cs.Min.Uint()), uint32(cs.Max.Uint()))
+	case *encoding.Pred[uint64]:
+		may, all = p.MayMatchRange(cs.Min.Uint(), cs.Max.Uint()), p.AllMatchRange(cs.Min.Uint(), cs.Max.Uint())
+	case *encoding.Pred[float32]:
+		may, all = p.MayMatchRange(float32(cs.Min.Float()), float32(cs.Max.Float())), p.AllMatchRange(float32(cs.Min.Float()), float32(cs.Max.Float()))
+	case *encoding.Pred[float64]:
+		may, all = p.MayMatchRange(cs.Min.Float(), cs.Max.Float()), p.AllMatchRange(cs.Min.Float(), cs.Max.Float())
+	case *encoding.BytesPred:
+		may = p.MayMatchRange(cs.Min.Bytes(), cs.Max.Bytes())
+		all = !cs.MinTruncated && !cs.MaxTruncated && p.AllMatchRange(cs.Min.Bytes(), cs.Max.Bytes())
+	default:
+		return triSome
+	}
+	if !may && cs.NaNs == 0 {
+		return triNone
+	}
+	if !may && l.Op != filter.OpNe {
+		return triNone // NaN matches only !=
+	}
+	if all && cs.Nulls == 0 && cs.NaNs == 0 {
+		return triAll
+	}
+	return triSome
+}
+
+// bloomRejects reports whether a stripe's bloom filters prove that an
+// equality or IN conjunct cannot match.
+func (q *query) bloomRejects(e filter.Expr, bloomOf func(stream int) *stats.Bloom) bool {
+	switch x := e.(type) {
+	case *filter.And:
+		for _, a := range x.Args {
+			if q.bloomRejects(a, bloomOf) {
+				return true
+			}
+		}
+		return false
+	case *filter.Or:
+		for _, a := range x.Args {
+			if !q.bloomRejects(a, bloomOf) {
+				return false
+			}
+		}
+		return len(x.Args) > 0
+	case *filter.Leaf:
+		if x.Op != filter.OpEq && x.Op != filter.OpIn {
+			return false
+		}
+		b := bloomOf(q.stream[x])
+		if b == nil {
+			return false
+		}
+		vals := x.Set
+		if x.Op == filter.OpEq {
+			vals = []stats.Value{x.A}
+		}
+		for _, v := range vals {
+			if b.MayContain(v.Hash()) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// evalExpr narrows sel (rows of the stripe) to rows matching e.
+func (f *File) evalExpr(q *query, stripe int, e filter.Expr, sel encoding.Bitmap, rows int, st *ScanStats) error {
+	switch x := e.(type) {
+	case *filter.Const:
+		if !x.Value {
+			clear(sel)
+		}
+		return nil
+	case *filter.And:
+		args := append([]filter.Expr(nil), x.Args...)
+		sort.SliceStable(args, func(i, j int) bool { return f.cost(args[i]) < f.cost(args[j]) })
+		for _, a := range args {
+			if err := f.evalExpr(q, stripe, a, sel, rows, st); err != nil {
+				return err
+			}
+			if !anySet(sel) {
+				return nil
+			}
+		}
+		return nil
+	case *filter.Or:
+		acc := make(encoding.Bitmap, len(sel))
+		for _, a := range x.Args {
+			// Rows already accepted need not be tested again.
+			cur := make(encoding.Bitmap, len(sel))
+			for i := range cur {
+				cur[i] = sel[i] &^ acc[i]
+			}
+			if err := f.evalExpr(q, stripe, a, cur, rows, st); err != nil {
+				return err
+			}
+			for i := range acc {
+				acc[i] |= cur[i]
+			}
+		}
+		copy(sel, acc)
+		return nil
+	case *filter.Not:
+		cur := append(encoding.Bitmap(nil), sel...)
+		if err := f.evalExpr(q, stripe, x.X, cur, rows, st); err != nil {
+			return err
+		}
+		for i := range sel {
+			sel[i] &^= cur[i]
+		}
+		// NOT over a comparison must not select nulls: re-check null rows.
+		return f.dropNulls(q, stripe, x.X, sel, st)
+	case *filter.Leaf:
+		start := time.Now()
+		before := sel.Count()
+		err := f.evalLeaf(q, stripe, x, sel, st)
+		c := f.costOf(x.String())
+		c.mu.Lock()
+		c.nanos += time.Since(start).Nanoseconds()
+		c.dropped += int64(before - sel.Count())
+		c.mu.Unlock()
+		return err
+	}
+	return fmt.Errorf("read: unknown filter node %T", e)
+}
+
+func (f *File) costOf(key string) *filterCost {
+	f.adaptMu.Lock()
+	defer f.adaptMu.Unlock()
+	c := f.adapt[key]
+	if c == nil {
+		c = &filterCost{}
+		f.adapt[key] = c
+	}
+	return c
+}
+
+func (f *File) cost(e filter.Expr) float64 {
+	switch x := e.(type) {
+	case *filter.Leaf:
+		return f.costOf(x.String()).score()
+	case *filter.And:
+		s := 0.0
+		for _, a := range x.Args {
+			s += f.cost(a)
+		}
+		return s
+	case *filter.Or:
+		s := 0.0
+		for _, a := range x.Args {
+			s += f.cost(a)
+		}
+		return s
+	case *filter.Not:
+		return f.cost(x.X)
+	}
+	return 0
+}
+
+// dropNulls clears rows where a column under a negated comparison is null
+// (SQL: NOT (x < 5) is unknown for a null x).
+func (f *File) dropNulls(q *query, stripe int, e filter.Expr, sel encoding.Bitmap, st *ScanStats) error {
+	var err error
+	filter.Walk(e, func(l *filter.Leaf) {
+		if err != nil || l.Op == filter.OpIsNull || l.Op == filter.OpIsNotNull {
+			return
+		}
+		nn := &filter.Leaf{Path: l.Path, Op: filter.OpIsNotNull, Col: l.Col}
+		q.stream[nn] = q.stream[l]
+		err = f.evalLeaf(q, stripe, nn, sel, st)
+		delete(q.stream, nn)
+	})
+	return err
+}
+
+func anySet(b encoding.Bitmap) bool {
+	for _, w := range b {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// evalLeaf narrows sel by one single-column predicate, chunk by chunk:
+// chunk statistics decide none/all without decoding; the rest run the
+// predicate inside the decoder on the encoded form.
+func (f *File) evalLeaf(q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+	stream := q.stream[l]
+	info, err := f.f.Stream(stripe, stream)
+	if err != nil {
+		return err
+	}
+	pred := q.preds[l]
+	for ci, ch := range info.Chunks {
+		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
+		if !sel.AnyIn(lo, hi) {
+			continue
+		}
+		if len(ch.Stats) > 0 {
+			if cs, err := meta.DecodeStats(ch.Stats); err == nil {
+				switch pruneLeaf(l, pred, &cs) {
+				case triNone:
+					sel.ClearRange(lo, hi)
+					st.ChunksPrunedStats++
+					continue
+				case triAll:
+					st.ChunksAllMatch++
+					continue
+				}
+			}
+		}
+		payloads, err := f.fetchChunks(stripe, stream, []int{ci}, st)
+		if err != nil {
+			return err
+		}
+		sub := extractBits(sel, lo, hi)
+		if err := f.filterChunk(payloads[0], l, pred, sub, hi-lo); err != nil {
+			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, ci, err)
+		}
+		storeBits(sel, sub, lo, hi)
+	}
+	return nil
+}
+
+// filterChunk evaluates a leaf on one chunk's encoded node.
+func (f *File) filterChunk(node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int) error {
+	d, err := encoding.Open(node, f.dec)
+	if err != nil {
+		return err
+	}
+	if d.Len() != n {
+		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), n)
+	}
+	if l.Op == filter.OpIsNull || l.Op == filter.OpIsNotNull {
+		valid, err := readValidity(d, n)
+		if err != nil {
+			return err
+		}
+		want := l.Op == filter.OpIsNotNull
+		for i := 0; i < n; i++ {
+			if valid[i] != want {
+				sel.Clear(i)
+			}
+		}
+		return nil
+	}
+	switch p := pred.(type) {
+	case *encoding.Pred[int8]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[int16]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[int32]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[int64]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[uint8]:
+		if d.Type() == encoding.Bool {
+			return filterBool(d, p, sel, n)
+		}
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[uint16]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[uint32]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[uint64]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[float32]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.Pred[float64]:
+		return filterTyped(d, p, sel, n)
+	case *encoding.BytesPred:
+		r, ok := d.(encoding.BinaryReader)
+		if !ok {
+			return encoding.Corruptf("%v node is not binary", d.Kind())
+		}
+		if bf, ok := d.(encoding.BinaryFilterer); ok {
+			return bf.FilterBinary(p, n, sel)
+		}
+		var b encoding.Bytes
+		valid := make([]bool, n)
+		if err := encoding.ReadBinaryNullable(r, &b, valid, n); err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			if sel.Get(i) && (!valid[i] || !p.Match(b.Value(i))) {
+				sel.Clear(i)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("read: no predicate for %s", l.Path)
+}
+
+func filterTyped[T encoding.Number](d encoding.Decoder, p *encoding.Pred[T], sel encoding.Bitmap, n int) error {
+	if fl, ok := d.(encoding.Filterer[T]); ok {
+		return fl.Filter(p, n, sel)
+	}
+	r, ok := d.(encoding.Reader[T])
+	if !ok {
+		return encoding.Corruptf("%v node holds %v, predicate wants %v", d.Kind(), d.Type(), encoding.TypeFor[T]())
+	}
+	vals := make([]T, n)
+	valid := make([]bool, n)
+	if err := encoding.ReadNullable(r, vals, valid); err != nil {
+		return err
+	}
+	for i, v := range vals {
+		if !valid[i] || !p.Match(v) {
+			sel.Clear(i)
+		}
+	}
+	return nil
+}
+
+func filterBool(d encoding.Decoder, p *encoding.Pred[uint8], sel encoding.Bitmap, n int) error {
+	r, ok := d.(encoding.Reader[bool])
+	if !ok {
+		return encoding.Corruptf("%v node is not bool", d.Kind())
+	}
+	vals := make([]bool, n)
+	valid := make([]bool, n)
+	if err := encoding.ReadNullable(r, vals, valid); err != nil {
+		return err
+	}
+	for i, v := range vals {
+		x := uint8(0)
+		if v {
+			x = 1
+		}
+		if !valid[i] || !p.Match(x) {
+			sel.Clear(i)
+		}
+	}
+	return nil
+}
+
+// readValidity returns which of a chunk's n values are non-null.
+func readValidity(d encoding.Decoder, n int) ([]bool, error) {
+	valid := make([]bool, n)
+	if d.Kind() != encoding.KindNullable {
+		for i := range valid {
+			valid[i] = true
+		}
+		return valid, nil
+	}
+	buf, err := newBuf(d.Type(), n)
+	if err != nil {
+		return nil, err
+	}
+	enc := encoding.Bytes{}
+	switch b := buf.(type) {
+	case *encoding.Bytes:
+		_ = b
+		r := d.(encoding.BinaryReader)
+		return valid, encoding.ReadBinaryNullable(r, &enc, valid, n)
+	}
+	_, err = readAny(d, buf, valid)
+	return valid, err
+}
+
+func readAny(d encoding.Decoder, buf any, valid []bool) (bool, error) {
+	switch b := buf.(type) {
+	case []bool:
+		return true, readTyped(d, b, valid, 0, true)
+	case []int8:
+		return true, readTyped(d, b, valid, 0, true)
+	case []int16:
+		return true, readTyped(d, b, valid, 0, true)
+	case []int32:
+		return true, readTyped(d, b, valid, 0, true)
+	case []int64:
+		return true, readTyped(d, b, valid, 0, true)
+	case []uint8:
+		return true, readTyped(d, b, valid, 0, true)
+	case []uint16:
+		return true, readTyped(d, b, valid, 0, true)
+	case []uint32:
+		return true, readTyped(d, b, valid, 0, true)
+	case []uint64:
+		return true, readTyped(d, b, valid, 0, true)
+	case []float32:
+		return true, readTyped(d, b, valid, 0, true)
+	case []float64:
+		return true, readTyped(d, b, valid, 0, true)
+	}
+	return false, fmt.Errorf("read: buffer %T", buf)
+}
+
+// extractBits copies rows [lo, hi) of b into a new bitmap starting at bit 0.
+func extractBits(b encoding.Bitmap, lo, hi int) encoding.Bitmap {
+	n := hi - lo
+	out := make(encoding.Bitmap, (n+63)/64)
+	sh := uint(lo & 63)
+	w := lo >> 6
+	for i := range out {
+		v := b[w+i] >> sh
+		if sh != 0 && w+i+1 < len(b) {
+			v |= b[w+i+1] << (64 - sh)
+		}
+		out[i] = v
+	}
+	if n%64 != 0 {
+		out[len(out)-1] &= (1 << uint(n%64)) - 1
+	}
+	return out
+}
+
+// storeBits writes sub back into rows [lo, hi) of b.
+func storeBits(b, sub encoding.Bitmap, lo, hi int) {
+	for i := lo; i < hi; {
+		if i&63 == 0 && hi-i >= 64 {
+			b[i>>6] = sub[(i-lo)>>6] >> uint((i-lo)&63)
+			if (i-lo)&63 != 0 && ((i-lo)>>6)+1 < len(sub) {
+				b[i>>6] |= sub[((i-lo)>>6)+1] << (64 - uint((i-lo)&63))
+			}
+			i += 64
+			continue
+		}
+		if sub.Get(i - lo) {
+			b.Set(i)
+		} else {
+			b.Clear(i)
+		}
+		i++
+	}
+}
+
+var _ = bits.OnesCount64
+
+// columnInfo describes a schema leaf to the filter binder.
+func columnInfo(n *schema.Node) filter.ColumnInfo {
+	ci := filter.ColumnInfo{Type: n.PhysicalType()}
+	switch n.Kind {
+	case schema.String:
+		ci.Logical = filter.LogicalString
+	case schema.Date:
+		ci.Logical = filter.LogicalDate
+	case schema.Timestamp:
+		ci.Logical = filter.LogicalTimestamp
+		switch n.Unit {
+		case schema.Millisecond:
+			ci.Unit = filter.Milli
+		case schema.Microsecond:
+			ci.Unit = filter.Micro
+		case schema.Nanosecond:
+			ci.Unit = filter.Nano
+		default:
+			ci.Unit = filter.Second
+		}
+	case schema.Decimal:
+		ci.Logical = filter.LogicalDecimal
+		ci.Scale = n.Scale
+	}
+	return ci
+}

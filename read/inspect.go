@@ -1,0 +1,133 @@
+package read
+
+import (
+	"fmt"
+	"sort"
+
+	"strata/encoding"
+)
+
+// Report describes a file's layout for people and tools: rows, stripes and,
+// per column, bytes and the encoding trees its chunks use.
+type Report struct {
+	Rows    int64          `json:"rows"`
+	Bytes   int64          `json:"bytes"`
+	Stripes int            `json:"stripes"`
+	Columns []ColumnReport `json:"columns"`
+}
+
+// ColumnReport is one top-level column of a Report.
+type ColumnReport struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Bytes int64  `json:"bytes"`
+	// Encodings maps an encoding kind to the bytes its nodes occupy.
+	Encodings map[string]int64 `json:"encodings"`
+	Chunks    int              `json:"chunks"`
+	Trees     []TreeCount      `json:"trees"`
+}
+
+// TreeCount is an encoding tree and the number of chunks that use it.
+type TreeCount struct {
+	Tree   string `json:"tree"`
+	Chunks int    `json:"chunks"`
+}
+
+// Inspect walks every chunk of the file and reports its layout.
+func (f *File) Inspect() (*Report, error) {
+	r := &Report{Rows: f.NumRows(), Stripes: f.f.NumStripes()}
+	for c := 0; c < f.arrow.NumFields(); c++ {
+		fld := f.arrow.Field(c)
+		cr := ColumnReport{Name: fld.Name, Type: fld.Type.String(), Encodings: map[string]int64{}}
+		trees := map[string]int{}
+		for s := 0; s < f.f.NumStripes(); s++ {
+			infos, err := f.f.Streams(s)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range f.sch.ColumnStreams(c) {
+				if id >= len(infos) {
+					continue
+				}
+				chunks := infos[id].Chunks
+				idx := make([]int, len(chunks))
+				for i := range idx {
+					idx[i] = i
+				}
+				for _, ch := range chunks {
+					cr.Bytes += int64(ch.Size)
+				}
+				payloads, err := f.fetchChunks(s, id, idx, nil)
+				if err != nil {
+					return nil, err
+				}
+				for i, p := range payloads {
+					sizes := map[encoding.Kind]float64{}
+					t, err := f.walk(p, 0, sizes)
+					if err != nil {
+						return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s, id, i, err)
+					}
+					// Framing bytes are attributed to the root kind.
+					sizes[t.Kind] += float64(int(chunks[i].Size) - len(p))
+					for k, v := range sizes {
+						cr.Encodings[k.String()] += int64(v + 0.5)
+					}
+					trees[t.String()]++
+					cr.Chunks++
+				}
+			}
+		}
+		for t, n := range trees {
+			cr.Trees = append(cr.Trees, TreeCount{Tree: t, Chunks: n})
+		}
+		sort.Slice(cr.Trees, func(i, j int) bool { return cr.Trees[i].Chunks > cr.Trees[j].Chunks })
+		r.Columns = append(r.Columns, cr)
+	}
+	return r, nil
+}
+
+// walk attributes the bytes of a node to the kinds in its tree: a node's own
+// bytes are its size less its children's. Inside a zstd body, sizes are
+// scaled to the compressed size.
+func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64) (*encoding.Tree, error) {
+	d, err := encoding.OpenAt(node, depth, f.dec)
+	if err != nil {
+		return nil, err
+	}
+	h, err := encoding.ParseHeader(node, depth, f.dec)
+	if err != nil {
+		return nil, err
+	}
+	t := &encoding.Tree{Kind: d.Kind(), Zstd: h.Flags&encoding.FlagZstd != 0}
+	sub := map[encoding.Kind]float64{}
+	rawSize := float64(len(node) - 0)
+	if t.Zstd {
+		rawSize = float64(len(node) - (len(node) - len(h.Body)) + len(h.Body))
+		// prefix length is unknown after decompression; approximate by the
+		// compressed prefix (a few bytes)
+		rawSize = float64(len(h.Body) + 4)
+	}
+	own := rawSize
+	if w, ok := d.(encoding.Walker); ok {
+		for _, ch := range w.Children() {
+			ct, err := f.walk(ch.Node, depth+1, sub)
+			if err != nil {
+				return nil, err
+			}
+			t.Children = append(t.Children, ct)
+			own -= float64(len(ch.Node))
+		}
+	}
+	if own < 0 {
+		own = 0
+	}
+	sub[t.Kind] += own
+	scale := 1.0
+	if t.Zstd && rawSize > 0 {
+		scale = float64(len(node)) / rawSize
+	}
+	for k, v := range sub {
+		sizes[k] += v * scale
+	}
+	return t, nil
+}

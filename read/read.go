@@ -1,0 +1,275 @@
+// Package read opens Strata files and reads them back as Arrow record
+// batches: whole columns, projected sub-fields, row ranges, filtered scans
+// with pruning and pushdown (scan.go), point lookups (take.go) and
+// aggregates (agg.go). It computes the byte ranges it needs and fetches them
+// through iox, so the same code reads local files, memory and object storage.
+package read
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/format"
+	"strata/iox"
+	"strata/meta"
+	"strata/schema"
+	"strata/shred"
+	"strata/stats"
+)
+
+// Options tune reading.
+type Options struct {
+	// Decode bounds what decoders may allocate from declared sizes.
+	Decode *encoding.Options
+	// CoalesceGap merges byte ranges closer than this into one read.
+	CoalesceGap int64
+	Mem         memory.Allocator
+}
+
+// File is an open Strata file. It is safe for concurrent use.
+type File struct {
+	src     iox.Source
+	fetch   *iox.Fetcher
+	f       *format.File
+	sch     *schema.Schema
+	arrow   *arrow.Schema
+	opts    Options
+	dec     *encoding.Options
+	fstats  map[int]stats.ColumnStats
+	sstats  []meta.StripeStats
+	user    map[string]string
+	mu      sync.Mutex
+	blooms  map[[2]int]*stats.Bloom
+	adaptMu sync.Mutex
+	adapt   map[string]*filterCost
+}
+
+// Open reads the metadata of a Strata file.
+func Open(src iox.Source, opts Options) (*File, error) {
+	if opts.Decode == nil {
+		opts.Decode = all.Options()
+	}
+	if opts.Decode.Registry == nil {
+		o := *opts.Decode
+		o.Registry = all.Registry()
+		opts.Decode = &o
+	}
+	if opts.Mem == nil {
+		opts.Mem = memory.DefaultAllocator
+	}
+	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: opts.CoalesceGap})
+	ff, err := format.Open(fetch, format.ReaderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{}}
+	sb, ok, err := ff.Section("schema")
+	if err != nil {
+		return nil, fmt.Errorf("read: schema section: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("read: no schema section: %w", encoding.ErrCorrupt)
+	}
+	if f.sch, err = schema.Unmarshal(sb); err != nil {
+		return nil, fmt.Errorf("read: schema section: %w", err)
+	}
+	f.arrow = shred.ToArrow(f.sch)
+	if b, ok, err := ff.Section("stats.file"); err != nil {
+		return nil, fmt.Errorf("read: file stats section: %w", err)
+	} else if ok {
+		if f.fstats, err = meta.UnmarshalFileStats(b); err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+	}
+	if b, ok, err := ff.Section("stats.stripe"); err != nil {
+		return nil, fmt.Errorf("read: stripe stats section: %w", err)
+	} else if ok {
+		if f.sstats, err = meta.UnmarshalStripeStats(b); err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		if len(f.sstats) != ff.NumStripes() {
+			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(f.sstats), ff.NumStripes(), encoding.ErrCorrupt)
+		}
+	}
+	if b, ok, err := ff.Section("user"); err == nil && ok {
+		f.user, _ = meta.UnmarshalKV(b)
+	}
+	return f, nil
+}
+
+// Schema returns the file's Arrow schema.
+func (f *File) Schema() *arrow.Schema { return f.arrow }
+
+// StrataSchema returns the file's logical schema.
+func (f *File) StrataSchema() *schema.Schema { return f.sch }
+
+// Container returns the underlying container.
+func (f *File) Container() *format.File { return f.f }
+
+// NumRows returns the number of rows.
+func (f *File) NumRows() int64 { return f.f.NumRows() }
+
+// Metadata returns the user key/value metadata.
+func (f *File) Metadata() map[string]string { return f.user }
+
+// FileStats returns the file statistics of a stream.
+func (f *File) FileStats(stream int) (stats.ColumnStats, bool) {
+	s, ok := f.fstats[stream]
+	return s, ok
+}
+
+// StripeStats returns the statistics of one stripe.
+func (f *File) StripeStats(i int) *meta.StripeStats {
+	if i < len(f.sstats) {
+		return &f.sstats[i]
+	}
+	return nil
+}
+
+// columnIndexes resolves projected column names to top-level indexes.
+func (f *File) columnIndexes(names []string) ([]int, error) {
+	if len(names) == 0 {
+		idx := make([]int, f.arrow.NumFields())
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	idx := make([]int, 0, len(names))
+	for _, n := range names {
+		is := f.arrow.FieldIndices(n)
+		if len(is) == 0 {
+			return nil, fmt.Errorf("read: no column %q", n)
+		}
+		idx = append(idx, is[0])
+	}
+	return idx, nil
+}
+
+// fetchChunks reads and unframes the given chunks of a stream, coalescing
+// adjacent ranges into few reads.
+func (f *File) fetchChunks(stripe, stream int, chunks []int, st *ScanStats) ([][]byte, error) {
+	ranges := make([]iox.Range, len(chunks))
+	for i, c := range chunks {
+		r, err := f.f.ChunkRange(stripe, stream, c)
+		if err != nil {
+			return nil, err
+		}
+		ranges[i] = r
+	}
+	bufs, err := f.fetch.Fetch(ranges)
+	if err != nil {
+		return nil, fmt.Errorf("read: stripe %d, stream %d: %w", stripe, stream, err)
+	}
+	out := make([][]byte, len(bufs))
+	for i, raw := range bufs {
+		if st != nil {
+			st.BytesRead += int64(len(raw))
+			st.ChunksDecoded++
+		}
+		p, err := format.DecodeChunk(raw)
+		if err != nil {
+			return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, chunks[i], err)
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// readStream decodes a whole stream of a stripe.
+func (f *File) readStream(stripe, stream int, st *ScanStats) (*shred.Stream, error) {
+	info, err := f.f.Streams(stripe)
+	if err != nil {
+		return nil, err
+	}
+	typ := f.sch.Stream(stream).Type
+	if stream >= len(info) || len(info[stream].Chunks) == 0 {
+		// A stream with no entries in this stripe.
+		vals, err := newBuf(typ, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &shred.Stream{ID: stream, Type: typ, Values: vals}, nil
+	}
+	chunks := info[stream].Chunks
+	total := 0
+	idx := make([]int, len(chunks))
+	for i, c := range chunks {
+		idx[i] = i
+		total += int(c.Rows)
+	}
+	if err := f.dec.CheckAlloc(total, max(typ.Size(), 4), "stream rows"); err != nil {
+		return nil, err
+	}
+	payloads, err := f.fetchChunks(stripe, stream, idx, st)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := newBuf(typ, total)
+	if err != nil {
+		return nil, err
+	}
+	var valid []bool
+	for _, p := range payloads {
+		if len(p) > 0 && encoding.Kind(p[0]) == encoding.KindNullable {
+			valid = make([]bool, total)
+			break
+		}
+	}
+	at := 0
+	for i, p := range payloads {
+		rows := int(chunks[i].Rows)
+		nullable, err := decodeInto(p, f.dec, vals, at, rows, valid)
+		if err != nil {
+			return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, i, err)
+		}
+		if valid != nil && !nullable {
+			for j := at; j < at+rows; j++ {
+				valid[j] = true
+			}
+		}
+		at += rows
+	}
+	return &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: total}, nil
+}
+
+// ReadStripe reads the projected top-level columns of one stripe.
+func (f *File) ReadStripe(stripe int, cols []int, st *ScanStats) (arrow.Record, error) {
+	rows := f.f.Stripe(stripe).Rows
+	arrs := make([]arrow.Array, len(cols))
+	fields := make([]arrow.Field, len(cols))
+	defer func() {
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, c := range cols {
+		streams := map[int]*shred.Stream{}
+		for _, id := range f.sch.ColumnStreams(c) {
+			s, err := f.readStream(stripe, id, st)
+			if err != nil {
+				return nil, err
+			}
+			streams[id] = s
+		}
+		a, err := shred.Assemble(f.sch, c, streams, f.opts.Mem)
+		if err != nil {
+			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, f.arrow.Field(c).Name, err)
+		}
+		if int64(a.Len()) != rows {
+			a.Release()
+			return nil, fmt.Errorf("read: stripe %d, column %q: %d values for %d rows: %w", stripe, f.arrow.Field(c).Name, a.Len(), rows, encoding.ErrCorrupt)
+		}
+		arrs[i] = a
+		fields[i] = f.arrow.Field(c)
+	}
+	return array.NewRecord(arrow.NewSchema(fields, nil), arrs, rows), nil
+}

@@ -1,0 +1,142 @@
+package read
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// ScanOptions select what a scan returns.
+type ScanOptions struct {
+	// Columns are the top-level columns to return, all when empty.
+	Columns []string
+	// Where is a filter in the SQL-like syntax of package filter.
+	Where string
+	// Offset skips this many rows (after filtering); Limit caps the rows
+	// returned (0: no limit).
+	Offset, Limit int64
+}
+
+// ScanStats counts what a scan did at each level.
+type ScanStats struct {
+	RowsScanned  int64 // rows in stripes that were not pruned
+	RowsReturned int64
+	Stripes      int
+	// Pruned counts at each level.
+	StripesPrunedStats int
+	StripesPrunedBloom int
+	StripesSkipped     int // by offset/limit
+	ChunksPrunedStats  int
+	ChunksAllMatch     int // chunks that passed on statistics without evaluating rows
+	ChunksNoSurvivors  int // payload chunks not read because no row survived
+	BlocksPruned       int // encoding blocks skipped inside decoders (when reported)
+	ChunksDecoded      int
+	ChunksGathered     int
+	BytesRead          int64
+}
+
+func (s *ScanStats) String() string {
+	return fmt.Sprintf("rows scanned %d, returned %d; stripes %d (pruned by stats %d, by bloom %d, skipped %d); chunks pruned by stats %d, all-match %d, no survivors %d, decoded %d, gathered %d; bytes read %d",
+		s.RowsScanned, s.RowsReturned, s.Stripes, s.StripesPrunedStats, s.StripesPrunedBloom, s.StripesSkipped,
+		s.ChunksPrunedStats, s.ChunksAllMatch, s.ChunksNoSurvivors, s.ChunksDecoded, s.ChunksGathered, s.BytesRead)
+}
+
+// Scanner streams the batches of a scan, one per stripe with surviving rows.
+type Scanner struct {
+	f      *File
+	cols   []int
+	opts   ScanOptions
+	q      *query
+	stripe int
+	skip   int64 // rows still to skip for Offset
+	left   int64 // rows still to return for Limit (-1: unlimited)
+	stats  ScanStats
+	done   bool
+}
+
+// Scan starts a scan.
+func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
+	cols, err := f.columnIndexes(opts.Columns)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scanner{f: f, cols: cols, opts: opts, skip: opts.Offset, left: -1}
+	if opts.Limit > 0 {
+		s.left = opts.Limit
+	}
+	if opts.Where != "" {
+		q, err := f.compile(opts.Where)
+		if err != nil {
+			return nil, err
+		}
+		s.q = q
+	}
+	return s, nil
+}
+
+// Stats returns what the scan has done so far.
+func (s *Scanner) Stats() ScanStats { return s.stats }
+
+// Close ends the scan.
+func (s *Scanner) Close() error { s.done = true; return nil }
+
+// Next returns the next batch or io.EOF.
+func (s *Scanner) Next() (arrow.Record, error) {
+	for !s.done && s.stripe < s.f.f.NumStripes() {
+		if s.left == 0 {
+			s.done = true
+			break
+		}
+		i := s.stripe
+		s.stripe++
+		rows := s.f.f.Stripe(i).Rows
+		s.stats.Stripes++
+		if s.q == nil {
+			if s.skip >= rows {
+				s.skip -= rows
+				s.stats.StripesSkipped++
+				continue
+			}
+			s.stats.RowsScanned += rows
+			rec, err := s.f.ReadStripe(i, s.cols, &s.stats)
+			if err != nil {
+				return nil, err
+			}
+			return s.window(rec), nil
+		}
+		rec, err := s.f.scanStripe(i, s.cols, s.q, &s.stats)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			continue
+		}
+		if rec.NumRows() <= s.skip {
+			s.skip -= rec.NumRows()
+			rec.Release()
+			continue
+		}
+		return s.window(rec), nil
+	}
+	return nil, io.EOF
+}
+
+// window applies the remaining offset and limit to a batch.
+func (s *Scanner) window(rec arrow.Record) arrow.Record {
+	lo, hi := s.skip, rec.NumRows()
+	s.skip = 0
+	if s.left >= 0 && hi-lo > s.left {
+		hi = lo + s.left
+	}
+	if s.left >= 0 {
+		s.left -= hi - lo
+	}
+	s.stats.RowsReturned += hi - lo
+	if lo == 0 && hi == rec.NumRows() {
+		return rec
+	}
+	out := rec.NewSlice(lo, hi)
+	rec.Release()
+	return out
+}

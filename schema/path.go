@@ -1,0 +1,69 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Find returns the node at a dotted path such as "a.b.c". Segments name
+// struct fields, FlatMap keys, "key"/"value" of a map, and the element of a
+// list (by its name or "element"). Names that contain dots need Lookup.
+func (s *Schema) Find(path string) (*Node, error) {
+	if path == "" {
+		return nil, fmt.Errorf("schema: empty path")
+	}
+	return s.Lookup(strings.Split(path, ".")...)
+}
+
+// Lookup returns the node reached by following names from the root.
+func (s *Schema) Lookup(names ...string) (*Node, error) {
+	n := s.Root
+	for i, name := range names {
+		c := n.Child(name)
+		if c == nil {
+			return nil, fmt.Errorf("schema: path %q: no %q in %s %q", strings.Join(names, "."), name, n.Kind, strings.Join(names[:i], "."))
+		}
+		n = c
+	}
+	return n, nil
+}
+
+// Child returns the child of n named name, or nil. A list's element also
+// answers to "element"; a map's children are "key" and "value".
+func (n *Node) Child(name string) *Node {
+	switch n.Kind {
+	case List:
+		if c := n.Children[0]; c.Name == name || name == "element" {
+			return c
+		}
+		return nil
+	case Map:
+		switch name {
+		case "key":
+			return n.Children[0]
+		case "value":
+			return n.Children[1]
+		}
+	}
+	for _, c := range n.Children {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// ColumnOf returns the top-level column that contains n (n itself for a
+// column) and its index, or nil, -1 for the root or a node of another schema.
+func (s *Schema) ColumnOf(n *Node) (*Node, int) {
+	for x := n; x != nil; x = x.parent {
+		if x.parent == s.Root {
+			for i, c := range s.Root.Children {
+				if c == x {
+					return x, i
+				}
+			}
+		}
+	}
+	return nil, -1
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The project's test command: vet, the whole suite, the race detector on the
+# packages with concurrency, and the benchmark harness end to end at tiny scale.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "== gofmt"
+bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$bad" ]; then echo "not gofmt-clean:"; echo "$bad"; exit 1; fi
+echo "== go vet"
+go vet ./...
+echo "== go test"
+go test -count=1 -timeout 15m ./...
+echo "== go test -race (packages with concurrency)"
+race_pkgs=$(go list ./iox/... ./format/... ./read/... ./ 2>/dev/null || true)
+if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 15m $race_pkgs; fi
+if [ -f bench/go.mod ]; then
+  echo "== bench module (tiny scale, correctness only)"
+  (cd bench && go vet ./... && go test -count=1 -timeout 10m ./...)
+fi

@@ -1,0 +1,125 @@
+// Package strata is a columnar storage format and selective reader: files
+// of stripes, streams and chunks, each chunk stored as a cascading encoding
+// tree chosen from its data, read back as Arrow record batches with filters
+// pushed into the decoders.
+//
+// This package is the facade: Create writes a file, Open reads one.
+package strata
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata/format"
+	"strata/iox"
+	"strata/read"
+	"strata/write"
+)
+
+// WriteOptions tune writing; the zero value gives the defaults.
+type WriteOptions = write.Options
+
+// Writer writes a Strata file. The file appears under its name only when
+// Close succeeds; until then it is written under a temporary name.
+type Writer struct {
+	w  *write.Writer
+	fw *format.Writer
+}
+
+// Create starts a file at path holding batches of the given schema.
+func Create(path string, sch *arrow.Schema, opts *WriteOptions) (*Writer, error) {
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	fw, err := format.CreateFile(path, format.WriterOptions{GroupSize: o.StripeGroup})
+	if err != nil {
+		return nil, fmt.Errorf("strata: %w", err)
+	}
+	w, err := write.New(fw, sch, o)
+	if err != nil {
+		fw.Abort()
+		return nil, err
+	}
+	return &Writer{w: w, fw: fw}, nil
+}
+
+// NewWriter writes a Strata file to dst (no temporary-name protection).
+func NewWriter(dst io.Writer, sch *arrow.Schema, opts *WriteOptions) (*Writer, error) {
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	fw := format.NewWriter(dst, format.WriterOptions{GroupSize: o.StripeGroup})
+	w, err := write.New(fw, sch, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{w: w, fw: fw}, nil
+}
+
+// Write appends a record batch.
+func (w *Writer) Write(rec arrow.Record) error { return w.w.Write(rec) }
+
+// Close finishes the file.
+func (w *Writer) Close() error {
+	if err := w.w.Close(); err != nil {
+		w.fw.Abort()
+		return err
+	}
+	return nil
+}
+
+// Abort discards a file being written.
+func (w *Writer) Abort() { w.fw.Abort() }
+
+// File is an open Strata file, safe for concurrent use.
+type File struct {
+	*read.File
+	closer io.Closer
+}
+
+// ScanOptions select columns, rows and a filter for File.Scan.
+type ScanOptions = read.ScanOptions
+
+// Scanner streams the record batches of a scan.
+type Scanner = read.Scanner
+
+// ScanStats counts what a scan read and pruned.
+type ScanStats = read.ScanStats
+
+// AggValue is one aggregate result.
+type AggValue = read.AggValue
+
+// Open opens a Strata file.
+func Open(path string) (*File, error) {
+	src, err := iox.OpenFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("strata: %w", err)
+	}
+	f, err := read.Open(src, read.Options{})
+	if err != nil {
+		src.Close()
+		return nil, fmt.Errorf("strata: %s: %w", path, err)
+	}
+	return &File{File: f, closer: src}, nil
+}
+
+// OpenSource opens a Strata file from any range-readable source.
+func OpenSource(src iox.Source) (*File, error) {
+	f, err := read.Open(src, read.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("strata: %w", err)
+	}
+	return &File{File: f}, nil
+}
+
+// Close releases the file.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package write
+
+import (
+	"fmt"
+
+	"strata/encoding"
+)
+
+// chunkEncoder encodes the chunks of one stream. It runs full selection on
+// the first chunk and then replays the captured tree (Nimble's
+// capture/replay), re-selecting periodically or when the replayed layout
+// grows noticeably worse, so most chunks skip the trial encodes.
+type chunkEncoder struct {
+	policy   *encoding.Policy
+	tree     *encoding.Tree
+	bpv      float64 // bytes per value when tree was selected
+	replayed int
+	// nullable encodes a node with validity; injected to keep this file
+	// independent of the nullable package's location.
+	nullable func(p *encoding.Policy, dst []byte, vals any, valid []bool) ([]byte, *encoding.Tree, error)
+}
+
+// reselectEvery bounds how many chunks may replay one captured tree.
+const reselectEvery = 8
+
+func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error) {
+	n := encoding.LenOf(vals)
+	if valid != nil {
+		n = len(valid)
+	}
+	hasNulls := false
+	for _, v := range valid {
+		if !v {
+			hasNulls = true
+			break
+		}
+	}
+	p := *c.policy
+	replay := c.tree != nil && c.replayed < reselectEvery
+	if replay {
+		p.Force = c.tree
+	} else {
+		p.Force = nil
+	}
+	start := len(dst)
+	var (
+		out  []byte
+		tree *encoding.Tree
+		err  error
+	)
+	if hasNulls {
+		out, tree, err = c.nullable(&p, dst, compact(vals, valid), valid)
+	} else {
+		out, tree, err = p.Encode(dst, vals)
+	}
+	if err != nil {
+		return dst[:start], err
+	}
+	size := float64(len(out) - start)
+	if n == 0 {
+		return out, nil
+	}
+	bpv := size / float64(n)
+	if replay {
+		c.replayed++
+		if bpv > c.bpv*1.1+0.01 {
+			// The data drifted away from the captured layout; select again
+			// for this chunk and keep whichever is smaller.
+			p.Force = nil
+			var alt []byte
+			var altTree *encoding.Tree
+			if hasNulls {
+				alt, altTree, err = c.nullable(&p, nil, compact(vals, valid), valid)
+			} else {
+				alt, altTree, err = p.Encode(nil, vals)
+			}
+			if err != nil {
+				return dst[:start], err
+			}
+			c.tree, c.bpv, c.replayed = altTree, float64(len(alt))/float64(n), 0
+			if len(alt) < len(out)-start {
+				out = append(out[:start], alt...)
+			}
+		}
+		return out, nil
+	}
+	c.tree, c.bpv, c.replayed = tree, bpv, 0
+	return out, nil
+}
+
+// compact returns the values at valid positions.
+func compact(vals any, valid []bool) any {
+	switch v := vals.(type) {
+	case []bool:
+		return compactSlice(v, valid)
+	case []int8:
+		return compactSlice(v, valid)
+	case []int16:
+		return compactSlice(v, valid)
+	case []int32:
+		return compactSlice(v, valid)
+	case []int64:
+		return compactSlice(v, valid)
+	case []uint8:
+		return compactSlice(v, valid)
+	case []uint16:
+		return compactSlice(v, valid)
+	case []uint32:
+		return compactSlice(v, valid)
+	case []uint64:
+		return compactSlice(v, valid)
+	case []float32:
+		return compactSlice(v, valid)
+	case []float64:
+		return compactSlice(v, valid)
+	case *encoding.Bytes:
+		return compactBytes(v, valid)
+	case encoding.Bytes:
+		return compactBytes(&v, valid)
+	}
+	panic(fmt.Sprintf("write: compact of %T", vals))
+}
+
+func compactSlice[T any](v []T, valid []bool) []T {
+	out := make([]T, 0, len(v))
+	for i, ok := range valid {
+		if ok {
+			out = append(out, v[i])
+		}
+	}
+	return out
+}
+
+func compactBytes(b *encoding.Bytes, valid []bool) encoding.Bytes {
+	var out encoding.Bytes
+	out.Offsets = make([]int32, 1, len(valid)+1)
+	for i, ok := range valid {
+		if ok {
+			out.Data = append(out.Data, b.Value(i)...)
+			out.Offsets = append(out.Offsets, int32(len(out.Data)))
+		}
+	}
+	return out
+}
+
+// sliceValues returns values [i, j) of a stream buffer without copying.
+func sliceValues(vals any, i, j int) any {
+	switch v := vals.(type) {
+	case []bool:
+		return v[i:j]
+	case []int8:
+		return v[i:j]
+	case []int16:
+		return v[i:j]
+	case []int32:
+		return v[i:j]
+	case []int64:
+		return v[i:j]
+	case []uint8:
+		return v[i:j]
+	case []uint16:
+		return v[i:j]
+	case []uint32:
+		return v[i:j]
+	case []uint64:
+		return v[i:j]
+	case []float32:
+		return v[i:j]
+	case []float64:
+		return v[i:j]
+	case *encoding.Bytes:
+		return v.Slice(i, j)
+	case encoding.Bytes:
+		return v.Slice(i, j)
+	}
+	panic(fmt.Sprintf("write: slice of %T", vals))
+}

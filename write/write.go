@@ -1,0 +1,309 @@
+// Package write turns Arrow record batches into a Strata file: it shreds
+// rows into typed streams, cuts each stream into chunks, picks a cascading
+// encoding per chunk, gathers chunk, stripe and file statistics and bloom
+// filters, and flushes stripes through the container writer. Memory stays
+// bounded by the stripe size whatever the file size.
+package write
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/nullable"
+	"strata/format"
+	"strata/meta"
+	"strata/schema"
+	"strata/shred"
+	"strata/stats"
+)
+
+// Options tune the writer. The zero value selects the defaults.
+type Options struct {
+	// StripeBytes flushes a stripe once this many raw bytes are buffered.
+	StripeBytes int
+	// ChunkValues and ChunkBytes cut a stream into chunks at whichever limit
+	// comes first.
+	ChunkValues int
+	ChunkBytes  int
+	// NoZstd disables leaf compression.
+	NoZstd bool
+	// MinSaving is the fraction of a leaf's size zstd must save to be kept.
+	MinSaving float64
+	// NoBloom disables the per-stripe bloom filters.
+	NoBloom bool
+	// Parallel is the number of goroutines encoding streams (default GOMAXPROCS).
+	Parallel int
+	// StripeGroup is the number of stripes per stripe group.
+	StripeGroup int
+	// FlatMap lists top-level map columns to store as FlatMap.
+	FlatMap []string
+	// Metadata is stored in the file's user section.
+	Metadata map[string]string
+	// Policy overrides the encoding selection policy (tests).
+	Policy *encoding.Policy
+}
+
+// Defaults.
+const (
+	DefaultStripeBytes = 64 << 20
+	DefaultChunkValues = 64 << 10
+	DefaultChunkBytes  = 1 << 20
+)
+
+func (o Options) withDefaults() Options {
+	if o.StripeBytes <= 0 {
+		o.StripeBytes = DefaultStripeBytes
+	}
+	if o.ChunkValues <= 0 {
+		o.ChunkValues = DefaultChunkValues
+	}
+	if o.ChunkBytes <= 0 {
+		o.ChunkBytes = DefaultChunkBytes
+	}
+	if o.MinSaving <= 0 {
+		o.MinSaving = 0.02
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+	if o.StripeGroup <= 0 {
+		o.StripeGroup = 8
+	}
+	return o
+}
+
+// Writer writes one Strata file.
+type Writer struct {
+	opts    Options
+	fw      *format.Writer
+	closer  io.Closer
+	sch     *schema.Schema
+	shred   *shred.Shredder
+	encs    []*chunkEncoder // per stream, kept across stripes for replay
+	policy  *encoding.Policy
+	rows    int64
+	pending int // rows buffered for the current stripe
+	stripe  int
+	stripes []meta.StripeStats
+	file    map[int]*stats.ColumnStats
+	err     error
+}
+
+// New starts a file on fw with the given Arrow schema.
+func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
+	opts = opts.withDefaults()
+	s, err := shred.SchemaFromArrowWith(sch, shred.FromArrowOptions{FlatMap: opts.FlatMap})
+	if err != nil {
+		return nil, fmt.Errorf("write: schema: %w", err)
+	}
+	p := opts.Policy
+	if p == nil {
+		p = all.Policy()
+		p.Zstd = !opts.NoZstd
+		p.MinSaving = opts.MinSaving
+	}
+	return &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
+		file: map[int]*stats.ColumnStats{}}, nil
+}
+
+// Write appends a record batch.
+func (w *Writer) Write(rec arrow.Record) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.shred.Append(rec); err != nil {
+		w.err = fmt.Errorf("write: %w", err)
+		return w.err
+	}
+	w.rows += rec.NumRows()
+	w.pending += int(rec.NumRows())
+	if w.shred.RawSize() >= w.opts.StripeBytes {
+		if err := w.flush(); err != nil {
+			w.err = err
+			return err
+		}
+	}
+	return nil
+}
+
+type encodedChunk struct {
+	node  []byte
+	rows  int
+	stats []byte
+}
+
+type streamResult struct {
+	chunks []encodedChunk
+	col    stats.ColumnStats
+	hasCol bool
+	bloom  []byte
+	err    error
+}
+
+// flush encodes the buffered rows as one stripe.
+func (w *Writer) flush() error {
+	streams := w.shred.Streams()
+	rows := w.pending
+	if rows == 0 {
+		return nil
+	}
+	for len(w.encs) < len(streams) {
+		w.encs = append(w.encs, &chunkEncoder{policy: w.policy, nullable: nullable.Encode})
+	}
+	results := make([]streamResult, len(streams))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for g := 0; g < w.opts.Parallel; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = w.encodeStream(&streams[i], w.encs[i])
+			}
+		}()
+	}
+	for i := range streams {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	st := meta.StripeStats{Rows: int64(rows), Columns: map[int]stats.ColumnStats{}, Blooms: map[int][]byte{}}
+	for i, r := range results {
+		if r.err != nil {
+			return fmt.Errorf("write: stripe %d, stream %d: %w", w.stripe, streams[i].ID, r.err)
+		}
+		for _, c := range r.chunks {
+			if err := w.fw.WriteChunk(streams[i].ID, c.node, c.rows, c.stats); err != nil {
+				return fmt.Errorf("write: stripe %d, stream %d: %w", w.stripe, streams[i].ID, err)
+			}
+		}
+		if r.hasCol {
+			st.Columns[streams[i].ID] = r.col
+			fs := w.file[streams[i].ID]
+			if fs == nil {
+				c := r.col
+				w.file[streams[i].ID] = &c
+			} else {
+				fs.Merge(r.col)
+			}
+		}
+		if r.bloom != nil {
+			st.Blooms[streams[i].ID] = r.bloom
+		}
+	}
+	if err := w.fw.FinishStripe(rows); err != nil {
+		return fmt.Errorf("write: stripe %d: %w", w.stripe, err)
+	}
+	w.stripes = append(w.stripes, st)
+	w.stripe++
+	w.shred.Reset()
+	w.pending = 0
+	return nil
+}
+
+// encodeStream cuts one stream into chunks and encodes them.
+func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			res.err = fmt.Errorf("encoder panic: %v", r)
+		}
+	}()
+	n := s.Len
+	valuesRole := w.sch.Stream(s.ID).Role == schema.RoleValues
+	var bloom *stats.Bloom
+	if valuesRole && !w.opts.NoBloom && bloomable(s.Type) {
+		bloom = stats.NewBloom(min(n, 1<<20), 0.01)
+	}
+	var buf []byte
+	for lo := 0; lo < n || (n == 0 && lo == 0); {
+		hi := w.chunkEnd(s, lo)
+		vals := sliceValues(s.Values, lo, hi)
+		var valid []bool
+		if s.Valid != nil {
+			valid = s.Valid[lo:hi]
+		}
+		var err error
+		buf, err = enc.encode(buf[:0], vals, valid)
+		if err != nil {
+			res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
+			return
+		}
+		c := encodedChunk{node: append([]byte(nil), buf...), rows: hi - lo}
+		if valuesRole {
+			cs := stats.FromValues(vals, valid)
+			c.stats = cs.AppendBinary(nil)
+			if res.hasCol {
+				res.col.Merge(cs)
+			} else {
+				res.col, res.hasCol = cs, true
+			}
+			if bloom != nil {
+				bloom.InsertValues(vals, valid)
+			}
+		}
+		res.chunks = append(res.chunks, c)
+		lo = hi
+		if n == 0 {
+			break
+		}
+	}
+	if bloom != nil {
+		res.bloom = bloom.AppendBinary(nil)
+	}
+	return res
+}
+
+func bloomable(t encoding.Type) bool { return t != encoding.Bool }
+
+// chunkEnd returns the end of the chunk starting at lo.
+func (w *Writer) chunkEnd(s *shred.Stream, lo int) int {
+	hi := min(s.Len, lo+w.opts.ChunkValues)
+	if b, ok := s.Values.(*encoding.Bytes); ok {
+		// cut binary chunks by bytes too, searching the offsets
+		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
+		if b.Offsets[hi] > limit {
+			l, h := lo+1, hi
+			for l < h {
+				m := (l + h) / 2
+				if b.Offsets[m] > limit {
+					h = m
+				} else {
+					l = m + 1
+				}
+			}
+			hi = max(l-1, lo+1)
+		}
+	}
+	return hi
+}
+
+// Close flushes the last stripe and writes the metadata.
+func (w *Writer) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	w.fw.AddSection("schema", w.sch.Marshal())
+	fs := make(map[int]stats.ColumnStats, len(w.file))
+	for id, c := range w.file {
+		fs[id] = *c
+	}
+	w.fw.AddSection("stats.file", meta.MarshalFileStats(fs))
+	w.fw.AddSection("stats.stripe", meta.MarshalStripeStats(w.stripes))
+	if len(w.opts.Metadata) > 0 {
+		w.fw.AddSection("user", meta.MarshalKV(w.opts.Metadata))
+	}
+	w.fw.AddSection("properties", meta.MarshalKV(map[string]string{"writer": "strata", "rows": fmt.Sprint(w.rows)}))
+	if err := w.fw.Close(); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
