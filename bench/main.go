@@ -143,6 +143,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	tiny := fs.Bool("tiny", false, "tiny end-to-end check: sf 0.001, 2 runs, 50 lookups")
 	jsonOut := fs.String("json", "", "write results as JSON to FILE")
 	svgOut := fs.String("svg", "", "write a bar chart (ratios to Parquet+zstd) to FILE")
+	budget := fs.Duration("take-budget", takeBudget, "time budget of one timed take run: slower readers are timed on a prefix of the lookups")
 	dir := fs.String("dir", "", "directory for the files written (default: a temporary one, removed at exit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -150,6 +151,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *tiny {
 		*sf, *runs, *nTake = 0.001, 2, 50
 	}
+	takeBudget = *budget
 	if *runs < 1 || *threads < 1 {
 		fmt.Fprintln(stderr, "bench: --runs and --threads must be >= 1")
 		return 2

@@ -136,17 +136,17 @@ func printTable(w io.Writer, rep *Report) {
 
 // jsonResult is one entry of the JSON report; nil pointers encode as null.
 type jsonResult struct {
-	System   string              `json:"system"`
-	Variant  string              `json:"variant"`
-	Bytes    *int64              `json:"bytes"`
-	WriteMs  *float64            `json:"write_ms"`
-	ScanMs   *float64            `json:"scan_ms"`
-	QRangeMs *float64            `json:"q_range_ms"`
-	QMonthMs *float64            `json:"q_month_ms"`
-	QAggMs   *float64            `json:"q_agg_ms"`
-	TakeUs   *float64            `json:"take_us"`
+	System   string                `json:"system"`
+	Variant  string                `json:"variant"`
+	Bytes    *int64                `json:"bytes"`
+	WriteMs  *float64              `json:"write_ms"`
+	ScanMs   *float64              `json:"scan_ms"`
+	QRangeMs *float64              `json:"q_range_ms"`
+	QMonthMs *float64              `json:"q_month_ms"`
+	QAggMs   *float64              `json:"q_agg_ms"`
+	TakeUs   *float64              `json:"take_us"`
 	Spread   map[string][2]float64 `json:"spread"`
-	Errors   []string            `json:"errors,omitempty"`
+	Errors   []string              `json:"errors,omitempty"`
 }
 
 type jsonReport struct {

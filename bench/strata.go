@@ -23,7 +23,9 @@ type strataSys struct {
 	f       *strata.File
 }
 
-func newStrataSys(variant string, cfg config) *strataSys { return &strataSys{variant: variant, cfg: cfg} }
+func newStrataSys(variant string, cfg config) *strataSys {
+	return &strataSys{variant: variant, cfg: cfg}
+}
 
 func (s *strataSys) Name() string    { return "strata" }
 func (s *strataSys) Variant() string { return s.variant }

@@ -9,13 +9,13 @@ type strataSys struct{ variant string }
 
 func newStrataSys(variant string, _ config) *strataSys { return &strataSys{variant: variant} }
 
-func (s *strataSys) Name() string    { return "strata" }
-func (s *strataSys) Variant() string { return s.variant }
+func (s *strataSys) Name() string                          { return "strata" }
+func (s *strataSys) Variant() string                       { return s.variant }
 func (s *strataSys) Write(string, *Source) (string, error) { return "", errUnsupported }
-func (s *strataSys) Open(string) error                      { return errUnsupported }
-func (s *strataSys) Close() error                           { return nil }
-func (s *strataSys) Scan(bool) (Out, error)                 { return Out{}, errUnsupported }
-func (s *strataSys) QRange(*Workload, bool) (Out, error)    { return Out{}, errUnsupported }
-func (s *strataSys) QMonth(*Workload, bool) (Out, error)    { return Out{}, errUnsupported }
-func (s *strataSys) QAgg(*Workload) (Out, error)            { return Out{}, errUnsupported }
-func (s *strataSys) Take([]int64, bool) (Out, error)        { return Out{}, errUnsupported }
+func (s *strataSys) Open(string) error                     { return errUnsupported }
+func (s *strataSys) Close() error                          { return nil }
+func (s *strataSys) Scan(bool) (Out, error)                { return Out{}, errUnsupported }
+func (s *strataSys) QRange(*Workload, bool) (Out, error)   { return Out{}, errUnsupported }
+func (s *strataSys) QMonth(*Workload, bool) (Out, error)   { return Out{}, errUnsupported }
+func (s *strataSys) QAgg(*Workload) (Out, error)           { return Out{}, errUnsupported }
+func (s *strataSys) Take([]int64, bool) (Out, error)       { return Out{}, errUnsupported }

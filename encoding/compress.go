@@ -16,7 +16,10 @@ var (
 
 func encoder() *zstd.Encoder {
 	zencOnce.Do(func() {
-		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
+		// The default level leaves literals of bit-packed data nearly
+		// uncompressed; the better level's Huffman pass is what makes zstd
+		// pay on packed ids and small-range integers.
+		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression),
 			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
 	})
 	return zenc
@@ -24,7 +27,10 @@ func encoder() *zstd.Encoder {
 
 func decoder() *zstd.Decoder {
 	zdecOnce.Do(func() {
-		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<32))
+		// DecodeAllCapLimit keeps DecodeAll within cap(dst), so the caller's
+		// check of the declared size bounds every allocation.
+		zdec, _ = zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<31))
 	})
 	return zdec
 }
@@ -32,14 +38,18 @@ func decoder() *zstd.Decoder {
 // ZstdAppend appends the zstd frame of src to dst.
 func ZstdAppend(dst, src []byte) []byte { return encoder().EncodeAll(src, dst) }
 
+// maxZstdRatio bounds how far one zstd frame may inflate (a block of up to
+// 128 KiB can be represented in a handful of bytes; 1<<15 leaves room).
+const maxZstdRatio = 1 << 15
+
 func decompress(src []byte, rawLen int) ([]byte, error) {
-	// The declared size is trusted only as far as the input could plausibly
-	// expand; a larger output grows on demand and is checked afterwards.
-	c := rawLen
-	if lim := 64*len(src) + 4096; c > lim {
-		c = lim
+	// zstd cannot expand a frame by more than maxZstdRatio, so a larger
+	// declared size is corrupt; below it the declared size (already checked
+	// against the decode limits) bounds the allocation.
+	if uint64(rawLen) > uint64(len(src))*maxZstdRatio+64 {
+		return nil, Corruptf("zstd body: %d bytes declared for a %d-byte frame", rawLen, len(src))
 	}
-	out, err := decoder().DecodeAll(src, make([]byte, 0, c))
+	out, err := decoder().DecodeAll(src, make([]byte, 0, rawLen))
 	if err != nil {
 		return nil, Corruptf("zstd body: %v", err)
 	}

@@ -130,7 +130,11 @@ func TestFetchRandom(t *testing.T) {
 	}
 	for iter := range 200 {
 		opts := FetcherOptions{Gap: int64(rng.IntN(5000)) - 100, MaxRead: int64(rng.IntN(1 << 16)), Parallel: rng.IntN(4)}
-		f := NewFetcher(Bytes(data), opts)
+		var src Source = Bytes(data)
+		if iter%2 == 0 {
+			src = noSlice{src} // the copying path
+		}
+		f := NewFetcher(src, opts)
 		rs := make([]Range, rng.IntN(40))
 		var want int64
 		for i := range rs {
@@ -181,12 +185,15 @@ func TestFetchErrors(t *testing.T) {
 	}
 }
 
+// noSlice hides a source's Slicer method.
+type noSlice struct{ Source }
+
 func TestFetchConcurrent(t *testing.T) {
 	data := make([]byte, 1<<16)
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
-	f := NewFetcher(Bytes(data), FetcherOptions{Gap: 100, Parallel: 3})
+	f := NewFetcher(noSlice{Bytes(data)}, FetcherOptions{Gap: 100, Parallel: 3})
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -214,14 +221,15 @@ func TestFetchConcurrent(t *testing.T) {
 }
 
 // BenchmarkFetch fetches 1000 ranges of 4 KB, 8 KB apart (coalesced into
-// 16 MiB reads); BenchmarkMemcpy copies the requested bytes for comparison.
+// one 8 MB read) through the copying path; BenchmarkMemcpy copies the
+// requested bytes for comparison.
 func BenchmarkFetch(b *testing.B) {
 	data := make([]byte, 8<<20)
 	rs := make([]Range, 1000)
 	for i := range rs {
 		rs[i] = Range{int64(i) * 8000, 4000}
 	}
-	f := NewFetcher(Bytes(data), FetcherOptions{})
+	f := NewFetcher(noSlice{Bytes(data)}, FetcherOptions{})
 	b.SetBytes(4000 * 1000)
 	for b.Loop() {
 		if _, err := f.Fetch(rs); err != nil {

@@ -19,6 +19,7 @@ type query struct {
 	expr   filter.Expr
 	stream map[*filter.Leaf]int // values stream of each leaf's column
 	preds  map[*filter.Leaf]any // *encoding.Pred[T] or *encoding.BytesPred
+	paths  map[string]int       // column path → values stream
 }
 
 // filterCost tracks, per leaf, time spent per row dropped; AND evaluates its
@@ -54,7 +55,7 @@ func (f *File) compile(where string) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{expr: e, stream: map[*filter.Leaf]int{}, preds: map[*filter.Leaf]any{}}
+	q := &query{expr: e, stream: map[*filter.Leaf]int{}, preds: map[*filter.Leaf]any{}, paths: map[string]int{}}
 	var werr error
 	filter.Walk(e, func(l *filter.Leaf) {
 		n, err := f.sch.Find(l.Path)
@@ -74,6 +75,7 @@ func (f *File) compile(where string) (*query, error) {
 			return
 		}
 		q.stream[l] = id
+		q.paths[l.Path] = id
 		if l.Op != filter.OpIsNull && l.Op != filter.OpIsNotNull {
 			p, err := leafPred(l, f.sch.Stream(id).Type)
 			if err != nil {
@@ -89,8 +91,15 @@ func (f *File) compile(where string) (*query, error) {
 	return q, nil
 }
 
-// leafPred converts a bound leaf into the typed predicate decoders evaluate.
+// leafPred returns the typed predicate decoders evaluate for a bound leaf.
+// Bool columns, which encoding predicates do not cover, compare as 0/1.
 func leafPred(l *filter.Leaf, t encoding.Type) (any, error) {
+	if t != encoding.Bool {
+		if p := l.Pred(); p != nil {
+			return p, nil
+		}
+		return nil, fmt.Errorf("read: filter %s: no predicate for %v values", l, t)
+	}
 	switch t {
 	case encoding.Int8:
 		return numPred[int8](l, func(v stats.Value) int8 { return int8(v.Int()) }), nil
@@ -145,177 +154,28 @@ func numPred[T encoding.Number](l *filter.Leaf, conv func(stats.Value) T) *encod
 	return p
 }
 
-// tri is a three-valued pruning answer.
-type tri uint8
-
-const (
-	triNone tri = iota // no row can match
-	triSome            // rows must be evaluated
-	triAll             // every row matches
-)
-
-// pruneExpr evaluates e on statistics per column stream.
-func (q *query) prune(e filter.Expr, statsOf func(stream int) (stats.ColumnStats, bool)) tri {
-	switch x := e.(type) {
-	case *filter.Const:
-		if x.Value {
-			return triAll
-		}
-		return triNone
-	case *filter.Not:
-		switch q.prune(x.X, statsOf) {
-		case triNone:
-			return triAll
-		case triAll:
-			return triNone
-		}
-		return triSome
-	case *filter.And:
-		out := triAll
-		for _, a := range x.Args {
-			switch q.prune(a, statsOf) {
-			case triNone:
-				return triNone
-			case triSome:
-				out = triSome
-			}
-		}
-		return out
-	case *filter.Or:
-		out := triNone
-		for _, a := range x.Args {
-			switch q.prune(a, statsOf) {
-			case triAll:
-				return triAll
-			case triSome:
-				out = triSome
-			}
-		}
-		return out
-	case *filter.Leaf:
-		cs, ok := statsOf(q.stream[x])
+// prune evaluates e on statistics per column stream, three-valued.
+func (q *query) prune(e filter.Expr, statsOf func(stream int) (stats.ColumnStats, bool)) filter.Tri {
+	return filter.Prune(e, func(path string) (stats.ColumnStats, bool) {
+		id, ok := q.paths[path]
 		if !ok {
-			return triSome
+			return stats.ColumnStats{}, false
 		}
-		return pruneLeaf(x, q.preds[x], &cs)
-	}
-	return triSome
+		return statsOf(id)
+	})
 }
 
-func pruneLeaf(l *filter.Leaf, pred any, cs *stats.ColumnStats) tri {
-	switch l.Op {
-	case filter.OpIsNull:
-		if cs.Nulls == 0 {
-			return triNone
-		}
-		if cs.Nulls == cs.Rows {
-			return triAll
-		}
-		return triSome
-	case filter.OpIsNotNull:
-		if cs.Nulls == 0 {
-			return triAll
-		}
-		if cs.Nulls == cs.Rows {
-			return triNone
-		}
-		return triSome
-	}
-	if cs.Rows == cs.Nulls {
-		return triNone // comparisons never match nulls
-	}
-	if !cs.HasMinMax {
-		return triSome
-	}
-	var may, all bool
-	switch p := pred.(type) {
-	case *encoding.Pred[int8]:
-		may, all = p.MayMatchRange(int8(cs.Min.Int()), int8(cs.Max.Int())), p.AllMatchRange(int8(cs.Min.Int()), int8(cs.Max.Int()))
-	case *encoding.Pred[int16]:
-		may, all = p.MayMatchRange(int16(cs.Min.Int()), int16(cs.Max.Int())), p.AllMatchRange(int16(cs.Min.Int()), int16(cs.Max.Int()))
-	case *encoding.Pred[int32]:
-		may, all = p.MayMatchRange(int32(cs.Min.Int()), int32(cs.Max.Int())), p.AllMatchRange(int32(cs.Min.Int()), int32(cs.Max.Int()))
-	case *encoding.Pred[int64]:
-		may, all = p.MayMatchRange(cs.Min.Int(), cs.Max.Int()), p.AllMatchRange(cs.Min.Int(), cs.Max.Int())
-	case *encoding.Pred[uint8]:
-		if cs.Type == encoding.Bool {
-			lo, hi := uint8(0), uint8(0)
-			if cs.Min.Bool() {
-				lo = 1
-			}
-			if cs.Max.Bool() {
-				hi = 1
-			}
-			may, all = p.MayMatchRange(lo, hi), p.AllMatchRange(lo, hi)
-		} else {
-			may, all = p.MayMatchRange(uint8(cs.Min.Uint()), uint8(cs.Max.Uint())), p.AllMatchRange(uint8(cs.Min.Uint()), uint8(cs.Max.Uint()))
-		}
-	case *encoding.Pred[uint16]:
-		may, all = p.MayMatchRange(uint16(cs.Min.Uint()), uint16(cs.Max.Uint())), p.AllMatchRange(uint16(cs.Min.Uint()), uint16(cs.Max.Uint()))
-	case *encoding.Pred[uint32]:
-		may, all = p.MayMatchRange(uint32(cs.Min.Uint()), uint32(cs.Max.Uint())), p.AllMatchRange(uint32(cs.Min.Uint()), uint32(cs.Max.Uint()))
-	case *encoding.Pred[uint64]:
-		may, all = p.MayMatchRange(cs.Min.Uint(), cs.Max.Uint()), p.AllMatchRange(cs.Min.Uint(), cs.Max.Uint())
-	case *encoding.Pred[float32]:
-		may, all = p.MayMatchRange(float32(cs.Min.Float()), float32(cs.Max.Float())), p.AllMatchRange(float32(cs.Min.Float()), float32(cs.Max.Float()))
-	case *encoding.Pred[float64]:
-		may, all = p.MayMatchRange(cs.Min.Float(), cs.Max.Float()), p.AllMatchRange(cs.Min.Float(), cs.Max.Float())
-	case *encoding.BytesPred:
-		may = p.MayMatchRange(cs.Min.Bytes(), cs.Max.Bytes())
-		all = !cs.MinTruncated && !cs.MaxTruncated && p.AllMatchRange(cs.Min.Bytes(), cs.Max.Bytes())
-	default:
-		return triSome
-	}
-	if !may && cs.NaNs == 0 {
-		return triNone
-	}
-	if !may && l.Op != filter.OpNe {
-		return triNone // NaN matches only !=
-	}
-	if all && cs.Nulls == 0 && cs.NaNs == 0 {
-		return triAll
-	}
-	return triSome
-}
-
-// bloomRejects reports whether a stripe's bloom filters prove that an
-// equality or IN conjunct cannot match.
+// bloomRejects reports whether a stripe's bloom filters prove that no row
+// can match (an equality or IN conjunct whose values are all absent).
 func (q *query) bloomRejects(e filter.Expr, bloomOf func(stream int) *stats.Bloom) bool {
-	switch x := e.(type) {
-	case *filter.And:
-		for _, a := range x.Args {
-			if q.bloomRejects(a, bloomOf) {
-				return true
-			}
+	return !filter.MayContain(e, func(path string) (*stats.Bloom, bool) {
+		id, ok := q.paths[path]
+		if !ok {
+			return nil, false
 		}
-		return false
-	case *filter.Or:
-		for _, a := range x.Args {
-			if !q.bloomRejects(a, bloomOf) {
-				return false
-			}
-		}
-		return len(x.Args) > 0
-	case *filter.Leaf:
-		if x.Op != filter.OpEq && x.Op != filter.OpIn {
-			return false
-		}
-		b := bloomOf(q.stream[x])
-		if b == nil {
-			return false
-		}
-		vals := x.Set
-		if x.Op == filter.OpEq {
-			vals = []stats.Value{x.A}
-		}
-		for _, v := range vals {
-			if b.MayContain(v.Hash()) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+		b := bloomOf(id)
+		return b, b != nil
+	})
 }
 
 // evalExpr narrows sel (rows of the stripe) to rows matching e.
@@ -454,12 +314,12 @@ func (f *File) evalLeaf(q *query, stripe int, l *filter.Leaf, sel encoding.Bitma
 		}
 		if len(ch.Stats) > 0 {
 			if cs, err := meta.DecodeStats(ch.Stats); err == nil {
-				switch pruneLeaf(l, pred, &cs) {
-				case triNone:
+				switch filter.Prune(l, func(string) (stats.ColumnStats, bool) { return cs, true }) {
+				case filter.None:
 					sel.ClearRange(lo, hi)
 					st.ChunksPrunedStats++
 					continue
-				case triAll:
+				case filter.All:
 					st.ChunksAllMatch++
 					continue
 				}

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata/encoding"
+	"strata/filter"
 	"strata/shred"
 	"strata/stats"
 )
@@ -17,10 +18,10 @@ func (f *File) stripeSelection(i int, q *query, st *ScanStats) (encoding.Bitmap,
 	rows := int(f.f.Stripe(i).Rows)
 	if ss := f.StripeStats(i); ss != nil {
 		switch q.prune(q.expr, func(s int) (stats.ColumnStats, bool) { c, ok := ss.Columns[s]; return c, ok }) {
-		case triNone:
+		case filter.None:
 			st.StripesPrunedStats++
 			return nil, nil
-		case triAll:
+		case filter.All:
 			st.RowsScanned += int64(rows)
 			return encoding.NewBitmap(rows, true), nil
 		}

@@ -372,7 +372,11 @@ func parquetTake(path string, row int64) error {
 		}
 		row -= n
 	}
-	tbl, err := fr.ReadRowGroups(context.Background(), nil, []int{rg})
+	cols := make([]int, pf.MetaData().Schema.NumColumns())
+	for i := range cols {
+		cols[i] = i
+	}
+	tbl, err := fr.ReadRowGroups(context.Background(), cols, []int{rg})
 	if err != nil {
 		return err
 	}

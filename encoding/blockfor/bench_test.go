@@ -11,7 +11,7 @@ import (
 
 const benchN = 1 << 20
 
-func benchNode[T encoding.Integer](b *testing.B, vals []T) encoding.Reader[T] {
+func benchNode[T encoding.Integer](b *testing.B, vals []T) (encoding.Reader[T], float64) {
 	p := forcedPolicy(all.Registry())
 	node, _, err := p.Encode(nil, vals)
 	if err != nil {
@@ -21,12 +21,11 @@ func benchNode[T encoding.Integer](b *testing.B, vals []T) encoding.Reader[T] {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(8*len(node))/float64(len(vals)), "bits/value")
-	return r
+	return r, float64(8*len(node)) / float64(len(vals))
 }
 
 func benchRead[T encoding.Integer](b *testing.B, vals []T) {
-	r := benchNode(b, vals)
+	r, bpv := benchNode(b, vals)
 	dst := make([]T, len(vals))
 	b.SetBytes(int64(len(vals) * encoding.TypeFor[T]().Size()))
 	b.ResetTimer()
@@ -36,6 +35,7 @@ func benchRead[T encoding.Integer](b *testing.B, vals []T) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(bpv, "bits/value")
 }
 
 func benchMemcpy[T encoding.Integer](b *testing.B) {
@@ -67,7 +67,7 @@ func BenchmarkMemcpyUint16(b *testing.B) { benchMemcpy[uint16](b) }
 // BenchmarkGather reads 1% of the rows at random positions.
 func BenchmarkGatherInt64Outliers(b *testing.B) {
 	vals := encodingtest.Gen[int64](encodingtest.ShapeOutliers, benchN, 1)
-	r := benchNode(b, vals)
+	r, bpv := benchNode(b, vals)
 	g := r.(encoding.Gatherer[int64])
 	rng := rand.New(rand.NewPCG(1, 1))
 	var rows []int32
@@ -82,6 +82,7 @@ func BenchmarkGatherInt64Outliers(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(bpv, "bits/value")
 }
 
 // BenchmarkFilterSorted filters a sorted column with a 0.1% range: almost
@@ -91,7 +92,7 @@ func BenchmarkFilterSortedSelective(b *testing.B) {
 	for i := range vals {
 		vals[i] = int64(i) * 7
 	}
-	r := benchNode(b, vals)
+	r, bpv := benchNode(b, vals)
 	f := r.(encoding.Filterer[int64])
 	p := &encoding.Pred[int64]{Op: encoding.OpBetween, A: 7 * 500_000, B: 7 * 501_000}
 	sel := encoding.NewBitmap(benchN, true)
@@ -104,4 +105,5 @@ func BenchmarkFilterSortedSelective(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(bpv, "bits/value")
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"strata/encoding"
 	"strata/internal/bitpack"
@@ -254,6 +255,7 @@ type decoder[T encoding.Integer] struct {
 	cached int // index of the block held in cache, -1 if none
 	cache  []T
 	u64    []uint64
+	u32    []uint32
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -451,14 +453,7 @@ func (d *decoder[T]) decode(b int, out []T) error {
 			out[i] = v
 		}
 	} else {
-		if d.u64 == nil {
-			d.u64 = make([]uint64, min(d.bs, d.n))
-		}
-		u := d.u64[:len(out)]
-		bitpack.Unpack(u, d.data[bl.data:bl.pos], int(bl.w), 0)
-		for i, x := range u {
-			out[i] = T(base + x)
-		}
+		d.unpack(out, d.data[bl.data:bl.pos], int(bl.w), base)
 	}
 	if bl.nexc == 0 {
 		return nil
@@ -475,6 +470,42 @@ func (d *decoder[T]) decode(b int, out []T) error {
 		out[p] = T(bl.min + bitpack.Get(exc, ew, j))
 	}
 	return nil
+}
+
+// unpack writes T(base + slot) for len(out) slots of width w. 64-bit values
+// are unpacked in place in out; narrower ones through a 32-bit scratch when
+// the width allows, since only the low bits of base + slot survive.
+func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
+	if unsafe.Sizeof(out[0]) == 8 {
+		u := unsafe.Slice((*uint64)(unsafe.Pointer(&out[0])), len(out))
+		bitpack.Unpack(u, src, w, 0)
+		if base != 0 {
+			for i := range u {
+				u[i] += base
+			}
+		}
+		return
+	}
+	if w <= 32 {
+		if d.u32 == nil {
+			d.u32 = make([]uint32, min(d.bs, d.n))
+		}
+		u := d.u32[:len(out)]
+		bitpack.Unpack32(u, src, w, 0)
+		b := uint32(base)
+		for i, x := range u {
+			out[i] = T(b + x)
+		}
+		return
+	}
+	if d.u64 == nil {
+		d.u64 = make([]uint64, min(d.bs, d.n))
+	}
+	u := d.u64[:len(out)]
+	bitpack.Unpack(u, src, w, 0)
+	for i, x := range u {
+		out[i] = T(base + x)
+	}
 }
 
 // Gather reads rows in O(1) each: the block from the row index, the slot by

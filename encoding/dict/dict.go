@@ -578,11 +578,28 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 	}
 	dst.Data = growCap(dst.Data, total)
 	dst.Offsets = growCap(dst.Offsets, len(ids))
+	// Write through indexes into the presized buffers: append's per-value
+	// capacity checks cost as much as the copies for short strings.
+	w := len(dst.Data)
+	out := dst.Data[:w+total]
+	no := len(dst.Offsets)
+	outOffs := dst.Offsets[:no+len(ids)]
 	data := d.alpha.Data
-	for _, id := range ids {
-		dst.Data = append(dst.Data, data[offs[id]:offs[id+1]]...)
-		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
+	for j, id := range ids {
+		v := data[offs[id]:offs[id+1]]
+		if len(v) <= 16 {
+			// A byte loop beats memmove's call overhead for short values.
+			o := out[w : w+len(v)]
+			for k := range v {
+				o[k] = v[k]
+			}
+			w += len(v)
+		} else {
+			w += copy(out[w:], v)
+		}
+		outOffs[no+j] = int32(w)
 	}
+	dst.Data, dst.Offsets = out, outOffs
 	return nil
 }
 

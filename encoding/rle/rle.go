@@ -211,15 +211,31 @@ func (r *fixedReader[T]) Read(dst []T) error {
 	if err := cascade.CheckRead(encoding.KindRLE, r.pos, len(dst), r.rows); err != nil {
 		return err
 	}
-	for len(dst) > 0 {
-		k := min(r.ends[r.run]-r.pos, len(dst))
-		fill(dst[:k], r.values[r.run])
-		dst = dst[k:]
-		r.pos += k
-		if r.pos == r.ends[r.run] {
-			r.run++
+	n, start := len(dst), r.pos
+	ends, values := r.ends, r.values
+	run := r.run
+	for p := 0; p < n; {
+		full := ends[run] - start
+		e := min(full, n)
+		v := values[run]
+		if p+8 <= n {
+			// Short runs dominate when runs are short: store 8 copies
+			// unconditionally (later runs overwrite the excess) so the
+			// common case has no length-dependent branch.
+			d := dst[p : p+8 : p+8]
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = v, v, v, v, v, v, v, v
+			if e-p > 8 {
+				fill(dst[p+8:e], v)
+			}
+		} else {
+			fill(dst[p:e], v)
+		}
+		p = e
+		if e == full {
+			run++
 		}
 	}
+	r.pos, r.run = start+n, run
 	return nil
 }
 
