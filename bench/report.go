@@ -200,8 +200,25 @@ func writeSVG(path string, rep *Report) error {
 	const (
 		left, top, plotH = 60.0, 50.0, 320.0
 		barW, gap        = 14.0, 24.0
-		lo, hi           = -2.0, 2.0 // log10 ratio range: 0.01× .. 100×
 	)
+	// log10 ratio range: at least 0.1× .. 10×, widened to whole decades
+	// that hold every bar.
+	lo, hi := -1.0, 1.0
+	for _, m := range metrics {
+		if base == nil {
+			break
+		}
+		bv, ok := m.get(base)
+		if !ok || bv <= 0 {
+			continue
+		}
+		for _, r := range rep.Results {
+			if v, ok := m.get(r); ok && v > 0 {
+				l := math.Log10(v / bv)
+				lo, hi = math.Min(lo, math.Floor(l)), math.Max(hi, math.Ceil(l))
+			}
+		}
+	}
 	n := len(rep.Results)
 	groupW := float64(n)*barW + gap
 	width := left + float64(len(metrics))*groupW + 20

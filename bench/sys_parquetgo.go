@@ -626,6 +626,11 @@ func (s *pqgoSys) Take(rows []int64, verify bool) (Out, error) {
 		}
 		if s.takePages[g] == nil {
 			for _, cc := range rgs[g].ColumnChunks() {
+				// Load the offset index first: parquet-go reads it lazily, and
+				// a page reader without it seeks by decoding from the start.
+				if _, err := cc.OffsetIndex(); err != nil {
+					return out, fmt.Errorf("offset index: %w", err)
+				}
 				s.takePages[g] = append(s.takePages[g], cc.Pages())
 			}
 		}

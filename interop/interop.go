@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -61,9 +60,18 @@ type ReadOptions struct {
 	BatchRows int
 	// CSVSchema, when set, is the schema of a CSV file; otherwise types are inferred.
 	CSVSchema *arrow.Schema
-	// CSVHeader tells whether the CSV file starts with a header (default true).
+	// CSVInferRows is the number of rows sampled to infer CSV column types
+	// when CSVSchema is nil (default 1000).
+	CSVInferRows int
+	// CSVNoHeader tells that the CSV file has no header line (columns are
+	// then named by CSVSchema, or f0, f1, ... when inferring).
 	CSVNoHeader bool
-	Mem         memory.Allocator
+	// KeepTypes passes batches through with their source types. By default
+	// types Strata cannot store but can hold losslessly are converted (see
+	// StorableType): extension types, float16, fixed_size_binary,
+	// decimal256 with precision <= 38.
+	KeepTypes bool
+	Mem       memory.Allocator
 }
 
 // Open opens a Parquet, CSV or Arrow IPC file as a record stream.
@@ -78,45 +86,58 @@ func Open(path string, opts ReadOptions) (RecordReader, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
+	var r RecordReader
 	switch f {
 	case Parquet:
-		return openParquet(path, opts)
+		r, err = openParquet(path, opts)
 	case CSV:
-		return openCSV(path, opts)
+		r, err = openCSV(path, opts)
 	default:
-		return openIPC(path, opts)
+		r, err = openIPC(path, opts)
 	}
-}
-
-type parquetReader struct {
-	f  *os.File
-	pf *file.Reader
-	rr pqarrow.RecordReader
-}
-
-func openParquet(path string, opts ReadOptions) (RecordReader, error) {
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	pf, err := file.NewParquetReader(f)
+	if !opts.KeepTypes {
+		r = coerce(r, opts.Mem)
+	}
+	return r, nil
+}
+
+type parquetReader struct {
+	pf *file.Reader // owns the os.File
+	rr pqarrow.RecordReader
+}
+
+func openParquet(path string, opts ReadOptions) (_ RecordReader, err error) {
+	f, err := os.Open(path)
 	if err != nil {
-		f.Close()
+		return nil, fmt.Errorf("interop: %w", err)
+	}
+	var pf *file.Reader
+	defer func() {
+		// arrow-go panics on some malformed footers and schemas (for
+		// example an unknown logical type); report those as errors.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("interop: %s: malformed parquet file: %v", path, r)
+		}
+		if err != nil {
+			f.Close()
+		}
+	}()
+	pf, err = file.NewParquetReader(f)
+	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows), Parallel: false}, opts.Mem)
 	if err != nil {
-		pf.Close()
-		f.Close()
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
 	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
-		pf.Close()
-		f.Close()
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	return &parquetReader{f: f, pf: pf, rr: rr}, nil
+	return &parquetReader{pf: pf, rr: rr}, nil
 }
 
 func (p *parquetReader) Schema() *arrow.Schema { return p.rr.Schema() }
@@ -141,49 +162,8 @@ func (p *parquetReader) Next() (rec arrow.Record, err error) {
 
 func (p *parquetReader) Close() error {
 	p.rr.Release()
-	p.pf.Close()
-	return p.f.Close()
+	return p.pf.Close()
 }
-
-type csvReader struct {
-	f *os.File
-	r *csv.Reader
-}
-
-func openCSV(path string, opts ReadOptions) (RecordReader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	copts := []csv.Option{csv.WithChunk(opts.BatchRows), csv.WithHeader(!opts.CSVNoHeader),
-		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, "", "NULL", "null")}
-	if strings.EqualFold(filepath.Ext(path), ".tsv") {
-		copts = append(copts, csv.WithComma('\t'))
-	}
-	var r *csv.Reader
-	if opts.CSVSchema != nil {
-		r = csv.NewReader(f, opts.CSVSchema, copts...)
-	} else {
-		r = csv.NewInferringReader(f, copts...)
-	}
-	return &csvReader{f: f, r: r}, nil
-}
-
-func (c *csvReader) Schema() *arrow.Schema { return c.r.Schema() }
-
-func (c *csvReader) Next() (arrow.Record, error) {
-	if !c.r.Next() {
-		if err := c.r.Err(); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("interop: csv: %w", err)
-		}
-		return nil, io.EOF
-	}
-	rec := c.r.Record()
-	rec.Retain()
-	return rec, nil
-}
-
-func (c *csvReader) Close() error { c.r.Release(); return c.f.Close() }
 
 type ipcReader struct {
 	f  *os.File
@@ -192,11 +172,17 @@ type ipcReader struct {
 	i  int
 }
 
-func openIPC(path string, opts ReadOptions) (RecordReader, error) {
+func openIPC(path string, opts ReadOptions) (_ RecordReader, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("interop: %w", err)
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			f.Close()
+			err = fmt.Errorf("interop: %s: malformed Arrow IPC data: %v", path, r)
+		}
+	}()
 	if fr, err := ipc.NewFileReader(f, ipc.WithAllocator(opts.Mem)); err == nil {
 		return &ipcReader{f: f, fr: fr}, nil
 	}
@@ -219,12 +205,18 @@ func (r *ipcReader) Schema() *arrow.Schema {
 	return r.sr.Schema()
 }
 
-func (r *ipcReader) Next() (arrow.Record, error) {
+func (r *ipcReader) Next() (rec arrow.Record, err error) {
+	defer func() {
+		// Malformed IPC buffers can make arrow-go index out of range.
+		if p := recover(); p != nil {
+			rec, err = nil, fmt.Errorf("interop: arrow: malformed batch: %v", p)
+		}
+	}()
 	if r.fr != nil {
 		if r.i >= r.fr.NumRecords() {
 			return nil, io.EOF
 		}
-		rec, err := r.fr.Record(r.i)
+		rec, err = r.fr.Record(r.i)
 		if err != nil {
 			return nil, fmt.Errorf("interop: arrow: %w", err)
 		}
@@ -238,7 +230,7 @@ func (r *ipcReader) Next() (arrow.Record, error) {
 		}
 		return nil, io.EOF
 	}
-	rec := r.sr.Record()
+	rec = r.sr.Record()
 	rec.Retain()
 	return rec, nil
 }
@@ -287,6 +279,11 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 	case CSV:
 		s = &csvSink{f: f, w: csv.NewWriter(f, sch, csv.WithHeader(true), csv.WithNullWriter(""))}
 	default:
+		if strings.EqualFold(filepath.Ext(path), ".arrows") {
+			// .arrows is the conventional name of the IPC stream format.
+			s = &ipcSink{f: f, w: ipc.NewWriter(f, ipc.WithSchema(sch), ipc.WithAllocator(opts.Mem))}
+			break
+		}
 		var w *ipc.FileWriter
 		w, err = ipc.NewFileWriter(f, ipc.WithSchema(sch), ipc.WithAllocator(opts.Mem))
 		s = &ipcSink{f: f, w: w}
@@ -319,9 +316,12 @@ func newParquetSink(f *os.File, sch *arrow.Schema, opts WriteOptions) (Sink, err
 }
 
 func (p *parquetSink) Write(rec arrow.Record) error { return p.w.WriteBuffered(rec) }
+
+// Close writes the footer; the Parquet writer closes the file.
 func (p *parquetSink) Close() error {
 	if err := p.w.Close(); err != nil {
-		return err
+		p.f.Close() // may already be closed; the write error is what matters
+		return fmt.Errorf("interop: parquet: %w", err)
 	}
 	return nil
 }
@@ -343,7 +343,10 @@ func (c *csvSink) Close() error {
 
 type ipcSink struct {
 	f *os.File
-	w *ipc.FileWriter
+	w interface {
+		Write(arrow.Record) error
+		Close() error
+	}
 }
 
 func (s *ipcSink) Write(rec arrow.Record) error { return s.w.Write(rec) }
@@ -374,5 +377,3 @@ func Copy(s Sink, r RecordReader) (int64, error) {
 		}
 	}
 }
-
-var _ = array.NewRecord

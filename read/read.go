@@ -29,6 +29,9 @@ type Options struct {
 	Decode *encoding.Options
 	// CoalesceGap merges byte ranges closer than this into one read.
 	CoalesceGap int64
+	// DecoderCacheBytes bounds the cache of opened chunk decoders that
+	// point lookups reuse (default 256 MiB; negative disables it).
+	DecoderCacheBytes int64
 	Mem         memory.Allocator
 }
 
@@ -48,6 +51,7 @@ type File struct {
 	blooms  map[[2]int]*stats.Bloom
 	adaptMu sync.Mutex
 	adapt   map[string]*filterCost
+	cache   *decoderCache
 }
 
 // Open reads the metadata of a Strata file.
@@ -63,12 +67,16 @@ func Open(src iox.Source, opts Options) (*File, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
+	if opts.DecoderCacheBytes == 0 {
+		opts.DecoderCacheBytes = 256 << 20
+	}
 	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: opts.CoalesceGap})
 	ff, err := format.Open(fetch, format.ReaderOptions{})
 	if err != nil {
 		return nil, err
 	}
-	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{}}
+	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
+		cache: newDecoderCache(opts.DecoderCacheBytes)}
 	sb, ok, err := ff.Section("schema")
 	if err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)

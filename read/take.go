@@ -149,10 +149,6 @@ func (f *File) takeStripe(stripe, stream int, first int64, rows []int64, at int,
 		for j < len(rows) && rows[j]-first < ch.FirstRow+int64(ch.Rows) {
 			j++
 		}
-		payloads, err := f.fetchChunks(stripe, stream, []int{c}, nil)
-		if err != nil {
-			return err
-		}
 		rel := make([]int32, 0, j-i)
 		for _, r := range rows[i:j] {
 			v := int32(r - first - ch.FirstRow)
@@ -160,7 +156,14 @@ func (f *File) takeStripe(stripe, stream int, first int64, rows []int64, at int,
 				rel = append(rel, v)
 			}
 		}
-		if err := f.gatherChunk(payloads[0], int(ch.Rows), rel, rows[i:j], first+ch.FirstRow, at+i, vals, valid); err != nil {
+		e, err := f.cachedDecoder(chunkKey{stripe, stream, c}, int(ch.Rows), nil)
+		if err != nil {
+			return fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
+		}
+		e.mu.Lock()
+		err = f.gatherFrom(e.dec, int(ch.Rows), rel, rows[i:j], first+ch.FirstRow, at+i, vals, valid)
+		e.mu.Unlock()
+		if err != nil {
 			return fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
 		}
 		i = j
@@ -168,8 +171,28 @@ func (f *File) takeStripe(stripe, stream int, first int64, rows []int64, at int,
 	return nil
 }
 
-// gatherChunk reads the values at rel (sorted, unique, chunk-relative) and
-// stores them for every requested row (rows may repeat) at out positions.
+// cachedDecoder returns an opened decoder for a chunk, from the cache or
+// freshly fetched and opened (and then cached).
+func (f *File) cachedDecoder(k chunkKey, rows int, st *ScanStats) (*cacheEntry, error) {
+	if e := f.cache.get(k); e != nil {
+		return e, nil
+	}
+	payloads, err := f.fetchChunks(k.stripe, k.stream, []int{k.chunk}, st)
+	if err != nil {
+		return nil, err
+	}
+	d, err := encoding.Open(payloads[0], f.dec)
+	if err != nil {
+		return nil, err
+	}
+	if d.Len() != rows {
+		return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
+	}
+	return f.cache.put(k, d, decodedCost(payloads[0], rows, d.Type())), nil
+}
+
+// gatherChunk reads the values at rel (sorted, unique, chunk-relative) of
+// an encoded chunk; see gatherFrom.
 func (f *File) gatherChunk(node []byte, chunkRows int, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool) error {
 	d, err := encoding.Open(node, f.dec)
 	if err != nil {
@@ -178,6 +201,14 @@ func (f *File) gatherChunk(node []byte, chunkRows int, rel []int32, rows []int64
 	if d.Len() != chunkRows {
 		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), chunkRows)
 	}
+	return f.gatherFrom(d, chunkRows, rel, rows, base, at, vals, valid)
+}
+
+// gatherFrom reads the values at rel (sorted, unique, chunk-relative) from
+// an opened decoder and stores them for every requested row (rows may
+// repeat) at out positions.
+func (f *File) gatherFrom(d encoding.Decoder, chunkRows int, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool) error {
+	d.Reset()
 	nullable := d.Kind() == encoding.KindNullable
 	if nullable && *valid == nil {
 		*valid = make([]bool, lenOfBuf(vals))

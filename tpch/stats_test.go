@@ -2,7 +2,9 @@ package tpch
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,7 +12,9 @@ import (
 )
 
 // colStats summarizes one column: numeric min/max (for strings: lengths),
-// string min/max, and the exact distinct count.
+// string min/max, and the distinct count (exact for numbers; for strings
+// counted on 64-bit hashes, where a collision among a million values has
+// probability ~1e-8).
 type colStats struct {
 	name       string
 	rows       int64
@@ -19,9 +23,8 @@ type colStats struct {
 	isString   bool
 	seen       bool
 	distinct   int
-	leadSpace  int64 // strings starting with a space (comment shape)
-	ints       map[int64]struct{}
-	strs       map[string]struct{}
+	leadSpace  int64    // strings starting with a space (comment shape)
+	vals       []uint64 // values or string hashes, for the distinct count
 }
 
 type tableStats struct {
@@ -29,17 +32,13 @@ type tableStats struct {
 	cols []*colStats
 }
 
+var statsSeed = maphash.MakeSeed()
+
 func newTableStats(s *arrow.Schema) *tableStats {
 	t := &tableStats{}
 	for _, f := range s.Fields() {
-		c := &colStats{name: f.Name, min: math.MaxInt64, max: math.MinInt64}
-		if f.Type.ID() == arrow.STRING {
-			c.isString = true
-			c.strs = map[string]struct{}{}
-		} else {
-			c.ints = map[int64]struct{}{}
-		}
-		t.cols = append(t.cols, c)
+		t.cols = append(t.cols, &colStats{name: f.Name, min: math.MaxInt64, max: math.MinInt64,
+			isString: f.Type.ID() == arrow.STRING})
 	}
 	return t
 }
@@ -47,9 +46,7 @@ func newTableStats(s *arrow.Schema) *tableStats {
 func (c *colStats) addInt(v int64) {
 	c.min = min(c.min, v)
 	c.max = max(c.max, v)
-	if c.ints != nil {
-		c.ints[v] = struct{}{}
-	}
+	c.vals = append(c.vals, uint64(v))
 }
 
 func (t *tableStats) add(rec arrow.RecordBatch) {
@@ -80,13 +77,12 @@ func (t *tableStats) add(rec arrow.RecordBatch) {
 				if s > c.smax {
 					c.smax = strings.Clone(s)
 				}
-				c.addInt(int64(len(s)))
+				c.min = min(c.min, int64(len(s)))
+				c.max = max(c.max, int64(len(s)))
 				if len(s) > 0 && s[0] == ' ' {
 					c.leadSpace++
 				}
-				if _, ok := c.strs[s]; !ok {
-					c.strs[strings.Clone(s)] = struct{}{}
-				}
+				c.vals = append(c.vals, maphash.String(statsSeed, s))
 			}
 		default:
 			panic(fmt.Sprintf("unexpected column type %T", col))
@@ -96,12 +92,8 @@ func (t *tableStats) add(rec arrow.RecordBatch) {
 
 func (t *tableStats) finish() {
 	for _, c := range t.cols {
-		if c.isString {
-			c.distinct = len(c.strs)
-			c.strs = nil
-		} else {
-			c.distinct = len(c.ints)
-		}
-		c.ints = nil
+		slices.Sort(c.vals)
+		c.distinct = len(slices.Compact(c.vals))
+		c.vals = nil
 	}
 }

@@ -7,6 +7,7 @@ package write
 
 import (
 	"fmt"
+	"slices"
 	"io"
 	"runtime"
 	"sync"
@@ -35,8 +36,13 @@ type Options struct {
 	NoZstd bool
 	// MinSaving is the fraction of a leaf's size zstd must save to be kept.
 	MinSaving float64
-	// NoBloom disables the per-stripe bloom filters.
-	NoBloom bool
+	// Bloom lists the column paths ("l_orderkey", "s.a") that get a
+	// split-block bloom filter per stripe, sized by the stripe's exact count
+	// of distinct values at BloomFPP. Bloom filters answer = and IN on
+	// columns whose statistics cannot (high-cardinality, unsorted); on
+	// other columns they only cost space, so they are opt-in as in Parquet.
+	Bloom    []string
+	BloomFPP float64
 	// Parallel is the number of goroutines encoding streams (default GOMAXPROCS).
 	Parallel int
 	// StripeGroup is the number of stripes per stripe group.
@@ -74,6 +80,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StripeGroup <= 0 {
 		o.StripeGroup = 8
+	}
+	if o.BloomFPP <= 0 || o.BloomFPP >= 1 {
+		o.BloomFPP = stats.DefaultFPP
 	}
 	return o
 }
@@ -215,11 +224,10 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		}
 	}()
 	n := s.Len
-	valuesRole := w.sch.Stream(s.ID).Role == schema.RoleValues
-	var bloom *stats.Bloom
-	if valuesRole && !w.opts.NoBloom && bloomable(s.Type) {
-		bloom = stats.NewBloom(min(n, 1<<20), 0.01)
-	}
+	info := w.sch.Stream(s.ID)
+	valuesRole := info.Role == schema.RoleValues
+	var hashes []uint64
+	wantBloom := valuesRole && s.Type != encoding.Bool && w.bloomed(info.Node.Path())
 	var buf []byte
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
 		hi := w.chunkEnd(s, lo)
@@ -243,8 +251,8 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			} else {
 				res.col, res.hasCol = cs, true
 			}
-			if bloom != nil {
-				bloom.InsertValues(vals, valid)
+			if wantBloom {
+				hashes = appendHashes(hashes, vals, valid)
 			}
 		}
 		res.chunks = append(res.chunks, c)
@@ -253,13 +261,94 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			break
 		}
 	}
-	if bloom != nil {
-		res.bloom = bloom.AppendBinary(nil)
+	if wantBloom && len(hashes) > 0 {
+		slices.Sort(hashes)
+		hashes = slices.Compact(hashes)
+		b := stats.NewBloom(len(hashes), w.opts.BloomFPP)
+		for _, h := range hashes {
+			b.Insert(h)
+		}
+		res.bloom = b.AppendBinary(nil)
 	}
 	return res
 }
 
-func bloomable(t encoding.Type) bool { return t != encoding.Bool }
+// bloomed reports whether a column path was asked to get bloom filters.
+func (w *Writer) bloomed(path string) bool {
+	for _, p := range w.opts.Bloom {
+		if p == path {
+			return true
+		}
+	}
+	return false
+}
+
+// appendHashes appends the bloom hash of every non-null value, hashing as
+// stats.Bloom.InsertValues does so lookups agree.
+func appendHashes(dst []uint64, vals any, valid []bool) []uint64 {
+	switch v := vals.(type) {
+	case []int8:
+		return hashInts(dst, v, valid)
+	case []int16:
+		return hashInts(dst, v, valid)
+	case []int32:
+		return hashInts(dst, v, valid)
+	case []int64:
+		return hashInts(dst, v, valid)
+	case []uint8:
+		return hashUints(dst, v, valid)
+	case []uint16:
+		return hashUints(dst, v, valid)
+	case []uint32:
+		return hashUints(dst, v, valid)
+	case []uint64:
+		return hashUints(dst, v, valid)
+	case []float32:
+		for i, x := range v {
+			if valid == nil || valid[i] {
+				dst = append(dst, stats.HashFloat(float64(x)))
+			}
+		}
+	case []float64:
+		for i, x := range v {
+			if valid == nil || valid[i] {
+				dst = append(dst, stats.HashFloat(x))
+			}
+		}
+	case encoding.Bytes:
+		return hashBytes(dst, &v, valid)
+	case *encoding.Bytes:
+		return hashBytes(dst, v, valid)
+	}
+	return dst
+}
+
+func hashInts[T int8 | int16 | int32 | int64](dst []uint64, v []T, valid []bool) []uint64 {
+	for i, x := range v {
+		if valid == nil || valid[i] {
+			dst = append(dst, stats.HashInt(int64(x)))
+		}
+	}
+	return dst
+}
+
+func hashUints[T uint8 | uint16 | uint32 | uint64](dst []uint64, v []T, valid []bool) []uint64 {
+	for i, x := range v {
+		if valid == nil || valid[i] {
+			dst = append(dst, stats.HashUint(uint64(x)))
+		}
+	}
+	return dst
+}
+
+func hashBytes(dst []uint64, v *encoding.Bytes, valid []bool) []uint64 {
+	for i := 0; i < v.Len(); i++ {
+		if valid == nil || valid[i] {
+			dst = append(dst, stats.HashBytes(v.Value(i)))
+		}
+	}
+	return dst
+}
 
 // chunkEnd returns the end of the chunk starting at lo.
 func (w *Writer) chunkEnd(s *shred.Stream, lo int) int {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 )
 
 const usage = `strata — columnar files with cascading encodings and selective reads
@@ -39,6 +40,29 @@ func main() {
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
+	// STRATA_CPUPROFILE=file writes a CPU profile of the command, for
+	// looking into performance without a separate harness.
+	if p := os.Getenv("STRATA_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
+	err := run(cmd, args)
+	if err != nil {
+		var ue usageError
+		code := 1
+		if errors.As(err, &ue) {
+			code = 2
+		}
+		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
+}
+
+func run(cmd string, args []string) error {
 	var err error
 	switch cmd {
 	case "demo":
@@ -61,20 +85,11 @@ func main() {
 		err = runGen(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
-		return
+		return nil
 	default:
-		fmt.Fprintf(os.Stderr, "strata: unknown command %q\n\n%s", cmd, usage)
-		os.Exit(2)
+		return usagef("unknown command %q\n\n%s", cmd, usage)
 	}
-	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
-		os.Exit(1)
-	}
+	return err
 }
 
 type usageError struct{ msg string }

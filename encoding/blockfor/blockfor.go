@@ -207,15 +207,10 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 	slices.Sort(offs)
 	excBits := bits.Len(uint(n-1)) + rangeBits
 	best := n * rangeBits
-	// Try narrower widths; for each, the window [base, base+2^w) holding the
-	// most values leaves the fewest exceptions. Ties keep the wider width,
-	// which has fewer exceptions to patch.
-	for w := rangeBits - 1; w >= 0; w-- {
-		if n*w >= best {
-			continue
-		}
+	// count returns how many values the best window [base, base+2^w) holds
+	// and where it starts; values outside it become exceptions.
+	count := func(w int) (cnt, at int) {
 		win := uint64(1)<<uint(w) - 1
-		cnt, at := 0, 0
 		lo := 0
 		for hi := 0; hi < n; hi++ {
 			for offs[hi]-offs[lo] > win {
@@ -225,12 +220,33 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 				cnt, at = hi-lo+1, lo
 			}
 		}
-		cost := n*w + (n-cnt)*excBits
-		if cost < best {
+		return cnt, at
+	}
+	consider := func(w, cnt, at int) {
+		// Ties keep the wider width, which has fewer exceptions to patch.
+		if cost := n*w + (n-cnt)*excBits; cost < best || (cost == best && w > p.w) {
 			best = cost
 			p.w, p.nexc, p.base = w, n-cnt, p.min+offs[at]
 		}
 	}
+	// The window count c(w) grows with w, so over widths (lo, hi) the cost
+	// n*w + (n-c(w))*excBits is at least n*lo + (n-c(hi))*excBits, and is
+	// increasing where c is flat. Bisecting with these bounds finds the
+	// exact minimum while evaluating only a few widths.
+	var visit func(lo, clo, hi, chi int)
+	visit = func(lo, clo, hi, chi int) {
+		if hi-lo <= 1 || clo == chi || n*lo+(n-chi)*excBits > best {
+			return
+		}
+		mid := (lo + hi) / 2
+		c, at := count(mid)
+		consider(mid, c, at)
+		visit(mid, c, hi, chi)
+		visit(lo, clo, mid, c)
+	}
+	c0, at0 := count(0)
+	consider(0, c0, at0)
+	visit(0, c0, rangeBits, n)
 	return p
 }
 

@@ -32,8 +32,9 @@ const MaxBlockSize = 1 << 16
 // table is allocated.
 const minHeaderBytes = 3
 
-// batch is the number of differences moved through scratch at a time.
-const batch = 1024
+// batch is the number of differences moved through scratch at a time:
+// large enough to amortize child calls across blocks, small enough for L1.
+const batch = 2048
 
 // Codec registers Delta with the default block size.
 var Codec = NewCodec(DefaultBlockSize)
@@ -167,6 +168,7 @@ type decoder[T encoding.Integer] struct {
 	cur    cursor[T]
 	gather *cursor[T] // second cursor over its own child decoder, for Gather
 	vals   []T
+	gbuf   []T
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -364,18 +366,39 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 	if int(rows[0]) < g.pos {
 		g.reset()
 	}
+	if d.gbuf == nil {
+		d.gbuf = make([]T, min(d.bs, d.n))
+	}
 	prev := int32(-1)
-	for i, r := range rows {
-		if r <= prev || int(r) >= d.n {
+	for i := 0; i < len(rows); {
+		r := int(rows[i])
+		if rows[i] <= prev || r >= d.n {
 			return fmt.Errorf("delta: gather row %d (previous %d, %d rows): %w", r, prev, d.n, encoding.ErrCorrupt)
 		}
-		prev = r
-		if err := g.skip(int(r) - g.pos); err != nil {
+		// Rows i..j-1 fall in the same block: decode it once, from the
+		// gather cursor or the block start, up to the last of them.
+		b := r / d.bs
+		end := min((b+1)*d.bs, d.n)
+		j := i + 1
+		for j < len(rows) && int(rows[j]) < end && rows[j] > rows[j-1] {
+			j++
+		}
+		last := int(rows[j-1])
+		if g.pos < b*d.bs {
+			if err := g.skip(b*d.bs - g.pos); err != nil {
+				return err
+			}
+		}
+		start := g.pos
+		buf := d.gbuf[:last-start+1]
+		if err := g.read(buf); err != nil {
 			return err
 		}
-		if err := g.read(dst[i : i+1]); err != nil {
-			return err
+		for k := i; k < j; k++ {
+			dst[k] = buf[int(rows[k])-start]
 		}
+		prev = rows[j-1]
+		i = j
 	}
 	return nil
 }
@@ -476,7 +499,7 @@ func (c *cursor[T]) skip(n int) error {
 	}
 	m := target - c.pos
 	if c.buf == nil {
-		c.buf = make([]int64, min(batch, max(d.bs-1, 1)))
+		c.buf = make([]int64, min(batch, max(d.n, 1)))
 	}
 	acc := c.acc
 	for m > 0 {
@@ -495,62 +518,58 @@ func (c *cursor[T]) skip(n int) error {
 	return nil
 }
 
-// read decodes len(dst) values (checked by the caller).
+// read decodes len(dst) values (checked by the caller). The differences of
+// consecutive blocks are contiguous in the child, so they are fetched in
+// batches spanning blocks, and each block's first value is put in between.
 func (c *cursor[T]) read(dst []T) error {
 	d := c.d
-	for len(dst) > 0 {
-		b := c.pos / d.bs
-		k := c.pos - b*d.bs
-		if k == 0 {
-			c.acc = d.blocks[b].first
-			dst[0] = T(c.acc)
-			dst = dst[1:]
-			c.pos++
-			continue
-		}
-		m := min(d.rows(b)-k, len(dst))
-		if err := c.sum(dst[:m]); err != nil {
-			return err
-		}
-		dst = dst[m:]
-		c.pos += m
-	}
-	return nil
-}
-
-// sum reads len(out) differences and writes their running sums from acc.
-// 64-bit values are summed in place in out; narrower ones go through buf.
-func (c *cursor[T]) sum(out []T) error {
-	acc := c.acc
-	if unsafe.Sizeof(out[0]) == 8 {
-		ds := unsafe.Slice((*int64)(unsafe.Pointer(&out[0])), len(out))
-		if err := c.child.Read(ds); err != nil {
-			return fmt.Errorf("deltas: %w", err)
-		}
-		for i, x := range ds {
-			acc += uint64(x)
-			ds[i] = int64(acc)
-		}
-		c.acc = acc
-		return nil
-	}
 	if c.buf == nil {
-		c.buf = make([]int64, min(batch, max(c.d.bs-1, 1)))
+		c.buf = make([]int64, min(batch, max(d.n, 1)))
 	}
-	for len(out) > 0 {
-		k := min(len(out), len(c.buf))
-		buf := c.buf[:k]
+	for len(dst) > 0 {
+		// Plan: how many rows fit with one buffer of differences.
+		nd, rows, p := 0, 0, c.pos
+		for rows < len(dst) {
+			b := p / d.bs
+			k := p - b*d.bs
+			if k == 0 {
+				rows++
+				p++
+				continue
+			}
+			seg := min(d.rows(b)-k, len(dst)-rows, len(c.buf)-nd)
+			if seg == 0 {
+				break
+			}
+			nd, rows, p = nd+seg, rows+seg, p+seg
+		}
+		buf := c.buf[:nd]
 		if err := c.child.Read(buf); err != nil {
 			return fmt.Errorf("deltas: %w", err)
 		}
-		o := out[:k]
-		for i, x := range buf {
-			acc += uint64(x)
-			o[i] = T(acc)
+		out := dst[:rows]
+		acc, p := c.acc, c.pos
+		for len(out) > 0 {
+			b := p / d.bs
+			k := p - b*d.bs
+			if k == 0 {
+				acc = d.blocks[b].first
+				out[0] = T(acc)
+				out = out[1:]
+				p++
+				continue
+			}
+			seg := min(d.rows(b)-k, len(out))
+			o, ds := out[:seg], buf[:seg]
+			for i, x := range ds {
+				acc += uint64(x)
+				o[i] = T(acc)
+			}
+			buf, out, p = buf[seg:], out[seg:], p+seg
 		}
-		out = out[k:]
+		c.acc, c.pos = acc, p
+		dst = dst[rows:]
 	}
-	c.acc = acc
 	return nil
 }
 

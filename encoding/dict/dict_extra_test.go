@@ -285,3 +285,24 @@ func BenchmarkDict(b *testing.B) {
 		}
 	})
 }
+
+// TestSelected checks the default policy picks Dictionary where it obviously
+// pays: few distinct long strings, few distinct 64-bit values.
+func TestSelected(t *testing.T) {
+	words := []string{"alpha-centauri", "betelgeuse", "cassiopeia", "deneb-algedi"}
+	var b encoding.Bytes
+	ints := make([]int64, 20000)
+	for i := range ints {
+		b.Append([]byte(words[(i*7)%len(words)]))
+		ints[i] = int64((i*13)%5) * 0x1234567890123
+	}
+	for _, vals := range []any{b, ints} {
+		_, tree, err := all.Policy().Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.Kind != kDict {
+			t.Errorf("%T encoded as %v", vals, tree)
+		}
+	}
+}

@@ -241,3 +241,23 @@ func BenchmarkRead(b *testing.B) {
 		}
 	})
 }
+
+// TestSelected checks the default policy picks RLE for long runs of
+// unrelated values.
+func TestSelected(t *testing.T) {
+	vals := make([]uint64, 20000)
+	x := uint64(0x9E3779B97F4A7C15)
+	for i := range vals {
+		if i%100 == 0 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		vals[i] = x
+	}
+	_, tree, err := all.Policy().Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Kind != kRLE {
+		t.Errorf("encoded as %v", tree)
+	}
+}

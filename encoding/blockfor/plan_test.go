@@ -1,0 +1,61 @@
+package blockfor
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// bruteForce evaluates every width: the reference for plan's bisection.
+func bruteForce(vals []int64) (w, nexc int, base uint64) {
+	offs := make([]uint64, len(vals))
+	mn := slices.Min(vals)
+	for i, v := range vals {
+		offs[i] = uint64(v - mn)
+	}
+	slices.Sort(offs)
+	n := len(vals)
+	rangeBits := bits.Len64(offs[n-1])
+	excBits := bits.Len(uint(n-1)) + rangeBits
+	best, bw, bn, bb := n*rangeBits, rangeBits, 0, uint64(mn)
+	for w := rangeBits - 1; w >= 0; w-- {
+		cnt, at := 0, 0
+		for i := range offs {
+			j := i
+			for j < n && offs[j]-offs[i] <= uint64(1)<<uint(w)-1 {
+				j++
+			}
+			if j-i > cnt {
+				cnt, at = j-i, i
+			}
+		}
+		if cost := n*w + (n-cnt)*excBits; cost < best {
+			best, bw, bn, bb = cost, w, n-cnt, uint64(mn)+offs[at]
+		}
+	}
+	return bw, bn, bb
+}
+
+func TestPlanMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 300; trial++ {
+		n := 8 + rng.IntN(300)
+		vals := make([]int64, n)
+		width := 1 + rng.IntN(20)
+		for i := range vals {
+			vals[i] = int64(rng.Uint64N(1 << uint(width)))
+			switch rng.IntN(40) {
+			case 0:
+				vals[i] = int64(rng.Uint64())
+			case 1:
+				vals[i] = -int64(rng.Uint64N(1 << 40))
+			}
+		}
+		p := plan(vals, make([]uint64, n))
+		w, nexc, base := bruteForce(vals)
+		if p.w != w || p.nexc != nexc || p.base != base {
+			t.Fatalf("trial %d: plan w=%d nexc=%d base=%d, brute force w=%d nexc=%d base=%d", trial, p.w, p.nexc, p.base, w, nexc, base)
+		}
+	}
+}

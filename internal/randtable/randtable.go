@@ -1,0 +1,544 @@
+// Package randtable generates random nested Arrow schemas and record batches
+// for tests, and compares Arrow arrays logically (nulls, NaNs, unordered
+// maps), so the shredder, the writer and the reader can all be checked
+// against the same random tables.
+//
+// Values are not uniform noise: every leaf gets a data shape (random,
+// low-cardinality, constant, sorted, runs, extremes) and a null rate (none,
+// some, mostly, all), so the writer's encoding selection meets the shapes
+// its encodings are built for. Everything is deterministic for a seed.
+package randtable
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Leaves lists the primitive Arrow types the generator picks from: every
+// integer width, floats, bool, string, binary, date, timestamps of all four
+// units with and without a time zone, and decimals stored as int64
+// (precision <= 18) and as 16-byte values (precision > 18).
+var Leaves = []arrow.DataType{
+	arrow.FixedWidthTypes.Boolean,
+	arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
+	arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64,
+	arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64,
+	arrow.BinaryTypes.String, arrow.BinaryTypes.Binary,
+	arrow.FixedWidthTypes.Date32,
+	&arrow.TimestampType{Unit: arrow.Second},
+	&arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"},
+	&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "America/New_York"},
+	&arrow.TimestampType{Unit: arrow.Nanosecond},
+	&arrow.Decimal128Type{Precision: 9, Scale: 2},
+	&arrow.Decimal128Type{Precision: 18, Scale: 0},
+	&arrow.Decimal128Type{Precision: 19, Scale: 4},
+	&arrow.Decimal128Type{Precision: 38, Scale: 10},
+}
+
+// Options shape the generated schemas.
+type Options struct {
+	// MaxDepth bounds nesting: 0 gives only leaf columns.
+	MaxDepth int
+	// FlatMapKey, when set, marks some generated map fields as FlatMaps by
+	// giving them this metadata key with value "true".
+	FlatMapKey string
+	// MapKeys are the key types of generated maps (default string, int32,
+	// int64). FlatMaps use only string and integer keys from this list.
+	MapKeys []arrow.DataType
+}
+
+func (o Options) mapKeys() []arrow.DataType {
+	if len(o.MapKeys) > 0 {
+		return o.MapKeys
+	}
+	return []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64}
+}
+
+// Gen generates schemas and records. It is not safe for concurrent use.
+type Gen struct {
+	rng    *rand.Rand
+	seed   uint64
+	opts   Options
+	leaves map[string]*leafState
+}
+
+// New returns a generator for a seed.
+func New(seed uint64, opts Options) *Gen {
+	return &Gen{rng: rand.New(rand.NewPCG(seed, 0x5eed)), seed: seed, opts: opts, leaves: map[string]*leafState{}}
+}
+
+// Rand returns the generator's random source, for callers that want to draw
+// their own choices from the same deterministic stream.
+func (g *Gen) Rand() *rand.Rand { return g.rng }
+
+// Schema returns a random schema of ncols top-level columns named c0, c1, ...
+func (g *Gen) Schema(ncols int) *arrow.Schema {
+	fields := make([]arrow.Field, ncols)
+	for i := range fields {
+		fields[i] = g.Field("c"+strconv.Itoa(i), g.opts.MaxDepth)
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Field returns a random field whose nesting is at most depth levels.
+func (g *Gen) Field(name string, depth int) arrow.Field {
+	r := g.rng
+	f := arrow.Field{Name: name, Nullable: r.IntN(4) != 0}
+	if depth <= 0 || r.IntN(5) < 2 {
+		f.Type = Leaves[r.IntN(len(Leaves))]
+		return f
+	}
+	switch r.IntN(7) {
+	case 0, 1:
+		n := 1 + r.IntN(3)
+		fs := make([]arrow.Field, n)
+		for i := range fs {
+			fs[i] = g.Field(name+"_"+strconv.Itoa(i), depth-1)
+		}
+		f.Type = arrow.StructOf(fs...)
+	case 2, 3:
+		f.Type = arrow.ListOfField(g.Field("item", depth-1))
+	case 4, 5:
+		f.Type = g.mapType(depth, false)
+	case 6:
+		if g.opts.FlatMapKey == "" {
+			f.Type = g.mapType(depth, false)
+			break
+		}
+		f.Type = g.mapType(depth, true)
+		f.Metadata = arrow.NewMetadata([]string{g.opts.FlatMapKey}, []string{"true"})
+	}
+	return f
+}
+
+func (g *Gen) mapType(depth int, flat bool) arrow.DataType {
+	keys := g.opts.mapKeys()
+	kt := keys[g.rng.IntN(len(keys))]
+	if flat && !flatKey(kt) {
+		kt = arrow.BinaryTypes.String
+	}
+	return arrow.MapOfFields(arrow.Field{Name: "key", Type: kt}, g.Field("value", depth-1))
+}
+
+func flatKey(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return true
+	}
+	return false
+}
+
+// Data shapes of a leaf.
+const (
+	shapeRandom = iota
+	shapeLowCard
+	shapeConstant
+	shapeSorted
+	shapeRuns
+	shapeExtremes
+	numShapes
+)
+
+// Null rates of a leaf.
+const (
+	nullsNone = iota
+	nullsSome
+	nullsMostly
+	nullsAll
+)
+
+// leafState is what a leaf remembers between values: its shape, null rate,
+// value pool, last value and counter. Lists and maps use it for lengths.
+type leafState struct {
+	shape   int
+	nulls   int
+	pool    []any
+	last    any
+	counter int64
+	maxLen  int // lists and maps: largest length
+}
+
+func (g *Gen) state(path string) *leafState {
+	if s := g.leaves[path]; s != nil {
+		return s
+	}
+	h := fnv.New64a()
+	h.Write([]byte(path))
+	r := rand.New(rand.NewPCG(g.seed, h.Sum64()))
+	s := &leafState{shape: r.IntN(numShapes)}
+	switch r.IntN(8) {
+	case 0, 1:
+		s.nulls = nullsNone
+	case 2, 3, 4:
+		s.nulls = nullsSome
+	case 5, 6:
+		s.nulls = nullsMostly
+	default:
+		s.nulls = nullsAll
+	}
+	s.maxLen = []int{0, 1, 3, 3, 3, 6, 12}[r.IntN(7)]
+	g.leaves[path] = s
+	return s
+}
+
+func (g *Gen) isNull(s *leafState) bool {
+	switch s.nulls {
+	case nullsSome:
+		return g.rng.IntN(6) == 0
+	case nullsMostly:
+		return g.rng.IntN(10) != 0
+	case nullsAll:
+		return true
+	}
+	return false
+}
+
+// Record returns a record of rows random rows of schema sch. Calls with the
+// same generator continue each column's data shape (sorted columns keep
+// increasing), so consecutive records look like one table cut in batches.
+func (g *Gen) Record(mem memory.Allocator, sch *arrow.Schema, rows int) arrow.RecordBatch {
+	cols := make([]arrow.Array, sch.NumFields())
+	for i, f := range sch.Fields() {
+		b := array.NewBuilder(mem, f.Type)
+		for range rows {
+			g.Append(b, f, f.Name)
+		}
+		cols[i] = b.NewArray()
+		b.Release()
+	}
+	rec := array.NewRecordBatch(sch, cols, int64(rows))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
+
+// Append appends one random value of field f to b; path names the field
+// for its data shape.
+func (g *Gen) Append(b array.Builder, f arrow.Field, path string) {
+	s := g.state(path + " " + f.Type.String())
+	if f.Nullable && g.isNull(s) {
+		b.AppendNull() // a struct builder appends nulls to its children too
+		return
+	}
+	switch bb := b.(type) {
+	case *array.StructBuilder:
+		bb.Append(true)
+		for i, cf := range f.Type.(*arrow.StructType).Fields() {
+			g.Append(bb.FieldBuilder(i), cf, path+"."+cf.Name)
+		}
+	case *array.ListBuilder:
+		bb.Append(true)
+		ef := f.Type.(*arrow.ListType).ElemField()
+		for range g.length(s) {
+			g.Append(bb.ValueBuilder(), ef, path+".item")
+		}
+	case *array.MapBuilder:
+		mt := f.Type.(*arrow.MapType)
+		bb.Append(true)
+		n := min(g.length(s), 8)
+		for _, k := range g.rng.Perm(8)[:n] {
+			appendKey(bb.KeyBuilder(), k)
+			g.Append(bb.ItemBuilder(), mt.ItemField(), path+".value")
+		}
+	default:
+		appendLeaf(b, g.value(s, f.Type))
+	}
+}
+
+// length draws a list or map length: often empty, sometimes long.
+func (g *Gen) length(s *leafState) int {
+	if s.maxLen == 0 || g.rng.IntN(5) == 0 {
+		return 0
+	}
+	return g.rng.IntN(s.maxLen + 1)
+}
+
+func appendKey(b array.Builder, k int) {
+	switch kb := b.(type) {
+	case *array.StringBuilder:
+		kb.Append("key" + strconv.Itoa(k))
+	case *array.Int8Builder:
+		kb.Append(int8(k) - 3)
+	case *array.Int16Builder:
+		kb.Append(int16(k)*100 - 300)
+	case *array.Int32Builder:
+		kb.Append(int32(k) - 3)
+	case *array.Int64Builder:
+		kb.Append(int64(k)*1_000_000_007 - 3)
+	case *array.Uint8Builder:
+		kb.Append(uint8(k))
+	case *array.Uint16Builder:
+		kb.Append(uint16(k) * 1000)
+	case *array.Uint32Builder:
+		kb.Append(uint32(k) * 7)
+	case *array.Uint64Builder:
+		kb.Append(uint64(k) << 40)
+	default:
+		panic(fmt.Sprintf("randtable: no map key generator for %T", b))
+	}
+}
+
+// value draws the next value of a leaf according to its shape.
+func (g *Gen) value(s *leafState, t arrow.DataType) any {
+	r := g.rng
+	switch s.shape {
+	case shapeLowCard, shapeConstant:
+		if s.pool == nil {
+			n := 1
+			if s.shape == shapeLowCard {
+				n = 2 + r.IntN(6)
+			}
+			for range n {
+				s.pool = append(s.pool, g.random(t))
+			}
+		}
+		return s.pool[r.IntN(len(s.pool))]
+	case shapeSorted:
+		s.counter += int64(r.IntN(3))
+		return sortedValue(t, s.counter)
+	case shapeRuns:
+		if s.last == nil || r.IntN(8) == 0 {
+			s.last = g.random(t)
+		}
+		return s.last
+	case shapeExtremes:
+		if r.IntN(2) == 0 {
+			return extreme(r, t)
+		}
+	}
+	return g.random(t)
+}
+
+// Leaf values travel as one of: bool, int64 (signed kinds, dates,
+// timestamps, decimals <= 18 digits), uint64, float64, []byte, string,
+// decimal128.Num.
+
+// random draws a value of type t from the whole domain.
+func (g *Gen) random(t arrow.DataType) any {
+	r := g.rng
+	switch t.ID() {
+	case arrow.BOOL:
+		return r.IntN(2) == 0
+	case arrow.INT8:
+		return int64(int8(r.Uint32()))
+	case arrow.INT16:
+		return int64(int16(r.Uint32()))
+	case arrow.INT32:
+		if r.IntN(2) == 0 {
+			return int64(r.IntN(1000) - 500)
+		}
+		return int64(int32(r.Uint32()))
+	case arrow.INT64:
+		if r.IntN(2) == 0 {
+			return int64(r.IntN(100000) - 50000)
+		}
+		return int64(r.Uint64())
+	case arrow.UINT8:
+		return uint64(uint8(r.Uint32()))
+	case arrow.UINT16:
+		return uint64(uint16(r.Uint32()))
+	case arrow.UINT32:
+		return uint64(r.Uint32())
+	case arrow.UINT64:
+		if r.IntN(2) == 0 {
+			return uint64(r.IntN(5000))
+		}
+		return r.Uint64()
+	case arrow.FLOAT32, arrow.FLOAT64:
+		switch r.IntN(4) {
+		case 0:
+			return specialFloats[r.IntN(len(specialFloats))]
+		case 1:
+			return float64(r.IntN(10000)) / 100
+		}
+		if t.ID() == arrow.FLOAT32 {
+			return float64(float32(r.NormFloat64() * 1e6))
+		}
+		return r.NormFloat64() * 1e12
+	case arrow.STRING:
+		n := r.IntN(14)
+		if r.IntN(3) == 0 {
+			n = r.IntN(3)
+		}
+		b := make([]rune, n)
+		for i := range b {
+			if r.IntN(20) == 0 {
+				b[i] = []rune("äé€𝄞\x00")[r.IntN(5)]
+			} else {
+				b[i] = rune('a' + r.IntN(8))
+			}
+		}
+		return string(b)
+	case arrow.BINARY:
+		b := make([]byte, r.IntN(10))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	case arrow.DATE32:
+		return int64(r.IntN(80000) - 20000)
+	case arrow.TIMESTAMP:
+		if r.IntN(2) == 0 {
+			return int64(1_600_000_000_000) + int64(r.IntN(1_000_000))
+		}
+		return int64(r.Uint64())
+	case arrow.DECIMAL128:
+		return randomDecimal(r, int(t.(*arrow.Decimal128Type).Precision))
+	}
+	panic(fmt.Sprintf("randtable: no generator for %s", t))
+}
+
+var specialFloats = []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
+	1, -1, math.MaxFloat32, math.SmallestNonzeroFloat64, -math.MaxFloat64}
+
+// randomDecimal returns an unscaled value with at most prec digits.
+func randomDecimal(r *rand.Rand, prec int) any {
+	digits := 1 + r.IntN(prec)
+	if r.IntN(3) == 0 {
+		digits = prec
+	}
+	b := make([]byte, 0, digits+1)
+	if r.IntN(2) == 0 {
+		b = append(b, '-')
+	}
+	for i := range digits {
+		d := byte('0' + r.IntN(10))
+		if i == 0 && d == '0' {
+			d = '1'
+		}
+		b = append(b, d)
+	}
+	v, _ := new(big.Int).SetString(string(b), 10)
+	if prec <= 18 {
+		return v.Int64()
+	}
+	return decimal128.FromBigInt(v)
+}
+
+// extreme returns a boundary value of type t.
+func extreme(r *rand.Rand, t arrow.DataType) any {
+	switch t.ID() {
+	case arrow.BOOL:
+		return true
+	case arrow.INT8:
+		return []int64{math.MinInt8, math.MaxInt8, 0, -1}[r.IntN(4)]
+	case arrow.INT16:
+		return []int64{math.MinInt16, math.MaxInt16, 0, -1}[r.IntN(4)]
+	case arrow.INT32, arrow.DATE32:
+		return []int64{math.MinInt32, math.MaxInt32, 0, -1}[r.IntN(4)]
+	case arrow.INT64, arrow.TIMESTAMP:
+		return []int64{math.MinInt64, math.MaxInt64, 0, -1}[r.IntN(4)]
+	case arrow.UINT8:
+		return []uint64{0, math.MaxUint8}[r.IntN(2)]
+	case arrow.UINT16:
+		return []uint64{0, math.MaxUint16}[r.IntN(2)]
+	case arrow.UINT32:
+		return []uint64{0, math.MaxUint32}[r.IntN(2)]
+	case arrow.UINT64:
+		return []uint64{0, math.MaxUint64, math.MaxInt64 + 1}[r.IntN(3)]
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return specialFloats[r.IntN(len(specialFloats))]
+	case arrow.STRING:
+		return []string{"", "\x00", "\xff\xfe", "a long string with more than sixteen bytes"}[r.IntN(4)]
+	case arrow.BINARY:
+		return [][]byte{{}, {0}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}[r.IntN(3)]
+	case arrow.DECIMAL128:
+		p := int(t.(*arrow.Decimal128Type).Precision)
+		m := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p)), nil)
+		m.Sub(m, big.NewInt(1))
+		if r.IntN(2) == 0 {
+			m.Neg(m)
+		}
+		if p <= 18 {
+			return m.Int64()
+		}
+		return decimal128.FromBigInt(m)
+	}
+	panic(fmt.Sprintf("randtable: no extremes for %s", t))
+}
+
+// sortedValue returns the value of a non-decreasing sequence at counter c.
+func sortedValue(t arrow.DataType, c int64) any {
+	switch t.ID() {
+	case arrow.BOOL:
+		return c/16%2 == 1
+	case arrow.INT8:
+		return int64(int8(c/8 - 128))
+	case arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32:
+		return c - 100
+	case arrow.TIMESTAMP:
+		return 1_700_000_000_000 + c*1000
+	case arrow.UINT8:
+		return uint64(uint8(c / 8))
+	case arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return uint64(c)
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return float64(c)*0.25 - 10
+	case arrow.STRING:
+		return fmt.Sprintf("s%08d", c)
+	case arrow.BINARY:
+		return []byte(fmt.Sprintf("b%06d", c))
+	case arrow.DECIMAL128:
+		if t.(*arrow.Decimal128Type).Precision <= 18 {
+			return c * 3
+		}
+		return decimal128.FromI64(c * 3)
+	}
+	panic(fmt.Sprintf("randtable: no sorted values for %s", t))
+}
+
+// appendLeaf appends v (as produced by value) to a primitive builder.
+func appendLeaf(b array.Builder, v any) {
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		bb.Append(v.(bool))
+	case *array.Int8Builder:
+		bb.Append(int8(v.(int64)))
+	case *array.Int16Builder:
+		bb.Append(int16(v.(int64)))
+	case *array.Int32Builder:
+		bb.Append(int32(v.(int64)))
+	case *array.Int64Builder:
+		bb.Append(v.(int64))
+	case *array.Uint8Builder:
+		bb.Append(uint8(v.(uint64)))
+	case *array.Uint16Builder:
+		bb.Append(uint16(v.(uint64)))
+	case *array.Uint32Builder:
+		bb.Append(uint32(v.(uint64)))
+	case *array.Uint64Builder:
+		bb.Append(v.(uint64))
+	case *array.Float32Builder:
+		bb.Append(float32(v.(float64)))
+	case *array.Float64Builder:
+		bb.Append(v.(float64))
+	case *array.StringBuilder:
+		bb.Append(v.(string))
+	case *array.BinaryBuilder:
+		bb.Append(v.([]byte))
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(v.(int64)))
+	case *array.TimestampBuilder:
+		bb.Append(arrow.Timestamp(v.(int64)))
+	case *array.Decimal128Builder:
+		switch d := v.(type) {
+		case int64:
+			bb.Append(decimal128.FromI64(d))
+		case decimal128.Num:
+			bb.Append(d)
+		}
+	default:
+		panic(fmt.Sprintf("randtable: no leaf appender for %T", b))
+	}
+}

@@ -1,0 +1,279 @@
+package interop
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// StorableType returns the Arrow type Strata stores for t when t itself is
+// one Strata does not accept but has a lossless stand-in, and whether the
+// two differ. The mapping keeps every value exactly:
+//
+//   - extension types → their storage type (the extension's name is dropped)
+//   - float16 → float32
+//   - fixed_size_binary[n] → binary
+//   - decimal256 with precision <= 38 → decimal128 of the same precision and scale
+//   - struct, list, large_list and map → the same shape with storable children
+//
+// Every other type is returned unchanged; if Strata does not accept it,
+// the writer reports it.
+func StorableType(t arrow.DataType) (arrow.DataType, bool) {
+	switch t := t.(type) {
+	case arrow.ExtensionType:
+		s, _ := StorableType(t.StorageType())
+		return s, true
+	case *arrow.Float16Type:
+		return arrow.PrimitiveTypes.Float32, true
+	case *arrow.FixedSizeBinaryType:
+		return arrow.BinaryTypes.Binary, true
+	case *arrow.Decimal256Type:
+		if t.Precision <= 38 {
+			return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}, true
+		}
+	case *arrow.StructType:
+		fields, changed := storableFields(t.Fields())
+		if changed {
+			return arrow.StructOf(fields...), true
+		}
+	case *arrow.ListType:
+		if ef, changed := storableField(t.ElemField()); changed {
+			return arrow.ListOfField(ef), true
+		}
+	case *arrow.LargeListType:
+		if ef, changed := storableField(t.ElemField()); changed {
+			return arrow.LargeListOfField(ef), true
+		}
+	case *arrow.MapType:
+		kf, kc := storableField(t.KeyField())
+		vf, vc := storableField(t.ItemField())
+		if kc || vc {
+			m := arrow.MapOfFields(kf, vf)
+			m.KeysSorted = t.KeysSorted
+			return m, true
+		}
+	}
+	return t, false
+}
+
+func storableField(f arrow.Field) (arrow.Field, bool) {
+	t, changed := StorableType(f.Type)
+	f.Type = t
+	return f, changed
+}
+
+func storableFields(in []arrow.Field) ([]arrow.Field, bool) {
+	out := make([]arrow.Field, len(in))
+	changed := false
+	for i, f := range in {
+		var c bool
+		out[i], c = storableField(f)
+		changed = changed || c
+	}
+	return out, changed
+}
+
+// StorableSchema returns s with every field mapped by StorableType, and
+// whether anything changed.
+func StorableSchema(s *arrow.Schema) (*arrow.Schema, bool) {
+	fields, changed := storableFields(s.Fields())
+	if !changed {
+		return s, false
+	}
+	md := s.Metadata()
+	return arrow.NewSchema(fields, &md), true
+}
+
+// coercingReader converts every batch of an inner reader to the storable
+// schema.
+type coercingReader struct {
+	RecordReader
+	sch *arrow.Schema
+	mem memory.Allocator
+}
+
+// coerce wraps r so its batches use StorableSchema(r.Schema()); r is
+// returned as is when no field needs converting.
+func coerce(r RecordReader, mem memory.Allocator) RecordReader {
+	sch, changed := StorableSchema(r.Schema())
+	if !changed {
+		return r
+	}
+	return &coercingReader{RecordReader: r, sch: sch, mem: mem}
+}
+
+func (c *coercingReader) Schema() *arrow.Schema { return c.sch }
+
+func (c *coercingReader) Next() (arrow.Record, error) {
+	rec, err := c.RecordReader.Next()
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	return CoerceRecord(c.mem, rec, c.sch)
+}
+
+// CoerceRecord converts rec to sch, which must be StorableSchema of
+// rec's schema. Columns whose type is unchanged are shared, not copied.
+func CoerceRecord(mem memory.Allocator, rec arrow.Record, sch *arrow.Schema) (arrow.Record, error) {
+	if sch.NumFields() != int(rec.NumCols()) {
+		return nil, fmt.Errorf("interop: coerce: schema has %d fields, batch %d columns", sch.NumFields(), rec.NumCols())
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, col := range rec.Columns() {
+		d, err := coerceData(mem, col.Data(), sch.Field(i).Type)
+		if err != nil {
+			return nil, fmt.Errorf("interop: column %q: %w", sch.Field(i).Name, err)
+		}
+		cols[i] = array.MakeFromData(d)
+		d.Release()
+	}
+	return array.NewRecord(sch, cols, rec.NumRows()), nil
+}
+
+// coerceData returns d converted to type to (a new reference). It works on
+// the unsliced layout so that a parent's offset still applies to the
+// converted children.
+func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arrow.ArrayData, error) {
+	from := d.DataType()
+	if arrow.TypeEqual(from, to) {
+		d.Retain()
+		return d, nil
+	}
+	if ext, ok := from.(arrow.ExtensionType); ok {
+		st := array.NewData(ext.StorageType(), d.Len(), d.Buffers(), d.Children(), d.NullN(), d.Offset())
+		defer st.Release()
+		return coerceData(mem, st, to)
+	}
+	switch from.ID() {
+	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
+		kids := d.Children()
+		targets, err := childTypes(to, len(kids))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]arrow.ArrayData, len(kids))
+		for i, k := range kids {
+			if out[i], err = coerceData(mem, k, targets[i]); err != nil {
+				for _, o := range out[:i] {
+					o.Release()
+				}
+				return nil, err
+			}
+		}
+		nd := array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset())
+		for _, o := range out {
+			o.Release()
+		}
+		return nd, nil
+	}
+	// A leaf: convert the whole buffer range [0, offset+len) and slice it
+	// back, so the validity bitmap (shared) keeps lining up.
+	n := d.Offset() + d.Len()
+	full := array.NewData(from, n, d.Buffers(), nil, -1, 0)
+	defer full.Release()
+	src := array.MakeFromData(full)
+	defer src.Release()
+	conv, err := coerceLeaf(mem, src, to)
+	if err != nil {
+		return nil, err
+	}
+	defer conv.Release()
+	return array.NewSliceData(conv.Data(), int64(d.Offset()), int64(n)), nil
+}
+
+// childTypes lists the types of the children of nested type t.
+func childTypes(t arrow.DataType, n int) ([]arrow.DataType, error) {
+	var out []arrow.DataType
+	switch t := t.(type) {
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			out = append(out, f.Type)
+		}
+	case *arrow.MapType:
+		out = []arrow.DataType{t.Elem()}
+	case *arrow.ListType:
+		out = []arrow.DataType{t.Elem()}
+	case *arrow.LargeListType:
+		out = []arrow.DataType{t.Elem()}
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("cannot convert a nested array with %d children to %s", n, t)
+	}
+	return out, nil
+}
+
+// coerceLeaf converts a leaf array (unsliced) to type to.
+func coerceLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	switch a := src.(type) {
+	case *array.Float16:
+		if to.ID() != arrow.FLOAT32 {
+			break
+		}
+		b := array.NewFloat32Builder(mem)
+		defer b.Release()
+		b.Reserve(a.Len())
+		for i, v := range a.Values() {
+			if a.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(v.Float32())
+			}
+		}
+		return b.NewArray(), nil
+	case *array.FixedSizeBinary:
+		if to.ID() != arrow.BINARY {
+			break
+		}
+		b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+		defer b.Release()
+		w := a.DataType().(*arrow.FixedSizeBinaryType).ByteWidth
+		b.Reserve(a.Len())
+		b.ReserveData(a.Len() * w)
+		for i := 0; i < a.Len(); i++ {
+			if a.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(a.Value(i))
+			}
+		}
+		return b.NewArray(), nil
+	case *array.Decimal256:
+		dt, ok := to.(*arrow.Decimal128Type)
+		if !ok {
+			break
+		}
+		b := array.NewDecimal128Builder(mem, dt)
+		defer b.Release()
+		b.Reserve(a.Len())
+		for i := 0; i < a.Len(); i++ {
+			if a.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			v := a.Value(i).Array() // little-endian 64-bit words
+			lo, hi := v[0], v[1]
+			ext := uint64(0)
+			if int64(hi) < 0 {
+				ext = math.MaxUint64
+			}
+			if v[2] != ext || v[3] != ext {
+				return nil, fmt.Errorf("decimal256 value at %d does not fit decimal128", i)
+			}
+			b.UnsafeAppend(decimal128.New(int64(hi), lo))
+		}
+		return b.NewArray(), nil
+	}
+	return nil, fmt.Errorf("cannot convert %s to %s", src.DataType(), to)
+}

@@ -1,0 +1,330 @@
+package interop_test
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// The canonical mapping: the Arrow type Strata returns for each Arrow type
+// it imports. The expected side of every comparison is converted to it
+// with canonArray, value by value through builders, independently of the
+// conversion code under test; the compared side is never loosened.
+//
+//	extension<S>                            → canon(S)
+//	float16                                 → float32
+//	string, large_string, string_view       → string
+//	binary, large_binary, binary_view,
+//	  fixed_size_binary[n]                  → binary
+//	dictionary<K, V>                        → canon(V)
+//	decimal32/64/128/256(p, s)              → decimal128(p, s)
+//	list<E>, large_list<E>                  → list<canon(E)>
+//	struct<F...>                            → struct<canon(F)...>
+//	map<K, V> (keys_sorted dropped)         → map<canon(K), canon(V)>
+//	anything else                           → itself
+func canonType(t arrow.DataType) arrow.DataType {
+	switch t := t.(type) {
+	case arrow.ExtensionType:
+		return canonType(t.StorageType())
+	case *arrow.Float16Type:
+		return arrow.PrimitiveTypes.Float32
+	case *arrow.LargeStringType, *arrow.StringViewType:
+		return arrow.BinaryTypes.String
+	case *arrow.LargeBinaryType, *arrow.BinaryViewType, *arrow.FixedSizeBinaryType:
+		return arrow.BinaryTypes.Binary
+	case *arrow.DictionaryType:
+		return canonType(t.ValueType)
+	case arrow.DecimalType:
+		return &arrow.Decimal128Type{Precision: t.GetPrecision(), Scale: t.GetScale()}
+	case *arrow.ListType:
+		return arrow.ListOfField(canonField(t.ElemField()))
+	case *arrow.LargeListType:
+		return arrow.ListOfField(canonField(t.ElemField()))
+	case *arrow.MapType:
+		return arrow.MapOfFields(canonField(t.KeyField()), canonField(t.ItemField()))
+	case *arrow.StructType:
+		fs := make([]arrow.Field, t.NumFields())
+		for i, f := range t.Fields() {
+			fs[i] = canonField(f)
+		}
+		return arrow.StructOf(fs...)
+	}
+	return t
+}
+
+func canonField(f arrow.Field) arrow.Field {
+	return arrow.Field{Name: f.Name, Type: canonType(f.Type), Nullable: f.Nullable}
+}
+
+// canonArray converts a to canonType(a.DataType()).
+func canonArray(a arrow.Array) (arrow.Array, error) {
+	b := array.NewBuilder(memory.DefaultAllocator, canonType(a.DataType()))
+	defer b.Release()
+	for i := 0; i < a.Len(); i++ {
+		if err := appendValue(b, a, i); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
+
+func appendValue(b array.Builder, a arrow.Array, i int) error {
+	if a.IsNull(i) {
+		b.AppendNull()
+		return nil
+	}
+	switch a := a.(type) {
+	case array.ExtensionArray:
+		return appendValue(b, a.Storage(), i)
+	case *array.Dictionary:
+		return appendValue(b, a.Dictionary(), a.GetValueIndex(i))
+	case *array.Boolean:
+		b.(*array.BooleanBuilder).Append(a.Value(i))
+	case *array.Int8:
+		b.(*array.Int8Builder).Append(a.Value(i))
+	case *array.Int16:
+		b.(*array.Int16Builder).Append(a.Value(i))
+	case *array.Int32:
+		b.(*array.Int32Builder).Append(a.Value(i))
+	case *array.Int64:
+		b.(*array.Int64Builder).Append(a.Value(i))
+	case *array.Uint8:
+		b.(*array.Uint8Builder).Append(a.Value(i))
+	case *array.Uint16:
+		b.(*array.Uint16Builder).Append(a.Value(i))
+	case *array.Uint32:
+		b.(*array.Uint32Builder).Append(a.Value(i))
+	case *array.Uint64:
+		b.(*array.Uint64Builder).Append(a.Value(i))
+	case *array.Float16:
+		b.(*array.Float32Builder).Append(a.Value(i).Float32())
+	case *array.Float32:
+		b.(*array.Float32Builder).Append(a.Value(i))
+	case *array.Float64:
+		b.(*array.Float64Builder).Append(a.Value(i))
+	case *array.String:
+		b.(*array.StringBuilder).Append(a.Value(i))
+	case *array.LargeString:
+		b.(*array.StringBuilder).Append(a.Value(i))
+	case *array.StringView:
+		b.(*array.StringBuilder).Append(a.Value(i))
+	case *array.Binary:
+		b.(*array.BinaryBuilder).Append(a.Value(i))
+	case *array.LargeBinary:
+		b.(*array.BinaryBuilder).Append(a.Value(i))
+	case *array.BinaryView:
+		b.(*array.BinaryBuilder).Append(a.Value(i))
+	case *array.FixedSizeBinary:
+		b.(*array.BinaryBuilder).Append(a.Value(i))
+	case *array.Date32:
+		b.(*array.Date32Builder).Append(a.Value(i))
+	case *array.Timestamp:
+		b.(*array.TimestampBuilder).Append(a.Value(i))
+	case *array.Decimal32:
+		b.(*array.Decimal128Builder).Append(decimal128.FromI64(int64(a.Value(i))))
+	case *array.Decimal64:
+		b.(*array.Decimal128Builder).Append(decimal128.FromI64(int64(a.Value(i))))
+	case *array.Decimal128:
+		b.(*array.Decimal128Builder).Append(a.Value(i))
+	case *array.Decimal256:
+		v := a.Value(i).BigInt()
+		if v.BitLen() > 127 {
+			return fmt.Errorf("decimal256 %s does not fit decimal128", v)
+		}
+		b.(*array.Decimal128Builder).Append(decimal128.FromBigInt(v))
+	case *array.Struct:
+		sb := b.(*array.StructBuilder)
+		sb.Append(true)
+		for k := 0; k < a.NumField(); k++ {
+			if err := appendValue(sb.FieldBuilder(k), a.Field(k), i); err != nil {
+				return err
+			}
+		}
+	case *array.Map:
+		mb := b.(*array.MapBuilder)
+		mb.Append(true)
+		lo, hi := a.ValueOffsets(i)
+		for j := int(lo); j < int(hi); j++ {
+			if err := appendValue(mb.KeyBuilder(), a.Keys(), j); err != nil {
+				return err
+			}
+			if err := appendValue(mb.ItemBuilder(), a.Items(), j); err != nil {
+				return err
+			}
+		}
+	case *array.List:
+		lb := b.(*array.ListBuilder)
+		lb.Append(true)
+		lo, hi := a.ValueOffsets(i)
+		for j := int(lo); j < int(hi); j++ {
+			if err := appendValue(lb.ValueBuilder(), a.ListValues(), j); err != nil {
+				return err
+			}
+		}
+	case *array.LargeList:
+		lb := b.(*array.ListBuilder)
+		lb.Append(true)
+		lo, hi := a.ValueOffsets(i)
+		for j := int(lo); j < int(hi); j++ {
+			if err := appendValue(lb.ValueBuilder(), a.ListValues(), j); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("no canonical form for %s", a.DataType())
+	}
+	return nil
+}
+
+// orderedView reinterprets maps as lists of key/value structs (the same
+// layout) so that ApproxEqual compares map entries in order; arrow-go's
+// map equality ignores entry order.
+func orderedView(d arrow.ArrayData) arrow.ArrayData {
+	kids := d.Children()
+	nk := make([]arrow.ArrayData, len(kids))
+	for i, k := range kids {
+		nk[i] = orderedView(k)
+		defer nk[i].Release()
+	}
+	return array.NewData(orderedType(d.DataType()), d.Len(), d.Buffers(), nk, d.NullN(), d.Offset())
+}
+
+func orderedType(t arrow.DataType) arrow.DataType {
+	switch t := t.(type) {
+	case *arrow.MapType:
+		return arrow.ListOfField(arrow.Field{Name: "entries", Type: orderedType(t.Elem())})
+	case *arrow.ListType:
+		f := t.ElemField()
+		f.Type = orderedType(f.Type)
+		return arrow.ListOfField(f)
+	case *arrow.StructType:
+		fs := make([]arrow.Field, t.NumFields())
+		for i, f := range t.Fields() {
+			f.Type = orderedType(f.Type)
+			fs[i] = f
+		}
+		return arrow.StructOf(fs...)
+	}
+	return t
+}
+
+// exact compares floats exactly (NaN equal to NaN), everything else by
+// value, maps in entry order.
+var exact = []array.EqualOption{array.WithNaNsEqual(true), array.WithAbsTolerance(0)}
+
+// sameValues reports the first difference between want and got, which
+// must have the same type.
+func sameValues(want, got arrow.Array) error {
+	if !arrow.TypeEqual(want.DataType(), got.DataType()) {
+		return fmt.Errorf("type %s, want %s", got.DataType(), want.DataType())
+	}
+	if want.Len() != got.Len() {
+		return fmt.Errorf("%d rows, want %d", got.Len(), want.Len())
+	}
+	wd, gd := orderedView(want.Data()), orderedView(got.Data())
+	defer wd.Release()
+	defer gd.Release()
+	w, g := array.MakeFromData(wd), array.MakeFromData(gd)
+	defer w.Release()
+	defer g.Release()
+	if array.ApproxEqual(w, g, exact...) {
+		return nil
+	}
+	for i := 0; i < w.Len(); i++ {
+		if !array.SliceApproxEqual(w, int64(i), int64(i+1), g, int64(i), int64(i+1), exact...) {
+			ws, gs := array.NewSlice(w, int64(i), int64(i+1)), array.NewSlice(g, int64(i), int64(i+1))
+			defer ws.Release()
+			defer gs.Release()
+			return fmt.Errorf("row %d: got %v, want %v", i, clip(gs), clip(ws))
+		}
+	}
+	return fmt.Errorf("arrays differ (no single row found)")
+}
+
+func clip(a arrow.Array) string {
+	s := fmt.Sprint(a)
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// concatColumn joins the chunks of one column of a list of batches.
+func concatColumn(recs []arrow.Record, col int, dt arrow.DataType) (arrow.Array, error) {
+	if len(recs) == 0 {
+		return array.MakeArrayOfNull(memory.DefaultAllocator, dt, 0), nil
+	}
+	parts := make([]arrow.Array, len(recs))
+	for i, r := range recs {
+		parts[i] = r.Column(col)
+	}
+	return array.Concatenate(parts, memory.DefaultAllocator)
+}
+
+// drain reads every batch of a reader-like source.
+func drain(next func() (arrow.Record, error)) ([]arrow.Record, error) {
+	var out []arrow.Record
+	for {
+		rec, err := next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			release(out)
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+}
+
+func release(recs []arrow.Record) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
+
+// compareTables checks got (batches with Strata's schema) against want
+// (batches as arrow-go read the original), column by column after
+// canonicalising want.
+func compareTables(want []arrow.Record, wantSchema *arrow.Schema, got []arrow.Record, gotSchema *arrow.Schema) error {
+	if wantSchema.NumFields() != gotSchema.NumFields() {
+		return fmt.Errorf("%d columns, want %d", gotSchema.NumFields(), wantSchema.NumFields())
+	}
+	var errs []string
+	for i, wf := range wantSchema.Fields() {
+		gf := gotSchema.Field(i)
+		cf := canonField(wf)
+		if gf.Name != cf.Name || gf.Nullable != cf.Nullable || !arrow.TypeEqual(gf.Type, cf.Type) {
+			errs = append(errs, fmt.Sprintf("field %d: got %s, want %s", i, gf, cf))
+			continue
+		}
+		w, err := concatColumn(want, i, wf.Type)
+		if err != nil {
+			return err
+		}
+		cw, err := canonArray(w)
+		w.Release()
+		if err != nil {
+			return fmt.Errorf("column %q: %w", wf.Name, err)
+		}
+		g, err := concatColumn(got, i, gf.Type)
+		if err != nil {
+			cw.Release()
+			return err
+		}
+		if err := sameValues(cw, g); err != nil {
+			errs = append(errs, fmt.Sprintf("column %q: %v", wf.Name, err))
+		}
+		cw.Release()
+		g.Release()
+	}
+	if errs != nil {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package interop
+
+import (
+	stdcsv "encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/csv"
+)
+
+// csvNulls are the CSV field values read as null. Export writes nulls as
+// empty fields, so an empty string does not survive a CSV round trip.
+var csvNulls = []string{"", "NULL", "null"}
+
+type csvReader struct {
+	f   *os.File
+	r   *csv.Reader
+	sch *arrow.Schema // authoritative: arrow-go renames fields after the header
+}
+
+func openCSV(path string, opts ReadOptions) (_ RecordReader, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("interop: %w", err)
+	}
+	defer func() {
+		// arrow-go's csv.NewReader panics on a schema it cannot parse into.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("interop: %s: %v", path, r)
+		}
+		if err != nil {
+			f.Close()
+		}
+	}()
+	comma := ','
+	if strings.EqualFold(filepath.Ext(path), ".tsv") {
+		comma = '\t'
+	}
+	sch := opts.CSVSchema
+	if sch == nil {
+		rows := opts.CSVInferRows
+		if rows <= 0 {
+			rows = 1000
+		}
+		if sch, err = inferCSVSchema(f, comma, !opts.CSVNoHeader, rows); err != nil {
+			return nil, fmt.Errorf("interop: %s: %w", path, err)
+		}
+		if _, err = f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("interop: %w", err)
+		}
+	}
+	copts := []csv.Option{csv.WithChunk(opts.BatchRows), csv.WithHeader(!opts.CSVNoHeader),
+		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}
+	return &csvReader{f: f, r: csv.NewReader(f, sch, copts...), sch: sch}, nil
+}
+
+// Column kinds tried by inference, narrowest first; a column gets the
+// first kind every sampled non-null value parses as, else string.
+const (
+	inferInt = 1 << iota
+	inferFloat
+	inferBool
+	inferDate
+	inferTimestamp
+	inferAll = inferInt | inferFloat | inferBool | inferDate | inferTimestamp
+)
+
+// inferCSVSchema reads up to rows records and picks each column's type:
+// int64, float64, bool, date32 (YYYY-MM-DD), timestamp[us] (ISO 8601,
+// offsets converted to UTC) or, failing those, string. Columns that are
+// null in every sampled row are strings. Unlike arrow-go's inferring
+// reader, which looks at the first row only, every sampled row counts.
+func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Schema, error) {
+	cr := stdcsv.NewReader(r)
+	cr.Comma = comma
+	cr.ReuseRecord = true
+	var names []string
+	if header {
+		rec, err := cr.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, errors.New("csv: empty file, no header")
+			}
+			return nil, fmt.Errorf("csv: header: %w", err)
+		}
+		names = append(names, rec...)
+	}
+	var kinds []int
+	for n := 0; n < rows; n++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("csv: %w", err)
+		}
+		if names == nil {
+			for i := range rec {
+				names = append(names, "f"+strconv.Itoa(i))
+			}
+		}
+		if kinds == nil {
+			kinds = make([]int, len(names))
+			for i := range kinds {
+				kinds[i] = -1 // no value seen yet
+			}
+		}
+		if len(rec) != len(names) {
+			return nil, fmt.Errorf("csv: record %d has %d fields, want %d", n+1, len(rec), len(names))
+		}
+		for i, v := range rec {
+			if isCSVNull(v) {
+				continue
+			}
+			if kinds[i] < 0 {
+				kinds[i] = inferAll
+			}
+			kinds[i] = narrowKinds(kinds[i], v)
+		}
+	}
+	fields := make([]arrow.Field, len(names))
+	for i, name := range names {
+		k := -1
+		if i < len(kinds) {
+			k = kinds[i]
+		}
+		fields[i] = arrow.Field{Name: name, Type: kindType(k), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+func isCSVNull(v string) bool {
+	for _, n := range csvNulls {
+		if v == n {
+			return true
+		}
+	}
+	return false
+}
+
+// narrowKinds drops from set the kinds v does not parse as, using the same
+// parsers as arrow-go's CSV reader.
+func narrowKinds(set int, v string) int {
+	if set&inferInt != 0 {
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			set &^= inferInt
+		}
+	}
+	if set&inferFloat != 0 {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			set &^= inferFloat
+		}
+	}
+	if set&inferBool != 0 {
+		if _, err := strconv.ParseBool(v); err != nil {
+			set &^= inferBool
+		}
+	}
+	if set&inferDate != 0 {
+		if _, err := time.Parse("2006-01-02", v); err != nil {
+			set &^= inferDate
+		}
+	}
+	if set&inferTimestamp != 0 {
+		if _, err := arrow.TimestampFromString(v, arrow.Microsecond); err != nil {
+			set &^= inferTimestamp
+		}
+	}
+	return set
+}
+
+func kindType(set int) arrow.DataType {
+	switch {
+	case set < 0:
+		return arrow.BinaryTypes.String
+	case set&inferInt != 0:
+		return arrow.PrimitiveTypes.Int64
+	case set&inferFloat != 0:
+		return arrow.PrimitiveTypes.Float64
+	case set&inferBool != 0:
+		return arrow.FixedWidthTypes.Boolean
+	case set&inferDate != 0:
+		return arrow.FixedWidthTypes.Date32
+	case set&inferTimestamp != 0:
+		return &arrow.TimestampType{Unit: arrow.Microsecond}
+	}
+	return arrow.BinaryTypes.String
+}
+
+func (c *csvReader) Schema() *arrow.Schema { return c.sch }
+
+func (c *csvReader) Next() (rec arrow.Record, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rec, err = nil, fmt.Errorf("interop: csv: %v", r)
+		}
+	}()
+	if !c.r.Next() {
+		if err := c.r.Err(); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("interop: csv: %w", err)
+		}
+		return nil, io.EOF
+	}
+	got := c.r.Record()
+	if int(got.NumCols()) != c.sch.NumFields() {
+		return nil, fmt.Errorf("interop: csv: batch has %d columns, schema %d", got.NumCols(), c.sch.NumFields())
+	}
+	// Same columns under the schema the caller saw from Schema().
+	return array.NewRecord(c.sch, got.Columns(), got.NumRows()), nil
+}
+
+func (c *csvReader) Close() error { c.r.Release(); return c.f.Close() }

@@ -1,0 +1,425 @@
+package interop_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"strata"
+	"strata/interop"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite the generated table of unsupported files in docs/interop.md")
+
+// Why a parquet-testing file is not imported. Each reason names who gives
+// up (arrow-go or Strata); match is a substring the actual error must
+// contain, so a file that starts failing for another reason fails the test.
+type unsupported struct{ reason, match string }
+
+var (
+	encrypted      = unsupported{"arrow-go: encrypted; interop passes no decryption keys", "decrypt"}
+	hadoopLZ4      = unsupported{"arrow-go: LZ4 (Hadoop framing) codec not implemented", "LZ4 unimplemented"}
+	int96Range     = unsupported{"arrow-go: INT96 timestamp outside the int64 nanosecond range", "INT96 timestamp is outside"}
+	mapKeys        = unsupported{"arrow-go: MAP with optional keys (non-conforming schema) refused", "MAP keys must be required"}
+	unknownLogical = unsupported{"arrow-go: unknown logical type (arrow-go panics; reported as an error)", "invalid logical type"}
+	emptyPage      = unsupported{"arrow-go: empty compressed v2 data page fails to decompress", "could not decompress page"}
+	pageLimit      = unsupported{"arrow-go: 1 GiB page exceeds the 256 MiB page-size limit", "exceeds configured limit"}
+	nullType       = unsupported{"Strata: Arrow null type (list<null>) has no Strata type", "arrow type null: unsupported"}
+	variantTime    = unsupported{"Strata: variant shredded as time64 (no Strata time type)", "time64[us]: unsupported"}
+)
+
+// notImported lists every parquet-testing file (path relative to the
+// parquet-testing directory) that is not imported, with the reason.
+// docs/interop.md carries the same table; the test keeps them in step.
+var notImported = map[string]unsupported{
+	"data/aes256/encrypt_columns_and_footer.parquet.encrypted":                     encrypted,
+	"data/aes256/encrypt_columns_and_footer_ctr.parquet.encrypted":                 encrypted,
+	"data/aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted": encrypted,
+	"data/aes256/encrypt_columns_plaintext_footer.parquet.encrypted":               encrypted,
+	"data/aes256/uniform_encryption.parquet.encrypted":                             encrypted,
+	"data/encrypt_columns_and_footer.parquet.encrypted":                            encrypted,
+	"data/encrypt_columns_and_footer_aad.parquet.encrypted":                        encrypted,
+	"data/encrypt_columns_and_footer_bloom_filter.parquet.encrypted":               encrypted,
+	"data/encrypt_columns_and_footer_ctr.parquet.encrypted":                        encrypted,
+	"data/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted":        encrypted,
+	"data/encrypt_columns_plaintext_footer.parquet.encrypted":                      encrypted,
+	"data/external_key_material_java.parquet.encrypted":                            encrypted,
+	"data/uniform_encryption.parquet.encrypted":                                    encrypted,
+	"data/hadoop_lz4_compressed.parquet":                                           hadoopLZ4,
+	"data/hadoop_lz4_compressed_larger.parquet":                                    hadoopLZ4,
+	"data/non_hadoop_lz4_compressed.parquet":                                       hadoopLZ4,
+	"data/int96_from_spark.parquet":                                                int96Range,
+	"data/incorrect_map_schema.parquet":                                            mapKeys,
+	"data/unknown-logical-type.parquet":                                            unknownLogical,
+	"data/datapage_v2_empty_datapage.snappy.parquet":                               emptyPage,
+	"data/large_string_map.brotli.parquet":                                         pageLimit,
+	"data/null_list.parquet":                                                       nullType,
+}
+
+// badData is the expected outcome of importing each bad_data file: true
+// when arrow-go reads it (the file is unusual, not broken) and it must
+// then round-trip like any other file; false when import must fail.
+var badData = map[string]bool{
+	"ARROW-GH-41317.parquet":              false,
+	"ARROW-GH-41321.parquet":              false,
+	"ARROW-GH-43605.parquet":              true, // RLE bit width 0: valid, all indices 0
+	"ARROW-GH-45185.parquet":              false,
+	"ARROW-GH-47662.parquet":              false,
+	"ARROW-RS-GH-6229-DICTHEADER.parquet": false,
+	"ARROW-RS-GH-6229-LEVELS.parquet":     false,
+	"PARQUET-1481.parquet":                false,
+}
+
+// parquetTesting finds the shared parquet-testing directory next to the
+// repository (the directory holding go.mod), or skips.
+func parquetTesting(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Skip("repository root (go.mod) not found above the working directory")
+		}
+		dir = up
+	}
+	pt := filepath.Join(dir, "..", "shared", "testdata", "parquet-testing")
+	if st, err := os.Stat(pt); err != nil || !st.IsDir() {
+		t.Skipf("parquet-testing not found at <repo>/../shared/testdata/parquet-testing (CI provides it): %v", err)
+	}
+	return pt
+}
+
+// readWithArrowGo reads a whole Parquet file with arrow-go directly, the
+// reference for every comparison.
+func readWithArrowGo(path string) (recs []arrow.Record, sch *arrow.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			release(recs)
+			recs, sch, err = nil, nil, fmt.Errorf("arrow-go panicked: %v", r)
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, nil, err
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rr.Release()
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if err := rr.Err(); err != nil {
+		release(recs)
+		return nil, nil, err
+	}
+	return recs, rr.Schema(), nil
+}
+
+// Small stripes, chunks and batches so that even small files span several
+// batches, chunks and stripes.
+var (
+	testRead  = interop.ReadOptions{BatchRows: 1000}
+	testWrite = &strata.WriteOptions{StripeBytes: 256 << 10, ChunkValues: 2000, Parallel: 1}
+)
+
+// importFile converts src to a Strata file at dst.
+func importFile(src, dst string, ro interop.ReadOptions) error {
+	r, err := interop.Open(src, ro)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := strata.Create(dst, r.Schema(), testWrite)
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			w.Abort()
+			return err
+		}
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// scanAll reads a whole Strata file.
+func scanAll(path string) ([]arrow.Record, *arrow.Schema, error) {
+	f, err := strata.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	sc, err := f.Scan(strata.ScanOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer sc.Close()
+	recs, err := drain(sc.Next)
+	return recs, f.Schema(), err
+}
+
+// exportFile writes batches to dst in the format of its extension.
+func exportFile(dst string, sch *arrow.Schema, recs []arrow.Record) error {
+	s, err := interop.Create(dst, sch, interop.WriteOptions{})
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if err := s.Write(r); err != nil {
+			s.Close()
+			return err
+		}
+	}
+	return s.Close()
+}
+
+// roundTrip imports a Parquet file into Strata, compares the scan with
+// arrow-go's reading of the original, exports it back to Parquet and
+// compares again. stage tells which step failed.
+func roundTrip(src, dir string) (stage string, err error) {
+	want, wantSch, err := readWithArrowGo(src)
+	if err != nil {
+		return "arrow-go read", err
+	}
+	defer release(want)
+	st := filepath.Join(dir, "t.strata")
+	if err := importFile(src, st, testRead); err != nil {
+		return "import", err
+	}
+	got, gotSch, err := scanAll(st)
+	if err != nil {
+		return "scan", err
+	}
+	defer release(got)
+	if err := compareTables(want, wantSch, got, gotSch); err != nil {
+		return "compare strata", err
+	}
+	pq := filepath.Join(dir, "t.parquet")
+	if err := exportFile(pq, gotSch, got); err != nil {
+		return "export", err
+	}
+	back, backSch, err := readWithArrowGo(pq)
+	if err != nil {
+		return "re-read export", err
+	}
+	defer release(back)
+	if err := compareTables(want, wantSch, back, backSch); err != nil {
+		return "compare export", err
+	}
+	return "", nil
+}
+
+// parquetFiles lists the Parquet files under dir (relative paths), sorted.
+func parquetFiles(t *testing.T, dir string) []string {
+	var out []string
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() && (strings.HasSuffix(p, ".parquet") || strings.HasSuffix(p, ".parquet.encrypted")) {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestParquetTesting round-trips every file of apache/parquet-testing
+// (outside bad_data) through Strata and back to Parquet.
+func TestParquetTesting(t *testing.T) {
+	root := parquetTesting(t)
+	var tried, passed int
+	failed := map[string]int{}
+	seen := map[string]bool{}
+	for _, rel := range parquetFiles(t, root) {
+		if strings.HasPrefix(rel, "bad_data/") {
+			continue
+		}
+		tried++
+		seen[rel] = true
+		dir := t.TempDir()
+		stage, err := roundTrip(filepath.Join(root, filepath.FromSlash(rel)), dir)
+		want, listed := notImported[rel]
+		switch {
+		case err == nil && listed:
+			t.Errorf("%s: listed as unsupported (%s) but now round-trips: remove it from notImported and run with -update-docs", rel, want.reason)
+		case err == nil:
+			passed++
+		case !listed:
+			t.Errorf("%s: %s: %v", rel, stage, err)
+		case !strings.Contains(err.Error(), want.match):
+			t.Errorf("%s: listed as %q but fails differently: %s: %v", rel, want.reason, stage, err)
+		default:
+			failed[want.reason]++
+		}
+	}
+	for rel := range notImported {
+		if !seen[rel] {
+			t.Errorf("notImported lists %s, which is not in parquet-testing", rel)
+		}
+	}
+	t.Logf("parquet-testing: %d files tried, %d round-trip, %d not imported", tried, passed, tried-passed)
+	for r, n := range failed {
+		t.Logf("  %3d  %s", n, r)
+	}
+	checkDocs(t)
+}
+
+// TestParquetBadData imports every bad_data file: each must either fail
+// with an error or (for files arrow-go accepts) round-trip, never panic
+// or hang.
+func TestParquetBadData(t *testing.T) {
+	root := filepath.Join(parquetTesting(t), "bad_data")
+	files := parquetFiles(t, root)
+	if len(files) != len(badData) {
+		t.Errorf("bad_data has %d files, the test knows %d: update badData", len(files), len(badData))
+	}
+	for _, name := range files {
+		reads, known := badData[name]
+		if !known {
+			t.Errorf("%s: unknown bad_data file: add it to badData", name)
+			continue
+		}
+		src := filepath.Join(root, name)
+		dir := t.TempDir()
+		type result struct {
+			stage string
+			err   error
+			panic any
+		}
+		done := make(chan result, 1)
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					done <- result{panic: p}
+				}
+			}()
+			if reads {
+				stage, err := roundTrip(src, dir)
+				done <- result{stage: stage, err: err}
+				return
+			}
+			done <- result{stage: "import", err: importFile(src, filepath.Join(dir, "t.strata"), testRead)}
+		}()
+		select {
+		case r := <-done:
+			switch {
+			case r.panic != nil:
+				t.Errorf("%s: panicked: %v", name, r.panic)
+			case reads && r.err != nil:
+				t.Errorf("%s: arrow-go reads it, but %s failed: %v", name, r.stage, r.err)
+			case !reads && r.err == nil:
+				t.Errorf("%s: imported without error, want a rejection", name)
+			case !reads:
+				t.Logf("%s: rejected: %v", name, r.err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: import did not finish in 20s (hang)", name)
+		}
+	}
+}
+
+// Markers of the generated table in docs/interop.md.
+const (
+	docsBegin = "<!-- BEGIN not-imported: generated by TestParquetTesting -update-docs; do not edit -->"
+	docsEnd   = "<!-- END not-imported -->"
+)
+
+// docsTable renders notImported as a Markdown table.
+func docsTable() string {
+	files := make([]string, 0, len(notImported))
+	for f := range notImported {
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		ri, rj := notImported[files[i]].reason, notImported[files[j]].reason
+		if ri != rj {
+			return ri < rj
+		}
+		return files[i] < files[j]
+	})
+	var b bytes.Buffer
+	b.WriteString("| File (under parquet-testing/) | Reason |\n|---|---|\n")
+	for _, f := range files {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", f, notImported[f].reason)
+	}
+	return b.String()
+}
+
+// checkDocs verifies (or with -update-docs rewrites) the table in
+// docs/interop.md.
+func checkDocs(t *testing.T) {
+	t.Helper()
+	path := filepath.Join("..", "docs", "interop.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("docs: %v", err)
+		return
+	}
+	s := string(doc)
+	i, j := strings.Index(s, docsBegin), strings.Index(s, docsEnd)
+	if i < 0 || j < i {
+		t.Errorf("docs/interop.md lacks the markers %q ... %q", docsBegin, docsEnd)
+		return
+	}
+	want := docsBegin + "\n" + docsTable() + docsEnd
+	if s[i:j+len(docsEnd)] == want {
+		return
+	}
+	if !*updateDocs {
+		t.Errorf("docs/interop.md: the table of files not imported is stale; run go test ./interop -run TestParquetTesting -update-docs")
+		return
+	}
+	s = s[:i] + want + s[j+len(docsEnd):]
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Error(err)
+	}
+}

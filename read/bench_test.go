@@ -1,0 +1,102 @@
+package read_test
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"testing"
+
+	"strata/format"
+	"strata/iox"
+	"strata/read"
+	"strata/tpch"
+	"strata/write"
+)
+
+var (
+	lineitemOnce sync.Once
+	lineitemData []byte
+)
+
+// lineitem returns TPC-H lineitem at SF 0.05 written as Strata in memory.
+func lineitem(b *testing.B) []byte {
+	lineitemOnce.Do(func() {
+		var buf bytes.Buffer
+		fw := format.NewWriter(&buf, format.WriterOptions{})
+		w, err := write.New(fw, tpch.Schema(), write.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g := tpch.NewLineitem(0.05, 1, 64<<10)
+		for {
+			rec, err := g.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Write(rec); err != nil {
+				b.Fatal(err)
+			}
+			rec.Release()
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		lineitemData = buf.Bytes()
+	})
+	return lineitemData
+}
+
+func benchScan(b *testing.B, opts read.ScanOptions) {
+	data := lineitem(b)
+	f, err := read.Open(iox.Bytes(data), read.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	rows := int64(0)
+	for i := 0; i < b.N; i++ {
+		sc, err := f.Scan(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			rec, err := sc.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows += rec.NumRows()
+			rec.Release()
+		}
+	}
+	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
+}
+
+func BenchmarkScanAll(b *testing.B) { benchScan(b, read.ScanOptions{}) }
+
+func BenchmarkScanMonth(b *testing.B) {
+	benchScan(b, read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"},
+		Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
+}
+
+func BenchmarkTake(b *testing.B) {
+	data := lineitem(b)
+	f, err := read.Open(iox.Bytes(data), read.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := f.NumRows()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec, err := f.Take([]int64{int64(i*7919) % n}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec.Release()
+	}
+}
