@@ -32,7 +32,7 @@ type Options struct {
 	// DecoderCacheBytes bounds the cache of opened chunk decoders that
 	// point lookups reuse (default 256 MiB; negative disables it).
 	DecoderCacheBytes int64
-	Mem         memory.Allocator
+	Mem               memory.Allocator
 }
 
 // File is an open Strata file. It is safe for concurrent use.

@@ -7,9 +7,9 @@ package write
 
 import (
 	"fmt"
-	"slices"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
