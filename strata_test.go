@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
@@ -210,9 +211,7 @@ func checkFile(t *testing.T, f *strata.File, tb *table, r *rand.Rand) {
 	}
 	checkSchema(t, f.Schema(), tb.sch)
 	got, err := scan(f, strata.ScanOptions{})
-	if err != nil {
-		t.Fatalf("scan: %v", err)
-	}
+	must(t, err, "scan")
 	if err := cmpFlat.Records(tb.all, got); err != nil {
 		t.Fatalf("scan: %v", err)
 	}
@@ -238,9 +237,7 @@ func checkFile(t *testing.T, f *strata.File, tb *table, r *rand.Rand) {
 			hi = min(n, lo+lim)
 		}
 		got, err := scan(f, strata.ScanOptions{Columns: cols, Offset: lo, Limit: lim})
-		if err != nil {
-			t.Fatalf("scan %v [%d,+%d): %v", cols, lo, lim, err)
-		}
+		must(t, err, "scan %v [%d,+%d)", cols, lo, lim)
 		want := project(tb.all, cols, min(lo, n), max(min(lo, n), hi))
 		if err := cmpFlat.Records(want, got); err != nil {
 			t.Fatalf("scan %v offset %d limit %d: %v", cols, lo, lim, err)
@@ -263,9 +260,7 @@ func checkFile(t *testing.T, f *strata.File, tb *table, r *rand.Rand) {
 		}
 		cols := randomColumns(r, names)
 		got, err := f.Take(rows, cols)
-		if err != nil {
-			t.Fatalf("take %v of %v: %v", rows, cols, err)
-		}
+		must(t, err, "take %v of %v", rows, cols)
 		checkTake(t, tb.all, rows, cols, got)
 		got.Release()
 	}
@@ -316,12 +311,13 @@ func checkTake(t *testing.T, all arrow.RecordBatch, rows []int64, cols []string,
 type filterPath struct {
 	path  string
 	nulls []bool
+	bug   bool // a non-nullable leaf under a nullable struct (TestBugStructChildFilter)
 }
 
 func filterPaths(rec arrow.RecordBatch) []filterPath {
 	var out []filterPath
-	var walk func(path string, a arrow.Array, parent []bool)
-	walk = func(path string, a arrow.Array, parent []bool) {
+	var walk func(f arrow.Field, path string, a arrow.Array, parent []bool, nullableAnc bool)
+	walk = func(f arrow.Field, path string, a arrow.Array, parent []bool, nullableAnc bool) {
 		nulls := make([]bool, a.Len())
 		for i := range nulls {
 			nulls[i] = parent[i] || a.IsNull(i)
@@ -330,15 +326,15 @@ func filterPaths(rec arrow.RecordBatch) []filterPath {
 		case *array.Struct:
 			st := a.DataType().(*arrow.StructType)
 			for k := range a.NumField() {
-				walk(path+"."+st.Field(k).Name, a.Field(k), nulls)
+				walk(st.Field(k), path+"."+st.Field(k).Name, a.Field(k), nulls, nullableAnc || f.Nullable)
 			}
 		case *array.List, *array.Map:
 		default:
-			out = append(out, filterPath{path, nulls})
+			out = append(out, filterPath{path, nulls, nullableAnc && !f.Nullable})
 		}
 	}
 	for i, f := range rec.Schema().Fields() {
-		walk(f.Name, rec.Column(i), make([]bool, rec.NumRows()))
+		walk(f, f.Name, rec.Column(i), make([]bool, rec.NumRows()), false)
 	}
 	return out
 }
@@ -367,8 +363,9 @@ func checkNullFilters(t *testing.T, f *strata.File, tb *table, r *rand.Rand) {
 			}
 		}
 		got, err := scan(f, strata.ScanOptions{Where: where})
-		if err != nil {
-			t.Fatalf("scan where %s: %v", where, err)
+		must(t, err, "scan where %s", where)
+		if got.NumRows() != int64(len(want)) && p.bug {
+			t.Skipf("known bug (see TestBugStructChildFilter): scan where %s: %d rows, want %d", where, got.NumRows(), len(want))
 		}
 		if got.NumRows() != int64(len(want)) {
 			t.Fatalf("scan where %s: %d rows, want %d", where, got.NumRows(), len(want))
@@ -916,4 +913,147 @@ func TestCorrupted(t *testing.T) {
 		silent++
 	}
 	t.Logf("%d of 600 flips read back the original data", silent)
+}
+
+// ---- Minimal reproductions of bugs found by the random tests. Each fails
+// until the bug is fixed; the random tests skip cases that hit a known bug
+// (knownBug) so they keep hunting for new ones.
+
+// knownBugs maps an error substring to the bug it reveals.
+var knownBugs = map[string]string{
+	"decimal value of 0 bytes, want 16":                  "TestBugWideDecimalNulls",
+	"cannot infer the row count (no row-aligned stream)": "TestBugFlatMapNoKeysInStripe",
+	"entries needed at 0, has 0":                         "TestBugFlatMapKeyAbsentFromStripe",
+	"logical type stored as binary":                      "TestBugWideDecimalIsNull",
+}
+
+// knownBug returns the test reproducing the bug err reveals, or "".
+func knownBug(err error) string {
+	for s, name := range knownBugs {
+		if strings.Contains(err.Error(), s) {
+			return name
+		}
+	}
+	return ""
+}
+
+// must fails the test on err, or skips it when err is a known bug.
+func must(t testing.TB, err error, format string, args ...any) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if bug := knownBug(err); bug != "" {
+		t.Skipf("known bug (see %s): %s: %v", bug, msg, err)
+	}
+	t.Fatalf("%s: %v", msg, err)
+}
+
+// build makes a record of one column from a builder callback.
+func build(name string, dt arrow.DataType, nullable bool, meta arrow.Metadata, fill func(b array.Builder)) arrow.RecordBatch {
+	sch := arrow.NewSchema([]arrow.Field{{Name: name, Type: dt, Nullable: nullable, Metadata: meta}}, nil)
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	fill(b)
+	a := b.NewArray()
+	defer a.Release()
+	return array.NewRecordBatch(sch, []arrow.Array{a}, int64(a.Len()))
+}
+
+// roundTrip writes recs and checks a full scan returns them.
+func roundTrip(t *testing.T, opts strata.WriteOptions, recs ...arrow.RecordBatch) *strata.File {
+	t.Helper()
+	tb := &table{sch: recs[0].Schema(), recs: recs, flats: opts.FlatMap}
+	all, err := randtable.Concat(mem, tb.sch, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.all = all
+	f, err := strata.OpenSource(iox.Bytes(writeBytes(t, tb, opts)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := scan(f, strata.ScanOptions{})
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	if err := cmpFlat.Records(tb.all, got); err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	return f
+}
+
+// A null in a decimal column of precision > 18 (16-byte values) reads back
+// as a 0-byte value that shred's assembler rejects.
+func TestBugWideDecimalNulls(t *testing.T) {
+	rec := build("d", &arrow.Decimal128Type{Precision: 38, Scale: 10}, true, arrow.Metadata{}, func(b array.Builder) {
+		b.(*array.Decimal128Builder).Append(decimal128.FromI64(1))
+		b.AppendNull()
+	})
+	roundTrip(t, strata.WriteOptions{}, rec)
+}
+
+// IS NULL on a decimal of precision > 18 fails to bind although the test
+// needs no value comparison.
+func TestBugWideDecimalIsNull(t *testing.T) {
+	rec := build("d", &arrow.Decimal128Type{Precision: 38, Scale: 10}, false, arrow.Metadata{}, func(b array.Builder) {
+		b.(*array.Decimal128Builder).Append(decimal128.FromI64(1))
+	})
+	f := roundTrip(t, strata.WriteOptions{}, rec)
+	got, err := scan(f, strata.ScanOptions{Where: "d IS NULL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.NumRows() != 0 {
+		t.Fatalf("%d rows, want 0", got.NumRows())
+	}
+}
+
+// A stripe of a non-nullable FlatMap column where no row has any key
+// cannot be assembled: the reader does not pass the stripe's row count.
+func TestBugFlatMapNoKeysInStripe(t *testing.T) {
+	rec := build("m", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32), false, arrow.Metadata{}, func(b array.Builder) {
+		b.(*array.MapBuilder).Append(true)
+		b.(*array.MapBuilder).Append(true)
+	})
+	roundTrip(t, strata.WriteOptions{FlatMap: []string{"m"}}, rec)
+}
+
+// A FlatMap key first seen in a later stripe makes the earlier stripes
+// unreadable: the reader hands the assembler an empty in-map stream for the
+// key instead of leaving it out (shred treats a missing stream as "key
+// absent in this stripe").
+func TestBugFlatMapKeyAbsentFromStripe(t *testing.T) {
+	mk := func(key string) arrow.RecordBatch {
+		return build("m", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32), false, arrow.Metadata{}, func(b array.Builder) {
+			mb := b.(*array.MapBuilder)
+			mb.Append(true)
+			mb.KeyBuilder().(*array.StringBuilder).Append(key)
+			mb.ItemBuilder().(*array.Int32Builder).Append(1)
+		})
+	}
+	roundTrip(t, strata.WriteOptions{FlatMap: []string{"m"}, StripeBytes: 1}, mk("a"), mk("b"))
+}
+
+// A filter on a non-nullable field of a nullable struct ignores the
+// struct's nulls: s.a IS NOT NULL matches rows where s is null.
+func TestBugStructChildFilter(t *testing.T) {
+	st := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32})
+	rec := build("s", st, true, arrow.Metadata{}, func(b array.Builder) {
+		sb := b.(*array.StructBuilder)
+		sb.AppendNull()
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.Int32Builder).Append(5)
+	})
+	f := roundTrip(t, strata.WriteOptions{}, rec)
+	for where, want := range map[string]int64{"s.a IS NOT NULL": 1, "s.a IS NULL": 1, "s.a = 0": 0, "s.a = 5": 1} {
+		got, err := scan(f, strata.ScanOptions{Where: where})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.NumRows() != want {
+			t.Errorf("%s: %d rows, want %d", where, got.NumRows(), want)
+		}
+	}
 }

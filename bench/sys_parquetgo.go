@@ -32,6 +32,9 @@ type pqgoSys struct {
 	takePages [][]parquet.Pages
 }
 
+// pqgoWriteSlice is the number of values per WriteRowValues call.
+const pqgoWriteSlice = 1024
+
 func newParquetGoSys(cfg config) *pqgoSys { return &pqgoSys{cfg: cfg} }
 
 func (s *pqgoSys) Name() string    { return "parquet-go" }
@@ -160,8 +163,13 @@ func (s *pqgoSys) Write(dir string, src *Source) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if _, err := cws[col].WriteRowValues(buf); err != nil {
-				return "", err
+			// Hand values over in small slices so that the writer's page
+			// buffer (parquet-go's default 256 KiB), not our batch size,
+			// decides where pages end: a single call becomes a single page.
+			for off := 0; off < len(buf); off += pqgoWriteSlice {
+				if _, err := cws[col].WriteRowValues(buf[off:min(off+pqgoWriteSlice, len(buf))]); err != nil {
+					return "", err
+				}
 			}
 		}
 	}

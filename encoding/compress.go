@@ -42,6 +42,8 @@ func ZstdAppend(dst, src []byte) []byte { return encoder().EncodeAll(src, dst) }
 // 128 KiB can be represented in a handful of bytes; 1<<15 leaves room).
 const maxZstdRatio = 1 << 15
 
+const zstdSlack = 64
+
 func decompress(src []byte, rawLen int) ([]byte, error) {
 	// zstd cannot expand a frame by more than maxZstdRatio, so a larger
 	// declared size is corrupt; below it the declared size (already checked
@@ -49,7 +51,9 @@ func decompress(src []byte, rawLen int) ([]byte, error) {
 	if uint64(rawLen) > uint64(len(src))*maxZstdRatio+64 {
 		return nil, Corruptf("zstd body: %d bytes declared for a %d-byte frame", rawLen, len(src))
 	}
-	out, err := decoder().DecodeAll(src, make([]byte, 0, rawLen))
+	// A little spare capacity lets the decoder use its fast path, which
+	// needs room to over-copy short matches.
+	out, err := decoder().DecodeAll(src, make([]byte, 0, rawLen+zstdSlack))
 	if err != nil {
 		return nil, Corruptf("zstd body: %v", err)
 	}

@@ -74,13 +74,16 @@ func canonArray(a arrow.Array) (arrow.Array, error) {
 }
 
 func appendValue(b array.Builder, a arrow.Array, i int) error {
+	if ext, ok := a.(array.ExtensionArray); ok {
+		// The storage's validity, not the extension's: arrow-go's variant
+		// array reports a stored variant null as IsNull.
+		return appendValue(b, ext.Storage(), i)
+	}
 	if a.IsNull(i) {
 		b.AppendNull()
 		return nil
 	}
 	switch a := a.(type) {
-	case array.ExtensionArray:
-		return appendValue(b, a.Storage(), i)
 	case *array.Dictionary:
 		return appendValue(b, a.Dictionary(), a.GetValueIndex(i))
 	case *array.Boolean:

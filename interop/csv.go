@@ -69,13 +69,15 @@ const (
 	inferFloat
 	inferBool
 	inferDate
-	inferTimestamp
-	inferAll = inferInt | inferFloat | inferBool | inferDate | inferTimestamp
+	inferTimestamp   // no zone offset in any value
+	inferTimestampTZ // a zone offset in every value
+	inferAll         = inferInt | inferFloat | inferBool | inferDate | inferTimestamp | inferTimestampTZ
 )
 
 // inferCSVSchema reads up to rows records and picks each column's type:
-// int64, float64, bool, date32 (YYYY-MM-DD), timestamp[us] (ISO 8601,
-// offsets converted to UTC) or, failing those, string. Columns that are
+// int64, float64, bool, date32 (YYYY-MM-DD), timestamp[us] (ISO 8601
+// without zone offsets), timestamp[us, UTC] (ISO 8601, every value with a
+// zone offset) or, failing those, string. Columns that are
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
 func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Schema, error) {
@@ -169,9 +171,17 @@ func narrowKinds(set int, v string) int {
 			set &^= inferDate
 		}
 	}
-	if set&inferTimestamp != 0 {
-		if _, err := arrow.TimestampFromString(v, arrow.Microsecond); err != nil {
+	if set&(inferTimestamp|inferTimestampTZ) != 0 {
+		// arrow-go wants a zone offset in every value of a zoned
+		// timestamp column and in none of a zoneless one.
+		_, zone, err := arrow.TimestampFromStringInLocation(v, arrow.Microsecond, time.UTC)
+		switch {
+		case err != nil:
+			set &^= inferTimestamp | inferTimestampTZ
+		case zone:
 			set &^= inferTimestamp
+		default:
+			set &^= inferTimestampTZ
 		}
 	}
 	return set
@@ -191,6 +201,8 @@ func kindType(set int) arrow.DataType {
 		return arrow.FixedWidthTypes.Date32
 	case set&inferTimestamp != 0:
 		return &arrow.TimestampType{Unit: arrow.Microsecond}
+	case set&inferTimestampTZ != 0:
+		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	}
 	return arrow.BinaryTypes.String
 }

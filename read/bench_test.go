@@ -2,6 +2,7 @@ package read_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -14,16 +15,26 @@ import (
 )
 
 var (
-	lineitemOnce sync.Once
-	lineitemData []byte
+	lineitemMu   sync.Mutex
+	lineitemData = map[int][]byte{}
 )
 
-// lineitem returns TPC-H lineitem at SF 0.05 written as Strata in memory.
-func lineitem(b *testing.B) []byte {
-	lineitemOnce.Do(func() {
+// lineitem returns TPC-H lineitem at SF 0.05 written as Strata in memory
+// with the given chunk size (0: the default).
+func lineitem(b *testing.B, chunkValues ...int) []byte {
+	lineitemMu.Lock()
+	defer lineitemMu.Unlock()
+	cv := 0
+	if len(chunkValues) > 0 {
+		cv = chunkValues[0]
+	}
+	if d, ok := lineitemData[cv]; ok {
+		return d
+	}
+	{
 		var buf bytes.Buffer
 		fw := format.NewWriter(&buf, format.WriterOptions{})
-		w, err := write.New(fw, tpch.Schema(), write.Options{})
+		w, err := write.New(fw, tpch.Schema(), write.Options{ChunkValues: cv})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -44,13 +55,13 @@ func lineitem(b *testing.B) []byte {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
-		lineitemData = buf.Bytes()
-	})
-	return lineitemData
+		lineitemData[cv] = buf.Bytes()
+	}
+	return lineitemData[cv]
 }
 
-func benchScan(b *testing.B, opts read.ScanOptions) {
-	data := lineitem(b)
+func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
+	data := lineitem(b, chunkValues...)
 	f, err := read.Open(iox.Bytes(data), read.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -78,6 +89,13 @@ func benchScan(b *testing.B, opts read.ScanOptions) {
 }
 
 func BenchmarkScanAll(b *testing.B) { benchScan(b, read.ScanOptions{}) }
+
+// BenchmarkScanAllChunks shows what the chunk size costs a full scan.
+func BenchmarkScanAllChunks(b *testing.B) {
+	for _, cv := range []int{4096, 8192, 16384, 65536} {
+		b.Run(fmt.Sprint(cv), func(b *testing.B) { benchScan(b, read.ScanOptions{}, cv) })
+	}
+}
 
 func BenchmarkScanMonth(b *testing.B) {
 	benchScan(b, read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"},

@@ -52,7 +52,17 @@ type File struct {
 	adaptMu sync.Mutex
 	adapt   map[string]*filterCost
 	cache   *decoderCache
+	// openBytes is what Open read: postscript, footer and sections.
+	openBytes int64
 }
+
+// OpenBytes returns the bytes Open read (postscript, footer, metadata
+// sections); scans add their own BytesRead on top.
+func (f *File) OpenBytes() int64 { return f.openBytes }
+
+// BytesRead returns every byte read from the source so far, metadata
+// included, by all scans and lookups.
+func (f *File) BytesRead() int64 { return f.fetch.Stats().BytesRead }
 
 // Open reads the metadata of a Strata file.
 func Open(src iox.Source, opts Options) (*File, error) {
@@ -108,6 +118,7 @@ func Open(src iox.Source, opts Options) (*File, error) {
 	if b, ok, err := ff.Section("user"); err == nil && ok {
 		f.user, _ = meta.UnmarshalKV(b)
 	}
+	f.openBytes = fetch.Stats().BytesRead
 	return f, nil
 }
 

@@ -122,9 +122,11 @@ func NewLineitem(sf float64, seed uint64, batchRows int) *Generator {
 		g.err = fmt.Errorf("tpch: scale factor %v out of range (0, %d]", sf, MaxScaleFactor)
 		return g
 	}
-	g.orders = max(1, int64(sf*1_500_000))
-	g.parts = max(1, int64(sf*200_000))
-	g.supps = max(1, int64(sf*10_000))
+	// Round, not truncate: 0.3 × 1,500,000 must give 450,000 whatever the
+	// binary representation of 0.3.
+	g.orders = max(1, int64(math.Round(sf*1_500_000)))
+	g.parts = max(1, int64(math.Round(sf*200_000)))
+	g.supps = max(1, int64(math.Round(sf*10_000)))
 	g.startOrder(1)
 	return g
 }
@@ -132,6 +134,10 @@ func NewLineitem(sf float64, seed uint64, batchRows int) *Generator {
 // Rows returns the expected number of rows: 4 lines per order on average
 // (1..7 uniform). The actual count differs by well under 1% for SF >= 0.01.
 func (g *Generator) Rows() int64 { return g.orders * 4 }
+
+// Schema returns the schema of the batches, the same as the package-level
+// Schema.
+func (g *Generator) Schema() *arrow.Schema { return schema }
 
 // Orders returns the number of orders, SF × 1,500,000.
 func (g *Generator) Orders() int64 { return g.orders }

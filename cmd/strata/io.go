@@ -17,6 +17,7 @@ import (
 
 	"strata"
 	"strata/interop"
+	"strata/write"
 )
 
 // parseInterspersed parses flags that may come before, between or after
@@ -84,8 +85,8 @@ func (p *progress) finish(done int64) {
 
 func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	stripeMB := fs.Int("stripe-mb", 64, "flush a stripe every N MiB of raw data")
-	chunkValues := fs.Int("chunk-values", 64<<10, "values per chunk")
+	stripeMB := fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data")
+	chunkValues := fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk")
 	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
 	flatmap := fs.String("flatmap", "", "comma-separated map columns to store as FlatMap")
 	pos, err := parseInterspersed(fs, args)
@@ -389,7 +390,10 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	}
 	if showStats != nil && *showStats {
 		st := sc.Stats()
-		fmt.Fprintf(os.Stderr, "%s\nelapsed %v\n", st.String(), time.Since(start).Round(time.Microsecond))
+		el := time.Since(start)
+		total := f.BytesRead()
+		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
+			st.String(), total, 100*float64(total)/float64(fileSize(pos[0])), el.Round(time.Microsecond))
 	}
 	return nil
 }

@@ -163,7 +163,7 @@ func (c *core) filterIDs(lo, hi uint32, bm encoding.Bitmap, n int, sel encoding.
 	}
 	if bm == nil {
 		if lo >= hi {
-			sel.ClearRange(0, n)
+			cascade.ClearRange(sel, 0, n)
 			return c.ids.Skip(n)
 		}
 		if lo == 0 && int(hi) >= c.d {

@@ -113,7 +113,7 @@ func (c *core) filterRows(n int, sel encoding.Bitmap, commonOK bool, keep func(i
 	for i := k; i < e; i++ {
 		r := int(c.at[i]) - c.pos
 		if !commonOK {
-			sel.ClearRange(prev, r)
+			cascade.ClearRange(sel, prev, r)
 		}
 		if !keep(i) {
 			sel.Clear(r)
@@ -121,7 +121,7 @@ func (c *core) filterRows(n int, sel encoding.Bitmap, commonOK bool, keep func(i
 		prev = r + 1
 	}
 	if !commonOK {
-		sel.ClearRange(prev, n)
+		cascade.ClearRange(sel, prev, n)
 	}
 	c.pos += n
 	c.k = e
@@ -238,7 +238,7 @@ func (d *fixedMC[T]) Read(dst []T) error {
 	if err := cascade.CheckRead(encoding.KindMainlyConstant, d.pos, len(dst), d.rows); err != nil {
 		return err
 	}
-	fill(dst, d.common)
+	cascade.Fill(dst, d.common)
 	k, e := d.span(len(dst))
 	for i := k; i < e; i++ {
 		dst[int(d.at[i])-d.pos] = d.exc[i]
@@ -246,19 +246,6 @@ func (d *fixedMC[T]) Read(dst []T) error {
 	d.pos += len(dst)
 	d.k = e
 	return nil
-}
-
-func fill[T any](d []T, v T) {
-	if len(d) < 32 {
-		for i := range d {
-			d[i] = v
-		}
-		return
-	}
-	d[0] = v
-	for k := 1; k < len(d); k *= 2 {
-		copy(d[k:], d[:k])
-	}
 }
 
 // Gather merges rows with the exception positions; the cursor does not move.

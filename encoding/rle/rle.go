@@ -225,10 +225,10 @@ func (r *fixedReader[T]) Read(dst []T) error {
 			d := dst[p : p+8 : p+8]
 			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = v, v, v, v, v, v, v, v
 			if e-p > 8 {
-				fill(dst[p+8:e], v)
+				cascade.Fill(dst[p+8:e], v)
 			}
 		} else {
-			fill(dst[p:e], v)
+			cascade.Fill(dst[p:e], v)
 		}
 		p = e
 		if e == full {
@@ -237,21 +237,6 @@ func (r *fixedReader[T]) Read(dst []T) error {
 	}
 	r.pos, r.run = start+n, run
 	return nil
-}
-
-// fill sets every element of d to v; long runs double a copied prefix so
-// the work is done by memmove.
-func fill[T any](d []T, v T) {
-	if len(d) < 32 {
-		for i := range d {
-			d[i] = v
-		}
-		return
-	}
-	d[0] = v
-	for k := 1; k < len(d); k *= 2 {
-		copy(d[k:], d[:k])
-	}
 }
 
 // Gather reads the values at rows (sorted, strictly increasing) with a
@@ -376,7 +361,7 @@ func (r *numReader[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) e
 	for r.pos < start+n {
 		end := min(r.ends[r.run], start+n)
 		if !p.Match(r.values[r.run]) {
-			sel.ClearRange(r.pos-start, end-start)
+			cascade.ClearRange(sel, r.pos-start, end-start)
 		}
 		r.pos = end
 		if r.pos == r.ends[r.run] {
@@ -463,7 +448,7 @@ func (r *binaryReader) FilterBinary(p *encoding.BytesPred, n int, sel encoding.B
 	for r.pos < start+n {
 		end := min(r.ends[r.run], start+n)
 		if !p.Match(r.values.Value(r.run)) {
-			sel.ClearRange(r.pos-start, end-start)
+			cascade.ClearRange(sel, r.pos-start, end-start)
 		}
 		r.pos = end
 		if r.pos == r.ends[r.run] {

@@ -121,9 +121,10 @@ func (d *decoder) Read(dst []bool) error {
 	if err := cascade.CheckRead(encoding.KindSparseBool, d.pos, len(dst), d.rows); err != nil {
 		return err
 	}
-	common := !d.sparse
-	for i := range dst {
-		dst[i] = common
+	if d.sparse {
+		clear(dst)
+	} else {
+		cascade.Fill(dst, true)
 	}
 	end := uint32(d.pos + len(dst))
 	k := d.k

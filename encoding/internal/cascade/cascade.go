@@ -288,3 +288,39 @@ func Same[T encoding.Fixed](a, b T) bool {
 	}
 	return a == b
 }
+
+// ClearRange clears rows [lo, hi) of b a word at a time (Bitmap.ClearRange
+// goes bit by bit outside whole words, which dominates filters over short
+// runs).
+func ClearRange(b encoding.Bitmap, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	wlo, whi := lo>>6, (hi-1)>>6
+	mlo := ^uint64(0) << (lo & 63)
+	mhi := ^uint64(0) >> (63 - (hi-1)&63)
+	if wlo == whi {
+		b[wlo] &^= mlo & mhi
+		return
+	}
+	b[wlo] &^= mlo
+	for w := wlo + 1; w < whi; w++ {
+		b[w] = 0
+	}
+	b[whi] &^= mhi
+}
+
+// Fill sets every element of d to v; long spans double a copied prefix so
+// the work is done by memmove.
+func Fill[T any](d []T, v T) {
+	if len(d) < 32 {
+		for i := range d {
+			d[i] = v
+		}
+		return
+	}
+	d[0] = v
+	for k := 1; k < len(d); k *= 2 {
+		copy(d[k:], d[:k])
+	}
+}

@@ -1,0 +1,367 @@
+package strata_test
+
+// Golden files pin the file format. testdata/golden holds, per case, a
+// Strata file (<name>.strata) and the Arrow IPC file of the record batches
+// it was written from (<name>.arrow):
+//
+//   - TestGoldenRead reads every .strata file and compares it value by value
+//     with its .arrow file. It must keep passing forever: a reader that can
+//     no longer read an old file is a format break.
+//   - TestGoldenBytes writes each .arrow input again with the case's options
+//     and requires the exact bytes of the .strata file, so any change of
+//     the written bytes (encoding choice, layout, metadata) is noticed.
+//
+// When the format or the encoder's choices change on purpose, regenerate the
+// .strata files (the .arrow inputs are kept; missing ones are generated) and
+// commit them with the change:
+//
+//	go test -run 'TestGolden' -update .
+//
+// Old .strata files worth reading forever should then be kept under a new
+// name (e.g. <name>-v1.0.strata) with their .arrow file rather than
+// overwritten, so TestGoldenRead keeps checking them.
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"strata"
+	"strata/internal/randtable"
+	"strata/iox"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden .strata files (and create missing .arrow inputs)")
+
+const goldenDir = "testdata/golden"
+
+// goldenCase is one golden file: its writer options and, for creating a
+// missing .arrow input, its generator.
+type goldenCase struct {
+	name string
+	opts strata.WriteOptions
+	gen  func() (*arrow.Schema, []arrow.RecordBatch)
+}
+
+var goldenCases = []goldenCase{
+	{"lineitem", strata.WriteOptions{StripeBytes: 24 << 10, StripeGroup: 2, ChunkValues: 256}, lineitemLike},
+	{"nested", strata.WriteOptions{StripeBytes: 8 << 10, StripeGroup: 2, ChunkValues: 100}, goldenNested},
+	{"types", strata.WriteOptions{ChunkValues: 64}, goldenTypes},
+	{"flatmap", strata.WriteOptions{StripeBytes: 4 << 10, FlatMap: []string{"attrs", "counts"}}, goldenFlatMap},
+	{"nozstd", strata.WriteOptions{NoZstd: true, StripeBytes: 8 << 10, ChunkValues: 128}, goldenNested},
+}
+
+// lineitemLike returns 600 rows shaped like TPC-H lineitem: sorted keys,
+// cents as int64, dates, low-cardinality flags and free text.
+func lineitemLike() (*arrow.Schema, []arrow.RecordBatch) {
+	i64, i32, str, date := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "l_orderkey", Type: i64}, {Name: "l_partkey", Type: i64}, {Name: "l_suppkey", Type: i64},
+		{Name: "l_linenumber", Type: i32}, {Name: "l_quantity", Type: i64}, {Name: "l_extendedprice", Type: i64},
+		{Name: "l_discount", Type: i64}, {Name: "l_tax", Type: i64},
+		{Name: "l_returnflag", Type: str}, {Name: "l_linestatus", Type: str},
+		{Name: "l_shipdate", Type: date}, {Name: "l_commitdate", Type: date}, {Name: "l_receiptdate", Type: date},
+		{Name: "l_shipinstruct", Type: str}, {Name: "l_shipmode", Type: str}, {Name: "l_comment", Type: str},
+	}, nil)
+	r := rand.New(rand.NewPCG(1992, 1998))
+	words := strings.Fields("carefully final deposits sleep quickly regular packages haggle blithely ironic accounts")
+	var recs []arrow.RecordBatch
+	order, line := int64(1), 0
+	for range 3 {
+		b := array.NewRecordBuilder(mem, sch)
+		for range 200 {
+			line++
+			if line > 1+r.IntN(7) {
+				order += 1 + int64(r.IntN(3))
+				line = 1
+			}
+			qty := int64(1+r.IntN(50)) * 100
+			price := int64(90000 + r.IntN(110000))
+			ship := arrow.Date32(8036 + r.IntN(2500))
+			b.Field(0).(*array.Int64Builder).Append(order)
+			b.Field(1).(*array.Int64Builder).Append(1 + r.Int64N(200000))
+			b.Field(2).(*array.Int64Builder).Append(1 + r.Int64N(10000))
+			b.Field(3).(*array.Int32Builder).Append(int32(line))
+			b.Field(4).(*array.Int64Builder).Append(qty)
+			b.Field(5).(*array.Int64Builder).Append(qty * price / 100)
+			b.Field(6).(*array.Int64Builder).Append(int64(r.IntN(11)))
+			b.Field(7).(*array.Int64Builder).Append(int64(r.IntN(9)))
+			b.Field(8).(*array.StringBuilder).Append([]string{"A", "N", "R"}[r.IntN(3)])
+			b.Field(9).(*array.StringBuilder).Append([]string{"F", "O"}[r.IntN(2)])
+			b.Field(10).(*array.Date32Builder).Append(ship)
+			b.Field(11).(*array.Date32Builder).Append(ship + arrow.Date32(r.IntN(60)) - 30)
+			b.Field(12).(*array.Date32Builder).Append(ship + 1 + arrow.Date32(r.IntN(30)))
+			b.Field(13).(*array.StringBuilder).Append([]string{"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"}[r.IntN(4)])
+			b.Field(14).(*array.StringBuilder).Append([]string{"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"}[r.IntN(7)])
+			n := 2 + r.IntN(5)
+			c := make([]string, n)
+			for i := range c {
+				c[i] = words[r.IntN(len(words))]
+			}
+			b.Field(15).(*array.StringBuilder).Append(strings.Join(c, " "))
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	return sch, recs
+}
+
+// goldenNested holds the nesting shapes of shapesSchema (structs of lists
+// of structs, lists of lists, maps of lists, lists of maps) with nulls at
+// every level.
+func goldenNested() (*arrow.Schema, []arrow.RecordBatch) {
+	fs := shapesSchema().Fields()
+	sch := arrow.NewSchema([]arrow.Field{fs[0], fs[1], fs[3], fs[4]}, nil)
+	g := randtable.New(2024, randtable.Options{})
+	return sch, []arrow.RecordBatch{g.Record(mem, sch, 150), g.Record(mem, sch, 150)}
+}
+
+// goldenTypes has one column per leaf type (floats with NaN, ±0, ±Inf).
+// The wide decimals are not nullable while TestBugWideDecimalNulls fails.
+func goldenTypes() (*arrow.Schema, []arrow.RecordBatch) {
+	var fields []arrow.Field
+	for i, lt := range randtable.Leaves {
+		wide := false
+		if d, ok := lt.(*arrow.Decimal128Type); ok && d.Precision > 18 {
+			wide = true
+		}
+		fields = append(fields, arrow.Field{Name: fmt.Sprintf("t%02d", i), Type: lt, Nullable: !wide})
+	}
+	sch := arrow.NewSchema(fields, nil)
+	g := randtable.New(77, randtable.Options{})
+	return sch, []arrow.RecordBatch{g.Record(mem, sch, 200), floatSpecials(sch)}
+}
+
+// floatSpecials is a batch whose float columns hold NaN, ±Inf, ±0 and a
+// denormal, and whose other columns are null or empty values.
+func floatSpecials(sch *arrow.Schema) arrow.RecordBatch {
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-310}
+	for i, f := range sch.Fields() {
+		for _, v := range specials {
+			switch fb := b.Field(i).(type) {
+			case *array.Float32Builder:
+				fb.Append(float32(v))
+			case *array.Float64Builder:
+				fb.Append(v)
+			default:
+				if f.Nullable {
+					fb.AppendNull()
+				} else {
+					fb.AppendEmptyValue()
+				}
+			}
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+// goldenFlatMap has two map columns stored as FlatMaps through the writer
+// option, with null and empty maps; every key appears in the first stripe.
+func goldenFlatMap() (*arrow.Schema, []arrow.RecordBatch) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "attrs", Nullable: true, Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)},
+		{Name: "counts", Type: arrow.MapOfFields(arrow.Field{Name: "key", Type: arrow.PrimitiveTypes.Int64},
+			arrow.Field{Name: "value", Type: arrow.PrimitiveTypes.Float64, Nullable: true})},
+	}, nil)
+	r := rand.New(rand.NewPCG(5, 5))
+	var recs []arrow.RecordBatch
+	id := int32(0)
+	for batch := range 3 {
+		b := array.NewRecordBuilder(mem, sch)
+		for row := range 150 {
+			b.Field(0).(*array.Int32Builder).Append(id)
+			id++
+			ab := b.Field(1).(*array.MapBuilder)
+			switch {
+			case batch == 0 && row == 0: // all keys in the first stripe
+				ab.Append(true)
+				for k := range 5 {
+					ab.KeyBuilder().(*array.StringBuilder).Append(fmt.Sprintf("attr%d", k))
+					ab.ItemBuilder().(*array.StringBuilder).Append("first")
+				}
+			case r.IntN(7) == 0:
+				ab.AppendNull()
+			default:
+				ab.Append(true)
+				for _, k := range r.Perm(5)[:r.IntN(4)] {
+					ab.KeyBuilder().(*array.StringBuilder).Append(fmt.Sprintf("attr%d", k))
+					ab.ItemBuilder().(*array.StringBuilder).Append([]string{"red", "green", "blue", ""}[r.IntN(4)])
+				}
+			}
+			cb := b.Field(2).(*array.MapBuilder)
+			cb.Append(true)
+			keys := r.Perm(3)[:r.IntN(3)]
+			if batch == 0 && row == 0 {
+				keys = []int{2, 0, 1}
+			}
+			for _, k := range keys {
+				cb.KeyBuilder().(*array.Int64Builder).Append(int64(k) * 1000)
+				if r.IntN(6) == 0 {
+					cb.ItemBuilder().AppendNull()
+				} else {
+					cb.ItemBuilder().(*array.Float64Builder).Append(float64(r.IntN(400)) / 4)
+				}
+			}
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	return sch, recs
+}
+
+// readIPC reads the record batches of an Arrow IPC file.
+func readIPC(t testing.TB, path string) (*arrow.Schema, []arrow.RecordBatch) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ipc.NewFileReader(bytes.NewReader(data), ipc.WithAllocator(mem))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer r.Close()
+	var recs []arrow.RecordBatch
+	for i := range r.NumRecords() {
+		rec, err := r.RecordBatchAt(i)
+		if err != nil {
+			t.Fatalf("%s: batch %d: %v", path, i, err)
+		}
+		recs = append(recs, rec)
+	}
+	return r.Schema(), recs
+}
+
+func writeIPC(t testing.TB, path string, sch *arrow.Schema, recs []arrow.RecordBatch) {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(sch), ipc.WithAllocator(mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// goldenInput returns the case's input batches, creating the .arrow file
+// under -update when it is missing.
+func goldenInput(t *testing.T, c goldenCase) *table {
+	t.Helper()
+	path := filepath.Join(goldenDir, c.name+".arrow")
+	if _, err := os.Stat(path); err != nil && *update {
+		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sch, recs := c.gen()
+		writeIPC(t, path, sch, recs)
+	}
+	sch, recs := readIPC(t, path)
+	all, err := randtable.Concat(mem, sch, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &table{sch: sch, recs: recs, all: all, flats: c.opts.FlatMap}
+}
+
+// TestGoldenBytes rewrites every golden input and requires the golden
+// bytes. A failure means the written format changed: if that is intended,
+// regenerate with -update (see the top of this file).
+func TestGoldenBytes(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			tb := goldenInput(t, c)
+			got := writeBytes(t, tb, c.opts)
+			path := filepath.Join(goldenDir, c.name+".strata")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (create it with -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				i := 0
+				for i < min(len(got), len(want)) && got[i] == want[i] {
+					i++
+				}
+				t.Fatalf("writing %s.arrow gives %d bytes differing from %s (%d bytes) at offset %d; if the format change is intended, regenerate with -update",
+					c.name, len(got), path, len(want), i)
+			}
+			// The bytes do not depend on the writer's parallelism.
+			opts := c.opts
+			opts.Parallel = 1
+			if again := writeBytes(t, tb, opts); !bytes.Equal(again, want) {
+				t.Fatal("writing with Parallel 1 gives other bytes")
+			}
+		})
+	}
+}
+
+// TestGoldenRead reads every golden file, including ones kept from older
+// format versions, and compares it value by value with its input.
+func TestGoldenRead(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*.strata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < len(goldenCases) {
+		t.Fatalf("%d golden files, want at least %d (create them with -update)", len(files), len(goldenCases))
+	}
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".strata")
+		t.Run(name, func(t *testing.T) {
+			sch, recs := readIPC(t, strings.TrimSuffix(path, ".strata")+".arrow")
+			all, err := randtable.Concat(mem, sch, recs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := strata.OpenSource(iox.Bytes(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSchema(t, f.Schema(), sch)
+			got, err := scan(f, strata.ScanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmpFlat.Records(all, got); err != nil {
+				t.Fatal(err)
+			}
+			n := all.NumRows()
+			rows := []int64{n - 1, 0, n / 3, n / 2, n / 3}
+			tk, err := f.Take(rows, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTake(t, all, rows, nil, tk)
+		})
+	}
+}

@@ -1,0 +1,398 @@
+package interop_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/interop"
+)
+
+// readAll opens path with interop and returns every batch.
+func readAll(t *testing.T, path string, ro interop.ReadOptions) ([]arrow.Record, *arrow.Schema) {
+	t.Helper()
+	r, err := interop.Open(path, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	recs, err := drain(r.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, r.Schema()
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The first data row has nulls and an integer where later rows have a
+// float, so a first-row-only inference would get these columns wrong.
+const sampleCSV = `id,price,flag,day,ts,name
+1,,true,2024-01-31,,plain
+2,2.5,,2024-02-29,2024-02-29T10:11:12.345678Z,"with, comma"
+3,NaN,false,,2024-03-01 00:00:00Z,"with ""quotes"""
+,-1e3,true,1999-12-31,2024-03-01T01:02:03+01:00,"two
+lines"
+5,7,false,2000-01-01,2024-03-02T00:00:00Z,
+`
+
+func TestCSVInfer(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	writeFile(t, src, sampleCSV)
+	recs, sch := readAll(t, src, interop.ReadOptions{BatchRows: 2})
+	defer release(recs)
+	wantTypes := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64,
+		arrow.FixedWidthTypes.Boolean, arrow.FixedWidthTypes.Date32,
+		&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, arrow.BinaryTypes.String}
+	for i, f := range sch.Fields() {
+		if !arrow.TypeEqual(f.Type, wantTypes[i]) {
+			t.Errorf("column %q inferred as %s, want %s", f.Name, f.Type, wantTypes[i])
+		}
+	}
+	if len(recs) != 3 {
+		t.Errorf("%d batches of 2 rows, want 3", len(recs))
+	}
+	mem := memory.DefaultAllocator
+	ids := array.NewInt64Builder(mem)
+	ids.AppendValues([]int64{1, 2, 3, 0, 5}, []bool{true, true, true, false, true})
+	prices := array.NewFloat64Builder(mem)
+	prices.AppendValues([]float64{0, 2.5, math.NaN(), -1000, 7}, []bool{false, true, true, true, true})
+	flags := array.NewBooleanBuilder(mem)
+	flags.AppendValues([]bool{true, false, false, true, false}, []bool{true, false, true, true, true})
+	days := array.NewDate32Builder(mem)
+	for _, d := range []string{"2024-01-31", "2024-02-29", "", "1999-12-31", "2000-01-01"} {
+		if d == "" {
+			days.AppendNull()
+			continue
+		}
+		tm, err := time.Parse("2006-01-02", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		days.Append(arrow.Date32FromTime(tm))
+	}
+	tsb := array.NewTimestampBuilder(mem, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"})
+	tsb.AppendNull()
+	for _, s := range []string{"2024-02-29T10:11:12.345678Z", "2024-03-01T00:00:00Z", "2024-03-01T00:02:03Z", "2024-03-02T00:00:00Z"} {
+		v, err := arrow.TimestampFromString(s, arrow.Microsecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tsb.Append(v)
+	}
+	names := array.NewStringBuilder(mem)
+	names.AppendValues([]string{"plain", "with, comma", `with "quotes"`, "two\nlines", ""}, []bool{true, true, true, true, false})
+	var cols []arrow.Array
+	for _, b := range []array.Builder{ids, prices, flags, days, tsb, names} {
+		cols = append(cols, b.NewArray())
+		b.Release()
+	}
+	want := array.NewRecord(sch, cols, 5)
+	for _, c := range cols {
+		c.Release()
+	}
+	defer want.Release()
+	if err := compareTables([]arrow.Record{want}, sch, recs, sch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCSVSchemaGiven(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.tsv")
+	writeFile(t, src, "a\tb\tc\n1\t1.5\tx\n\tNULL\t\"q\tq\"\n-7\t-0\tnull\n")
+	given := arrow.NewSchema([]arrow.Field{
+		{Name: "small", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	recs, sch := readAll(t, src, interop.ReadOptions{CSVSchema: given})
+	defer release(recs)
+	if !sch.Equal(given) {
+		t.Fatalf("schema %s, want the given %s", sch, given)
+	}
+	mem := memory.DefaultAllocator
+	a := array.NewInt16Builder(mem)
+	a.AppendValues([]int16{1, 0, -7}, []bool{true, false, true})
+	b := array.NewFloat32Builder(mem)
+	b.AppendValues([]float32{1.5, 0, float32(math.Copysign(0, -1))}, []bool{true, false, true})
+	c := array.NewStringBuilder(mem)
+	c.AppendValues([]string{"x", "q\tq", ""}, []bool{true, true, false})
+	cols := []arrow.Array{a.NewArray(), b.NewArray(), c.NewArray()}
+	want := array.NewRecord(given, cols, 3)
+	defer want.Release()
+	if err := compareTables([]arrow.Record{want}, given, recs, sch); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without a header the given names are used.
+	writeFile(t, src, "1\t2\tz\n")
+	recs2, sch2 := readAll(t, src, interop.ReadOptions{CSVSchema: given, CSVNoHeader: true})
+	defer release(recs2)
+	if !sch2.Equal(given) || len(recs2) != 1 || recs2[0].NumRows() != 1 {
+		t.Fatalf("no header: schema %s, %d batches", sch2, len(recs2))
+	}
+}
+
+func TestCSVErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"ragged.csv": "a,b\n1,2\n3\n",
+		"quote.csv":  "a,b\n1,\"open\n",
+		"empty.csv":  "",
+	} {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, body)
+		r, err := interop.Open(p, interop.ReadOptions{})
+		if err == nil {
+			_, err = drain(r.Next)
+			r.Close()
+		}
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	// A value past the inference sample that does not parse is an error,
+	// not a silent null.
+	p := filepath.Join(dir, "late.csv")
+	writeFile(t, p, "a\n1\n2\nthree\n")
+	r, err := interop.Open(p, interop.ReadOptions{CSVInferRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := drain(r.Next); err == nil {
+		t.Error("late.csv: unparsable value after the sample: no error")
+	}
+}
+
+// TestCSVRoundTrip: CSV → Strata → CSV → CSV import gives the same table.
+func TestCSVRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	writeFile(t, src, sampleCSV)
+	want, wantSch := readAll(t, src, interop.ReadOptions{})
+	defer release(want)
+	st := filepath.Join(dir, "t.strata")
+	if err := importFile(src, st, interop.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, gotSch, err := scanAll(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(got)
+	if err := compareTables(want, wantSch, got, gotSch); err != nil {
+		t.Fatalf("strata: %v", err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	if err := exportFile(out, gotSch, got); err != nil {
+		t.Fatal(err)
+	}
+	back, backSch := readAll(t, out, interop.ReadOptions{})
+	defer release(back)
+	if err := compareTables(want, wantSch, back, backSch); err != nil {
+		b, _ := os.ReadFile(out)
+		t.Fatalf("csv re-import: %v\nexported:\n%s", err, b)
+	}
+}
+
+// ipcSample is a batch of every type Strata stores, nested ones included,
+// plus types interop converts (float16, fixed_size_binary, decimal256,
+// large_string, dictionary, large_list).
+func ipcSample(t *testing.T) arrow.Record {
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64, Nullable: true},
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "ls", Type: arrow.BinaryTypes.LargeString, Nullable: true},
+		{Name: "dict", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, Nullable: true},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "fsb", Type: &arrow.FixedSizeBinaryType{ByteWidth: 3}, Nullable: true},
+		{Name: "f16", Type: arrow.FixedWidthTypes.Float16, Nullable: true},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 20, Scale: 4}, Nullable: true},
+		{Name: "dec256", Type: &arrow.Decimal256Type{Precision: 30, Scale: 2}, Nullable: true},
+		{Name: "st", Type: arrow.StructOf(
+			arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			arrow.Field{Name: "fsb", Type: &arrow.FixedSizeBinaryType{ByteWidth: 2}, Nullable: true}), Nullable: true},
+		{Name: "l", Type: arrow.LargeListOf(arrow.BinaryTypes.String), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.FixedWidthTypes.Float16), Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	const n = 300
+	for i := 0; i < n; i++ {
+		null := i%7 == 3
+		app := func(k int, f func()) {
+			if null && sch.Field(k).Nullable {
+				b.Field(k).AppendNull()
+			} else {
+				f()
+			}
+		}
+		app(0, func() { b.Field(0).(*array.BooleanBuilder).Append(i%3 == 0) })
+		app(1, func() { b.Field(1).(*array.Int8Builder).Append(int8(i)) })
+		app(2, func() { b.Field(2).(*array.Uint64Builder).Append(math.MaxUint64 - uint64(i)) })
+		app(3, func() {
+			v := float64(i) / 3
+			if i%11 == 0 {
+				v = math.NaN()
+			}
+			b.Field(3).(*array.Float64Builder).Append(v)
+		})
+		app(4, func() { b.Field(4).(*array.StringBuilder).Append(strings.Repeat("s", i%5)) })
+		app(5, func() { b.Field(5).(*array.LargeStringBuilder).Append("large " + string(rune('a'+i%26))) })
+		app(6, func() {
+			if err := b.Field(6).(*array.BinaryDictionaryBuilder).AppendString([]string{"red", "green", "blue"}[i%3]); err != nil {
+				t.Fatal(err)
+			}
+		})
+		app(7, func() { b.Field(7).(*array.BinaryBuilder).Append([]byte{byte(i), 0, 255}) })
+		app(8, func() { b.Field(8).(*array.FixedSizeBinaryBuilder).Append([]byte{byte(i), byte(i >> 8), 7}) })
+		app(9, func() { b.Field(9).(*array.Float16Builder).Append(float16.New(float32(i) / 4)) })
+		app(10, func() { b.Field(10).(*array.Date32Builder).Append(arrow.Date32(19000 + i)) })
+		app(11, func() { b.Field(11).(*array.TimestampBuilder).Append(arrow.Timestamp(1700000000000 + int64(i)*1000)) })
+		app(12, func() { b.Field(12).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i*12345 - 99999))) })
+		app(13, func() { b.Field(13).(*array.Decimal256Builder).Append(decimal256.FromI64(-int64(i) * 1000003)) })
+		app(14, func() {
+			sb := b.Field(14).(*array.StructBuilder)
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(-i))
+			if i%4 == 0 {
+				sb.FieldBuilder(1).AppendNull()
+			} else {
+				sb.FieldBuilder(1).(*array.FixedSizeBinaryBuilder).Append([]byte{byte(i), 1})
+			}
+		})
+		app(15, func() {
+			lb := b.Field(15).(*array.LargeListBuilder)
+			lb.Append(true)
+			for j := 0; j < i%4; j++ {
+				lb.ValueBuilder().(*array.StringBuilder).Append("e")
+			}
+		})
+		app(16, func() {
+			mb := b.Field(16).(*array.MapBuilder)
+			mb.Append(true)
+			for j := 0; j < i%3; j++ {
+				mb.KeyBuilder().(*array.StringBuilder).Append(string(rune('z' - j)))
+				mb.ItemBuilder().(*array.Float16Builder).Append(float16.New(float32(j) + 0.5))
+			}
+		})
+	}
+	return b.NewRecord()
+}
+
+// TestIPCRoundTrip: Arrow IPC file → Strata → IPC file and stream.
+func TestIPCRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	rec := ipcSample(t)
+	defer rec.Release()
+	src := filepath.Join(dir, "in.arrow")
+	// Two batches, the second a slice, to exercise offsets in conversion.
+	s1, s2 := rec.NewSlice(0, 100), rec.NewSlice(100, rec.NumRows())
+	defer s1.Release()
+	defer s2.Release()
+	if err := exportFile(src, rec.Schema(), []arrow.Record{s1, s2}); err != nil {
+		t.Fatal(err)
+	}
+	want := []arrow.Record{rec}
+	st := filepath.Join(dir, "t.strata")
+	if err := importFile(src, st, interop.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, gotSch, err := scanAll(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(got)
+	if err := compareTables(want, rec.Schema(), got, gotSch); err != nil {
+		t.Fatalf("strata: %v", err)
+	}
+	for _, name := range []string{"out.arrow", "out.arrows", "out.parquet"} {
+		out := filepath.Join(dir, name)
+		if err := exportFile(out, gotSch, got); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		back, backSch := readAll(t, out, interop.ReadOptions{KeepTypes: true})
+		if err := compareTables(want, rec.Schema(), back, backSch); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		release(back)
+	}
+	// The interop reader alone (no Strata) converts sliced batches right.
+	conv, convSch := readAll(t, src, interop.ReadOptions{})
+	defer release(conv)
+	if err := compareTables(want, rec.Schema(), conv, convSch); err != nil {
+		t.Errorf("coerced read: %v", err)
+	}
+}
+
+func TestIPCMalformed(t *testing.T) {
+	dir := t.TempDir()
+	rec := ipcSample(t)
+	defer rec.Release()
+	src := filepath.Join(dir, "in.arrow")
+	if err := exportFile(src, rec.Schema(), []arrow.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Truncations: an error or a read, never a panic. (Byte flips are
+	// not tried: a flipped count in the schema flatbuffer makes arrow-go
+	// allocate without bound, a fatal out-of-memory nothing can recover.)
+	bad := filepath.Join(dir, "bad.arrow")
+	for i := 0; i < 100; i++ {
+		d := data[:len(data)*i/100]
+		writeFile(t, bad, string(d))
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("mutation %d panicked: %v", i, p)
+				}
+			}()
+			r, err := interop.Open(bad, interop.ReadOptions{})
+			if err != nil {
+				return
+			}
+			defer r.Close()
+			recs, _ := drain(r.Next)
+			release(recs)
+		}()
+	}
+}
+
+func TestFormatOf(t *testing.T) {
+	for name, want := range map[string]interop.Format{"a.parquet": interop.Parquet, "B.PQ": interop.Parquet,
+		"c.csv": interop.CSV, "d.tsv": interop.CSV, "e.arrow": interop.Arrow, "f.arrows": interop.Arrow, "g.feather": interop.Arrow} {
+		if got, err := interop.FormatOf(name); err != nil || got != want {
+			t.Errorf("FormatOf(%q) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := interop.FormatOf("x.json"); err == nil {
+		t.Error("FormatOf(x.json): no error")
+	}
+}
