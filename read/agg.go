@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"strata/encoding"
 	"strata/meta"
+	"strata/schema"
 	"strata/stats"
 )
 
@@ -17,6 +19,9 @@ type AggValue struct {
 	Float bool // the value is a float
 	I     int64
 	F     float64
+	// Text is the value formatted for the column's logical type (a date,
+	// a decimal, a string); empty when the plain number says it all.
+	Text string
 }
 
 // Int returns the value as an integer.
@@ -31,6 +36,8 @@ func (v AggValue) String() string {
 	switch {
 	case v.Null:
 		return "NULL"
+	case v.Text != "":
+		return v.Text
 	case v.Float:
 		return fmt.Sprint(v.F)
 	}
@@ -177,11 +184,13 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 			case x.Type.IsSigned():
 				v.I = x.Int()
 			case x.Type == encoding.Binary:
-				v.Float, v.F = false, math.NaN()
-				v.Name += "=" + string(x.Bytes())
+				v.Text = string(x.Bytes())
 			default:
 				v.I = int64(x.Uint())
 			}
+		}
+		if !v.Null && !v.Float && s.col >= 0 && s.fn != "count" {
+			v.Text = formatLogical(f.sch.Column(s.col), v.I, v.Text)
 		}
 		out[k] = v
 	}
@@ -402,4 +411,44 @@ func foldFloats[T float32 | float64](a *aggState, v []T, valid []bool, sel encod
 	} else {
 		a.have = true
 	}
+}
+
+// formatLogical renders an integer aggregate in the column's logical type.
+func formatLogical(n *schema.Node, v int64, text string) string {
+	switch n.Kind {
+	case schema.Date:
+		return time.Unix(v*86400, 0).UTC().Format("2006-01-02")
+	case schema.Decimal:
+		if n.Scale <= 0 {
+			return fmt.Sprint(v)
+		}
+		neg := v < 0
+		u := uint64(v)
+		if neg {
+			u = uint64(-v)
+		}
+		p := uint64(1)
+		for i := 0; i < n.Scale; i++ {
+			p *= 10
+		}
+		s := fmt.Sprintf("%d.%0*d", u/p, n.Scale, u%p)
+		if neg {
+			s = "-" + s
+		}
+		return s
+	case schema.Timestamp:
+		var t time.Time
+		switch n.Unit {
+		case schema.Second:
+			t = time.Unix(v, 0)
+		case schema.Millisecond:
+			t = time.UnixMilli(v)
+		case schema.Microsecond:
+			t = time.UnixMicro(v)
+		default:
+			t = time.Unix(0, v)
+		}
+		return t.UTC().Format(time.RFC3339Nano)
+	}
+	return text
 }
