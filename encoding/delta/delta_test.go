@@ -321,6 +321,20 @@ func FuzzDecode(f *testing.F) {
 			f.Add(node)
 		}
 	}
+	// Small blocks: many headers in a short input.
+	small := forcedPolicy(registryWith(delta.NewCodec(4)))
+	small.Force.Children = []*encoding.Tree{{Kind: encoding.KindTrivial}}
+	for _, vals := range []any{
+		[]int32{10, 11, 13, 13, 20, 21, 22, 40, 41},
+		[]uint64{math.MaxUint64, 0, 5, 1 << 63, 7, 7, 8},
+		[]int8{-128, 127, 0, -1, 5, 6, 7},
+	} {
+		node, _, err := small.Encode(nil, vals)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(node)
+	}
 	// Only panics, hangs and oversized allocations fail; any error is fine.
 	f.Fuzz(func(t *testing.T, data []byte) { _ = exercise(data) })
 }

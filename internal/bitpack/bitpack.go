@@ -64,7 +64,7 @@ func Unpack(dst []uint64, src []byte, w, start int) {
 		off := start / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint64
-			k(src[off:off+bb], &tmp)
+			unpack64Block(w, src[off:off+bb], &tmp)
 			i = copy(dst, tmp[h:])
 		} else {
 			for ; i < len(dst) && (start+i)&63 != 0; i++ {
@@ -80,7 +80,7 @@ func Unpack(dst []uint64, src []byte, w, start int) {
 		off := (start + i) / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint64
-			k(src[off:off+bb], &tmp)
+			unpack64Block(w, src[off:off+bb], &tmp)
 			copy(dst[i:], tmp[:])
 			return
 		}
@@ -106,7 +106,7 @@ func Unpack32(dst []uint32, src []byte, w, start int) {
 		off := start / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint32
-			k(src[off:off+bb], &tmp)
+			unpack32Block(w, src[off:off+bb], &tmp)
 			i = copy(dst, tmp[h:])
 		} else {
 			for ; i < len(dst) && (start+i)&63 != 0; i++ {
@@ -122,7 +122,7 @@ func Unpack32(dst []uint32, src []byte, w, start int) {
 		off := (start + i) / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint32
-			k(src[off:off+bb], &tmp)
+			unpack32Block(w, src[off:off+bb], &tmp)
 			copy(dst[i:], tmp[:])
 			return
 		}

@@ -31,6 +31,21 @@ func main() {
 		fmt.Fprintf(&b, "\t%d: pack64W%d,\n", w, w)
 	}
 	b.WriteString("}\n\n")
+	// Switch dispatch for scratch blocks: calls through the tables above hide
+	// from escape analysis that kernels never keep their output pointer, which
+	// would move every stack scratch block to the heap.
+	b.WriteString("// unpack64Block decodes one block into a scratch array without letting it escape.\n")
+	b.WriteString("func unpack64Block(w int, in []byte, out *[64]uint64) {\n\tswitch w {\n")
+	for w := 1; w <= 64; w++ {
+		fmt.Fprintf(&b, "\tcase %d:\n\t\tunpack64W%d(in, out)\n", w, w)
+	}
+	b.WriteString("\t}\n}\n\n")
+	b.WriteString("// unpack32Block decodes one block into a scratch array without letting it escape.\n")
+	b.WriteString("func unpack32Block(w int, in []byte, out *[64]uint32) {\n\tswitch w {\n")
+	for w := 1; w <= 32; w++ {
+		fmt.Fprintf(&b, "\tcase %d:\n\t\tunpack32W%d(in, out)\n", w, w)
+	}
+	b.WriteString("\t}\n}\n\n")
 	for w := 1; w <= 64; w++ {
 		genUnpack(&b, w, "uint64", "64")
 	}
