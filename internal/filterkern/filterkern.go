@@ -76,8 +76,36 @@ func words[T any](vals []T, sel encoding.Bitmap, keep func(T) bool) {
 // Uint64Range clears bit i of sel unless lo <= vals[i] <= hi (unsigned).
 // FOR-style encodings translate predicates into this offset-space form.
 func Uint64Range(vals []uint64, lo, hi uint64, sel encoding.Bitmap) {
+	// The hottest kernel (every FOR-encoded range and equality test lands
+	// here), so it is written out rather than going through words' callback,
+	// which the compiler does not inline.
 	span := hi - lo
-	words(vals, sel, func(v uint64) bool { return v-lo <= span })
+	n := len(vals)
+	full := n &^ 63
+	for w := 0; w < full; w += 64 {
+		wi := w >> 6
+		if sel[wi] == 0 {
+			continue
+		}
+		var m uint64
+		blk := vals[w : w+64 : w+64]
+		for j, v := range blk {
+			if v-lo <= span {
+				m |= 1 << uint(j)
+			}
+		}
+		sel[wi] &= m
+	}
+	if full < n {
+		var m uint64
+		for j, v := range vals[full:] {
+			if v-lo <= span {
+				m |= 1 << uint(j)
+			}
+		}
+		tail := uint64(1)<<uint(n-full) - 1
+		sel[full>>6] &= m | ^tail
+	}
 }
 
 // Uint64Ne clears bit i of sel when vals[i] == x.
