@@ -94,12 +94,13 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 }
 
 type aggState struct {
-	count int64
-	sumI  int64
-	sumF  float64
-	have  bool
-	min   stats.Value
-	max   stats.Value
+	compressed int // chunks folded on runs or dictionary ids
+	count      int64
+	sumI       int64
+	sumF       float64
+	have       bool
+	min        stats.Value
+	max        stats.Value
 }
 
 // Aggregate computes count/sum/min/max over the rows matching where. Whole
@@ -119,7 +120,10 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 		}
 	}
 	states := make([]aggState, len(specs))
-	for i := 0; i < f.f.NumStripes(); i++ {
+	if q != nil && f.filePruned(q) {
+		st.FilePruned = true
+	}
+	for i := 0; i < f.f.NumStripes() && !st.FilePruned; i++ {
 		st.Stripes++
 		rows := int(f.f.Stripe(i).Rows)
 		var sel encoding.Bitmap
@@ -228,9 +232,11 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 		if sel != nil && !whole {
 			sub = extractBits(sel, lo, hi)
 		}
+		before := a.compressed
 		if err := f.aggChunk(payloads[0], int(ch.Rows), sub, s, a); err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
 		}
+		st.ChunksAggCompressed += a.compressed - before
 	}
 	return nil
 }
@@ -272,6 +278,15 @@ func (f *File) aggChunk(node []byte, n int, sel encoding.Bitmap, s aggSpec, a *a
 	}
 	if d.Len() != n {
 		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), n)
+	}
+	if d.Kind() != encoding.KindNullable {
+		done, err := aggCompressed(d, n, sel, a)
+		if err != nil || done {
+			if done {
+				a.compressed++
+			}
+			return err
+		}
 	}
 	buf, err := newBuf(d.Type(), n)
 	if err != nil {

@@ -33,13 +33,26 @@ type ScanStats struct {
 	BlocksPruned       int // encoding blocks skipped inside decoders (when reported)
 	ChunksDecoded      int
 	ChunksGathered     int
-	BytesRead          int64
+	// ChunksAggCompressed counts chunks an aggregate folded on their runs
+	// or dictionary ids without materializing values.
+	ChunksAggCompressed int
+	// FilePruned is set when file statistics proved no row can match.
+	FilePruned bool
+	BytesRead  int64
 }
 
 func (s *ScanStats) String() string {
-	return fmt.Sprintf("rows scanned %d, returned %d; stripes %d (pruned by stats %d, by bloom %d, skipped %d); chunks pruned by stats %d, all-match %d, no survivors %d, decoded %d, gathered %d; bytes read %d",
-		s.RowsScanned, s.RowsReturned, s.Stripes, s.StripesPrunedStats, s.StripesPrunedBloom, s.StripesSkipped,
-		s.ChunksPrunedStats, s.ChunksAllMatch, s.ChunksNoSurvivors, s.ChunksDecoded, s.ChunksGathered, s.BytesRead)
+	file := ""
+	if s.FilePruned {
+		file = "file pruned by statistics; "
+	}
+	agg := ""
+	if s.ChunksAggCompressed > 0 {
+		agg = fmt.Sprintf(", aggregated on runs/ids %d", s.ChunksAggCompressed)
+	}
+	return fmt.Sprintf("%srows scanned %d, returned %d; stripes %d (pruned by stats %d, by bloom %d, skipped %d); chunks pruned by stats %d, all-match %d, no survivors %d, decoded %d, gathered %d%s; bytes read %d",
+		file, s.RowsScanned, s.RowsReturned, s.Stripes, s.StripesPrunedStats, s.StripesPrunedBloom, s.StripesSkipped,
+		s.ChunksPrunedStats, s.ChunksAllMatch, s.ChunksNoSurvivors, s.ChunksDecoded, s.ChunksGathered, agg, s.BytesRead)
 }
 
 // Scanner streams the batches of a scan, one per stripe with surviving rows.
@@ -71,6 +84,10 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 			return nil, err
 		}
 		s.q = q
+		if f.filePruned(q) {
+			s.stats.FilePruned = true
+			s.done = true
+		}
 	}
 	return s, nil
 }

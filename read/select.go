@@ -41,6 +41,14 @@ func (f *File) stripeSelection(i int, q *query, st *ScanStats) (encoding.Bitmap,
 	return sel, nil
 }
 
+// filePruned reports whether file statistics prove no row can match.
+func (f *File) filePruned(q *query) bool {
+	if f.fstats == nil {
+		return false
+	}
+	return q.prune(q.expr, func(s int) (stats.ColumnStats, bool) { c, ok := f.fstats[s]; return c, ok }) == filter.None
+}
+
 // bloom returns the decoded bloom filter of a stream in a stripe, cached.
 func (f *File) bloom(stripe, stream int) *stats.Bloom {
 	f.mu.Lock()

@@ -1,0 +1,133 @@
+package read
+
+import (
+	"math/bits"
+
+	"strata/encoding"
+	"strata/encoding/dict"
+	"strata/encoding/rle"
+	"strata/stats"
+)
+
+// aggCompressed folds a chunk's selected rows into a without materializing
+// its values when the chunk is run-length or dictionary encoded: one step
+// per run (count the selected rows of the run, multiply by its value) or one
+// id pass plus one step per alphabet entry. It reports whether it could.
+func aggCompressed(d encoding.Decoder, n int, sel encoding.Bitmap, a *aggState) (bool, error) {
+	switch d.Type() {
+	case encoding.Int8:
+		return aggCompressedInts[int8](d, n, sel, a)
+	case encoding.Int16:
+		return aggCompressedInts[int16](d, n, sel, a)
+	case encoding.Int32:
+		return aggCompressedInts[int32](d, n, sel, a)
+	case encoding.Int64:
+		return aggCompressedInts[int64](d, n, sel, a)
+	case encoding.Uint8:
+		return aggCompressedInts[uint8](d, n, sel, a)
+	case encoding.Uint16:
+		return aggCompressedInts[uint16](d, n, sel, a)
+	case encoding.Uint32:
+		return aggCompressedInts[uint32](d, n, sel, a)
+	case encoding.Uint64:
+		return aggCompressedInts[uint64](d, n, sel, a)
+	}
+	return false, nil
+}
+
+func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encoding.Bitmap, a *aggState) (bool, error) {
+	if rr, ok := d.(rle.RunReader[T]); ok {
+		lengths, values := rr.Runs()
+		var sum, cnt int64
+		var mn, mx T
+		have := false
+		start := 0
+		for i, l := range lengths {
+			end := start + int(l)
+			c := int64(l)
+			if sel != nil {
+				c = int64(countRange(sel, start, end))
+			}
+			start = end
+			if c == 0 {
+				continue
+			}
+			v := values[i]
+			sum += c * int64(v)
+			cnt += c
+			if !have || v < mn {
+				mn = v
+			}
+			if !have || v > mx {
+				mx = v
+			}
+			have = true
+		}
+		if start != n {
+			return false, encoding.Corruptf("runs cover %d of %d rows", start, n)
+		}
+		a.add(sum, cnt, have, stats.Of(mn), stats.Of(mx))
+		return true, nil
+	}
+	if dd, ok := d.(dict.Dictionary[T]); ok {
+		alpha := dd.Alphabet()
+		ids := make([]uint32, n)
+		if err := dd.ReadIDs(ids); err != nil {
+			return false, err
+		}
+		counts := make([]int64, len(alpha))
+		for i, id := range ids {
+			if sel == nil || sel.Get(i) {
+				counts[id]++
+			}
+		}
+		var sum, cnt int64
+		var mn, mx T
+		have := false
+		for id, c := range counts {
+			if c == 0 {
+				continue
+			}
+			v := alpha[id]
+			sum += c * int64(v)
+			cnt += c
+			if !have || v < mn {
+				mn = v
+			}
+			if !have || v > mx {
+				mx = v
+			}
+			have = true
+		}
+		a.add(sum, cnt, have, stats.Of(mn), stats.Of(mx))
+		return true, nil
+	}
+	return false, nil
+}
+
+func (a *aggState) add(sum, cnt int64, have bool, mn, mx stats.Value) {
+	if !have {
+		return
+	}
+	a.count += cnt
+	a.sumI += sum
+	a.sumF += float64(sum)
+	a.fold(mn, mx)
+}
+
+// countRange counts the set rows of sel in [lo, hi).
+func countRange(sel encoding.Bitmap, lo, hi int) int {
+	n := 0
+	for lo < hi {
+		w := lo >> 6
+		off := uint(lo & 63)
+		take := min(64-int(off), hi-lo)
+		word := sel[w] >> off
+		if take < 64 {
+			word &= (1 << uint(take)) - 1
+		}
+		n += bits.OnesCount64(word)
+		lo += take
+	}
+	return n
+}
