@@ -515,6 +515,31 @@ type binDict struct {
 	core
 	alpha encoding.Bytes
 	bm    encoding.Bitmap
+	// pad16 holds each alphabet entry in its own 16-byte slot when every
+	// entry fits, and lens their lengths: materializing a value is then one
+	// 16-byte store, with no per-value copy loop or memmove call.
+	pad16 []byte
+	lens  []uint8
+}
+
+// padAlphabet builds pad16 for alphabets of short values.
+func (d *binDict) padAlphabet() {
+	n := d.alpha.Len()
+	if n == 0 || n > 1<<12 {
+		return
+	}
+	for i := 0; i < n; i++ {
+		if len(d.alpha.Value(i)) > 16 {
+			return
+		}
+	}
+	d.pad16 = make([]byte, 16*n)
+	d.lens = make([]uint8, n)
+	for i := 0; i < n; i++ {
+		v := d.alpha.Value(i)
+		copy(d.pad16[16*i:], v)
+		d.lens[i] = uint8(len(v))
+	}
 }
 
 func openBinary(c core, an []byte, opts *encoding.Options) (*binDict, error) {
@@ -535,7 +560,9 @@ func openBinary(c core, an []byte, opts *encoding.Options) (*binDict, error) {
 		}
 	}
 	c.d = alpha.Len()
-	return &binDict{core: c, alpha: alpha}, nil
+	d := &binDict{core: c, alpha: alpha}
+	d.padAlphabet()
+	return d, nil
 }
 
 // BinaryAlphabet implements BinaryDictionary.
@@ -562,21 +589,23 @@ func (d *binDict) ReadBinary(dst *encoding.Bytes, n int) error {
 }
 
 func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
-	if err := d.checkIDs(ids); err != nil {
-		return err
-	}
 	offs := d.alpha.Offsets
+	// One pass both validates the ids and sizes the output.
 	total := 0
+	na := uint32(len(offs) - 1)
 	for _, id := range ids {
+		if id >= na {
+			return d.checkIDs(ids)
+		}
 		total += int(offs[id+1] - offs[id])
 	}
-	if len(dst.Data)+total > math.MaxInt32 {
-		return encoding.Limitf("dictionary: binary values exceed 2 GiB")
+	if lim := cascade.OutLimit(d.opts); len(dst.Data)+total > lim {
+		return encoding.Limitf("dictionary: binary values need more than %d bytes", lim)
 	}
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
 	}
-	dst.Data = growCap(dst.Data, total)
+	dst.Data = growCap(dst.Data, total+16)
 	dst.Offsets = growCap(dst.Offsets, len(ids))
 	// Write through indexes into the presized buffers: append's per-value
 	// capacity checks cost as much as the copies for short strings.
@@ -584,6 +613,20 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 	out := dst.Data[:w+total]
 	no := len(dst.Offsets)
 	outOffs := dst.Offsets[:no+len(ids)]
+	if d.pad16 != nil {
+		// 16 bytes of spare capacity let every store write a whole slot;
+		// bytes past a value's length are overwritten by the next value or
+		// lie beyond len(dst.Data).
+		wide := dst.Data[:w+total+16]
+		pad, lens := d.pad16, d.lens
+		for j, id := range ids {
+			*(*[16]byte)(wide[w : w+16]) = *(*[16]byte)(pad[16*id : 16*id+16])
+			w += int(lens[id])
+			outOffs[no+j] = int32(w)
+		}
+		dst.Data, dst.Offsets = out, outOffs
+		return nil
+	}
 	data := d.alpha.Data
 	for j, id := range ids {
 		v := data[offs[id]:offs[id+1]]

@@ -16,7 +16,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"sort"
 
 	"strata/encoding"
@@ -205,7 +204,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 		if err != nil {
 			return nil, err
 		}
-		return &binaryMC{core: c, common: commonRaw, exc: vals}, nil
+		return &binaryMC{core: c, common: commonRaw, exc: vals, outLimit: cascade.OutLimit(opts)}, nil
 	}
 	return nil, encoding.Unsupportedf("type %v", h.Type)
 }
@@ -332,8 +331,9 @@ func (d *numMC[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) error
 // binaryMC decodes binary values.
 type binaryMC struct {
 	core
-	common []byte
-	exc    encoding.Bytes
+	common   []byte
+	exc      encoding.Bytes
+	outLimit int
 }
 
 // ReadBinary appends the next n values.
@@ -343,8 +343,8 @@ func (d *binaryMC) ReadBinary(dst *encoding.Bytes, n int) error {
 	}
 	k, e := d.span(n)
 	total := (n-(e-k))*len(d.common) + int(d.exc.Offsets[e]-d.exc.Offsets[k])
-	if len(dst.Data)+total > math.MaxInt32 {
-		return encoding.Limitf("mainlyconst: binary values exceed 2 GiB")
+	if len(dst.Data)+total > d.outLimit {
+		return encoding.Limitf("mainlyconst: %d values need more than %d bytes", n, d.outLimit)
 	}
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))

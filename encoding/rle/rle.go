@@ -182,7 +182,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 		if err != nil {
 			return nil, err
 		}
-		return &binaryReader{runs: rs, values: vals, vdec: vd}, nil
+		return &binaryReader{runs: rs, values: vals, vdec: vd, outLimit: cascade.OutLimit(opts)}, nil
 	}
 	return nil, encoding.Unsupportedf("type %v", h.Type)
 }
@@ -374,8 +374,9 @@ func (r *numReader[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) e
 // binaryReader decodes runs of binary values.
 type binaryReader struct {
 	runs
-	values encoding.Bytes
-	vdec   encoding.BinaryReader
+	values   encoding.Bytes
+	vdec     encoding.BinaryReader
+	outLimit int
 
 	bounded    bool
 	bmin, bmax []byte
@@ -392,8 +393,8 @@ func (r *binaryReader) ReadBinary(dst *encoding.Bytes, n int) error {
 		k := min(r.ends[run], r.pos+n) - pos
 		total += k * len(r.values.Value(run))
 		pos += k
-		if len(dst.Data)+total > math.MaxInt32 {
-			return encoding.Limitf("rle: %d values exceed 2 GiB of binary data", n)
+		if len(dst.Data)+total > r.outLimit {
+			return encoding.Limitf("rle: %d values need more than %d bytes", n, r.outLimit)
 		}
 	}
 	if len(dst.Offsets) == 0 {

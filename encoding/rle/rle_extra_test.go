@@ -2,6 +2,7 @@ package rle_test
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"testing"
 
@@ -259,5 +260,26 @@ func TestSelected(t *testing.T) {
 	}
 	if tree.Kind != kRLE {
 		t.Errorf("encoded as %v", tree)
+	}
+}
+
+// TestOutputLimit checks a small node standing for a huge binary output
+// fails with ErrLimit instead of allocating it.
+func TestOutputLimit(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 4096)
+	var vals encoding.Bytes
+	vals.Append(long)
+	node := Node(kRLE, encoding.Binary, 1<<20, Child(t, []uint32{1 << 20}, T(kTriv)), Child(t, vals, T(kTriv, T(kFBW))))
+	opts := FuzzOptions(all.Registry())
+	r, err := encoding.OpenBinary(node, 0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out encoding.Bytes
+	if err := r.ReadBinary(&out, 1<<20); !errors.Is(err, encoding.ErrLimit) {
+		t.Fatalf("ReadBinary of 4 GiB: %v", err)
+	}
+	if err := r.ReadBinary(&out, 10); err != nil || out.Len() != 10 {
+		t.Fatalf("small read after limit: %v", err)
 	}
 }

@@ -324,3 +324,12 @@ func Fill[T any](d []T, v T) {
 		copy(d[k:], d[:k])
 	}
 }
+
+// OutLimit is the most bytes a binary read may grow its output buffer to:
+// opts.MaxBytes, and never beyond the int32 offsets of encoding.Bytes. A few
+// bytes of RLE, Dictionary or MainlyConstant can stand for a long value
+// repeated a million times; a read that would materialize more than this
+// fails with ErrLimit instead of allocating it.
+func OutLimit(opts *encoding.Options) int {
+	return min(MaxBytes(opts), 1<<31-1)
+}
