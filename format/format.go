@@ -3,7 +3,7 @@
 // footer and the postscript. It knows nothing about schemas or encodings: a
 // chunk payload, a stats blob and a section are opaque bytes to it.
 //
-// File layout (every integer little endian; see docs/format/container.md):
+// File layout (every integer little endian; see docs/FORMAT.md, "Strata container format"):
 //
 //	"STRA" | stripe | ... | group | ... | section | ... | footer | postscript
 //

@@ -99,7 +99,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestDocExample pins the worked example of docs/format/container.md.
+// TestDocExample pins the worked example of docs/FORMAT.md, "Strata container format".
 func TestDocExample(t *testing.T) {
 	const want = "53545241020000000068b5b2eaaabb01010103 0b00 01 03000b 01 01 0f06000b840b43 00" +
 		"0e000000 00 01 dcf5176b 0100 0000 a727da4dcde3b28d 53545241"

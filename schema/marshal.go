@@ -12,7 +12,7 @@ const FormatVersion = 1
 
 const flagNullable = 1 << 0
 
-// Marshal returns the serialized schema (layout in docs/format/schema.md).
+// Marshal returns the serialized schema (layout in docs/FORMAT.md, "Schema").
 func (s *Schema) Marshal() []byte { return s.AppendMarshal(nil) }
 
 // AppendMarshal appends the serialized schema to dst.

@@ -11,7 +11,7 @@ import (
 	"strata/encoding/encodingtest"
 )
 
-// example is the tree documented in docs/format/schema.md.
+// example is the tree documented in docs/FORMAT.md, "Schema".
 func example(t testing.TB) *Schema {
 	t.Helper()
 	s, err := New(NewStruct("", false,

@@ -244,7 +244,7 @@ func HashFloat(v float64) uint64 {
 func HashBytes(v []byte) uint64 { return xxh3.Hash(v) }
 
 // AppendBinary appends the serialized filter to dst (layout in
-// docs/format/stats.md).
+// docs/FORMAT.md, "Column statistics" and "Bloom filters").
 func (f *Bloom) AppendBinary(dst []byte) []byte {
 	dst = append(dst, bloomVersion)
 	dst = binary.AppendUvarint(dst, uint64(len(f.blocks)))

@@ -327,7 +327,7 @@ const (
 )
 
 // AppendBinary appends the serialized statistics to dst (layout in
-// docs/format/stats.md).
+// docs/FORMAT.md, "Column statistics" and "Bloom filters").
 func (s *ColumnStats) AppendBinary(dst []byte) []byte {
 	var flags byte
 	if s.HasMinMax {

@@ -357,7 +357,7 @@ func FuzzColumnStats(f *testing.F) {
 	})
 }
 
-// TestGoldenLayout pins the documented byte layout (docs/format/stats.md).
+// TestGoldenLayout pins the documented byte layout (docs/FORMAT.md, "Column statistics" and "Bloom filters").
 func TestGoldenLayout(t *testing.T) {
 	s := FromValues([]int32{-5, 0, 9}, []bool{true, false, true})
 	if got, want := fmt.Sprintf("% x", s.AppendBinary(nil)), "01 04 03 01 00 09 12"; got != want {
