@@ -20,6 +20,12 @@ type query struct {
 	stream map[*filter.Leaf]int // values stream of each leaf's column
 	preds  map[*filter.Leaf]any // *encoding.Pred[T] or *encoding.BytesPred
 	paths  map[string]int       // column path → values stream
+	// anc lists, per leaf, the nulls streams of its nullable struct
+	// ancestors: a field of a null struct is null whatever its own stream
+	// holds. Statistics of such a field do not see those nulls, so the
+	// expression-level pruning ignores them (noStats).
+	anc     map[*filter.Leaf][]int
+	noStats map[string]bool
 }
 
 // filterCost tracks, per leaf, time spent per row dropped; AND evaluates its
@@ -55,7 +61,8 @@ func (f *File) compile(where string) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{expr: e, stream: map[*filter.Leaf]int{}, preds: map[*filter.Leaf]any{}, paths: map[string]int{}}
+	q := &query{expr: e, stream: map[*filter.Leaf]int{}, preds: map[*filter.Leaf]any{}, paths: map[string]int{},
+		anc: map[*filter.Leaf][]int{}, noStats: map[string]bool{}}
 	var werr error
 	filter.Walk(e, func(l *filter.Leaf) {
 		n, err := f.sch.Find(l.Path)
@@ -67,6 +74,12 @@ func (f *File) compile(where string) (*query, error) {
 			if p.Kind == schema.List || p.Kind == schema.Map || p.Kind == schema.FlatMap {
 				werr = fmt.Errorf("read: filter on %s: columns inside lists and maps cannot be filtered yet", l.Path)
 				return
+			}
+			if p.Nullable {
+				if id := p.StreamID(schema.RoleNulls); id >= 0 {
+					q.anc[l] = append(q.anc[l], id)
+					q.noStats[l.Path] = true
+				}
 			}
 		}
 		id := n.StreamID(schema.RoleValues)
@@ -158,7 +171,7 @@ func numPred[T encoding.Number](l *filter.Leaf, conv func(stats.Value) T) *encod
 func (q *query) prune(e filter.Expr, statsOf func(stream int) (stats.ColumnStats, bool)) filter.Tri {
 	return filter.Prune(e, func(path string) (stats.ColumnStats, bool) {
 		id, ok := q.paths[path]
-		if !ok {
+		if !ok || q.noStats[path] {
 			return stats.ColumnStats{}, false
 		}
 		return statsOf(id)
@@ -281,9 +294,11 @@ func (f *File) dropNulls(q *query, stripe int, e filter.Expr, sel encoding.Bitma
 			return
 		}
 		nn := &filter.Leaf{Path: l.Path, Op: filter.OpIsNotNull, Col: l.Col}
-		q.stream[nn] = q.stream[l]
+		// A query belongs to one scan, so its maps need no lock.
+		q.stream[nn], q.anc[nn] = q.stream[l], q.anc[l]
 		err = f.evalLeaf(q, stripe, nn, sel, st)
 		delete(q.stream, nn)
+		delete(q.anc, nn)
 	})
 	return err
 }
@@ -297,10 +312,76 @@ func anySet(b encoding.Bitmap) bool {
 	return false
 }
 
-// evalLeaf narrows sel by one single-column predicate, chunk by chunk:
+// evalLeaf narrows sel by one single-column predicate, then accounts for
+// the nulls of the column's struct ancestors.
+func (f *File) evalLeaf(q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+	anc := q.anc[l]
+	if len(anc) == 0 {
+		return f.evalLeafOwn(q, stripe, l, sel, st)
+	}
+	if l.Op == filter.OpIsNull {
+		// null when the field or any ancestor is null
+		own := append(encoding.Bitmap(nil), sel...)
+		if err := f.evalLeafOwn(q, stripe, l, own, st); err != nil {
+			return err
+		}
+		ancNull := make(encoding.Bitmap, len(sel))
+		for _, id := range anc {
+			present, err := f.readBools(stripe, id, st)
+			if err != nil {
+				return err
+			}
+			for i, ok := range present {
+				if !ok && i < len(sel)*64 {
+					ancNull.Set(i)
+				}
+			}
+		}
+		for i := range sel {
+			sel[i] &= own[i] | ancNull[i]
+		}
+		return nil
+	}
+	if err := f.evalLeafOwn(q, stripe, l, sel, st); err != nil {
+		return err
+	}
+	for _, id := range anc {
+		if !anySet(sel) {
+			return nil
+		}
+		present, err := f.readBools(stripe, id, st)
+		if err != nil {
+			return err
+		}
+		for i, ok := range present {
+			if !ok && i < len(sel)*64 {
+				sel.Clear(i)
+			}
+		}
+	}
+	return nil
+}
+
+// readBools reads a whole bool stream (a struct's nulls) of a stripe.
+func (f *File) readBools(stripe, stream int, st *ScanStats) ([]bool, error) {
+	s, err := f.readStream(stripe, stream, st)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := s.Values.([]bool)
+	if !ok {
+		return nil, encoding.Corruptf("stream %d holds %v, want bool", stream, s.Type)
+	}
+	if s.Len != int(f.f.Stripe(stripe).Rows) {
+		return nil, encoding.Corruptf("nulls stream %d holds %d entries for %d rows", stream, s.Len, f.f.Stripe(stripe).Rows)
+	}
+	return v, nil
+}
+
+// evalLeafOwn narrows sel by one single-column predicate, chunk by chunk:
 // chunk statistics decide none/all without decoding; the rest run the
 // predicate inside the decoder on the encoded form.
-func (f *File) evalLeaf(q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
 	stream := q.stream[l]
 	info, err := f.f.Stream(stripe, stream)
 	if err != nil {
@@ -564,8 +645,12 @@ func columnInfo(n *schema.Node) filter.ColumnInfo {
 			ci.Unit = filter.Second
 		}
 	case schema.Decimal:
-		ci.Logical = filter.LogicalDecimal
-		ci.Scale = n.Scale
+		if ci.Type != encoding.Binary {
+			ci.Logical = filter.LogicalDecimal
+			ci.Scale = n.Scale
+		}
+		// Decimals wider than 18 digits are stored as 16-byte binary:
+		// they bind for IS [NOT] NULL; comparisons report a type error.
 	}
 	return ci
 }

@@ -272,14 +272,23 @@ func (f *File) ReadStripe(stripe int, cols []int, st *ScanStats) (arrow.Record, 
 	}()
 	for i, c := range cols {
 		streams := map[int]*shred.Stream{}
+		infos, err := f.f.Streams(stripe)
+		if err != nil {
+			return nil, err
+		}
 		for _, id := range f.sch.ColumnStreams(c) {
+			if id >= len(infos) || len(infos[id].Chunks) == 0 {
+				// Absent from this stripe: a FlatMap key first seen in a
+				// later stripe. The assembler treats the key as absent.
+				continue
+			}
 			s, err := f.readStream(stripe, id, st)
 			if err != nil {
 				return nil, err
 			}
 			streams[id] = s
 		}
-		a, err := shred.Assemble(f.sch, c, streams, f.opts.Mem)
+		a, err := shred.AssembleRows(f.sch, c, int(rows), streams, f.opts.Mem)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, f.arrow.Field(c).Name, err)
 		}

@@ -404,12 +404,16 @@ func (as *assembler) binary(n *schema.Node, dt arrow.DataType, v *encoding.Bytes
 	if prev < 0 {
 		return nil, encoding.Corruptf("%q: negative offset", n.Name)
 	}
+	short := false // a wide decimal stream may hold empty values at null slots
 	for _, o := range offs[1:] {
 		if o < prev {
 			return nil, encoding.Corruptf("%q: offsets decrease", n.Name)
 		}
 		if n.Kind == schema.Decimal && o-prev != 16 {
-			return nil, encoding.Corruptf("%q: decimal value of %d bytes, want 16", n.Name, o-prev)
+			if o != prev {
+				return nil, encoding.Corruptf("%q: decimal value of %d bytes, want 16", n.Name, o-prev)
+			}
+			short = true
 		}
 		prev = o
 	}
@@ -417,7 +421,25 @@ func (as *assembler) binary(n *schema.Node, dt arrow.DataType, v *encoding.Bytes
 		return nil, encoding.Corruptf("%q: offset %d beyond %d data bytes", n.Name, prev, len(v.Data))
 	}
 	if n.Kind == schema.Decimal {
-		bufs[1] = memory.NewBufferBytes(v.Data[offs[0]:prev])
+		if !short {
+			bufs[1] = memory.NewBufferBytes(v.Data[offs[0]:prev])
+			return array.NewData(dt, count, bufs, nil, nulls, 0), nil
+		}
+		// Null slots decoded as empty values (the Nullable encoding stores
+		// only present values): spread the values into 16-byte slots.
+		buf := memory.NewResizableBuffer(as.mem)
+		buf.Resize(16 * count)
+		out := buf.Bytes()
+		clear(out)
+		for i := 0; i < count; i++ {
+			if offs[i+1]-offs[i] == 16 {
+				copy(out[16*i:16*i+16], v.Data[offs[i]:offs[i+1]])
+			} else if bufs[0] == nil || bitutil.BitIsSet(bufs[0].Bytes(), i) {
+				buf.Release()
+				return nil, encoding.Corruptf("%q: empty decimal value at non-null slot %d", n.Name, i)
+			}
+		}
+		bufs[1] = buf // released with the other buffers by the caller
 		return array.NewData(dt, count, bufs, nil, nulls, 0), nil
 	}
 	all := []*memory.Buffer{bufs[0], memory.NewBufferBytes(bytesOf(offs)), memory.NewBufferBytes(v.Data)}
