@@ -6,6 +6,7 @@ package interop
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -165,6 +166,39 @@ func (p *parquetReader) Close() error {
 	return p.pf.Close()
 }
 
+var errIPCFileMagic = errors.New("starts with the Arrow IPC file magic")
+
+// checkIPCStreamStart vets the first message header of an IPC stream
+// before arrow-go sizes a buffer from it: read as a stream, a file's
+// "ARROW1" magic or random bytes give lengths of up to 2 GiB, which
+// arrow-go would allocate before failing. It leaves f at offset 0.
+func checkIPCStreamStart(f *os.File) error {
+	var hdr [8]byte
+	n, err := f.ReadAt(hdr[:], 0)
+	if n < 4 {
+		return fmt.Errorf("not an Arrow IPC file or stream (%d bytes): %w", n, err)
+	}
+	if string(hdr[:6]) == "ARROW1" {
+		return errIPCFileMagic
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := uint64(binary.LittleEndian.Uint32(hdr[:4]))
+	if size == 0xFFFFFFFF { // continuation marker, then the length
+		if n < 8 {
+			return errors.New("not an Arrow IPC stream: truncated first message")
+		}
+		size = uint64(binary.LittleEndian.Uint32(hdr[4:8]))
+	}
+	if size > uint64(st.Size()) {
+		return fmt.Errorf("not an Arrow IPC stream: first message of %d bytes in a %d-byte file", size, st.Size())
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
+}
+
 type ipcReader struct {
 	f  *os.File
 	fr *ipc.FileReader
@@ -183,12 +217,16 @@ func openIPC(path string, opts ReadOptions) (_ RecordReader, err error) {
 			err = fmt.Errorf("interop: %s: malformed Arrow IPC data: %v", path, r)
 		}
 	}()
-	if fr, err := ipc.NewFileReader(f, ipc.WithAllocator(opts.Mem)); err == nil {
+	fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(opts.Mem))
+	if ferr == nil {
 		return &ipcReader{f: f, fr: fr}, nil
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if err := checkIPCStreamStart(f); err != nil {
 		f.Close()
-		return nil, err
+		if errors.Is(err, errIPCFileMagic) {
+			return nil, fmt.Errorf("interop: %s: truncated or corrupt Arrow IPC file: %w", path, ferr)
+		}
+		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
 	sr, err := ipc.NewReader(f, ipc.WithAllocator(opts.Mem))
 	if err != nil {
