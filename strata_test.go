@@ -311,13 +311,12 @@ func checkTake(t *testing.T, all arrow.RecordBatch, rows []int64, cols []string,
 type filterPath struct {
 	path  string
 	nulls []bool
-	bug   bool // a non-nullable leaf under a nullable struct (TestBugStructChildFilter)
 }
 
 func filterPaths(rec arrow.RecordBatch) []filterPath {
 	var out []filterPath
-	var walk func(f arrow.Field, path string, a arrow.Array, parent []bool, nullableAnc bool)
-	walk = func(f arrow.Field, path string, a arrow.Array, parent []bool, nullableAnc bool) {
+	var walk func(path string, a arrow.Array, parent []bool)
+	walk = func(path string, a arrow.Array, parent []bool) {
 		nulls := make([]bool, a.Len())
 		for i := range nulls {
 			nulls[i] = parent[i] || a.IsNull(i)
@@ -326,15 +325,15 @@ func filterPaths(rec arrow.RecordBatch) []filterPath {
 		case *array.Struct:
 			st := a.DataType().(*arrow.StructType)
 			for k := range a.NumField() {
-				walk(st.Field(k), path+"."+st.Field(k).Name, a.Field(k), nulls, nullableAnc || f.Nullable)
+				walk(path+"."+st.Field(k).Name, a.Field(k), nulls)
 			}
 		case *array.List, *array.Map:
 		default:
-			out = append(out, filterPath{path, nulls, nullableAnc && !f.Nullable})
+			out = append(out, filterPath{path, nulls})
 		}
 	}
 	for i, f := range rec.Schema().Fields() {
-		walk(f, f.Name, rec.Column(i), make([]bool, rec.NumRows()), false)
+		walk(f.Name, rec.Column(i), make([]bool, rec.NumRows()))
 	}
 	return out
 }
@@ -364,9 +363,6 @@ func checkNullFilters(t *testing.T, f *strata.File, tb *table, r *rand.Rand) {
 		}
 		got, err := scan(f, strata.ScanOptions{Where: where})
 		must(t, err, "scan where %s", where)
-		if got.NumRows() != int64(len(want)) && p.bug {
-			t.Skipf("known bug (see TestBugStructChildFilter): scan where %s: %d rows, want %d", where, got.NumRows(), len(want))
-		}
 		if got.NumRows() != int64(len(want)) {
 			t.Fatalf("scan where %s: %d rows, want %d", where, got.NumRows(), len(want))
 		}
@@ -398,7 +394,7 @@ func optString(o strata.WriteOptions) string {
 // TestRandomSchemas writes random nested tables with random options through
 // the file API and reads them back every way the reader offers.
 func TestRandomSchemas(t *testing.T) {
-	seeds := 60
+	seeds := 150
 	if testing.Short() {
 		seeds = 15
 	}
@@ -641,7 +637,7 @@ func TestConcurrentReads(t *testing.T) {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 99))
 			for range 4 {
-				cols := []string{"s", "ms", "fm", "leaf3", "leaf11", "leaf20"}[r.IntN(6):][:1]
+				cols := []string{"s", "ms", "ml", "fm", "leaf3", "leaf11", "leaf20"}[r.IntN(7):][:1]
 				switch r.IntN(3) {
 				case 0:
 					lo := r.Int64N(n)
@@ -915,17 +911,14 @@ func TestCorrupted(t *testing.T) {
 	t.Logf("%d of 600 flips read back the original data", silent)
 }
 
-// ---- Minimal reproductions of bugs found by the random tests. Each fails
-// until the bug is fixed; the random tests skip cases that hit a known bug
-// (knownBug) so they keep hunting for new ones.
+// ---- Minimal reproductions of bugs the random tests found (all fixed
+// since), kept as regression tests. An open bug's test fails until it is fixed; the random
+// tests skip (never silently) cases that hit an open bug listed in knownBugs
+// so they keep hunting for new ones.
 
-// knownBugs maps an error substring to the bug it reveals.
-var knownBugs = map[string]string{
-	"decimal value of 0 bytes, want 16":                  "TestBugWideDecimalNulls",
-	"cannot infer the row count (no row-aligned stream)": "TestBugFlatMapNoKeysInStripe",
-	"entries needed at 0, has 0":                         "TestBugFlatMapKeyAbsentFromStripe",
-	"logical type stored as binary":                      "TestBugWideDecimalIsNull",
-}
+// knownBugs maps an error substring to the test reproducing the open bug
+// it reveals. Remove an entry when its bug is fixed.
+var knownBugs = map[string]string{}
 
 // knownBug returns the test reproducing the bug err reveals, or "".
 func knownBug(err error) string {

@@ -51,6 +51,8 @@ type Options struct {
 	// FlatMapKey, when set, marks some generated map fields as FlatMaps by
 	// giving them this metadata key with value "true".
 	FlatMapKey string
+	// Leaves are the primitive types to draw from (default Leaves).
+	Leaves []arrow.DataType
 	// MapKeys are the key types of generated maps (default string, int32,
 	// int64). FlatMaps use only string and integer keys from this list.
 	MapKeys []arrow.DataType
@@ -94,7 +96,11 @@ func (g *Gen) Field(name string, depth int) arrow.Field {
 	r := g.rng
 	f := arrow.Field{Name: name, Nullable: r.IntN(4) != 0}
 	if depth <= 0 || r.IntN(5) < 2 {
-		f.Type = Leaves[r.IntN(len(Leaves))]
+		leaves := g.opts.Leaves
+		if len(leaves) == 0 {
+			leaves = Leaves
+		}
+		f.Type = leaves[r.IntN(len(leaves))]
 		return f
 	}
 	switch r.IntN(7) {
