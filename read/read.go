@@ -244,6 +244,16 @@ func (f *File) readStream(stripe, stream int, st *ScanStats) (*shred.Stream, err
 	at := 0
 	for i, p := range payloads {
 		rows := int(chunks[i].Rows)
+		if b, ok := vals.(*encoding.Bytes); ok && i == 1 && at > 0 {
+			// Size the stripe's value bytes once from the first chunk's
+			// average instead of letting appends regrow and copy them.
+			est := len(b.Data) / at * total * 9 / 8
+			if err := f.dec.CheckAlloc(est, 1, "binary stream bytes"); err == nil && est > cap(b.Data) {
+				nd := make([]byte, len(b.Data), est)
+				copy(nd, b.Data)
+				b.Data = nd
+			}
+		}
 		nullable, err := decodeInto(p, f.dec, vals, at, rows, valid)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, i, err)
