@@ -167,7 +167,11 @@ func scanAll(t testing.TB, f *read.File, opts read.ScanOptions) (arrow.Record, r
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, rows := range []int{0, 1, 777, 20000} {
+	sizes := []int{0, 1, 777, 20000}
+	if raceEnabled {
+		sizes = []int{0, 1, 777, 5000}
+	}
+	for _, rows := range sizes {
 		data, recs := writeFile(t, uint64(rows), rows, write.Options{StripeBytes: 64 << 10, ChunkValues: 1000})
 		f, err := read.Open(iox.Bytes(data), read.Options{})
 		if err != nil {
@@ -328,7 +332,11 @@ func TestFilteredScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(9, 9))
-	for trial := 0; trial < 150; trial++ {
+	trials := 150
+	if raceEnabled || testing.Short() {
+		trials = 20
+	}
+	for trial := 0; trial < trials; trial++ {
 		where := randomWhere(r)
 		e, err := filter.Parse(where)
 		if err == nil {
