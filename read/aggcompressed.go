@@ -71,14 +71,29 @@ func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encodi
 	}
 	if dd, ok := d.(dict.Dictionary[T]); ok {
 		alpha := dd.Alphabet()
-		ids := make([]uint32, n)
-		if err := dd.ReadIDs(ids); err != nil {
-			return false, err
-		}
 		counts := make([]int64, len(alpha))
-		for i, id := range ids {
-			if sel == nil || sel.Get(i) {
+		if sel != nil && sel.Count() < n/8 {
+			// Sparse selection: gather only the selected ids.
+			rows := sel.Rows(nil)
+			ids := make([]uint32, len(rows))
+			if err := dd.GatherIDs(rows, ids); err != nil {
+				return false, err
+			}
+			for _, id := range ids {
+				if int(id) >= len(counts) {
+					return false, encoding.Corruptf("dictionary id %d beyond alphabet of %d", id, len(counts))
+				}
 				counts[id]++
+			}
+		} else {
+			ids := make([]uint32, n)
+			if err := dd.ReadIDs(ids); err != nil {
+				return false, err
+			}
+			for i, id := range ids {
+				if sel == nil || sel.Get(i) {
+					counts[id]++
+				}
 			}
 		}
 		var sum, cnt int64

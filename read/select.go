@@ -134,10 +134,6 @@ func (f *File) materialize(stripe, col int, sel encoding.Bitmap, rows []int32, s
 			st.ChunksNoSurvivors++
 			continue
 		}
-		payloads, err := f.fetchChunks(stripe, stream, []int{ci}, st)
-		if err != nil {
-			return nil, err
-		}
 		rel := make([]int32, j-at)
 		abs := make([]int64, j-at)
 		for k, r := range rows[at:j] {
@@ -145,7 +141,26 @@ func (f *File) materialize(stripe, col int, sel encoding.Bitmap, rows []int32, s
 			abs[k] = int64(r)
 		}
 		if j-at < int(ch.Rows)/4 {
+			// Few survivors: gather from the encoded form through the
+			// decoder cache, so a chunk whose open is costly (runs,
+			// alphabets, zstd bodies) is opened once across queries.
 			st.ChunksGathered++
+			e, err := f.cachedDecoder(chunkKey{stripe, stream, ci}, int(ch.Rows), st)
+			if err != nil {
+				return nil, fmt.Errorf("chunk %d: %w", ci, err)
+			}
+			e.mu.Lock()
+			err = f.gatherFrom(e.dec, int(ch.Rows), rel, abs, int64(lo), at, vals, &valid)
+			e.mu.Unlock()
+			if err != nil {
+				return nil, fmt.Errorf("chunk %d: %w", ci, err)
+			}
+			at = j
+			continue
+		}
+		payloads, err := f.fetchChunks(stripe, stream, []int{ci}, st)
+		if err != nil {
+			return nil, err
 		}
 		if err := f.gatherChunk(payloads[0], int(ch.Rows), rel, abs, int64(lo), at, vals, &valid); err != nil {
 			return nil, fmt.Errorf("chunk %d: %w", ci, err)

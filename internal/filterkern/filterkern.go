@@ -87,25 +87,33 @@ func Uint64Range(vals []uint64, lo, hi uint64, sel encoding.Bitmap) {
 		if sel[wi] == 0 {
 			continue
 		}
+		blk := (*[64]uint64)(vals[w : w+64])
 		var m uint64
-		blk := vals[w : w+64 : w+64]
-		for j, v := range blk {
-			if v-lo <= span {
-				m |= 1 << uint(j)
-			}
+		// Branch-free: a match sets its bit through a 0/1 value, so
+		// selectivity does not cost mispredictions.
+		for j := 0; j < 64; j += 4 {
+			m |= b2u(blk[j]-lo <= span)<<uint(j) | b2u(blk[j+1]-lo <= span)<<uint(j+1) |
+				b2u(blk[j+2]-lo <= span)<<uint(j+2) | b2u(blk[j+3]-lo <= span)<<uint(j+3)
 		}
 		sel[wi] &= m
 	}
 	if full < n {
 		var m uint64
 		for j, v := range vals[full:] {
-			if v-lo <= span {
-				m |= 1 << uint(j)
-			}
+			m |= b2u(v-lo <= span) << uint(j)
 		}
 		tail := uint64(1)<<uint(n-full) - 1
 		sel[full>>6] &= m | ^tail
 	}
+}
+
+// b2u converts a comparison result to 0 or 1 without a branch.
+func b2u(b bool) uint64 {
+	var u uint64
+	if b {
+		u = 1
+	}
+	return u
 }
 
 // Uint64Ne clears bit i of sel when vals[i] == x.
