@@ -44,6 +44,9 @@ const maxZstdRatio = 1 << 15
 
 const zstdSlack = 64
 
+// probeSize is the slice of a large leaf that Compress tries first.
+const probeSize = 16 << 10
+
 func decompress(src []byte, rawLen int) ([]byte, error) {
 	// zstd cannot expand a frame by more than maxZstdRatio, so a larger
 	// declared size is corrupt; below it the declared size (already checked
@@ -73,6 +76,16 @@ func Compress(node []byte, minSaving float64, opts *Options) ([]byte, error) {
 	}
 	if h.Flags&FlagZstd != 0 || len(h.Body) < 64 {
 		return node, nil
+	}
+	// Probe a large body with a slice from its middle first: bit-packed
+	// random values and other incompressible leaves then cost one small
+	// compression instead of a full one.
+	if len(h.Body) > 4*probeSize {
+		mid := len(h.Body)/2 - probeSize/2
+		probe := ZstdAppend(nil, h.Body[mid:mid+probeSize])
+		if float64(len(probe)) > float64(probeSize)*(1-minSaving/2) {
+			return node, nil
+		}
 	}
 	prefix := len(node) - len(h.Body)
 	out := make([]byte, 0, len(node))

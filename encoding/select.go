@@ -139,13 +139,25 @@ func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
 	return cd.Encoder.Fit(st)
 }
 
+// needsDistinct lists the kinds whose Fit or Encode read the distinct count
+// or the mode; replaying any other kind skips counting distinct values.
+var needsDistinct = map[Kind]bool{KindDictionary: true, KindMainlyConstant: true, KindConstant: true}
+
 func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
-	st := ComputeStats(vals)
+	var st *Stats
+	if c.force != nil && !needsDistinct[c.force.Kind] {
+		st = ComputeStatsNoDistinct(vals)
+	} else {
+		st = ComputeStats(vals)
+	}
 	var chosen *Codec
 	if c.force != nil {
 		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) {
 			chosen = cd
 		}
+	}
+	if chosen == nil && st.skipDistinct {
+		st = ComputeStats(vals) // the replayed kind does not fit: select with full statistics
 	}
 	if chosen == nil {
 		var err error

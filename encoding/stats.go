@@ -47,6 +47,8 @@ type Stats struct {
 
 	// Bool: number of true values.
 	Trues int
+
+	skipDistinct bool
 }
 
 // DistinctCap is the most distinct values ComputeStats counts exactly for a
@@ -64,8 +66,15 @@ func DistinctCap(n int) int {
 }
 
 // ComputeStats returns the statistics of vals (a []T or Bytes).
-func ComputeStats(vals any) *Stats {
-	st := &Stats{Type: TypeOf(vals), N: LenOf(vals)}
+func ComputeStats(vals any) *Stats { return computeStats(vals, true) }
+
+// ComputeStatsNoDistinct is ComputeStats without the distinct count (the
+// costliest part): Distinct is then N and inexact, and ModeCount zero. The
+// policy uses it when a replayed layout needs no distinct count.
+func ComputeStatsNoDistinct(vals any) *Stats { return computeStats(vals, false) }
+
+func computeStats(vals any, withDistinct bool) *Stats {
+	st := &Stats{Type: TypeOf(vals), N: LenOf(vals), skipDistinct: !withDistinct}
 	switch v := vals.(type) {
 	case []bool:
 		boolStats(st, v)
@@ -280,6 +289,10 @@ func binaryStats(st *Stats, b *Bytes) {
 // distinct counts distinct keys (and the most frequent one) with an
 // open-addressing table, giving up once DistinctCap is passed.
 func distinct(st *Stats, n int, key func(int) uint64) {
+	if st.skipDistinct {
+		st.Distinct, st.DistinctExact = n, false
+		return
+	}
 	limit := DistinctCap(n)
 	size := 64
 	for size < 2*limit && size < 2*n {

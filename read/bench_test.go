@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"strata/format"
 	"strata/iox"
 	"strata/read"
@@ -116,5 +118,37 @@ func BenchmarkTake(b *testing.B) {
 			b.Fatal(err)
 		}
 		rec.Release()
+	}
+}
+
+func BenchmarkWrite(b *testing.B) {
+	g := tpch.NewLineitem(0.05, 1, 64<<10)
+	var recs []arrow.Record
+	for {
+		rec, err := g.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), tpch.Schema(), write.Options{Parallel: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range recs {
+			if err := w.Write(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(buf.Len()), "bytes")
 	}
 }
