@@ -193,9 +193,18 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("rows %d: column %s differs", rows, want.ColumnName(c))
 			}
 		}
-		// offset/limit windows
-		for _, w := range [][2]int64{{0, 5}, {int64(rows / 3), 100}, {int64(rows) - 1, 10}, {int64(rows), 1}} {
-			got, _ := scanAll(t, f, read.ScanOptions{Offset: w[0], Limit: w[1], Columns: []string{"id", "tag", "l"}})
+		// offset/limit windows, over nested (stripe batches) and flat
+		// (chunk batches) projections
+		for wi, w := range [][2]int64{{0, 5}, {int64(rows / 3), 100}, {int64(rows) - 1, 10}, {int64(rows), 1},
+			{0, 5}, {int64(rows / 3), 2500}, {int64(rows) - 1, 10}, {int64(rows / 7), 0}} {
+			cols := []string{"id", "tag", "l"}
+			if wi >= 4 {
+				cols = []string{"id", "tag", "u"}
+			}
+			if w[1] == 0 {
+				w[1] = int64(rows)
+			}
+			got, _ := scanAll(t, f, read.ScanOptions{Offset: w[0], Limit: w[1], Columns: cols})
 			wantN := max(0, min(w[1], int64(rows)-w[0]))
 			if got == nil {
 				if wantN != 0 {
@@ -207,7 +216,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("window %v: %d rows, want %d", w, got.NumRows(), wantN)
 			}
 			ws := want.NewSlice(w[0], w[0]+wantN)
-			for c, name := range []string{"id", "tag", "l"} {
+			for c, name := range cols {
 				idx := want.Schema().FieldIndices(name)[0]
 				if !array.Equal(ws.Column(idx), got.Column(c)) {
 					t.Fatalf("window %v column %s differs", w, name)

@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata/encoding"
 )
 
 // ScanOptions select what a scan returns.
@@ -66,6 +68,57 @@ type Scanner struct {
 	left   int64 // rows still to return for Limit (-1: unlimited)
 	stats  ScanStats
 	done   bool
+	flat   bool  // every projected column is row-aligned: chunk-sized batches
+	pos    int64 // next row within the current stripe (flat scans)
+}
+
+// nextFlat returns the next chunk-sized batch of a flat scan without a
+// filter, or nil when the current stripe is done (the caller moves on).
+func (s *Scanner) nextFlat() (arrow.Record, error) {
+	i := s.stripe
+	rows := s.f.f.Stripe(i).Rows
+	if s.pos == 0 {
+		s.stats.Stripes++
+		if s.skip >= rows {
+			s.skip -= rows
+			s.stats.StripesSkipped++
+			s.stripe++
+			return nil, nil
+		}
+	}
+	for s.pos < rows {
+		lo := s.pos
+		hi, err := s.f.batchEnd(i, s.cols[0], lo)
+		if err != nil {
+			return nil, err
+		}
+		if hi <= lo || hi > rows {
+			return nil, fmt.Errorf("read: stripe %d: bad chunk boundary %d after row %d: %w", i, hi, lo, encoding.ErrCorrupt)
+		}
+		s.pos = hi
+		if s.skip >= hi-lo {
+			s.skip -= hi - lo
+			continue
+		}
+		lo += s.skip
+		s.skip = 0
+		if s.left >= 0 && hi-lo > s.left {
+			hi = lo + s.left
+		}
+		rec, err := s.f.readRange(i, s.cols, lo, hi, &s.stats)
+		if err != nil {
+			return nil, err
+		}
+		s.stats.RowsScanned += hi - lo
+		if s.left >= 0 {
+			s.left -= hi - lo
+		}
+		s.stats.RowsReturned += hi - lo
+		return rec, nil
+	}
+	s.stripe++
+	s.pos = 0
+	return nil, nil
 }
 
 // Scan starts a scan.
@@ -74,7 +127,7 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scanner{f: f, cols: cols, opts: opts, skip: opts.Offset, left: -1}
+	s := &Scanner{f: f, cols: cols, opts: opts, skip: opts.Offset, left: -1, flat: f.flatColumns(cols)}
 	if opts.Limit > 0 {
 		s.left = opts.Limit
 	}
@@ -104,6 +157,13 @@ func (s *Scanner) Next() (arrow.Record, error) {
 		if s.left == 0 {
 			s.done = true
 			break
+		}
+		if s.q == nil && s.flat {
+			rec, err := s.nextFlat()
+			if err != nil || rec != nil {
+				return rec, err
+			}
+			continue
 		}
 		i := s.stripe
 		s.stripe++

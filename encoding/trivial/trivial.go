@@ -413,6 +413,16 @@ func (d *binaryDec) ReadBinary(dst *encoding.Bytes, n int) error {
 	if err := d.check(n, "read"); err != nil {
 		return err
 	}
+	if len(dst.Offsets) == 0 && len(dst.Data) == 0 {
+		// An empty destination shares the decoder's offsets and bytes
+		// instead of copying them (Offsets[0] need not be zero). The caps
+		// are clipped so a later append reallocates rather than writing
+		// into memory the decoder or its source still owns.
+		dst.Offsets = d.offs[d.pos : d.pos+n+1 : d.pos+n+1]
+		dst.Data = d.data[:len(d.data):len(d.data)]
+		d.pos += n
+		return nil
+	}
 	appendRange(dst, d.offs, d.data, d.pos, d.pos+n)
 	d.pos += n
 	return nil

@@ -1,0 +1,179 @@
+package read
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"strata/encoding"
+	"strata/shred"
+)
+
+// Flat scans (every projected column row-aligned) return one batch per
+// chunk of the first projected column, about 8 Ki rows by default, rather
+// than one per stripe: each column decodes only the chunks that overlap the
+// batch, straight into a batch-sized buffer (or, for a binary chunk that
+// covers the batch exactly, sharing the decoder's bytes), which keeps
+// buffers small and cache-resident and lets offset and limit skip whole
+// chunks.
+
+// flatColumns reports whether every projected column is row-aligned.
+func (f *File) flatColumns(cols []int) bool {
+	for _, c := range cols {
+		if f.rowAligned(c) < 0 {
+			return false
+		}
+	}
+	return len(cols) > 0
+}
+
+// batchEnd returns the end row (stripe-relative) of the batch starting at
+// lo: the end of the chunk of the first projected column holding lo.
+func (f *File) batchEnd(stripe, col int, lo int64) (int64, error) {
+	info, err := f.f.Stream(stripe, f.rowAligned(col))
+	if err != nil {
+		return 0, err
+	}
+	c := info.ChunkForRow(lo)
+	if c < 0 {
+		return 0, encoding.Corruptf("stripe %d: row %d outside the chunks of column %d", stripe, lo, col)
+	}
+	ch := info.Chunks[c]
+	return ch.FirstRow + ch.Rows, nil
+}
+
+// readRange reads rows [lo, hi) of a stripe's row-aligned columns.
+func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (arrow.Record, error) {
+	n := int(hi - lo)
+	arrs := make([]arrow.Array, len(cols))
+	fields := make([]arrow.Field, len(cols))
+	defer func() {
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for k, c := range cols {
+		fields[k] = f.arrow.Field(c)
+		stream := f.rowAligned(c)
+		s, err := f.readStreamRange(stripe, stream, lo, hi, st)
+		if err != nil {
+			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
+		}
+		a, err := shred.AssembleRows(f.sch, c, n, map[int]*shred.Stream{stream: s}, f.opts.Mem)
+		if err != nil {
+			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
+		}
+		arrs[k] = a
+	}
+	return array.NewRecord(arrow.NewSchema(fields, nil), arrs, int64(n)), nil
+}
+
+// readStreamRange decodes entries [lo, hi) of a row-aligned stream.
+func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) (*shred.Stream, error) {
+	info, err := f.f.Stream(stripe, stream)
+	if err != nil {
+		return nil, err
+	}
+	typ := f.sch.Stream(stream).Type
+	n := int(hi - lo)
+	first := info.ChunkForRow(lo)
+	if first < 0 {
+		return nil, encoding.Corruptf("stream %d: row %d outside its chunks", stream, lo)
+	}
+	var idx []int
+	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < hi; c++ {
+		idx = append(idx, c)
+	}
+	payloads, err := f.fetchChunks(stripe, stream, idx, st)
+	if err != nil {
+		return nil, err
+	}
+	var vals any
+	if typ == encoding.Binary {
+		vals = &encoding.Bytes{}
+	} else if vals, err = newBuf(typ, n); err != nil {
+		return nil, err
+	}
+	var valid []bool
+	at := 0
+	for k, c := range idx {
+		ch := info.Chunks[c]
+		from := max(lo, ch.FirstRow) - ch.FirstRow
+		to := min(hi, ch.FirstRow+ch.Rows) - ch.FirstRow
+		d, err := encoding.Open(payloads[k], f.dec)
+		if err != nil {
+			return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
+		}
+		if int64(d.Len()) != ch.Rows {
+			return nil, encoding.Corruptf("stream %d, chunk %d holds %d rows, index says %d", stream, c, d.Len(), ch.Rows)
+		}
+		if from > 0 {
+			if err := d.Skip(int(from)); err != nil {
+				return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
+			}
+		}
+		m := int(to - from)
+		nullable := d.Kind() == encoding.KindNullable
+		if nullable && valid == nil {
+			valid = make([]bool, n)
+			for i := 0; i < at; i++ {
+				valid[i] = true
+			}
+		}
+		if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+			return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
+		}
+		if valid != nil && !nullable {
+			for i := at; i < at+m; i++ {
+				valid[i] = true
+			}
+		}
+		at += m
+	}
+	if at != n {
+		return nil, encoding.Corruptf("stream %d: chunks cover %d of rows [%d, %d)", stream, at, lo, hi)
+	}
+	return &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: n}, nil
+}
+
+// readPart reads the next m values of d into vals at position at.
+func readPart(d encoding.Decoder, vals any, at, m int, valid []bool, nullable bool) error {
+	if b, ok := vals.(*encoding.Bytes); ok {
+		r, ok := d.(encoding.BinaryReader)
+		if !ok {
+			return encoding.Corruptf("%v node holds %v, stream is binary", d.Kind(), d.Type())
+		}
+		if nullable && valid != nil {
+			return encoding.ReadBinaryNullable(r, b, valid[at:at+m], m)
+		}
+		return r.ReadBinary(b, m)
+	}
+	switch b := vals.(type) {
+	case []bool:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int8:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int16:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint8:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint16:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []float32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []float64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	}
+	return fmt.Errorf("read: buffer %T", vals)
+}
