@@ -12,8 +12,8 @@ var (
 	zenc      *zstd.Encoder
 	zfastOnce sync.Once
 	zfast     *zstd.Encoder
-	zdecOnce sync.Once
-	zdec     *zstd.Decoder
+	zdecOnce  sync.Once
+	zdec      *zstd.Decoder
 )
 
 func encoder() *zstd.Encoder {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"testing"
 
@@ -150,5 +151,40 @@ func BenchmarkWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(buf.Len()), "bytes")
+	}
+}
+
+// BenchmarkScanAllFile is BenchmarkScanAll through a file on disk.
+func BenchmarkScanAllFile(b *testing.B) {
+	data := lineitem(b)
+	path := b.TempDir() + "/lineitem.strata"
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	src, err := iox.OpenFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	f, err := read.Open(src, read.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sc, err := f.Scan(read.ScanOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			rec, err := sc.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			rec.Release()
+		}
 	}
 }
