@@ -224,15 +224,32 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 				continue
 			}
 		}
-		payloads, err := f.fetchChunks(stripe, s.stream, []int{ci}, st)
-		if err != nil {
-			return err
-		}
 		var sub encoding.Bitmap
 		if sel != nil && !whole {
 			sub = extractBits(sel, lo, hi)
 		}
 		before := a.compressed
+		if sub != nil && countRange(sel, lo, hi) < int(ch.Rows)/4 {
+			// Few selected rows: reuse the cached decoder as point lookups
+			// and sparse payload reads do.
+			e, err := f.cachedDecoder(chunkKey{stripe, s.stream, ci}, int(ch.Rows), st)
+			if err != nil {
+				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
+			}
+			e.mu.Lock()
+			e.dec.Reset()
+			err = f.aggDecoder(e.dec, int(ch.Rows), sub, s, a)
+			e.mu.Unlock()
+			if err != nil {
+				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
+			}
+			st.ChunksAggCompressed += a.compressed - before
+			continue
+		}
+		payloads, err := f.fetchChunks(stripe, s.stream, []int{ci}, st)
+		if err != nil {
+			return err
+		}
 		if err := f.aggChunk(payloads[0], int(ch.Rows), sub, s, a); err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
 		}
@@ -279,6 +296,11 @@ func (f *File) aggChunk(node []byte, n int, sel encoding.Bitmap, s aggSpec, a *a
 	if d.Len() != n {
 		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), n)
 	}
+	return f.aggDecoder(d, n, sel, s, a)
+}
+
+// aggDecoder folds the selected rows of an opened chunk decoder into a.
+func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggSpec, a *aggState) error {
 	if d.Kind() != encoding.KindNullable {
 		done, err := aggCompressed(d, n, sel, a)
 		if err != nil || done {
