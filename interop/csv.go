@@ -18,6 +18,10 @@ import (
 
 // csvNulls are the CSV field values read as null. Export writes nulls as
 // empty fields, so an empty string does not survive a CSV round trip.
+//
+// NULL and null are nulls too, as many exporters write them; the price is
+// that those words cannot be string values (ReadOptions.CSVSchema does not
+// change this, arrow-go applies one null list to every column).
 var csvNulls = []string{"", "NULL", "null"}
 
 type csvReader struct {
@@ -151,6 +155,11 @@ func isCSVNull(v string) bool {
 // narrowKinds drops from set the kinds v does not parse as, using the same
 // parsers as arrow-go's CSV reader.
 func narrowKinds(set int, v string) int {
+	if leadingZero(v) {
+		// Codes such as zip codes or ids ("00501") are text: a number
+		// would drop the zeros.
+		set &^= inferInt | inferFloat
+	}
 	if set&inferInt != 0 {
 		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
 			set &^= inferInt
@@ -185,6 +194,13 @@ func narrowKinds(set int, v string) int {
 		}
 	}
 	return set
+}
+
+// leadingZero reports whether v is a number written with a leading zero
+// ("007", "-01"), which a numeric type would not keep; "0" and "0.5" are fine.
+func leadingZero(v string) bool {
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")
+	return len(v) > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9'
 }
 
 func kindType(set int) arrow.DataType {

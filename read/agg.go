@@ -53,7 +53,7 @@ type aggSpec struct {
 
 func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 	var out []aggSpec
-	for _, part := range strings.Split(exprs, ",") {
+	for _, part := range splitAggs(exprs) {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
@@ -64,6 +64,10 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		}
 		fn := strings.ToLower(strings.TrimSpace(part[:open]))
 		arg := strings.TrimSpace(part[open+1 : len(part)-1])
+		if len(arg) >= 2 && arg[0] == '"' && arg[len(arg)-1] == '"' {
+			// a quoted column name, as in the filter syntax: "" is a quote
+			arg = strings.ReplaceAll(arg[1:len(arg)-1], `""`, `"`)
+		}
 		switch fn {
 		case "count", "sum", "min", "max":
 		default:
@@ -488,4 +492,26 @@ func formatLogical(n *schema.Node, v int64, text string) string {
 		return t.UTC().Format(time.RFC3339Nano)
 	}
 	return text
+}
+
+// splitAggs splits an aggregate list at the commas that are outside
+// parentheses and double-quoted column names.
+func splitAggs(s string) []string {
+	var out []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
 }
