@@ -516,9 +516,11 @@ type binDict struct {
 	alpha encoding.Bytes
 	bm    encoding.Bitmap
 	// pad16 holds each alphabet entry in its own 16-byte slot when every
-	// entry fits, and lens their lengths: materializing a value is then one
-	// 16-byte store, with no per-value copy loop or memmove call.
+	// entry fits (pad32: 32-byte slots), and lens their lengths:
+	// materializing a value is then one or two 16-byte stores, with no
+	// per-value copy loop or memmove call.
 	pad16 []byte
+	pad32 []byte
 	lens  []uint8
 }
 
@@ -528,17 +530,28 @@ func (d *binDict) padAlphabet() {
 	if n == 0 || n > 1<<12 {
 		return
 	}
+	longest := 0
 	for i := 0; i < n; i++ {
-		if len(d.alpha.Value(i)) > 16 {
-			return
-		}
+		longest = max(longest, len(d.alpha.Value(i)))
 	}
-	d.pad16 = make([]byte, 16*n)
+	slot := 16
+	switch {
+	case longest > 32:
+		return
+	case longest > 16:
+		slot = 32
+	}
+	pad := make([]byte, slot*n)
 	d.lens = make([]uint8, n)
 	for i := 0; i < n; i++ {
 		v := d.alpha.Value(i)
-		copy(d.pad16[16*i:], v)
+		copy(pad[slot*i:], v)
 		d.lens[i] = uint8(len(v))
+	}
+	if slot == 16 {
+		d.pad16 = pad
+	} else {
+		d.pad32 = pad
 	}
 }
 
@@ -605,7 +618,7 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
 	}
-	dst.Data = growCap(dst.Data, total+16)
+	dst.Data = growCap(dst.Data, total+32)
 	dst.Offsets = growCap(dst.Offsets, len(ids))
 	// Write through indexes into the presized buffers: append's per-value
 	// capacity checks cost as much as the copies for short strings.
@@ -621,6 +634,17 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 		pad, lens := d.pad16, d.lens
 		for j, id := range ids {
 			*(*[16]byte)(wide[w : w+16]) = *(*[16]byte)(pad[16*id : 16*id+16])
+			w += int(lens[id])
+			outOffs[no+j] = int32(w)
+		}
+		dst.Data, dst.Offsets = out, outOffs
+		return nil
+	}
+	if d.pad32 != nil {
+		wide := dst.Data[:w+total+32]
+		pad, lens := d.pad32, d.lens
+		for j, id := range ids {
+			*(*[32]byte)(wide[w : w+32]) = *(*[32]byte)(pad[32*id : 32*id+32])
 			w += int(lens[id])
 			outOffs[no+j] = int32(w)
 		}

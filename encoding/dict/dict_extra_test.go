@@ -306,3 +306,28 @@ func TestSelected(t *testing.T) {
 		}
 	}
 }
+
+// TestPaddedAlphabets covers the slot-store materialization: alphabets whose
+// longest value needs a 16-byte slot, a 32-byte slot, or no slot at all.
+func TestPaddedAlphabets(t *testing.T) {
+	for _, longest := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100} {
+		alpha := [][]byte{nil}
+		for l := 1; l <= longest; l += 1 + l/4 {
+			w := make([]byte, l)
+			for i := range w {
+				w[i] = byte('a' + (i+l)%26)
+			}
+			alpha = append(alpha, w)
+		}
+		var vals encoding.Bytes
+		for i := 0; i < 5000; i++ {
+			vals.Append(alpha[(i*7+i/13)%len(alpha)])
+		}
+		p := all.Policy()
+		p.Force = T(kDict)
+		node := encodingtest.RoundTripBytes(t, p, all.Options(), vals)
+		if node[0] != byte(encoding.KindDictionary) {
+			t.Fatalf("longest %d: root is %v, want Dictionary", longest, encoding.Kind(node[0]))
+		}
+	}
+}
