@@ -94,7 +94,7 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 	var vals any
 	if typ == encoding.Binary {
 		vals = &encoding.Bytes{}
-	} else if vals, err = newBuf(typ, n); err != nil {
+	} else if vals, err = f.pooledBuf(typ, n); err != nil {
 		return nil, err
 	}
 	var valid []bool
@@ -136,7 +136,43 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 	if at != n {
 		return nil, encoding.Corruptf("stream %d: chunks cover %d of rows [%d, %d)", stream, at, lo, hi)
 	}
-	return &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: n}, nil
+	st2 := &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: n}
+	if typ != encoding.Binary && n > 0 {
+		st2.Owner = f.pool
+	}
+	return st2, nil
+}
+
+// pooledBuf allocates n values of type t from the file's buffer pool.
+func (f *File) pooledBuf(t encoding.Type, n int) (any, error) {
+	if err := f.dec.CheckAlloc(n, max(t.Size(), 1), "batch values"); err != nil {
+		return nil, err
+	}
+	switch t {
+	case encoding.Bool:
+		return pooledBuf[bool](f.pool, n), nil
+	case encoding.Int8:
+		return pooledBuf[int8](f.pool, n), nil
+	case encoding.Int16:
+		return pooledBuf[int16](f.pool, n), nil
+	case encoding.Int32:
+		return pooledBuf[int32](f.pool, n), nil
+	case encoding.Int64:
+		return pooledBuf[int64](f.pool, n), nil
+	case encoding.Uint8:
+		return pooledBuf[uint8](f.pool, n), nil
+	case encoding.Uint16:
+		return pooledBuf[uint16](f.pool, n), nil
+	case encoding.Uint32:
+		return pooledBuf[uint32](f.pool, n), nil
+	case encoding.Uint64:
+		return pooledBuf[uint64](f.pool, n), nil
+	case encoding.Float32:
+		return pooledBuf[float32](f.pool, n), nil
+	case encoding.Float64:
+		return pooledBuf[float64](f.pool, n), nil
+	}
+	return newBuf(t, n)
 }
 
 // readPart reads the next m values of d into vals at position at.

@@ -52,6 +52,7 @@ type File struct {
 	adaptMu sync.Mutex
 	adapt   map[string]*filterCost
 	cache   *decoderCache
+	pool    *bufferPool
 	// openBytes is what Open read: postscript, footer and sections.
 	openBytes int64
 }
@@ -86,7 +87,7 @@ func Open(src iox.Source, opts Options) (*File, error) {
 		return nil, err
 	}
 	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
-		cache: newDecoderCache(opts.DecoderCacheBytes)}
+		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}
 	sb, ok, err := ff.Section("schema")
 	if err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)

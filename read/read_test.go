@@ -447,3 +447,44 @@ func TestTake(t *testing.T) {
 		t.Fatal("Take past the end returned no error")
 	}
 }
+
+// TestPooledBatches releases every batch of repeated flat scans, so buffers
+// are reused, and checks each scan against the first: a buffer handed back
+// to the pool while still referenced would show up as changed values.
+func TestPooledBatches(t *testing.T) {
+	data, _ := writeFile(t, 11, 20000, write.Options{StripeBytes: 64 << 10, ChunkValues: 1000})
+	f, err := read.Open(iox.Bytes(data), read.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"id", "grp", "price", "day", "flag", "u"}
+	want, _ := scanAll(t, f, read.ScanOptions{Columns: cols})
+	for round := 0; round < 3; round++ {
+		sc, err := f.Scan(read.ScanOptions{Columns: cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := int64(0)
+		for {
+			rec, err := sc.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := want.NewSlice(at, at+rec.NumRows())
+			for c := range cols {
+				if !array.ApproxEqual(exp.Column(c), rec.Column(c), array.WithNaNsEqual(true)) {
+					t.Fatalf("round %d, rows %d+: column %s differs", round, at, cols[c])
+				}
+			}
+			at += rec.NumRows()
+			exp.Release()
+			rec.Release()
+		}
+		if at != want.NumRows() {
+			t.Fatalf("round %d: %d rows, want %d", round, at, want.NumRows())
+		}
+	}
+}

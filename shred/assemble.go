@@ -350,35 +350,46 @@ func (as *assembler) leaf(n *schema.Node, count int) (arrow.ArrayData, error) {
 	case []bool:
 		bufs[1], _ = as.bitmap(v[p:p+count], false)
 	case []int8:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []int16:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []int32:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []int64:
 		if n.Kind == schema.Decimal {
 			bufs[1] = as.widen(v[p : p+count])
 		} else {
-			bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+			bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 		}
 	case []uint8:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []uint16:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []uint32:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []uint64:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []float32:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []float64:
-		bufs[1] = memory.NewBufferBytes(bytesOf(v[p : p+count]))
+		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case *encoding.Bytes:
 		return as.binary(n, dt, v, p, count, bufs, nulls)
 	case encoding.Bytes:
 		return as.binary(n, dt, &v, p, count, bufs, nulls)
 	}
 	return array.NewData(dt, count, bufs, nil, nulls, 0), nil
+}
+
+// valueBuffer wraps the value bytes of a fixed-width leaf. A stream whose
+// values came from an allocator (Stream.Owner) and are taken whole hands
+// them to the array, so releasing the array returns them; otherwise the
+// array only references them.
+func (as *assembler) valueBuffer(st *Stream, b []byte, p, count int) *memory.Buffer {
+	if st.Owner != nil && p == 0 && count == st.Len && len(b) > 0 {
+		return memory.NewBufferWithAllocator(b, st.Owner)
+	}
+	return memory.NewBufferBytes(b)
 }
 
 // widen converts int64 unscaled decimals to decimal128 (lo, hi) pairs.

@@ -2,6 +2,7 @@ package shred
 
 import (
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"math"
 	"strconv"
 	"unsafe"
@@ -21,12 +22,18 @@ import (
 // Valid is nil when no entry is null, else it has one flag per entry (true =
 // present); null entries hold the zero value (empty for Bytes, 16 zero bytes
 // for wide decimals). Only leaf values streams ever have a Valid.
+//
+// Owner, when set, is the allocator a fixed-width Values slice was allocated
+// from (as one allocation starting at the slice's first element): the
+// assembled array then owns it, and releasing the array returns it to Owner.
+// The reader sets it so scans reuse released batch buffers.
 type Stream struct {
 	ID     int
 	Type   encoding.Type
 	Values any
 	Valid  []bool
 	Len    int
+	Owner  memory.Allocator
 }
 
 // Shredder splits Arrow record batches into per-stream buffers.
