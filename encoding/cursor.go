@@ -106,6 +106,15 @@ type BinaryGatherer interface {
 	GatherBinary(rows []int32, dst *Bytes) error
 }
 
+// SkipCounter is implemented by decoders whose Filter can settle whole
+// blocks (or the whole node) from headers without decoding them: BlockFOR
+// and Delta block bounds, a dictionary whose alphabet has no or only
+// matching entries. Skipped returns how many blocks Filter settled that way
+// since the decoder was opened; readers report it as encoding-level pruning.
+type SkipCounter interface {
+	Skipped() int
+}
+
 // Walker exposes a node's children for inspection (encoding trees, sizes).
 type Walker interface {
 	Children() []ChildNode

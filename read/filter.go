@@ -411,7 +411,7 @@ func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bi
 			return err
 		}
 		sub := extractBits(sel, lo, hi)
-		if err := f.filterChunk(payloads[0], l, pred, sub, hi-lo); err != nil {
+		if err := f.filterChunk(payloads[0], l, pred, sub, hi-lo, st); err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, ci, err)
 		}
 		storeBits(sel, sub, lo, hi)
@@ -420,10 +420,13 @@ func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bi
 }
 
 // filterChunk evaluates a leaf on one chunk's encoded node.
-func (f *File) filterChunk(node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int) error {
+func (f *File) filterChunk(node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int, st *ScanStats) error {
 	d, err := encoding.Open(node, f.dec)
 	if err != nil {
 		return err
+	}
+	if sc, ok := d.(encoding.SkipCounter); ok {
+		defer func() { st.BlocksPruned += sc.Skipped() }()
 	}
 	if d.Len() != n {
 		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), n)

@@ -488,3 +488,21 @@ func TestPooledBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksPrunedCounted checks that blocks settled from encoding headers
+// inside a chunk (Delta or BlockFOR bounds on a sorted column, a dictionary
+// alphabet without a match) are reported in the scan statistics.
+func TestBlocksPrunedCounted(t *testing.T) {
+	data, _ := writeFile(t, 21, 20000, write.Options{ChunkValues: 20000})
+	f, err := read.Open(iox.Bytes(data), read.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st := scanAll(t, f, read.ScanOptions{Where: "id BETWEEN 30000 AND 30030", Columns: []string{"id"}})
+	if got == nil || got.NumRows() != 11 {
+		t.Fatalf("rows = %v, want 11 (%s)", got, st.String())
+	}
+	if st.BlocksPruned == 0 {
+		t.Fatalf("no encoding blocks settled from headers: %s", st.String())
+	}
+}

@@ -32,7 +32,7 @@ type ScanStats struct {
 	ChunksPrunedStats  int
 	ChunksAllMatch     int // chunks that passed on statistics without evaluating rows
 	ChunksNoSurvivors  int // payload chunks not read because no row survived
-	BlocksPruned       int // encoding blocks skipped inside decoders (when reported)
+	BlocksPruned       int // encoding blocks (or whole dictionary chunks) settled from headers inside decoders
 	ChunksDecoded      int
 	ChunksGathered     int
 	// ChunksAggCompressed counts chunks an aggregate folded on their runs
@@ -52,9 +52,9 @@ func (s *ScanStats) String() string {
 	if s.ChunksAggCompressed > 0 {
 		agg = fmt.Sprintf(", aggregated on runs/ids %d", s.ChunksAggCompressed)
 	}
-	return fmt.Sprintf("%srows scanned %d, returned %d; stripes %d (pruned by stats %d, by bloom %d, skipped %d); chunks pruned by stats %d, all-match %d, no survivors %d, decoded %d, gathered %d%s; bytes read %d",
+	return fmt.Sprintf("%srows scanned %d, returned %d; stripes %d (pruned by stats %d, by bloom %d, skipped %d); chunks pruned by stats %d, all-match %d, no survivors %d, decoded %d, gathered %d%s; encoding blocks settled from headers %d; bytes read %d",
 		file, s.RowsScanned, s.RowsReturned, s.Stripes, s.StripesPrunedStats, s.StripesPrunedBloom, s.StripesSkipped,
-		s.ChunksPrunedStats, s.ChunksAllMatch, s.ChunksNoSurvivors, s.ChunksDecoded, s.ChunksGathered, agg, s.BytesRead)
+		s.ChunksPrunedStats, s.ChunksAllMatch, s.ChunksNoSurvivors, s.ChunksDecoded, s.ChunksGathered, agg, s.BlocksPruned, s.BytesRead)
 }
 
 // Scanner streams the batches of a scan, one per stripe with surviving rows.

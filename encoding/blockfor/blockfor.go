@@ -261,12 +261,13 @@ type block struct {
 }
 
 type decoder[T encoding.Integer] struct {
-	typ    encoding.Type
-	n, bs  int
-	blocks []block
-	data   []byte
-	pos    int
-	lo, hi T // node bounds
+	skipped int // blocks Filter settled from their bounds (encoding.SkipCounter)
+	typ     encoding.Type
+	n, bs   int
+	blocks  []block
+	data    []byte
+	pos     int
+	lo, hi  T // node bounds
 
 	cached int // index of the block held in cache, -1 if none
 	cache  []T
@@ -587,7 +588,9 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 		case !sel.AnyIn(o, o+m):
 		case !p.MayMatchRange(lo, hi):
 			sel.ClearRange(o, o+m)
+			d.skipped++
 		case p.AllMatchRange(lo, hi):
+			d.skipped++
 		default:
 			if err := d.load(b); err != nil {
 				return err
@@ -599,3 +602,6 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 	d.pos = start + n
 	return nil
 }
+
+// Skipped implements encoding.SkipCounter.
+func (d *decoder[T]) Skipped() int { return d.skipped }

@@ -157,13 +157,14 @@ type dblock[T encoding.Integer] struct {
 }
 
 type decoder[T encoding.Integer] struct {
-	typ    encoding.Type
-	n, bs  int
-	blocks []dblock[T]
-	lo, hi T
-	node   []byte // the deltas child
-	depth  int
-	opts   *encoding.Options
+	skipped int // blocks Filter settled from their headers (encoding.SkipCounter)
+	typ     encoding.Type
+	n, bs   int
+	blocks  []dblock[T]
+	lo, hi  T
+	node    []byte // the deltas child
+	depth   int
+	opts    *encoding.Options
 
 	cur    cursor[T]
 	gather *cursor[T] // second cursor over its own child decoder, for Gather
@@ -428,8 +429,10 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 		case !p.MayMatchRange(bl.lo, bl.hi):
 			sel.ClearRange(o, o+m)
 			pending += m
+			d.skipped++
 		case p.AllMatchRange(bl.lo, bl.hi):
 			pending += m
+			d.skipped++
 		default:
 			if pending > 0 {
 				if err := d.cur.skip(pending); err != nil {
@@ -680,3 +683,6 @@ func blockBounds[T encoding.Integer](first, g uint64, past, rows int, dmin, dmax
 	}
 	return T(lo.lo), T(hi.lo)
 }
+
+// Skipped implements encoding.SkipCounter.
+func (d *decoder[T]) Skipped() int { return d.skipped }

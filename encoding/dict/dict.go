@@ -70,15 +70,16 @@ type BinaryDictionary interface {
 
 // core is the id cursor every dictionary decoder shares.
 type core struct {
-	typ   encoding.Type
-	rows  int
-	d     int // alphabet size
-	nodes [2][]byte
-	ids   encoding.Reader[uint32]
-	opts  *encoding.Options
-	depth int
-	buf   []uint32
-	gdec  encoding.Reader[uint32] // private ids cursor for gathers
+	skipped int // filters settled on the alphabet alone (encoding.SkipCounter)
+	typ     encoding.Type
+	rows    int
+	d       int // alphabet size
+	nodes   [2][]byte
+	ids     encoding.Reader[uint32]
+	opts    *encoding.Options
+	depth   int
+	buf     []uint32
+	gdec    encoding.Reader[uint32] // private ids cursor for gathers
 }
 
 func (c *core) Kind() encoding.Kind { return encoding.KindDictionary }
@@ -163,10 +164,13 @@ func (c *core) filterIDs(lo, hi uint32, bm encoding.Bitmap, n int, sel encoding.
 	}
 	if bm == nil {
 		if lo >= hi {
+			// no alphabet entry matches: settled without reading ids
 			cascade.ClearRange(sel, 0, n)
+			c.skipped++
 			return c.ids.Skip(n)
 		}
 		if lo == 0 && int(hi) >= c.d {
+			c.skipped++
 			return c.ids.Skip(n)
 		}
 		if f, ok := c.ids.(encoding.Filterer[uint32]); ok {
@@ -809,3 +813,6 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	}
 	return dst, nil
 }
+
+// Skipped implements encoding.SkipCounter.
+func (c *core) Skipped() int { return c.skipped }
