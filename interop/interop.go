@@ -315,7 +315,14 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 	case Parquet:
 		s, err = newParquetSink(f, sch, opts)
 	case CSV:
-		s = &csvSink{f: f, w: csv.NewWriter(f, sch, csv.WithHeader(true), csv.WithNullWriter(""))}
+		// Nulls are empty fields; in a one-column file an empty field is an
+		// empty line, which readers skip, so there a null is written NULL
+		// (read back as null).
+		null := ""
+		if sch.NumFields() == 1 {
+			null = "NULL"
+		}
+		s = &csvSink{f: f, w: csv.NewWriter(f, sch, csv.WithHeader(true), csv.WithNullWriter(null))}
 	default:
 		if strings.EqualFold(filepath.Ext(path), ".arrows") {
 			// .arrows is the conventional name of the IPC stream format.
