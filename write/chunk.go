@@ -21,7 +21,7 @@ type chunkEncoder struct {
 }
 
 // reselectEvery bounds how many chunks may replay one captured tree.
-const reselectEvery = 8
+const reselectEvery = 16
 
 func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error) {
 	n := encoding.LenOf(vals)
