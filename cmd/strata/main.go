@@ -9,6 +9,7 @@
 //	strata take FILE ROW...
 //	strata agg FILE "count(*), sum(col)" [--where EXPR]
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+//	strata bench [flags]                 the side-by-side harness (bench/ module)
 package main
 
 import (
@@ -30,8 +31,10 @@ usage:
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+  strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
+                                           Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
 
-Run 'strata COMMAND -h' for a command's flags. Benchmarks against the peers: cd bench && go run .
+Run 'strata COMMAND -h' for a command's flags.
 `
 
 func main() {
@@ -83,6 +86,8 @@ func run(cmd string, args []string) error {
 		err = runAgg(args)
 	case "gen":
 		err = runGen(args)
+	case "bench":
+		err = runBench(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
