@@ -388,6 +388,7 @@ func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bi
 		return err
 	}
 	pred := q.preds[l]
+	var todo []int
 	for ci, ch := range info.Chunks {
 		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
 		if !sel.AnyIn(lo, hi) {
@@ -406,12 +407,21 @@ func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bi
 				}
 			}
 		}
-		payloads, err := f.fetchChunks(stripe, stream, []int{ci}, st)
-		if err != nil {
-			return err
-		}
+		todo = append(todo, ci)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	// One coalesced fetch for every chunk statistics could not settle.
+	payloads, err := f.fetchChunks(stripe, stream, todo, st)
+	if err != nil {
+		return err
+	}
+	for k, ci := range todo {
+		ch := info.Chunks[ci]
+		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
 		sub := extractBits(sel, lo, hi)
-		if err := f.filterChunk(payloads[0], l, pred, sub, hi-lo, st); err != nil {
+		if err := f.filterChunk(payloads[k], l, pred, sub, hi-lo, st); err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, ci, err)
 		}
 		storeBits(sel, sub, lo, hi)
