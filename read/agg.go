@@ -141,25 +141,23 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 		} else {
 			st.RowsScanned += int64(rows)
 		}
-		full := sel == nil || sel.Count() == rows
+		selected := rows
+		if sel != nil {
+			selected = sel.Count()
+			if selected == rows {
+				sel = nil // every row: the whole-chunk paths apply
+			}
+		}
 		for k, s := range specs {
 			if s.col < 0 {
-				if full {
-					states[k].count += int64(rows)
-				} else {
-					states[k].count += int64(sel.Count())
-				}
+				states[k].count += int64(selected)
 				continue
 			}
 			if err := f.aggColumn(i, s, sel, &states[k], &st); err != nil {
 				return nil, st, err
 			}
 		}
-		if sel != nil {
-			st.RowsReturned += int64(sel.Count())
-		} else {
-			st.RowsReturned += int64(rows)
-		}
+		st.RowsReturned += int64(selected)
 	}
 	out := make([]AggValue, len(specs))
 	for k, s := range specs {
@@ -213,7 +211,7 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 	}
 	for ci, ch := range info.Chunks {
 		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
-		whole := sel == nil || sel.Count() == len(sel)*64 || allIn(sel, lo, hi)
+		whole := sel == nil || allIn(sel, lo, hi)
 		if sel != nil && !sel.AnyIn(lo, hi) {
 			st.ChunksNoSurvivors++
 			continue

@@ -188,3 +188,17 @@ func BenchmarkScanAllFile(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkAggMonth(b *testing.B) {
+	data := lineitem(b)
+	f, err := read.Open(iox.Bytes(data), read.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := f.Aggregate("count(*), sum(l_quantity)", "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
