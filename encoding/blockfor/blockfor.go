@@ -20,6 +20,7 @@ import (
 
 	"strata/encoding"
 	"strata/internal/bitpack"
+	"strata/internal/filterkern"
 )
 
 // DefaultBlockSize is the number of rows per block the default codec writes.
@@ -595,7 +596,7 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 			if err := d.load(b); err != nil {
 				return err
 			}
-			d.selIn, d.selOut = filterWindow(d.cache[k:k+m], p, sel, o, d.selIn, d.selOut)
+			d.selIn, d.selOut = filterkern.FilterAt(d.cache[k:k+m], p, sel, o, d.selIn, d.selOut)
 		}
 		o += m
 	}

@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"strata/encoding"
+	"strata/internal/filterkern"
 )
 
 // DefaultBlockSize is the number of rows per block the default codec writes.
@@ -447,7 +448,7 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 			if err := d.cur.read(v); err != nil {
 				return err
 			}
-			d.selIn, d.selOut = filterWindow(v, p, sel, o, d.selIn, d.selOut)
+			d.selIn, d.selOut = filterkern.FilterAt(v, p, sel, o, d.selIn, d.selOut)
 		}
 		o += m
 	}

@@ -1,18 +1,17 @@
-package blockfor
+package filterkern
 
 import (
 	"strata/encoding"
-	"strata/internal/filterkern"
 )
 
-// filterWindow clears bit o+i of sel for every vals[i] that fails p. The
+// FilterAt clears bit o+i of sel for every vals[i] that fails p. The
 // compare kernels work on 64-row words, so a window that does not start on
 // a word boundary is copied out into scratch (in, out; returned for reuse),
 // filtered there, and the cleared bits are applied back.
-func filterWindow[T encoding.Number](vals []T, p *encoding.Pred[T], sel encoding.Bitmap, o int, in, out encoding.Bitmap) (encoding.Bitmap, encoding.Bitmap) {
+func FilterAt[T encoding.Number](vals []T, p *encoding.Pred[T], sel encoding.Bitmap, o int, in, out encoding.Bitmap) (encoding.Bitmap, encoding.Bitmap) {
 	n := len(vals)
 	if o&63 == 0 {
-		filterkern.Filter(vals, p, sel[o>>6:])
+		Filter(vals, p, sel[o>>6:])
 		return in, out
 	}
 	words := (n + 63) >> 6
@@ -33,7 +32,7 @@ func filterWindow[T encoding.Number](vals []T, p *encoding.Pred[T], sel encoding
 		in[words-1] &= 1<<uint(tail) - 1
 	}
 	copy(out, in)
-	filterkern.Filter(vals, p, out)
+	Filter(vals, p, out)
 	for j := range in {
 		cleared := in[j] &^ out[j]
 		if cleared == 0 {
