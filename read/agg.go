@@ -330,7 +330,7 @@ func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggS
 		}
 		return nil
 	}
-	if _, err := readAny(d, buf, valid); err != nil {
+	if err := readPart(d, buf, 0, n, valid, true); err != nil {
 		return err
 	}
 	switch b := buf.(type) {

@@ -1,19 +1,8 @@
 package read
 
 import (
-	"fmt"
-
 	"strata/encoding"
 )
-
-// streamBuf is one stream's decoded values for a range of entries, in the
-// layout shred expects: typed values (or Bytes) plus optional validity.
-type streamBuf struct {
-	typ   encoding.Type
-	vals  any
-	valid []bool
-	n     int
-}
 
 // newBuf allocates a buffer for n entries of type t.
 func newBuf(t encoding.Type, n int) (any, error) {
@@ -59,40 +48,7 @@ func decodeInto(node []byte, opts *encoding.Options, buf any, at, rows int, vali
 		return false, encoding.Corruptf("chunk declares %d rows, node holds %d", rows, d.Len())
 	}
 	nullable := d.Kind() == encoding.KindNullable
-	switch b := buf.(type) {
-	case []bool:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []int8:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []int16:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []int32:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []int64:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []uint8:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []uint16:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []uint32:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []uint64:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []float32:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case []float64:
-		return nullable, readTyped(d, b[at:at+rows], valid, at, nullable)
-	case *encoding.Bytes:
-		r, ok := d.(encoding.BinaryReader)
-		if !ok {
-			return false, encoding.Corruptf("%v node is %v, stream is binary", d.Kind(), d.Type())
-		}
-		if nullable && valid != nil {
-			return true, encoding.ReadBinaryNullable(r, b, valid[at:at+rows], rows)
-		}
-		return nullable, r.ReadBinary(b, rows)
-	}
-	return false, fmt.Errorf("read: buffer %T", buf)
+	return nullable, readPart(d, buf, at, rows, valid, nullable)
 }
 
 func readTyped[T encoding.Fixed](d encoding.Decoder, dst []T, valid []bool, at int, nullable bool) error {

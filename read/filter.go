@@ -2,7 +2,6 @@ package read
 
 import (
 	"fmt"
-	"math/bits"
 	"sort"
 	"sync"
 	"time"
@@ -557,43 +556,7 @@ func readValidity(d encoding.Decoder, n int) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc := encoding.Bytes{}
-	switch b := buf.(type) {
-	case *encoding.Bytes:
-		_ = b
-		r := d.(encoding.BinaryReader)
-		return valid, encoding.ReadBinaryNullable(r, &enc, valid, n)
-	}
-	_, err = readAny(d, buf, valid)
-	return valid, err
-}
-
-func readAny(d encoding.Decoder, buf any, valid []bool) (bool, error) {
-	switch b := buf.(type) {
-	case []bool:
-		return true, readTyped(d, b, valid, 0, true)
-	case []int8:
-		return true, readTyped(d, b, valid, 0, true)
-	case []int16:
-		return true, readTyped(d, b, valid, 0, true)
-	case []int32:
-		return true, readTyped(d, b, valid, 0, true)
-	case []int64:
-		return true, readTyped(d, b, valid, 0, true)
-	case []uint8:
-		return true, readTyped(d, b, valid, 0, true)
-	case []uint16:
-		return true, readTyped(d, b, valid, 0, true)
-	case []uint32:
-		return true, readTyped(d, b, valid, 0, true)
-	case []uint64:
-		return true, readTyped(d, b, valid, 0, true)
-	case []float32:
-		return true, readTyped(d, b, valid, 0, true)
-	case []float64:
-		return true, readTyped(d, b, valid, 0, true)
-	}
-	return false, fmt.Errorf("read: buffer %T", buf)
+	return valid, readPart(d, buf, 0, n, valid, true)
 }
 
 // extractBits copies rows [lo, hi) of b into a new bitmap starting at bit 0.
@@ -634,8 +597,6 @@ func storeBits(b, sub encoding.Bitmap, lo, hi int) {
 		i++
 	}
 }
-
-var _ = bits.OnesCount64
 
 // columnInfo describes a schema leaf to the filter binder.
 func columnInfo(n *schema.Node) filter.ColumnInfo {

@@ -94,18 +94,23 @@ func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64) (*e
 	if err != nil {
 		return nil, err
 	}
-	h, err := encoding.ParseHeader(node, depth, f.dec)
-	if err != nil {
-		return nil, err
-	}
-	t := &encoding.Tree{Kind: d.Kind(), Zstd: h.Flags&encoding.FlagZstd != 0}
+	// OpenAt validated the prefix; read the flags and, for a zstd body, its
+	// inflated size from it rather than inflating the body a second time.
+	t := &encoding.Tree{Kind: d.Kind(), Zstd: node[2]&encoding.FlagZstd != 0}
 	sub := map[encoding.Kind]float64{}
-	rawSize := float64(len(node) - 0)
+	// Children and own bytes are measured in the inflated body; a zstd
+	// node's share is scaled back to its stored size below.
+	rawSize := float64(len(node))
 	if t.Zstd {
-		rawSize = float64(len(node) - (len(node) - len(h.Body)) + len(h.Body))
-		// prefix length is unknown after decompression; approximate by the
-		// compressed prefix (a few bytes)
-		rawSize = float64(len(h.Body) + 4)
+		_, rest, err := encoding.Uvarint(node[3:], "rows")
+		if err != nil {
+			return nil, err
+		}
+		raw, _, err := encoding.Uvarint(rest, "body size")
+		if err != nil {
+			return nil, err
+		}
+		rawSize = float64(raw)
 	}
 	own := rawSize
 	if w, ok := d.(encoding.Walker); ok {

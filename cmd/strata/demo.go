@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -394,5 +393,3 @@ func parquetTake(path string, row int64) error {
 	}
 	return fmt.Errorf("row not found")
 }
-
-var _ = strings.Repeat

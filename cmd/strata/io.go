@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -405,5 +404,3 @@ func fileSize(path string) int64 {
 	}
 	return st.Size()
 }
-
-var _ = filepath.Ext
