@@ -334,4 +334,3 @@ func (s *arrowSys) Take(rows []int64, verify bool) (Out, error) {
 	return out, nil
 }
 
-var _ = array.NewSlice

@@ -146,6 +146,15 @@ func (f *Bloom) MayContain(h uint64) bool {
 // InsertValues adds every non-null value of vals ([]T or encoding.Bytes /
 // *encoding.Bytes). valid, when non-nil, marks non-null values.
 func (f *Bloom) InsertValues(vals any, valid []bool) {
+	for _, h := range AppendHashes(nil, vals, valid) {
+		f.Insert(h)
+	}
+}
+
+// AppendHashes appends the bloom hash of every non-null value of vals (as
+// InsertValues would insert it) to dst. Writers use it to count distinct
+// values before sizing a filter.
+func AppendHashes(dst []uint64, vals any, valid []bool) []uint64 {
 	switch v := vals.(type) {
 	case []bool:
 		for i, x := range v {
@@ -154,66 +163,70 @@ func (f *Bloom) InsertValues(vals any, valid []bool) {
 				if x {
 					u = 1
 				}
-				f.Insert(HashUint(u))
+				dst = append(dst, HashUint(u))
 			}
 		}
 	case []int8:
-		insertInts(f, v, valid)
+		return hashInts(dst, v, valid)
 	case []int16:
-		insertInts(f, v, valid)
+		return hashInts(dst, v, valid)
 	case []int32:
-		insertInts(f, v, valid)
+		return hashInts(dst, v, valid)
 	case []int64:
-		insertInts(f, v, valid)
+		return hashInts(dst, v, valid)
 	case []uint8:
-		insertUints(f, v, valid)
+		return hashUints(dst, v, valid)
 	case []uint16:
-		insertUints(f, v, valid)
+		return hashUints(dst, v, valid)
 	case []uint32:
-		insertUints(f, v, valid)
+		return hashUints(dst, v, valid)
 	case []uint64:
-		insertUints(f, v, valid)
+		return hashUints(dst, v, valid)
 	case []float32:
 		for i, x := range v {
 			if valid == nil || valid[i] {
-				f.Insert(HashFloat(float64(x)))
+				dst = append(dst, HashFloat(float64(x)))
 			}
 		}
 	case []float64:
 		for i, x := range v {
 			if valid == nil || valid[i] {
-				f.Insert(HashFloat(x))
+				dst = append(dst, HashFloat(x))
 			}
 		}
 	case encoding.Bytes:
-		insertBytes(f, &v, valid)
+		return hashBytes(dst, &v, valid)
 	case *encoding.Bytes:
-		insertBytes(f, v, valid)
+		return hashBytes(dst, v, valid)
 	}
+	return dst
 }
 
-func insertInts[T int8 | int16 | int32 | int64](f *Bloom, v []T, valid []bool) {
+func hashInts[T int8 | int16 | int32 | int64](dst []uint64, v []T, valid []bool) []uint64 {
 	for i, x := range v {
 		if valid == nil || valid[i] {
-			f.Insert(HashInt(int64(x)))
+			dst = append(dst, HashInt(int64(x)))
 		}
 	}
+	return dst
 }
 
-func insertUints[T uint8 | uint16 | uint32 | uint64](f *Bloom, v []T, valid []bool) {
+func hashUints[T uint8 | uint16 | uint32 | uint64](dst []uint64, v []T, valid []bool) []uint64 {
 	for i, x := range v {
 		if valid == nil || valid[i] {
-			f.Insert(HashUint(uint64(x)))
+			dst = append(dst, HashUint(uint64(x)))
 		}
 	}
+	return dst
 }
 
-func insertBytes(f *Bloom, v *encoding.Bytes, valid []bool) {
+func hashBytes(dst []uint64, v *encoding.Bytes, valid []bool) []uint64 {
 	for i := 0; i < v.Len(); i++ {
 		if valid == nil || valid[i] {
-			f.Insert(HashBytes(v.Value(i)))
+			dst = append(dst, HashBytes(v.Value(i)))
 		}
 	}
+	return dst
 }
 
 // HashUint hashes an integer as the 8 little-endian bytes of its 64-bit

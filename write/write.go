@@ -255,7 +255,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 				res.col, res.hasCol = cs, true
 			}
 			if wantBloom {
-				hashes = appendHashes(hashes, vals, valid)
+				hashes = stats.AppendHashes(hashes, vals, valid)
 			}
 		}
 		res.chunks = append(res.chunks, c)
@@ -284,73 +284,6 @@ func (w *Writer) bloomed(path string) bool {
 		}
 	}
 	return false
-}
-
-// appendHashes appends the bloom hash of every non-null value, hashing as
-// stats.Bloom.InsertValues does so lookups agree.
-func appendHashes(dst []uint64, vals any, valid []bool) []uint64 {
-	switch v := vals.(type) {
-	case []int8:
-		return hashInts(dst, v, valid)
-	case []int16:
-		return hashInts(dst, v, valid)
-	case []int32:
-		return hashInts(dst, v, valid)
-	case []int64:
-		return hashInts(dst, v, valid)
-	case []uint8:
-		return hashUints(dst, v, valid)
-	case []uint16:
-		return hashUints(dst, v, valid)
-	case []uint32:
-		return hashUints(dst, v, valid)
-	case []uint64:
-		return hashUints(dst, v, valid)
-	case []float32:
-		for i, x := range v {
-			if valid == nil || valid[i] {
-				dst = append(dst, stats.HashFloat(float64(x)))
-			}
-		}
-	case []float64:
-		for i, x := range v {
-			if valid == nil || valid[i] {
-				dst = append(dst, stats.HashFloat(x))
-			}
-		}
-	case encoding.Bytes:
-		return hashBytes(dst, &v, valid)
-	case *encoding.Bytes:
-		return hashBytes(dst, v, valid)
-	}
-	return dst
-}
-
-func hashInts[T int8 | int16 | int32 | int64](dst []uint64, v []T, valid []bool) []uint64 {
-	for i, x := range v {
-		if valid == nil || valid[i] {
-			dst = append(dst, stats.HashInt(int64(x)))
-		}
-	}
-	return dst
-}
-
-func hashUints[T uint8 | uint16 | uint32 | uint64](dst []uint64, v []T, valid []bool) []uint64 {
-	for i, x := range v {
-		if valid == nil || valid[i] {
-			dst = append(dst, stats.HashUint(uint64(x)))
-		}
-	}
-	return dst
-}
-
-func hashBytes(dst []uint64, v *encoding.Bytes, valid []bool) []uint64 {
-	for i := 0; i < v.Len(); i++ {
-		if valid == nil || valid[i] {
-			dst = append(dst, stats.HashBytes(v.Value(i)))
-		}
-	}
-	return dst
 }
 
 // chunkEnd returns the end of the chunk starting at lo.
