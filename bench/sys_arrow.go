@@ -332,4 +332,3 @@ func (s *arrowSys) Take(rows []int64, verify bool) (Out, error) {
 	}
 	return out, nil
 }
-
