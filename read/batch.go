@@ -2,6 +2,7 @@ package read
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -92,8 +93,11 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 		return nil, err
 	}
 	var vals any
+	var bin *encoding.Bytes
+	var pooled [2]unsafe.Pointer
 	if typ == encoding.Binary {
-		vals = &encoding.Bytes{}
+		bin, pooled = f.pooledBytes(stream, n)
+		vals = bin
 	} else if vals, err = f.pooledBuf(typ, n); err != nil {
 		return nil, err
 	}
@@ -137,10 +141,44 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 		return nil, encoding.Corruptf("stream %d: chunks cover %d of rows [%d, %d)", stream, at, lo, hi)
 	}
 	st2 := &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: n}
-	if typ != encoding.Binary && n > 0 {
+	if n > 0 {
 		st2.Owner = f.pool
 	}
+	if bin != nil {
+		f.settleBytes(stream, bin, pooled, n)
+	}
 	return st2, nil
+}
+
+// pooledBytes returns an empty Bytes whose buffers come from the pool,
+// sized for n values by the stream's last batch, so decoders append into
+// them without growing.
+func (f *File) pooledBytes(stream, n int) (*encoding.Bytes, [2]unsafe.Pointer) {
+	b := &encoding.Bytes{}
+	if n == 0 {
+		return b, [2]unsafe.Pointer{}
+	}
+	b.Offsets = pooledBuf[int32](f.pool, n+1)[:0]
+	// 12.5 % headroom over the last batch's density, and room for the
+	// slot stores decoders make past the last value.
+	size := int(f.binHint[stream].Load()*int64(n)/1024)*9/8 + 64
+	b.Data = f.pool.Allocate(min(size, 1<<maxClass))[:0]
+	return b, [2]unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(b.Offsets)), unsafe.Pointer(unsafe.SliceData(b.Data))}
+}
+
+// settleBytes returns to the pool the buffers of b that decoders replaced
+// instead of appending to (a value buffer that had to grow, or a decoder
+// that shared its own bytes), and records the density for the next batch.
+func (f *File) settleBytes(stream int, b *encoding.Bytes, pooled [2]unsafe.Pointer, n int) {
+	if pooled[0] != nil && pooled[0] != unsafe.Pointer(unsafe.SliceData(b.Offsets)) {
+		f.pool.Free(unsafe.Slice((*byte)(pooled[0]), 1))
+	}
+	if pooled[1] != nil && pooled[1] != unsafe.Pointer(unsafe.SliceData(b.Data)) {
+		f.pool.Free(unsafe.Slice((*byte)(pooled[1]), 1))
+	}
+	if n > 0 {
+		f.binHint[stream].Store(int64(len(b.Data)) * 1024 / int64(n))
+	}
 }
 
 // pooledBuf allocates n values of type t from the file's buffer pool.

@@ -202,3 +202,11 @@ func BenchmarkAggMonth(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanColumn scans one lineitem column at a time, to show where a
+// full scan spends its time.
+func BenchmarkScanColumn(b *testing.B) {
+	for _, c := range tpch.Schema().Fields() {
+		b.Run(c.Name, func(b *testing.B) { benchScan(b, read.ScanOptions{Columns: []string{c.Name}}) })
+	}
+}

@@ -8,6 +8,7 @@ package read
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -53,6 +54,9 @@ type File struct {
 	adapt   map[string]*filterCost
 	cache   *decoderCache
 	pool    *bufferPool
+	// binHint holds, per stream, the bytes per value of the last binary
+	// batch read (scaled by 1024), which sizes the next batch's buffer.
+	binHint []atomic.Int64
 	// openBytes is what Open read: postscript, footer and sections.
 	openBytes int64
 }
@@ -98,6 +102,7 @@ func Open(src iox.Source, opts Options) (*File, error) {
 	if f.sch, err = schema.Unmarshal(sb); err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)
 	}
+	f.binHint = make([]atomic.Int64, f.sch.NumStreams())
 	f.arrow = shred.ToArrow(f.sch)
 	if b, ok, err := ff.Section("stats.file"); err != nil {
 		return nil, fmt.Errorf("read: file stats section: %w", err)

@@ -163,7 +163,11 @@ func scanAll(t testing.TB, f *read.File, opts read.ScanOptions) (arrow.Record, r
 	if len(recs) == 0 {
 		return nil, sc.Stats()
 	}
-	return concat(t, recs), sc.Stats()
+	all := concat(t, recs)
+	for _, r := range recs {
+		r.Release()
+	}
+	return all, sc.Stats()
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -457,8 +461,9 @@ func TestPooledBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols := []string{"id", "grp", "price", "day", "flag", "u"}
+	cols := []string{"id", "grp", "price", "tag", "day", "flag", "u"}
 	want, _ := scanAll(t, f, read.ScanOptions{Columns: cols})
+	defer want.Release()
 	for round := 0; round < 3; round++ {
 		sc, err := f.Scan(read.ScanOptions{Columns: cols})
 		if err != nil {
@@ -485,6 +490,10 @@ func TestPooledBatches(t *testing.T) {
 		}
 		if at != want.NumRows() {
 			t.Fatalf("round %d: %d rows, want %d", round, at, want.NumRows())
+		}
+		// Every buffer of a released batch is back in the pool: none leaks.
+		if n := read.LiveBuffers(f); n != 0 {
+			t.Fatalf("round %d: %d pooled buffers still handed out after every batch was released", round, n)
 		}
 	}
 }

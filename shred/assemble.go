@@ -349,6 +349,7 @@ func (as *assembler) leaf(n *schema.Node, count int) (arrow.ArrayData, error) {
 	switch v := st.Values.(type) {
 	case []bool:
 		bufs[1], _ = as.bitmap(v[p:p+count], false)
+		as.done(st, bytesOf(v), p, count)
 	case []int8:
 		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case []int16:
@@ -358,6 +359,7 @@ func (as *assembler) leaf(n *schema.Node, count int) (arrow.ArrayData, error) {
 	case []int64:
 		if n.Kind == schema.Decimal {
 			bufs[1] = as.widen(v[p : p+count])
+			as.done(st, bytesOf(v), p, count)
 		} else {
 			bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 		}
@@ -374,11 +376,19 @@ func (as *assembler) leaf(n *schema.Node, count int) (arrow.ArrayData, error) {
 	case []float64:
 		bufs[1] = as.valueBuffer(st, bytesOf(v[p:p+count]), p, count)
 	case *encoding.Bytes:
-		return as.binary(n, dt, v, p, count, bufs, nulls)
+		return as.binary(n, dt, st, v, p, count, bufs, nulls)
 	case encoding.Bytes:
-		return as.binary(n, dt, &v, p, count, bufs, nulls)
+		return as.binary(n, dt, st, &v, p, count, bufs, nulls)
 	}
 	return array.NewData(dt, count, bufs, nil, nulls, 0), nil
+}
+
+// done returns the values of an owned stream taken whole to their
+// allocator when the array was built from a converted copy of them.
+func (as *assembler) done(st *Stream, b []byte, p, count int) {
+	if st.Owner != nil && p == 0 && count == st.Len && cap(b) > 0 {
+		st.Owner.Free(b)
+	}
 }
 
 // valueBuffer wraps the value bytes of a fixed-width leaf. A stream whose
@@ -386,7 +396,7 @@ func (as *assembler) leaf(n *schema.Node, count int) (arrow.ArrayData, error) {
 // them to the array, so releasing the array returns them; otherwise the
 // array only references them.
 func (as *assembler) valueBuffer(st *Stream, b []byte, p, count int) *memory.Buffer {
-	if st.Owner != nil && p == 0 && count == st.Len && len(b) > 0 {
+	if st != nil && st.Owner != nil && p == 0 && count == st.Len && cap(b) > 0 {
 		return memory.NewBufferWithAllocator(b, st.Owner)
 	}
 	return memory.NewBufferBytes(b)
@@ -404,9 +414,23 @@ func (as *assembler) widen(v []int64) *memory.Buffer {
 	return buf
 }
 
+// nonDecreasing reports whether offs never decreases.
+func nonDecreasing(offs []int32) bool {
+	if len(offs) == 0 {
+		return true
+	}
+	var steps int64
+	prev := offs[0]
+	for _, o := range offs[1:] {
+		steps |= int64(o) - int64(prev)
+		prev = o
+	}
+	return steps >= 0
+}
+
 // binary builds a string, binary or wide-decimal leaf from a Bytes stream,
 // sharing its offsets and data.
-func (as *assembler) binary(n *schema.Node, dt arrow.DataType, v *encoding.Bytes, p, count int, bufs []*memory.Buffer, nulls int) (arrow.ArrayData, error) {
+func (as *assembler) binary(n *schema.Node, dt arrow.DataType, st *Stream, v *encoding.Bytes, p, count int, bufs []*memory.Buffer, nulls int) (arrow.ArrayData, error) {
 	if len(v.Offsets) < p+count+1 {
 		return nil, encoding.Corruptf("%q: %d offsets for %d values", n.Name, len(v.Offsets), p+count)
 	}
@@ -416,25 +440,46 @@ func (as *assembler) binary(n *schema.Node, dt arrow.DataType, v *encoding.Bytes
 		return nil, encoding.Corruptf("%q: negative offset", n.Name)
 	}
 	short := false // a wide decimal stream may hold empty values at null slots
-	for _, o := range offs[1:] {
-		if o < prev {
+	if n.Kind == schema.Decimal {
+		for _, o := range offs[1:] {
+			if step := int64(o) - int64(prev); step != 16 {
+				if step != 0 {
+					return nil, encoding.Corruptf("%q: decimal value of %d bytes, want 16", n.Name, step)
+				}
+				short = true
+			}
+			prev = o
+		}
+	} else {
+		// Any decrease leaves the sign bit set in the OR of the steps
+		// (int64, so no step overflows).
+		if !nonDecreasing(offs) {
 			return nil, encoding.Corruptf("%q: offsets decrease", n.Name)
 		}
-		if n.Kind == schema.Decimal && o-prev != 16 {
-			if o != prev {
-				return nil, encoding.Corruptf("%q: decimal value of %d bytes, want 16", n.Name, o-prev)
-			}
-			short = true
-		}
-		prev = o
 	}
 	if int(prev) > len(v.Data) {
 		return nil, encoding.Corruptf("%q: offset %d beyond %d data bytes", n.Name, prev, len(v.Data))
 	}
+	// Buffers of an owned stream that the array does not take go back to
+	// their allocator once this function no longer needs them.
+	owned := st != nil && st.Owner != nil && p == 0 && count == st.Len
 	if n.Kind == schema.Decimal {
+		if owned {
+			defer st.Owner.Free(bytesOf(v.Offsets))
+		}
 		if !short {
-			bufs[1] = memory.NewBufferBytes(v.Data[offs[0]:prev])
+			if offs[0] == 0 {
+				bufs[1] = as.valueBuffer(st, v.Data[:prev], p, count)
+			} else {
+				if owned {
+					defer st.Owner.Free(v.Data)
+				}
+				bufs[1] = memory.NewBufferBytes(v.Data[offs[0]:prev])
+			}
 			return array.NewData(dt, count, bufs, nil, nulls, 0), nil
+		}
+		if owned {
+			defer st.Owner.Free(v.Data)
 		}
 		// Null slots decoded as empty values (the Nullable encoding stores
 		// only present values): spread the values into 16-byte slots.
@@ -453,8 +498,11 @@ func (as *assembler) binary(n *schema.Node, dt arrow.DataType, v *encoding.Bytes
 		bufs[1] = buf // released with the other buffers by the caller
 		return array.NewData(dt, count, bufs, nil, nulls, 0), nil
 	}
-	all := []*memory.Buffer{bufs[0], memory.NewBufferBytes(bytesOf(offs)), memory.NewBufferBytes(v.Data)}
-	return array.NewData(dt, count, all, nil, nulls, 0), nil
+	ob, db := as.valueBuffer(st, bytesOf(offs), p, count), as.valueBuffer(st, v.Data, p, count)
+	d := array.NewData(dt, count, []*memory.Buffer{bufs[0], ob, db}, nil, nulls, 0)
+	ob.Release() // the array holds its own references
+	db.Release()
+	return d, nil
 }
 
 // flatMap builds a map<key, value> array from a FlatMap's in-map streams

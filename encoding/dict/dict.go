@@ -519,43 +519,49 @@ type binDict struct {
 	core
 	alpha encoding.Bytes
 	bm    encoding.Bitmap
-	// pad16 holds each alphabet entry in its own 16-byte slot when every
-	// entry fits (pad32: 32-byte slots), and lens their lengths:
-	// materializing a value is then one or two 16-byte stores, with no
-	// per-value copy loop or memmove call.
-	pad16 []byte
-	pad32 []byte
-	lens  []uint8
+	// lens are the entry lengths, fixed the common length of every entry
+	// (-1 when they differ). When every entry fits a slot of 8, 16 or 32
+	// bytes, pad holds each entry in its own slot of that size: writing a
+	// value is then one store of the whole slot, with no copy loop or
+	// memmove call per value.
+	lens  []int32
+	fixed int
+	slot  int
+	pad   []byte
 }
 
-// padAlphabet builds pad16 for alphabets of short values.
+// padAlphabet fills lens, fixed and, for alphabets of short values, pad.
 func (d *binDict) padAlphabet() {
 	n := d.alpha.Len()
+	d.lens = make([]int32, n)
+	d.fixed = -1
+	longest := 0
+	for i := 0; i < n; i++ {
+		l := d.alpha.Offsets[i+1] - d.alpha.Offsets[i]
+		d.lens[i] = l
+		longest = max(longest, int(l))
+		if i == 0 {
+			d.fixed = int(l)
+		} else if d.fixed != int(l) {
+			d.fixed = -1
+		}
+	}
 	if n == 0 || n > 1<<12 {
 		return
 	}
-	longest := 0
-	for i := 0; i < n; i++ {
-		longest = max(longest, len(d.alpha.Value(i)))
-	}
-	slot := 16
 	switch {
-	case longest > 32:
+	case longest <= 8:
+		d.slot = 8
+	case longest <= 16:
+		d.slot = 16
+	case longest <= 32:
+		d.slot = 32
+	default:
 		return
-	case longest > 16:
-		slot = 32
 	}
-	pad := make([]byte, slot*n)
-	d.lens = make([]uint8, n)
+	d.pad = make([]byte, d.slot*n)
 	for i := 0; i < n; i++ {
-		v := d.alpha.Value(i)
-		copy(pad[slot*i:], v)
-		d.lens[i] = uint8(len(v))
-	}
-	if slot == 16 {
-		d.pad16 = pad
-	} else {
-		d.pad32 = pad
+		copy(d.pad[d.slot*i:], d.alpha.Value(i))
 	}
 }
 
@@ -606,72 +612,136 @@ func (d *binDict) ReadBinary(dst *encoding.Bytes, n int) error {
 }
 
 func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
-	offs := d.alpha.Offsets
-	// One pass both validates the ids and sizes the output.
-	total := 0
-	na := uint32(len(offs) - 1)
-	for _, id := range ids {
-		if id >= na {
-			return d.checkIDs(ids)
-		}
-		total += int(offs[id+1] - offs[id])
-	}
-	if lim := cascade.OutLimit(d.opts); len(dst.Data)+total > lim {
-		return encoding.Limitf("dictionary: binary values need more than %d bytes", lim)
-	}
+	// Two passes: the first writes the offsets (a running sum, the only
+	// serial dependency), the second stores the values at offsets already
+	// known, so the stores do not wait on each other. Ids are checked in
+	// whichever pass reads them first.
+	na := uint32(len(d.lens))
+	lim := min(cascade.OutLimit(d.opts), math.MaxInt32)
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
 	}
-	dst.Data = growCap(dst.Data, total+32)
-	dst.Offsets = growCap(dst.Offsets, len(ids))
-	// Write through indexes into the presized buffers: append's per-value
-	// capacity checks cost as much as the copies for short strings.
-	w := len(dst.Data)
-	out := dst.Data[:w+total]
+	w0 := len(dst.Data)
 	no := len(dst.Offsets)
-	outOffs := dst.Offsets[:no+len(ids)]
-	if d.pad16 != nil {
-		// 16 bytes of spare capacity let every store write a whole slot;
-		// bytes past a value's length are overwritten by the next value or
-		// lie beyond len(dst.Data).
-		wide := dst.Data[:w+total+16]
-		pad, lens := d.pad16, d.lens
-		for j, id := range ids {
-			*(*[16]byte)(wide[w : w+16]) = *(*[16]byte)(pad[16*id : 16*id+16])
-			w += int(lens[id])
-			outOffs[no+j] = int32(w)
-		}
-		dst.Data, dst.Offsets = out, outOffs
-		return nil
+	dst.Offsets = growCap(dst.Offsets, len(ids))
+	outOffs := dst.Offsets[no : no+len(ids)]
+	fail := func(err error) error {
+		dst.Offsets = dst.Offsets[:no]
+		return err
 	}
-	if d.pad32 != nil {
-		wide := dst.Data[:w+total+32]
-		pad, lens := d.pad32, d.lens
-		for j, id := range ids {
-			*(*[32]byte)(wide[w : w+32]) = *(*[32]byte)(pad[32*id : 32*id+32])
-			w += int(lens[id])
-			outOffs[no+j] = int32(w)
+	var end int
+	if d.fixed >= 0 {
+		end = w0 + d.fixed*len(ids)
+		if end > lim {
+			return fail(encoding.Limitf("dictionary: binary values need more than %d bytes", lim))
 		}
-		dst.Data, dst.Offsets = out, outOffs
-		return nil
+		arithOffsets(outOffs, int32(w0), int32(d.fixed))
+	} else {
+		var ok bool
+		if end, ok = sumOffsets(outOffs, ids, d.lens, w0); !ok {
+			return fail(d.checkIDs(ids))
+		}
+		if end > lim {
+			return fail(encoding.Limitf("dictionary: binary values need more than %d bytes", lim))
+		}
 	}
-	data := d.alpha.Data
-	for j, id := range ids {
-		v := data[offs[id]:offs[id+1]]
-		if len(v) <= 16 {
-			// A byte loop beats memmove's call overhead for short values.
-			o := out[w : w+len(v)]
-			for k := range v {
-				o[k] = v[k]
+	total := end - w0
+	dst.Data = growCap(dst.Data, total+32)
+	// The slot stores may write up to a slot past the last value; the
+	// spare capacity reserved above holds them, beyond len(dst.Data).
+	wide := dst.Data[:end+32]
+	switch {
+	case d.fixed == 1:
+		a := d.alpha.Data[d.alpha.Offsets[0]:]
+		if !gatherBytes(wide[w0:w0+len(ids)], ids, a[:na]) {
+			return fail(d.checkIDs(ids))
+		}
+	case d.fixed > 1 && d.slot == 8:
+		pad := d.pad[:8*na]
+		out := wide[w0:]
+		l := d.fixed
+		for j, id := range ids {
+			if id >= na {
+				return fail(d.checkIDs(ids))
 			}
-			w += len(v)
-		} else {
-			w += copy(out[w:], v)
+			*(*[8]byte)(out[l*j : l*j+8]) = *(*[8]byte)(pad[8*id : 8*id+8])
 		}
-		outOffs[no+j] = int32(w)
+	case d.fixed >= 0:
+		a := d.alpha.Data[d.alpha.Offsets[0]:]
+		l := uint32(d.fixed)
+		for j, id := range ids {
+			if id >= na {
+				return fail(d.checkIDs(ids))
+			}
+			at := w0 + j*d.fixed
+			copy(wide[at:at+d.fixed], a[l*id:l*id+l])
+		}
+	case d.slot == 8:
+		pad := d.pad
+		at := int32(w0)
+		for j, id := range ids {
+			*(*[8]byte)(wide[at : at+8]) = *(*[8]byte)(pad[8*id : 8*id+8])
+			at = outOffs[j]
+		}
+	case d.slot == 16:
+		pad := d.pad
+		at := int32(w0)
+		for j, id := range ids {
+			*(*[16]byte)(wide[at : at+16]) = *(*[16]byte)(pad[16*id : 16*id+16])
+			at = outOffs[j]
+		}
+	case d.slot == 32:
+		pad := d.pad
+		at := int32(w0)
+		for j, id := range ids {
+			*(*[32]byte)(wide[at : at+32]) = *(*[32]byte)(pad[32*id : 32*id+32])
+			at = outOffs[j]
+		}
+	default:
+		data, offs := d.alpha.Data, d.alpha.Offsets
+		at := int32(w0)
+		for j, id := range ids {
+			copy(wide[at:outOffs[j]], data[offs[id]:offs[id+1]])
+			at = outOffs[j]
+		}
 	}
-	dst.Data, dst.Offsets = out, outOffs
+	dst.Data = dst.Data[:end]
+	dst.Offsets = dst.Offsets[:no+len(ids)]
 	return nil
+}
+
+// arithOffsets writes the offsets of values of length l starting at o.
+func arithOffsets(out []int32, o, l int32) {
+	for j := range out {
+		o += l
+		out[j] = o
+	}
+}
+
+// sumOffsets writes the running offsets of the values ids select, starting
+// at o, and returns the end; ok is false if an id is beyond lens.
+func sumOffsets(out []int32, ids []uint32, lens []int32, o int) (end int, ok bool) {
+	out = out[:len(ids)]
+	for j, id := range ids {
+		if id >= uint32(len(lens)) {
+			return 0, false
+		}
+		o += int(lens[id])
+		out[j] = int32(o)
+	}
+	return o, true
+}
+
+// gatherBytes sets out[j] = a[ids[j]]; ok is false if an id is beyond a.
+func gatherBytes(out []byte, ids []uint32, a []byte) bool {
+	out = out[:len(ids)]
+	for j, id := range ids {
+		if id >= uint32(len(a)) {
+			return false
+		}
+		out[j] = a[id]
+	}
+	return true
 }
 
 func growCap[T any](s []T, extra int) []T {

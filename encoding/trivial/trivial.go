@@ -369,23 +369,22 @@ func openBinary(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, e
 		return nil, err
 	}
 	offs := make([]int32, h.Rows+1)
-	// Decode the lengths in batches into the tail of offs, then turn them
-	// into running offsets, checking the total against the data bytes.
-	const batch = 4096
-	var buf [batch]uint32
-	total := uint64(0)
-	for i := 0; i < h.Rows; i += batch {
-		k := min(batch, h.Rows-i)
-		if err := lr.Read(buf[:k]); err != nil {
+	// Decode the lengths into offs[1:] (same size as uint32), then turn
+	// them into running offsets in place, checking the total against the
+	// data bytes.
+	if h.Rows > 0 {
+		lens := unsafe.Slice((*uint32)(unsafe.Pointer(&offs[1])), h.Rows)
+		if err := lr.Read(lens); err != nil {
 			return nil, fmt.Errorf("trivial lengths: %w", err)
 		}
-		for j, l := range buf[:k] {
-			total += uint64(l)
-			if total > uint64(len(data)) {
-				return nil, encoding.Corruptf("trivial: value lengths exceed %d data bytes", len(data))
-			}
-			offs[i+j+1] = int32(total)
+	}
+	total := uint64(0)
+	for i := 1; i < len(offs); i++ {
+		total += uint64(uint32(offs[i]))
+		if total > uint64(len(data)) {
+			return nil, encoding.Corruptf("trivial: value lengths exceed %d data bytes", len(data))
 		}
+		offs[i] = int32(total)
 	}
 	if total != uint64(len(data)) {
 		return nil, encoding.Corruptf("trivial: value lengths sum to %d, data holds %d bytes", total, len(data))
