@@ -490,19 +490,22 @@ func (d *decoder[T]) decode(b int, out []T) error {
 	return nil
 }
 
-// unpack writes T(base + slot) for len(out) slots of width w. 64-bit values
-// are unpacked in place in out; narrower ones through a 32-bit scratch when
-// the width allows, since only the low bits of base + slot survive.
+// unpack writes T(base + slot) for len(out) slots of width w. 64-bit and
+// 32-bit values are unpacked in place in out, base added by the kernels;
+// narrower ones through a 32-bit scratch when the width allows, since only
+// the low bits of base + slot survive.
 func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
-	if unsafe.Sizeof(out[0]) == 8 {
+	switch unsafe.Sizeof(out[0]) {
+	case 8:
 		u := unsafe.Slice((*uint64)(unsafe.Pointer(&out[0])), len(out))
-		bitpack.Unpack(u, src, w, 0)
-		if base != 0 {
-			for i := range u {
-				u[i] += base
-			}
-		}
+		bitpack.UnpackAdd(u, src, w, 0, base)
 		return
+	case 4:
+		if w <= 32 {
+			u := unsafe.Slice((*uint32)(unsafe.Pointer(&out[0])), len(out))
+			bitpack.Unpack32Add(u, src, w, 0, uint32(base))
+			return
+		}
 	}
 	if w <= 32 {
 		if d.u32 == nil {

@@ -211,8 +211,7 @@ func (d *dec[T]) Read(dst []T) error {
 }
 
 // unpack decodes values [start, start+len(dst)) into dst: the kernels write
-// offsets straight into dst when T is as wide as their output, then one tight
-// loop per batch adds the base while the batch is still in cache.
+// values straight into dst, base added, when T is as wide as their output.
 func (d *dec[T]) unpack(dst []T, start int) {
 	if len(dst) == 0 {
 		return
@@ -222,27 +221,10 @@ func (d *dec[T]) unpack(dst []T, start int) {
 	switch {
 	case size == 8:
 		u := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(dst))
-		for i := 0; i < len(u); i += batch {
-			b := u[i:min(i+batch, len(u))]
-			bitpack.Unpack(b, d.packed, d.w, start+i)
-			if ub != 0 {
-				for j := range b {
-					b[j] += ub
-				}
-			}
-		}
+		bitpack.UnpackAdd(u, d.packed, d.w, start, ub)
 	case size == 4:
 		u := unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), len(dst))
-		b32 := uint32(ub)
-		for i := 0; i < len(u); i += batch {
-			b := u[i:min(i+batch, len(u))]
-			bitpack.Unpack32(b, d.packed, d.w, start+i)
-			if b32 != 0 {
-				for j := range b {
-					b[j] += b32
-				}
-			}
-		}
+		bitpack.Unpack32Add(u, d.packed, d.w, start, uint32(ub))
 	default:
 		var buf [batch]uint32
 		for i := 0; i < len(dst); i += batch {

@@ -51,9 +51,15 @@ func Get(buf []byte, w, i int) uint64 {
 
 // Unpack decodes values [start, start+len(dst)) of a stream of width w
 // (0..64) into dst. src must hold Bytes(start+len(dst), w) bytes.
-func Unpack(dst []uint64, src []byte, w, start int) {
+func Unpack(dst []uint64, src []byte, w, start int) { UnpackAdd(dst, src, w, start, 0) }
+
+// UnpackAdd is Unpack adding base (wrapping) to every value, as
+// frame-of-reference decoding needs, in the same pass.
+func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 	if w == 0 {
-		clear(dst)
+		for i := range dst {
+			dst[i] = base
+		}
 		return
 	}
 	k := unpack64Kernels[w]
@@ -64,39 +70,44 @@ func Unpack(dst []uint64, src []byte, w, start int) {
 		off := start / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint64
-			unpack64Block(w, src[off:off+bb], &tmp)
+			unpack64Block(w, src[off:off+bb], &tmp, base)
 			i = copy(dst, tmp[h:])
 		} else {
 			for ; i < len(dst) && (start+i)&63 != 0; i++ {
-				dst[i] = Get(src, w, start+i)
+				dst[i] = Get(src, w, start+i) + base
 			}
 		}
 	}
 	for ; i+64 <= len(dst); i += 64 {
 		off := (start + i) / 64 * bb
-		k(src[off:off+bb], (*[64]uint64)(dst[i:i+64]))
+		k(src[off:off+bb], (*[64]uint64)(dst[i:i+64]), base)
 	}
 	if i < len(dst) {
 		off := (start + i) / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint64
-			unpack64Block(w, src[off:off+bb], &tmp)
+			unpack64Block(w, src[off:off+bb], &tmp, base)
 			copy(dst[i:], tmp[:])
 			return
 		}
 		for ; i < len(dst); i++ {
-			dst[i] = Get(src, w, start+i)
+			dst[i] = Get(src, w, start+i) + base
 		}
 	}
 }
 
-// Unpack32 is Unpack into uint32 values; w must be at most 32.
-func Unpack32(dst []uint32, src []byte, w, start int) {
+// Unpack32 is Unpack for widths up to 32 into 32-bit values.
+func Unpack32(dst []uint32, src []byte, w, start int) { Unpack32Add(dst, src, w, start, 0) }
+
+// Unpack32Add is Unpack32 adding base (wrapping) to every value.
+func Unpack32Add(dst []uint32, src []byte, w, start int, base uint32) {
 	if w > 32 {
 		panic("bitpack: Unpack32 of width > 32")
 	}
 	if w == 0 {
-		clear(dst)
+		for i := range dst {
+			dst[i] = base
+		}
 		return
 	}
 	k := unpack32Kernels[w]
@@ -106,28 +117,28 @@ func Unpack32(dst []uint32, src []byte, w, start int) {
 		off := start / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint32
-			unpack32Block(w, src[off:off+bb], &tmp)
+			unpack32Block(w, src[off:off+bb], &tmp, base)
 			i = copy(dst, tmp[h:])
 		} else {
 			for ; i < len(dst) && (start+i)&63 != 0; i++ {
-				dst[i] = uint32(Get(src, w, start+i))
+				dst[i] = uint32(Get(src, w, start+i)) + base
 			}
 		}
 	}
 	for ; i+64 <= len(dst); i += 64 {
 		off := (start + i) / 64 * bb
-		k(src[off:off+bb], (*[64]uint32)(dst[i:i+64]))
+		k(src[off:off+bb], (*[64]uint32)(dst[i:i+64]), base)
 	}
 	if i < len(dst) {
 		off := (start + i) / 64 * bb
 		if off+bb <= len(src) {
 			var tmp [64]uint32
-			unpack32Block(w, src[off:off+bb], &tmp)
+			unpack32Block(w, src[off:off+bb], &tmp, base)
 			copy(dst[i:], tmp[:])
 			return
 		}
 		for ; i < len(dst); i++ {
-			dst[i] = uint32(Get(src, w, start+i))
+			dst[i] = uint32(Get(src, w, start+i)) + base
 		}
 	}
 }

@@ -89,9 +89,44 @@ func TestKernelsAgainstRef(t *testing.T) {
 			t.Fatalf("pack kernel w=%d differs", w)
 		}
 		var out [64]uint64
-		unpack64Kernels[w](buf, &out)
+		unpack64Kernels[w](buf, &out, 0)
 		if out != *vals {
 			t.Fatalf("unpack kernel w=%d differs", w)
+		}
+	}
+}
+
+// TestUnpackAdd checks the base is added (wrapping) to every value on the
+// kernel, head, tail and width-0 paths.
+func TestUnpackAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for w := 0; w <= 64; w++ {
+		n := 300
+		vals := randVals(r, n, w)
+		src := Pack(nil, vals, w)
+		base := r.Uint64()
+		for _, start := range []int{0, 1, 63, 64, 100} {
+			for _, k := range []int{0, 1, 5, 64, 130, n - start} {
+				if start+k > n {
+					continue
+				}
+				out := make([]uint64, k)
+				UnpackAdd(out, src, w, start, base)
+				for i := range out {
+					if out[i] != vals[start+i]+base {
+						t.Fatalf("w=%d UnpackAdd start=%d: value %d = %#x, want %#x", w, start, start+i, out[i], vals[start+i]+base)
+					}
+				}
+				if w <= 32 {
+					out32 := make([]uint32, k)
+					Unpack32Add(out32, src, w, start, uint32(base))
+					for i := range out32 {
+						if out32[i] != uint32(vals[start+i])+uint32(base) {
+							t.Fatalf("w=%d Unpack32Add start=%d: value %d = %#x", w, start, start+i, out32[i])
+						}
+					}
+				}
+			}
 		}
 	}
 }
