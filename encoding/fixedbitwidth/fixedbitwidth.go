@@ -351,6 +351,12 @@ func (d *dec[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
 	default:
 		return none()
 	}
+	if start&63 == 0 && d.w > 0 {
+		// Aligned spans (every chunk's first filter) compare straight on
+		// the packed words, never storing the values.
+		bitpack.RangeMask(d.packed, d.w, start, n, lo, hi-lo, sel)
+		return nil
+	}
 	d.scan(start, n, sel, func(v []uint64, s encoding.Bitmap) { filterkern.Uint64Range(v, lo, hi, s) })
 	return nil
 }

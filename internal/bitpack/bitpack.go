@@ -143,6 +143,46 @@ func Unpack32Add(dst []uint32, src []byte, w, start int, base uint32) {
 	}
 }
 
+// RangeMask tests values [start, start+n) of a stream of width w (1..64)
+// against the closed range [lo, lo+span], computed as v-lo <= span in
+// wrapping arithmetic, and clears bit i of sel for each value start+i out
+// of range. start must be a multiple of 64 and sel must hold (n+63)/64
+// words; bits already clear are left clear and their words skipped. Whole
+// blocks are tested by generated kernels that never store the values.
+func RangeMask(src []byte, w, start, n int, lo, span uint64, sel []uint64) {
+	if start&63 != 0 {
+		panic("bitpack: RangeMask start not a multiple of 64")
+	}
+	k := rangeKernels[w]
+	bb := 8 * w
+	full := n &^ 63
+	for i := 0; i < full; i += 64 {
+		wi := i >> 6
+		if sel[wi] == 0 {
+			continue
+		}
+		off := (start + i) / 64 * bb
+		sel[wi] &= k(src[off:off+bb], lo, span)
+	}
+	if full < n && sel[full>>6] != 0 {
+		var m uint64
+		for j := 0; j < n-full; j++ {
+			m |= b2u(Get(src, w, start+full+j)-lo <= span) << uint(j)
+		}
+		tail := uint64(1)<<uint(n-full) - 1
+		sel[full>>6] &= m | ^tail
+	}
+}
+
+// b2u converts a comparison result to 0 or 1 without a branch.
+func b2u(b bool) uint64 {
+	var u uint64
+	if b {
+		u = 1
+	}
+	return u
+}
+
 // UnpackRef is the bit-by-bit reference for Unpack. It is slow and exists to
 // test the kernels against.
 func UnpackRef(dst []uint64, src []byte, w, start int) {

@@ -202,3 +202,86 @@ func BenchmarkMemcpy32(b *testing.B) {
 	}
 	sink = unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 1)
 }
+
+// TestRangeMask checks the fused kernels against unpacking and comparing,
+// for every width, ranges inside, across and outside the values, partial
+// tails and words already deselected.
+func TestRangeMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for w := 1; w <= 64; w++ {
+		for _, n := range []int{0, 1, 63, 64, 65, 200, 1000} {
+			vals := randVals(r, n+64, w)
+			src := Pack(nil, vals, w)
+			for trial := 0; trial < 6; trial++ {
+				start := 64 * r.IntN(2)
+				var lo, span uint64
+				switch trial {
+				case 0:
+					lo, span = 0, ^uint64(0)
+				case 1:
+					lo, span = mask(w), 0
+				default:
+					a, b := vals[r.IntN(len(vals))], vals[r.IntN(len(vals))]
+					lo, span = min(a, b), max(a, b)-min(a, b)
+				}
+				sel := make([]uint64, (n+63)/64)
+				for i := range sel {
+					sel[i] = r.Uint64() | 1
+				}
+				if len(sel) > 1 {
+					sel[1] = 0
+				}
+				want := append([]uint64(nil), sel...)
+				for i := 0; i < n; i++ {
+					if vals[start+i]-lo > span {
+						want[i>>6] &^= 1 << uint(i&63)
+					}
+				}
+				RangeMask(src, w, start, n, lo, span, sel)
+				for i := range sel {
+					if sel[i] != want[i] {
+						t.Fatalf("w=%d n=%d start=%d [%d,+%d]: word %d = %#x, want %#x", w, n, start, lo, span, i, sel[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkRangeMask compares the fused kernels with unpacking then
+// comparing (reported bytes are values × 8).
+func BenchmarkRangeMask(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, w := range []int{4, 12, 20} {
+		vals := randVals(r, benchN, w)
+		src := Pack(nil, vals, w)
+		sel := make([]uint64, benchN/64)
+		lo, span := mask(w)/4, mask(w)/8
+		b.Run(fmt.Sprintf("fused/w=%d", w), func(b *testing.B) {
+			b.SetBytes(benchN * 8)
+			for b.Loop() {
+				for i := range sel {
+					sel[i] = ^uint64(0)
+				}
+				RangeMask(src, w, 0, benchN, lo, span, sel)
+			}
+		})
+		buf := make([]uint64, 1024)
+		b.Run(fmt.Sprintf("unpack+compare/w=%d", w), func(b *testing.B) {
+			b.SetBytes(benchN * 8)
+			for b.Loop() {
+				for i := range sel {
+					sel[i] = ^uint64(0)
+				}
+				for i := 0; i < benchN; i += 1024 {
+					Unpack(buf, src, w, i)
+					for j, v := range buf {
+						if v-lo > span {
+							sel[(i+j)>>6] &^= 1 << uint(j&63)
+						}
+					}
+				}
+			}
+		})
+	}
+}

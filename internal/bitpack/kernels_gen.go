@@ -173,6 +173,73 @@ var pack64Kernels = [65]func(in *[64]uint64, out []byte){
 	64: pack64W64,
 }
 
+var rangeKernels = [65]func(in []byte, lo, span uint64) uint64{
+	1:  rangeW1,
+	2:  rangeW2,
+	3:  rangeW3,
+	4:  rangeW4,
+	5:  rangeW5,
+	6:  rangeW6,
+	7:  rangeW7,
+	8:  rangeW8,
+	9:  rangeW9,
+	10: rangeW10,
+	11: rangeW11,
+	12: rangeW12,
+	13: rangeW13,
+	14: rangeW14,
+	15: rangeW15,
+	16: rangeW16,
+	17: rangeW17,
+	18: rangeW18,
+	19: rangeW19,
+	20: rangeW20,
+	21: rangeW21,
+	22: rangeW22,
+	23: rangeW23,
+	24: rangeW24,
+	25: rangeW25,
+	26: rangeW26,
+	27: rangeW27,
+	28: rangeW28,
+	29: rangeW29,
+	30: rangeW30,
+	31: rangeW31,
+	32: rangeW32,
+	33: rangeW33,
+	34: rangeW34,
+	35: rangeW35,
+	36: rangeW36,
+	37: rangeW37,
+	38: rangeW38,
+	39: rangeW39,
+	40: rangeW40,
+	41: rangeW41,
+	42: rangeW42,
+	43: rangeW43,
+	44: rangeW44,
+	45: rangeW45,
+	46: rangeW46,
+	47: rangeW47,
+	48: rangeW48,
+	49: rangeW49,
+	50: rangeW50,
+	51: rangeW51,
+	52: rangeW52,
+	53: rangeW53,
+	54: rangeW54,
+	55: rangeW55,
+	56: rangeW56,
+	57: rangeW57,
+	58: rangeW58,
+	59: rangeW59,
+	60: rangeW60,
+	61: rangeW61,
+	62: rangeW62,
+	63: rangeW63,
+	64: rangeW64,
+}
+
 // unpack64Block decodes one block into a scratch array without letting it escape.
 func unpack64Block(w int, in []byte, out *[64]uint64, base uint64) {
 	switch w {
@@ -12007,4 +12074,3044 @@ func pack64W64(in *[64]uint64, out []byte) {
 	binary.LittleEndian.PutUint64(out[488:], in[61])
 	binary.LittleEndian.PutUint64(out[496:], in[62])
 	binary.LittleEndian.PutUint64(out[504:], in[63])
+}
+
+func rangeW1(in []byte, lo, span uint64) uint64 {
+	in = in[:8]
+	const m = 0x1
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>1)&m)-lo <= span)<<1 | b2u(((w0>>2)&m)-lo <= span)<<2 | b2u(((w0>>3)&m)-lo <= span)<<3 | b2u(((w0>>4)&m)-lo <= span)<<4 | b2u(((w0>>5)&m)-lo <= span)<<5 | b2u(((w0>>6)&m)-lo <= span)<<6 | b2u(((w0>>7)&m)-lo <= span)<<7) << 0
+	r |= (b2u(((w0>>8)&m)-lo <= span)<<0 | b2u(((w0>>9)&m)-lo <= span)<<1 | b2u(((w0>>10)&m)-lo <= span)<<2 | b2u(((w0>>11)&m)-lo <= span)<<3 | b2u(((w0>>12)&m)-lo <= span)<<4 | b2u(((w0>>13)&m)-lo <= span)<<5 | b2u(((w0>>14)&m)-lo <= span)<<6 | b2u(((w0>>15)&m)-lo <= span)<<7) << 8
+	r |= (b2u(((w0>>16)&m)-lo <= span)<<0 | b2u(((w0>>17)&m)-lo <= span)<<1 | b2u(((w0>>18)&m)-lo <= span)<<2 | b2u(((w0>>19)&m)-lo <= span)<<3 | b2u(((w0>>20)&m)-lo <= span)<<4 | b2u(((w0>>21)&m)-lo <= span)<<5 | b2u(((w0>>22)&m)-lo <= span)<<6 | b2u(((w0>>23)&m)-lo <= span)<<7) << 16
+	r |= (b2u(((w0>>24)&m)-lo <= span)<<0 | b2u(((w0>>25)&m)-lo <= span)<<1 | b2u(((w0>>26)&m)-lo <= span)<<2 | b2u(((w0>>27)&m)-lo <= span)<<3 | b2u(((w0>>28)&m)-lo <= span)<<4 | b2u(((w0>>29)&m)-lo <= span)<<5 | b2u(((w0>>30)&m)-lo <= span)<<6 | b2u(((w0>>31)&m)-lo <= span)<<7) << 24
+	r |= (b2u(((w0>>32)&m)-lo <= span)<<0 | b2u(((w0>>33)&m)-lo <= span)<<1 | b2u(((w0>>34)&m)-lo <= span)<<2 | b2u(((w0>>35)&m)-lo <= span)<<3 | b2u(((w0>>36)&m)-lo <= span)<<4 | b2u(((w0>>37)&m)-lo <= span)<<5 | b2u(((w0>>38)&m)-lo <= span)<<6 | b2u(((w0>>39)&m)-lo <= span)<<7) << 32
+	r |= (b2u(((w0>>40)&m)-lo <= span)<<0 | b2u(((w0>>41)&m)-lo <= span)<<1 | b2u(((w0>>42)&m)-lo <= span)<<2 | b2u(((w0>>43)&m)-lo <= span)<<3 | b2u(((w0>>44)&m)-lo <= span)<<4 | b2u(((w0>>45)&m)-lo <= span)<<5 | b2u(((w0>>46)&m)-lo <= span)<<6 | b2u(((w0>>47)&m)-lo <= span)<<7) << 40
+	r |= (b2u(((w0>>48)&m)-lo <= span)<<0 | b2u(((w0>>49)&m)-lo <= span)<<1 | b2u(((w0>>50)&m)-lo <= span)<<2 | b2u(((w0>>51)&m)-lo <= span)<<3 | b2u(((w0>>52)&m)-lo <= span)<<4 | b2u(((w0>>53)&m)-lo <= span)<<5 | b2u(((w0>>54)&m)-lo <= span)<<6 | b2u(((w0>>55)&m)-lo <= span)<<7) << 48
+	r |= (b2u(((w0>>56)&m)-lo <= span)<<0 | b2u(((w0>>57)&m)-lo <= span)<<1 | b2u(((w0>>58)&m)-lo <= span)<<2 | b2u(((w0>>59)&m)-lo <= span)<<3 | b2u(((w0>>60)&m)-lo <= span)<<4 | b2u(((w0>>61)&m)-lo <= span)<<5 | b2u(((w0>>62)&m)-lo <= span)<<6 | b2u((w0>>63)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW2(in []byte, lo, span uint64) uint64 {
+	in = in[:16]
+	const m = 0x3
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>2)&m)-lo <= span)<<1 | b2u(((w0>>4)&m)-lo <= span)<<2 | b2u(((w0>>6)&m)-lo <= span)<<3 | b2u(((w0>>8)&m)-lo <= span)<<4 | b2u(((w0>>10)&m)-lo <= span)<<5 | b2u(((w0>>12)&m)-lo <= span)<<6 | b2u(((w0>>14)&m)-lo <= span)<<7) << 0
+	r |= (b2u(((w0>>16)&m)-lo <= span)<<0 | b2u(((w0>>18)&m)-lo <= span)<<1 | b2u(((w0>>20)&m)-lo <= span)<<2 | b2u(((w0>>22)&m)-lo <= span)<<3 | b2u(((w0>>24)&m)-lo <= span)<<4 | b2u(((w0>>26)&m)-lo <= span)<<5 | b2u(((w0>>28)&m)-lo <= span)<<6 | b2u(((w0>>30)&m)-lo <= span)<<7) << 8
+	r |= (b2u(((w0>>32)&m)-lo <= span)<<0 | b2u(((w0>>34)&m)-lo <= span)<<1 | b2u(((w0>>36)&m)-lo <= span)<<2 | b2u(((w0>>38)&m)-lo <= span)<<3 | b2u(((w0>>40)&m)-lo <= span)<<4 | b2u(((w0>>42)&m)-lo <= span)<<5 | b2u(((w0>>44)&m)-lo <= span)<<6 | b2u(((w0>>46)&m)-lo <= span)<<7) << 16
+	r |= (b2u(((w0>>48)&m)-lo <= span)<<0 | b2u(((w0>>50)&m)-lo <= span)<<1 | b2u(((w0>>52)&m)-lo <= span)<<2 | b2u(((w0>>54)&m)-lo <= span)<<3 | b2u(((w0>>56)&m)-lo <= span)<<4 | b2u(((w0>>58)&m)-lo <= span)<<5 | b2u(((w0>>60)&m)-lo <= span)<<6 | b2u((w0>>62)-lo <= span)<<7) << 24
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w1>>0)&m)-lo <= span)<<0 | b2u(((w1>>2)&m)-lo <= span)<<1 | b2u(((w1>>4)&m)-lo <= span)<<2 | b2u(((w1>>6)&m)-lo <= span)<<3 | b2u(((w1>>8)&m)-lo <= span)<<4 | b2u(((w1>>10)&m)-lo <= span)<<5 | b2u(((w1>>12)&m)-lo <= span)<<6 | b2u(((w1>>14)&m)-lo <= span)<<7) << 32
+	r |= (b2u(((w1>>16)&m)-lo <= span)<<0 | b2u(((w1>>18)&m)-lo <= span)<<1 | b2u(((w1>>20)&m)-lo <= span)<<2 | b2u(((w1>>22)&m)-lo <= span)<<3 | b2u(((w1>>24)&m)-lo <= span)<<4 | b2u(((w1>>26)&m)-lo <= span)<<5 | b2u(((w1>>28)&m)-lo <= span)<<6 | b2u(((w1>>30)&m)-lo <= span)<<7) << 40
+	r |= (b2u(((w1>>32)&m)-lo <= span)<<0 | b2u(((w1>>34)&m)-lo <= span)<<1 | b2u(((w1>>36)&m)-lo <= span)<<2 | b2u(((w1>>38)&m)-lo <= span)<<3 | b2u(((w1>>40)&m)-lo <= span)<<4 | b2u(((w1>>42)&m)-lo <= span)<<5 | b2u(((w1>>44)&m)-lo <= span)<<6 | b2u(((w1>>46)&m)-lo <= span)<<7) << 48
+	r |= (b2u(((w1>>48)&m)-lo <= span)<<0 | b2u(((w1>>50)&m)-lo <= span)<<1 | b2u(((w1>>52)&m)-lo <= span)<<2 | b2u(((w1>>54)&m)-lo <= span)<<3 | b2u(((w1>>56)&m)-lo <= span)<<4 | b2u(((w1>>58)&m)-lo <= span)<<5 | b2u(((w1>>60)&m)-lo <= span)<<6 | b2u((w1>>62)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW3(in []byte, lo, span uint64) uint64 {
+	in = in[:24]
+	const m = 0x7
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>3)&m)-lo <= span)<<1 | b2u(((w0>>6)&m)-lo <= span)<<2 | b2u(((w0>>9)&m)-lo <= span)<<3 | b2u(((w0>>12)&m)-lo <= span)<<4 | b2u(((w0>>15)&m)-lo <= span)<<5 | b2u(((w0>>18)&m)-lo <= span)<<6 | b2u(((w0>>21)&m)-lo <= span)<<7) << 0
+	r |= (b2u(((w0>>24)&m)-lo <= span)<<0 | b2u(((w0>>27)&m)-lo <= span)<<1 | b2u(((w0>>30)&m)-lo <= span)<<2 | b2u(((w0>>33)&m)-lo <= span)<<3 | b2u(((w0>>36)&m)-lo <= span)<<4 | b2u(((w0>>39)&m)-lo <= span)<<5 | b2u(((w0>>42)&m)-lo <= span)<<6 | b2u(((w0>>45)&m)-lo <= span)<<7) << 8
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>48)&m)-lo <= span)<<0 | b2u(((w0>>51)&m)-lo <= span)<<1 | b2u(((w0>>54)&m)-lo <= span)<<2 | b2u(((w0>>57)&m)-lo <= span)<<3 | b2u(((w0>>60)&m)-lo <= span)<<4 | b2u(((w0>>63|w1<<1)&m)-lo <= span)<<5 | b2u(((w1>>2)&m)-lo <= span)<<6 | b2u(((w1>>5)&m)-lo <= span)<<7) << 16
+	r |= (b2u(((w1>>8)&m)-lo <= span)<<0 | b2u(((w1>>11)&m)-lo <= span)<<1 | b2u(((w1>>14)&m)-lo <= span)<<2 | b2u(((w1>>17)&m)-lo <= span)<<3 | b2u(((w1>>20)&m)-lo <= span)<<4 | b2u(((w1>>23)&m)-lo <= span)<<5 | b2u(((w1>>26)&m)-lo <= span)<<6 | b2u(((w1>>29)&m)-lo <= span)<<7) << 24
+	r |= (b2u(((w1>>32)&m)-lo <= span)<<0 | b2u(((w1>>35)&m)-lo <= span)<<1 | b2u(((w1>>38)&m)-lo <= span)<<2 | b2u(((w1>>41)&m)-lo <= span)<<3 | b2u(((w1>>44)&m)-lo <= span)<<4 | b2u(((w1>>47)&m)-lo <= span)<<5 | b2u(((w1>>50)&m)-lo <= span)<<6 | b2u(((w1>>53)&m)-lo <= span)<<7) << 32
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>56)&m)-lo <= span)<<0 | b2u(((w1>>59)&m)-lo <= span)<<1 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<2 | b2u(((w2>>1)&m)-lo <= span)<<3 | b2u(((w2>>4)&m)-lo <= span)<<4 | b2u(((w2>>7)&m)-lo <= span)<<5 | b2u(((w2>>10)&m)-lo <= span)<<6 | b2u(((w2>>13)&m)-lo <= span)<<7) << 40
+	r |= (b2u(((w2>>16)&m)-lo <= span)<<0 | b2u(((w2>>19)&m)-lo <= span)<<1 | b2u(((w2>>22)&m)-lo <= span)<<2 | b2u(((w2>>25)&m)-lo <= span)<<3 | b2u(((w2>>28)&m)-lo <= span)<<4 | b2u(((w2>>31)&m)-lo <= span)<<5 | b2u(((w2>>34)&m)-lo <= span)<<6 | b2u(((w2>>37)&m)-lo <= span)<<7) << 48
+	r |= (b2u(((w2>>40)&m)-lo <= span)<<0 | b2u(((w2>>43)&m)-lo <= span)<<1 | b2u(((w2>>46)&m)-lo <= span)<<2 | b2u(((w2>>49)&m)-lo <= span)<<3 | b2u(((w2>>52)&m)-lo <= span)<<4 | b2u(((w2>>55)&m)-lo <= span)<<5 | b2u(((w2>>58)&m)-lo <= span)<<6 | b2u((w2>>61)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW4(in []byte, lo, span uint64) uint64 {
+	in = in[:32]
+	const m = 0xf
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>4)&m)-lo <= span)<<1 | b2u(((w0>>8)&m)-lo <= span)<<2 | b2u(((w0>>12)&m)-lo <= span)<<3 | b2u(((w0>>16)&m)-lo <= span)<<4 | b2u(((w0>>20)&m)-lo <= span)<<5 | b2u(((w0>>24)&m)-lo <= span)<<6 | b2u(((w0>>28)&m)-lo <= span)<<7) << 0
+	r |= (b2u(((w0>>32)&m)-lo <= span)<<0 | b2u(((w0>>36)&m)-lo <= span)<<1 | b2u(((w0>>40)&m)-lo <= span)<<2 | b2u(((w0>>44)&m)-lo <= span)<<3 | b2u(((w0>>48)&m)-lo <= span)<<4 | b2u(((w0>>52)&m)-lo <= span)<<5 | b2u(((w0>>56)&m)-lo <= span)<<6 | b2u((w0>>60)-lo <= span)<<7) << 8
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w1>>0)&m)-lo <= span)<<0 | b2u(((w1>>4)&m)-lo <= span)<<1 | b2u(((w1>>8)&m)-lo <= span)<<2 | b2u(((w1>>12)&m)-lo <= span)<<3 | b2u(((w1>>16)&m)-lo <= span)<<4 | b2u(((w1>>20)&m)-lo <= span)<<5 | b2u(((w1>>24)&m)-lo <= span)<<6 | b2u(((w1>>28)&m)-lo <= span)<<7) << 16
+	r |= (b2u(((w1>>32)&m)-lo <= span)<<0 | b2u(((w1>>36)&m)-lo <= span)<<1 | b2u(((w1>>40)&m)-lo <= span)<<2 | b2u(((w1>>44)&m)-lo <= span)<<3 | b2u(((w1>>48)&m)-lo <= span)<<4 | b2u(((w1>>52)&m)-lo <= span)<<5 | b2u(((w1>>56)&m)-lo <= span)<<6 | b2u((w1>>60)-lo <= span)<<7) << 24
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w2>>0)&m)-lo <= span)<<0 | b2u(((w2>>4)&m)-lo <= span)<<1 | b2u(((w2>>8)&m)-lo <= span)<<2 | b2u(((w2>>12)&m)-lo <= span)<<3 | b2u(((w2>>16)&m)-lo <= span)<<4 | b2u(((w2>>20)&m)-lo <= span)<<5 | b2u(((w2>>24)&m)-lo <= span)<<6 | b2u(((w2>>28)&m)-lo <= span)<<7) << 32
+	r |= (b2u(((w2>>32)&m)-lo <= span)<<0 | b2u(((w2>>36)&m)-lo <= span)<<1 | b2u(((w2>>40)&m)-lo <= span)<<2 | b2u(((w2>>44)&m)-lo <= span)<<3 | b2u(((w2>>48)&m)-lo <= span)<<4 | b2u(((w2>>52)&m)-lo <= span)<<5 | b2u(((w2>>56)&m)-lo <= span)<<6 | b2u((w2>>60)-lo <= span)<<7) << 40
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w3>>0)&m)-lo <= span)<<0 | b2u(((w3>>4)&m)-lo <= span)<<1 | b2u(((w3>>8)&m)-lo <= span)<<2 | b2u(((w3>>12)&m)-lo <= span)<<3 | b2u(((w3>>16)&m)-lo <= span)<<4 | b2u(((w3>>20)&m)-lo <= span)<<5 | b2u(((w3>>24)&m)-lo <= span)<<6 | b2u(((w3>>28)&m)-lo <= span)<<7) << 48
+	r |= (b2u(((w3>>32)&m)-lo <= span)<<0 | b2u(((w3>>36)&m)-lo <= span)<<1 | b2u(((w3>>40)&m)-lo <= span)<<2 | b2u(((w3>>44)&m)-lo <= span)<<3 | b2u(((w3>>48)&m)-lo <= span)<<4 | b2u(((w3>>52)&m)-lo <= span)<<5 | b2u(((w3>>56)&m)-lo <= span)<<6 | b2u((w3>>60)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW5(in []byte, lo, span uint64) uint64 {
+	in = in[:40]
+	const m = 0x1f
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>5)&m)-lo <= span)<<1 | b2u(((w0>>10)&m)-lo <= span)<<2 | b2u(((w0>>15)&m)-lo <= span)<<3 | b2u(((w0>>20)&m)-lo <= span)<<4 | b2u(((w0>>25)&m)-lo <= span)<<5 | b2u(((w0>>30)&m)-lo <= span)<<6 | b2u(((w0>>35)&m)-lo <= span)<<7) << 0
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>40)&m)-lo <= span)<<0 | b2u(((w0>>45)&m)-lo <= span)<<1 | b2u(((w0>>50)&m)-lo <= span)<<2 | b2u(((w0>>55)&m)-lo <= span)<<3 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<4 | b2u(((w1>>1)&m)-lo <= span)<<5 | b2u(((w1>>6)&m)-lo <= span)<<6 | b2u(((w1>>11)&m)-lo <= span)<<7) << 8
+	r |= (b2u(((w1>>16)&m)-lo <= span)<<0 | b2u(((w1>>21)&m)-lo <= span)<<1 | b2u(((w1>>26)&m)-lo <= span)<<2 | b2u(((w1>>31)&m)-lo <= span)<<3 | b2u(((w1>>36)&m)-lo <= span)<<4 | b2u(((w1>>41)&m)-lo <= span)<<5 | b2u(((w1>>46)&m)-lo <= span)<<6 | b2u(((w1>>51)&m)-lo <= span)<<7) << 16
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>56)&m)-lo <= span)<<0 | b2u(((w1>>61|w2<<3)&m)-lo <= span)<<1 | b2u(((w2>>2)&m)-lo <= span)<<2 | b2u(((w2>>7)&m)-lo <= span)<<3 | b2u(((w2>>12)&m)-lo <= span)<<4 | b2u(((w2>>17)&m)-lo <= span)<<5 | b2u(((w2>>22)&m)-lo <= span)<<6 | b2u(((w2>>27)&m)-lo <= span)<<7) << 24
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w2>>32)&m)-lo <= span)<<0 | b2u(((w2>>37)&m)-lo <= span)<<1 | b2u(((w2>>42)&m)-lo <= span)<<2 | b2u(((w2>>47)&m)-lo <= span)<<3 | b2u(((w2>>52)&m)-lo <= span)<<4 | b2u(((w2>>57)&m)-lo <= span)<<5 | b2u(((w2>>62|w3<<2)&m)-lo <= span)<<6 | b2u(((w3>>3)&m)-lo <= span)<<7) << 32
+	r |= (b2u(((w3>>8)&m)-lo <= span)<<0 | b2u(((w3>>13)&m)-lo <= span)<<1 | b2u(((w3>>18)&m)-lo <= span)<<2 | b2u(((w3>>23)&m)-lo <= span)<<3 | b2u(((w3>>28)&m)-lo <= span)<<4 | b2u(((w3>>33)&m)-lo <= span)<<5 | b2u(((w3>>38)&m)-lo <= span)<<6 | b2u(((w3>>43)&m)-lo <= span)<<7) << 40
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w3>>48)&m)-lo <= span)<<0 | b2u(((w3>>53)&m)-lo <= span)<<1 | b2u(((w3>>58)&m)-lo <= span)<<2 | b2u(((w3>>63|w4<<1)&m)-lo <= span)<<3 | b2u(((w4>>4)&m)-lo <= span)<<4 | b2u(((w4>>9)&m)-lo <= span)<<5 | b2u(((w4>>14)&m)-lo <= span)<<6 | b2u(((w4>>19)&m)-lo <= span)<<7) << 48
+	r |= (b2u(((w4>>24)&m)-lo <= span)<<0 | b2u(((w4>>29)&m)-lo <= span)<<1 | b2u(((w4>>34)&m)-lo <= span)<<2 | b2u(((w4>>39)&m)-lo <= span)<<3 | b2u(((w4>>44)&m)-lo <= span)<<4 | b2u(((w4>>49)&m)-lo <= span)<<5 | b2u(((w4>>54)&m)-lo <= span)<<6 | b2u((w4>>59)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW6(in []byte, lo, span uint64) uint64 {
+	in = in[:48]
+	const m = 0x3f
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>6)&m)-lo <= span)<<1 | b2u(((w0>>12)&m)-lo <= span)<<2 | b2u(((w0>>18)&m)-lo <= span)<<3 | b2u(((w0>>24)&m)-lo <= span)<<4 | b2u(((w0>>30)&m)-lo <= span)<<5 | b2u(((w0>>36)&m)-lo <= span)<<6 | b2u(((w0>>42)&m)-lo <= span)<<7) << 0
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>48)&m)-lo <= span)<<0 | b2u(((w0>>54)&m)-lo <= span)<<1 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<2 | b2u(((w1>>2)&m)-lo <= span)<<3 | b2u(((w1>>8)&m)-lo <= span)<<4 | b2u(((w1>>14)&m)-lo <= span)<<5 | b2u(((w1>>20)&m)-lo <= span)<<6 | b2u(((w1>>26)&m)-lo <= span)<<7) << 8
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>32)&m)-lo <= span)<<0 | b2u(((w1>>38)&m)-lo <= span)<<1 | b2u(((w1>>44)&m)-lo <= span)<<2 | b2u(((w1>>50)&m)-lo <= span)<<3 | b2u(((w1>>56)&m)-lo <= span)<<4 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<5 | b2u(((w2>>4)&m)-lo <= span)<<6 | b2u(((w2>>10)&m)-lo <= span)<<7) << 16
+	r |= (b2u(((w2>>16)&m)-lo <= span)<<0 | b2u(((w2>>22)&m)-lo <= span)<<1 | b2u(((w2>>28)&m)-lo <= span)<<2 | b2u(((w2>>34)&m)-lo <= span)<<3 | b2u(((w2>>40)&m)-lo <= span)<<4 | b2u(((w2>>46)&m)-lo <= span)<<5 | b2u(((w2>>52)&m)-lo <= span)<<6 | b2u((w2>>58)-lo <= span)<<7) << 24
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w3>>0)&m)-lo <= span)<<0 | b2u(((w3>>6)&m)-lo <= span)<<1 | b2u(((w3>>12)&m)-lo <= span)<<2 | b2u(((w3>>18)&m)-lo <= span)<<3 | b2u(((w3>>24)&m)-lo <= span)<<4 | b2u(((w3>>30)&m)-lo <= span)<<5 | b2u(((w3>>36)&m)-lo <= span)<<6 | b2u(((w3>>42)&m)-lo <= span)<<7) << 32
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w3>>48)&m)-lo <= span)<<0 | b2u(((w3>>54)&m)-lo <= span)<<1 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<2 | b2u(((w4>>2)&m)-lo <= span)<<3 | b2u(((w4>>8)&m)-lo <= span)<<4 | b2u(((w4>>14)&m)-lo <= span)<<5 | b2u(((w4>>20)&m)-lo <= span)<<6 | b2u(((w4>>26)&m)-lo <= span)<<7) << 40
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w4>>32)&m)-lo <= span)<<0 | b2u(((w4>>38)&m)-lo <= span)<<1 | b2u(((w4>>44)&m)-lo <= span)<<2 | b2u(((w4>>50)&m)-lo <= span)<<3 | b2u(((w4>>56)&m)-lo <= span)<<4 | b2u(((w4>>62|w5<<2)&m)-lo <= span)<<5 | b2u(((w5>>4)&m)-lo <= span)<<6 | b2u(((w5>>10)&m)-lo <= span)<<7) << 48
+	r |= (b2u(((w5>>16)&m)-lo <= span)<<0 | b2u(((w5>>22)&m)-lo <= span)<<1 | b2u(((w5>>28)&m)-lo <= span)<<2 | b2u(((w5>>34)&m)-lo <= span)<<3 | b2u(((w5>>40)&m)-lo <= span)<<4 | b2u(((w5>>46)&m)-lo <= span)<<5 | b2u(((w5>>52)&m)-lo <= span)<<6 | b2u((w5>>58)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW7(in []byte, lo, span uint64) uint64 {
+	in = in[:56]
+	const m = 0x7f
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>7)&m)-lo <= span)<<1 | b2u(((w0>>14)&m)-lo <= span)<<2 | b2u(((w0>>21)&m)-lo <= span)<<3 | b2u(((w0>>28)&m)-lo <= span)<<4 | b2u(((w0>>35)&m)-lo <= span)<<5 | b2u(((w0>>42)&m)-lo <= span)<<6 | b2u(((w0>>49)&m)-lo <= span)<<7) << 0
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>56)&m)-lo <= span)<<0 | b2u(((w0>>63|w1<<1)&m)-lo <= span)<<1 | b2u(((w1>>6)&m)-lo <= span)<<2 | b2u(((w1>>13)&m)-lo <= span)<<3 | b2u(((w1>>20)&m)-lo <= span)<<4 | b2u(((w1>>27)&m)-lo <= span)<<5 | b2u(((w1>>34)&m)-lo <= span)<<6 | b2u(((w1>>41)&m)-lo <= span)<<7) << 8
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>48)&m)-lo <= span)<<0 | b2u(((w1>>55)&m)-lo <= span)<<1 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<2 | b2u(((w2>>5)&m)-lo <= span)<<3 | b2u(((w2>>12)&m)-lo <= span)<<4 | b2u(((w2>>19)&m)-lo <= span)<<5 | b2u(((w2>>26)&m)-lo <= span)<<6 | b2u(((w2>>33)&m)-lo <= span)<<7) << 16
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w2>>40)&m)-lo <= span)<<0 | b2u(((w2>>47)&m)-lo <= span)<<1 | b2u(((w2>>54)&m)-lo <= span)<<2 | b2u(((w2>>61|w3<<3)&m)-lo <= span)<<3 | b2u(((w3>>4)&m)-lo <= span)<<4 | b2u(((w3>>11)&m)-lo <= span)<<5 | b2u(((w3>>18)&m)-lo <= span)<<6 | b2u(((w3>>25)&m)-lo <= span)<<7) << 24
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w3>>32)&m)-lo <= span)<<0 | b2u(((w3>>39)&m)-lo <= span)<<1 | b2u(((w3>>46)&m)-lo <= span)<<2 | b2u(((w3>>53)&m)-lo <= span)<<3 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<4 | b2u(((w4>>3)&m)-lo <= span)<<5 | b2u(((w4>>10)&m)-lo <= span)<<6 | b2u(((w4>>17)&m)-lo <= span)<<7) << 32
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w4>>24)&m)-lo <= span)<<0 | b2u(((w4>>31)&m)-lo <= span)<<1 | b2u(((w4>>38)&m)-lo <= span)<<2 | b2u(((w4>>45)&m)-lo <= span)<<3 | b2u(((w4>>52)&m)-lo <= span)<<4 | b2u(((w4>>59|w5<<5)&m)-lo <= span)<<5 | b2u(((w5>>2)&m)-lo <= span)<<6 | b2u(((w5>>9)&m)-lo <= span)<<7) << 40
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w5>>16)&m)-lo <= span)<<0 | b2u(((w5>>23)&m)-lo <= span)<<1 | b2u(((w5>>30)&m)-lo <= span)<<2 | b2u(((w5>>37)&m)-lo <= span)<<3 | b2u(((w5>>44)&m)-lo <= span)<<4 | b2u(((w5>>51)&m)-lo <= span)<<5 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<6 | b2u(((w6>>1)&m)-lo <= span)<<7) << 48
+	r |= (b2u(((w6>>8)&m)-lo <= span)<<0 | b2u(((w6>>15)&m)-lo <= span)<<1 | b2u(((w6>>22)&m)-lo <= span)<<2 | b2u(((w6>>29)&m)-lo <= span)<<3 | b2u(((w6>>36)&m)-lo <= span)<<4 | b2u(((w6>>43)&m)-lo <= span)<<5 | b2u(((w6>>50)&m)-lo <= span)<<6 | b2u((w6>>57)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW8(in []byte, lo, span uint64) uint64 {
+	in = in[:64]
+	const m = 0xff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>8)&m)-lo <= span)<<1 | b2u(((w0>>16)&m)-lo <= span)<<2 | b2u(((w0>>24)&m)-lo <= span)<<3 | b2u(((w0>>32)&m)-lo <= span)<<4 | b2u(((w0>>40)&m)-lo <= span)<<5 | b2u(((w0>>48)&m)-lo <= span)<<6 | b2u((w0>>56)-lo <= span)<<7) << 0
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w1>>0)&m)-lo <= span)<<0 | b2u(((w1>>8)&m)-lo <= span)<<1 | b2u(((w1>>16)&m)-lo <= span)<<2 | b2u(((w1>>24)&m)-lo <= span)<<3 | b2u(((w1>>32)&m)-lo <= span)<<4 | b2u(((w1>>40)&m)-lo <= span)<<5 | b2u(((w1>>48)&m)-lo <= span)<<6 | b2u((w1>>56)-lo <= span)<<7) << 8
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w2>>0)&m)-lo <= span)<<0 | b2u(((w2>>8)&m)-lo <= span)<<1 | b2u(((w2>>16)&m)-lo <= span)<<2 | b2u(((w2>>24)&m)-lo <= span)<<3 | b2u(((w2>>32)&m)-lo <= span)<<4 | b2u(((w2>>40)&m)-lo <= span)<<5 | b2u(((w2>>48)&m)-lo <= span)<<6 | b2u((w2>>56)-lo <= span)<<7) << 16
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w3>>0)&m)-lo <= span)<<0 | b2u(((w3>>8)&m)-lo <= span)<<1 | b2u(((w3>>16)&m)-lo <= span)<<2 | b2u(((w3>>24)&m)-lo <= span)<<3 | b2u(((w3>>32)&m)-lo <= span)<<4 | b2u(((w3>>40)&m)-lo <= span)<<5 | b2u(((w3>>48)&m)-lo <= span)<<6 | b2u((w3>>56)-lo <= span)<<7) << 24
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w4>>0)&m)-lo <= span)<<0 | b2u(((w4>>8)&m)-lo <= span)<<1 | b2u(((w4>>16)&m)-lo <= span)<<2 | b2u(((w4>>24)&m)-lo <= span)<<3 | b2u(((w4>>32)&m)-lo <= span)<<4 | b2u(((w4>>40)&m)-lo <= span)<<5 | b2u(((w4>>48)&m)-lo <= span)<<6 | b2u((w4>>56)-lo <= span)<<7) << 32
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w5>>0)&m)-lo <= span)<<0 | b2u(((w5>>8)&m)-lo <= span)<<1 | b2u(((w5>>16)&m)-lo <= span)<<2 | b2u(((w5>>24)&m)-lo <= span)<<3 | b2u(((w5>>32)&m)-lo <= span)<<4 | b2u(((w5>>40)&m)-lo <= span)<<5 | b2u(((w5>>48)&m)-lo <= span)<<6 | b2u((w5>>56)-lo <= span)<<7) << 40
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w6>>0)&m)-lo <= span)<<0 | b2u(((w6>>8)&m)-lo <= span)<<1 | b2u(((w6>>16)&m)-lo <= span)<<2 | b2u(((w6>>24)&m)-lo <= span)<<3 | b2u(((w6>>32)&m)-lo <= span)<<4 | b2u(((w6>>40)&m)-lo <= span)<<5 | b2u(((w6>>48)&m)-lo <= span)<<6 | b2u((w6>>56)-lo <= span)<<7) << 48
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w7>>0)&m)-lo <= span)<<0 | b2u(((w7>>8)&m)-lo <= span)<<1 | b2u(((w7>>16)&m)-lo <= span)<<2 | b2u(((w7>>24)&m)-lo <= span)<<3 | b2u(((w7>>32)&m)-lo <= span)<<4 | b2u(((w7>>40)&m)-lo <= span)<<5 | b2u(((w7>>48)&m)-lo <= span)<<6 | b2u((w7>>56)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW9(in []byte, lo, span uint64) uint64 {
+	in = in[:72]
+	const m = 0x1ff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>9)&m)-lo <= span)<<1 | b2u(((w0>>18)&m)-lo <= span)<<2 | b2u(((w0>>27)&m)-lo <= span)<<3 | b2u(((w0>>36)&m)-lo <= span)<<4 | b2u(((w0>>45)&m)-lo <= span)<<5 | b2u(((w0>>54)&m)-lo <= span)<<6 | b2u(((w0>>63|w1<<1)&m)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>8)&m)-lo <= span)<<0 | b2u(((w1>>17)&m)-lo <= span)<<1 | b2u(((w1>>26)&m)-lo <= span)<<2 | b2u(((w1>>35)&m)-lo <= span)<<3 | b2u(((w1>>44)&m)-lo <= span)<<4 | b2u(((w1>>53)&m)-lo <= span)<<5 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<6 | b2u(((w2>>7)&m)-lo <= span)<<7) << 8
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w2>>16)&m)-lo <= span)<<0 | b2u(((w2>>25)&m)-lo <= span)<<1 | b2u(((w2>>34)&m)-lo <= span)<<2 | b2u(((w2>>43)&m)-lo <= span)<<3 | b2u(((w2>>52)&m)-lo <= span)<<4 | b2u(((w2>>61|w3<<3)&m)-lo <= span)<<5 | b2u(((w3>>6)&m)-lo <= span)<<6 | b2u(((w3>>15)&m)-lo <= span)<<7) << 16
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w3>>24)&m)-lo <= span)<<0 | b2u(((w3>>33)&m)-lo <= span)<<1 | b2u(((w3>>42)&m)-lo <= span)<<2 | b2u(((w3>>51)&m)-lo <= span)<<3 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<4 | b2u(((w4>>5)&m)-lo <= span)<<5 | b2u(((w4>>14)&m)-lo <= span)<<6 | b2u(((w4>>23)&m)-lo <= span)<<7) << 24
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w4>>32)&m)-lo <= span)<<0 | b2u(((w4>>41)&m)-lo <= span)<<1 | b2u(((w4>>50)&m)-lo <= span)<<2 | b2u(((w4>>59|w5<<5)&m)-lo <= span)<<3 | b2u(((w5>>4)&m)-lo <= span)<<4 | b2u(((w5>>13)&m)-lo <= span)<<5 | b2u(((w5>>22)&m)-lo <= span)<<6 | b2u(((w5>>31)&m)-lo <= span)<<7) << 32
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w5>>40)&m)-lo <= span)<<0 | b2u(((w5>>49)&m)-lo <= span)<<1 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<2 | b2u(((w6>>3)&m)-lo <= span)<<3 | b2u(((w6>>12)&m)-lo <= span)<<4 | b2u(((w6>>21)&m)-lo <= span)<<5 | b2u(((w6>>30)&m)-lo <= span)<<6 | b2u(((w6>>39)&m)-lo <= span)<<7) << 40
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w6>>48)&m)-lo <= span)<<0 | b2u(((w6>>57|w7<<7)&m)-lo <= span)<<1 | b2u(((w7>>2)&m)-lo <= span)<<2 | b2u(((w7>>11)&m)-lo <= span)<<3 | b2u(((w7>>20)&m)-lo <= span)<<4 | b2u(((w7>>29)&m)-lo <= span)<<5 | b2u(((w7>>38)&m)-lo <= span)<<6 | b2u(((w7>>47)&m)-lo <= span)<<7) << 48
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w7>>56|w8<<8)&m)-lo <= span)<<0 | b2u(((w8>>1)&m)-lo <= span)<<1 | b2u(((w8>>10)&m)-lo <= span)<<2 | b2u(((w8>>19)&m)-lo <= span)<<3 | b2u(((w8>>28)&m)-lo <= span)<<4 | b2u(((w8>>37)&m)-lo <= span)<<5 | b2u(((w8>>46)&m)-lo <= span)<<6 | b2u((w8>>55)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW10(in []byte, lo, span uint64) uint64 {
+	in = in[:80]
+	const m = 0x3ff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>10)&m)-lo <= span)<<1 | b2u(((w0>>20)&m)-lo <= span)<<2 | b2u(((w0>>30)&m)-lo <= span)<<3 | b2u(((w0>>40)&m)-lo <= span)<<4 | b2u(((w0>>50)&m)-lo <= span)<<5 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<6 | b2u(((w1>>6)&m)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>16)&m)-lo <= span)<<0 | b2u(((w1>>26)&m)-lo <= span)<<1 | b2u(((w1>>36)&m)-lo <= span)<<2 | b2u(((w1>>46)&m)-lo <= span)<<3 | b2u(((w1>>56|w2<<8)&m)-lo <= span)<<4 | b2u(((w2>>2)&m)-lo <= span)<<5 | b2u(((w2>>12)&m)-lo <= span)<<6 | b2u(((w2>>22)&m)-lo <= span)<<7) << 8
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w2>>32)&m)-lo <= span)<<0 | b2u(((w2>>42)&m)-lo <= span)<<1 | b2u(((w2>>52)&m)-lo <= span)<<2 | b2u(((w2>>62|w3<<2)&m)-lo <= span)<<3 | b2u(((w3>>8)&m)-lo <= span)<<4 | b2u(((w3>>18)&m)-lo <= span)<<5 | b2u(((w3>>28)&m)-lo <= span)<<6 | b2u(((w3>>38)&m)-lo <= span)<<7) << 16
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w3>>48)&m)-lo <= span)<<0 | b2u(((w3>>58|w4<<6)&m)-lo <= span)<<1 | b2u(((w4>>4)&m)-lo <= span)<<2 | b2u(((w4>>14)&m)-lo <= span)<<3 | b2u(((w4>>24)&m)-lo <= span)<<4 | b2u(((w4>>34)&m)-lo <= span)<<5 | b2u(((w4>>44)&m)-lo <= span)<<6 | b2u((w4>>54)-lo <= span)<<7) << 24
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w5>>0)&m)-lo <= span)<<0 | b2u(((w5>>10)&m)-lo <= span)<<1 | b2u(((w5>>20)&m)-lo <= span)<<2 | b2u(((w5>>30)&m)-lo <= span)<<3 | b2u(((w5>>40)&m)-lo <= span)<<4 | b2u(((w5>>50)&m)-lo <= span)<<5 | b2u(((w5>>60|w6<<4)&m)-lo <= span)<<6 | b2u(((w6>>6)&m)-lo <= span)<<7) << 32
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w6>>16)&m)-lo <= span)<<0 | b2u(((w6>>26)&m)-lo <= span)<<1 | b2u(((w6>>36)&m)-lo <= span)<<2 | b2u(((w6>>46)&m)-lo <= span)<<3 | b2u(((w6>>56|w7<<8)&m)-lo <= span)<<4 | b2u(((w7>>2)&m)-lo <= span)<<5 | b2u(((w7>>12)&m)-lo <= span)<<6 | b2u(((w7>>22)&m)-lo <= span)<<7) << 40
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w7>>32)&m)-lo <= span)<<0 | b2u(((w7>>42)&m)-lo <= span)<<1 | b2u(((w7>>52)&m)-lo <= span)<<2 | b2u(((w7>>62|w8<<2)&m)-lo <= span)<<3 | b2u(((w8>>8)&m)-lo <= span)<<4 | b2u(((w8>>18)&m)-lo <= span)<<5 | b2u(((w8>>28)&m)-lo <= span)<<6 | b2u(((w8>>38)&m)-lo <= span)<<7) << 48
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w8>>48)&m)-lo <= span)<<0 | b2u(((w8>>58|w9<<6)&m)-lo <= span)<<1 | b2u(((w9>>4)&m)-lo <= span)<<2 | b2u(((w9>>14)&m)-lo <= span)<<3 | b2u(((w9>>24)&m)-lo <= span)<<4 | b2u(((w9>>34)&m)-lo <= span)<<5 | b2u(((w9>>44)&m)-lo <= span)<<6 | b2u((w9>>54)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW11(in []byte, lo, span uint64) uint64 {
+	in = in[:88]
+	const m = 0x7ff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>11)&m)-lo <= span)<<1 | b2u(((w0>>22)&m)-lo <= span)<<2 | b2u(((w0>>33)&m)-lo <= span)<<3 | b2u(((w0>>44)&m)-lo <= span)<<4 | b2u(((w0>>55|w1<<9)&m)-lo <= span)<<5 | b2u(((w1>>2)&m)-lo <= span)<<6 | b2u(((w1>>13)&m)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>24)&m)-lo <= span)<<0 | b2u(((w1>>35)&m)-lo <= span)<<1 | b2u(((w1>>46)&m)-lo <= span)<<2 | b2u(((w1>>57|w2<<7)&m)-lo <= span)<<3 | b2u(((w2>>4)&m)-lo <= span)<<4 | b2u(((w2>>15)&m)-lo <= span)<<5 | b2u(((w2>>26)&m)-lo <= span)<<6 | b2u(((w2>>37)&m)-lo <= span)<<7) << 8
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w2>>48)&m)-lo <= span)<<0 | b2u(((w2>>59|w3<<5)&m)-lo <= span)<<1 | b2u(((w3>>6)&m)-lo <= span)<<2 | b2u(((w3>>17)&m)-lo <= span)<<3 | b2u(((w3>>28)&m)-lo <= span)<<4 | b2u(((w3>>39)&m)-lo <= span)<<5 | b2u(((w3>>50)&m)-lo <= span)<<6 | b2u(((w3>>61|w4<<3)&m)-lo <= span)<<7) << 16
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w4>>8)&m)-lo <= span)<<0 | b2u(((w4>>19)&m)-lo <= span)<<1 | b2u(((w4>>30)&m)-lo <= span)<<2 | b2u(((w4>>41)&m)-lo <= span)<<3 | b2u(((w4>>52)&m)-lo <= span)<<4 | b2u(((w4>>63|w5<<1)&m)-lo <= span)<<5 | b2u(((w5>>10)&m)-lo <= span)<<6 | b2u(((w5>>21)&m)-lo <= span)<<7) << 24
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w5>>32)&m)-lo <= span)<<0 | b2u(((w5>>43)&m)-lo <= span)<<1 | b2u(((w5>>54|w6<<10)&m)-lo <= span)<<2 | b2u(((w6>>1)&m)-lo <= span)<<3 | b2u(((w6>>12)&m)-lo <= span)<<4 | b2u(((w6>>23)&m)-lo <= span)<<5 | b2u(((w6>>34)&m)-lo <= span)<<6 | b2u(((w6>>45)&m)-lo <= span)<<7) << 32
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w6>>56|w7<<8)&m)-lo <= span)<<0 | b2u(((w7>>3)&m)-lo <= span)<<1 | b2u(((w7>>14)&m)-lo <= span)<<2 | b2u(((w7>>25)&m)-lo <= span)<<3 | b2u(((w7>>36)&m)-lo <= span)<<4 | b2u(((w7>>47)&m)-lo <= span)<<5 | b2u(((w7>>58|w8<<6)&m)-lo <= span)<<6 | b2u(((w8>>5)&m)-lo <= span)<<7) << 40
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w8>>16)&m)-lo <= span)<<0 | b2u(((w8>>27)&m)-lo <= span)<<1 | b2u(((w8>>38)&m)-lo <= span)<<2 | b2u(((w8>>49)&m)-lo <= span)<<3 | b2u(((w8>>60|w9<<4)&m)-lo <= span)<<4 | b2u(((w9>>7)&m)-lo <= span)<<5 | b2u(((w9>>18)&m)-lo <= span)<<6 | b2u(((w9>>29)&m)-lo <= span)<<7) << 48
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w9>>40)&m)-lo <= span)<<0 | b2u(((w9>>51)&m)-lo <= span)<<1 | b2u(((w9>>62|w10<<2)&m)-lo <= span)<<2 | b2u(((w10>>9)&m)-lo <= span)<<3 | b2u(((w10>>20)&m)-lo <= span)<<4 | b2u(((w10>>31)&m)-lo <= span)<<5 | b2u(((w10>>42)&m)-lo <= span)<<6 | b2u((w10>>53)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW12(in []byte, lo, span uint64) uint64 {
+	in = in[:96]
+	const m = 0xfff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>12)&m)-lo <= span)<<1 | b2u(((w0>>24)&m)-lo <= span)<<2 | b2u(((w0>>36)&m)-lo <= span)<<3 | b2u(((w0>>48)&m)-lo <= span)<<4 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<5 | b2u(((w1>>8)&m)-lo <= span)<<6 | b2u(((w1>>20)&m)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w1>>32)&m)-lo <= span)<<0 | b2u(((w1>>44)&m)-lo <= span)<<1 | b2u(((w1>>56|w2<<8)&m)-lo <= span)<<2 | b2u(((w2>>4)&m)-lo <= span)<<3 | b2u(((w2>>16)&m)-lo <= span)<<4 | b2u(((w2>>28)&m)-lo <= span)<<5 | b2u(((w2>>40)&m)-lo <= span)<<6 | b2u((w2>>52)-lo <= span)<<7) << 8
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w3>>0)&m)-lo <= span)<<0 | b2u(((w3>>12)&m)-lo <= span)<<1 | b2u(((w3>>24)&m)-lo <= span)<<2 | b2u(((w3>>36)&m)-lo <= span)<<3 | b2u(((w3>>48)&m)-lo <= span)<<4 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<5 | b2u(((w4>>8)&m)-lo <= span)<<6 | b2u(((w4>>20)&m)-lo <= span)<<7) << 16
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w4>>32)&m)-lo <= span)<<0 | b2u(((w4>>44)&m)-lo <= span)<<1 | b2u(((w4>>56|w5<<8)&m)-lo <= span)<<2 | b2u(((w5>>4)&m)-lo <= span)<<3 | b2u(((w5>>16)&m)-lo <= span)<<4 | b2u(((w5>>28)&m)-lo <= span)<<5 | b2u(((w5>>40)&m)-lo <= span)<<6 | b2u((w5>>52)-lo <= span)<<7) << 24
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w6>>0)&m)-lo <= span)<<0 | b2u(((w6>>12)&m)-lo <= span)<<1 | b2u(((w6>>24)&m)-lo <= span)<<2 | b2u(((w6>>36)&m)-lo <= span)<<3 | b2u(((w6>>48)&m)-lo <= span)<<4 | b2u(((w6>>60|w7<<4)&m)-lo <= span)<<5 | b2u(((w7>>8)&m)-lo <= span)<<6 | b2u(((w7>>20)&m)-lo <= span)<<7) << 32
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w7>>32)&m)-lo <= span)<<0 | b2u(((w7>>44)&m)-lo <= span)<<1 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<2 | b2u(((w8>>4)&m)-lo <= span)<<3 | b2u(((w8>>16)&m)-lo <= span)<<4 | b2u(((w8>>28)&m)-lo <= span)<<5 | b2u(((w8>>40)&m)-lo <= span)<<6 | b2u((w8>>52)-lo <= span)<<7) << 40
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w9>>0)&m)-lo <= span)<<0 | b2u(((w9>>12)&m)-lo <= span)<<1 | b2u(((w9>>24)&m)-lo <= span)<<2 | b2u(((w9>>36)&m)-lo <= span)<<3 | b2u(((w9>>48)&m)-lo <= span)<<4 | b2u(((w9>>60|w10<<4)&m)-lo <= span)<<5 | b2u(((w10>>8)&m)-lo <= span)<<6 | b2u(((w10>>20)&m)-lo <= span)<<7) << 48
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w10>>32)&m)-lo <= span)<<0 | b2u(((w10>>44)&m)-lo <= span)<<1 | b2u(((w10>>56|w11<<8)&m)-lo <= span)<<2 | b2u(((w11>>4)&m)-lo <= span)<<3 | b2u(((w11>>16)&m)-lo <= span)<<4 | b2u(((w11>>28)&m)-lo <= span)<<5 | b2u(((w11>>40)&m)-lo <= span)<<6 | b2u((w11>>52)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW13(in []byte, lo, span uint64) uint64 {
+	in = in[:104]
+	const m = 0x1fff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>13)&m)-lo <= span)<<1 | b2u(((w0>>26)&m)-lo <= span)<<2 | b2u(((w0>>39)&m)-lo <= span)<<3 | b2u(((w0>>52|w1<<12)&m)-lo <= span)<<4 | b2u(((w1>>1)&m)-lo <= span)<<5 | b2u(((w1>>14)&m)-lo <= span)<<6 | b2u(((w1>>27)&m)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w1>>40)&m)-lo <= span)<<0 | b2u(((w1>>53|w2<<11)&m)-lo <= span)<<1 | b2u(((w2>>2)&m)-lo <= span)<<2 | b2u(((w2>>15)&m)-lo <= span)<<3 | b2u(((w2>>28)&m)-lo <= span)<<4 | b2u(((w2>>41)&m)-lo <= span)<<5 | b2u(((w2>>54|w3<<10)&m)-lo <= span)<<6 | b2u(((w3>>3)&m)-lo <= span)<<7) << 8
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w3>>16)&m)-lo <= span)<<0 | b2u(((w3>>29)&m)-lo <= span)<<1 | b2u(((w3>>42)&m)-lo <= span)<<2 | b2u(((w3>>55|w4<<9)&m)-lo <= span)<<3 | b2u(((w4>>4)&m)-lo <= span)<<4 | b2u(((w4>>17)&m)-lo <= span)<<5 | b2u(((w4>>30)&m)-lo <= span)<<6 | b2u(((w4>>43)&m)-lo <= span)<<7) << 16
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w4>>56|w5<<8)&m)-lo <= span)<<0 | b2u(((w5>>5)&m)-lo <= span)<<1 | b2u(((w5>>18)&m)-lo <= span)<<2 | b2u(((w5>>31)&m)-lo <= span)<<3 | b2u(((w5>>44)&m)-lo <= span)<<4 | b2u(((w5>>57|w6<<7)&m)-lo <= span)<<5 | b2u(((w6>>6)&m)-lo <= span)<<6 | b2u(((w6>>19)&m)-lo <= span)<<7) << 24
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w6>>32)&m)-lo <= span)<<0 | b2u(((w6>>45)&m)-lo <= span)<<1 | b2u(((w6>>58|w7<<6)&m)-lo <= span)<<2 | b2u(((w7>>7)&m)-lo <= span)<<3 | b2u(((w7>>20)&m)-lo <= span)<<4 | b2u(((w7>>33)&m)-lo <= span)<<5 | b2u(((w7>>46)&m)-lo <= span)<<6 | b2u(((w7>>59|w8<<5)&m)-lo <= span)<<7) << 32
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w8>>8)&m)-lo <= span)<<0 | b2u(((w8>>21)&m)-lo <= span)<<1 | b2u(((w8>>34)&m)-lo <= span)<<2 | b2u(((w8>>47)&m)-lo <= span)<<3 | b2u(((w8>>60|w9<<4)&m)-lo <= span)<<4 | b2u(((w9>>9)&m)-lo <= span)<<5 | b2u(((w9>>22)&m)-lo <= span)<<6 | b2u(((w9>>35)&m)-lo <= span)<<7) << 40
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w9>>48)&m)-lo <= span)<<0 | b2u(((w9>>61|w10<<3)&m)-lo <= span)<<1 | b2u(((w10>>10)&m)-lo <= span)<<2 | b2u(((w10>>23)&m)-lo <= span)<<3 | b2u(((w10>>36)&m)-lo <= span)<<4 | b2u(((w10>>49)&m)-lo <= span)<<5 | b2u(((w10>>62|w11<<2)&m)-lo <= span)<<6 | b2u(((w11>>11)&m)-lo <= span)<<7) << 48
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w11>>24)&m)-lo <= span)<<0 | b2u(((w11>>37)&m)-lo <= span)<<1 | b2u(((w11>>50)&m)-lo <= span)<<2 | b2u(((w11>>63|w12<<1)&m)-lo <= span)<<3 | b2u(((w12>>12)&m)-lo <= span)<<4 | b2u(((w12>>25)&m)-lo <= span)<<5 | b2u(((w12>>38)&m)-lo <= span)<<6 | b2u((w12>>51)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW14(in []byte, lo, span uint64) uint64 {
+	in = in[:112]
+	const m = 0x3fff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>14)&m)-lo <= span)<<1 | b2u(((w0>>28)&m)-lo <= span)<<2 | b2u(((w0>>42)&m)-lo <= span)<<3 | b2u(((w0>>56|w1<<8)&m)-lo <= span)<<4 | b2u(((w1>>6)&m)-lo <= span)<<5 | b2u(((w1>>20)&m)-lo <= span)<<6 | b2u(((w1>>34)&m)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w1>>48)&m)-lo <= span)<<0 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<1 | b2u(((w2>>12)&m)-lo <= span)<<2 | b2u(((w2>>26)&m)-lo <= span)<<3 | b2u(((w2>>40)&m)-lo <= span)<<4 | b2u(((w2>>54|w3<<10)&m)-lo <= span)<<5 | b2u(((w3>>4)&m)-lo <= span)<<6 | b2u(((w3>>18)&m)-lo <= span)<<7) << 8
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w3>>32)&m)-lo <= span)<<0 | b2u(((w3>>46)&m)-lo <= span)<<1 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<2 | b2u(((w4>>10)&m)-lo <= span)<<3 | b2u(((w4>>24)&m)-lo <= span)<<4 | b2u(((w4>>38)&m)-lo <= span)<<5 | b2u(((w4>>52|w5<<12)&m)-lo <= span)<<6 | b2u(((w5>>2)&m)-lo <= span)<<7) << 16
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w5>>16)&m)-lo <= span)<<0 | b2u(((w5>>30)&m)-lo <= span)<<1 | b2u(((w5>>44)&m)-lo <= span)<<2 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<3 | b2u(((w6>>8)&m)-lo <= span)<<4 | b2u(((w6>>22)&m)-lo <= span)<<5 | b2u(((w6>>36)&m)-lo <= span)<<6 | b2u((w6>>50)-lo <= span)<<7) << 24
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w7>>0)&m)-lo <= span)<<0 | b2u(((w7>>14)&m)-lo <= span)<<1 | b2u(((w7>>28)&m)-lo <= span)<<2 | b2u(((w7>>42)&m)-lo <= span)<<3 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<4 | b2u(((w8>>6)&m)-lo <= span)<<5 | b2u(((w8>>20)&m)-lo <= span)<<6 | b2u(((w8>>34)&m)-lo <= span)<<7) << 32
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w8>>48)&m)-lo <= span)<<0 | b2u(((w8>>62|w9<<2)&m)-lo <= span)<<1 | b2u(((w9>>12)&m)-lo <= span)<<2 | b2u(((w9>>26)&m)-lo <= span)<<3 | b2u(((w9>>40)&m)-lo <= span)<<4 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<5 | b2u(((w10>>4)&m)-lo <= span)<<6 | b2u(((w10>>18)&m)-lo <= span)<<7) << 40
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w10>>32)&m)-lo <= span)<<0 | b2u(((w10>>46)&m)-lo <= span)<<1 | b2u(((w10>>60|w11<<4)&m)-lo <= span)<<2 | b2u(((w11>>10)&m)-lo <= span)<<3 | b2u(((w11>>24)&m)-lo <= span)<<4 | b2u(((w11>>38)&m)-lo <= span)<<5 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<6 | b2u(((w12>>2)&m)-lo <= span)<<7) << 48
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w12>>16)&m)-lo <= span)<<0 | b2u(((w12>>30)&m)-lo <= span)<<1 | b2u(((w12>>44)&m)-lo <= span)<<2 | b2u(((w12>>58|w13<<6)&m)-lo <= span)<<3 | b2u(((w13>>8)&m)-lo <= span)<<4 | b2u(((w13>>22)&m)-lo <= span)<<5 | b2u(((w13>>36)&m)-lo <= span)<<6 | b2u((w13>>50)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW15(in []byte, lo, span uint64) uint64 {
+	in = in[:120]
+	const m = 0x7fff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>15)&m)-lo <= span)<<1 | b2u(((w0>>30)&m)-lo <= span)<<2 | b2u(((w0>>45)&m)-lo <= span)<<3 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<4 | b2u(((w1>>11)&m)-lo <= span)<<5 | b2u(((w1>>26)&m)-lo <= span)<<6 | b2u(((w1>>41)&m)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w1>>56|w2<<8)&m)-lo <= span)<<0 | b2u(((w2>>7)&m)-lo <= span)<<1 | b2u(((w2>>22)&m)-lo <= span)<<2 | b2u(((w2>>37)&m)-lo <= span)<<3 | b2u(((w2>>52|w3<<12)&m)-lo <= span)<<4 | b2u(((w3>>3)&m)-lo <= span)<<5 | b2u(((w3>>18)&m)-lo <= span)<<6 | b2u(((w3>>33)&m)-lo <= span)<<7) << 8
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w3>>48)&m)-lo <= span)<<0 | b2u(((w3>>63|w4<<1)&m)-lo <= span)<<1 | b2u(((w4>>14)&m)-lo <= span)<<2 | b2u(((w4>>29)&m)-lo <= span)<<3 | b2u(((w4>>44)&m)-lo <= span)<<4 | b2u(((w4>>59|w5<<5)&m)-lo <= span)<<5 | b2u(((w5>>10)&m)-lo <= span)<<6 | b2u(((w5>>25)&m)-lo <= span)<<7) << 16
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w5>>40)&m)-lo <= span)<<0 | b2u(((w5>>55|w6<<9)&m)-lo <= span)<<1 | b2u(((w6>>6)&m)-lo <= span)<<2 | b2u(((w6>>21)&m)-lo <= span)<<3 | b2u(((w6>>36)&m)-lo <= span)<<4 | b2u(((w6>>51|w7<<13)&m)-lo <= span)<<5 | b2u(((w7>>2)&m)-lo <= span)<<6 | b2u(((w7>>17)&m)-lo <= span)<<7) << 24
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w7>>32)&m)-lo <= span)<<0 | b2u(((w7>>47)&m)-lo <= span)<<1 | b2u(((w7>>62|w8<<2)&m)-lo <= span)<<2 | b2u(((w8>>13)&m)-lo <= span)<<3 | b2u(((w8>>28)&m)-lo <= span)<<4 | b2u(((w8>>43)&m)-lo <= span)<<5 | b2u(((w8>>58|w9<<6)&m)-lo <= span)<<6 | b2u(((w9>>9)&m)-lo <= span)<<7) << 32
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w9>>24)&m)-lo <= span)<<0 | b2u(((w9>>39)&m)-lo <= span)<<1 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<2 | b2u(((w10>>5)&m)-lo <= span)<<3 | b2u(((w10>>20)&m)-lo <= span)<<4 | b2u(((w10>>35)&m)-lo <= span)<<5 | b2u(((w10>>50|w11<<14)&m)-lo <= span)<<6 | b2u(((w11>>1)&m)-lo <= span)<<7) << 40
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w11>>16)&m)-lo <= span)<<0 | b2u(((w11>>31)&m)-lo <= span)<<1 | b2u(((w11>>46)&m)-lo <= span)<<2 | b2u(((w11>>61|w12<<3)&m)-lo <= span)<<3 | b2u(((w12>>12)&m)-lo <= span)<<4 | b2u(((w12>>27)&m)-lo <= span)<<5 | b2u(((w12>>42)&m)-lo <= span)<<6 | b2u(((w12>>57|w13<<7)&m)-lo <= span)<<7) << 48
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w13>>8)&m)-lo <= span)<<0 | b2u(((w13>>23)&m)-lo <= span)<<1 | b2u(((w13>>38)&m)-lo <= span)<<2 | b2u(((w13>>53|w14<<11)&m)-lo <= span)<<3 | b2u(((w14>>4)&m)-lo <= span)<<4 | b2u(((w14>>19)&m)-lo <= span)<<5 | b2u(((w14>>34)&m)-lo <= span)<<6 | b2u((w14>>49)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW16(in []byte, lo, span uint64) uint64 {
+	in = in[:128]
+	const m = 0xffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>16)&m)-lo <= span)<<1 | b2u(((w0>>32)&m)-lo <= span)<<2 | b2u((w0>>48)-lo <= span)<<3 | b2u(((w1>>0)&m)-lo <= span)<<4 | b2u(((w1>>16)&m)-lo <= span)<<5 | b2u(((w1>>32)&m)-lo <= span)<<6 | b2u((w1>>48)-lo <= span)<<7) << 0
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w2>>0)&m)-lo <= span)<<0 | b2u(((w2>>16)&m)-lo <= span)<<1 | b2u(((w2>>32)&m)-lo <= span)<<2 | b2u((w2>>48)-lo <= span)<<3 | b2u(((w3>>0)&m)-lo <= span)<<4 | b2u(((w3>>16)&m)-lo <= span)<<5 | b2u(((w3>>32)&m)-lo <= span)<<6 | b2u((w3>>48)-lo <= span)<<7) << 8
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w4>>0)&m)-lo <= span)<<0 | b2u(((w4>>16)&m)-lo <= span)<<1 | b2u(((w4>>32)&m)-lo <= span)<<2 | b2u((w4>>48)-lo <= span)<<3 | b2u(((w5>>0)&m)-lo <= span)<<4 | b2u(((w5>>16)&m)-lo <= span)<<5 | b2u(((w5>>32)&m)-lo <= span)<<6 | b2u((w5>>48)-lo <= span)<<7) << 16
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w6>>0)&m)-lo <= span)<<0 | b2u(((w6>>16)&m)-lo <= span)<<1 | b2u(((w6>>32)&m)-lo <= span)<<2 | b2u((w6>>48)-lo <= span)<<3 | b2u(((w7>>0)&m)-lo <= span)<<4 | b2u(((w7>>16)&m)-lo <= span)<<5 | b2u(((w7>>32)&m)-lo <= span)<<6 | b2u((w7>>48)-lo <= span)<<7) << 24
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w8>>0)&m)-lo <= span)<<0 | b2u(((w8>>16)&m)-lo <= span)<<1 | b2u(((w8>>32)&m)-lo <= span)<<2 | b2u((w8>>48)-lo <= span)<<3 | b2u(((w9>>0)&m)-lo <= span)<<4 | b2u(((w9>>16)&m)-lo <= span)<<5 | b2u(((w9>>32)&m)-lo <= span)<<6 | b2u((w9>>48)-lo <= span)<<7) << 32
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w10>>0)&m)-lo <= span)<<0 | b2u(((w10>>16)&m)-lo <= span)<<1 | b2u(((w10>>32)&m)-lo <= span)<<2 | b2u((w10>>48)-lo <= span)<<3 | b2u(((w11>>0)&m)-lo <= span)<<4 | b2u(((w11>>16)&m)-lo <= span)<<5 | b2u(((w11>>32)&m)-lo <= span)<<6 | b2u((w11>>48)-lo <= span)<<7) << 40
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w12>>0)&m)-lo <= span)<<0 | b2u(((w12>>16)&m)-lo <= span)<<1 | b2u(((w12>>32)&m)-lo <= span)<<2 | b2u((w12>>48)-lo <= span)<<3 | b2u(((w13>>0)&m)-lo <= span)<<4 | b2u(((w13>>16)&m)-lo <= span)<<5 | b2u(((w13>>32)&m)-lo <= span)<<6 | b2u((w13>>48)-lo <= span)<<7) << 48
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w14>>0)&m)-lo <= span)<<0 | b2u(((w14>>16)&m)-lo <= span)<<1 | b2u(((w14>>32)&m)-lo <= span)<<2 | b2u((w14>>48)-lo <= span)<<3 | b2u(((w15>>0)&m)-lo <= span)<<4 | b2u(((w15>>16)&m)-lo <= span)<<5 | b2u(((w15>>32)&m)-lo <= span)<<6 | b2u((w15>>48)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW17(in []byte, lo, span uint64) uint64 {
+	in = in[:136]
+	const m = 0x1ffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>17)&m)-lo <= span)<<1 | b2u(((w0>>34)&m)-lo <= span)<<2 | b2u(((w0>>51|w1<<13)&m)-lo <= span)<<3 | b2u(((w1>>4)&m)-lo <= span)<<4 | b2u(((w1>>21)&m)-lo <= span)<<5 | b2u(((w1>>38)&m)-lo <= span)<<6 | b2u(((w1>>55|w2<<9)&m)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w2>>8)&m)-lo <= span)<<0 | b2u(((w2>>25)&m)-lo <= span)<<1 | b2u(((w2>>42)&m)-lo <= span)<<2 | b2u(((w2>>59|w3<<5)&m)-lo <= span)<<3 | b2u(((w3>>12)&m)-lo <= span)<<4 | b2u(((w3>>29)&m)-lo <= span)<<5 | b2u(((w3>>46)&m)-lo <= span)<<6 | b2u(((w3>>63|w4<<1)&m)-lo <= span)<<7) << 8
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w4>>16)&m)-lo <= span)<<0 | b2u(((w4>>33)&m)-lo <= span)<<1 | b2u(((w4>>50|w5<<14)&m)-lo <= span)<<2 | b2u(((w5>>3)&m)-lo <= span)<<3 | b2u(((w5>>20)&m)-lo <= span)<<4 | b2u(((w5>>37)&m)-lo <= span)<<5 | b2u(((w5>>54|w6<<10)&m)-lo <= span)<<6 | b2u(((w6>>7)&m)-lo <= span)<<7) << 16
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w6>>24)&m)-lo <= span)<<0 | b2u(((w6>>41)&m)-lo <= span)<<1 | b2u(((w6>>58|w7<<6)&m)-lo <= span)<<2 | b2u(((w7>>11)&m)-lo <= span)<<3 | b2u(((w7>>28)&m)-lo <= span)<<4 | b2u(((w7>>45)&m)-lo <= span)<<5 | b2u(((w7>>62|w8<<2)&m)-lo <= span)<<6 | b2u(((w8>>15)&m)-lo <= span)<<7) << 24
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w8>>32)&m)-lo <= span)<<0 | b2u(((w8>>49|w9<<15)&m)-lo <= span)<<1 | b2u(((w9>>2)&m)-lo <= span)<<2 | b2u(((w9>>19)&m)-lo <= span)<<3 | b2u(((w9>>36)&m)-lo <= span)<<4 | b2u(((w9>>53|w10<<11)&m)-lo <= span)<<5 | b2u(((w10>>6)&m)-lo <= span)<<6 | b2u(((w10>>23)&m)-lo <= span)<<7) << 32
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w10>>40)&m)-lo <= span)<<0 | b2u(((w10>>57|w11<<7)&m)-lo <= span)<<1 | b2u(((w11>>10)&m)-lo <= span)<<2 | b2u(((w11>>27)&m)-lo <= span)<<3 | b2u(((w11>>44)&m)-lo <= span)<<4 | b2u(((w11>>61|w12<<3)&m)-lo <= span)<<5 | b2u(((w12>>14)&m)-lo <= span)<<6 | b2u(((w12>>31)&m)-lo <= span)<<7) << 40
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w12>>48|w13<<16)&m)-lo <= span)<<0 | b2u(((w13>>1)&m)-lo <= span)<<1 | b2u(((w13>>18)&m)-lo <= span)<<2 | b2u(((w13>>35)&m)-lo <= span)<<3 | b2u(((w13>>52|w14<<12)&m)-lo <= span)<<4 | b2u(((w14>>5)&m)-lo <= span)<<5 | b2u(((w14>>22)&m)-lo <= span)<<6 | b2u(((w14>>39)&m)-lo <= span)<<7) << 48
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w14>>56|w15<<8)&m)-lo <= span)<<0 | b2u(((w15>>9)&m)-lo <= span)<<1 | b2u(((w15>>26)&m)-lo <= span)<<2 | b2u(((w15>>43)&m)-lo <= span)<<3 | b2u(((w15>>60|w16<<4)&m)-lo <= span)<<4 | b2u(((w16>>13)&m)-lo <= span)<<5 | b2u(((w16>>30)&m)-lo <= span)<<6 | b2u((w16>>47)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW18(in []byte, lo, span uint64) uint64 {
+	in = in[:144]
+	const m = 0x3ffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>18)&m)-lo <= span)<<1 | b2u(((w0>>36)&m)-lo <= span)<<2 | b2u(((w0>>54|w1<<10)&m)-lo <= span)<<3 | b2u(((w1>>8)&m)-lo <= span)<<4 | b2u(((w1>>26)&m)-lo <= span)<<5 | b2u(((w1>>44)&m)-lo <= span)<<6 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w2>>16)&m)-lo <= span)<<0 | b2u(((w2>>34)&m)-lo <= span)<<1 | b2u(((w2>>52|w3<<12)&m)-lo <= span)<<2 | b2u(((w3>>6)&m)-lo <= span)<<3 | b2u(((w3>>24)&m)-lo <= span)<<4 | b2u(((w3>>42)&m)-lo <= span)<<5 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<6 | b2u(((w4>>14)&m)-lo <= span)<<7) << 8
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w4>>32)&m)-lo <= span)<<0 | b2u(((w4>>50|w5<<14)&m)-lo <= span)<<1 | b2u(((w5>>4)&m)-lo <= span)<<2 | b2u(((w5>>22)&m)-lo <= span)<<3 | b2u(((w5>>40)&m)-lo <= span)<<4 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<5 | b2u(((w6>>12)&m)-lo <= span)<<6 | b2u(((w6>>30)&m)-lo <= span)<<7) << 16
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w6>>48|w7<<16)&m)-lo <= span)<<0 | b2u(((w7>>2)&m)-lo <= span)<<1 | b2u(((w7>>20)&m)-lo <= span)<<2 | b2u(((w7>>38)&m)-lo <= span)<<3 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<4 | b2u(((w8>>10)&m)-lo <= span)<<5 | b2u(((w8>>28)&m)-lo <= span)<<6 | b2u((w8>>46)-lo <= span)<<7) << 24
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w9>>0)&m)-lo <= span)<<0 | b2u(((w9>>18)&m)-lo <= span)<<1 | b2u(((w9>>36)&m)-lo <= span)<<2 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<3 | b2u(((w10>>8)&m)-lo <= span)<<4 | b2u(((w10>>26)&m)-lo <= span)<<5 | b2u(((w10>>44)&m)-lo <= span)<<6 | b2u(((w10>>62|w11<<2)&m)-lo <= span)<<7) << 32
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w11>>16)&m)-lo <= span)<<0 | b2u(((w11>>34)&m)-lo <= span)<<1 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<2 | b2u(((w12>>6)&m)-lo <= span)<<3 | b2u(((w12>>24)&m)-lo <= span)<<4 | b2u(((w12>>42)&m)-lo <= span)<<5 | b2u(((w12>>60|w13<<4)&m)-lo <= span)<<6 | b2u(((w13>>14)&m)-lo <= span)<<7) << 40
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w13>>32)&m)-lo <= span)<<0 | b2u(((w13>>50|w14<<14)&m)-lo <= span)<<1 | b2u(((w14>>4)&m)-lo <= span)<<2 | b2u(((w14>>22)&m)-lo <= span)<<3 | b2u(((w14>>40)&m)-lo <= span)<<4 | b2u(((w14>>58|w15<<6)&m)-lo <= span)<<5 | b2u(((w15>>12)&m)-lo <= span)<<6 | b2u(((w15>>30)&m)-lo <= span)<<7) << 48
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w15>>48|w16<<16)&m)-lo <= span)<<0 | b2u(((w16>>2)&m)-lo <= span)<<1 | b2u(((w16>>20)&m)-lo <= span)<<2 | b2u(((w16>>38)&m)-lo <= span)<<3 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<4 | b2u(((w17>>10)&m)-lo <= span)<<5 | b2u(((w17>>28)&m)-lo <= span)<<6 | b2u((w17>>46)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW19(in []byte, lo, span uint64) uint64 {
+	in = in[:152]
+	const m = 0x7ffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>19)&m)-lo <= span)<<1 | b2u(((w0>>38)&m)-lo <= span)<<2 | b2u(((w0>>57|w1<<7)&m)-lo <= span)<<3 | b2u(((w1>>12)&m)-lo <= span)<<4 | b2u(((w1>>31)&m)-lo <= span)<<5 | b2u(((w1>>50|w2<<14)&m)-lo <= span)<<6 | b2u(((w2>>5)&m)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w2>>24)&m)-lo <= span)<<0 | b2u(((w2>>43)&m)-lo <= span)<<1 | b2u(((w2>>62|w3<<2)&m)-lo <= span)<<2 | b2u(((w3>>17)&m)-lo <= span)<<3 | b2u(((w3>>36)&m)-lo <= span)<<4 | b2u(((w3>>55|w4<<9)&m)-lo <= span)<<5 | b2u(((w4>>10)&m)-lo <= span)<<6 | b2u(((w4>>29)&m)-lo <= span)<<7) << 8
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w4>>48|w5<<16)&m)-lo <= span)<<0 | b2u(((w5>>3)&m)-lo <= span)<<1 | b2u(((w5>>22)&m)-lo <= span)<<2 | b2u(((w5>>41)&m)-lo <= span)<<3 | b2u(((w5>>60|w6<<4)&m)-lo <= span)<<4 | b2u(((w6>>15)&m)-lo <= span)<<5 | b2u(((w6>>34)&m)-lo <= span)<<6 | b2u(((w6>>53|w7<<11)&m)-lo <= span)<<7) << 16
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w7>>8)&m)-lo <= span)<<0 | b2u(((w7>>27)&m)-lo <= span)<<1 | b2u(((w7>>46|w8<<18)&m)-lo <= span)<<2 | b2u(((w8>>1)&m)-lo <= span)<<3 | b2u(((w8>>20)&m)-lo <= span)<<4 | b2u(((w8>>39)&m)-lo <= span)<<5 | b2u(((w8>>58|w9<<6)&m)-lo <= span)<<6 | b2u(((w9>>13)&m)-lo <= span)<<7) << 24
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w9>>32)&m)-lo <= span)<<0 | b2u(((w9>>51|w10<<13)&m)-lo <= span)<<1 | b2u(((w10>>6)&m)-lo <= span)<<2 | b2u(((w10>>25)&m)-lo <= span)<<3 | b2u(((w10>>44)&m)-lo <= span)<<4 | b2u(((w10>>63|w11<<1)&m)-lo <= span)<<5 | b2u(((w11>>18)&m)-lo <= span)<<6 | b2u(((w11>>37)&m)-lo <= span)<<7) << 32
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w11>>56|w12<<8)&m)-lo <= span)<<0 | b2u(((w12>>11)&m)-lo <= span)<<1 | b2u(((w12>>30)&m)-lo <= span)<<2 | b2u(((w12>>49|w13<<15)&m)-lo <= span)<<3 | b2u(((w13>>4)&m)-lo <= span)<<4 | b2u(((w13>>23)&m)-lo <= span)<<5 | b2u(((w13>>42)&m)-lo <= span)<<6 | b2u(((w13>>61|w14<<3)&m)-lo <= span)<<7) << 40
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w14>>16)&m)-lo <= span)<<0 | b2u(((w14>>35)&m)-lo <= span)<<1 | b2u(((w14>>54|w15<<10)&m)-lo <= span)<<2 | b2u(((w15>>9)&m)-lo <= span)<<3 | b2u(((w15>>28)&m)-lo <= span)<<4 | b2u(((w15>>47|w16<<17)&m)-lo <= span)<<5 | b2u(((w16>>2)&m)-lo <= span)<<6 | b2u(((w16>>21)&m)-lo <= span)<<7) << 48
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w16>>40)&m)-lo <= span)<<0 | b2u(((w16>>59|w17<<5)&m)-lo <= span)<<1 | b2u(((w17>>14)&m)-lo <= span)<<2 | b2u(((w17>>33)&m)-lo <= span)<<3 | b2u(((w17>>52|w18<<12)&m)-lo <= span)<<4 | b2u(((w18>>7)&m)-lo <= span)<<5 | b2u(((w18>>26)&m)-lo <= span)<<6 | b2u((w18>>45)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW20(in []byte, lo, span uint64) uint64 {
+	in = in[:160]
+	const m = 0xfffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>20)&m)-lo <= span)<<1 | b2u(((w0>>40)&m)-lo <= span)<<2 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<3 | b2u(((w1>>16)&m)-lo <= span)<<4 | b2u(((w1>>36)&m)-lo <= span)<<5 | b2u(((w1>>56|w2<<8)&m)-lo <= span)<<6 | b2u(((w2>>12)&m)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w2>>32)&m)-lo <= span)<<0 | b2u(((w2>>52|w3<<12)&m)-lo <= span)<<1 | b2u(((w3>>8)&m)-lo <= span)<<2 | b2u(((w3>>28)&m)-lo <= span)<<3 | b2u(((w3>>48|w4<<16)&m)-lo <= span)<<4 | b2u(((w4>>4)&m)-lo <= span)<<5 | b2u(((w4>>24)&m)-lo <= span)<<6 | b2u((w4>>44)-lo <= span)<<7) << 8
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w5>>0)&m)-lo <= span)<<0 | b2u(((w5>>20)&m)-lo <= span)<<1 | b2u(((w5>>40)&m)-lo <= span)<<2 | b2u(((w5>>60|w6<<4)&m)-lo <= span)<<3 | b2u(((w6>>16)&m)-lo <= span)<<4 | b2u(((w6>>36)&m)-lo <= span)<<5 | b2u(((w6>>56|w7<<8)&m)-lo <= span)<<6 | b2u(((w7>>12)&m)-lo <= span)<<7) << 16
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w7>>32)&m)-lo <= span)<<0 | b2u(((w7>>52|w8<<12)&m)-lo <= span)<<1 | b2u(((w8>>8)&m)-lo <= span)<<2 | b2u(((w8>>28)&m)-lo <= span)<<3 | b2u(((w8>>48|w9<<16)&m)-lo <= span)<<4 | b2u(((w9>>4)&m)-lo <= span)<<5 | b2u(((w9>>24)&m)-lo <= span)<<6 | b2u((w9>>44)-lo <= span)<<7) << 24
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w10>>0)&m)-lo <= span)<<0 | b2u(((w10>>20)&m)-lo <= span)<<1 | b2u(((w10>>40)&m)-lo <= span)<<2 | b2u(((w10>>60|w11<<4)&m)-lo <= span)<<3 | b2u(((w11>>16)&m)-lo <= span)<<4 | b2u(((w11>>36)&m)-lo <= span)<<5 | b2u(((w11>>56|w12<<8)&m)-lo <= span)<<6 | b2u(((w12>>12)&m)-lo <= span)<<7) << 32
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w12>>32)&m)-lo <= span)<<0 | b2u(((w12>>52|w13<<12)&m)-lo <= span)<<1 | b2u(((w13>>8)&m)-lo <= span)<<2 | b2u(((w13>>28)&m)-lo <= span)<<3 | b2u(((w13>>48|w14<<16)&m)-lo <= span)<<4 | b2u(((w14>>4)&m)-lo <= span)<<5 | b2u(((w14>>24)&m)-lo <= span)<<6 | b2u((w14>>44)-lo <= span)<<7) << 40
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w15>>0)&m)-lo <= span)<<0 | b2u(((w15>>20)&m)-lo <= span)<<1 | b2u(((w15>>40)&m)-lo <= span)<<2 | b2u(((w15>>60|w16<<4)&m)-lo <= span)<<3 | b2u(((w16>>16)&m)-lo <= span)<<4 | b2u(((w16>>36)&m)-lo <= span)<<5 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<6 | b2u(((w17>>12)&m)-lo <= span)<<7) << 48
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w17>>32)&m)-lo <= span)<<0 | b2u(((w17>>52|w18<<12)&m)-lo <= span)<<1 | b2u(((w18>>8)&m)-lo <= span)<<2 | b2u(((w18>>28)&m)-lo <= span)<<3 | b2u(((w18>>48|w19<<16)&m)-lo <= span)<<4 | b2u(((w19>>4)&m)-lo <= span)<<5 | b2u(((w19>>24)&m)-lo <= span)<<6 | b2u((w19>>44)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW21(in []byte, lo, span uint64) uint64 {
+	in = in[:168]
+	const m = 0x1fffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>21)&m)-lo <= span)<<1 | b2u(((w0>>42)&m)-lo <= span)<<2 | b2u(((w0>>63|w1<<1)&m)-lo <= span)<<3 | b2u(((w1>>20)&m)-lo <= span)<<4 | b2u(((w1>>41)&m)-lo <= span)<<5 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<6 | b2u(((w2>>19)&m)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w2>>40)&m)-lo <= span)<<0 | b2u(((w2>>61|w3<<3)&m)-lo <= span)<<1 | b2u(((w3>>18)&m)-lo <= span)<<2 | b2u(((w3>>39)&m)-lo <= span)<<3 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<4 | b2u(((w4>>17)&m)-lo <= span)<<5 | b2u(((w4>>38)&m)-lo <= span)<<6 | b2u(((w4>>59|w5<<5)&m)-lo <= span)<<7) << 8
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w5>>16)&m)-lo <= span)<<0 | b2u(((w5>>37)&m)-lo <= span)<<1 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<2 | b2u(((w6>>15)&m)-lo <= span)<<3 | b2u(((w6>>36)&m)-lo <= span)<<4 | b2u(((w6>>57|w7<<7)&m)-lo <= span)<<5 | b2u(((w7>>14)&m)-lo <= span)<<6 | b2u(((w7>>35)&m)-lo <= span)<<7) << 16
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w7>>56|w8<<8)&m)-lo <= span)<<0 | b2u(((w8>>13)&m)-lo <= span)<<1 | b2u(((w8>>34)&m)-lo <= span)<<2 | b2u(((w8>>55|w9<<9)&m)-lo <= span)<<3 | b2u(((w9>>12)&m)-lo <= span)<<4 | b2u(((w9>>33)&m)-lo <= span)<<5 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<6 | b2u(((w10>>11)&m)-lo <= span)<<7) << 24
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w10>>32)&m)-lo <= span)<<0 | b2u(((w10>>53|w11<<11)&m)-lo <= span)<<1 | b2u(((w11>>10)&m)-lo <= span)<<2 | b2u(((w11>>31)&m)-lo <= span)<<3 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<4 | b2u(((w12>>9)&m)-lo <= span)<<5 | b2u(((w12>>30)&m)-lo <= span)<<6 | b2u(((w12>>51|w13<<13)&m)-lo <= span)<<7) << 32
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w13>>8)&m)-lo <= span)<<0 | b2u(((w13>>29)&m)-lo <= span)<<1 | b2u(((w13>>50|w14<<14)&m)-lo <= span)<<2 | b2u(((w14>>7)&m)-lo <= span)<<3 | b2u(((w14>>28)&m)-lo <= span)<<4 | b2u(((w14>>49|w15<<15)&m)-lo <= span)<<5 | b2u(((w15>>6)&m)-lo <= span)<<6 | b2u(((w15>>27)&m)-lo <= span)<<7) << 40
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w15>>48|w16<<16)&m)-lo <= span)<<0 | b2u(((w16>>5)&m)-lo <= span)<<1 | b2u(((w16>>26)&m)-lo <= span)<<2 | b2u(((w16>>47|w17<<17)&m)-lo <= span)<<3 | b2u(((w17>>4)&m)-lo <= span)<<4 | b2u(((w17>>25)&m)-lo <= span)<<5 | b2u(((w17>>46|w18<<18)&m)-lo <= span)<<6 | b2u(((w18>>3)&m)-lo <= span)<<7) << 48
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w18>>24)&m)-lo <= span)<<0 | b2u(((w18>>45|w19<<19)&m)-lo <= span)<<1 | b2u(((w19>>2)&m)-lo <= span)<<2 | b2u(((w19>>23)&m)-lo <= span)<<3 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<4 | b2u(((w20>>1)&m)-lo <= span)<<5 | b2u(((w20>>22)&m)-lo <= span)<<6 | b2u((w20>>43)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW22(in []byte, lo, span uint64) uint64 {
+	in = in[:176]
+	const m = 0x3fffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>22)&m)-lo <= span)<<1 | b2u(((w0>>44|w1<<20)&m)-lo <= span)<<2 | b2u(((w1>>2)&m)-lo <= span)<<3 | b2u(((w1>>24)&m)-lo <= span)<<4 | b2u(((w1>>46|w2<<18)&m)-lo <= span)<<5 | b2u(((w2>>4)&m)-lo <= span)<<6 | b2u(((w2>>26)&m)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w2>>48|w3<<16)&m)-lo <= span)<<0 | b2u(((w3>>6)&m)-lo <= span)<<1 | b2u(((w3>>28)&m)-lo <= span)<<2 | b2u(((w3>>50|w4<<14)&m)-lo <= span)<<3 | b2u(((w4>>8)&m)-lo <= span)<<4 | b2u(((w4>>30)&m)-lo <= span)<<5 | b2u(((w4>>52|w5<<12)&m)-lo <= span)<<6 | b2u(((w5>>10)&m)-lo <= span)<<7) << 8
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w5>>32)&m)-lo <= span)<<0 | b2u(((w5>>54|w6<<10)&m)-lo <= span)<<1 | b2u(((w6>>12)&m)-lo <= span)<<2 | b2u(((w6>>34)&m)-lo <= span)<<3 | b2u(((w6>>56|w7<<8)&m)-lo <= span)<<4 | b2u(((w7>>14)&m)-lo <= span)<<5 | b2u(((w7>>36)&m)-lo <= span)<<6 | b2u(((w7>>58|w8<<6)&m)-lo <= span)<<7) << 16
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w8>>16)&m)-lo <= span)<<0 | b2u(((w8>>38)&m)-lo <= span)<<1 | b2u(((w8>>60|w9<<4)&m)-lo <= span)<<2 | b2u(((w9>>18)&m)-lo <= span)<<3 | b2u(((w9>>40)&m)-lo <= span)<<4 | b2u(((w9>>62|w10<<2)&m)-lo <= span)<<5 | b2u(((w10>>20)&m)-lo <= span)<<6 | b2u((w10>>42)-lo <= span)<<7) << 24
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w11>>0)&m)-lo <= span)<<0 | b2u(((w11>>22)&m)-lo <= span)<<1 | b2u(((w11>>44|w12<<20)&m)-lo <= span)<<2 | b2u(((w12>>2)&m)-lo <= span)<<3 | b2u(((w12>>24)&m)-lo <= span)<<4 | b2u(((w12>>46|w13<<18)&m)-lo <= span)<<5 | b2u(((w13>>4)&m)-lo <= span)<<6 | b2u(((w13>>26)&m)-lo <= span)<<7) << 32
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w13>>48|w14<<16)&m)-lo <= span)<<0 | b2u(((w14>>6)&m)-lo <= span)<<1 | b2u(((w14>>28)&m)-lo <= span)<<2 | b2u(((w14>>50|w15<<14)&m)-lo <= span)<<3 | b2u(((w15>>8)&m)-lo <= span)<<4 | b2u(((w15>>30)&m)-lo <= span)<<5 | b2u(((w15>>52|w16<<12)&m)-lo <= span)<<6 | b2u(((w16>>10)&m)-lo <= span)<<7) << 40
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w16>>32)&m)-lo <= span)<<0 | b2u(((w16>>54|w17<<10)&m)-lo <= span)<<1 | b2u(((w17>>12)&m)-lo <= span)<<2 | b2u(((w17>>34)&m)-lo <= span)<<3 | b2u(((w17>>56|w18<<8)&m)-lo <= span)<<4 | b2u(((w18>>14)&m)-lo <= span)<<5 | b2u(((w18>>36)&m)-lo <= span)<<6 | b2u(((w18>>58|w19<<6)&m)-lo <= span)<<7) << 48
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w19>>16)&m)-lo <= span)<<0 | b2u(((w19>>38)&m)-lo <= span)<<1 | b2u(((w19>>60|w20<<4)&m)-lo <= span)<<2 | b2u(((w20>>18)&m)-lo <= span)<<3 | b2u(((w20>>40)&m)-lo <= span)<<4 | b2u(((w20>>62|w21<<2)&m)-lo <= span)<<5 | b2u(((w21>>20)&m)-lo <= span)<<6 | b2u((w21>>42)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW23(in []byte, lo, span uint64) uint64 {
+	in = in[:184]
+	const m = 0x7fffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>23)&m)-lo <= span)<<1 | b2u(((w0>>46|w1<<18)&m)-lo <= span)<<2 | b2u(((w1>>5)&m)-lo <= span)<<3 | b2u(((w1>>28)&m)-lo <= span)<<4 | b2u(((w1>>51|w2<<13)&m)-lo <= span)<<5 | b2u(((w2>>10)&m)-lo <= span)<<6 | b2u(((w2>>33)&m)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w2>>56|w3<<8)&m)-lo <= span)<<0 | b2u(((w3>>15)&m)-lo <= span)<<1 | b2u(((w3>>38)&m)-lo <= span)<<2 | b2u(((w3>>61|w4<<3)&m)-lo <= span)<<3 | b2u(((w4>>20)&m)-lo <= span)<<4 | b2u(((w4>>43|w5<<21)&m)-lo <= span)<<5 | b2u(((w5>>2)&m)-lo <= span)<<6 | b2u(((w5>>25)&m)-lo <= span)<<7) << 8
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w5>>48|w6<<16)&m)-lo <= span)<<0 | b2u(((w6>>7)&m)-lo <= span)<<1 | b2u(((w6>>30)&m)-lo <= span)<<2 | b2u(((w6>>53|w7<<11)&m)-lo <= span)<<3 | b2u(((w7>>12)&m)-lo <= span)<<4 | b2u(((w7>>35)&m)-lo <= span)<<5 | b2u(((w7>>58|w8<<6)&m)-lo <= span)<<6 | b2u(((w8>>17)&m)-lo <= span)<<7) << 16
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w8>>40)&m)-lo <= span)<<0 | b2u(((w8>>63|w9<<1)&m)-lo <= span)<<1 | b2u(((w9>>22)&m)-lo <= span)<<2 | b2u(((w9>>45|w10<<19)&m)-lo <= span)<<3 | b2u(((w10>>4)&m)-lo <= span)<<4 | b2u(((w10>>27)&m)-lo <= span)<<5 | b2u(((w10>>50|w11<<14)&m)-lo <= span)<<6 | b2u(((w11>>9)&m)-lo <= span)<<7) << 24
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w11>>32)&m)-lo <= span)<<0 | b2u(((w11>>55|w12<<9)&m)-lo <= span)<<1 | b2u(((w12>>14)&m)-lo <= span)<<2 | b2u(((w12>>37)&m)-lo <= span)<<3 | b2u(((w12>>60|w13<<4)&m)-lo <= span)<<4 | b2u(((w13>>19)&m)-lo <= span)<<5 | b2u(((w13>>42|w14<<22)&m)-lo <= span)<<6 | b2u(((w14>>1)&m)-lo <= span)<<7) << 32
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w14>>24)&m)-lo <= span)<<0 | b2u(((w14>>47|w15<<17)&m)-lo <= span)<<1 | b2u(((w15>>6)&m)-lo <= span)<<2 | b2u(((w15>>29)&m)-lo <= span)<<3 | b2u(((w15>>52|w16<<12)&m)-lo <= span)<<4 | b2u(((w16>>11)&m)-lo <= span)<<5 | b2u(((w16>>34)&m)-lo <= span)<<6 | b2u(((w16>>57|w17<<7)&m)-lo <= span)<<7) << 40
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w17>>16)&m)-lo <= span)<<0 | b2u(((w17>>39)&m)-lo <= span)<<1 | b2u(((w17>>62|w18<<2)&m)-lo <= span)<<2 | b2u(((w18>>21)&m)-lo <= span)<<3 | b2u(((w18>>44|w19<<20)&m)-lo <= span)<<4 | b2u(((w19>>3)&m)-lo <= span)<<5 | b2u(((w19>>26)&m)-lo <= span)<<6 | b2u(((w19>>49|w20<<15)&m)-lo <= span)<<7) << 48
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w20>>8)&m)-lo <= span)<<0 | b2u(((w20>>31)&m)-lo <= span)<<1 | b2u(((w20>>54|w21<<10)&m)-lo <= span)<<2 | b2u(((w21>>13)&m)-lo <= span)<<3 | b2u(((w21>>36)&m)-lo <= span)<<4 | b2u(((w21>>59|w22<<5)&m)-lo <= span)<<5 | b2u(((w22>>18)&m)-lo <= span)<<6 | b2u((w22>>41)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW24(in []byte, lo, span uint64) uint64 {
+	in = in[:192]
+	const m = 0xffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>24)&m)-lo <= span)<<1 | b2u(((w0>>48|w1<<16)&m)-lo <= span)<<2 | b2u(((w1>>8)&m)-lo <= span)<<3 | b2u(((w1>>32)&m)-lo <= span)<<4 | b2u(((w1>>56|w2<<8)&m)-lo <= span)<<5 | b2u(((w2>>16)&m)-lo <= span)<<6 | b2u((w2>>40)-lo <= span)<<7) << 0
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w3>>0)&m)-lo <= span)<<0 | b2u(((w3>>24)&m)-lo <= span)<<1 | b2u(((w3>>48|w4<<16)&m)-lo <= span)<<2 | b2u(((w4>>8)&m)-lo <= span)<<3 | b2u(((w4>>32)&m)-lo <= span)<<4 | b2u(((w4>>56|w5<<8)&m)-lo <= span)<<5 | b2u(((w5>>16)&m)-lo <= span)<<6 | b2u((w5>>40)-lo <= span)<<7) << 8
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w6>>0)&m)-lo <= span)<<0 | b2u(((w6>>24)&m)-lo <= span)<<1 | b2u(((w6>>48|w7<<16)&m)-lo <= span)<<2 | b2u(((w7>>8)&m)-lo <= span)<<3 | b2u(((w7>>32)&m)-lo <= span)<<4 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<5 | b2u(((w8>>16)&m)-lo <= span)<<6 | b2u((w8>>40)-lo <= span)<<7) << 16
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w9>>0)&m)-lo <= span)<<0 | b2u(((w9>>24)&m)-lo <= span)<<1 | b2u(((w9>>48|w10<<16)&m)-lo <= span)<<2 | b2u(((w10>>8)&m)-lo <= span)<<3 | b2u(((w10>>32)&m)-lo <= span)<<4 | b2u(((w10>>56|w11<<8)&m)-lo <= span)<<5 | b2u(((w11>>16)&m)-lo <= span)<<6 | b2u((w11>>40)-lo <= span)<<7) << 24
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w12>>0)&m)-lo <= span)<<0 | b2u(((w12>>24)&m)-lo <= span)<<1 | b2u(((w12>>48|w13<<16)&m)-lo <= span)<<2 | b2u(((w13>>8)&m)-lo <= span)<<3 | b2u(((w13>>32)&m)-lo <= span)<<4 | b2u(((w13>>56|w14<<8)&m)-lo <= span)<<5 | b2u(((w14>>16)&m)-lo <= span)<<6 | b2u((w14>>40)-lo <= span)<<7) << 32
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w15>>0)&m)-lo <= span)<<0 | b2u(((w15>>24)&m)-lo <= span)<<1 | b2u(((w15>>48|w16<<16)&m)-lo <= span)<<2 | b2u(((w16>>8)&m)-lo <= span)<<3 | b2u(((w16>>32)&m)-lo <= span)<<4 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<5 | b2u(((w17>>16)&m)-lo <= span)<<6 | b2u((w17>>40)-lo <= span)<<7) << 40
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w18>>0)&m)-lo <= span)<<0 | b2u(((w18>>24)&m)-lo <= span)<<1 | b2u(((w18>>48|w19<<16)&m)-lo <= span)<<2 | b2u(((w19>>8)&m)-lo <= span)<<3 | b2u(((w19>>32)&m)-lo <= span)<<4 | b2u(((w19>>56|w20<<8)&m)-lo <= span)<<5 | b2u(((w20>>16)&m)-lo <= span)<<6 | b2u((w20>>40)-lo <= span)<<7) << 48
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w21>>0)&m)-lo <= span)<<0 | b2u(((w21>>24)&m)-lo <= span)<<1 | b2u(((w21>>48|w22<<16)&m)-lo <= span)<<2 | b2u(((w22>>8)&m)-lo <= span)<<3 | b2u(((w22>>32)&m)-lo <= span)<<4 | b2u(((w22>>56|w23<<8)&m)-lo <= span)<<5 | b2u(((w23>>16)&m)-lo <= span)<<6 | b2u((w23>>40)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW25(in []byte, lo, span uint64) uint64 {
+	in = in[:200]
+	const m = 0x1ffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>25)&m)-lo <= span)<<1 | b2u(((w0>>50|w1<<14)&m)-lo <= span)<<2 | b2u(((w1>>11)&m)-lo <= span)<<3 | b2u(((w1>>36)&m)-lo <= span)<<4 | b2u(((w1>>61|w2<<3)&m)-lo <= span)<<5 | b2u(((w2>>22)&m)-lo <= span)<<6 | b2u(((w2>>47|w3<<17)&m)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w3>>8)&m)-lo <= span)<<0 | b2u(((w3>>33)&m)-lo <= span)<<1 | b2u(((w3>>58|w4<<6)&m)-lo <= span)<<2 | b2u(((w4>>19)&m)-lo <= span)<<3 | b2u(((w4>>44|w5<<20)&m)-lo <= span)<<4 | b2u(((w5>>5)&m)-lo <= span)<<5 | b2u(((w5>>30)&m)-lo <= span)<<6 | b2u(((w5>>55|w6<<9)&m)-lo <= span)<<7) << 8
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w6>>16)&m)-lo <= span)<<0 | b2u(((w6>>41|w7<<23)&m)-lo <= span)<<1 | b2u(((w7>>2)&m)-lo <= span)<<2 | b2u(((w7>>27)&m)-lo <= span)<<3 | b2u(((w7>>52|w8<<12)&m)-lo <= span)<<4 | b2u(((w8>>13)&m)-lo <= span)<<5 | b2u(((w8>>38)&m)-lo <= span)<<6 | b2u(((w8>>63|w9<<1)&m)-lo <= span)<<7) << 16
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w9>>24)&m)-lo <= span)<<0 | b2u(((w9>>49|w10<<15)&m)-lo <= span)<<1 | b2u(((w10>>10)&m)-lo <= span)<<2 | b2u(((w10>>35)&m)-lo <= span)<<3 | b2u(((w10>>60|w11<<4)&m)-lo <= span)<<4 | b2u(((w11>>21)&m)-lo <= span)<<5 | b2u(((w11>>46|w12<<18)&m)-lo <= span)<<6 | b2u(((w12>>7)&m)-lo <= span)<<7) << 24
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w12>>32)&m)-lo <= span)<<0 | b2u(((w12>>57|w13<<7)&m)-lo <= span)<<1 | b2u(((w13>>18)&m)-lo <= span)<<2 | b2u(((w13>>43|w14<<21)&m)-lo <= span)<<3 | b2u(((w14>>4)&m)-lo <= span)<<4 | b2u(((w14>>29)&m)-lo <= span)<<5 | b2u(((w14>>54|w15<<10)&m)-lo <= span)<<6 | b2u(((w15>>15)&m)-lo <= span)<<7) << 32
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w15>>40|w16<<24)&m)-lo <= span)<<0 | b2u(((w16>>1)&m)-lo <= span)<<1 | b2u(((w16>>26)&m)-lo <= span)<<2 | b2u(((w16>>51|w17<<13)&m)-lo <= span)<<3 | b2u(((w17>>12)&m)-lo <= span)<<4 | b2u(((w17>>37)&m)-lo <= span)<<5 | b2u(((w17>>62|w18<<2)&m)-lo <= span)<<6 | b2u(((w18>>23)&m)-lo <= span)<<7) << 40
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w18>>48|w19<<16)&m)-lo <= span)<<0 | b2u(((w19>>9)&m)-lo <= span)<<1 | b2u(((w19>>34)&m)-lo <= span)<<2 | b2u(((w19>>59|w20<<5)&m)-lo <= span)<<3 | b2u(((w20>>20)&m)-lo <= span)<<4 | b2u(((w20>>45|w21<<19)&m)-lo <= span)<<5 | b2u(((w21>>6)&m)-lo <= span)<<6 | b2u(((w21>>31)&m)-lo <= span)<<7) << 48
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	r |= (b2u(((w21>>56|w22<<8)&m)-lo <= span)<<0 | b2u(((w22>>17)&m)-lo <= span)<<1 | b2u(((w22>>42|w23<<22)&m)-lo <= span)<<2 | b2u(((w23>>3)&m)-lo <= span)<<3 | b2u(((w23>>28)&m)-lo <= span)<<4 | b2u(((w23>>53|w24<<11)&m)-lo <= span)<<5 | b2u(((w24>>14)&m)-lo <= span)<<6 | b2u((w24>>39)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW26(in []byte, lo, span uint64) uint64 {
+	in = in[:208]
+	const m = 0x3ffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>26)&m)-lo <= span)<<1 | b2u(((w0>>52|w1<<12)&m)-lo <= span)<<2 | b2u(((w1>>14)&m)-lo <= span)<<3 | b2u(((w1>>40|w2<<24)&m)-lo <= span)<<4 | b2u(((w2>>2)&m)-lo <= span)<<5 | b2u(((w2>>28)&m)-lo <= span)<<6 | b2u(((w2>>54|w3<<10)&m)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w3>>16)&m)-lo <= span)<<0 | b2u(((w3>>42|w4<<22)&m)-lo <= span)<<1 | b2u(((w4>>4)&m)-lo <= span)<<2 | b2u(((w4>>30)&m)-lo <= span)<<3 | b2u(((w4>>56|w5<<8)&m)-lo <= span)<<4 | b2u(((w5>>18)&m)-lo <= span)<<5 | b2u(((w5>>44|w6<<20)&m)-lo <= span)<<6 | b2u(((w6>>6)&m)-lo <= span)<<7) << 8
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w6>>32)&m)-lo <= span)<<0 | b2u(((w6>>58|w7<<6)&m)-lo <= span)<<1 | b2u(((w7>>20)&m)-lo <= span)<<2 | b2u(((w7>>46|w8<<18)&m)-lo <= span)<<3 | b2u(((w8>>8)&m)-lo <= span)<<4 | b2u(((w8>>34)&m)-lo <= span)<<5 | b2u(((w8>>60|w9<<4)&m)-lo <= span)<<6 | b2u(((w9>>22)&m)-lo <= span)<<7) << 16
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w9>>48|w10<<16)&m)-lo <= span)<<0 | b2u(((w10>>10)&m)-lo <= span)<<1 | b2u(((w10>>36)&m)-lo <= span)<<2 | b2u(((w10>>62|w11<<2)&m)-lo <= span)<<3 | b2u(((w11>>24)&m)-lo <= span)<<4 | b2u(((w11>>50|w12<<14)&m)-lo <= span)<<5 | b2u(((w12>>12)&m)-lo <= span)<<6 | b2u((w12>>38)-lo <= span)<<7) << 24
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w13>>0)&m)-lo <= span)<<0 | b2u(((w13>>26)&m)-lo <= span)<<1 | b2u(((w13>>52|w14<<12)&m)-lo <= span)<<2 | b2u(((w14>>14)&m)-lo <= span)<<3 | b2u(((w14>>40|w15<<24)&m)-lo <= span)<<4 | b2u(((w15>>2)&m)-lo <= span)<<5 | b2u(((w15>>28)&m)-lo <= span)<<6 | b2u(((w15>>54|w16<<10)&m)-lo <= span)<<7) << 32
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w16>>16)&m)-lo <= span)<<0 | b2u(((w16>>42|w17<<22)&m)-lo <= span)<<1 | b2u(((w17>>4)&m)-lo <= span)<<2 | b2u(((w17>>30)&m)-lo <= span)<<3 | b2u(((w17>>56|w18<<8)&m)-lo <= span)<<4 | b2u(((w18>>18)&m)-lo <= span)<<5 | b2u(((w18>>44|w19<<20)&m)-lo <= span)<<6 | b2u(((w19>>6)&m)-lo <= span)<<7) << 40
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w19>>32)&m)-lo <= span)<<0 | b2u(((w19>>58|w20<<6)&m)-lo <= span)<<1 | b2u(((w20>>20)&m)-lo <= span)<<2 | b2u(((w20>>46|w21<<18)&m)-lo <= span)<<3 | b2u(((w21>>8)&m)-lo <= span)<<4 | b2u(((w21>>34)&m)-lo <= span)<<5 | b2u(((w21>>60|w22<<4)&m)-lo <= span)<<6 | b2u(((w22>>22)&m)-lo <= span)<<7) << 48
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	r |= (b2u(((w22>>48|w23<<16)&m)-lo <= span)<<0 | b2u(((w23>>10)&m)-lo <= span)<<1 | b2u(((w23>>36)&m)-lo <= span)<<2 | b2u(((w23>>62|w24<<2)&m)-lo <= span)<<3 | b2u(((w24>>24)&m)-lo <= span)<<4 | b2u(((w24>>50|w25<<14)&m)-lo <= span)<<5 | b2u(((w25>>12)&m)-lo <= span)<<6 | b2u((w25>>38)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW27(in []byte, lo, span uint64) uint64 {
+	in = in[:216]
+	const m = 0x7ffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>27)&m)-lo <= span)<<1 | b2u(((w0>>54|w1<<10)&m)-lo <= span)<<2 | b2u(((w1>>17)&m)-lo <= span)<<3 | b2u(((w1>>44|w2<<20)&m)-lo <= span)<<4 | b2u(((w2>>7)&m)-lo <= span)<<5 | b2u(((w2>>34)&m)-lo <= span)<<6 | b2u(((w2>>61|w3<<3)&m)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w3>>24)&m)-lo <= span)<<0 | b2u(((w3>>51|w4<<13)&m)-lo <= span)<<1 | b2u(((w4>>14)&m)-lo <= span)<<2 | b2u(((w4>>41|w5<<23)&m)-lo <= span)<<3 | b2u(((w5>>4)&m)-lo <= span)<<4 | b2u(((w5>>31)&m)-lo <= span)<<5 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<6 | b2u(((w6>>21)&m)-lo <= span)<<7) << 8
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w6>>48|w7<<16)&m)-lo <= span)<<0 | b2u(((w7>>11)&m)-lo <= span)<<1 | b2u(((w7>>38|w8<<26)&m)-lo <= span)<<2 | b2u(((w8>>1)&m)-lo <= span)<<3 | b2u(((w8>>28)&m)-lo <= span)<<4 | b2u(((w8>>55|w9<<9)&m)-lo <= span)<<5 | b2u(((w9>>18)&m)-lo <= span)<<6 | b2u(((w9>>45|w10<<19)&m)-lo <= span)<<7) << 16
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w10>>8)&m)-lo <= span)<<0 | b2u(((w10>>35)&m)-lo <= span)<<1 | b2u(((w10>>62|w11<<2)&m)-lo <= span)<<2 | b2u(((w11>>25)&m)-lo <= span)<<3 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<4 | b2u(((w12>>15)&m)-lo <= span)<<5 | b2u(((w12>>42|w13<<22)&m)-lo <= span)<<6 | b2u(((w13>>5)&m)-lo <= span)<<7) << 24
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w13>>32)&m)-lo <= span)<<0 | b2u(((w13>>59|w14<<5)&m)-lo <= span)<<1 | b2u(((w14>>22)&m)-lo <= span)<<2 | b2u(((w14>>49|w15<<15)&m)-lo <= span)<<3 | b2u(((w15>>12)&m)-lo <= span)<<4 | b2u(((w15>>39|w16<<25)&m)-lo <= span)<<5 | b2u(((w16>>2)&m)-lo <= span)<<6 | b2u(((w16>>29)&m)-lo <= span)<<7) << 32
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w16>>56|w17<<8)&m)-lo <= span)<<0 | b2u(((w17>>19)&m)-lo <= span)<<1 | b2u(((w17>>46|w18<<18)&m)-lo <= span)<<2 | b2u(((w18>>9)&m)-lo <= span)<<3 | b2u(((w18>>36)&m)-lo <= span)<<4 | b2u(((w18>>63|w19<<1)&m)-lo <= span)<<5 | b2u(((w19>>26)&m)-lo <= span)<<6 | b2u(((w19>>53|w20<<11)&m)-lo <= span)<<7) << 40
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w20>>16)&m)-lo <= span)<<0 | b2u(((w20>>43|w21<<21)&m)-lo <= span)<<1 | b2u(((w21>>6)&m)-lo <= span)<<2 | b2u(((w21>>33)&m)-lo <= span)<<3 | b2u(((w21>>60|w22<<4)&m)-lo <= span)<<4 | b2u(((w22>>23)&m)-lo <= span)<<5 | b2u(((w22>>50|w23<<14)&m)-lo <= span)<<6 | b2u(((w23>>13)&m)-lo <= span)<<7) << 48
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w23>>40|w24<<24)&m)-lo <= span)<<0 | b2u(((w24>>3)&m)-lo <= span)<<1 | b2u(((w24>>30)&m)-lo <= span)<<2 | b2u(((w24>>57|w25<<7)&m)-lo <= span)<<3 | b2u(((w25>>20)&m)-lo <= span)<<4 | b2u(((w25>>47|w26<<17)&m)-lo <= span)<<5 | b2u(((w26>>10)&m)-lo <= span)<<6 | b2u((w26>>37)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW28(in []byte, lo, span uint64) uint64 {
+	in = in[:224]
+	const m = 0xfffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>28)&m)-lo <= span)<<1 | b2u(((w0>>56|w1<<8)&m)-lo <= span)<<2 | b2u(((w1>>20)&m)-lo <= span)<<3 | b2u(((w1>>48|w2<<16)&m)-lo <= span)<<4 | b2u(((w2>>12)&m)-lo <= span)<<5 | b2u(((w2>>40|w3<<24)&m)-lo <= span)<<6 | b2u(((w3>>4)&m)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w3>>32)&m)-lo <= span)<<0 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<1 | b2u(((w4>>24)&m)-lo <= span)<<2 | b2u(((w4>>52|w5<<12)&m)-lo <= span)<<3 | b2u(((w5>>16)&m)-lo <= span)<<4 | b2u(((w5>>44|w6<<20)&m)-lo <= span)<<5 | b2u(((w6>>8)&m)-lo <= span)<<6 | b2u((w6>>36)-lo <= span)<<7) << 8
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w7>>0)&m)-lo <= span)<<0 | b2u(((w7>>28)&m)-lo <= span)<<1 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<2 | b2u(((w8>>20)&m)-lo <= span)<<3 | b2u(((w8>>48|w9<<16)&m)-lo <= span)<<4 | b2u(((w9>>12)&m)-lo <= span)<<5 | b2u(((w9>>40|w10<<24)&m)-lo <= span)<<6 | b2u(((w10>>4)&m)-lo <= span)<<7) << 16
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w10>>32)&m)-lo <= span)<<0 | b2u(((w10>>60|w11<<4)&m)-lo <= span)<<1 | b2u(((w11>>24)&m)-lo <= span)<<2 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<3 | b2u(((w12>>16)&m)-lo <= span)<<4 | b2u(((w12>>44|w13<<20)&m)-lo <= span)<<5 | b2u(((w13>>8)&m)-lo <= span)<<6 | b2u((w13>>36)-lo <= span)<<7) << 24
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w14>>0)&m)-lo <= span)<<0 | b2u(((w14>>28)&m)-lo <= span)<<1 | b2u(((w14>>56|w15<<8)&m)-lo <= span)<<2 | b2u(((w15>>20)&m)-lo <= span)<<3 | b2u(((w15>>48|w16<<16)&m)-lo <= span)<<4 | b2u(((w16>>12)&m)-lo <= span)<<5 | b2u(((w16>>40|w17<<24)&m)-lo <= span)<<6 | b2u(((w17>>4)&m)-lo <= span)<<7) << 32
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w17>>32)&m)-lo <= span)<<0 | b2u(((w17>>60|w18<<4)&m)-lo <= span)<<1 | b2u(((w18>>24)&m)-lo <= span)<<2 | b2u(((w18>>52|w19<<12)&m)-lo <= span)<<3 | b2u(((w19>>16)&m)-lo <= span)<<4 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<5 | b2u(((w20>>8)&m)-lo <= span)<<6 | b2u((w20>>36)-lo <= span)<<7) << 40
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	r |= (b2u(((w21>>0)&m)-lo <= span)<<0 | b2u(((w21>>28)&m)-lo <= span)<<1 | b2u(((w21>>56|w22<<8)&m)-lo <= span)<<2 | b2u(((w22>>20)&m)-lo <= span)<<3 | b2u(((w22>>48|w23<<16)&m)-lo <= span)<<4 | b2u(((w23>>12)&m)-lo <= span)<<5 | b2u(((w23>>40|w24<<24)&m)-lo <= span)<<6 | b2u(((w24>>4)&m)-lo <= span)<<7) << 48
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	r |= (b2u(((w24>>32)&m)-lo <= span)<<0 | b2u(((w24>>60|w25<<4)&m)-lo <= span)<<1 | b2u(((w25>>24)&m)-lo <= span)<<2 | b2u(((w25>>52|w26<<12)&m)-lo <= span)<<3 | b2u(((w26>>16)&m)-lo <= span)<<4 | b2u(((w26>>44|w27<<20)&m)-lo <= span)<<5 | b2u(((w27>>8)&m)-lo <= span)<<6 | b2u((w27>>36)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW29(in []byte, lo, span uint64) uint64 {
+	in = in[:232]
+	const m = 0x1fffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>29)&m)-lo <= span)<<1 | b2u(((w0>>58|w1<<6)&m)-lo <= span)<<2 | b2u(((w1>>23)&m)-lo <= span)<<3 | b2u(((w1>>52|w2<<12)&m)-lo <= span)<<4 | b2u(((w2>>17)&m)-lo <= span)<<5 | b2u(((w2>>46|w3<<18)&m)-lo <= span)<<6 | b2u(((w3>>11)&m)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w3>>40|w4<<24)&m)-lo <= span)<<0 | b2u(((w4>>5)&m)-lo <= span)<<1 | b2u(((w4>>34)&m)-lo <= span)<<2 | b2u(((w4>>63|w5<<1)&m)-lo <= span)<<3 | b2u(((w5>>28)&m)-lo <= span)<<4 | b2u(((w5>>57|w6<<7)&m)-lo <= span)<<5 | b2u(((w6>>22)&m)-lo <= span)<<6 | b2u(((w6>>51|w7<<13)&m)-lo <= span)<<7) << 8
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w7>>16)&m)-lo <= span)<<0 | b2u(((w7>>45|w8<<19)&m)-lo <= span)<<1 | b2u(((w8>>10)&m)-lo <= span)<<2 | b2u(((w8>>39|w9<<25)&m)-lo <= span)<<3 | b2u(((w9>>4)&m)-lo <= span)<<4 | b2u(((w9>>33)&m)-lo <= span)<<5 | b2u(((w9>>62|w10<<2)&m)-lo <= span)<<6 | b2u(((w10>>27)&m)-lo <= span)<<7) << 16
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w10>>56|w11<<8)&m)-lo <= span)<<0 | b2u(((w11>>21)&m)-lo <= span)<<1 | b2u(((w11>>50|w12<<14)&m)-lo <= span)<<2 | b2u(((w12>>15)&m)-lo <= span)<<3 | b2u(((w12>>44|w13<<20)&m)-lo <= span)<<4 | b2u(((w13>>9)&m)-lo <= span)<<5 | b2u(((w13>>38|w14<<26)&m)-lo <= span)<<6 | b2u(((w14>>3)&m)-lo <= span)<<7) << 24
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w14>>32)&m)-lo <= span)<<0 | b2u(((w14>>61|w15<<3)&m)-lo <= span)<<1 | b2u(((w15>>26)&m)-lo <= span)<<2 | b2u(((w15>>55|w16<<9)&m)-lo <= span)<<3 | b2u(((w16>>20)&m)-lo <= span)<<4 | b2u(((w16>>49|w17<<15)&m)-lo <= span)<<5 | b2u(((w17>>14)&m)-lo <= span)<<6 | b2u(((w17>>43|w18<<21)&m)-lo <= span)<<7) << 32
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w18>>8)&m)-lo <= span)<<0 | b2u(((w18>>37|w19<<27)&m)-lo <= span)<<1 | b2u(((w19>>2)&m)-lo <= span)<<2 | b2u(((w19>>31)&m)-lo <= span)<<3 | b2u(((w19>>60|w20<<4)&m)-lo <= span)<<4 | b2u(((w20>>25)&m)-lo <= span)<<5 | b2u(((w20>>54|w21<<10)&m)-lo <= span)<<6 | b2u(((w21>>19)&m)-lo <= span)<<7) << 40
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	r |= (b2u(((w21>>48|w22<<16)&m)-lo <= span)<<0 | b2u(((w22>>13)&m)-lo <= span)<<1 | b2u(((w22>>42|w23<<22)&m)-lo <= span)<<2 | b2u(((w23>>7)&m)-lo <= span)<<3 | b2u(((w23>>36|w24<<28)&m)-lo <= span)<<4 | b2u(((w24>>1)&m)-lo <= span)<<5 | b2u(((w24>>30)&m)-lo <= span)<<6 | b2u(((w24>>59|w25<<5)&m)-lo <= span)<<7) << 48
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	r |= (b2u(((w25>>24)&m)-lo <= span)<<0 | b2u(((w25>>53|w26<<11)&m)-lo <= span)<<1 | b2u(((w26>>18)&m)-lo <= span)<<2 | b2u(((w26>>47|w27<<17)&m)-lo <= span)<<3 | b2u(((w27>>12)&m)-lo <= span)<<4 | b2u(((w27>>41|w28<<23)&m)-lo <= span)<<5 | b2u(((w28>>6)&m)-lo <= span)<<6 | b2u((w28>>35)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW30(in []byte, lo, span uint64) uint64 {
+	in = in[:240]
+	const m = 0x3fffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>30)&m)-lo <= span)<<1 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<2 | b2u(((w1>>26)&m)-lo <= span)<<3 | b2u(((w1>>56|w2<<8)&m)-lo <= span)<<4 | b2u(((w2>>22)&m)-lo <= span)<<5 | b2u(((w2>>52|w3<<12)&m)-lo <= span)<<6 | b2u(((w3>>18)&m)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w3>>48|w4<<16)&m)-lo <= span)<<0 | b2u(((w4>>14)&m)-lo <= span)<<1 | b2u(((w4>>44|w5<<20)&m)-lo <= span)<<2 | b2u(((w5>>10)&m)-lo <= span)<<3 | b2u(((w5>>40|w6<<24)&m)-lo <= span)<<4 | b2u(((w6>>6)&m)-lo <= span)<<5 | b2u(((w6>>36|w7<<28)&m)-lo <= span)<<6 | b2u(((w7>>2)&m)-lo <= span)<<7) << 8
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w7>>32)&m)-lo <= span)<<0 | b2u(((w7>>62|w8<<2)&m)-lo <= span)<<1 | b2u(((w8>>28)&m)-lo <= span)<<2 | b2u(((w8>>58|w9<<6)&m)-lo <= span)<<3 | b2u(((w9>>24)&m)-lo <= span)<<4 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<5 | b2u(((w10>>20)&m)-lo <= span)<<6 | b2u(((w10>>50|w11<<14)&m)-lo <= span)<<7) << 16
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w11>>16)&m)-lo <= span)<<0 | b2u(((w11>>46|w12<<18)&m)-lo <= span)<<1 | b2u(((w12>>12)&m)-lo <= span)<<2 | b2u(((w12>>42|w13<<22)&m)-lo <= span)<<3 | b2u(((w13>>8)&m)-lo <= span)<<4 | b2u(((w13>>38|w14<<26)&m)-lo <= span)<<5 | b2u(((w14>>4)&m)-lo <= span)<<6 | b2u((w14>>34)-lo <= span)<<7) << 24
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w15>>0)&m)-lo <= span)<<0 | b2u(((w15>>30)&m)-lo <= span)<<1 | b2u(((w15>>60|w16<<4)&m)-lo <= span)<<2 | b2u(((w16>>26)&m)-lo <= span)<<3 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<4 | b2u(((w17>>22)&m)-lo <= span)<<5 | b2u(((w17>>52|w18<<12)&m)-lo <= span)<<6 | b2u(((w18>>18)&m)-lo <= span)<<7) << 32
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w18>>48|w19<<16)&m)-lo <= span)<<0 | b2u(((w19>>14)&m)-lo <= span)<<1 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<2 | b2u(((w20>>10)&m)-lo <= span)<<3 | b2u(((w20>>40|w21<<24)&m)-lo <= span)<<4 | b2u(((w21>>6)&m)-lo <= span)<<5 | b2u(((w21>>36|w22<<28)&m)-lo <= span)<<6 | b2u(((w22>>2)&m)-lo <= span)<<7) << 40
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w22>>32)&m)-lo <= span)<<0 | b2u(((w22>>62|w23<<2)&m)-lo <= span)<<1 | b2u(((w23>>28)&m)-lo <= span)<<2 | b2u(((w23>>58|w24<<6)&m)-lo <= span)<<3 | b2u(((w24>>24)&m)-lo <= span)<<4 | b2u(((w24>>54|w25<<10)&m)-lo <= span)<<5 | b2u(((w25>>20)&m)-lo <= span)<<6 | b2u(((w25>>50|w26<<14)&m)-lo <= span)<<7) << 48
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w26>>16)&m)-lo <= span)<<0 | b2u(((w26>>46|w27<<18)&m)-lo <= span)<<1 | b2u(((w27>>12)&m)-lo <= span)<<2 | b2u(((w27>>42|w28<<22)&m)-lo <= span)<<3 | b2u(((w28>>8)&m)-lo <= span)<<4 | b2u(((w28>>38|w29<<26)&m)-lo <= span)<<5 | b2u(((w29>>4)&m)-lo <= span)<<6 | b2u((w29>>34)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW31(in []byte, lo, span uint64) uint64 {
+	in = in[:248]
+	const m = 0x7fffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>31)&m)-lo <= span)<<1 | b2u(((w0>>62|w1<<2)&m)-lo <= span)<<2 | b2u(((w1>>29)&m)-lo <= span)<<3 | b2u(((w1>>60|w2<<4)&m)-lo <= span)<<4 | b2u(((w2>>27)&m)-lo <= span)<<5 | b2u(((w2>>58|w3<<6)&m)-lo <= span)<<6 | b2u(((w3>>25)&m)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w3>>56|w4<<8)&m)-lo <= span)<<0 | b2u(((w4>>23)&m)-lo <= span)<<1 | b2u(((w4>>54|w5<<10)&m)-lo <= span)<<2 | b2u(((w5>>21)&m)-lo <= span)<<3 | b2u(((w5>>52|w6<<12)&m)-lo <= span)<<4 | b2u(((w6>>19)&m)-lo <= span)<<5 | b2u(((w6>>50|w7<<14)&m)-lo <= span)<<6 | b2u(((w7>>17)&m)-lo <= span)<<7) << 8
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w7>>48|w8<<16)&m)-lo <= span)<<0 | b2u(((w8>>15)&m)-lo <= span)<<1 | b2u(((w8>>46|w9<<18)&m)-lo <= span)<<2 | b2u(((w9>>13)&m)-lo <= span)<<3 | b2u(((w9>>44|w10<<20)&m)-lo <= span)<<4 | b2u(((w10>>11)&m)-lo <= span)<<5 | b2u(((w10>>42|w11<<22)&m)-lo <= span)<<6 | b2u(((w11>>9)&m)-lo <= span)<<7) << 16
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w11>>40|w12<<24)&m)-lo <= span)<<0 | b2u(((w12>>7)&m)-lo <= span)<<1 | b2u(((w12>>38|w13<<26)&m)-lo <= span)<<2 | b2u(((w13>>5)&m)-lo <= span)<<3 | b2u(((w13>>36|w14<<28)&m)-lo <= span)<<4 | b2u(((w14>>3)&m)-lo <= span)<<5 | b2u(((w14>>34|w15<<30)&m)-lo <= span)<<6 | b2u(((w15>>1)&m)-lo <= span)<<7) << 24
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w15>>32)&m)-lo <= span)<<0 | b2u(((w15>>63|w16<<1)&m)-lo <= span)<<1 | b2u(((w16>>30)&m)-lo <= span)<<2 | b2u(((w16>>61|w17<<3)&m)-lo <= span)<<3 | b2u(((w17>>28)&m)-lo <= span)<<4 | b2u(((w17>>59|w18<<5)&m)-lo <= span)<<5 | b2u(((w18>>26)&m)-lo <= span)<<6 | b2u(((w18>>57|w19<<7)&m)-lo <= span)<<7) << 32
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w19>>24)&m)-lo <= span)<<0 | b2u(((w19>>55|w20<<9)&m)-lo <= span)<<1 | b2u(((w20>>22)&m)-lo <= span)<<2 | b2u(((w20>>53|w21<<11)&m)-lo <= span)<<3 | b2u(((w21>>20)&m)-lo <= span)<<4 | b2u(((w21>>51|w22<<13)&m)-lo <= span)<<5 | b2u(((w22>>18)&m)-lo <= span)<<6 | b2u(((w22>>49|w23<<15)&m)-lo <= span)<<7) << 40
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	r |= (b2u(((w23>>16)&m)-lo <= span)<<0 | b2u(((w23>>47|w24<<17)&m)-lo <= span)<<1 | b2u(((w24>>14)&m)-lo <= span)<<2 | b2u(((w24>>45|w25<<19)&m)-lo <= span)<<3 | b2u(((w25>>12)&m)-lo <= span)<<4 | b2u(((w25>>43|w26<<21)&m)-lo <= span)<<5 | b2u(((w26>>10)&m)-lo <= span)<<6 | b2u(((w26>>41|w27<<23)&m)-lo <= span)<<7) << 48
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	r |= (b2u(((w27>>8)&m)-lo <= span)<<0 | b2u(((w27>>39|w28<<25)&m)-lo <= span)<<1 | b2u(((w28>>6)&m)-lo <= span)<<2 | b2u(((w28>>37|w29<<27)&m)-lo <= span)<<3 | b2u(((w29>>4)&m)-lo <= span)<<4 | b2u(((w29>>35|w30<<29)&m)-lo <= span)<<5 | b2u(((w30>>2)&m)-lo <= span)<<6 | b2u((w30>>33)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW32(in []byte, lo, span uint64) uint64 {
+	in = in[:256]
+	const m = 0xffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u((w0>>32)-lo <= span)<<1 | b2u(((w1>>0)&m)-lo <= span)<<2 | b2u((w1>>32)-lo <= span)<<3 | b2u(((w2>>0)&m)-lo <= span)<<4 | b2u((w2>>32)-lo <= span)<<5 | b2u(((w3>>0)&m)-lo <= span)<<6 | b2u((w3>>32)-lo <= span)<<7) << 0
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w4>>0)&m)-lo <= span)<<0 | b2u((w4>>32)-lo <= span)<<1 | b2u(((w5>>0)&m)-lo <= span)<<2 | b2u((w5>>32)-lo <= span)<<3 | b2u(((w6>>0)&m)-lo <= span)<<4 | b2u((w6>>32)-lo <= span)<<5 | b2u(((w7>>0)&m)-lo <= span)<<6 | b2u((w7>>32)-lo <= span)<<7) << 8
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w8>>0)&m)-lo <= span)<<0 | b2u((w8>>32)-lo <= span)<<1 | b2u(((w9>>0)&m)-lo <= span)<<2 | b2u((w9>>32)-lo <= span)<<3 | b2u(((w10>>0)&m)-lo <= span)<<4 | b2u((w10>>32)-lo <= span)<<5 | b2u(((w11>>0)&m)-lo <= span)<<6 | b2u((w11>>32)-lo <= span)<<7) << 16
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w12>>0)&m)-lo <= span)<<0 | b2u((w12>>32)-lo <= span)<<1 | b2u(((w13>>0)&m)-lo <= span)<<2 | b2u((w13>>32)-lo <= span)<<3 | b2u(((w14>>0)&m)-lo <= span)<<4 | b2u((w14>>32)-lo <= span)<<5 | b2u(((w15>>0)&m)-lo <= span)<<6 | b2u((w15>>32)-lo <= span)<<7) << 24
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w16>>0)&m)-lo <= span)<<0 | b2u((w16>>32)-lo <= span)<<1 | b2u(((w17>>0)&m)-lo <= span)<<2 | b2u((w17>>32)-lo <= span)<<3 | b2u(((w18>>0)&m)-lo <= span)<<4 | b2u((w18>>32)-lo <= span)<<5 | b2u(((w19>>0)&m)-lo <= span)<<6 | b2u((w19>>32)-lo <= span)<<7) << 32
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w20>>0)&m)-lo <= span)<<0 | b2u((w20>>32)-lo <= span)<<1 | b2u(((w21>>0)&m)-lo <= span)<<2 | b2u((w21>>32)-lo <= span)<<3 | b2u(((w22>>0)&m)-lo <= span)<<4 | b2u((w22>>32)-lo <= span)<<5 | b2u(((w23>>0)&m)-lo <= span)<<6 | b2u((w23>>32)-lo <= span)<<7) << 40
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	r |= (b2u(((w24>>0)&m)-lo <= span)<<0 | b2u((w24>>32)-lo <= span)<<1 | b2u(((w25>>0)&m)-lo <= span)<<2 | b2u((w25>>32)-lo <= span)<<3 | b2u(((w26>>0)&m)-lo <= span)<<4 | b2u((w26>>32)-lo <= span)<<5 | b2u(((w27>>0)&m)-lo <= span)<<6 | b2u((w27>>32)-lo <= span)<<7) << 48
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	r |= (b2u(((w28>>0)&m)-lo <= span)<<0 | b2u((w28>>32)-lo <= span)<<1 | b2u(((w29>>0)&m)-lo <= span)<<2 | b2u((w29>>32)-lo <= span)<<3 | b2u(((w30>>0)&m)-lo <= span)<<4 | b2u((w30>>32)-lo <= span)<<5 | b2u(((w31>>0)&m)-lo <= span)<<6 | b2u((w31>>32)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW33(in []byte, lo, span uint64) uint64 {
+	in = in[:264]
+	const m = 0x1ffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>33|w1<<31)&m)-lo <= span)<<1 | b2u(((w1>>2)&m)-lo <= span)<<2 | b2u(((w1>>35|w2<<29)&m)-lo <= span)<<3 | b2u(((w2>>4)&m)-lo <= span)<<4 | b2u(((w2>>37|w3<<27)&m)-lo <= span)<<5 | b2u(((w3>>6)&m)-lo <= span)<<6 | b2u(((w3>>39|w4<<25)&m)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w4>>8)&m)-lo <= span)<<0 | b2u(((w4>>41|w5<<23)&m)-lo <= span)<<1 | b2u(((w5>>10)&m)-lo <= span)<<2 | b2u(((w5>>43|w6<<21)&m)-lo <= span)<<3 | b2u(((w6>>12)&m)-lo <= span)<<4 | b2u(((w6>>45|w7<<19)&m)-lo <= span)<<5 | b2u(((w7>>14)&m)-lo <= span)<<6 | b2u(((w7>>47|w8<<17)&m)-lo <= span)<<7) << 8
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w8>>16)&m)-lo <= span)<<0 | b2u(((w8>>49|w9<<15)&m)-lo <= span)<<1 | b2u(((w9>>18)&m)-lo <= span)<<2 | b2u(((w9>>51|w10<<13)&m)-lo <= span)<<3 | b2u(((w10>>20)&m)-lo <= span)<<4 | b2u(((w10>>53|w11<<11)&m)-lo <= span)<<5 | b2u(((w11>>22)&m)-lo <= span)<<6 | b2u(((w11>>55|w12<<9)&m)-lo <= span)<<7) << 16
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w12>>24)&m)-lo <= span)<<0 | b2u(((w12>>57|w13<<7)&m)-lo <= span)<<1 | b2u(((w13>>26)&m)-lo <= span)<<2 | b2u(((w13>>59|w14<<5)&m)-lo <= span)<<3 | b2u(((w14>>28)&m)-lo <= span)<<4 | b2u(((w14>>61|w15<<3)&m)-lo <= span)<<5 | b2u(((w15>>30)&m)-lo <= span)<<6 | b2u(((w15>>63|w16<<1)&m)-lo <= span)<<7) << 24
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w16>>32|w17<<32)&m)-lo <= span)<<0 | b2u(((w17>>1)&m)-lo <= span)<<1 | b2u(((w17>>34|w18<<30)&m)-lo <= span)<<2 | b2u(((w18>>3)&m)-lo <= span)<<3 | b2u(((w18>>36|w19<<28)&m)-lo <= span)<<4 | b2u(((w19>>5)&m)-lo <= span)<<5 | b2u(((w19>>38|w20<<26)&m)-lo <= span)<<6 | b2u(((w20>>7)&m)-lo <= span)<<7) << 32
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	r |= (b2u(((w20>>40|w21<<24)&m)-lo <= span)<<0 | b2u(((w21>>9)&m)-lo <= span)<<1 | b2u(((w21>>42|w22<<22)&m)-lo <= span)<<2 | b2u(((w22>>11)&m)-lo <= span)<<3 | b2u(((w22>>44|w23<<20)&m)-lo <= span)<<4 | b2u(((w23>>13)&m)-lo <= span)<<5 | b2u(((w23>>46|w24<<18)&m)-lo <= span)<<6 | b2u(((w24>>15)&m)-lo <= span)<<7) << 40
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	r |= (b2u(((w24>>48|w25<<16)&m)-lo <= span)<<0 | b2u(((w25>>17)&m)-lo <= span)<<1 | b2u(((w25>>50|w26<<14)&m)-lo <= span)<<2 | b2u(((w26>>19)&m)-lo <= span)<<3 | b2u(((w26>>52|w27<<12)&m)-lo <= span)<<4 | b2u(((w27>>21)&m)-lo <= span)<<5 | b2u(((w27>>54|w28<<10)&m)-lo <= span)<<6 | b2u(((w28>>23)&m)-lo <= span)<<7) << 48
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	r |= (b2u(((w28>>56|w29<<8)&m)-lo <= span)<<0 | b2u(((w29>>25)&m)-lo <= span)<<1 | b2u(((w29>>58|w30<<6)&m)-lo <= span)<<2 | b2u(((w30>>27)&m)-lo <= span)<<3 | b2u(((w30>>60|w31<<4)&m)-lo <= span)<<4 | b2u(((w31>>29)&m)-lo <= span)<<5 | b2u(((w31>>62|w32<<2)&m)-lo <= span)<<6 | b2u((w32>>31)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW34(in []byte, lo, span uint64) uint64 {
+	in = in[:272]
+	const m = 0x3ffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>34|w1<<30)&m)-lo <= span)<<1 | b2u(((w1>>4)&m)-lo <= span)<<2 | b2u(((w1>>38|w2<<26)&m)-lo <= span)<<3 | b2u(((w2>>8)&m)-lo <= span)<<4 | b2u(((w2>>42|w3<<22)&m)-lo <= span)<<5 | b2u(((w3>>12)&m)-lo <= span)<<6 | b2u(((w3>>46|w4<<18)&m)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w4>>16)&m)-lo <= span)<<0 | b2u(((w4>>50|w5<<14)&m)-lo <= span)<<1 | b2u(((w5>>20)&m)-lo <= span)<<2 | b2u(((w5>>54|w6<<10)&m)-lo <= span)<<3 | b2u(((w6>>24)&m)-lo <= span)<<4 | b2u(((w6>>58|w7<<6)&m)-lo <= span)<<5 | b2u(((w7>>28)&m)-lo <= span)<<6 | b2u(((w7>>62|w8<<2)&m)-lo <= span)<<7) << 8
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w8>>32|w9<<32)&m)-lo <= span)<<0 | b2u(((w9>>2)&m)-lo <= span)<<1 | b2u(((w9>>36|w10<<28)&m)-lo <= span)<<2 | b2u(((w10>>6)&m)-lo <= span)<<3 | b2u(((w10>>40|w11<<24)&m)-lo <= span)<<4 | b2u(((w11>>10)&m)-lo <= span)<<5 | b2u(((w11>>44|w12<<20)&m)-lo <= span)<<6 | b2u(((w12>>14)&m)-lo <= span)<<7) << 16
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w12>>48|w13<<16)&m)-lo <= span)<<0 | b2u(((w13>>18)&m)-lo <= span)<<1 | b2u(((w13>>52|w14<<12)&m)-lo <= span)<<2 | b2u(((w14>>22)&m)-lo <= span)<<3 | b2u(((w14>>56|w15<<8)&m)-lo <= span)<<4 | b2u(((w15>>26)&m)-lo <= span)<<5 | b2u(((w15>>60|w16<<4)&m)-lo <= span)<<6 | b2u((w16>>30)-lo <= span)<<7) << 24
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w17>>0)&m)-lo <= span)<<0 | b2u(((w17>>34|w18<<30)&m)-lo <= span)<<1 | b2u(((w18>>4)&m)-lo <= span)<<2 | b2u(((w18>>38|w19<<26)&m)-lo <= span)<<3 | b2u(((w19>>8)&m)-lo <= span)<<4 | b2u(((w19>>42|w20<<22)&m)-lo <= span)<<5 | b2u(((w20>>12)&m)-lo <= span)<<6 | b2u(((w20>>46|w21<<18)&m)-lo <= span)<<7) << 32
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	r |= (b2u(((w21>>16)&m)-lo <= span)<<0 | b2u(((w21>>50|w22<<14)&m)-lo <= span)<<1 | b2u(((w22>>20)&m)-lo <= span)<<2 | b2u(((w22>>54|w23<<10)&m)-lo <= span)<<3 | b2u(((w23>>24)&m)-lo <= span)<<4 | b2u(((w23>>58|w24<<6)&m)-lo <= span)<<5 | b2u(((w24>>28)&m)-lo <= span)<<6 | b2u(((w24>>62|w25<<2)&m)-lo <= span)<<7) << 40
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w25>>32|w26<<32)&m)-lo <= span)<<0 | b2u(((w26>>2)&m)-lo <= span)<<1 | b2u(((w26>>36|w27<<28)&m)-lo <= span)<<2 | b2u(((w27>>6)&m)-lo <= span)<<3 | b2u(((w27>>40|w28<<24)&m)-lo <= span)<<4 | b2u(((w28>>10)&m)-lo <= span)<<5 | b2u(((w28>>44|w29<<20)&m)-lo <= span)<<6 | b2u(((w29>>14)&m)-lo <= span)<<7) << 48
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	r |= (b2u(((w29>>48|w30<<16)&m)-lo <= span)<<0 | b2u(((w30>>18)&m)-lo <= span)<<1 | b2u(((w30>>52|w31<<12)&m)-lo <= span)<<2 | b2u(((w31>>22)&m)-lo <= span)<<3 | b2u(((w31>>56|w32<<8)&m)-lo <= span)<<4 | b2u(((w32>>26)&m)-lo <= span)<<5 | b2u(((w32>>60|w33<<4)&m)-lo <= span)<<6 | b2u((w33>>30)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW35(in []byte, lo, span uint64) uint64 {
+	in = in[:280]
+	const m = 0x7ffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>35|w1<<29)&m)-lo <= span)<<1 | b2u(((w1>>6)&m)-lo <= span)<<2 | b2u(((w1>>41|w2<<23)&m)-lo <= span)<<3 | b2u(((w2>>12)&m)-lo <= span)<<4 | b2u(((w2>>47|w3<<17)&m)-lo <= span)<<5 | b2u(((w3>>18)&m)-lo <= span)<<6 | b2u(((w3>>53|w4<<11)&m)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w4>>24)&m)-lo <= span)<<0 | b2u(((w4>>59|w5<<5)&m)-lo <= span)<<1 | b2u(((w5>>30|w6<<34)&m)-lo <= span)<<2 | b2u(((w6>>1)&m)-lo <= span)<<3 | b2u(((w6>>36|w7<<28)&m)-lo <= span)<<4 | b2u(((w7>>7)&m)-lo <= span)<<5 | b2u(((w7>>42|w8<<22)&m)-lo <= span)<<6 | b2u(((w8>>13)&m)-lo <= span)<<7) << 8
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w8>>48|w9<<16)&m)-lo <= span)<<0 | b2u(((w9>>19)&m)-lo <= span)<<1 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<2 | b2u(((w10>>25)&m)-lo <= span)<<3 | b2u(((w10>>60|w11<<4)&m)-lo <= span)<<4 | b2u(((w11>>31|w12<<33)&m)-lo <= span)<<5 | b2u(((w12>>2)&m)-lo <= span)<<6 | b2u(((w12>>37|w13<<27)&m)-lo <= span)<<7) << 16
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w13>>8)&m)-lo <= span)<<0 | b2u(((w13>>43|w14<<21)&m)-lo <= span)<<1 | b2u(((w14>>14)&m)-lo <= span)<<2 | b2u(((w14>>49|w15<<15)&m)-lo <= span)<<3 | b2u(((w15>>20)&m)-lo <= span)<<4 | b2u(((w15>>55|w16<<9)&m)-lo <= span)<<5 | b2u(((w16>>26)&m)-lo <= span)<<6 | b2u(((w16>>61|w17<<3)&m)-lo <= span)<<7) << 24
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w17>>32|w18<<32)&m)-lo <= span)<<0 | b2u(((w18>>3)&m)-lo <= span)<<1 | b2u(((w18>>38|w19<<26)&m)-lo <= span)<<2 | b2u(((w19>>9)&m)-lo <= span)<<3 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<4 | b2u(((w20>>15)&m)-lo <= span)<<5 | b2u(((w20>>50|w21<<14)&m)-lo <= span)<<6 | b2u(((w21>>21)&m)-lo <= span)<<7) << 32
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w21>>56|w22<<8)&m)-lo <= span)<<0 | b2u(((w22>>27)&m)-lo <= span)<<1 | b2u(((w22>>62|w23<<2)&m)-lo <= span)<<2 | b2u(((w23>>33|w24<<31)&m)-lo <= span)<<3 | b2u(((w24>>4)&m)-lo <= span)<<4 | b2u(((w24>>39|w25<<25)&m)-lo <= span)<<5 | b2u(((w25>>10)&m)-lo <= span)<<6 | b2u(((w25>>45|w26<<19)&m)-lo <= span)<<7) << 40
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	r |= (b2u(((w26>>16)&m)-lo <= span)<<0 | b2u(((w26>>51|w27<<13)&m)-lo <= span)<<1 | b2u(((w27>>22)&m)-lo <= span)<<2 | b2u(((w27>>57|w28<<7)&m)-lo <= span)<<3 | b2u(((w28>>28)&m)-lo <= span)<<4 | b2u(((w28>>63|w29<<1)&m)-lo <= span)<<5 | b2u(((w29>>34|w30<<30)&m)-lo <= span)<<6 | b2u(((w30>>5)&m)-lo <= span)<<7) << 48
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	r |= (b2u(((w30>>40|w31<<24)&m)-lo <= span)<<0 | b2u(((w31>>11)&m)-lo <= span)<<1 | b2u(((w31>>46|w32<<18)&m)-lo <= span)<<2 | b2u(((w32>>17)&m)-lo <= span)<<3 | b2u(((w32>>52|w33<<12)&m)-lo <= span)<<4 | b2u(((w33>>23)&m)-lo <= span)<<5 | b2u(((w33>>58|w34<<6)&m)-lo <= span)<<6 | b2u((w34>>29)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW36(in []byte, lo, span uint64) uint64 {
+	in = in[:288]
+	const m = 0xfffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>36|w1<<28)&m)-lo <= span)<<1 | b2u(((w1>>8)&m)-lo <= span)<<2 | b2u(((w1>>44|w2<<20)&m)-lo <= span)<<3 | b2u(((w2>>16)&m)-lo <= span)<<4 | b2u(((w2>>52|w3<<12)&m)-lo <= span)<<5 | b2u(((w3>>24)&m)-lo <= span)<<6 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	r |= (b2u(((w4>>32|w5<<32)&m)-lo <= span)<<0 | b2u(((w5>>4)&m)-lo <= span)<<1 | b2u(((w5>>40|w6<<24)&m)-lo <= span)<<2 | b2u(((w6>>12)&m)-lo <= span)<<3 | b2u(((w6>>48|w7<<16)&m)-lo <= span)<<4 | b2u(((w7>>20)&m)-lo <= span)<<5 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<6 | b2u((w8>>28)-lo <= span)<<7) << 8
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w9>>0)&m)-lo <= span)<<0 | b2u(((w9>>36|w10<<28)&m)-lo <= span)<<1 | b2u(((w10>>8)&m)-lo <= span)<<2 | b2u(((w10>>44|w11<<20)&m)-lo <= span)<<3 | b2u(((w11>>16)&m)-lo <= span)<<4 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<5 | b2u(((w12>>24)&m)-lo <= span)<<6 | b2u(((w12>>60|w13<<4)&m)-lo <= span)<<7) << 16
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w13>>32|w14<<32)&m)-lo <= span)<<0 | b2u(((w14>>4)&m)-lo <= span)<<1 | b2u(((w14>>40|w15<<24)&m)-lo <= span)<<2 | b2u(((w15>>12)&m)-lo <= span)<<3 | b2u(((w15>>48|w16<<16)&m)-lo <= span)<<4 | b2u(((w16>>20)&m)-lo <= span)<<5 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<6 | b2u((w17>>28)-lo <= span)<<7) << 24
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w18>>0)&m)-lo <= span)<<0 | b2u(((w18>>36|w19<<28)&m)-lo <= span)<<1 | b2u(((w19>>8)&m)-lo <= span)<<2 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<3 | b2u(((w20>>16)&m)-lo <= span)<<4 | b2u(((w20>>52|w21<<12)&m)-lo <= span)<<5 | b2u(((w21>>24)&m)-lo <= span)<<6 | b2u(((w21>>60|w22<<4)&m)-lo <= span)<<7) << 32
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w22>>32|w23<<32)&m)-lo <= span)<<0 | b2u(((w23>>4)&m)-lo <= span)<<1 | b2u(((w23>>40|w24<<24)&m)-lo <= span)<<2 | b2u(((w24>>12)&m)-lo <= span)<<3 | b2u(((w24>>48|w25<<16)&m)-lo <= span)<<4 | b2u(((w25>>20)&m)-lo <= span)<<5 | b2u(((w25>>56|w26<<8)&m)-lo <= span)<<6 | b2u((w26>>28)-lo <= span)<<7) << 40
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	r |= (b2u(((w27>>0)&m)-lo <= span)<<0 | b2u(((w27>>36|w28<<28)&m)-lo <= span)<<1 | b2u(((w28>>8)&m)-lo <= span)<<2 | b2u(((w28>>44|w29<<20)&m)-lo <= span)<<3 | b2u(((w29>>16)&m)-lo <= span)<<4 | b2u(((w29>>52|w30<<12)&m)-lo <= span)<<5 | b2u(((w30>>24)&m)-lo <= span)<<6 | b2u(((w30>>60|w31<<4)&m)-lo <= span)<<7) << 48
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	r |= (b2u(((w31>>32|w32<<32)&m)-lo <= span)<<0 | b2u(((w32>>4)&m)-lo <= span)<<1 | b2u(((w32>>40|w33<<24)&m)-lo <= span)<<2 | b2u(((w33>>12)&m)-lo <= span)<<3 | b2u(((w33>>48|w34<<16)&m)-lo <= span)<<4 | b2u(((w34>>20)&m)-lo <= span)<<5 | b2u(((w34>>56|w35<<8)&m)-lo <= span)<<6 | b2u((w35>>28)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW37(in []byte, lo, span uint64) uint64 {
+	in = in[:296]
+	const m = 0x1fffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>37|w1<<27)&m)-lo <= span)<<1 | b2u(((w1>>10)&m)-lo <= span)<<2 | b2u(((w1>>47|w2<<17)&m)-lo <= span)<<3 | b2u(((w2>>20)&m)-lo <= span)<<4 | b2u(((w2>>57|w3<<7)&m)-lo <= span)<<5 | b2u(((w3>>30|w4<<34)&m)-lo <= span)<<6 | b2u(((w4>>3)&m)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w4>>40|w5<<24)&m)-lo <= span)<<0 | b2u(((w5>>13)&m)-lo <= span)<<1 | b2u(((w5>>50|w6<<14)&m)-lo <= span)<<2 | b2u(((w6>>23)&m)-lo <= span)<<3 | b2u(((w6>>60|w7<<4)&m)-lo <= span)<<4 | b2u(((w7>>33|w8<<31)&m)-lo <= span)<<5 | b2u(((w8>>6)&m)-lo <= span)<<6 | b2u(((w8>>43|w9<<21)&m)-lo <= span)<<7) << 8
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w9>>16)&m)-lo <= span)<<0 | b2u(((w9>>53|w10<<11)&m)-lo <= span)<<1 | b2u(((w10>>26)&m)-lo <= span)<<2 | b2u(((w10>>63|w11<<1)&m)-lo <= span)<<3 | b2u(((w11>>36|w12<<28)&m)-lo <= span)<<4 | b2u(((w12>>9)&m)-lo <= span)<<5 | b2u(((w12>>46|w13<<18)&m)-lo <= span)<<6 | b2u(((w13>>19)&m)-lo <= span)<<7) << 16
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w13>>56|w14<<8)&m)-lo <= span)<<0 | b2u(((w14>>29|w15<<35)&m)-lo <= span)<<1 | b2u(((w15>>2)&m)-lo <= span)<<2 | b2u(((w15>>39|w16<<25)&m)-lo <= span)<<3 | b2u(((w16>>12)&m)-lo <= span)<<4 | b2u(((w16>>49|w17<<15)&m)-lo <= span)<<5 | b2u(((w17>>22)&m)-lo <= span)<<6 | b2u(((w17>>59|w18<<5)&m)-lo <= span)<<7) << 24
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w18>>32|w19<<32)&m)-lo <= span)<<0 | b2u(((w19>>5)&m)-lo <= span)<<1 | b2u(((w19>>42|w20<<22)&m)-lo <= span)<<2 | b2u(((w20>>15)&m)-lo <= span)<<3 | b2u(((w20>>52|w21<<12)&m)-lo <= span)<<4 | b2u(((w21>>25)&m)-lo <= span)<<5 | b2u(((w21>>62|w22<<2)&m)-lo <= span)<<6 | b2u(((w22>>35|w23<<29)&m)-lo <= span)<<7) << 32
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	r |= (b2u(((w23>>8)&m)-lo <= span)<<0 | b2u(((w23>>45|w24<<19)&m)-lo <= span)<<1 | b2u(((w24>>18)&m)-lo <= span)<<2 | b2u(((w24>>55|w25<<9)&m)-lo <= span)<<3 | b2u(((w25>>28|w26<<36)&m)-lo <= span)<<4 | b2u(((w26>>1)&m)-lo <= span)<<5 | b2u(((w26>>38|w27<<26)&m)-lo <= span)<<6 | b2u(((w27>>11)&m)-lo <= span)<<7) << 40
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	r |= (b2u(((w27>>48|w28<<16)&m)-lo <= span)<<0 | b2u(((w28>>21)&m)-lo <= span)<<1 | b2u(((w28>>58|w29<<6)&m)-lo <= span)<<2 | b2u(((w29>>31|w30<<33)&m)-lo <= span)<<3 | b2u(((w30>>4)&m)-lo <= span)<<4 | b2u(((w30>>41|w31<<23)&m)-lo <= span)<<5 | b2u(((w31>>14)&m)-lo <= span)<<6 | b2u(((w31>>51|w32<<13)&m)-lo <= span)<<7) << 48
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	r |= (b2u(((w32>>24)&m)-lo <= span)<<0 | b2u(((w32>>61|w33<<3)&m)-lo <= span)<<1 | b2u(((w33>>34|w34<<30)&m)-lo <= span)<<2 | b2u(((w34>>7)&m)-lo <= span)<<3 | b2u(((w34>>44|w35<<20)&m)-lo <= span)<<4 | b2u(((w35>>17)&m)-lo <= span)<<5 | b2u(((w35>>54|w36<<10)&m)-lo <= span)<<6 | b2u((w36>>27)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW38(in []byte, lo, span uint64) uint64 {
+	in = in[:304]
+	const m = 0x3fffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>38|w1<<26)&m)-lo <= span)<<1 | b2u(((w1>>12)&m)-lo <= span)<<2 | b2u(((w1>>50|w2<<14)&m)-lo <= span)<<3 | b2u(((w2>>24)&m)-lo <= span)<<4 | b2u(((w2>>62|w3<<2)&m)-lo <= span)<<5 | b2u(((w3>>36|w4<<28)&m)-lo <= span)<<6 | b2u(((w4>>10)&m)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w4>>48|w5<<16)&m)-lo <= span)<<0 | b2u(((w5>>22)&m)-lo <= span)<<1 | b2u(((w5>>60|w6<<4)&m)-lo <= span)<<2 | b2u(((w6>>34|w7<<30)&m)-lo <= span)<<3 | b2u(((w7>>8)&m)-lo <= span)<<4 | b2u(((w7>>46|w8<<18)&m)-lo <= span)<<5 | b2u(((w8>>20)&m)-lo <= span)<<6 | b2u(((w8>>58|w9<<6)&m)-lo <= span)<<7) << 8
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w9>>32|w10<<32)&m)-lo <= span)<<0 | b2u(((w10>>6)&m)-lo <= span)<<1 | b2u(((w10>>44|w11<<20)&m)-lo <= span)<<2 | b2u(((w11>>18)&m)-lo <= span)<<3 | b2u(((w11>>56|w12<<8)&m)-lo <= span)<<4 | b2u(((w12>>30|w13<<34)&m)-lo <= span)<<5 | b2u(((w13>>4)&m)-lo <= span)<<6 | b2u(((w13>>42|w14<<22)&m)-lo <= span)<<7) << 16
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w14>>16)&m)-lo <= span)<<0 | b2u(((w14>>54|w15<<10)&m)-lo <= span)<<1 | b2u(((w15>>28|w16<<36)&m)-lo <= span)<<2 | b2u(((w16>>2)&m)-lo <= span)<<3 | b2u(((w16>>40|w17<<24)&m)-lo <= span)<<4 | b2u(((w17>>14)&m)-lo <= span)<<5 | b2u(((w17>>52|w18<<12)&m)-lo <= span)<<6 | b2u((w18>>26)-lo <= span)<<7) << 24
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w19>>0)&m)-lo <= span)<<0 | b2u(((w19>>38|w20<<26)&m)-lo <= span)<<1 | b2u(((w20>>12)&m)-lo <= span)<<2 | b2u(((w20>>50|w21<<14)&m)-lo <= span)<<3 | b2u(((w21>>24)&m)-lo <= span)<<4 | b2u(((w21>>62|w22<<2)&m)-lo <= span)<<5 | b2u(((w22>>36|w23<<28)&m)-lo <= span)<<6 | b2u(((w23>>10)&m)-lo <= span)<<7) << 32
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	r |= (b2u(((w23>>48|w24<<16)&m)-lo <= span)<<0 | b2u(((w24>>22)&m)-lo <= span)<<1 | b2u(((w24>>60|w25<<4)&m)-lo <= span)<<2 | b2u(((w25>>34|w26<<30)&m)-lo <= span)<<3 | b2u(((w26>>8)&m)-lo <= span)<<4 | b2u(((w26>>46|w27<<18)&m)-lo <= span)<<5 | b2u(((w27>>20)&m)-lo <= span)<<6 | b2u(((w27>>58|w28<<6)&m)-lo <= span)<<7) << 40
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	r |= (b2u(((w28>>32|w29<<32)&m)-lo <= span)<<0 | b2u(((w29>>6)&m)-lo <= span)<<1 | b2u(((w29>>44|w30<<20)&m)-lo <= span)<<2 | b2u(((w30>>18)&m)-lo <= span)<<3 | b2u(((w30>>56|w31<<8)&m)-lo <= span)<<4 | b2u(((w31>>30|w32<<34)&m)-lo <= span)<<5 | b2u(((w32>>4)&m)-lo <= span)<<6 | b2u(((w32>>42|w33<<22)&m)-lo <= span)<<7) << 48
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	r |= (b2u(((w33>>16)&m)-lo <= span)<<0 | b2u(((w33>>54|w34<<10)&m)-lo <= span)<<1 | b2u(((w34>>28|w35<<36)&m)-lo <= span)<<2 | b2u(((w35>>2)&m)-lo <= span)<<3 | b2u(((w35>>40|w36<<24)&m)-lo <= span)<<4 | b2u(((w36>>14)&m)-lo <= span)<<5 | b2u(((w36>>52|w37<<12)&m)-lo <= span)<<6 | b2u((w37>>26)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW39(in []byte, lo, span uint64) uint64 {
+	in = in[:312]
+	const m = 0x7fffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>39|w1<<25)&m)-lo <= span)<<1 | b2u(((w1>>14)&m)-lo <= span)<<2 | b2u(((w1>>53|w2<<11)&m)-lo <= span)<<3 | b2u(((w2>>28|w3<<36)&m)-lo <= span)<<4 | b2u(((w3>>3)&m)-lo <= span)<<5 | b2u(((w3>>42|w4<<22)&m)-lo <= span)<<6 | b2u(((w4>>17)&m)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w4>>56|w5<<8)&m)-lo <= span)<<0 | b2u(((w5>>31|w6<<33)&m)-lo <= span)<<1 | b2u(((w6>>6)&m)-lo <= span)<<2 | b2u(((w6>>45|w7<<19)&m)-lo <= span)<<3 | b2u(((w7>>20)&m)-lo <= span)<<4 | b2u(((w7>>59|w8<<5)&m)-lo <= span)<<5 | b2u(((w8>>34|w9<<30)&m)-lo <= span)<<6 | b2u(((w9>>9)&m)-lo <= span)<<7) << 8
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w9>>48|w10<<16)&m)-lo <= span)<<0 | b2u(((w10>>23)&m)-lo <= span)<<1 | b2u(((w10>>62|w11<<2)&m)-lo <= span)<<2 | b2u(((w11>>37|w12<<27)&m)-lo <= span)<<3 | b2u(((w12>>12)&m)-lo <= span)<<4 | b2u(((w12>>51|w13<<13)&m)-lo <= span)<<5 | b2u(((w13>>26|w14<<38)&m)-lo <= span)<<6 | b2u(((w14>>1)&m)-lo <= span)<<7) << 16
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w14>>40|w15<<24)&m)-lo <= span)<<0 | b2u(((w15>>15)&m)-lo <= span)<<1 | b2u(((w15>>54|w16<<10)&m)-lo <= span)<<2 | b2u(((w16>>29|w17<<35)&m)-lo <= span)<<3 | b2u(((w17>>4)&m)-lo <= span)<<4 | b2u(((w17>>43|w18<<21)&m)-lo <= span)<<5 | b2u(((w18>>18)&m)-lo <= span)<<6 | b2u(((w18>>57|w19<<7)&m)-lo <= span)<<7) << 24
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	r |= (b2u(((w19>>32|w20<<32)&m)-lo <= span)<<0 | b2u(((w20>>7)&m)-lo <= span)<<1 | b2u(((w20>>46|w21<<18)&m)-lo <= span)<<2 | b2u(((w21>>21)&m)-lo <= span)<<3 | b2u(((w21>>60|w22<<4)&m)-lo <= span)<<4 | b2u(((w22>>35|w23<<29)&m)-lo <= span)<<5 | b2u(((w23>>10)&m)-lo <= span)<<6 | b2u(((w23>>49|w24<<15)&m)-lo <= span)<<7) << 32
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w24>>24)&m)-lo <= span)<<0 | b2u(((w24>>63|w25<<1)&m)-lo <= span)<<1 | b2u(((w25>>38|w26<<26)&m)-lo <= span)<<2 | b2u(((w26>>13)&m)-lo <= span)<<3 | b2u(((w26>>52|w27<<12)&m)-lo <= span)<<4 | b2u(((w27>>27|w28<<37)&m)-lo <= span)<<5 | b2u(((w28>>2)&m)-lo <= span)<<6 | b2u(((w28>>41|w29<<23)&m)-lo <= span)<<7) << 40
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	r |= (b2u(((w29>>16)&m)-lo <= span)<<0 | b2u(((w29>>55|w30<<9)&m)-lo <= span)<<1 | b2u(((w30>>30|w31<<34)&m)-lo <= span)<<2 | b2u(((w31>>5)&m)-lo <= span)<<3 | b2u(((w31>>44|w32<<20)&m)-lo <= span)<<4 | b2u(((w32>>19)&m)-lo <= span)<<5 | b2u(((w32>>58|w33<<6)&m)-lo <= span)<<6 | b2u(((w33>>33|w34<<31)&m)-lo <= span)<<7) << 48
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	r |= (b2u(((w34>>8)&m)-lo <= span)<<0 | b2u(((w34>>47|w35<<17)&m)-lo <= span)<<1 | b2u(((w35>>22)&m)-lo <= span)<<2 | b2u(((w35>>61|w36<<3)&m)-lo <= span)<<3 | b2u(((w36>>36|w37<<28)&m)-lo <= span)<<4 | b2u(((w37>>11)&m)-lo <= span)<<5 | b2u(((w37>>50|w38<<14)&m)-lo <= span)<<6 | b2u((w38>>25)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW40(in []byte, lo, span uint64) uint64 {
+	in = in[:320]
+	const m = 0xffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>40|w1<<24)&m)-lo <= span)<<1 | b2u(((w1>>16)&m)-lo <= span)<<2 | b2u(((w1>>56|w2<<8)&m)-lo <= span)<<3 | b2u(((w2>>32|w3<<32)&m)-lo <= span)<<4 | b2u(((w3>>8)&m)-lo <= span)<<5 | b2u(((w3>>48|w4<<16)&m)-lo <= span)<<6 | b2u((w4>>24)-lo <= span)<<7) << 0
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	r |= (b2u(((w5>>0)&m)-lo <= span)<<0 | b2u(((w5>>40|w6<<24)&m)-lo <= span)<<1 | b2u(((w6>>16)&m)-lo <= span)<<2 | b2u(((w6>>56|w7<<8)&m)-lo <= span)<<3 | b2u(((w7>>32|w8<<32)&m)-lo <= span)<<4 | b2u(((w8>>8)&m)-lo <= span)<<5 | b2u(((w8>>48|w9<<16)&m)-lo <= span)<<6 | b2u((w9>>24)-lo <= span)<<7) << 8
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w10>>0)&m)-lo <= span)<<0 | b2u(((w10>>40|w11<<24)&m)-lo <= span)<<1 | b2u(((w11>>16)&m)-lo <= span)<<2 | b2u(((w11>>56|w12<<8)&m)-lo <= span)<<3 | b2u(((w12>>32|w13<<32)&m)-lo <= span)<<4 | b2u(((w13>>8)&m)-lo <= span)<<5 | b2u(((w13>>48|w14<<16)&m)-lo <= span)<<6 | b2u((w14>>24)-lo <= span)<<7) << 16
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w15>>0)&m)-lo <= span)<<0 | b2u(((w15>>40|w16<<24)&m)-lo <= span)<<1 | b2u(((w16>>16)&m)-lo <= span)<<2 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<3 | b2u(((w17>>32|w18<<32)&m)-lo <= span)<<4 | b2u(((w18>>8)&m)-lo <= span)<<5 | b2u(((w18>>48|w19<<16)&m)-lo <= span)<<6 | b2u((w19>>24)-lo <= span)<<7) << 24
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	r |= (b2u(((w20>>0)&m)-lo <= span)<<0 | b2u(((w20>>40|w21<<24)&m)-lo <= span)<<1 | b2u(((w21>>16)&m)-lo <= span)<<2 | b2u(((w21>>56|w22<<8)&m)-lo <= span)<<3 | b2u(((w22>>32|w23<<32)&m)-lo <= span)<<4 | b2u(((w23>>8)&m)-lo <= span)<<5 | b2u(((w23>>48|w24<<16)&m)-lo <= span)<<6 | b2u((w24>>24)-lo <= span)<<7) << 32
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w25>>0)&m)-lo <= span)<<0 | b2u(((w25>>40|w26<<24)&m)-lo <= span)<<1 | b2u(((w26>>16)&m)-lo <= span)<<2 | b2u(((w26>>56|w27<<8)&m)-lo <= span)<<3 | b2u(((w27>>32|w28<<32)&m)-lo <= span)<<4 | b2u(((w28>>8)&m)-lo <= span)<<5 | b2u(((w28>>48|w29<<16)&m)-lo <= span)<<6 | b2u((w29>>24)-lo <= span)<<7) << 40
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	r |= (b2u(((w30>>0)&m)-lo <= span)<<0 | b2u(((w30>>40|w31<<24)&m)-lo <= span)<<1 | b2u(((w31>>16)&m)-lo <= span)<<2 | b2u(((w31>>56|w32<<8)&m)-lo <= span)<<3 | b2u(((w32>>32|w33<<32)&m)-lo <= span)<<4 | b2u(((w33>>8)&m)-lo <= span)<<5 | b2u(((w33>>48|w34<<16)&m)-lo <= span)<<6 | b2u((w34>>24)-lo <= span)<<7) << 48
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	r |= (b2u(((w35>>0)&m)-lo <= span)<<0 | b2u(((w35>>40|w36<<24)&m)-lo <= span)<<1 | b2u(((w36>>16)&m)-lo <= span)<<2 | b2u(((w36>>56|w37<<8)&m)-lo <= span)<<3 | b2u(((w37>>32|w38<<32)&m)-lo <= span)<<4 | b2u(((w38>>8)&m)-lo <= span)<<5 | b2u(((w38>>48|w39<<16)&m)-lo <= span)<<6 | b2u((w39>>24)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW41(in []byte, lo, span uint64) uint64 {
+	in = in[:328]
+	const m = 0x1ffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>41|w1<<23)&m)-lo <= span)<<1 | b2u(((w1>>18)&m)-lo <= span)<<2 | b2u(((w1>>59|w2<<5)&m)-lo <= span)<<3 | b2u(((w2>>36|w3<<28)&m)-lo <= span)<<4 | b2u(((w3>>13)&m)-lo <= span)<<5 | b2u(((w3>>54|w4<<10)&m)-lo <= span)<<6 | b2u(((w4>>31|w5<<33)&m)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w5>>8)&m)-lo <= span)<<0 | b2u(((w5>>49|w6<<15)&m)-lo <= span)<<1 | b2u(((w6>>26|w7<<38)&m)-lo <= span)<<2 | b2u(((w7>>3)&m)-lo <= span)<<3 | b2u(((w7>>44|w8<<20)&m)-lo <= span)<<4 | b2u(((w8>>21)&m)-lo <= span)<<5 | b2u(((w8>>62|w9<<2)&m)-lo <= span)<<6 | b2u(((w9>>39|w10<<25)&m)-lo <= span)<<7) << 8
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w10>>16)&m)-lo <= span)<<0 | b2u(((w10>>57|w11<<7)&m)-lo <= span)<<1 | b2u(((w11>>34|w12<<30)&m)-lo <= span)<<2 | b2u(((w12>>11)&m)-lo <= span)<<3 | b2u(((w12>>52|w13<<12)&m)-lo <= span)<<4 | b2u(((w13>>29|w14<<35)&m)-lo <= span)<<5 | b2u(((w14>>6)&m)-lo <= span)<<6 | b2u(((w14>>47|w15<<17)&m)-lo <= span)<<7) << 16
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w15>>24|w16<<40)&m)-lo <= span)<<0 | b2u(((w16>>1)&m)-lo <= span)<<1 | b2u(((w16>>42|w17<<22)&m)-lo <= span)<<2 | b2u(((w17>>19)&m)-lo <= span)<<3 | b2u(((w17>>60|w18<<4)&m)-lo <= span)<<4 | b2u(((w18>>37|w19<<27)&m)-lo <= span)<<5 | b2u(((w19>>14)&m)-lo <= span)<<6 | b2u(((w19>>55|w20<<9)&m)-lo <= span)<<7) << 24
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	r |= (b2u(((w20>>32|w21<<32)&m)-lo <= span)<<0 | b2u(((w21>>9)&m)-lo <= span)<<1 | b2u(((w21>>50|w22<<14)&m)-lo <= span)<<2 | b2u(((w22>>27|w23<<37)&m)-lo <= span)<<3 | b2u(((w23>>4)&m)-lo <= span)<<4 | b2u(((w23>>45|w24<<19)&m)-lo <= span)<<5 | b2u(((w24>>22)&m)-lo <= span)<<6 | b2u(((w24>>63|w25<<1)&m)-lo <= span)<<7) << 32
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	r |= (b2u(((w25>>40|w26<<24)&m)-lo <= span)<<0 | b2u(((w26>>17)&m)-lo <= span)<<1 | b2u(((w26>>58|w27<<6)&m)-lo <= span)<<2 | b2u(((w27>>35|w28<<29)&m)-lo <= span)<<3 | b2u(((w28>>12)&m)-lo <= span)<<4 | b2u(((w28>>53|w29<<11)&m)-lo <= span)<<5 | b2u(((w29>>30|w30<<34)&m)-lo <= span)<<6 | b2u(((w30>>7)&m)-lo <= span)<<7) << 40
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	r |= (b2u(((w30>>48|w31<<16)&m)-lo <= span)<<0 | b2u(((w31>>25|w32<<39)&m)-lo <= span)<<1 | b2u(((w32>>2)&m)-lo <= span)<<2 | b2u(((w32>>43|w33<<21)&m)-lo <= span)<<3 | b2u(((w33>>20)&m)-lo <= span)<<4 | b2u(((w33>>61|w34<<3)&m)-lo <= span)<<5 | b2u(((w34>>38|w35<<26)&m)-lo <= span)<<6 | b2u(((w35>>15)&m)-lo <= span)<<7) << 48
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	r |= (b2u(((w35>>56|w36<<8)&m)-lo <= span)<<0 | b2u(((w36>>33|w37<<31)&m)-lo <= span)<<1 | b2u(((w37>>10)&m)-lo <= span)<<2 | b2u(((w37>>51|w38<<13)&m)-lo <= span)<<3 | b2u(((w38>>28|w39<<36)&m)-lo <= span)<<4 | b2u(((w39>>5)&m)-lo <= span)<<5 | b2u(((w39>>46|w40<<18)&m)-lo <= span)<<6 | b2u((w40>>23)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW42(in []byte, lo, span uint64) uint64 {
+	in = in[:336]
+	const m = 0x3ffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>42|w1<<22)&m)-lo <= span)<<1 | b2u(((w1>>20)&m)-lo <= span)<<2 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<3 | b2u(((w2>>40|w3<<24)&m)-lo <= span)<<4 | b2u(((w3>>18)&m)-lo <= span)<<5 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<6 | b2u(((w4>>38|w5<<26)&m)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w5>>16)&m)-lo <= span)<<0 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<1 | b2u(((w6>>36|w7<<28)&m)-lo <= span)<<2 | b2u(((w7>>14)&m)-lo <= span)<<3 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<4 | b2u(((w8>>34|w9<<30)&m)-lo <= span)<<5 | b2u(((w9>>12)&m)-lo <= span)<<6 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<7) << 8
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w10>>32|w11<<32)&m)-lo <= span)<<0 | b2u(((w11>>10)&m)-lo <= span)<<1 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<2 | b2u(((w12>>30|w13<<34)&m)-lo <= span)<<3 | b2u(((w13>>8)&m)-lo <= span)<<4 | b2u(((w13>>50|w14<<14)&m)-lo <= span)<<5 | b2u(((w14>>28|w15<<36)&m)-lo <= span)<<6 | b2u(((w15>>6)&m)-lo <= span)<<7) << 16
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w15>>48|w16<<16)&m)-lo <= span)<<0 | b2u(((w16>>26|w17<<38)&m)-lo <= span)<<1 | b2u(((w17>>4)&m)-lo <= span)<<2 | b2u(((w17>>46|w18<<18)&m)-lo <= span)<<3 | b2u(((w18>>24|w19<<40)&m)-lo <= span)<<4 | b2u(((w19>>2)&m)-lo <= span)<<5 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<6 | b2u((w20>>22)-lo <= span)<<7) << 24
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w21>>0)&m)-lo <= span)<<0 | b2u(((w21>>42|w22<<22)&m)-lo <= span)<<1 | b2u(((w22>>20)&m)-lo <= span)<<2 | b2u(((w22>>62|w23<<2)&m)-lo <= span)<<3 | b2u(((w23>>40|w24<<24)&m)-lo <= span)<<4 | b2u(((w24>>18)&m)-lo <= span)<<5 | b2u(((w24>>60|w25<<4)&m)-lo <= span)<<6 | b2u(((w25>>38|w26<<26)&m)-lo <= span)<<7) << 32
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	r |= (b2u(((w26>>16)&m)-lo <= span)<<0 | b2u(((w26>>58|w27<<6)&m)-lo <= span)<<1 | b2u(((w27>>36|w28<<28)&m)-lo <= span)<<2 | b2u(((w28>>14)&m)-lo <= span)<<3 | b2u(((w28>>56|w29<<8)&m)-lo <= span)<<4 | b2u(((w29>>34|w30<<30)&m)-lo <= span)<<5 | b2u(((w30>>12)&m)-lo <= span)<<6 | b2u(((w30>>54|w31<<10)&m)-lo <= span)<<7) << 40
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	r |= (b2u(((w31>>32|w32<<32)&m)-lo <= span)<<0 | b2u(((w32>>10)&m)-lo <= span)<<1 | b2u(((w32>>52|w33<<12)&m)-lo <= span)<<2 | b2u(((w33>>30|w34<<34)&m)-lo <= span)<<3 | b2u(((w34>>8)&m)-lo <= span)<<4 | b2u(((w34>>50|w35<<14)&m)-lo <= span)<<5 | b2u(((w35>>28|w36<<36)&m)-lo <= span)<<6 | b2u(((w36>>6)&m)-lo <= span)<<7) << 48
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	r |= (b2u(((w36>>48|w37<<16)&m)-lo <= span)<<0 | b2u(((w37>>26|w38<<38)&m)-lo <= span)<<1 | b2u(((w38>>4)&m)-lo <= span)<<2 | b2u(((w38>>46|w39<<18)&m)-lo <= span)<<3 | b2u(((w39>>24|w40<<40)&m)-lo <= span)<<4 | b2u(((w40>>2)&m)-lo <= span)<<5 | b2u(((w40>>44|w41<<20)&m)-lo <= span)<<6 | b2u((w41>>22)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW43(in []byte, lo, span uint64) uint64 {
+	in = in[:344]
+	const m = 0x7ffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>43|w1<<21)&m)-lo <= span)<<1 | b2u(((w1>>22|w2<<42)&m)-lo <= span)<<2 | b2u(((w2>>1)&m)-lo <= span)<<3 | b2u(((w2>>44|w3<<20)&m)-lo <= span)<<4 | b2u(((w3>>23|w4<<41)&m)-lo <= span)<<5 | b2u(((w4>>2)&m)-lo <= span)<<6 | b2u(((w4>>45|w5<<19)&m)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w5>>24|w6<<40)&m)-lo <= span)<<0 | b2u(((w6>>3)&m)-lo <= span)<<1 | b2u(((w6>>46|w7<<18)&m)-lo <= span)<<2 | b2u(((w7>>25|w8<<39)&m)-lo <= span)<<3 | b2u(((w8>>4)&m)-lo <= span)<<4 | b2u(((w8>>47|w9<<17)&m)-lo <= span)<<5 | b2u(((w9>>26|w10<<38)&m)-lo <= span)<<6 | b2u(((w10>>5)&m)-lo <= span)<<7) << 8
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w10>>48|w11<<16)&m)-lo <= span)<<0 | b2u(((w11>>27|w12<<37)&m)-lo <= span)<<1 | b2u(((w12>>6)&m)-lo <= span)<<2 | b2u(((w12>>49|w13<<15)&m)-lo <= span)<<3 | b2u(((w13>>28|w14<<36)&m)-lo <= span)<<4 | b2u(((w14>>7)&m)-lo <= span)<<5 | b2u(((w14>>50|w15<<14)&m)-lo <= span)<<6 | b2u(((w15>>29|w16<<35)&m)-lo <= span)<<7) << 16
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w16>>8)&m)-lo <= span)<<0 | b2u(((w16>>51|w17<<13)&m)-lo <= span)<<1 | b2u(((w17>>30|w18<<34)&m)-lo <= span)<<2 | b2u(((w18>>9)&m)-lo <= span)<<3 | b2u(((w18>>52|w19<<12)&m)-lo <= span)<<4 | b2u(((w19>>31|w20<<33)&m)-lo <= span)<<5 | b2u(((w20>>10)&m)-lo <= span)<<6 | b2u(((w20>>53|w21<<11)&m)-lo <= span)<<7) << 24
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w21>>32|w22<<32)&m)-lo <= span)<<0 | b2u(((w22>>11)&m)-lo <= span)<<1 | b2u(((w22>>54|w23<<10)&m)-lo <= span)<<2 | b2u(((w23>>33|w24<<31)&m)-lo <= span)<<3 | b2u(((w24>>12)&m)-lo <= span)<<4 | b2u(((w24>>55|w25<<9)&m)-lo <= span)<<5 | b2u(((w25>>34|w26<<30)&m)-lo <= span)<<6 | b2u(((w26>>13)&m)-lo <= span)<<7) << 32
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	r |= (b2u(((w26>>56|w27<<8)&m)-lo <= span)<<0 | b2u(((w27>>35|w28<<29)&m)-lo <= span)<<1 | b2u(((w28>>14)&m)-lo <= span)<<2 | b2u(((w28>>57|w29<<7)&m)-lo <= span)<<3 | b2u(((w29>>36|w30<<28)&m)-lo <= span)<<4 | b2u(((w30>>15)&m)-lo <= span)<<5 | b2u(((w30>>58|w31<<6)&m)-lo <= span)<<6 | b2u(((w31>>37|w32<<27)&m)-lo <= span)<<7) << 40
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	r |= (b2u(((w32>>16)&m)-lo <= span)<<0 | b2u(((w32>>59|w33<<5)&m)-lo <= span)<<1 | b2u(((w33>>38|w34<<26)&m)-lo <= span)<<2 | b2u(((w34>>17)&m)-lo <= span)<<3 | b2u(((w34>>60|w35<<4)&m)-lo <= span)<<4 | b2u(((w35>>39|w36<<25)&m)-lo <= span)<<5 | b2u(((w36>>18)&m)-lo <= span)<<6 | b2u(((w36>>61|w37<<3)&m)-lo <= span)<<7) << 48
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	r |= (b2u(((w37>>40|w38<<24)&m)-lo <= span)<<0 | b2u(((w38>>19)&m)-lo <= span)<<1 | b2u(((w38>>62|w39<<2)&m)-lo <= span)<<2 | b2u(((w39>>41|w40<<23)&m)-lo <= span)<<3 | b2u(((w40>>20)&m)-lo <= span)<<4 | b2u(((w40>>63|w41<<1)&m)-lo <= span)<<5 | b2u(((w41>>42|w42<<22)&m)-lo <= span)<<6 | b2u((w42>>21)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW44(in []byte, lo, span uint64) uint64 {
+	in = in[:352]
+	const m = 0xfffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>44|w1<<20)&m)-lo <= span)<<1 | b2u(((w1>>24|w2<<40)&m)-lo <= span)<<2 | b2u(((w2>>4)&m)-lo <= span)<<3 | b2u(((w2>>48|w3<<16)&m)-lo <= span)<<4 | b2u(((w3>>28|w4<<36)&m)-lo <= span)<<5 | b2u(((w4>>8)&m)-lo <= span)<<6 | b2u(((w4>>52|w5<<12)&m)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	r |= (b2u(((w5>>32|w6<<32)&m)-lo <= span)<<0 | b2u(((w6>>12)&m)-lo <= span)<<1 | b2u(((w6>>56|w7<<8)&m)-lo <= span)<<2 | b2u(((w7>>36|w8<<28)&m)-lo <= span)<<3 | b2u(((w8>>16)&m)-lo <= span)<<4 | b2u(((w8>>60|w9<<4)&m)-lo <= span)<<5 | b2u(((w9>>40|w10<<24)&m)-lo <= span)<<6 | b2u((w10>>20)-lo <= span)<<7) << 8
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w11>>0)&m)-lo <= span)<<0 | b2u(((w11>>44|w12<<20)&m)-lo <= span)<<1 | b2u(((w12>>24|w13<<40)&m)-lo <= span)<<2 | b2u(((w13>>4)&m)-lo <= span)<<3 | b2u(((w13>>48|w14<<16)&m)-lo <= span)<<4 | b2u(((w14>>28|w15<<36)&m)-lo <= span)<<5 | b2u(((w15>>8)&m)-lo <= span)<<6 | b2u(((w15>>52|w16<<12)&m)-lo <= span)<<7) << 16
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w16>>32|w17<<32)&m)-lo <= span)<<0 | b2u(((w17>>12)&m)-lo <= span)<<1 | b2u(((w17>>56|w18<<8)&m)-lo <= span)<<2 | b2u(((w18>>36|w19<<28)&m)-lo <= span)<<3 | b2u(((w19>>16)&m)-lo <= span)<<4 | b2u(((w19>>60|w20<<4)&m)-lo <= span)<<5 | b2u(((w20>>40|w21<<24)&m)-lo <= span)<<6 | b2u((w21>>20)-lo <= span)<<7) << 24
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	r |= (b2u(((w22>>0)&m)-lo <= span)<<0 | b2u(((w22>>44|w23<<20)&m)-lo <= span)<<1 | b2u(((w23>>24|w24<<40)&m)-lo <= span)<<2 | b2u(((w24>>4)&m)-lo <= span)<<3 | b2u(((w24>>48|w25<<16)&m)-lo <= span)<<4 | b2u(((w25>>28|w26<<36)&m)-lo <= span)<<5 | b2u(((w26>>8)&m)-lo <= span)<<6 | b2u(((w26>>52|w27<<12)&m)-lo <= span)<<7) << 32
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	r |= (b2u(((w27>>32|w28<<32)&m)-lo <= span)<<0 | b2u(((w28>>12)&m)-lo <= span)<<1 | b2u(((w28>>56|w29<<8)&m)-lo <= span)<<2 | b2u(((w29>>36|w30<<28)&m)-lo <= span)<<3 | b2u(((w30>>16)&m)-lo <= span)<<4 | b2u(((w30>>60|w31<<4)&m)-lo <= span)<<5 | b2u(((w31>>40|w32<<24)&m)-lo <= span)<<6 | b2u((w32>>20)-lo <= span)<<7) << 40
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	r |= (b2u(((w33>>0)&m)-lo <= span)<<0 | b2u(((w33>>44|w34<<20)&m)-lo <= span)<<1 | b2u(((w34>>24|w35<<40)&m)-lo <= span)<<2 | b2u(((w35>>4)&m)-lo <= span)<<3 | b2u(((w35>>48|w36<<16)&m)-lo <= span)<<4 | b2u(((w36>>28|w37<<36)&m)-lo <= span)<<5 | b2u(((w37>>8)&m)-lo <= span)<<6 | b2u(((w37>>52|w38<<12)&m)-lo <= span)<<7) << 48
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	r |= (b2u(((w38>>32|w39<<32)&m)-lo <= span)<<0 | b2u(((w39>>12)&m)-lo <= span)<<1 | b2u(((w39>>56|w40<<8)&m)-lo <= span)<<2 | b2u(((w40>>36|w41<<28)&m)-lo <= span)<<3 | b2u(((w41>>16)&m)-lo <= span)<<4 | b2u(((w41>>60|w42<<4)&m)-lo <= span)<<5 | b2u(((w42>>40|w43<<24)&m)-lo <= span)<<6 | b2u((w43>>20)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW45(in []byte, lo, span uint64) uint64 {
+	in = in[:360]
+	const m = 0x1fffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>45|w1<<19)&m)-lo <= span)<<1 | b2u(((w1>>26|w2<<38)&m)-lo <= span)<<2 | b2u(((w2>>7)&m)-lo <= span)<<3 | b2u(((w2>>52|w3<<12)&m)-lo <= span)<<4 | b2u(((w3>>33|w4<<31)&m)-lo <= span)<<5 | b2u(((w4>>14)&m)-lo <= span)<<6 | b2u(((w4>>59|w5<<5)&m)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w5>>40|w6<<24)&m)-lo <= span)<<0 | b2u(((w6>>21|w7<<43)&m)-lo <= span)<<1 | b2u(((w7>>2)&m)-lo <= span)<<2 | b2u(((w7>>47|w8<<17)&m)-lo <= span)<<3 | b2u(((w8>>28|w9<<36)&m)-lo <= span)<<4 | b2u(((w9>>9)&m)-lo <= span)<<5 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<6 | b2u(((w10>>35|w11<<29)&m)-lo <= span)<<7) << 8
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	r |= (b2u(((w11>>16)&m)-lo <= span)<<0 | b2u(((w11>>61|w12<<3)&m)-lo <= span)<<1 | b2u(((w12>>42|w13<<22)&m)-lo <= span)<<2 | b2u(((w13>>23|w14<<41)&m)-lo <= span)<<3 | b2u(((w14>>4)&m)-lo <= span)<<4 | b2u(((w14>>49|w15<<15)&m)-lo <= span)<<5 | b2u(((w15>>30|w16<<34)&m)-lo <= span)<<6 | b2u(((w16>>11)&m)-lo <= span)<<7) << 16
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w16>>56|w17<<8)&m)-lo <= span)<<0 | b2u(((w17>>37|w18<<27)&m)-lo <= span)<<1 | b2u(((w18>>18)&m)-lo <= span)<<2 | b2u(((w18>>63|w19<<1)&m)-lo <= span)<<3 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<4 | b2u(((w20>>25|w21<<39)&m)-lo <= span)<<5 | b2u(((w21>>6)&m)-lo <= span)<<6 | b2u(((w21>>51|w22<<13)&m)-lo <= span)<<7) << 24
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	r |= (b2u(((w22>>32|w23<<32)&m)-lo <= span)<<0 | b2u(((w23>>13)&m)-lo <= span)<<1 | b2u(((w23>>58|w24<<6)&m)-lo <= span)<<2 | b2u(((w24>>39|w25<<25)&m)-lo <= span)<<3 | b2u(((w25>>20|w26<<44)&m)-lo <= span)<<4 | b2u(((w26>>1)&m)-lo <= span)<<5 | b2u(((w26>>46|w27<<18)&m)-lo <= span)<<6 | b2u(((w27>>27|w28<<37)&m)-lo <= span)<<7) << 32
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	r |= (b2u(((w28>>8)&m)-lo <= span)<<0 | b2u(((w28>>53|w29<<11)&m)-lo <= span)<<1 | b2u(((w29>>34|w30<<30)&m)-lo <= span)<<2 | b2u(((w30>>15)&m)-lo <= span)<<3 | b2u(((w30>>60|w31<<4)&m)-lo <= span)<<4 | b2u(((w31>>41|w32<<23)&m)-lo <= span)<<5 | b2u(((w32>>22|w33<<42)&m)-lo <= span)<<6 | b2u(((w33>>3)&m)-lo <= span)<<7) << 40
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	r |= (b2u(((w33>>48|w34<<16)&m)-lo <= span)<<0 | b2u(((w34>>29|w35<<35)&m)-lo <= span)<<1 | b2u(((w35>>10)&m)-lo <= span)<<2 | b2u(((w35>>55|w36<<9)&m)-lo <= span)<<3 | b2u(((w36>>36|w37<<28)&m)-lo <= span)<<4 | b2u(((w37>>17)&m)-lo <= span)<<5 | b2u(((w37>>62|w38<<2)&m)-lo <= span)<<6 | b2u(((w38>>43|w39<<21)&m)-lo <= span)<<7) << 48
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	r |= (b2u(((w39>>24|w40<<40)&m)-lo <= span)<<0 | b2u(((w40>>5)&m)-lo <= span)<<1 | b2u(((w40>>50|w41<<14)&m)-lo <= span)<<2 | b2u(((w41>>31|w42<<33)&m)-lo <= span)<<3 | b2u(((w42>>12)&m)-lo <= span)<<4 | b2u(((w42>>57|w43<<7)&m)-lo <= span)<<5 | b2u(((w43>>38|w44<<26)&m)-lo <= span)<<6 | b2u((w44>>19)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW46(in []byte, lo, span uint64) uint64 {
+	in = in[:368]
+	const m = 0x3fffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>46|w1<<18)&m)-lo <= span)<<1 | b2u(((w1>>28|w2<<36)&m)-lo <= span)<<2 | b2u(((w2>>10)&m)-lo <= span)<<3 | b2u(((w2>>56|w3<<8)&m)-lo <= span)<<4 | b2u(((w3>>38|w4<<26)&m)-lo <= span)<<5 | b2u(((w4>>20|w5<<44)&m)-lo <= span)<<6 | b2u(((w5>>2)&m)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w5>>48|w6<<16)&m)-lo <= span)<<0 | b2u(((w6>>30|w7<<34)&m)-lo <= span)<<1 | b2u(((w7>>12)&m)-lo <= span)<<2 | b2u(((w7>>58|w8<<6)&m)-lo <= span)<<3 | b2u(((w8>>40|w9<<24)&m)-lo <= span)<<4 | b2u(((w9>>22|w10<<42)&m)-lo <= span)<<5 | b2u(((w10>>4)&m)-lo <= span)<<6 | b2u(((w10>>50|w11<<14)&m)-lo <= span)<<7) << 8
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w11>>32|w12<<32)&m)-lo <= span)<<0 | b2u(((w12>>14)&m)-lo <= span)<<1 | b2u(((w12>>60|w13<<4)&m)-lo <= span)<<2 | b2u(((w13>>42|w14<<22)&m)-lo <= span)<<3 | b2u(((w14>>24|w15<<40)&m)-lo <= span)<<4 | b2u(((w15>>6)&m)-lo <= span)<<5 | b2u(((w15>>52|w16<<12)&m)-lo <= span)<<6 | b2u(((w16>>34|w17<<30)&m)-lo <= span)<<7) << 16
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w17>>16)&m)-lo <= span)<<0 | b2u(((w17>>62|w18<<2)&m)-lo <= span)<<1 | b2u(((w18>>44|w19<<20)&m)-lo <= span)<<2 | b2u(((w19>>26|w20<<38)&m)-lo <= span)<<3 | b2u(((w20>>8)&m)-lo <= span)<<4 | b2u(((w20>>54|w21<<10)&m)-lo <= span)<<5 | b2u(((w21>>36|w22<<28)&m)-lo <= span)<<6 | b2u((w22>>18)-lo <= span)<<7) << 24
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	r |= (b2u(((w23>>0)&m)-lo <= span)<<0 | b2u(((w23>>46|w24<<18)&m)-lo <= span)<<1 | b2u(((w24>>28|w25<<36)&m)-lo <= span)<<2 | b2u(((w25>>10)&m)-lo <= span)<<3 | b2u(((w25>>56|w26<<8)&m)-lo <= span)<<4 | b2u(((w26>>38|w27<<26)&m)-lo <= span)<<5 | b2u(((w27>>20|w28<<44)&m)-lo <= span)<<6 | b2u(((w28>>2)&m)-lo <= span)<<7) << 32
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	r |= (b2u(((w28>>48|w29<<16)&m)-lo <= span)<<0 | b2u(((w29>>30|w30<<34)&m)-lo <= span)<<1 | b2u(((w30>>12)&m)-lo <= span)<<2 | b2u(((w30>>58|w31<<6)&m)-lo <= span)<<3 | b2u(((w31>>40|w32<<24)&m)-lo <= span)<<4 | b2u(((w32>>22|w33<<42)&m)-lo <= span)<<5 | b2u(((w33>>4)&m)-lo <= span)<<6 | b2u(((w33>>50|w34<<14)&m)-lo <= span)<<7) << 40
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	r |= (b2u(((w34>>32|w35<<32)&m)-lo <= span)<<0 | b2u(((w35>>14)&m)-lo <= span)<<1 | b2u(((w35>>60|w36<<4)&m)-lo <= span)<<2 | b2u(((w36>>42|w37<<22)&m)-lo <= span)<<3 | b2u(((w37>>24|w38<<40)&m)-lo <= span)<<4 | b2u(((w38>>6)&m)-lo <= span)<<5 | b2u(((w38>>52|w39<<12)&m)-lo <= span)<<6 | b2u(((w39>>34|w40<<30)&m)-lo <= span)<<7) << 48
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	r |= (b2u(((w40>>16)&m)-lo <= span)<<0 | b2u(((w40>>62|w41<<2)&m)-lo <= span)<<1 | b2u(((w41>>44|w42<<20)&m)-lo <= span)<<2 | b2u(((w42>>26|w43<<38)&m)-lo <= span)<<3 | b2u(((w43>>8)&m)-lo <= span)<<4 | b2u(((w43>>54|w44<<10)&m)-lo <= span)<<5 | b2u(((w44>>36|w45<<28)&m)-lo <= span)<<6 | b2u((w45>>18)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW47(in []byte, lo, span uint64) uint64 {
+	in = in[:376]
+	const m = 0x7fffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>47|w1<<17)&m)-lo <= span)<<1 | b2u(((w1>>30|w2<<34)&m)-lo <= span)<<2 | b2u(((w2>>13)&m)-lo <= span)<<3 | b2u(((w2>>60|w3<<4)&m)-lo <= span)<<4 | b2u(((w3>>43|w4<<21)&m)-lo <= span)<<5 | b2u(((w4>>26|w5<<38)&m)-lo <= span)<<6 | b2u(((w5>>9)&m)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w5>>56|w6<<8)&m)-lo <= span)<<0 | b2u(((w6>>39|w7<<25)&m)-lo <= span)<<1 | b2u(((w7>>22|w8<<42)&m)-lo <= span)<<2 | b2u(((w8>>5)&m)-lo <= span)<<3 | b2u(((w8>>52|w9<<12)&m)-lo <= span)<<4 | b2u(((w9>>35|w10<<29)&m)-lo <= span)<<5 | b2u(((w10>>18|w11<<46)&m)-lo <= span)<<6 | b2u(((w11>>1)&m)-lo <= span)<<7) << 8
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w11>>48|w12<<16)&m)-lo <= span)<<0 | b2u(((w12>>31|w13<<33)&m)-lo <= span)<<1 | b2u(((w13>>14)&m)-lo <= span)<<2 | b2u(((w13>>61|w14<<3)&m)-lo <= span)<<3 | b2u(((w14>>44|w15<<20)&m)-lo <= span)<<4 | b2u(((w15>>27|w16<<37)&m)-lo <= span)<<5 | b2u(((w16>>10)&m)-lo <= span)<<6 | b2u(((w16>>57|w17<<7)&m)-lo <= span)<<7) << 16
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w17>>40|w18<<24)&m)-lo <= span)<<0 | b2u(((w18>>23|w19<<41)&m)-lo <= span)<<1 | b2u(((w19>>6)&m)-lo <= span)<<2 | b2u(((w19>>53|w20<<11)&m)-lo <= span)<<3 | b2u(((w20>>36|w21<<28)&m)-lo <= span)<<4 | b2u(((w21>>19|w22<<45)&m)-lo <= span)<<5 | b2u(((w22>>2)&m)-lo <= span)<<6 | b2u(((w22>>49|w23<<15)&m)-lo <= span)<<7) << 24
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w23>>32|w24<<32)&m)-lo <= span)<<0 | b2u(((w24>>15)&m)-lo <= span)<<1 | b2u(((w24>>62|w25<<2)&m)-lo <= span)<<2 | b2u(((w25>>45|w26<<19)&m)-lo <= span)<<3 | b2u(((w26>>28|w27<<36)&m)-lo <= span)<<4 | b2u(((w27>>11)&m)-lo <= span)<<5 | b2u(((w27>>58|w28<<6)&m)-lo <= span)<<6 | b2u(((w28>>41|w29<<23)&m)-lo <= span)<<7) << 32
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	r |= (b2u(((w29>>24|w30<<40)&m)-lo <= span)<<0 | b2u(((w30>>7)&m)-lo <= span)<<1 | b2u(((w30>>54|w31<<10)&m)-lo <= span)<<2 | b2u(((w31>>37|w32<<27)&m)-lo <= span)<<3 | b2u(((w32>>20|w33<<44)&m)-lo <= span)<<4 | b2u(((w33>>3)&m)-lo <= span)<<5 | b2u(((w33>>50|w34<<14)&m)-lo <= span)<<6 | b2u(((w34>>33|w35<<31)&m)-lo <= span)<<7) << 40
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	r |= (b2u(((w35>>16)&m)-lo <= span)<<0 | b2u(((w35>>63|w36<<1)&m)-lo <= span)<<1 | b2u(((w36>>46|w37<<18)&m)-lo <= span)<<2 | b2u(((w37>>29|w38<<35)&m)-lo <= span)<<3 | b2u(((w38>>12)&m)-lo <= span)<<4 | b2u(((w38>>59|w39<<5)&m)-lo <= span)<<5 | b2u(((w39>>42|w40<<22)&m)-lo <= span)<<6 | b2u(((w40>>25|w41<<39)&m)-lo <= span)<<7) << 48
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	r |= (b2u(((w41>>8)&m)-lo <= span)<<0 | b2u(((w41>>55|w42<<9)&m)-lo <= span)<<1 | b2u(((w42>>38|w43<<26)&m)-lo <= span)<<2 | b2u(((w43>>21|w44<<43)&m)-lo <= span)<<3 | b2u(((w44>>4)&m)-lo <= span)<<4 | b2u(((w44>>51|w45<<13)&m)-lo <= span)<<5 | b2u(((w45>>34|w46<<30)&m)-lo <= span)<<6 | b2u((w46>>17)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW48(in []byte, lo, span uint64) uint64 {
+	in = in[:384]
+	const m = 0xffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>48|w1<<16)&m)-lo <= span)<<1 | b2u(((w1>>32|w2<<32)&m)-lo <= span)<<2 | b2u((w2>>16)-lo <= span)<<3 | b2u(((w3>>0)&m)-lo <= span)<<4 | b2u(((w3>>48|w4<<16)&m)-lo <= span)<<5 | b2u(((w4>>32|w5<<32)&m)-lo <= span)<<6 | b2u((w5>>16)-lo <= span)<<7) << 0
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	r |= (b2u(((w6>>0)&m)-lo <= span)<<0 | b2u(((w6>>48|w7<<16)&m)-lo <= span)<<1 | b2u(((w7>>32|w8<<32)&m)-lo <= span)<<2 | b2u((w8>>16)-lo <= span)<<3 | b2u(((w9>>0)&m)-lo <= span)<<4 | b2u(((w9>>48|w10<<16)&m)-lo <= span)<<5 | b2u(((w10>>32|w11<<32)&m)-lo <= span)<<6 | b2u((w11>>16)-lo <= span)<<7) << 8
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	r |= (b2u(((w12>>0)&m)-lo <= span)<<0 | b2u(((w12>>48|w13<<16)&m)-lo <= span)<<1 | b2u(((w13>>32|w14<<32)&m)-lo <= span)<<2 | b2u((w14>>16)-lo <= span)<<3 | b2u(((w15>>0)&m)-lo <= span)<<4 | b2u(((w15>>48|w16<<16)&m)-lo <= span)<<5 | b2u(((w16>>32|w17<<32)&m)-lo <= span)<<6 | b2u((w17>>16)-lo <= span)<<7) << 16
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w18>>0)&m)-lo <= span)<<0 | b2u(((w18>>48|w19<<16)&m)-lo <= span)<<1 | b2u(((w19>>32|w20<<32)&m)-lo <= span)<<2 | b2u((w20>>16)-lo <= span)<<3 | b2u(((w21>>0)&m)-lo <= span)<<4 | b2u(((w21>>48|w22<<16)&m)-lo <= span)<<5 | b2u(((w22>>32|w23<<32)&m)-lo <= span)<<6 | b2u((w23>>16)-lo <= span)<<7) << 24
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w24>>0)&m)-lo <= span)<<0 | b2u(((w24>>48|w25<<16)&m)-lo <= span)<<1 | b2u(((w25>>32|w26<<32)&m)-lo <= span)<<2 | b2u((w26>>16)-lo <= span)<<3 | b2u(((w27>>0)&m)-lo <= span)<<4 | b2u(((w27>>48|w28<<16)&m)-lo <= span)<<5 | b2u(((w28>>32|w29<<32)&m)-lo <= span)<<6 | b2u((w29>>16)-lo <= span)<<7) << 32
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	r |= (b2u(((w30>>0)&m)-lo <= span)<<0 | b2u(((w30>>48|w31<<16)&m)-lo <= span)<<1 | b2u(((w31>>32|w32<<32)&m)-lo <= span)<<2 | b2u((w32>>16)-lo <= span)<<3 | b2u(((w33>>0)&m)-lo <= span)<<4 | b2u(((w33>>48|w34<<16)&m)-lo <= span)<<5 | b2u(((w34>>32|w35<<32)&m)-lo <= span)<<6 | b2u((w35>>16)-lo <= span)<<7) << 40
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	r |= (b2u(((w36>>0)&m)-lo <= span)<<0 | b2u(((w36>>48|w37<<16)&m)-lo <= span)<<1 | b2u(((w37>>32|w38<<32)&m)-lo <= span)<<2 | b2u((w38>>16)-lo <= span)<<3 | b2u(((w39>>0)&m)-lo <= span)<<4 | b2u(((w39>>48|w40<<16)&m)-lo <= span)<<5 | b2u(((w40>>32|w41<<32)&m)-lo <= span)<<6 | b2u((w41>>16)-lo <= span)<<7) << 48
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	r |= (b2u(((w42>>0)&m)-lo <= span)<<0 | b2u(((w42>>48|w43<<16)&m)-lo <= span)<<1 | b2u(((w43>>32|w44<<32)&m)-lo <= span)<<2 | b2u((w44>>16)-lo <= span)<<3 | b2u(((w45>>0)&m)-lo <= span)<<4 | b2u(((w45>>48|w46<<16)&m)-lo <= span)<<5 | b2u(((w46>>32|w47<<32)&m)-lo <= span)<<6 | b2u((w47>>16)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW49(in []byte, lo, span uint64) uint64 {
+	in = in[:392]
+	const m = 0x1ffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>49|w1<<15)&m)-lo <= span)<<1 | b2u(((w1>>34|w2<<30)&m)-lo <= span)<<2 | b2u(((w2>>19|w3<<45)&m)-lo <= span)<<3 | b2u(((w3>>4)&m)-lo <= span)<<4 | b2u(((w3>>53|w4<<11)&m)-lo <= span)<<5 | b2u(((w4>>38|w5<<26)&m)-lo <= span)<<6 | b2u(((w5>>23|w6<<41)&m)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w6>>8)&m)-lo <= span)<<0 | b2u(((w6>>57|w7<<7)&m)-lo <= span)<<1 | b2u(((w7>>42|w8<<22)&m)-lo <= span)<<2 | b2u(((w8>>27|w9<<37)&m)-lo <= span)<<3 | b2u(((w9>>12)&m)-lo <= span)<<4 | b2u(((w9>>61|w10<<3)&m)-lo <= span)<<5 | b2u(((w10>>46|w11<<18)&m)-lo <= span)<<6 | b2u(((w11>>31|w12<<33)&m)-lo <= span)<<7) << 8
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w12>>16|w13<<48)&m)-lo <= span)<<0 | b2u(((w13>>1)&m)-lo <= span)<<1 | b2u(((w13>>50|w14<<14)&m)-lo <= span)<<2 | b2u(((w14>>35|w15<<29)&m)-lo <= span)<<3 | b2u(((w15>>20|w16<<44)&m)-lo <= span)<<4 | b2u(((w16>>5)&m)-lo <= span)<<5 | b2u(((w16>>54|w17<<10)&m)-lo <= span)<<6 | b2u(((w17>>39|w18<<25)&m)-lo <= span)<<7) << 16
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	r |= (b2u(((w18>>24|w19<<40)&m)-lo <= span)<<0 | b2u(((w19>>9)&m)-lo <= span)<<1 | b2u(((w19>>58|w20<<6)&m)-lo <= span)<<2 | b2u(((w20>>43|w21<<21)&m)-lo <= span)<<3 | b2u(((w21>>28|w22<<36)&m)-lo <= span)<<4 | b2u(((w22>>13)&m)-lo <= span)<<5 | b2u(((w22>>62|w23<<2)&m)-lo <= span)<<6 | b2u(((w23>>47|w24<<17)&m)-lo <= span)<<7) << 24
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	r |= (b2u(((w24>>32|w25<<32)&m)-lo <= span)<<0 | b2u(((w25>>17|w26<<47)&m)-lo <= span)<<1 | b2u(((w26>>2)&m)-lo <= span)<<2 | b2u(((w26>>51|w27<<13)&m)-lo <= span)<<3 | b2u(((w27>>36|w28<<28)&m)-lo <= span)<<4 | b2u(((w28>>21|w29<<43)&m)-lo <= span)<<5 | b2u(((w29>>6)&m)-lo <= span)<<6 | b2u(((w29>>55|w30<<9)&m)-lo <= span)<<7) << 32
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	r |= (b2u(((w30>>40|w31<<24)&m)-lo <= span)<<0 | b2u(((w31>>25|w32<<39)&m)-lo <= span)<<1 | b2u(((w32>>10)&m)-lo <= span)<<2 | b2u(((w32>>59|w33<<5)&m)-lo <= span)<<3 | b2u(((w33>>44|w34<<20)&m)-lo <= span)<<4 | b2u(((w34>>29|w35<<35)&m)-lo <= span)<<5 | b2u(((w35>>14)&m)-lo <= span)<<6 | b2u(((w35>>63|w36<<1)&m)-lo <= span)<<7) << 40
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	r |= (b2u(((w36>>48|w37<<16)&m)-lo <= span)<<0 | b2u(((w37>>33|w38<<31)&m)-lo <= span)<<1 | b2u(((w38>>18|w39<<46)&m)-lo <= span)<<2 | b2u(((w39>>3)&m)-lo <= span)<<3 | b2u(((w39>>52|w40<<12)&m)-lo <= span)<<4 | b2u(((w40>>37|w41<<27)&m)-lo <= span)<<5 | b2u(((w41>>22|w42<<42)&m)-lo <= span)<<6 | b2u(((w42>>7)&m)-lo <= span)<<7) << 48
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	r |= (b2u(((w42>>56|w43<<8)&m)-lo <= span)<<0 | b2u(((w43>>41|w44<<23)&m)-lo <= span)<<1 | b2u(((w44>>26|w45<<38)&m)-lo <= span)<<2 | b2u(((w45>>11)&m)-lo <= span)<<3 | b2u(((w45>>60|w46<<4)&m)-lo <= span)<<4 | b2u(((w46>>45|w47<<19)&m)-lo <= span)<<5 | b2u(((w47>>30|w48<<34)&m)-lo <= span)<<6 | b2u((w48>>15)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW50(in []byte, lo, span uint64) uint64 {
+	in = in[:400]
+	const m = 0x3ffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>50|w1<<14)&m)-lo <= span)<<1 | b2u(((w1>>36|w2<<28)&m)-lo <= span)<<2 | b2u(((w2>>22|w3<<42)&m)-lo <= span)<<3 | b2u(((w3>>8)&m)-lo <= span)<<4 | b2u(((w3>>58|w4<<6)&m)-lo <= span)<<5 | b2u(((w4>>44|w5<<20)&m)-lo <= span)<<6 | b2u(((w5>>30|w6<<34)&m)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w6>>16|w7<<48)&m)-lo <= span)<<0 | b2u(((w7>>2)&m)-lo <= span)<<1 | b2u(((w7>>52|w8<<12)&m)-lo <= span)<<2 | b2u(((w8>>38|w9<<26)&m)-lo <= span)<<3 | b2u(((w9>>24|w10<<40)&m)-lo <= span)<<4 | b2u(((w10>>10)&m)-lo <= span)<<5 | b2u(((w10>>60|w11<<4)&m)-lo <= span)<<6 | b2u(((w11>>46|w12<<18)&m)-lo <= span)<<7) << 8
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	r |= (b2u(((w12>>32|w13<<32)&m)-lo <= span)<<0 | b2u(((w13>>18|w14<<46)&m)-lo <= span)<<1 | b2u(((w14>>4)&m)-lo <= span)<<2 | b2u(((w14>>54|w15<<10)&m)-lo <= span)<<3 | b2u(((w15>>40|w16<<24)&m)-lo <= span)<<4 | b2u(((w16>>26|w17<<38)&m)-lo <= span)<<5 | b2u(((w17>>12)&m)-lo <= span)<<6 | b2u(((w17>>62|w18<<2)&m)-lo <= span)<<7) << 16
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	r |= (b2u(((w18>>48|w19<<16)&m)-lo <= span)<<0 | b2u(((w19>>34|w20<<30)&m)-lo <= span)<<1 | b2u(((w20>>20|w21<<44)&m)-lo <= span)<<2 | b2u(((w21>>6)&m)-lo <= span)<<3 | b2u(((w21>>56|w22<<8)&m)-lo <= span)<<4 | b2u(((w22>>42|w23<<22)&m)-lo <= span)<<5 | b2u(((w23>>28|w24<<36)&m)-lo <= span)<<6 | b2u((w24>>14)-lo <= span)<<7) << 24
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	r |= (b2u(((w25>>0)&m)-lo <= span)<<0 | b2u(((w25>>50|w26<<14)&m)-lo <= span)<<1 | b2u(((w26>>36|w27<<28)&m)-lo <= span)<<2 | b2u(((w27>>22|w28<<42)&m)-lo <= span)<<3 | b2u(((w28>>8)&m)-lo <= span)<<4 | b2u(((w28>>58|w29<<6)&m)-lo <= span)<<5 | b2u(((w29>>44|w30<<20)&m)-lo <= span)<<6 | b2u(((w30>>30|w31<<34)&m)-lo <= span)<<7) << 32
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	r |= (b2u(((w31>>16|w32<<48)&m)-lo <= span)<<0 | b2u(((w32>>2)&m)-lo <= span)<<1 | b2u(((w32>>52|w33<<12)&m)-lo <= span)<<2 | b2u(((w33>>38|w34<<26)&m)-lo <= span)<<3 | b2u(((w34>>24|w35<<40)&m)-lo <= span)<<4 | b2u(((w35>>10)&m)-lo <= span)<<5 | b2u(((w35>>60|w36<<4)&m)-lo <= span)<<6 | b2u(((w36>>46|w37<<18)&m)-lo <= span)<<7) << 40
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	r |= (b2u(((w37>>32|w38<<32)&m)-lo <= span)<<0 | b2u(((w38>>18|w39<<46)&m)-lo <= span)<<1 | b2u(((w39>>4)&m)-lo <= span)<<2 | b2u(((w39>>54|w40<<10)&m)-lo <= span)<<3 | b2u(((w40>>40|w41<<24)&m)-lo <= span)<<4 | b2u(((w41>>26|w42<<38)&m)-lo <= span)<<5 | b2u(((w42>>12)&m)-lo <= span)<<6 | b2u(((w42>>62|w43<<2)&m)-lo <= span)<<7) << 48
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	r |= (b2u(((w43>>48|w44<<16)&m)-lo <= span)<<0 | b2u(((w44>>34|w45<<30)&m)-lo <= span)<<1 | b2u(((w45>>20|w46<<44)&m)-lo <= span)<<2 | b2u(((w46>>6)&m)-lo <= span)<<3 | b2u(((w46>>56|w47<<8)&m)-lo <= span)<<4 | b2u(((w47>>42|w48<<22)&m)-lo <= span)<<5 | b2u(((w48>>28|w49<<36)&m)-lo <= span)<<6 | b2u((w49>>14)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW51(in []byte, lo, span uint64) uint64 {
+	in = in[:408]
+	const m = 0x7ffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>51|w1<<13)&m)-lo <= span)<<1 | b2u(((w1>>38|w2<<26)&m)-lo <= span)<<2 | b2u(((w2>>25|w3<<39)&m)-lo <= span)<<3 | b2u(((w3>>12)&m)-lo <= span)<<4 | b2u(((w3>>63|w4<<1)&m)-lo <= span)<<5 | b2u(((w4>>50|w5<<14)&m)-lo <= span)<<6 | b2u(((w5>>37|w6<<27)&m)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w6>>24|w7<<40)&m)-lo <= span)<<0 | b2u(((w7>>11)&m)-lo <= span)<<1 | b2u(((w7>>62|w8<<2)&m)-lo <= span)<<2 | b2u(((w8>>49|w9<<15)&m)-lo <= span)<<3 | b2u(((w9>>36|w10<<28)&m)-lo <= span)<<4 | b2u(((w10>>23|w11<<41)&m)-lo <= span)<<5 | b2u(((w11>>10)&m)-lo <= span)<<6 | b2u(((w11>>61|w12<<3)&m)-lo <= span)<<7) << 8
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w12>>48|w13<<16)&m)-lo <= span)<<0 | b2u(((w13>>35|w14<<29)&m)-lo <= span)<<1 | b2u(((w14>>22|w15<<42)&m)-lo <= span)<<2 | b2u(((w15>>9)&m)-lo <= span)<<3 | b2u(((w15>>60|w16<<4)&m)-lo <= span)<<4 | b2u(((w16>>47|w17<<17)&m)-lo <= span)<<5 | b2u(((w17>>34|w18<<30)&m)-lo <= span)<<6 | b2u(((w18>>21|w19<<43)&m)-lo <= span)<<7) << 16
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	r |= (b2u(((w19>>8)&m)-lo <= span)<<0 | b2u(((w19>>59|w20<<5)&m)-lo <= span)<<1 | b2u(((w20>>46|w21<<18)&m)-lo <= span)<<2 | b2u(((w21>>33|w22<<31)&m)-lo <= span)<<3 | b2u(((w22>>20|w23<<44)&m)-lo <= span)<<4 | b2u(((w23>>7)&m)-lo <= span)<<5 | b2u(((w23>>58|w24<<6)&m)-lo <= span)<<6 | b2u(((w24>>45|w25<<19)&m)-lo <= span)<<7) << 24
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	r |= (b2u(((w25>>32|w26<<32)&m)-lo <= span)<<0 | b2u(((w26>>19|w27<<45)&m)-lo <= span)<<1 | b2u(((w27>>6)&m)-lo <= span)<<2 | b2u(((w27>>57|w28<<7)&m)-lo <= span)<<3 | b2u(((w28>>44|w29<<20)&m)-lo <= span)<<4 | b2u(((w29>>31|w30<<33)&m)-lo <= span)<<5 | b2u(((w30>>18|w31<<46)&m)-lo <= span)<<6 | b2u(((w31>>5)&m)-lo <= span)<<7) << 32
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	r |= (b2u(((w31>>56|w32<<8)&m)-lo <= span)<<0 | b2u(((w32>>43|w33<<21)&m)-lo <= span)<<1 | b2u(((w33>>30|w34<<34)&m)-lo <= span)<<2 | b2u(((w34>>17|w35<<47)&m)-lo <= span)<<3 | b2u(((w35>>4)&m)-lo <= span)<<4 | b2u(((w35>>55|w36<<9)&m)-lo <= span)<<5 | b2u(((w36>>42|w37<<22)&m)-lo <= span)<<6 | b2u(((w37>>29|w38<<35)&m)-lo <= span)<<7) << 40
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	r |= (b2u(((w38>>16|w39<<48)&m)-lo <= span)<<0 | b2u(((w39>>3)&m)-lo <= span)<<1 | b2u(((w39>>54|w40<<10)&m)-lo <= span)<<2 | b2u(((w40>>41|w41<<23)&m)-lo <= span)<<3 | b2u(((w41>>28|w42<<36)&m)-lo <= span)<<4 | b2u(((w42>>15|w43<<49)&m)-lo <= span)<<5 | b2u(((w43>>2)&m)-lo <= span)<<6 | b2u(((w43>>53|w44<<11)&m)-lo <= span)<<7) << 48
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	r |= (b2u(((w44>>40|w45<<24)&m)-lo <= span)<<0 | b2u(((w45>>27|w46<<37)&m)-lo <= span)<<1 | b2u(((w46>>14|w47<<50)&m)-lo <= span)<<2 | b2u(((w47>>1)&m)-lo <= span)<<3 | b2u(((w47>>52|w48<<12)&m)-lo <= span)<<4 | b2u(((w48>>39|w49<<25)&m)-lo <= span)<<5 | b2u(((w49>>26|w50<<38)&m)-lo <= span)<<6 | b2u((w50>>13)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW52(in []byte, lo, span uint64) uint64 {
+	in = in[:416]
+	const m = 0xfffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>52|w1<<12)&m)-lo <= span)<<1 | b2u(((w1>>40|w2<<24)&m)-lo <= span)<<2 | b2u(((w2>>28|w3<<36)&m)-lo <= span)<<3 | b2u(((w3>>16|w4<<48)&m)-lo <= span)<<4 | b2u(((w4>>4)&m)-lo <= span)<<5 | b2u(((w4>>56|w5<<8)&m)-lo <= span)<<6 | b2u(((w5>>44|w6<<20)&m)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	r |= (b2u(((w6>>32|w7<<32)&m)-lo <= span)<<0 | b2u(((w7>>20|w8<<44)&m)-lo <= span)<<1 | b2u(((w8>>8)&m)-lo <= span)<<2 | b2u(((w8>>60|w9<<4)&m)-lo <= span)<<3 | b2u(((w9>>48|w10<<16)&m)-lo <= span)<<4 | b2u(((w10>>36|w11<<28)&m)-lo <= span)<<5 | b2u(((w11>>24|w12<<40)&m)-lo <= span)<<6 | b2u((w12>>12)-lo <= span)<<7) << 8
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w13>>0)&m)-lo <= span)<<0 | b2u(((w13>>52|w14<<12)&m)-lo <= span)<<1 | b2u(((w14>>40|w15<<24)&m)-lo <= span)<<2 | b2u(((w15>>28|w16<<36)&m)-lo <= span)<<3 | b2u(((w16>>16|w17<<48)&m)-lo <= span)<<4 | b2u(((w17>>4)&m)-lo <= span)<<5 | b2u(((w17>>56|w18<<8)&m)-lo <= span)<<6 | b2u(((w18>>44|w19<<20)&m)-lo <= span)<<7) << 16
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	r |= (b2u(((w19>>32|w20<<32)&m)-lo <= span)<<0 | b2u(((w20>>20|w21<<44)&m)-lo <= span)<<1 | b2u(((w21>>8)&m)-lo <= span)<<2 | b2u(((w21>>60|w22<<4)&m)-lo <= span)<<3 | b2u(((w22>>48|w23<<16)&m)-lo <= span)<<4 | b2u(((w23>>36|w24<<28)&m)-lo <= span)<<5 | b2u(((w24>>24|w25<<40)&m)-lo <= span)<<6 | b2u((w25>>12)-lo <= span)<<7) << 24
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	r |= (b2u(((w26>>0)&m)-lo <= span)<<0 | b2u(((w26>>52|w27<<12)&m)-lo <= span)<<1 | b2u(((w27>>40|w28<<24)&m)-lo <= span)<<2 | b2u(((w28>>28|w29<<36)&m)-lo <= span)<<3 | b2u(((w29>>16|w30<<48)&m)-lo <= span)<<4 | b2u(((w30>>4)&m)-lo <= span)<<5 | b2u(((w30>>56|w31<<8)&m)-lo <= span)<<6 | b2u(((w31>>44|w32<<20)&m)-lo <= span)<<7) << 32
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	r |= (b2u(((w32>>32|w33<<32)&m)-lo <= span)<<0 | b2u(((w33>>20|w34<<44)&m)-lo <= span)<<1 | b2u(((w34>>8)&m)-lo <= span)<<2 | b2u(((w34>>60|w35<<4)&m)-lo <= span)<<3 | b2u(((w35>>48|w36<<16)&m)-lo <= span)<<4 | b2u(((w36>>36|w37<<28)&m)-lo <= span)<<5 | b2u(((w37>>24|w38<<40)&m)-lo <= span)<<6 | b2u((w38>>12)-lo <= span)<<7) << 40
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	r |= (b2u(((w39>>0)&m)-lo <= span)<<0 | b2u(((w39>>52|w40<<12)&m)-lo <= span)<<1 | b2u(((w40>>40|w41<<24)&m)-lo <= span)<<2 | b2u(((w41>>28|w42<<36)&m)-lo <= span)<<3 | b2u(((w42>>16|w43<<48)&m)-lo <= span)<<4 | b2u(((w43>>4)&m)-lo <= span)<<5 | b2u(((w43>>56|w44<<8)&m)-lo <= span)<<6 | b2u(((w44>>44|w45<<20)&m)-lo <= span)<<7) << 48
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	r |= (b2u(((w45>>32|w46<<32)&m)-lo <= span)<<0 | b2u(((w46>>20|w47<<44)&m)-lo <= span)<<1 | b2u(((w47>>8)&m)-lo <= span)<<2 | b2u(((w47>>60|w48<<4)&m)-lo <= span)<<3 | b2u(((w48>>48|w49<<16)&m)-lo <= span)<<4 | b2u(((w49>>36|w50<<28)&m)-lo <= span)<<5 | b2u(((w50>>24|w51<<40)&m)-lo <= span)<<6 | b2u((w51>>12)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW53(in []byte, lo, span uint64) uint64 {
+	in = in[:424]
+	const m = 0x1fffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>53|w1<<11)&m)-lo <= span)<<1 | b2u(((w1>>42|w2<<22)&m)-lo <= span)<<2 | b2u(((w2>>31|w3<<33)&m)-lo <= span)<<3 | b2u(((w3>>20|w4<<44)&m)-lo <= span)<<4 | b2u(((w4>>9)&m)-lo <= span)<<5 | b2u(((w4>>62|w5<<2)&m)-lo <= span)<<6 | b2u(((w5>>51|w6<<13)&m)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w6>>40|w7<<24)&m)-lo <= span)<<0 | b2u(((w7>>29|w8<<35)&m)-lo <= span)<<1 | b2u(((w8>>18|w9<<46)&m)-lo <= span)<<2 | b2u(((w9>>7)&m)-lo <= span)<<3 | b2u(((w9>>60|w10<<4)&m)-lo <= span)<<4 | b2u(((w10>>49|w11<<15)&m)-lo <= span)<<5 | b2u(((w11>>38|w12<<26)&m)-lo <= span)<<6 | b2u(((w12>>27|w13<<37)&m)-lo <= span)<<7) << 8
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	r |= (b2u(((w13>>16|w14<<48)&m)-lo <= span)<<0 | b2u(((w14>>5)&m)-lo <= span)<<1 | b2u(((w14>>58|w15<<6)&m)-lo <= span)<<2 | b2u(((w15>>47|w16<<17)&m)-lo <= span)<<3 | b2u(((w16>>36|w17<<28)&m)-lo <= span)<<4 | b2u(((w17>>25|w18<<39)&m)-lo <= span)<<5 | b2u(((w18>>14|w19<<50)&m)-lo <= span)<<6 | b2u(((w19>>3)&m)-lo <= span)<<7) << 16
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w19>>56|w20<<8)&m)-lo <= span)<<0 | b2u(((w20>>45|w21<<19)&m)-lo <= span)<<1 | b2u(((w21>>34|w22<<30)&m)-lo <= span)<<2 | b2u(((w22>>23|w23<<41)&m)-lo <= span)<<3 | b2u(((w23>>12|w24<<52)&m)-lo <= span)<<4 | b2u(((w24>>1)&m)-lo <= span)<<5 | b2u(((w24>>54|w25<<10)&m)-lo <= span)<<6 | b2u(((w25>>43|w26<<21)&m)-lo <= span)<<7) << 24
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	r |= (b2u(((w26>>32|w27<<32)&m)-lo <= span)<<0 | b2u(((w27>>21|w28<<43)&m)-lo <= span)<<1 | b2u(((w28>>10)&m)-lo <= span)<<2 | b2u(((w28>>63|w29<<1)&m)-lo <= span)<<3 | b2u(((w29>>52|w30<<12)&m)-lo <= span)<<4 | b2u(((w30>>41|w31<<23)&m)-lo <= span)<<5 | b2u(((w31>>30|w32<<34)&m)-lo <= span)<<6 | b2u(((w32>>19|w33<<45)&m)-lo <= span)<<7) << 32
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	r |= (b2u(((w33>>8)&m)-lo <= span)<<0 | b2u(((w33>>61|w34<<3)&m)-lo <= span)<<1 | b2u(((w34>>50|w35<<14)&m)-lo <= span)<<2 | b2u(((w35>>39|w36<<25)&m)-lo <= span)<<3 | b2u(((w36>>28|w37<<36)&m)-lo <= span)<<4 | b2u(((w37>>17|w38<<47)&m)-lo <= span)<<5 | b2u(((w38>>6)&m)-lo <= span)<<6 | b2u(((w38>>59|w39<<5)&m)-lo <= span)<<7) << 40
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	r |= (b2u(((w39>>48|w40<<16)&m)-lo <= span)<<0 | b2u(((w40>>37|w41<<27)&m)-lo <= span)<<1 | b2u(((w41>>26|w42<<38)&m)-lo <= span)<<2 | b2u(((w42>>15|w43<<49)&m)-lo <= span)<<3 | b2u(((w43>>4)&m)-lo <= span)<<4 | b2u(((w43>>57|w44<<7)&m)-lo <= span)<<5 | b2u(((w44>>46|w45<<18)&m)-lo <= span)<<6 | b2u(((w45>>35|w46<<29)&m)-lo <= span)<<7) << 48
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	r |= (b2u(((w46>>24|w47<<40)&m)-lo <= span)<<0 | b2u(((w47>>13|w48<<51)&m)-lo <= span)<<1 | b2u(((w48>>2)&m)-lo <= span)<<2 | b2u(((w48>>55|w49<<9)&m)-lo <= span)<<3 | b2u(((w49>>44|w50<<20)&m)-lo <= span)<<4 | b2u(((w50>>33|w51<<31)&m)-lo <= span)<<5 | b2u(((w51>>22|w52<<42)&m)-lo <= span)<<6 | b2u((w52>>11)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW54(in []byte, lo, span uint64) uint64 {
+	in = in[:432]
+	const m = 0x3fffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>54|w1<<10)&m)-lo <= span)<<1 | b2u(((w1>>44|w2<<20)&m)-lo <= span)<<2 | b2u(((w2>>34|w3<<30)&m)-lo <= span)<<3 | b2u(((w3>>24|w4<<40)&m)-lo <= span)<<4 | b2u(((w4>>14|w5<<50)&m)-lo <= span)<<5 | b2u(((w5>>4)&m)-lo <= span)<<6 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w6>>48|w7<<16)&m)-lo <= span)<<0 | b2u(((w7>>38|w8<<26)&m)-lo <= span)<<1 | b2u(((w8>>28|w9<<36)&m)-lo <= span)<<2 | b2u(((w9>>18|w10<<46)&m)-lo <= span)<<3 | b2u(((w10>>8)&m)-lo <= span)<<4 | b2u(((w10>>62|w11<<2)&m)-lo <= span)<<5 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<6 | b2u(((w12>>42|w13<<22)&m)-lo <= span)<<7) << 8
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w13>>32|w14<<32)&m)-lo <= span)<<0 | b2u(((w14>>22|w15<<42)&m)-lo <= span)<<1 | b2u(((w15>>12|w16<<52)&m)-lo <= span)<<2 | b2u(((w16>>2)&m)-lo <= span)<<3 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<4 | b2u(((w17>>46|w18<<18)&m)-lo <= span)<<5 | b2u(((w18>>36|w19<<28)&m)-lo <= span)<<6 | b2u(((w19>>26|w20<<38)&m)-lo <= span)<<7) << 16
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	r |= (b2u(((w20>>16|w21<<48)&m)-lo <= span)<<0 | b2u(((w21>>6)&m)-lo <= span)<<1 | b2u(((w21>>60|w22<<4)&m)-lo <= span)<<2 | b2u(((w22>>50|w23<<14)&m)-lo <= span)<<3 | b2u(((w23>>40|w24<<24)&m)-lo <= span)<<4 | b2u(((w24>>30|w25<<34)&m)-lo <= span)<<5 | b2u(((w25>>20|w26<<44)&m)-lo <= span)<<6 | b2u((w26>>10)-lo <= span)<<7) << 24
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	r |= (b2u(((w27>>0)&m)-lo <= span)<<0 | b2u(((w27>>54|w28<<10)&m)-lo <= span)<<1 | b2u(((w28>>44|w29<<20)&m)-lo <= span)<<2 | b2u(((w29>>34|w30<<30)&m)-lo <= span)<<3 | b2u(((w30>>24|w31<<40)&m)-lo <= span)<<4 | b2u(((w31>>14|w32<<50)&m)-lo <= span)<<5 | b2u(((w32>>4)&m)-lo <= span)<<6 | b2u(((w32>>58|w33<<6)&m)-lo <= span)<<7) << 32
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	r |= (b2u(((w33>>48|w34<<16)&m)-lo <= span)<<0 | b2u(((w34>>38|w35<<26)&m)-lo <= span)<<1 | b2u(((w35>>28|w36<<36)&m)-lo <= span)<<2 | b2u(((w36>>18|w37<<46)&m)-lo <= span)<<3 | b2u(((w37>>8)&m)-lo <= span)<<4 | b2u(((w37>>62|w38<<2)&m)-lo <= span)<<5 | b2u(((w38>>52|w39<<12)&m)-lo <= span)<<6 | b2u(((w39>>42|w40<<22)&m)-lo <= span)<<7) << 40
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	r |= (b2u(((w40>>32|w41<<32)&m)-lo <= span)<<0 | b2u(((w41>>22|w42<<42)&m)-lo <= span)<<1 | b2u(((w42>>12|w43<<52)&m)-lo <= span)<<2 | b2u(((w43>>2)&m)-lo <= span)<<3 | b2u(((w43>>56|w44<<8)&m)-lo <= span)<<4 | b2u(((w44>>46|w45<<18)&m)-lo <= span)<<5 | b2u(((w45>>36|w46<<28)&m)-lo <= span)<<6 | b2u(((w46>>26|w47<<38)&m)-lo <= span)<<7) << 48
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	r |= (b2u(((w47>>16|w48<<48)&m)-lo <= span)<<0 | b2u(((w48>>6)&m)-lo <= span)<<1 | b2u(((w48>>60|w49<<4)&m)-lo <= span)<<2 | b2u(((w49>>50|w50<<14)&m)-lo <= span)<<3 | b2u(((w50>>40|w51<<24)&m)-lo <= span)<<4 | b2u(((w51>>30|w52<<34)&m)-lo <= span)<<5 | b2u(((w52>>20|w53<<44)&m)-lo <= span)<<6 | b2u((w53>>10)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW55(in []byte, lo, span uint64) uint64 {
+	in = in[:440]
+	const m = 0x7fffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>55|w1<<9)&m)-lo <= span)<<1 | b2u(((w1>>46|w2<<18)&m)-lo <= span)<<2 | b2u(((w2>>37|w3<<27)&m)-lo <= span)<<3 | b2u(((w3>>28|w4<<36)&m)-lo <= span)<<4 | b2u(((w4>>19|w5<<45)&m)-lo <= span)<<5 | b2u(((w5>>10|w6<<54)&m)-lo <= span)<<6 | b2u(((w6>>1)&m)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w6>>56|w7<<8)&m)-lo <= span)<<0 | b2u(((w7>>47|w8<<17)&m)-lo <= span)<<1 | b2u(((w8>>38|w9<<26)&m)-lo <= span)<<2 | b2u(((w9>>29|w10<<35)&m)-lo <= span)<<3 | b2u(((w10>>20|w11<<44)&m)-lo <= span)<<4 | b2u(((w11>>11|w12<<53)&m)-lo <= span)<<5 | b2u(((w12>>2)&m)-lo <= span)<<6 | b2u(((w12>>57|w13<<7)&m)-lo <= span)<<7) << 8
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w13>>48|w14<<16)&m)-lo <= span)<<0 | b2u(((w14>>39|w15<<25)&m)-lo <= span)<<1 | b2u(((w15>>30|w16<<34)&m)-lo <= span)<<2 | b2u(((w16>>21|w17<<43)&m)-lo <= span)<<3 | b2u(((w17>>12|w18<<52)&m)-lo <= span)<<4 | b2u(((w18>>3)&m)-lo <= span)<<5 | b2u(((w18>>58|w19<<6)&m)-lo <= span)<<6 | b2u(((w19>>49|w20<<15)&m)-lo <= span)<<7) << 16
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	r |= (b2u(((w20>>40|w21<<24)&m)-lo <= span)<<0 | b2u(((w21>>31|w22<<33)&m)-lo <= span)<<1 | b2u(((w22>>22|w23<<42)&m)-lo <= span)<<2 | b2u(((w23>>13|w24<<51)&m)-lo <= span)<<3 | b2u(((w24>>4)&m)-lo <= span)<<4 | b2u(((w24>>59|w25<<5)&m)-lo <= span)<<5 | b2u(((w25>>50|w26<<14)&m)-lo <= span)<<6 | b2u(((w26>>41|w27<<23)&m)-lo <= span)<<7) << 24
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	r |= (b2u(((w27>>32|w28<<32)&m)-lo <= span)<<0 | b2u(((w28>>23|w29<<41)&m)-lo <= span)<<1 | b2u(((w29>>14|w30<<50)&m)-lo <= span)<<2 | b2u(((w30>>5)&m)-lo <= span)<<3 | b2u(((w30>>60|w31<<4)&m)-lo <= span)<<4 | b2u(((w31>>51|w32<<13)&m)-lo <= span)<<5 | b2u(((w32>>42|w33<<22)&m)-lo <= span)<<6 | b2u(((w33>>33|w34<<31)&m)-lo <= span)<<7) << 32
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	r |= (b2u(((w34>>24|w35<<40)&m)-lo <= span)<<0 | b2u(((w35>>15|w36<<49)&m)-lo <= span)<<1 | b2u(((w36>>6)&m)-lo <= span)<<2 | b2u(((w36>>61|w37<<3)&m)-lo <= span)<<3 | b2u(((w37>>52|w38<<12)&m)-lo <= span)<<4 | b2u(((w38>>43|w39<<21)&m)-lo <= span)<<5 | b2u(((w39>>34|w40<<30)&m)-lo <= span)<<6 | b2u(((w40>>25|w41<<39)&m)-lo <= span)<<7) << 40
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	r |= (b2u(((w41>>16|w42<<48)&m)-lo <= span)<<0 | b2u(((w42>>7)&m)-lo <= span)<<1 | b2u(((w42>>62|w43<<2)&m)-lo <= span)<<2 | b2u(((w43>>53|w44<<11)&m)-lo <= span)<<3 | b2u(((w44>>44|w45<<20)&m)-lo <= span)<<4 | b2u(((w45>>35|w46<<29)&m)-lo <= span)<<5 | b2u(((w46>>26|w47<<38)&m)-lo <= span)<<6 | b2u(((w47>>17|w48<<47)&m)-lo <= span)<<7) << 48
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	r |= (b2u(((w48>>8)&m)-lo <= span)<<0 | b2u(((w48>>63|w49<<1)&m)-lo <= span)<<1 | b2u(((w49>>54|w50<<10)&m)-lo <= span)<<2 | b2u(((w50>>45|w51<<19)&m)-lo <= span)<<3 | b2u(((w51>>36|w52<<28)&m)-lo <= span)<<4 | b2u(((w52>>27|w53<<37)&m)-lo <= span)<<5 | b2u(((w53>>18|w54<<46)&m)-lo <= span)<<6 | b2u((w54>>9)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW56(in []byte, lo, span uint64) uint64 {
+	in = in[:448]
+	const m = 0xffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>56|w1<<8)&m)-lo <= span)<<1 | b2u(((w1>>48|w2<<16)&m)-lo <= span)<<2 | b2u(((w2>>40|w3<<24)&m)-lo <= span)<<3 | b2u(((w3>>32|w4<<32)&m)-lo <= span)<<4 | b2u(((w4>>24|w5<<40)&m)-lo <= span)<<5 | b2u(((w5>>16|w6<<48)&m)-lo <= span)<<6 | b2u((w6>>8)-lo <= span)<<7) << 0
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	r |= (b2u(((w7>>0)&m)-lo <= span)<<0 | b2u(((w7>>56|w8<<8)&m)-lo <= span)<<1 | b2u(((w8>>48|w9<<16)&m)-lo <= span)<<2 | b2u(((w9>>40|w10<<24)&m)-lo <= span)<<3 | b2u(((w10>>32|w11<<32)&m)-lo <= span)<<4 | b2u(((w11>>24|w12<<40)&m)-lo <= span)<<5 | b2u(((w12>>16|w13<<48)&m)-lo <= span)<<6 | b2u((w13>>8)-lo <= span)<<7) << 8
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	r |= (b2u(((w14>>0)&m)-lo <= span)<<0 | b2u(((w14>>56|w15<<8)&m)-lo <= span)<<1 | b2u(((w15>>48|w16<<16)&m)-lo <= span)<<2 | b2u(((w16>>40|w17<<24)&m)-lo <= span)<<3 | b2u(((w17>>32|w18<<32)&m)-lo <= span)<<4 | b2u(((w18>>24|w19<<40)&m)-lo <= span)<<5 | b2u(((w19>>16|w20<<48)&m)-lo <= span)<<6 | b2u((w20>>8)-lo <= span)<<7) << 16
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	r |= (b2u(((w21>>0)&m)-lo <= span)<<0 | b2u(((w21>>56|w22<<8)&m)-lo <= span)<<1 | b2u(((w22>>48|w23<<16)&m)-lo <= span)<<2 | b2u(((w23>>40|w24<<24)&m)-lo <= span)<<3 | b2u(((w24>>32|w25<<32)&m)-lo <= span)<<4 | b2u(((w25>>24|w26<<40)&m)-lo <= span)<<5 | b2u(((w26>>16|w27<<48)&m)-lo <= span)<<6 | b2u((w27>>8)-lo <= span)<<7) << 24
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	r |= (b2u(((w28>>0)&m)-lo <= span)<<0 | b2u(((w28>>56|w29<<8)&m)-lo <= span)<<1 | b2u(((w29>>48|w30<<16)&m)-lo <= span)<<2 | b2u(((w30>>40|w31<<24)&m)-lo <= span)<<3 | b2u(((w31>>32|w32<<32)&m)-lo <= span)<<4 | b2u(((w32>>24|w33<<40)&m)-lo <= span)<<5 | b2u(((w33>>16|w34<<48)&m)-lo <= span)<<6 | b2u((w34>>8)-lo <= span)<<7) << 32
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	r |= (b2u(((w35>>0)&m)-lo <= span)<<0 | b2u(((w35>>56|w36<<8)&m)-lo <= span)<<1 | b2u(((w36>>48|w37<<16)&m)-lo <= span)<<2 | b2u(((w37>>40|w38<<24)&m)-lo <= span)<<3 | b2u(((w38>>32|w39<<32)&m)-lo <= span)<<4 | b2u(((w39>>24|w40<<40)&m)-lo <= span)<<5 | b2u(((w40>>16|w41<<48)&m)-lo <= span)<<6 | b2u((w41>>8)-lo <= span)<<7) << 40
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	r |= (b2u(((w42>>0)&m)-lo <= span)<<0 | b2u(((w42>>56|w43<<8)&m)-lo <= span)<<1 | b2u(((w43>>48|w44<<16)&m)-lo <= span)<<2 | b2u(((w44>>40|w45<<24)&m)-lo <= span)<<3 | b2u(((w45>>32|w46<<32)&m)-lo <= span)<<4 | b2u(((w46>>24|w47<<40)&m)-lo <= span)<<5 | b2u(((w47>>16|w48<<48)&m)-lo <= span)<<6 | b2u((w48>>8)-lo <= span)<<7) << 48
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	r |= (b2u(((w49>>0)&m)-lo <= span)<<0 | b2u(((w49>>56|w50<<8)&m)-lo <= span)<<1 | b2u(((w50>>48|w51<<16)&m)-lo <= span)<<2 | b2u(((w51>>40|w52<<24)&m)-lo <= span)<<3 | b2u(((w52>>32|w53<<32)&m)-lo <= span)<<4 | b2u(((w53>>24|w54<<40)&m)-lo <= span)<<5 | b2u(((w54>>16|w55<<48)&m)-lo <= span)<<6 | b2u((w55>>8)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW57(in []byte, lo, span uint64) uint64 {
+	in = in[:456]
+	const m = 0x1ffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>57|w1<<7)&m)-lo <= span)<<1 | b2u(((w1>>50|w2<<14)&m)-lo <= span)<<2 | b2u(((w2>>43|w3<<21)&m)-lo <= span)<<3 | b2u(((w3>>36|w4<<28)&m)-lo <= span)<<4 | b2u(((w4>>29|w5<<35)&m)-lo <= span)<<5 | b2u(((w5>>22|w6<<42)&m)-lo <= span)<<6 | b2u(((w6>>15|w7<<49)&m)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w7>>8|w8<<56)&m)-lo <= span)<<0 | b2u(((w8>>1)&m)-lo <= span)<<1 | b2u(((w8>>58|w9<<6)&m)-lo <= span)<<2 | b2u(((w9>>51|w10<<13)&m)-lo <= span)<<3 | b2u(((w10>>44|w11<<20)&m)-lo <= span)<<4 | b2u(((w11>>37|w12<<27)&m)-lo <= span)<<5 | b2u(((w12>>30|w13<<34)&m)-lo <= span)<<6 | b2u(((w13>>23|w14<<41)&m)-lo <= span)<<7) << 8
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w14>>16|w15<<48)&m)-lo <= span)<<0 | b2u(((w15>>9|w16<<55)&m)-lo <= span)<<1 | b2u(((w16>>2)&m)-lo <= span)<<2 | b2u(((w16>>59|w17<<5)&m)-lo <= span)<<3 | b2u(((w17>>52|w18<<12)&m)-lo <= span)<<4 | b2u(((w18>>45|w19<<19)&m)-lo <= span)<<5 | b2u(((w19>>38|w20<<26)&m)-lo <= span)<<6 | b2u(((w20>>31|w21<<33)&m)-lo <= span)<<7) << 16
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	r |= (b2u(((w21>>24|w22<<40)&m)-lo <= span)<<0 | b2u(((w22>>17|w23<<47)&m)-lo <= span)<<1 | b2u(((w23>>10|w24<<54)&m)-lo <= span)<<2 | b2u(((w24>>3)&m)-lo <= span)<<3 | b2u(((w24>>60|w25<<4)&m)-lo <= span)<<4 | b2u(((w25>>53|w26<<11)&m)-lo <= span)<<5 | b2u(((w26>>46|w27<<18)&m)-lo <= span)<<6 | b2u(((w27>>39|w28<<25)&m)-lo <= span)<<7) << 24
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	r |= (b2u(((w28>>32|w29<<32)&m)-lo <= span)<<0 | b2u(((w29>>25|w30<<39)&m)-lo <= span)<<1 | b2u(((w30>>18|w31<<46)&m)-lo <= span)<<2 | b2u(((w31>>11|w32<<53)&m)-lo <= span)<<3 | b2u(((w32>>4)&m)-lo <= span)<<4 | b2u(((w32>>61|w33<<3)&m)-lo <= span)<<5 | b2u(((w33>>54|w34<<10)&m)-lo <= span)<<6 | b2u(((w34>>47|w35<<17)&m)-lo <= span)<<7) << 32
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	r |= (b2u(((w35>>40|w36<<24)&m)-lo <= span)<<0 | b2u(((w36>>33|w37<<31)&m)-lo <= span)<<1 | b2u(((w37>>26|w38<<38)&m)-lo <= span)<<2 | b2u(((w38>>19|w39<<45)&m)-lo <= span)<<3 | b2u(((w39>>12|w40<<52)&m)-lo <= span)<<4 | b2u(((w40>>5)&m)-lo <= span)<<5 | b2u(((w40>>62|w41<<2)&m)-lo <= span)<<6 | b2u(((w41>>55|w42<<9)&m)-lo <= span)<<7) << 40
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	r |= (b2u(((w42>>48|w43<<16)&m)-lo <= span)<<0 | b2u(((w43>>41|w44<<23)&m)-lo <= span)<<1 | b2u(((w44>>34|w45<<30)&m)-lo <= span)<<2 | b2u(((w45>>27|w46<<37)&m)-lo <= span)<<3 | b2u(((w46>>20|w47<<44)&m)-lo <= span)<<4 | b2u(((w47>>13|w48<<51)&m)-lo <= span)<<5 | b2u(((w48>>6)&m)-lo <= span)<<6 | b2u(((w48>>63|w49<<1)&m)-lo <= span)<<7) << 48
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	r |= (b2u(((w49>>56|w50<<8)&m)-lo <= span)<<0 | b2u(((w50>>49|w51<<15)&m)-lo <= span)<<1 | b2u(((w51>>42|w52<<22)&m)-lo <= span)<<2 | b2u(((w52>>35|w53<<29)&m)-lo <= span)<<3 | b2u(((w53>>28|w54<<36)&m)-lo <= span)<<4 | b2u(((w54>>21|w55<<43)&m)-lo <= span)<<5 | b2u(((w55>>14|w56<<50)&m)-lo <= span)<<6 | b2u((w56>>7)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW58(in []byte, lo, span uint64) uint64 {
+	in = in[:464]
+	const m = 0x3ffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>58|w1<<6)&m)-lo <= span)<<1 | b2u(((w1>>52|w2<<12)&m)-lo <= span)<<2 | b2u(((w2>>46|w3<<18)&m)-lo <= span)<<3 | b2u(((w3>>40|w4<<24)&m)-lo <= span)<<4 | b2u(((w4>>34|w5<<30)&m)-lo <= span)<<5 | b2u(((w5>>28|w6<<36)&m)-lo <= span)<<6 | b2u(((w6>>22|w7<<42)&m)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w7>>16|w8<<48)&m)-lo <= span)<<0 | b2u(((w8>>10|w9<<54)&m)-lo <= span)<<1 | b2u(((w9>>4)&m)-lo <= span)<<2 | b2u(((w9>>62|w10<<2)&m)-lo <= span)<<3 | b2u(((w10>>56|w11<<8)&m)-lo <= span)<<4 | b2u(((w11>>50|w12<<14)&m)-lo <= span)<<5 | b2u(((w12>>44|w13<<20)&m)-lo <= span)<<6 | b2u(((w13>>38|w14<<26)&m)-lo <= span)<<7) << 8
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	r |= (b2u(((w14>>32|w15<<32)&m)-lo <= span)<<0 | b2u(((w15>>26|w16<<38)&m)-lo <= span)<<1 | b2u(((w16>>20|w17<<44)&m)-lo <= span)<<2 | b2u(((w17>>14|w18<<50)&m)-lo <= span)<<3 | b2u(((w18>>8|w19<<56)&m)-lo <= span)<<4 | b2u(((w19>>2)&m)-lo <= span)<<5 | b2u(((w19>>60|w20<<4)&m)-lo <= span)<<6 | b2u(((w20>>54|w21<<10)&m)-lo <= span)<<7) << 16
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	r |= (b2u(((w21>>48|w22<<16)&m)-lo <= span)<<0 | b2u(((w22>>42|w23<<22)&m)-lo <= span)<<1 | b2u(((w23>>36|w24<<28)&m)-lo <= span)<<2 | b2u(((w24>>30|w25<<34)&m)-lo <= span)<<3 | b2u(((w25>>24|w26<<40)&m)-lo <= span)<<4 | b2u(((w26>>18|w27<<46)&m)-lo <= span)<<5 | b2u(((w27>>12|w28<<52)&m)-lo <= span)<<6 | b2u((w28>>6)-lo <= span)<<7) << 24
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	r |= (b2u(((w29>>0)&m)-lo <= span)<<0 | b2u(((w29>>58|w30<<6)&m)-lo <= span)<<1 | b2u(((w30>>52|w31<<12)&m)-lo <= span)<<2 | b2u(((w31>>46|w32<<18)&m)-lo <= span)<<3 | b2u(((w32>>40|w33<<24)&m)-lo <= span)<<4 | b2u(((w33>>34|w34<<30)&m)-lo <= span)<<5 | b2u(((w34>>28|w35<<36)&m)-lo <= span)<<6 | b2u(((w35>>22|w36<<42)&m)-lo <= span)<<7) << 32
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	r |= (b2u(((w36>>16|w37<<48)&m)-lo <= span)<<0 | b2u(((w37>>10|w38<<54)&m)-lo <= span)<<1 | b2u(((w38>>4)&m)-lo <= span)<<2 | b2u(((w38>>62|w39<<2)&m)-lo <= span)<<3 | b2u(((w39>>56|w40<<8)&m)-lo <= span)<<4 | b2u(((w40>>50|w41<<14)&m)-lo <= span)<<5 | b2u(((w41>>44|w42<<20)&m)-lo <= span)<<6 | b2u(((w42>>38|w43<<26)&m)-lo <= span)<<7) << 40
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	r |= (b2u(((w43>>32|w44<<32)&m)-lo <= span)<<0 | b2u(((w44>>26|w45<<38)&m)-lo <= span)<<1 | b2u(((w45>>20|w46<<44)&m)-lo <= span)<<2 | b2u(((w46>>14|w47<<50)&m)-lo <= span)<<3 | b2u(((w47>>8|w48<<56)&m)-lo <= span)<<4 | b2u(((w48>>2)&m)-lo <= span)<<5 | b2u(((w48>>60|w49<<4)&m)-lo <= span)<<6 | b2u(((w49>>54|w50<<10)&m)-lo <= span)<<7) << 48
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	w57 := binary.LittleEndian.Uint64(in[456:])
+	r |= (b2u(((w50>>48|w51<<16)&m)-lo <= span)<<0 | b2u(((w51>>42|w52<<22)&m)-lo <= span)<<1 | b2u(((w52>>36|w53<<28)&m)-lo <= span)<<2 | b2u(((w53>>30|w54<<34)&m)-lo <= span)<<3 | b2u(((w54>>24|w55<<40)&m)-lo <= span)<<4 | b2u(((w55>>18|w56<<46)&m)-lo <= span)<<5 | b2u(((w56>>12|w57<<52)&m)-lo <= span)<<6 | b2u((w57>>6)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW59(in []byte, lo, span uint64) uint64 {
+	in = in[:472]
+	const m = 0x7ffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>59|w1<<5)&m)-lo <= span)<<1 | b2u(((w1>>54|w2<<10)&m)-lo <= span)<<2 | b2u(((w2>>49|w3<<15)&m)-lo <= span)<<3 | b2u(((w3>>44|w4<<20)&m)-lo <= span)<<4 | b2u(((w4>>39|w5<<25)&m)-lo <= span)<<5 | b2u(((w5>>34|w6<<30)&m)-lo <= span)<<6 | b2u(((w6>>29|w7<<35)&m)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w7>>24|w8<<40)&m)-lo <= span)<<0 | b2u(((w8>>19|w9<<45)&m)-lo <= span)<<1 | b2u(((w9>>14|w10<<50)&m)-lo <= span)<<2 | b2u(((w10>>9|w11<<55)&m)-lo <= span)<<3 | b2u(((w11>>4)&m)-lo <= span)<<4 | b2u(((w11>>63|w12<<1)&m)-lo <= span)<<5 | b2u(((w12>>58|w13<<6)&m)-lo <= span)<<6 | b2u(((w13>>53|w14<<11)&m)-lo <= span)<<7) << 8
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w14>>48|w15<<16)&m)-lo <= span)<<0 | b2u(((w15>>43|w16<<21)&m)-lo <= span)<<1 | b2u(((w16>>38|w17<<26)&m)-lo <= span)<<2 | b2u(((w17>>33|w18<<31)&m)-lo <= span)<<3 | b2u(((w18>>28|w19<<36)&m)-lo <= span)<<4 | b2u(((w19>>23|w20<<41)&m)-lo <= span)<<5 | b2u(((w20>>18|w21<<46)&m)-lo <= span)<<6 | b2u(((w21>>13|w22<<51)&m)-lo <= span)<<7) << 16
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w22>>8|w23<<56)&m)-lo <= span)<<0 | b2u(((w23>>3)&m)-lo <= span)<<1 | b2u(((w23>>62|w24<<2)&m)-lo <= span)<<2 | b2u(((w24>>57|w25<<7)&m)-lo <= span)<<3 | b2u(((w25>>52|w26<<12)&m)-lo <= span)<<4 | b2u(((w26>>47|w27<<17)&m)-lo <= span)<<5 | b2u(((w27>>42|w28<<22)&m)-lo <= span)<<6 | b2u(((w28>>37|w29<<27)&m)-lo <= span)<<7) << 24
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	r |= (b2u(((w29>>32|w30<<32)&m)-lo <= span)<<0 | b2u(((w30>>27|w31<<37)&m)-lo <= span)<<1 | b2u(((w31>>22|w32<<42)&m)-lo <= span)<<2 | b2u(((w32>>17|w33<<47)&m)-lo <= span)<<3 | b2u(((w33>>12|w34<<52)&m)-lo <= span)<<4 | b2u(((w34>>7|w35<<57)&m)-lo <= span)<<5 | b2u(((w35>>2)&m)-lo <= span)<<6 | b2u(((w35>>61|w36<<3)&m)-lo <= span)<<7) << 32
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	r |= (b2u(((w36>>56|w37<<8)&m)-lo <= span)<<0 | b2u(((w37>>51|w38<<13)&m)-lo <= span)<<1 | b2u(((w38>>46|w39<<18)&m)-lo <= span)<<2 | b2u(((w39>>41|w40<<23)&m)-lo <= span)<<3 | b2u(((w40>>36|w41<<28)&m)-lo <= span)<<4 | b2u(((w41>>31|w42<<33)&m)-lo <= span)<<5 | b2u(((w42>>26|w43<<38)&m)-lo <= span)<<6 | b2u(((w43>>21|w44<<43)&m)-lo <= span)<<7) << 40
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	r |= (b2u(((w44>>16|w45<<48)&m)-lo <= span)<<0 | b2u(((w45>>11|w46<<53)&m)-lo <= span)<<1 | b2u(((w46>>6|w47<<58)&m)-lo <= span)<<2 | b2u(((w47>>1)&m)-lo <= span)<<3 | b2u(((w47>>60|w48<<4)&m)-lo <= span)<<4 | b2u(((w48>>55|w49<<9)&m)-lo <= span)<<5 | b2u(((w49>>50|w50<<14)&m)-lo <= span)<<6 | b2u(((w50>>45|w51<<19)&m)-lo <= span)<<7) << 48
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	w57 := binary.LittleEndian.Uint64(in[456:])
+	w58 := binary.LittleEndian.Uint64(in[464:])
+	r |= (b2u(((w51>>40|w52<<24)&m)-lo <= span)<<0 | b2u(((w52>>35|w53<<29)&m)-lo <= span)<<1 | b2u(((w53>>30|w54<<34)&m)-lo <= span)<<2 | b2u(((w54>>25|w55<<39)&m)-lo <= span)<<3 | b2u(((w55>>20|w56<<44)&m)-lo <= span)<<4 | b2u(((w56>>15|w57<<49)&m)-lo <= span)<<5 | b2u(((w57>>10|w58<<54)&m)-lo <= span)<<6 | b2u((w58>>5)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW60(in []byte, lo, span uint64) uint64 {
+	in = in[:480]
+	const m = 0xfffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>60|w1<<4)&m)-lo <= span)<<1 | b2u(((w1>>56|w2<<8)&m)-lo <= span)<<2 | b2u(((w2>>52|w3<<12)&m)-lo <= span)<<3 | b2u(((w3>>48|w4<<16)&m)-lo <= span)<<4 | b2u(((w4>>44|w5<<20)&m)-lo <= span)<<5 | b2u(((w5>>40|w6<<24)&m)-lo <= span)<<6 | b2u(((w6>>36|w7<<28)&m)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	r |= (b2u(((w7>>32|w8<<32)&m)-lo <= span)<<0 | b2u(((w8>>28|w9<<36)&m)-lo <= span)<<1 | b2u(((w9>>24|w10<<40)&m)-lo <= span)<<2 | b2u(((w10>>20|w11<<44)&m)-lo <= span)<<3 | b2u(((w11>>16|w12<<48)&m)-lo <= span)<<4 | b2u(((w12>>12|w13<<52)&m)-lo <= span)<<5 | b2u(((w13>>8|w14<<56)&m)-lo <= span)<<6 | b2u((w14>>4)-lo <= span)<<7) << 8
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w15>>0)&m)-lo <= span)<<0 | b2u(((w15>>60|w16<<4)&m)-lo <= span)<<1 | b2u(((w16>>56|w17<<8)&m)-lo <= span)<<2 | b2u(((w17>>52|w18<<12)&m)-lo <= span)<<3 | b2u(((w18>>48|w19<<16)&m)-lo <= span)<<4 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<5 | b2u(((w20>>40|w21<<24)&m)-lo <= span)<<6 | b2u(((w21>>36|w22<<28)&m)-lo <= span)<<7) << 16
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	r |= (b2u(((w22>>32|w23<<32)&m)-lo <= span)<<0 | b2u(((w23>>28|w24<<36)&m)-lo <= span)<<1 | b2u(((w24>>24|w25<<40)&m)-lo <= span)<<2 | b2u(((w25>>20|w26<<44)&m)-lo <= span)<<3 | b2u(((w26>>16|w27<<48)&m)-lo <= span)<<4 | b2u(((w27>>12|w28<<52)&m)-lo <= span)<<5 | b2u(((w28>>8|w29<<56)&m)-lo <= span)<<6 | b2u((w29>>4)-lo <= span)<<7) << 24
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	r |= (b2u(((w30>>0)&m)-lo <= span)<<0 | b2u(((w30>>60|w31<<4)&m)-lo <= span)<<1 | b2u(((w31>>56|w32<<8)&m)-lo <= span)<<2 | b2u(((w32>>52|w33<<12)&m)-lo <= span)<<3 | b2u(((w33>>48|w34<<16)&m)-lo <= span)<<4 | b2u(((w34>>44|w35<<20)&m)-lo <= span)<<5 | b2u(((w35>>40|w36<<24)&m)-lo <= span)<<6 | b2u(((w36>>36|w37<<28)&m)-lo <= span)<<7) << 32
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	r |= (b2u(((w37>>32|w38<<32)&m)-lo <= span)<<0 | b2u(((w38>>28|w39<<36)&m)-lo <= span)<<1 | b2u(((w39>>24|w40<<40)&m)-lo <= span)<<2 | b2u(((w40>>20|w41<<44)&m)-lo <= span)<<3 | b2u(((w41>>16|w42<<48)&m)-lo <= span)<<4 | b2u(((w42>>12|w43<<52)&m)-lo <= span)<<5 | b2u(((w43>>8|w44<<56)&m)-lo <= span)<<6 | b2u((w44>>4)-lo <= span)<<7) << 40
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	r |= (b2u(((w45>>0)&m)-lo <= span)<<0 | b2u(((w45>>60|w46<<4)&m)-lo <= span)<<1 | b2u(((w46>>56|w47<<8)&m)-lo <= span)<<2 | b2u(((w47>>52|w48<<12)&m)-lo <= span)<<3 | b2u(((w48>>48|w49<<16)&m)-lo <= span)<<4 | b2u(((w49>>44|w50<<20)&m)-lo <= span)<<5 | b2u(((w50>>40|w51<<24)&m)-lo <= span)<<6 | b2u(((w51>>36|w52<<28)&m)-lo <= span)<<7) << 48
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	w57 := binary.LittleEndian.Uint64(in[456:])
+	w58 := binary.LittleEndian.Uint64(in[464:])
+	w59 := binary.LittleEndian.Uint64(in[472:])
+	r |= (b2u(((w52>>32|w53<<32)&m)-lo <= span)<<0 | b2u(((w53>>28|w54<<36)&m)-lo <= span)<<1 | b2u(((w54>>24|w55<<40)&m)-lo <= span)<<2 | b2u(((w55>>20|w56<<44)&m)-lo <= span)<<3 | b2u(((w56>>16|w57<<48)&m)-lo <= span)<<4 | b2u(((w57>>12|w58<<52)&m)-lo <= span)<<5 | b2u(((w58>>8|w59<<56)&m)-lo <= span)<<6 | b2u((w59>>4)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW61(in []byte, lo, span uint64) uint64 {
+	in = in[:488]
+	const m = 0x1fffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>61|w1<<3)&m)-lo <= span)<<1 | b2u(((w1>>58|w2<<6)&m)-lo <= span)<<2 | b2u(((w2>>55|w3<<9)&m)-lo <= span)<<3 | b2u(((w3>>52|w4<<12)&m)-lo <= span)<<4 | b2u(((w4>>49|w5<<15)&m)-lo <= span)<<5 | b2u(((w5>>46|w6<<18)&m)-lo <= span)<<6 | b2u(((w6>>43|w7<<21)&m)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w7>>40|w8<<24)&m)-lo <= span)<<0 | b2u(((w8>>37|w9<<27)&m)-lo <= span)<<1 | b2u(((w9>>34|w10<<30)&m)-lo <= span)<<2 | b2u(((w10>>31|w11<<33)&m)-lo <= span)<<3 | b2u(((w11>>28|w12<<36)&m)-lo <= span)<<4 | b2u(((w12>>25|w13<<39)&m)-lo <= span)<<5 | b2u(((w13>>22|w14<<42)&m)-lo <= span)<<6 | b2u(((w14>>19|w15<<45)&m)-lo <= span)<<7) << 8
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	r |= (b2u(((w15>>16|w16<<48)&m)-lo <= span)<<0 | b2u(((w16>>13|w17<<51)&m)-lo <= span)<<1 | b2u(((w17>>10|w18<<54)&m)-lo <= span)<<2 | b2u(((w18>>7|w19<<57)&m)-lo <= span)<<3 | b2u(((w19>>4|w20<<60)&m)-lo <= span)<<4 | b2u(((w20>>1)&m)-lo <= span)<<5 | b2u(((w20>>62|w21<<2)&m)-lo <= span)<<6 | b2u(((w21>>59|w22<<5)&m)-lo <= span)<<7) << 16
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	r |= (b2u(((w22>>56|w23<<8)&m)-lo <= span)<<0 | b2u(((w23>>53|w24<<11)&m)-lo <= span)<<1 | b2u(((w24>>50|w25<<14)&m)-lo <= span)<<2 | b2u(((w25>>47|w26<<17)&m)-lo <= span)<<3 | b2u(((w26>>44|w27<<20)&m)-lo <= span)<<4 | b2u(((w27>>41|w28<<23)&m)-lo <= span)<<5 | b2u(((w28>>38|w29<<26)&m)-lo <= span)<<6 | b2u(((w29>>35|w30<<29)&m)-lo <= span)<<7) << 24
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	r |= (b2u(((w30>>32|w31<<32)&m)-lo <= span)<<0 | b2u(((w31>>29|w32<<35)&m)-lo <= span)<<1 | b2u(((w32>>26|w33<<38)&m)-lo <= span)<<2 | b2u(((w33>>23|w34<<41)&m)-lo <= span)<<3 | b2u(((w34>>20|w35<<44)&m)-lo <= span)<<4 | b2u(((w35>>17|w36<<47)&m)-lo <= span)<<5 | b2u(((w36>>14|w37<<50)&m)-lo <= span)<<6 | b2u(((w37>>11|w38<<53)&m)-lo <= span)<<7) << 32
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	r |= (b2u(((w38>>8|w39<<56)&m)-lo <= span)<<0 | b2u(((w39>>5|w40<<59)&m)-lo <= span)<<1 | b2u(((w40>>2)&m)-lo <= span)<<2 | b2u(((w40>>63|w41<<1)&m)-lo <= span)<<3 | b2u(((w41>>60|w42<<4)&m)-lo <= span)<<4 | b2u(((w42>>57|w43<<7)&m)-lo <= span)<<5 | b2u(((w43>>54|w44<<10)&m)-lo <= span)<<6 | b2u(((w44>>51|w45<<13)&m)-lo <= span)<<7) << 40
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	r |= (b2u(((w45>>48|w46<<16)&m)-lo <= span)<<0 | b2u(((w46>>45|w47<<19)&m)-lo <= span)<<1 | b2u(((w47>>42|w48<<22)&m)-lo <= span)<<2 | b2u(((w48>>39|w49<<25)&m)-lo <= span)<<3 | b2u(((w49>>36|w50<<28)&m)-lo <= span)<<4 | b2u(((w50>>33|w51<<31)&m)-lo <= span)<<5 | b2u(((w51>>30|w52<<34)&m)-lo <= span)<<6 | b2u(((w52>>27|w53<<37)&m)-lo <= span)<<7) << 48
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	w57 := binary.LittleEndian.Uint64(in[456:])
+	w58 := binary.LittleEndian.Uint64(in[464:])
+	w59 := binary.LittleEndian.Uint64(in[472:])
+	w60 := binary.LittleEndian.Uint64(in[480:])
+	r |= (b2u(((w53>>24|w54<<40)&m)-lo <= span)<<0 | b2u(((w54>>21|w55<<43)&m)-lo <= span)<<1 | b2u(((w55>>18|w56<<46)&m)-lo <= span)<<2 | b2u(((w56>>15|w57<<49)&m)-lo <= span)<<3 | b2u(((w57>>12|w58<<52)&m)-lo <= span)<<4 | b2u(((w58>>9|w59<<55)&m)-lo <= span)<<5 | b2u(((w59>>6|w60<<58)&m)-lo <= span)<<6 | b2u((w60>>3)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW62(in []byte, lo, span uint64) uint64 {
+	in = in[:496]
+	const m = 0x3fffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>62|w1<<2)&m)-lo <= span)<<1 | b2u(((w1>>60|w2<<4)&m)-lo <= span)<<2 | b2u(((w2>>58|w3<<6)&m)-lo <= span)<<3 | b2u(((w3>>56|w4<<8)&m)-lo <= span)<<4 | b2u(((w4>>54|w5<<10)&m)-lo <= span)<<5 | b2u(((w5>>52|w6<<12)&m)-lo <= span)<<6 | b2u(((w6>>50|w7<<14)&m)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w7>>48|w8<<16)&m)-lo <= span)<<0 | b2u(((w8>>46|w9<<18)&m)-lo <= span)<<1 | b2u(((w9>>44|w10<<20)&m)-lo <= span)<<2 | b2u(((w10>>42|w11<<22)&m)-lo <= span)<<3 | b2u(((w11>>40|w12<<24)&m)-lo <= span)<<4 | b2u(((w12>>38|w13<<26)&m)-lo <= span)<<5 | b2u(((w13>>36|w14<<28)&m)-lo <= span)<<6 | b2u(((w14>>34|w15<<30)&m)-lo <= span)<<7) << 8
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w15>>32|w16<<32)&m)-lo <= span)<<0 | b2u(((w16>>30|w17<<34)&m)-lo <= span)<<1 | b2u(((w17>>28|w18<<36)&m)-lo <= span)<<2 | b2u(((w18>>26|w19<<38)&m)-lo <= span)<<3 | b2u(((w19>>24|w20<<40)&m)-lo <= span)<<4 | b2u(((w20>>22|w21<<42)&m)-lo <= span)<<5 | b2u(((w21>>20|w22<<44)&m)-lo <= span)<<6 | b2u(((w22>>18|w23<<46)&m)-lo <= span)<<7) << 16
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	r |= (b2u(((w23>>16|w24<<48)&m)-lo <= span)<<0 | b2u(((w24>>14|w25<<50)&m)-lo <= span)<<1 | b2u(((w25>>12|w26<<52)&m)-lo <= span)<<2 | b2u(((w26>>10|w27<<54)&m)-lo <= span)<<3 | b2u(((w27>>8|w28<<56)&m)-lo <= span)<<4 | b2u(((w28>>6|w29<<58)&m)-lo <= span)<<5 | b2u(((w29>>4|w30<<60)&m)-lo <= span)<<6 | b2u((w30>>2)-lo <= span)<<7) << 24
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	r |= (b2u(((w31>>0)&m)-lo <= span)<<0 | b2u(((w31>>62|w32<<2)&m)-lo <= span)<<1 | b2u(((w32>>60|w33<<4)&m)-lo <= span)<<2 | b2u(((w33>>58|w34<<6)&m)-lo <= span)<<3 | b2u(((w34>>56|w35<<8)&m)-lo <= span)<<4 | b2u(((w35>>54|w36<<10)&m)-lo <= span)<<5 | b2u(((w36>>52|w37<<12)&m)-lo <= span)<<6 | b2u(((w37>>50|w38<<14)&m)-lo <= span)<<7) << 32
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	r |= (b2u(((w38>>48|w39<<16)&m)-lo <= span)<<0 | b2u(((w39>>46|w40<<18)&m)-lo <= span)<<1 | b2u(((w40>>44|w41<<20)&m)-lo <= span)<<2 | b2u(((w41>>42|w42<<22)&m)-lo <= span)<<3 | b2u(((w42>>40|w43<<24)&m)-lo <= span)<<4 | b2u(((w43>>38|w44<<26)&m)-lo <= span)<<5 | b2u(((w44>>36|w45<<28)&m)-lo <= span)<<6 | b2u(((w45>>34|w46<<30)&m)-lo <= span)<<7) << 40
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	r |= (b2u(((w46>>32|w47<<32)&m)-lo <= span)<<0 | b2u(((w47>>30|w48<<34)&m)-lo <= span)<<1 | b2u(((w48>>28|w49<<36)&m)-lo <= span)<<2 | b2u(((w49>>26|w50<<38)&m)-lo <= span)<<3 | b2u(((w50>>24|w51<<40)&m)-lo <= span)<<4 | b2u(((w51>>22|w52<<42)&m)-lo <= span)<<5 | b2u(((w52>>20|w53<<44)&m)-lo <= span)<<6 | b2u(((w53>>18|w54<<46)&m)-lo <= span)<<7) << 48
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	w57 := binary.LittleEndian.Uint64(in[456:])
+	w58 := binary.LittleEndian.Uint64(in[464:])
+	w59 := binary.LittleEndian.Uint64(in[472:])
+	w60 := binary.LittleEndian.Uint64(in[480:])
+	w61 := binary.LittleEndian.Uint64(in[488:])
+	r |= (b2u(((w54>>16|w55<<48)&m)-lo <= span)<<0 | b2u(((w55>>14|w56<<50)&m)-lo <= span)<<1 | b2u(((w56>>12|w57<<52)&m)-lo <= span)<<2 | b2u(((w57>>10|w58<<54)&m)-lo <= span)<<3 | b2u(((w58>>8|w59<<56)&m)-lo <= span)<<4 | b2u(((w59>>6|w60<<58)&m)-lo <= span)<<5 | b2u(((w60>>4|w61<<60)&m)-lo <= span)<<6 | b2u((w61>>2)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW63(in []byte, lo, span uint64) uint64 {
+	in = in[:504]
+	const m = 0x7fffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u(((w0>>0)&m)-lo <= span)<<0 | b2u(((w0>>63|w1<<1)&m)-lo <= span)<<1 | b2u(((w1>>62|w2<<2)&m)-lo <= span)<<2 | b2u(((w2>>61|w3<<3)&m)-lo <= span)<<3 | b2u(((w3>>60|w4<<4)&m)-lo <= span)<<4 | b2u(((w4>>59|w5<<5)&m)-lo <= span)<<5 | b2u(((w5>>58|w6<<6)&m)-lo <= span)<<6 | b2u(((w6>>57|w7<<7)&m)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u(((w7>>56|w8<<8)&m)-lo <= span)<<0 | b2u(((w8>>55|w9<<9)&m)-lo <= span)<<1 | b2u(((w9>>54|w10<<10)&m)-lo <= span)<<2 | b2u(((w10>>53|w11<<11)&m)-lo <= span)<<3 | b2u(((w11>>52|w12<<12)&m)-lo <= span)<<4 | b2u(((w12>>51|w13<<13)&m)-lo <= span)<<5 | b2u(((w13>>50|w14<<14)&m)-lo <= span)<<6 | b2u(((w14>>49|w15<<15)&m)-lo <= span)<<7) << 8
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u(((w15>>48|w16<<16)&m)-lo <= span)<<0 | b2u(((w16>>47|w17<<17)&m)-lo <= span)<<1 | b2u(((w17>>46|w18<<18)&m)-lo <= span)<<2 | b2u(((w18>>45|w19<<19)&m)-lo <= span)<<3 | b2u(((w19>>44|w20<<20)&m)-lo <= span)<<4 | b2u(((w20>>43|w21<<21)&m)-lo <= span)<<5 | b2u(((w21>>42|w22<<22)&m)-lo <= span)<<6 | b2u(((w22>>41|w23<<23)&m)-lo <= span)<<7) << 16
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	r |= (b2u(((w23>>40|w24<<24)&m)-lo <= span)<<0 | b2u(((w24>>39|w25<<25)&m)-lo <= span)<<1 | b2u(((w25>>38|w26<<26)&m)-lo <= span)<<2 | b2u(((w26>>37|w27<<27)&m)-lo <= span)<<3 | b2u(((w27>>36|w28<<28)&m)-lo <= span)<<4 | b2u(((w28>>35|w29<<29)&m)-lo <= span)<<5 | b2u(((w29>>34|w30<<30)&m)-lo <= span)<<6 | b2u(((w30>>33|w31<<31)&m)-lo <= span)<<7) << 24
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	r |= (b2u(((w31>>32|w32<<32)&m)-lo <= span)<<0 | b2u(((w32>>31|w33<<33)&m)-lo <= span)<<1 | b2u(((w33>>30|w34<<34)&m)-lo <= span)<<2 | b2u(((w34>>29|w35<<35)&m)-lo <= span)<<3 | b2u(((w35>>28|w36<<36)&m)-lo <= span)<<4 | b2u(((w36>>27|w37<<37)&m)-lo <= span)<<5 | b2u(((w37>>26|w38<<38)&m)-lo <= span)<<6 | b2u(((w38>>25|w39<<39)&m)-lo <= span)<<7) << 32
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	r |= (b2u(((w39>>24|w40<<40)&m)-lo <= span)<<0 | b2u(((w40>>23|w41<<41)&m)-lo <= span)<<1 | b2u(((w41>>22|w42<<42)&m)-lo <= span)<<2 | b2u(((w42>>21|w43<<43)&m)-lo <= span)<<3 | b2u(((w43>>20|w44<<44)&m)-lo <= span)<<4 | b2u(((w44>>19|w45<<45)&m)-lo <= span)<<5 | b2u(((w45>>18|w46<<46)&m)-lo <= span)<<6 | b2u(((w46>>17|w47<<47)&m)-lo <= span)<<7) << 40
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	r |= (b2u(((w47>>16|w48<<48)&m)-lo <= span)<<0 | b2u(((w48>>15|w49<<49)&m)-lo <= span)<<1 | b2u(((w49>>14|w50<<50)&m)-lo <= span)<<2 | b2u(((w50>>13|w51<<51)&m)-lo <= span)<<3 | b2u(((w51>>12|w52<<52)&m)-lo <= span)<<4 | b2u(((w52>>11|w53<<53)&m)-lo <= span)<<5 | b2u(((w53>>10|w54<<54)&m)-lo <= span)<<6 | b2u(((w54>>9|w55<<55)&m)-lo <= span)<<7) << 48
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	w57 := binary.LittleEndian.Uint64(in[456:])
+	w58 := binary.LittleEndian.Uint64(in[464:])
+	w59 := binary.LittleEndian.Uint64(in[472:])
+	w60 := binary.LittleEndian.Uint64(in[480:])
+	w61 := binary.LittleEndian.Uint64(in[488:])
+	w62 := binary.LittleEndian.Uint64(in[496:])
+	r |= (b2u(((w55>>8|w56<<56)&m)-lo <= span)<<0 | b2u(((w56>>7|w57<<57)&m)-lo <= span)<<1 | b2u(((w57>>6|w58<<58)&m)-lo <= span)<<2 | b2u(((w58>>5|w59<<59)&m)-lo <= span)<<3 | b2u(((w59>>4|w60<<60)&m)-lo <= span)<<4 | b2u(((w60>>3|w61<<61)&m)-lo <= span)<<5 | b2u(((w61>>2|w62<<62)&m)-lo <= span)<<6 | b2u((w62>>1)-lo <= span)<<7) << 56
+	return r
+}
+
+func rangeW64(in []byte, lo, span uint64) uint64 {
+	in = in[:512]
+	const m = 0xffffffffffffffff
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	r |= (b2u((w0)-lo <= span)<<0 | b2u((w1)-lo <= span)<<1 | b2u((w2)-lo <= span)<<2 | b2u((w3)-lo <= span)<<3 | b2u((w4)-lo <= span)<<4 | b2u((w5)-lo <= span)<<5 | b2u((w6)-lo <= span)<<6 | b2u((w7)-lo <= span)<<7) << 0
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	w15 := binary.LittleEndian.Uint64(in[120:])
+	r |= (b2u((w8)-lo <= span)<<0 | b2u((w9)-lo <= span)<<1 | b2u((w10)-lo <= span)<<2 | b2u((w11)-lo <= span)<<3 | b2u((w12)-lo <= span)<<4 | b2u((w13)-lo <= span)<<5 | b2u((w14)-lo <= span)<<6 | b2u((w15)-lo <= span)<<7) << 8
+	w16 := binary.LittleEndian.Uint64(in[128:])
+	w17 := binary.LittleEndian.Uint64(in[136:])
+	w18 := binary.LittleEndian.Uint64(in[144:])
+	w19 := binary.LittleEndian.Uint64(in[152:])
+	w20 := binary.LittleEndian.Uint64(in[160:])
+	w21 := binary.LittleEndian.Uint64(in[168:])
+	w22 := binary.LittleEndian.Uint64(in[176:])
+	w23 := binary.LittleEndian.Uint64(in[184:])
+	r |= (b2u((w16)-lo <= span)<<0 | b2u((w17)-lo <= span)<<1 | b2u((w18)-lo <= span)<<2 | b2u((w19)-lo <= span)<<3 | b2u((w20)-lo <= span)<<4 | b2u((w21)-lo <= span)<<5 | b2u((w22)-lo <= span)<<6 | b2u((w23)-lo <= span)<<7) << 16
+	w24 := binary.LittleEndian.Uint64(in[192:])
+	w25 := binary.LittleEndian.Uint64(in[200:])
+	w26 := binary.LittleEndian.Uint64(in[208:])
+	w27 := binary.LittleEndian.Uint64(in[216:])
+	w28 := binary.LittleEndian.Uint64(in[224:])
+	w29 := binary.LittleEndian.Uint64(in[232:])
+	w30 := binary.LittleEndian.Uint64(in[240:])
+	w31 := binary.LittleEndian.Uint64(in[248:])
+	r |= (b2u((w24)-lo <= span)<<0 | b2u((w25)-lo <= span)<<1 | b2u((w26)-lo <= span)<<2 | b2u((w27)-lo <= span)<<3 | b2u((w28)-lo <= span)<<4 | b2u((w29)-lo <= span)<<5 | b2u((w30)-lo <= span)<<6 | b2u((w31)-lo <= span)<<7) << 24
+	w32 := binary.LittleEndian.Uint64(in[256:])
+	w33 := binary.LittleEndian.Uint64(in[264:])
+	w34 := binary.LittleEndian.Uint64(in[272:])
+	w35 := binary.LittleEndian.Uint64(in[280:])
+	w36 := binary.LittleEndian.Uint64(in[288:])
+	w37 := binary.LittleEndian.Uint64(in[296:])
+	w38 := binary.LittleEndian.Uint64(in[304:])
+	w39 := binary.LittleEndian.Uint64(in[312:])
+	r |= (b2u((w32)-lo <= span)<<0 | b2u((w33)-lo <= span)<<1 | b2u((w34)-lo <= span)<<2 | b2u((w35)-lo <= span)<<3 | b2u((w36)-lo <= span)<<4 | b2u((w37)-lo <= span)<<5 | b2u((w38)-lo <= span)<<6 | b2u((w39)-lo <= span)<<7) << 32
+	w40 := binary.LittleEndian.Uint64(in[320:])
+	w41 := binary.LittleEndian.Uint64(in[328:])
+	w42 := binary.LittleEndian.Uint64(in[336:])
+	w43 := binary.LittleEndian.Uint64(in[344:])
+	w44 := binary.LittleEndian.Uint64(in[352:])
+	w45 := binary.LittleEndian.Uint64(in[360:])
+	w46 := binary.LittleEndian.Uint64(in[368:])
+	w47 := binary.LittleEndian.Uint64(in[376:])
+	r |= (b2u((w40)-lo <= span)<<0 | b2u((w41)-lo <= span)<<1 | b2u((w42)-lo <= span)<<2 | b2u((w43)-lo <= span)<<3 | b2u((w44)-lo <= span)<<4 | b2u((w45)-lo <= span)<<5 | b2u((w46)-lo <= span)<<6 | b2u((w47)-lo <= span)<<7) << 40
+	w48 := binary.LittleEndian.Uint64(in[384:])
+	w49 := binary.LittleEndian.Uint64(in[392:])
+	w50 := binary.LittleEndian.Uint64(in[400:])
+	w51 := binary.LittleEndian.Uint64(in[408:])
+	w52 := binary.LittleEndian.Uint64(in[416:])
+	w53 := binary.LittleEndian.Uint64(in[424:])
+	w54 := binary.LittleEndian.Uint64(in[432:])
+	w55 := binary.LittleEndian.Uint64(in[440:])
+	r |= (b2u((w48)-lo <= span)<<0 | b2u((w49)-lo <= span)<<1 | b2u((w50)-lo <= span)<<2 | b2u((w51)-lo <= span)<<3 | b2u((w52)-lo <= span)<<4 | b2u((w53)-lo <= span)<<5 | b2u((w54)-lo <= span)<<6 | b2u((w55)-lo <= span)<<7) << 48
+	w56 := binary.LittleEndian.Uint64(in[448:])
+	w57 := binary.LittleEndian.Uint64(in[456:])
+	w58 := binary.LittleEndian.Uint64(in[464:])
+	w59 := binary.LittleEndian.Uint64(in[472:])
+	w60 := binary.LittleEndian.Uint64(in[480:])
+	w61 := binary.LittleEndian.Uint64(in[488:])
+	w62 := binary.LittleEndian.Uint64(in[496:])
+	w63 := binary.LittleEndian.Uint64(in[504:])
+	r |= (b2u((w56)-lo <= span)<<0 | b2u((w57)-lo <= span)<<1 | b2u((w58)-lo <= span)<<2 | b2u((w59)-lo <= span)<<3 | b2u((w60)-lo <= span)<<4 | b2u((w61)-lo <= span)<<5 | b2u((w62)-lo <= span)<<6 | b2u((w63)-lo <= span)<<7) << 56
+	return r
 }

@@ -11,6 +11,7 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -29,6 +30,10 @@ func main() {
 	b.WriteString("}\n\nvar pack64Kernels = [65]func(in *[64]uint64, out []byte){\n")
 	for w := 1; w <= 64; w++ {
 		fmt.Fprintf(&b, "\t%d: pack64W%d,\n", w, w)
+	}
+	b.WriteString("}\n\nvar rangeKernels = [65]func(in []byte, lo, span uint64) uint64{\n")
+	for w := 1; w <= 64; w++ {
+		fmt.Fprintf(&b, "\t%d: rangeW%d,\n", w, w)
 	}
 	b.WriteString("}\n\n")
 	// Switch dispatch for scratch blocks: calls through the tables above hide
@@ -54,6 +59,9 @@ func main() {
 	}
 	for w := 1; w <= 64; w++ {
 		genPack(&b, w)
+	}
+	for w := 1; w <= 64; w++ {
+		genRange(&b, w)
 	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -85,22 +93,7 @@ func genUnpack(b *bytes.Buffer, w int, typ, suffix string) {
 		}
 	}
 	for i := 0; i < 64; i++ {
-		bit := i * w
-		k, sh := bit/64, bit%64
-		load(k)
-		var expr string
-		switch {
-		case sh+w < 64 || (sh+w == 64 && sh > 0):
-			expr = fmt.Sprintf("(w%d >> %d)", k, sh)
-			if sh+w < 64 {
-				expr += " & m"
-			}
-		case sh == 0 && w == 64:
-			expr = fmt.Sprintf("w%d", k)
-		default:
-			load(k + 1)
-			expr = fmt.Sprintf("(w%d>>%d | w%d<<%d) & m", k, sh, k+1, 64-sh)
-		}
+		expr := valueExpr(i, w, load)
 		if typ == "uint64" {
 			fmt.Fprintf(b, "\tout[%d] = (%s) + base\n", i, expr)
 		} else {
@@ -108,6 +101,54 @@ func genUnpack(b *bytes.Buffer, w int, typ, suffix string) {
 		}
 	}
 	b.WriteString("}\n\n")
+}
+
+// valueExpr returns the expression of value i of width w in a block,
+// loading the words it needs.
+func valueExpr(i, w int, load func(int)) string {
+	bit := i * w
+	k, sh := bit/64, bit%64
+	load(k)
+	switch {
+	case sh+w < 64 || (sh+w == 64 && sh > 0):
+		expr := fmt.Sprintf("(w%d >> %d)", k, sh)
+		if sh+w < 64 {
+			expr += " & m"
+		}
+		return expr
+	case sh == 0 && w == 64:
+		return fmt.Sprintf("w%d", k)
+	default:
+		load(k + 1)
+		return fmt.Sprintf("(w%d>>%d | w%d<<%d) & m", k, sh, k+1, 64-sh)
+	}
+}
+
+// genRange emits a kernel testing the 64 values of a block of width w
+// against [lo, lo+span] (unsigned, wrapping) without storing them: bit i of
+// the result is set when value i lies in the range.
+func genRange(b *bytes.Buffer, w int) {
+	fmt.Fprintf(b, "func rangeW%d(in []byte, lo, span uint64) uint64 {\n", w)
+	fmt.Fprintf(b, "\tin = in[:%d]\n", 8*w)
+	fmt.Fprintf(b, "\tconst m = %s\n", mask(w))
+	loaded := -1
+	load := func(k int) {
+		for loaded < k {
+			loaded++
+			fmt.Fprintf(b, "\tw%d := binary.LittleEndian.Uint64(in[%d:])\n", loaded, 8*loaded)
+		}
+	}
+	// Eight values per group, combined before they join the result: a
+	// short dependency chain the compiler keeps in registers.
+	b.WriteString("\tvar r uint64\n")
+	for g := 0; g < 64; g += 8 {
+		var terms []string
+		for i := g; i < g+8; i++ {
+			terms = append(terms, fmt.Sprintf("b2u((%s)-lo <= span)<<%d", valueExpr(i, w, load), i-g))
+		}
+		fmt.Fprintf(b, "\tr |= (%s) << %d\n", strings.Join(terms, " | "), g)
+	}
+	b.WriteString("\treturn r\n}\n\n")
 }
 
 // genPack emits a kernel encoding 64 values of width w into w words. Input
