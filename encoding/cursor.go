@@ -28,7 +28,10 @@ type Reader[T Fixed] interface {
 // BinaryReader decodes variable-length values.
 type BinaryReader interface {
 	Decoder
-	// ReadBinary appends the next n values to dst.
+	// ReadBinary appends the next n values to dst. Whatever the input, the
+	// offsets it appends never decrease and stay within dst.Data, so
+	// readers can hand them to Arrow without checking each one (the fuzz
+	// targets hold every decoder to this through encodingtest.Decode).
 	ReadBinary(dst *Bytes, n int) error
 }
 

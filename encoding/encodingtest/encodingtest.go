@@ -686,17 +686,50 @@ func Decode(node []byte, opts *encoding.Options) error {
 		if err := r.ReadBinary(&b, n); err != nil {
 			return err
 		}
+		if err := WellFormed(&b, n); err != nil {
+			return err
+		}
 		r.Reset()
 		if n > 2 {
 			if err := r.Skip(n / 2); err != nil {
 				return err
 			}
 			b.Reset()
-			return r.ReadBinary(&b, 1)
+			b.Data = append(b.Data, "x"...) // appending after existing bytes
+			if err := r.ReadBinary(&b, 1); err != nil {
+				return err
+			}
+			return WellFormed(&b, 1)
 		}
 		return nil
 	}
 	return decodeFixed(d, n)
+}
+
+// WellFormed checks the BinaryReader contract on b after reading n values
+// into it: n values, offsets that never decrease, all within b.Data. Its
+// error is not ErrCorrupt, so fuzz targets report a violation as a failure.
+func WellFormed(b *encoding.Bytes, n int) error {
+	if b.Len() != n {
+		return fmt.Errorf("decoded %d binary values, want %d", b.Len(), n)
+	}
+	if n == 0 {
+		return nil
+	}
+	prev := b.Offsets[0]
+	if prev < 0 {
+		return fmt.Errorf("first offset %d is negative", prev)
+	}
+	for i, o := range b.Offsets[1:] {
+		if o < prev {
+			return fmt.Errorf("offset %d decreases: %d after %d", i+1, o, prev)
+		}
+		prev = o
+	}
+	if int(prev) > len(b.Data) {
+		return fmt.Errorf("last offset %d beyond %d data bytes", prev, len(b.Data))
+	}
+	return nil
 }
 
 func decodeFixed(d encoding.Decoder, n int) error {
