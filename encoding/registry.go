@@ -58,3 +58,13 @@ type Encoder interface {
 	// to dst. Child sequences are encoded through ctx.
 	Encode(dst []byte, vals any, st *Stats, ctx *Ctx) ([]byte, error)
 }
+
+// FixedSizer is implemented by encoders whose nodes hold a part that does
+// not grow with the number of values (FSST's symbol table). When selection
+// estimates a long sequence from a sample's trial node, it scales only the
+// rest of the node by the sequence's length.
+type FixedSizer interface {
+	// FixedSize returns how many bytes of the trial node (prefix included)
+	// are fixed.
+	FixedSize(node []byte) int
+}

@@ -55,12 +55,25 @@ type Policy struct {
 	// Force replays a tree: each node takes the forced kind when it fits the
 	// data, otherwise selection runs for that subtree.
 	Force *Tree
+	// FSSTZstdRatio is how much larger than Trivial+zstd an FSST node may
+	// be and still be chosen over it. Selection compares trial sizes
+	// without zstd, so FSST would otherwise beat plain Trivial on almost
+	// any text; the zstd post-pass then makes Trivial smaller again. FSST
+	// nodes are never zstd-compressed because FSST is chosen for decode
+	// speed: it decodes several times faster than zstd inflates (see
+	// docs/benchmarks.md), and 1.25 is the size that speed is worth — on
+	// TPC-H l_comment FSST is about 1.19× Trivial+zstd, and a column where
+	// zstd finds long repeats FSST cannot see keeps zstd. When FSST and
+	// Trivial are both candidates and Trivial would win, the Trivial trial
+	// (of the sample only) is compressed once to decide. 0 disables FSST
+	// against Trivial when Zstd is on.
+	FSSTZstdRatio float64
 }
 
 // DefaultPolicy returns the policy Strata writes with.
 func DefaultPolicy(r *Registry) *Policy {
 	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02,
-		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048}
+		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, FSSTZstdRatio: 1.25}
 }
 
 // Encode selects an encoding tree for vals and appends the root node to dst.
@@ -136,6 +149,11 @@ func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
 	if c.depth >= c.p.MaxDepth && !cd.Leaf && !trivialLeaf {
 		return false
 	}
+	// FSST is offered only for a column's own values: a root, or the
+	// values child of a Nullable root.
+	if cd.Kind == KindFSST && c.depth > 0 && !(c.depth == 1 && c.parent == KindNullable) {
+		return false
+	}
 	return cd.Encoder.Fit(st)
 }
 
@@ -204,10 +222,13 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 }
 
 // choose estimates every allowed candidate and returns the one with the
-// smallest size × read factor.
+// smallest size × read factor. FSST, never zstd-compressed, is then
+// weighed against that choice: against Trivial (which the zstd post-pass
+// will compress) by FSSTZstdRatio × Trivial's compressed size, against
+// anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best *Codec
-	bestScore := math.Inf(1)
+	var best, fsst *Codec
+	bestScore, fsstScore := math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -227,8 +248,13 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 				if !cd.Encoder.Fit(sampleSt) {
 					continue
 				}
-				size, err = c.trialSize(sample, sampleSt, cd)
-				size = int(float64(size) * float64(st.N) / float64(sampleSt.N))
+				var node []byte
+				node, err = c.trialNode(sample, sampleSt, cd)
+				fixed := 0
+				if fs, ok := cd.Encoder.(FixedSizer); ok && err == nil {
+					fixed = min(fs.FixedSize(node), len(node))
+				}
+				size = fixed + int(float64(len(node)-fixed)*float64(st.N)/float64(sampleSt.N))
 			}
 			if err != nil {
 				continue
@@ -239,8 +265,24 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			rf = 1
 		}
 		score := float64(size) * rf
+		if cd.Kind == KindFSST {
+			fsst, fsstScore = cd, score
+			continue
+		}
 		if score < bestScore {
 			best, bestScore = cd, score
+		}
+	}
+	if fsst != nil {
+		switch {
+		case best == nil:
+			best = fsst
+		case best.Kind == KindTrivial && c.p.Zstd:
+			if c.p.FSSTZstdRatio > 0 && fsstScore <= c.p.FSSTZstdRatio*c.zstdTrivialSize(vals, st, best, sample, sampleSt) {
+				best = fsst
+			}
+		case fsstScore < bestScore:
+			best = fsst
 		}
 	}
 	if best == nil {
@@ -250,12 +292,38 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 }
 
 func (c *Ctx) trialSize(vals any, st *Stats, cd *Codec) (int, error) {
+	out, err := c.trialNode(vals, st, cd)
+	return len(out), err
+}
+
+// trialNode encodes vals with cd for size estimation (no zstd).
+func (c *Ctx) trialNode(vals any, st *Stats, cd *Codec) ([]byte, error) {
 	tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true}
 	out, _, err := tc.encodeWith(nil, vals, st, cd, nil)
-	if err != nil {
-		return 0, err
+	return out, err
+}
+
+// zstdTrivialSize estimates the size of the Trivial node of vals after the
+// zstd post-pass, compressing the trial of the sample (vals itself when it
+// is not longer than ExactBelow) and scaling it.
+func (c *Ctx) zstdTrivialSize(vals any, st *Stats, triv *Codec, sample any, sampleSt *Stats) float64 {
+	v, vst := vals, st
+	if st.N > c.p.ExactBelow {
+		if sample == nil {
+			sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
+			sampleSt = ComputeStats(sample)
+		}
+		v, vst = sample, sampleSt
 	}
-	return len(out), nil
+	node, err := c.trialNode(v, vst, triv)
+	if err != nil {
+		return math.Inf(1)
+	}
+	z, err := Compress(node, c.p.MinSaving, nil)
+	if err != nil {
+		return math.Inf(1)
+	}
+	return float64(len(z)) * float64(st.N) / float64(max(vst.N, 1))
 }
 
 // Sample returns runs slices of runLen consecutive values spread evenly over

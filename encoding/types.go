@@ -93,7 +93,7 @@ const (
 	KindMainlyConstant Kind = 9
 	KindSparseBool     Kind = 10
 	KindNullable       Kind = 11
-	KindFSST           Kind = 12 // reserved for a later issue
+	KindFSST           Kind = 12
 	KindALP            Kind = 13 // reserved for a later issue
 )
 

@@ -12,6 +12,7 @@ import (
 	"strata/encoding/delta"
 	"strata/encoding/dict"
 	"strata/encoding/fixedbitwidth"
+	"strata/encoding/fsst"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
 	"strata/encoding/rle"
@@ -41,6 +42,7 @@ func Registry() *encoding.Registry {
 			mainlyconst.Codec,
 			sparsebool.Codec,
 			nullable.Codec,
+			fsst.Codec,
 		)
 	})
 	return reg

@@ -2,11 +2,15 @@ package all_test
 
 import (
 	"fmt"
+	"io"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/encodingtest"
+	"strata/tpch"
 )
 
 // BenchmarkDecode measures Read throughput of every encoding on data it
@@ -137,5 +141,79 @@ func BenchmarkDecode(b *testing.B) {
 				copy(out.Data, vals.Data)
 			}
 		})
+	}
+}
+
+// lineitemComments returns the first n values of TPC-H l_comment.
+func lineitemComments(b *testing.B, n int) encoding.Bytes {
+	g := tpch.NewLineitem(0.1, 1, n)
+	rec, err := g.Next()
+	if err != nil && err != io.EOF {
+		b.Fatal(err)
+	}
+	defer rec.Release()
+	col := rec.Column(rec.Schema().FieldIndices("l_comment")[0]).(*array.String)
+	var out encoding.Bytes
+	for i := 0; i < col.Len(); i++ {
+		out.Append([]byte(col.Value(i)))
+	}
+	return out
+}
+
+// BenchmarkDecodeText decodes text (TPC-H l_comment, and random words) as
+// FSST and as Trivial+zstd, each op opening the node (which inflates the
+// zstd body, or reads FSST's code lengths) and reading every value into a
+// reused buffer. Throughput is of decoded value bytes:
+//
+//	go test -run '^$' -bench DecodeText ./encoding/all
+func BenchmarkDecodeText(b *testing.B) {
+	for _, text := range []struct {
+		name string
+		vals func() encoding.Bytes
+	}{
+		{"l_comment-8192", func() encoding.Bytes { return lineitemComments(b, 8192) }},
+		{"l_comment-65536", func() encoding.Bytes { return lineitemComments(b, 1<<16) }},
+		{"words-65536", func() encoding.Bytes { return encodingtest.GenBytes(encodingtest.ShapeRandom, 1<<16, 1) }},
+	} {
+		vals := text.vals()
+		n := vals.Len()
+		for _, k := range []struct {
+			name string
+			tree *encoding.Tree
+		}{
+			{"FSST", &encoding.Tree{Kind: encoding.KindFSST}},
+			{"Trivial+zstd", &encoding.Tree{Kind: encoding.KindTrivial, Zstd: true}},
+		} {
+			p := all.Policy()
+			p.Force = k.tree
+			node, tree, err := p.Encode(nil, vals)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if tree.Kind != k.tree.Kind {
+				// (zstd may still decline a body it cannot shrink by 2 %)
+				b.Fatalf("encoded as %v, want %v", tree, k.tree)
+			}
+			opts := all.Options()
+			b.Run(text.name+"/"+k.name, func(b *testing.B) {
+				b.ReportMetric(float64(len(node))/float64(len(vals.Data)), "size/raw")
+				b.Logf("tree %v, %d bytes for %d raw", tree, len(node), len(vals.Data))
+				b.SetBytes(int64(len(vals.Data)))
+				var out encoding.Bytes
+				out.Data = make([]byte, 0, len(vals.Data)+64)
+				out.Offsets = make([]int32, 0, n+1)
+				for b.Loop() {
+					r, err := encoding.OpenBinary(node, 0, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out.Reset()
+					out.Data = append(out.Data, 0) // a non-empty buffer: Trivial copies instead of aliasing
+					if err := r.ReadBinary(&out, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

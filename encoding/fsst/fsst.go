@@ -1,0 +1,527 @@
+// Package fsst implements FSST (Fast Static Symbol Table) string
+// compression for binary values (Boncz, Neumann, Leis, VLDB 2020): a
+// static table of up to 255 symbols of 1–8 bytes, each value stored as a
+// string of one-byte codes. Code c < 255 stands for symbol c; code 255 is
+// an escape followed by one literal byte. Decoding is one unaligned 8-byte
+// store of the symbol per code and an advance by its length, which makes
+// FSST several times faster to read than zstd at a somewhat larger size.
+//
+// Body layout (docs/FORMAT.md, "FSST (kind 12)"):
+//
+//	counts: 8 × u8 | symbols | rawLen: uvarint | codeLensLen: uvarint |
+//	code lengths node (uint32, rows rows) | codes
+//
+// counts[l-1] is the number of symbols of length l; the symbols follow
+// ordered by length (all 1-byte symbols, then all 2-byte ones, ...), and a
+// symbol's code is its index in that order. rawLen is the total number of
+// decoded bytes. Value i is the decoding of its code lengths[i] codes,
+// which follow those of value i-1; an escape and its literal belong to the
+// same value.
+package fsst
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"strata/encoding"
+	"strata/encoding/internal/cascade"
+)
+
+// Codec registers FSST. It nests a code lengths child, so it is not a leaf;
+// selection offers it only for a column's own values (a root, or the
+// values of a Nullable root) and never zstd-compresses it: FSST is chosen
+// for its decode speed (see encoding.Policy.FSSTZstdRatio).
+var Codec = &encoding.Codec{
+	Kind:       encoding.KindFSST,
+	Open:       open,
+	Encoder:    encoder{},
+	ReadFactor: 1.0,
+	Leaf:       false,
+}
+
+const (
+	// escape is the code followed by one literal byte.
+	escape = 255
+	// maxSymbols is the most symbols a table holds (codes 0..254).
+	maxSymbols = 255
+	// maxSymbolLen is the longest symbol.
+	maxSymbolLen = 8
+)
+
+// table is a parsed symbol table in decode form: sym[c] holds symbol c's
+// bytes little-endian in a uint64 (zero past its length) and lens[c] its
+// length in the low 4 bits. A code at or above the symbol count has
+// length 0 and the flag badCode; the escape has length 0 and no flag, so
+// the kernel can pad a partial block of codes with escapes that write
+// nothing.
+type table struct {
+	sym  [256]uint64
+	lens [256]uint8
+	n    int
+}
+
+const badCode = 0x80
+
+// parseTable reads the counts and symbols from the front of body.
+func parseTable(body []byte) (*table, []byte, error) {
+	if len(body) < maxSymbolLen {
+		return nil, body, encoding.Corruptf("fsst: symbol table: %d bytes, need 8 counts", len(body))
+	}
+	counts := body[:maxSymbolLen]
+	rest := body[maxSymbolLen:]
+	total, bytes := 0, 0
+	for l, c := range counts {
+		total += int(c)
+		bytes += int(c) * (l + 1)
+	}
+	if total > maxSymbols {
+		return nil, body, encoding.Corruptf("fsst: symbol table of %d symbols, at most %d", total, maxSymbols)
+	}
+	if bytes > len(rest) {
+		return nil, body, encoding.Corruptf("fsst: symbol table needs %d bytes, %d remain", bytes, len(rest))
+	}
+	t := &table{n: total}
+	for c := total; c < escape; c++ {
+		t.lens[c] = badCode
+	}
+	code, off := 0, 0
+	for l, c := range counts {
+		n := l + 1
+		for j := 0; j < int(c); j++ {
+			var v uint64
+			for k := n - 1; k >= 0; k-- {
+				v = v<<8 | uint64(rest[off+k])
+			}
+			t.sym[code], t.lens[code] = v, uint8(n)
+			code++
+			off += n
+		}
+	}
+	return t, rest[off:], nil
+}
+
+func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+	if h.Type != encoding.Binary {
+		return nil, encoding.Unsupportedf("fsst: type %v", h.Type)
+	}
+	t, rest, err := parseTable(h.Body)
+	if err != nil {
+		return nil, err
+	}
+	raw, rest, err := encoding.Uvarint(rest, "fsst raw length")
+	if err != nil {
+		return nil, err
+	}
+	child, codes, err := encoding.Child(rest, "fsst code lengths")
+	if err != nil {
+		return nil, err
+	}
+	// Every code yields at most 8 bytes (an escape pair yields 1), so a
+	// larger total is impossible; a smaller one is caught when a read
+	// covers the whole node.
+	if raw > uint64(len(codes))*maxSymbolLen {
+		return nil, encoding.Corruptf("fsst: %d raw bytes declared for %d code bytes", raw, len(codes))
+	}
+	if lim := cascade.OutLimit(opts); raw > uint64(lim) {
+		return nil, encoding.Limitf("fsst: %d decoded bytes, limit %d", raw, lim)
+	}
+	if len(codes) > math.MaxInt32 {
+		return nil, encoding.Limitf("fsst: %d code bytes", len(codes))
+	}
+	lr, err := cascade.OpenFixed[uint32](child, h.Depth+1, opts, h.Rows, "fsst code lengths")
+	if err != nil {
+		return nil, err
+	}
+	if err := opts.CheckAlloc(h.Rows+1, 4, "fsst code offsets"); err != nil {
+		return nil, err
+	}
+	coff := make([]int32, h.Rows+1)
+	var buf [4096]uint32
+	total := uint64(0)
+	for i := 0; i < h.Rows; i += len(buf) {
+		k := min(len(buf), h.Rows-i)
+		if err := lr.Read(buf[:k]); err != nil {
+			return nil, fmt.Errorf("fsst code lengths: %w", err)
+		}
+		for j, l := range buf[:k] {
+			start := total
+			total += uint64(l)
+			if total > uint64(len(codes)) {
+				return nil, encoding.Corruptf("fsst: code lengths exceed %d code bytes", len(codes))
+			}
+			coff[i+j+1] = int32(total)
+			// A value may not end with a dangling escape. Its codes end
+			// in a run of 0xff bytes that starts at a code boundary (after
+			// a code or a literal that is not 0xff), so the run is escape
+			// and literal pairs exactly when its length is even.
+			if l > 0 && codes[total-1] == escape {
+				run := uint64(1)
+				for run < total-start && codes[total-1-run] == escape {
+					run++
+				}
+				if run%2 == 1 {
+					return nil, encoding.Corruptf("fsst: value %d ends with an escape", i+j)
+				}
+			}
+		}
+	}
+	if total != uint64(len(codes)) {
+		return nil, encoding.Corruptf("fsst: code lengths sum to %d, body holds %d code bytes", total, len(codes))
+	}
+	return &decoder{t: t, n: h.Rows, raw: int(raw), codes: codes, coff: coff, child: child, opts: opts}, nil
+}
+
+// decoder reads an FSST node. coff holds the prefix sums of the code
+// lengths (value i's codes are codes[coff[i]:coff[i+1]]), computed once at
+// open, so Skip is O(1) and a gather decodes only its rows.
+type decoder struct {
+	t      *table
+	n, pos int
+	raw    int
+	codes  []byte
+	coff   []int32
+	child  []byte
+	opts   *encoding.Options
+	buf    []byte  // FilterBinary scratch
+	wpos   []int32 // decodeStream scratch
+}
+
+func (d *decoder) Kind() encoding.Kind { return encoding.KindFSST }
+func (d *decoder) Type() encoding.Type { return encoding.Binary }
+func (d *decoder) Len() int            { return d.n }
+func (d *decoder) Pos() int            { return d.pos }
+func (d *decoder) Reset()              { d.pos = 0 }
+
+// Children implements encoding.Walker.
+func (d *decoder) Children() []encoding.ChildNode {
+	return []encoding.ChildNode{{Role: "lengths", Node: d.child}}
+}
+
+// Skip advances the cursor; code offsets make it free.
+func (d *decoder) Skip(n int) error {
+	if err := cascade.CheckRead(encoding.KindFSST, d.pos, n, d.n); err != nil {
+		return err
+	}
+	d.pos += n
+	return nil
+}
+
+// estimate guesses the decoded size of values [i, j) from their share of
+// the code bytes; it only sizes buffers (decoding checks capacity itself).
+func (d *decoder) estimate(i, j int) int {
+	c := int(d.coff[j] - d.coff[i])
+	if i == 0 && j == d.n {
+		return d.raw
+	}
+	if len(d.codes) == 0 {
+		return 0
+	}
+	return int(uint64(c) * uint64(d.raw) / uint64(len(d.codes)))
+}
+
+// ReadBinary appends the next n values to dst.
+func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
+	if err := cascade.CheckRead(encoding.KindFSST, d.pos, n, d.n); err != nil {
+		return err
+	}
+	start := len(dst.Data)
+	if err := d.appendRange(dst, d.pos, d.pos+n); err != nil {
+		return err
+	}
+	if d.pos == 0 && n == d.n && len(dst.Data)-start != d.raw {
+		return encoding.Corruptf("fsst: values decode to %d bytes, header says %d", len(dst.Data)-start, d.raw)
+	}
+	d.pos += n
+	return nil
+}
+
+// appendRange decodes values [i, j) onto dst.
+func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
+	if len(dst.Offsets) == 0 {
+		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
+	}
+	dst.Offsets = growCap(dst.Offsets, j-i)
+	no := len(dst.Offsets)
+	offs := dst.Offsets[no : no+j-i]
+	limit := cascade.OutLimit(d.opts)
+	w := len(dst.Data)
+	est := d.estimate(i, j)
+	if w+est > limit {
+		return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
+	}
+	out := growCap(dst.Data, est+blockSlack)
+	out = out[:cap(out)]
+	coff, codes := d.coff, d.codes
+	for a := i; a < j; {
+		// A piece: values [a, b) with at most pieceCodes codes (or the
+		// single value a).
+		ka := int(coff[a])
+		b := a + 1
+		for b < j && int(coff[b+1])-ka <= pieceCodes {
+			b++
+		}
+		kb := int(coff[b])
+		if need := bound(kb - ka); len(out)-w < need {
+			// The estimate was short (or the node lies): grow
+			// geometrically, to at least what this piece may touch.
+			if w > limit {
+				return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
+			}
+			nb := make([]byte, max(w+need, 2*len(out)))
+			copy(nb, out[:w])
+			out = nb
+		}
+		d.wpos = cascade.Grow(d.wpos, kb-ka+9)
+		d.wpos[0] = int32(w)
+		var ok bool
+		w, ok = decodeStream(out, w, codes[ka:kb], d.wpos[1:], d.t)
+		if !ok {
+			for v := a; v < b; v++ {
+				if err := d.check(v); err != nil {
+					return err
+				}
+			}
+			return encoding.Corruptf("fsst: values %d..%d do not decode", a, b-1)
+		}
+		// d.wpos[e] is the output end after the piece's first e codes.
+		wpos := d.wpos
+		for v := a; v < b; v++ {
+			offs[v-i] = wpos[int(coff[v+1])-ka]
+		}
+		if w > limit {
+			return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
+		}
+		a = b
+	}
+	dst.Data = out[:w]
+	dst.Offsets = dst.Offsets[:no+j-i]
+	return nil
+}
+
+// check names what is wrong with value v, if anything.
+func (d *decoder) check(v int) error {
+	cs := d.codes[d.coff[v]:d.coff[v+1]]
+	for k := 0; k < len(cs); k++ {
+		c := cs[k]
+		if c == escape {
+			if k+1 == len(cs) {
+				return encoding.Corruptf("fsst: value %d ends with an escape", v)
+			}
+			k++
+			continue
+		}
+		if d.t.lens[c]&badCode != 0 {
+			return encoding.Corruptf("fsst: value %d: code %d beyond %d symbols", v, c, d.t.n)
+		}
+	}
+	return nil
+}
+
+// pieceCodes bounds the codes decoded in one kernel call, so the output
+// space reserved for the worst case (8 bytes a code) stays small.
+const pieceCodes = 4096
+
+// blockSlack is the output space past 8 bytes a code that the kernel may
+// touch (it writes whole 8-byte words).
+const blockSlack = 64
+
+// bound is the most output space decoding c codes may touch.
+func bound(c int) int { return c*maxSymbolLen + blockSlack }
+
+// hasEscape reports whether any byte of x is 0xff.
+func hasEscape(x uint64) bool {
+	y := ^x
+	return (y-0x0101010101010101)&^y&0x8080808080808080 != 0
+}
+
+// decodeStream decodes codes, the codes of whole values, into out at w and
+// returns the new end. wpos[k] receives the output end after code k (for
+// an escape, after its literal), from which the caller reads each value's
+// end; it must hold len(codes)+8 entries. ok is false when a code lies
+// beyond the table or the codes end with an escape. The caller guarantees
+// len(out) ≥ w + bound(len(codes)).
+//
+// Codes are taken 8 at a time as one uint64: with no escape among them,
+// each is one 8-byte store of its symbol and an advance by its length, with
+// no branch. Values are not boundaries: open checked that none ends with a
+// dangling escape, so an escape and its literal never straddle two values.
+func decodeStream(out []byte, w int, codes []byte, wpos []int32, t *table) (int, bool) {
+	_ = out[w+bound(len(codes))-1]
+	base := unsafe.Pointer(unsafe.SliceData(out))
+	sym, lens := &t.sym, &t.lens
+	var bad uint8
+	k := 0
+	for k+8 <= len(codes) {
+		x := binary.LittleEndian.Uint64(codes[k : k+8])
+		if hasEscape(x) {
+			// one code at a time through the escape
+			c := codes[k]
+			if c == escape {
+				*(*byte)(unsafe.Add(base, w)) = codes[k+1]
+				w++
+				wpos[k], wpos[k+1] = int32(w), int32(w)
+				k += 2
+				continue
+			}
+			l := lens[c]
+			*(*uint64)(unsafe.Add(base, w)) = sym[c]
+			w += int(l & 15)
+			bad |= l
+			wpos[k] = int32(w)
+			k++
+			continue
+		}
+		wp := wpos[k : k+8 : k+8]
+		c := uint8(x)
+		l := lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[0] = int32(w)
+		c = uint8(x >> 8)
+		l = lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[1] = int32(w)
+		c = uint8(x >> 16)
+		l = lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[2] = int32(w)
+		c = uint8(x >> 24)
+		l = lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[3] = int32(w)
+		c = uint8(x >> 32)
+		l = lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[4] = int32(w)
+		c = uint8(x >> 40)
+		l = lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[5] = int32(w)
+		c = uint8(x >> 48)
+		l = lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[6] = int32(w)
+		c = uint8(x >> 56)
+		l = lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wp[7] = int32(w)
+		k += 8
+	}
+	for ; k < len(codes); k++ {
+		c := codes[k]
+		if c == escape {
+			if k+1 == len(codes) {
+				return w, false
+			}
+			*(*byte)(unsafe.Add(base, w)) = codes[k+1]
+			w++
+			wpos[k], wpos[k+1] = int32(w), int32(w)
+			k++
+			continue
+		}
+		l := lens[c]
+		*(*uint64)(unsafe.Add(base, w)) = sym[c]
+		w += int(l & 15)
+		bad |= l
+		wpos[k] = int32(w)
+	}
+	return w, bad&badCode == 0
+}
+
+// decodeSlow decodes the codes cs of one value one at a time into out at w
+// and returns the new end; ok is false for a code beyond the table or a
+// trailing escape. The caller guarantees len(out) ≥ w + bound(len(cs)).
+func decodeSlow(out []byte, w int, cs []byte, t *table) (int, bool) {
+	_ = out[w+bound(len(cs))-1]
+	base := unsafe.Pointer(unsafe.SliceData(out))
+	for k := 0; k < len(cs); k++ {
+		c := cs[k]
+		if c == escape {
+			if k+1 == len(cs) {
+				return w, false
+			}
+			k++
+			*(*byte)(unsafe.Add(base, w)) = cs[k]
+			w++
+			continue
+		}
+		l := t.lens[c]
+		if l&badCode != 0 {
+			return w, false
+		}
+		*(*uint64)(unsafe.Add(base, w)) = t.sym[c]
+		w += int(l)
+	}
+	return w, true
+}
+
+func growCap[T any](s []T, extra int) []T {
+	if cap(s)-len(s) >= extra {
+		return s
+	}
+	ns := make([]T, len(s), 2*len(s)+extra)
+	copy(ns, s)
+	return ns
+}
+
+// GatherBinary appends the values at rows (strictly increasing) to dst
+// without moving the cursor.
+func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
+	if err := cascade.CheckGather(encoding.KindFSST, rows, len(rows), d.n); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := d.appendRange(dst, int(r), int(r)+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FilterBinary decodes the selected values among the next n one at a time
+// into a scratch buffer and tests them; deselected values are not decoded.
+func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
+	if err := cascade.CheckRead(encoding.KindFSST, d.pos, n, d.n); err != nil {
+		return err
+	}
+	coff := d.coff[d.pos : d.pos+n+1]
+	for i := 0; i < n; i++ {
+		if sel[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		cs := d.codes[coff[i]:coff[i+1]]
+		need := bound(len(cs))
+		if len(d.buf) < need {
+			d.buf = make([]byte, max(need, 256))
+		}
+		w, ok := decodeSlow(d.buf, 0, cs, d.t)
+		if !ok {
+			if err := d.check(d.pos + i); err != nil {
+				return err
+			}
+			return encoding.Corruptf("fsst: value %d does not decode", d.pos+i)
+		}
+		if !p.Match(d.buf[:w]) {
+			sel.Clear(i)
+		}
+	}
+	d.pos += n
+	return nil
+}

@@ -1,0 +1,68 @@
+package fsst
+
+import (
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/encodingtest"
+)
+
+func textChunk() encoding.Bytes {
+	// word-like text resembling TPC-H comments
+	words := []string{"furiously", "carefully", "quickly", "blithely", "regular", "final", "ironic", "pending", "express", "packages", "deposits", "accounts", "requests", "theodolites", "instructions", "sleep", "haggle", "nag", "cajole", "among", "the", "about", "above", "slyly"}
+	r := encodingtest.GenBytes(encodingtest.ShapeRandom, 8192, 1)
+	var b encoding.Bytes
+	for i := 0; i < 8192; i++ {
+		v := append(r.Value(i), 'x', 'y')
+		var s []byte
+		for j := 0; j < 1+len(v)%6; j++ {
+			if j > 0 {
+				s = append(s, ' ')
+			}
+			s = append(s, words[(int(v[0])*7+j*int(v[len(v)/2]))%len(words)]...)
+		}
+		b.Append(s)
+	}
+	return b
+}
+
+func BenchmarkBuild(b *testing.B) {
+	c := textChunk()
+	bd := builders.Get().(*builder)
+	b.SetBytes(int64(len(c.Data)))
+	for b.Loop() {
+		bd.build(&c)
+	}
+}
+
+func BenchmarkEncodeAll(b *testing.B) {
+	c := textChunk()
+	bd := builders.Get().(*builder)
+	bd.build(&c)
+	lens := make([]uint32, c.Len())
+	b.SetBytes(int64(len(c.Data)))
+	for b.Loop() {
+		bd.encodeAll(&c, lens)
+	}
+}
+
+func BenchmarkKernelLong(b *testing.B) {
+	c := textChunk()
+	bd := builders.Get().(*builder)
+	bd.build(&c)
+	lens := make([]uint32, c.Len())
+	codes := append([]byte(nil), bd.encodeAll(&c, lens)...)
+	node := bd.appendTable(nil)
+	tb, _, err := parseTable(node)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]byte, bound(len(codes)))
+	b.SetBytes(int64(len(c.Data)))
+	for b.Loop() {
+		w, ok := decodeSlow(out, 0, codes, tb)
+		if !ok || w != len(c.Data) {
+			b.Fatal(w, ok)
+		}
+	}
+}
