@@ -154,6 +154,8 @@ type builder struct {
 	cands    []candSlot // [candSize] open-addressing set of candidates
 	candUsed []int32    // used slots of cands
 	top      []cand     // heap of the best candidates
+	keys     []uint64   // sort keys of top
+	sorted   []cand     // top, best first
 	// the sample: lines back to back in buf (plus 8 zero bytes), line j
 	// is buf[ends[j-1]:ends[j]]
 	buf   []byte
@@ -425,22 +427,20 @@ func (bd *builder) makeTable() {
 			siftDown(top, 0)
 		}
 	}
-	slices.SortFunc(top, func(a, b cand) int {
-		// better, as one comparison of packed keys in the common case
-		ka, kb := a.gain<<4|int64(a.sym.n), b.gain<<4|int64(b.sym.n)
-		switch {
-		case ka > kb:
-			return -1
-		case ka < kb:
-			return 1
-		case a.sym.val < b.sym.val:
-			return -1
-		case a.sym.val > b.sym.val:
-			return 1
-		}
-		return 0
-	})
-	bd.top = top
+	// Best first: by gain, then length, then the order of discovery (the
+	// candidates' insertion order, deterministic for the input). Sorting
+	// packed integer keys is several times faster than a comparator.
+	keys := bd.keys[:0]
+	for i, c := range top {
+		keys = append(keys, uint64(c.gain)<<24|uint64(c.sym.n)<<16|uint64(0xffff-i))
+	}
+	slices.Sort(keys)
+	sorted := bd.sorted[:0]
+	for i := len(keys) - 1; i >= 0; i-- {
+		sorted = append(sorted, top[0xffff-int(keys[i]&0xffff)])
+	}
+	bd.keys, bd.sorted, bd.top = keys, sorted, top
+	top = sorted
 	// Admit in gain order; a symbol of 3+ bytes needs a free hash slot.
 	bd.syms = bd.syms[:0]
 	clear(bd.taken[:])

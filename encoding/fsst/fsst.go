@@ -52,17 +52,36 @@ const (
 
 // table is a parsed symbol table in decode form: sym[c] holds symbol c's
 // bytes little-endian in a uint64 (zero past its length) and lens[c] its
-// length in the low 4 bits. A code at or above the symbol count has
-// length 0 and the flag badCode; the escape has length 0 and no flag, so
-// the kernel can pad a partial block of codes with escapes that write
-// nothing.
+// length. Codes at or above the symbol count n, and the escape, have
+// length 0, so decoding one writes nothing; the kernel finds invalid codes
+// 8 at a time with over (see overN).
 type table struct {
 	sym  [256]uint64
 	lens [256]uint8
 	n    int
+	// add and hiSet test 8 codes at once for a code ≥ n (see overN).
+	add   uint64
+	hiSet bool
 }
 
-const badCode = 0x80
+const (
+	lo7 = 0x7f7f7f7f7f7f7f7f
+	hi1 = 0x8080808080808080
+)
+
+// overN returns a non-zero value when some byte of x (8 codes, none of
+// them an escape) is a code ≥ t.n. With thr = n mod 128 (128 when n =
+// 128), a byte's low 7 bits plus 128−thr carry into its top bit exactly
+// when they are ≥ thr, and never into the next byte. For n ≤ 128 a code is
+// invalid when its top bit is set or its low bits are ≥ n; for n > 128
+// when both its top bit is set and its low bits are ≥ n−128.
+func (t *table) overN(x uint64) uint64 {
+	u := ((x & lo7) + t.add) & hi1
+	if t.hiSet {
+		return u & x
+	}
+	return (u | x) & hi1
+}
 
 // parseTable reads the counts and symbols from the front of body.
 func parseTable(body []byte) (*table, []byte, error) {
@@ -83,9 +102,11 @@ func parseTable(body []byte) (*table, []byte, error) {
 		return nil, body, encoding.Corruptf("fsst: symbol table needs %d bytes, %d remain", bytes, len(rest))
 	}
 	t := &table{n: total}
-	for c := total; c < escape; c++ {
-		t.lens[c] = badCode
+	thr := total
+	if total > 128 {
+		thr, t.hiSet = total-128, true
 	}
+	t.add = uint64(128-thr) * 0x0101010101010101
 	code, off := 0, 0
 	for l, c := range counts {
 		n := l + 1
@@ -312,7 +333,7 @@ func (d *decoder) check(v int) error {
 			k++
 			continue
 		}
-		if d.t.lens[c]&badCode != 0 {
+		if int(c) >= d.t.n {
 			return encoding.Corruptf("fsst: value %d: code %d beyond %d symbols", v, c, d.t.n)
 		}
 	}
@@ -351,7 +372,7 @@ func decodeStream(out []byte, w int, codes []byte, wpos []int32, t *table) (int,
 	_ = out[w+bound(len(codes))-1]
 	base := unsafe.Pointer(unsafe.SliceData(out))
 	sym, lens := &t.sym, &t.lens
-	var bad uint8
+	var bad uint64
 	k := 0
 	for k+8 <= len(codes) {
 		x := binary.LittleEndian.Uint64(codes[k : k+8])
@@ -367,60 +388,53 @@ func decodeStream(out []byte, w int, codes []byte, wpos []int32, t *table) (int,
 			}
 			l := lens[c]
 			*(*uint64)(unsafe.Add(base, w)) = sym[c]
-			w += int(l & 15)
-			bad |= l
+			w += int(l)
+			bad |= uint64(l) - 1
 			wpos[k] = int32(w)
 			k++
 			continue
 		}
+		bad |= t.overN(x)
 		wp := wpos[k : k+8 : k+8]
 		c := uint8(x)
 		l := lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[0] = int32(w)
 		c = uint8(x >> 8)
 		l = lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[1] = int32(w)
 		c = uint8(x >> 16)
 		l = lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[2] = int32(w)
 		c = uint8(x >> 24)
 		l = lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[3] = int32(w)
 		c = uint8(x >> 32)
 		l = lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[4] = int32(w)
 		c = uint8(x >> 40)
 		l = lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[5] = int32(w)
 		c = uint8(x >> 48)
 		l = lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[6] = int32(w)
 		c = uint8(x >> 56)
 		l = lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
 		wp[7] = int32(w)
 		k += 8
 	}
@@ -438,11 +452,11 @@ func decodeStream(out []byte, w int, codes []byte, wpos []int32, t *table) (int,
 		}
 		l := lens[c]
 		*(*uint64)(unsafe.Add(base, w)) = sym[c]
-		w += int(l & 15)
-		bad |= l
+		w += int(l)
+		bad |= uint64(l) - 1 // all ones for an invalid code (length 0)
 		wpos[k] = int32(w)
 	}
-	return w, bad&badCode == 0
+	return w, bad&hi1 == 0
 }
 
 // decodeSlow decodes the codes cs of one value one at a time into out at w
@@ -463,7 +477,7 @@ func decodeSlow(out []byte, w int, cs []byte, t *table) (int, bool) {
 			continue
 		}
 		l := t.lens[c]
-		if l&badCode != 0 {
+		if l == 0 {
 			return w, false
 		}
 		*(*uint64)(unsafe.Add(base, w)) = t.sym[c]

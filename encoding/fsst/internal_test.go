@@ -1,6 +1,7 @@
 package fsst
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"strata/encoding"
@@ -63,6 +64,49 @@ func BenchmarkKernelLong(b *testing.B) {
 		w, ok := decodeSlow(out, 0, codes, tb)
 		if !ok || w != len(c.Data) {
 			b.Fatal(w, ok)
+		}
+	}
+}
+
+// TestOverN checks the 8-codes-at-once validity test against a plain
+// comparison for every symbol count, every code in every byte position,
+// and random words.
+func TestOverN(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= maxSymbols; n++ {
+		var table [8]byte
+		body := table[:]
+		// n symbols of length 1 (bytes need not be distinct for decoding)
+		table[0] = byte(n)
+		body = append(body, make([]byte, n)...)
+		tb, _, err := parseTable(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		naive := func(x uint64) bool {
+			for j := 0; j < 8; j++ {
+				if int(byte(x>>(8*j))) >= n {
+					return true
+				}
+			}
+			return false
+		}
+		for c := 0; c < escape; c++ {
+			for j := 0; j < 8; j++ {
+				x := uint64(c) << (8 * j)
+				if got := tb.overN(x) != 0; got != naive(x) {
+					t.Fatalf("n=%d code %d at byte %d: overN %v", n, c, j, got)
+				}
+			}
+		}
+		for i := 0; i < 2000; i++ {
+			var x uint64
+			for j := 0; j < 8; j++ {
+				x |= uint64(r.IntN(255)) << (8 * j) // no escape bytes
+			}
+			if got := tb.overN(x) != 0; got != naive(x) {
+				t.Fatalf("n=%d word %016x: overN %v", n, x, got)
+			}
 		}
 	}
 }
