@@ -23,6 +23,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 
 	"strata/encoding"
@@ -159,32 +160,35 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 		return nil, err
 	}
 	coff := make([]int32, h.Rows+1)
-	var buf [4096]uint32
-	total := uint64(0)
-	for i := 0; i < h.Rows; i += len(buf) {
-		k := min(len(buf), h.Rows-i)
-		if err := lr.Read(buf[:k]); err != nil {
+	// Decode the lengths in place into coff[1:] (int32 and uint32 share a
+	// layout), then turn them into running offsets, checking them against
+	// the code bytes as they accumulate.
+	if h.Rows > 0 {
+		lens := unsafe.Slice((*uint32)(unsafe.Pointer(&coff[1])), h.Rows)
+		if err := lr.Read(lens); err != nil {
 			return nil, fmt.Errorf("fsst code lengths: %w", err)
 		}
-		for j, l := range buf[:k] {
-			start := total
-			total += uint64(l)
-			if total > uint64(len(codes)) {
-				return nil, encoding.Corruptf("fsst: code lengths exceed %d code bytes", len(codes))
+	}
+	total := uint64(0)
+	for i := 1; i <= h.Rows; i++ {
+		l := uint64(uint32(coff[i]))
+		start := total
+		total += l
+		if total > uint64(len(codes)) {
+			return nil, encoding.Corruptf("fsst: code lengths exceed %d code bytes", len(codes))
+		}
+		coff[i] = int32(total)
+		// A value may not end with a dangling escape. Its codes end in a
+		// run of 0xff bytes that starts at a code boundary (after a code,
+		// or a literal that is not 0xff), so the run is escape and literal
+		// pairs exactly when its length is even.
+		if l > 0 && codes[total-1] == escape {
+			run := uint64(1)
+			for run < total-start && codes[total-1-run] == escape {
+				run++
 			}
-			coff[i+j+1] = int32(total)
-			// A value may not end with a dangling escape. Its codes end
-			// in a run of 0xff bytes that starts at a code boundary (after
-			// a code or a literal that is not 0xff), so the run is escape
-			// and literal pairs exactly when its length is even.
-			if l > 0 && codes[total-1] == escape {
-				run := uint64(1)
-				for run < total-start && codes[total-1-run] == escape {
-					run++
-				}
-				if run%2 == 1 {
-					return nil, encoding.Corruptf("fsst: value %d ends with an escape", i+j)
-				}
+			if run%2 == 1 {
+				return nil, encoding.Corruptf("fsst: value %d ends with an escape", i-1)
 			}
 		}
 	}
@@ -205,8 +209,7 @@ type decoder struct {
 	coff   []int32
 	child  []byte
 	opts   *encoding.Options
-	buf    []byte  // FilterBinary scratch
-	wpos   []int32 // decodeStream scratch
+	buf    []byte // FilterBinary scratch
 }
 
 func (d *decoder) Kind() encoding.Kind { return encoding.KindFSST }
@@ -275,14 +278,26 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 	out := growCap(dst.Data, est+blockSlack)
 	out = out[:cap(out)]
 	coff, codes := d.coff, d.codes
+	wp := wposPool.Get().(*[]int32)
+	defer wposPool.Put(wp)
+	wpos := *wp
+	defer func() { *wp = wpos[:0] }()
 	for a := i; a < j; {
 		// A piece: values [a, b) with at most pieceCodes codes (or the
 		// single value a).
 		ka := int(coff[a])
-		b := a + 1
-		for b < j && int(coff[b+1])-ka <= pieceCodes {
-			b++
+		// b: the last value end in (a, j] within pieceCodes of ka, by
+		// binary search; at least a+1.
+		lo, hi := a+1, j
+		for lo < hi {
+			m := int(uint(lo+hi+1) >> 1)
+			if int(coff[m])-ka <= pieceCodes {
+				lo = m
+			} else {
+				hi = m - 1
+			}
 		}
+		b := lo
 		kb := int(coff[b])
 		if need := bound(kb - ka); len(out)-w < need {
 			// The estimate was short (or the node lies): grow
@@ -294,10 +309,13 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 			copy(nb, out[:w])
 			out = nb
 		}
-		d.wpos = cascade.Grow(d.wpos, kb-ka+9)
-		d.wpos[0] = int32(w)
+		if cap(wpos) < kb-ka+9 {
+			wpos = make([]int32, kb-ka+9)
+		}
+		wpos = wpos[:kb-ka+9]
+		wpos[0] = int32(w)
 		var ok bool
-		w, ok = decodeStream(out, w, codes[ka:kb], d.wpos[1:], d.t)
+		w, ok = decodeStream(out, w, codes[ka:kb], wpos[1:], d.t)
 		if !ok {
 			for v := a; v < b; v++ {
 				if err := d.check(v); err != nil {
@@ -306,8 +324,7 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 			}
 			return encoding.Corruptf("fsst: values %d..%d do not decode", a, b-1)
 		}
-		// d.wpos[e] is the output end after the piece's first e codes.
-		wpos := d.wpos
+		// wpos[e] is the output end after the piece's first e codes.
 		for v := a; v < b; v++ {
 			offs[v-i] = wpos[int(coff[v+1])-ka]
 		}
@@ -339,6 +356,10 @@ func (d *decoder) check(v int) error {
 	}
 	return nil
 }
+
+// wposPool holds decodeStream's position scratch (pieceCodes+9 entries, or
+// more for a single long value), shared by all decoders.
+var wposPool = sync.Pool{New: func() any { s := make([]int32, 0, pieceCodes+9); return &s }}
 
 // pieceCodes bounds the codes decoded in one kernel call, so the output
 // space reserved for the worst case (8 bytes a code) stays small.
