@@ -7,14 +7,17 @@ package interop
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -322,7 +325,8 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 		if sch.NumFields() == 1 {
 			null = "NULL"
 		}
-		s = &csvSink{f: f, w: csv.NewWriter(f, sch, csv.WithHeader(true), csv.WithNullWriter(null))}
+		flat, nested := csvSchema(sch)
+		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null)), sch: flat, nested: nested, mem: opts.Mem}
 	default:
 		if strings.EqualFold(filepath.Ext(path), ".arrows") {
 			// .arrows is the conventional name of the IPC stream format.
@@ -372,11 +376,76 @@ func (p *parquetSink) Close() error {
 }
 
 type csvSink struct {
-	f *os.File
-	w *csv.Writer
+	f      *os.File
+	w      *csv.Writer
+	sch    *arrow.Schema // nested columns as strings
+	nested []bool        // per column: written as JSON text
+	mem    memory.Allocator
 }
 
-func (c *csvSink) Write(rec arrow.Record) error { return c.w.Write(rec) }
+// csvSchema returns the schema CSV export writes: nested columns (struct,
+// list, map, ...), which CSV cannot represent, become string columns
+// holding each value's JSON text, as DuckDB and Spark export them.
+func csvSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
+	fields := sch.Fields()
+	nested := make([]bool, len(fields))
+	for i, f := range fields {
+		if _, ok := f.Type.(arrow.NestedType); ok {
+			nested[i] = true
+			fields[i] = arrow.Field{Name: f.Name, Type: arrow.BinaryTypes.String, Nullable: f.Nullable, Metadata: f.Metadata}
+		}
+	}
+	md := sch.Metadata()
+	return arrow.NewSchema(fields, &md), nested
+}
+
+func (c *csvSink) Write(rec arrow.Record) error {
+	if !slices.Contains(c.nested, true) {
+		return c.w.Write(rec)
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for i, a := range cols {
+			if a != nil && c.nested[i] {
+				a.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		if !c.nested[i] {
+			cols[i] = rec.Column(i)
+			continue
+		}
+		a, err := jsonColumn(rec.Column(i), c.mem)
+		if err != nil {
+			return fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
+		}
+		cols[i] = a
+	}
+	out := array.NewRecord(c.sch, cols, rec.NumRows())
+	defer out.Release()
+	return c.w.Write(out)
+}
+
+// jsonColumn renders every value of a nested array as JSON text; nulls stay
+// null.
+func jsonColumn(a arrow.Array, mem memory.Allocator) (arrow.Array, error) {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		j, err := json.Marshal(a.GetOneForMarshal(i))
+		if err != nil {
+			return nil, err
+		}
+		b.Append(string(j))
+	}
+	return b.NewArray(), nil
+}
 func (c *csvSink) Close() error {
 	c.w.Flush()
 	if err := c.w.Error(); err != nil {
