@@ -694,7 +694,11 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 		pad := d.pad
 		at := int32(w0)
 		for j, id := range ids {
-			*(*[32]byte)(wide[at : at+32]) = *(*[32]byte)(pad[32*id : 32*id+32])
+			// Two 16-byte stores: a [32]byte copy compiles to a memmove call.
+			src := (*[32]byte)(pad[32*id : 32*id+32])
+			dst := (*[32]byte)(wide[at : at+32])
+			*(*[16]byte)(dst[:16]) = *(*[16]byte)(src[:16])
+			*(*[16]byte)(dst[16:]) = *(*[16]byte)(src[16:])
 			at = outOffs[j]
 		}
 	default:
