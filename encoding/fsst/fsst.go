@@ -23,6 +23,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 	"unsafe"
 
@@ -210,6 +211,8 @@ type decoder struct {
 	child  []byte
 	opts   *encoding.Options
 	buf    []byte // FilterBinary scratch
+	// FilterBinary operands with 8 bytes of padding
+	padA, padB []byte
 }
 
 func (d *decoder) Kind() encoding.Kind { return encoding.KindFSST }
@@ -530,33 +533,138 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	return nil
 }
 
-// FilterBinary decodes the selected values among the next n one at a time
-// into a scratch buffer and tests them; deselected values are not decoded.
+// FilterBinary tests the selected values among the next n; deselected
+// values are not touched. Comparisons (=, !=, <, <=, >, >=, BETWEEN) and
+// PREFIX run on the codes: a value's symbols are compared with the operand
+// 8 bytes at a time and the test stops at the first differing byte, so a
+// value is decoded only as far as its first difference (usually its first
+// symbol). This holds for any valid encoding of the value, greedy or not.
+// IN decodes each value and tests it.
 func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
 	if err := cascade.CheckRead(encoding.KindFSST, d.pos, n, d.n); err != nil {
 		return err
 	}
 	coff := d.coff[d.pos : d.pos+n+1]
+	a := padded(&d.padA, p.A)
+	b := padded(&d.padB, p.B)
+	// keep[1+sign] tells whether a value comparing below (0), equal to (1)
+	// or above (2) the operand matches.
+	var keep [3]bool
+	prefix, between, decode := false, false, false
+	switch p.Op {
+	case encoding.OpEq:
+		keep = [3]bool{false, true, false}
+	case encoding.OpNe:
+		keep = [3]bool{true, false, true}
+	case encoding.OpLt:
+		keep = [3]bool{true, false, false}
+	case encoding.OpLe:
+		keep = [3]bool{true, true, false}
+	case encoding.OpGt:
+		keep = [3]bool{false, false, true}
+	case encoding.OpGe:
+		keep = [3]bool{false, true, true}
+	case encoding.OpPrefix:
+		keep, prefix = [3]bool{false, true, false}, true
+	case encoding.OpBetween:
+		between = true
+	default:
+		decode = true
+	}
 	for i := 0; i < n; i++ {
 		if sel[i>>6]&(1<<(i&63)) == 0 {
 			continue
 		}
 		cs := d.codes[coff[i]:coff[i+1]]
-		need := bound(len(cs))
-		if len(d.buf) < need {
-			d.buf = make([]byte, max(need, 256))
+		var match, ok bool
+		switch {
+		case decode:
+			need := bound(len(cs))
+			if len(d.buf) < need {
+				d.buf = make([]byte, max(need, 256))
+			}
+			var w int
+			w, ok = decodeSlow(d.buf, 0, cs, d.t)
+			match = ok && p.Match(d.buf[:w])
+		case between:
+			var c int
+			if c, ok = compareCodes(cs, a, len(p.A), d.t, false); ok && c >= 0 {
+				c, ok = compareCodes(cs, b, len(p.B), d.t, false)
+				match = c <= 0
+			}
+		default:
+			var c int
+			c, ok = compareCodes(cs, a, len(p.A), d.t, prefix)
+			match = keep[1+c]
 		}
-		w, ok := decodeSlow(d.buf, 0, cs, d.t)
 		if !ok {
 			if err := d.check(d.pos + i); err != nil {
 				return err
 			}
 			return encoding.Corruptf("fsst: value %d does not decode", d.pos+i)
 		}
-		if !p.Match(d.buf[:w]) {
+		if !match {
 			sel.Clear(i)
 		}
 	}
 	d.pos += n
 	return nil
+}
+
+// padded returns v copied into *buf with 8 zero bytes after it, so that
+// 8-byte loads at any position of v stay in bounds.
+func padded(buf *[]byte, v []byte) []byte {
+	*buf = append(append((*buf)[:0], v...), 0, 0, 0, 0, 0, 0, 0, 0)
+	return *buf
+}
+
+// compareCodes compares the value the codes cs decode to with the operand
+// a[:n] (a holds 8 bytes of padding after n), as bytes.Compare does; with
+// prefix it instead returns 0 when the value starts with the operand and
+// non-zero otherwise. ok is false for a code beyond the table or a trailing
+// escape met before the result was known.
+func compareCodes(cs, a []byte, n int, t *table, prefix bool) (int, bool) {
+	pos := 0
+	for k := 0; k < len(cs); k++ {
+		var s uint64
+		var l int
+		if c := cs[k]; c == escape {
+			if k+1 == len(cs) {
+				return 0, false
+			}
+			k++
+			s, l = uint64(cs[k]), 1
+		} else {
+			s, l = t.sym[c], int(t.lens[c])
+			if l == 0 {
+				return 0, false
+			}
+		}
+		// Compare the symbol with the operand bytes it overlaps.
+		m := min(l, n-pos) // bytes of the operand left to match
+		if m > 0 {
+			x := (s ^ binary.LittleEndian.Uint64(a[pos:pos+8])) & (^uint64(0) >> (64 - 8*uint(m)))
+			if x != 0 {
+				// first differing byte decides
+				j := uint(bits.TrailingZeros64(x)) / 8 * 8
+				if byte(s>>j) < byte(binary.LittleEndian.Uint64(a[pos:pos+8])>>j) {
+					return -1, true
+				}
+				return 1, true
+			}
+		}
+		if m < l {
+			// the value goes on past the operand
+			if prefix {
+				return 0, true
+			}
+			return 1, true
+		}
+		pos += l
+	}
+	switch {
+	case pos < n:
+		return -1, true // the value is a proper prefix of the operand
+	}
+	return 0, true
 }

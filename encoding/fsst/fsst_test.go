@@ -532,5 +532,76 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("row %d: gather %q, read %q", r, got.Value(i), all.Value(int(r)))
 			}
 		}
+		// Filters compare on the codes; they must agree with the values.
+		if n == 0 {
+			return
+		}
+		v := all.Value(n / 2)
+		for _, p := range []*encoding.BytesPred{
+			{Op: encoding.OpEq, A: v}, {Op: encoding.OpLt, A: v}, {Op: encoding.OpGe, A: all.Value(0)},
+			{Op: encoding.OpPrefix, A: v[:min(len(v), 2)]}, {Op: encoding.OpBetween, A: all.Value(0), B: v},
+		} {
+			sel := encoding.NewBitmap(n, true)
+			d.Reset()
+			if err := d.(encoding.BinaryFilterer).FilterBinary(p, n, sel); err != nil {
+				t.Fatalf("filter after a good read: %v", err)
+			}
+			for i := 0; i < n; i++ {
+				if sel.Get(i) != p.Match(all.Value(i)) {
+					t.Fatalf("filter %v %q on %q: got %v", p.Op, p.A, all.Value(i), sel.Get(i))
+				}
+			}
+		}
 	})
+}
+
+// TestFilterOperands checks FilterBinary (which compares on the codes)
+// against BytesPred.Match with operands next to the values: equal,
+// shortened, extended, one byte off, empty.
+func TestFilterOperands(t *testing.T) {
+	for name, vals := range special() {
+		t.Run(name, func(t *testing.T) {
+			node := encode(t, vals)
+			r, err := encoding.OpenBinary(node, 0, all.Options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := r.(encoding.BinaryFilterer)
+			n := vals.Len()
+			rng := rand.New(rand.NewPCG(9, uint64(n)))
+			var ops [][]byte
+			ops = append(ops, nil, []byte{0xff, 0xff, 0xff}, []byte{0})
+			for i := 0; i < 12 && n > 0; i++ {
+				v := vals.Value(rng.IntN(n))
+				ops = append(ops, v, append(slices.Clone(v), 'a'), append(slices.Clone(v), 0))
+				if len(v) > 0 {
+					k := rng.IntN(len(v))
+					up, down := slices.Clone(v), slices.Clone(v)
+					up[k]++
+					down[k]--
+					ops = append(ops, v[:len(v)-1], v[:k], up, down)
+				}
+			}
+			for _, a := range ops {
+				for _, b := range ops[:4] {
+					for op := encoding.OpEq; op <= encoding.OpPrefix; op++ {
+						p := &encoding.BytesPred{Op: op, A: a, B: b}
+						if op == encoding.OpIn {
+							p.Set = [][]byte{a}
+						}
+						sel := encoding.NewBitmap(n, true)
+						r.Reset()
+						if err := f.FilterBinary(p, n, sel); err != nil {
+							t.Fatal(err)
+						}
+						for i := 0; i < n; i++ {
+							if sel.Get(i) != p.Match(vals.Value(i)) {
+								t.Fatalf("%v %q %q on %q: got %v", op, a, b, vals.Value(i), sel.Get(i))
+							}
+						}
+					}
+				}
+			}
+		})
+	}
 }

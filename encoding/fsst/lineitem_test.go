@@ -106,3 +106,44 @@ func BenchmarkEncodeComment(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFilterComment filters 8192 l_comment values with = (compared on
+// the codes, stopping at the first difference), with IN of the same single
+// value (decoded, then tested) and with a 3-byte PREFIX.
+func BenchmarkFilterComment(b *testing.B) {
+	c := comments(b, 0.01)[0]
+	p := all.Policy()
+	p.Force = &encoding.Tree{Kind: encoding.KindFSST}
+	node, _, err := p.Encode(nil, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := c.Value(100)
+	n := c.Len()
+	for _, pr := range []struct {
+		name string
+		p    *encoding.BytesPred
+	}{
+		{"eq", &encoding.BytesPred{Op: encoding.OpEq, A: v}},
+		{"in-decoded", &encoding.BytesPred{Op: encoding.OpIn, Set: [][]byte{v}}},
+		{"prefix", &encoding.BytesPred{Op: encoding.OpPrefix, A: v[:3]}},
+	} {
+		b.Run(pr.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.Data)))
+			sel := encoding.NewBitmap(n, true)
+			for b.Loop() {
+				for i := range sel {
+					sel[i] = ^uint64(0)
+				}
+				r.Reset()
+				if err := r.(encoding.BinaryFilterer).FilterBinary(pr.p, n, sel); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
