@@ -214,6 +214,28 @@ func BenchmarkDecodeText(b *testing.B) {
 					}
 				}
 			})
+			if k.name != "FSST" {
+				continue
+			}
+			// FSST opened once: the decode kernel without the open (code
+			// lengths, offsets), as a cached decoder reads.
+			b.Run(text.name+"/FSST-read", func(b *testing.B) {
+				r, err := encoding.OpenBinary(node, 0, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(vals.Data)))
+				var out encoding.Bytes
+				out.Data = make([]byte, 0, len(vals.Data)+64)
+				out.Offsets = make([]int32, 0, n+1)
+				for b.Loop() {
+					r.Reset()
+					out.Reset()
+					if err := r.ReadBinary(&out, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }
