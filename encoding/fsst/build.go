@@ -56,7 +56,12 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 		return dst, fmt.Errorf("fsst: cannot encode %T", vals)
 	}
 	bd := builders.Get().(*builder)
-	defer builders.Put(bd)
+	defer func() {
+		if cap(bd.out) > maxPooledOut {
+			bd.out = nil // do not pin the scratch of an unusually large sequence
+		}
+		builders.Put(bd)
+	}()
 	bd.build(b)
 	dst = bd.appendTable(dst)
 	n := b.Len()
@@ -73,6 +78,9 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	}
 	return append(dst, codes...), nil
 }
+
+// maxPooledOut is the largest code scratch a pooled builder keeps.
+const maxPooledOut = 4 << 20
 
 // Symbol table construction.
 //

@@ -278,7 +278,7 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 	if w+est > limit {
 		return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
 	}
-	out := growCap(dst.Data, est+blockSlack)
+	out := growCap(dst.Data, est)
 	out = out[:cap(out)]
 	coff, codes := d.coff, d.codes
 	wp := wposPool.Get().(*[]int32)
@@ -286,15 +286,48 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 	wpos := *wp
 	defer func() { *wp = wpos[:0] }()
 	for a := i; a < j; {
-		// A piece: values [a, b) with at most pieceCodes codes (or the
-		// single value a).
 		ka := int(coff[a])
-		// b: the last value end in (a, j] within pieceCodes of ka, by
+		// The kernel may touch 8 bytes a code (and blockSlack more), so a
+		// piece takes at most pieceCodes codes and no more than the space
+		// left in out allows.
+		room := -1
+		if free := len(out) - w - blockSlack; free >= 0 {
+			room = min(pieceCodes, free/maxSymbolLen)
+		}
+		if int(coff[a+1])-ka > room {
+			// Value a does not fit its worst case: decode it into scratch
+			// and append only its bytes, growing out if they need it (the
+			// estimate was short, or this is the end of a tight buffer).
+			cs := codes[ka:coff[a+1]]
+			if need := bound(len(cs)); len(d.buf) < need {
+				d.buf = make([]byte, max(need, 256))
+			}
+			vw, ok := decodeSlow(d.buf, 0, cs, d.t)
+			if !ok {
+				if err := d.check(a); err != nil {
+					return err
+				}
+				return encoding.Corruptf("fsst: value %d does not decode", a)
+			}
+			if w+vw > limit {
+				return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
+			}
+			if len(out)-w < vw {
+				nb := make([]byte, max(w+vw+blockSlack, 2*len(out)))
+				copy(nb, out[:w])
+				out = nb
+			}
+			w += copy(out[w:], d.buf[:vw])
+			offs[a-i] = int32(w)
+			a++
+			continue
+		}
+		// b: the last value end in (a, j] within room codes of ka, by
 		// binary search; at least a+1.
 		lo, hi := a+1, j
 		for lo < hi {
 			m := int(uint(lo+hi+1) >> 1)
-			if int(coff[m])-ka <= pieceCodes {
+			if int(coff[m])-ka <= room {
 				lo = m
 			} else {
 				hi = m - 1
@@ -302,16 +335,6 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 		}
 		b := lo
 		kb := int(coff[b])
-		if need := bound(kb - ka); len(out)-w < need {
-			// The estimate was short (or the node lies): grow
-			// geometrically, to at least what this piece may touch.
-			if w > limit {
-				return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
-			}
-			nb := make([]byte, max(w+need, 2*len(out)))
-			copy(nb, out[:w])
-			out = nb
-		}
 		if cap(wpos) < kb-ka+9 {
 			wpos = make([]int32, kb-ka+9)
 		}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"strata/encoding"
 	"strata/encoding/all"
@@ -600,6 +601,38 @@ func TestFilterOperands(t *testing.T) {
 							}
 						}
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestTightBuffers reads into destinations whose capacity is exactly the
+// values' size (plus a little): the last values, which do not fit the
+// kernel's worst case, go through scratch, and the buffer is not replaced.
+func TestTightBuffers(t *testing.T) {
+	for name, vals := range special() {
+		t.Run(name, func(t *testing.T) {
+			node := encode(t, vals)
+			r, err := encoding.OpenBinary(node, 0, all.Options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := vals.Len()
+			for _, extra := range []int{0, 1, 64, 1000} {
+				r.Reset()
+				out := encoding.Bytes{Offsets: make([]int32, 0, n+1), Data: make([]byte, 0, len(vals.Data)+extra)}
+				data := unsafe.SliceData(out.Data)
+				if err := r.ReadBinary(&out, n); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < n; i++ {
+					if !bytes.Equal(out.Value(i), vals.Value(i)) {
+						t.Fatalf("value %d = %q, want %q", i, out.Value(i), vals.Value(i))
+					}
+				}
+				if n > 0 && len(vals.Data) > 0 && unsafe.SliceData(out.Data) != data {
+					t.Fatalf("extra %d: the output buffer was replaced", extra)
 				}
 			}
 		})
