@@ -239,8 +239,8 @@ func (bd *builder) index() {
 }
 
 // longestFull returns the packed longest symbol that prefixes the 8 bytes
-// in word, for a position with at least 8 bytes left. It has no
-// data-dependent branch: the hash hit is a conditional move.
+// in word, for a position with at least 8 bytes left: the hash symbol for
+// its first 3 bytes if it matches, else the 1- or 2-byte one.
 func (bd *builder) longestFull(word uint64) uint16 {
 	e := &bd.hash[hash3(word)]
 	x := bd.short[word&0xffff]

@@ -56,7 +56,7 @@ const (
 // bytes little-endian in a uint64 (zero past its length) and lens[c] its
 // length. Codes at or above the symbol count n, and the escape, have
 // length 0, so decoding one writes nothing; the kernel finds invalid codes
-// 8 at a time with over (see overN).
+// 8 at a time (see overN).
 type table struct {
 	sym  [256]uint64
 	lens [256]uint8
