@@ -77,13 +77,12 @@ func (f *File) takeColumn(col int, sorted []int64, order []int) (arrow.Array, er
 	var vals any
 	var valid []bool
 	var err error
-	if stream >= 0 {
+	switch {
+	case stream >= 0 && typ == encoding.Binary:
+		vals = make([][]byte, k)
+	case stream >= 0:
 		if vals, err = newBuf(typ, k); err != nil {
 			return nil, err
-		}
-		if b, ok := vals.(*encoding.Bytes); ok {
-			_ = b
-			vals = make([][]byte, k)
 		}
 	}
 	var pieces []arrow.Array
