@@ -80,7 +80,7 @@ type Policy struct {
 
 // DefaultPolicy returns the policy Strata writes with.
 func DefaultPolicy(r *Registry) *Policy {
-	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdMinBytes: 16 << 10,
+	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdMinBytes: 8 << 10,
 		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, FSSTZstdRatio: 1.25}
 }
 
