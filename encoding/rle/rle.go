@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"sort"
 
 	"strata/encoding"
 	"strata/encoding/internal/cascade"
@@ -87,19 +86,33 @@ func (r *runs) Skip(n int) error {
 }
 
 // seek returns the first run at or after from whose end is beyond row:
-// a short linear probe, then a binary search for long jumps.
+// a galloping search (steps 1, 2, 4, … from from, then bisection of the
+// last step), so sorted gathers pay for the distance they move, not for
+// the runs left in the node.
 func (r *runs) seek(from, row int) int {
 	ends := r.ends
-	for i := 0; i < 4 && from < len(ends); i++ {
-		if ends[from] > row {
-			return from
+	n := len(ends)
+	if from >= n || ends[from] > row {
+		return from
+	}
+	// Invariant: ends[lo] <= row, and hi == n or ends[hi] > row.
+	lo, step := from, 1
+	hi := from + step
+	for hi < n && ends[hi] <= row {
+		lo = hi
+		step <<= 1
+		hi = from + step
+	}
+	hi = min(hi, n)
+	for lo+1 < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ends[mid] > row {
+			hi = mid
+		} else {
+			lo = mid
 		}
-		from++
 	}
-	if from >= len(ends) {
-		return len(ends)
-	}
-	return from + sort.Search(len(ends)-from, func(i int) bool { return ends[from+i] > row })
+	return hi
 }
 
 func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
