@@ -54,7 +54,21 @@ func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
 		}
 		arrs[ci] = a
 	}
-	return array.NewRecord(arrow.NewSchema(fields, nil), arrs, int64(len(rows))), nil
+	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(len(rows))), nil
+}
+
+// projectedSchema returns the Arrow schema of cols: the file's own when cols
+// are all its columns in order (building a schema costs a name index,
+// noticeable on single-row lookups).
+func (f *File) projectedSchema(cols []int, fields []arrow.Field) *arrow.Schema {
+	all := len(cols) == f.arrow.NumFields()
+	for i, c := range cols {
+		all = all && c == i
+	}
+	if all && f.arrow.Metadata().Len() == 0 {
+		return f.arrow
+	}
+	return arrow.NewSchema(fields, nil)
 }
 
 // rowAligned returns the values stream of a column whose streams hold one
