@@ -63,7 +63,7 @@ func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (a
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
 		}
-		a, err := shred.AssembleRows(f.sch, c, n, map[int]*shred.Stream{stream: s}, f.opts.Mem)
+		a, err := shred.AssembleLeaf(f.sch, c, n, s, f.opts.Mem)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
 		}

@@ -143,7 +143,7 @@ func (f *File) takeColumn(col int, sorted []int64, order []int) (arrow.Array, er
 	}
 	vals, valid = permute(vals, valid, order)
 	st := &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: k}
-	return shred.Assemble(f.sch, col, map[int]*shred.Stream{stream: st}, f.opts.Mem)
+	return shred.AssembleLeaf(f.sch, col, k, st, f.opts.Mem)
 }
 
 // takeStripe gathers rows (absolute, sorted) of one stripe into vals[at:].

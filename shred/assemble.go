@@ -41,7 +41,20 @@ func AssembleRows(s *schema.Schema, col int, rows int, streams map[int]*Stream, 
 	if col < 0 || col >= s.NumColumns() {
 		return nil, fmt.Errorf("shred: column %d out of range [0, %d)", col, s.NumColumns())
 	}
-	return assembleTop(s, s.Column(col), nil, rows, streams, mem)
+	return assembleTop(s, s.Column(col), nil, rows, streams, nil, mem)
+}
+
+// AssembleLeaf is AssembleRows for a column that is a single leaf stored
+// in one stream (a primitive top-level column), without a stream map:
+// what single-row lookups assemble once per column.
+func AssembleLeaf(s *schema.Schema, col int, rows int, st *Stream, mem memory.Allocator) (arrow.Array, error) {
+	if col < 0 || col >= s.NumColumns() {
+		return nil, fmt.Errorf("shred: column %d out of range [0, %d)", col, s.NumColumns())
+	}
+	if st == nil {
+		return nil, fmt.Errorf("shred: AssembleLeaf of column %d without a stream", col)
+	}
+	return assembleTop(s, s.Column(col), nil, rows, nil, st, mem)
 }
 
 // AssembleNode builds the array of any node n over rows of its own slots,
@@ -51,7 +64,7 @@ func AssembleRows(s *schema.Schema, col int, rows int, streams map[int]*Stream, 
 // keys/values the slots are the flattened entries. The in-map stream of a
 // FlatMap key node is not read. rows < 0 infers the count.
 func AssembleNode(s *schema.Schema, n *schema.Node, rows int, streams map[int]*Stream, mem memory.Allocator) (arrow.Array, error) {
-	return assembleTop(s, n, nil, rows, streams, mem)
+	return assembleTop(s, n, nil, rows, streams, nil, mem)
 }
 
 // AssemblePath builds top-level column containing the node at path with
@@ -64,7 +77,7 @@ func AssemblePath(s *schema.Schema, path string, streams map[int]*Stream, mem me
 	if err != nil {
 		return nil, err
 	}
-	return assembleTop(s, col, keep, -1, streams, mem)
+	return assembleTop(s, col, keep, -1, streams, nil, mem)
 }
 
 // ProjectedType is the Arrow type AssemblePath returns for path.
@@ -103,8 +116,13 @@ func pathKeep(s *schema.Schema, path string) (*schema.Node, keepSet, error) {
 	return col, keep, nil
 }
 
-func assembleTop(s *schema.Schema, n *schema.Node, keep keepSet, rows int, streams map[int]*Stream, mem memory.Allocator) (arrow.Array, error) {
-	as := &assembler{s: s, streams: streams, pos: make(map[int]int), mem: mem, keep: keep}
+func assembleTop(s *schema.Schema, n *schema.Node, keep keepSet, rows int, streams map[int]*Stream, one *Stream, mem memory.Allocator) (arrow.Array, error) {
+	as := &assembler{s: s, streams: streams, mem: mem, keep: keep}
+	if one != nil {
+		as.one = one
+	} else {
+		as.pos = make(map[int]int)
+	}
 	if rows < 0 {
 		r, ok := as.inferRows(n)
 		if !ok {
@@ -123,16 +141,29 @@ func assembleTop(s *schema.Schema, n *schema.Node, keep keepSet, rows int, strea
 type assembler struct {
 	s       *schema.Schema
 	streams map[int]*Stream
+	one     *Stream // the only stream, when assembling a single leaf stream
 	pos     map[int]int
+	onePos  int // entries of one already taken
 	mem     memory.Allocator
 	keep    keepSet
+}
+
+// stream returns the stream with the given id, or nil.
+func (as *assembler) stream(id int) *Stream {
+	if as.one != nil {
+		if as.one.ID == id {
+			return as.one
+		}
+		return nil
+	}
+	return as.streams[id]
 }
 
 // inferRows returns the entry count of n's first slot-aligned stream.
 func (as *assembler) inferRows(n *schema.Node) (int, bool) {
 	for _, r := range [...]schema.Role{schema.RoleNulls, schema.RoleLengths, schema.RoleValues} {
 		if id := n.StreamID(r); id >= 0 {
-			if st := as.streams[id]; st != nil {
+			if st := as.stream(id); st != nil {
 				return st.Len, true
 			}
 			return 0, false
@@ -143,7 +174,7 @@ func (as *assembler) inferRows(n *schema.Node) (int, bool) {
 			continue
 		}
 		if n.Kind == schema.FlatMap {
-			if st := as.streams[c.StreamID(schema.RoleInMap)]; st != nil {
+			if st := as.stream(c.StreamID(schema.RoleInMap)); st != nil {
 				return st.Len, true
 			}
 			continue
@@ -157,7 +188,7 @@ func (as *assembler) inferRows(n *schema.Node) (int, bool) {
 
 // take reserves count entries of stream id, checking its presence and type.
 func (as *assembler) take(id int, count int) (*Stream, int, error) {
-	st := as.streams[id]
+	st := as.stream(id)
 	info := as.s.Stream(id)
 	if st == nil {
 		return nil, 0, encoding.Corruptf("stream %d (%s of %q) missing", id, info.Role, info.Node.Path())
@@ -165,11 +196,18 @@ func (as *assembler) take(id int, count int) (*Stream, int, error) {
 	if st.Type != info.Type || encoding.TypeOf(st.Values) != info.Type {
 		return nil, 0, encoding.Corruptf("stream %d (%s of %q): type %s / %T, want %s", id, info.Role, info.Node.Path(), st.Type, st.Values, info.Type)
 	}
-	p := as.pos[id]
+	p := as.onePos
+	if as.one == nil {
+		p = as.pos[id]
+	}
 	if st.Len < 0 || count > st.Len-p || encoding.LenOf(st.Values) < st.Len || (st.Valid != nil && len(st.Valid) < st.Len) {
 		return nil, 0, encoding.Corruptf("stream %d (%s of %q): %d entries needed at %d, has %d", id, info.Role, info.Node.Path(), count, p, st.Len)
 	}
-	as.pos[id] = p + count
+	if as.one == nil {
+		as.pos[id] = p + count
+	} else {
+		as.onePos = p + count
+	}
 	return st, p, nil
 }
 
@@ -514,7 +552,7 @@ func (as *assembler) flatMap(n *schema.Node, mt *arrow.MapType, count int, valid
 			continue
 		}
 		id := c.StreamID(schema.RoleInMap)
-		if as.streams[id] == nil {
+		if as.stream(id) == nil {
 			continue // key absent from this stripe
 		}
 		inmap, err := as.takeBools(id, count)
