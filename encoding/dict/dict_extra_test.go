@@ -3,6 +3,7 @@ package dict_test
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"strata/encoding"
@@ -169,6 +170,16 @@ func TestHostile(t *testing.T) {
 		"const bad ids":      Node(kDict, encoding.Int32, 5000, alpha(1, 2), Child(t, repeat(7, 5000), T(kConst))),
 		"binary unsorted":    Node(kDict, encoding.Binary, 2, Child(t, bytesOf("b", "a"), T(kTriv, T(kFBW))), ids(0, 1)),
 	}
+	// An id beyond the alphabet on every path that materializes binary
+	// values: one-byte, 8-byte-slot and wider fixed-length alphabets, and
+	// variable lengths in 8-, 16- and 32-byte slots or none.
+	for name, alphabet := range map[string][]string{
+		"len 1": {"a", "b"}, "len 5": {"aaaaa", "bbbbb"}, "len 12": {"aaaaaaaaaaaa", "bbbbbbbbbbbb"},
+		"slot 8": {"a", "bbbbb"}, "slot 16": {"a", "bbbbbbbbbbbb"}, "slot 32": {"a", strings.Repeat("b", 30)},
+		"no slot": {"a", strings.Repeat("b", 40)},
+	} {
+		cases["binary id beyond alphabet, "+name] = Node(kDict, encoding.Binary, 3, Child(t, bytesOf(alphabet...), T(kTriv, T(kFBW))), ids(0, 2, 1))
+	}
 	for name, node := range cases {
 		if name == "bool" {
 			if err := Exercise(node, all.Options()); err == nil {
@@ -309,6 +320,27 @@ func TestSelected(t *testing.T) {
 
 // TestPaddedAlphabets covers the slot-store materialization: alphabets whose
 // longest value needs a 16-byte slot, a 32-byte slot, or no slot at all.
+// TestFixedLengthAlphabets covers the paths for alphabets whose entries
+// all have one length: one byte, up to 8 bytes, and longer.
+func TestFixedLengthAlphabets(t *testing.T) {
+	for _, l := range []int{0, 1, 2, 5, 8, 9, 12, 33} {
+		var alpha [][]byte
+		for k := 0; k < 7 && (l > 0 || k == 0); k++ {
+			alpha = append(alpha, bytes.Repeat([]byte{byte('a' + k)}, l))
+		}
+		var vals encoding.Bytes
+		for i := 0; i < 5000; i++ {
+			vals.Append(alpha[(i*7+i/13)%len(alpha)])
+		}
+		p := all.Policy()
+		p.Force = T(kDict)
+		node := encodingtest.RoundTripBytes(t, p, all.Options(), vals)
+		if node[0] != byte(encoding.KindDictionary) {
+			t.Fatalf("length %d: root is %v, want Dictionary", l, encoding.Kind(node[0]))
+		}
+	}
+}
+
 func TestPaddedAlphabets(t *testing.T) {
 	for _, longest := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100} {
 		alpha := [][]byte{nil}
