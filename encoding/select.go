@@ -46,14 +46,16 @@ type Policy struct {
 	// Zstd enables leaf compression, kept when it saves at least MinSaving.
 	Zstd      bool
 	MinSaving float64
-	// ZstdMinBytes is the smallest leaf zstd is tried on. Inflating a zstd
-	// frame costs a fixed setup (entropy tables) of several microseconds,
-	// as much as decoding a whole small bit-packed leaf, for a saving of a
-	// few hundred bytes there: on TPC-H lineitem with 8 Ki-value chunks,
-	// compressing the 3-4 KiB leaves saved 2 % of the file and cost about
-	// 12 % of a full scan and much of a point lookup. Large leaves (text,
-	// wide values, long chunks) amortize the setup and keep zstd.
-	ZstdMinBytes int
+	// Leaves smaller than ZstdMinBytes keep zstd only when it saves at
+	// least SmallZstdSaving (instead of MinSaving). Inflating a zstd frame
+	// costs a fixed setup (entropy tables) of several microseconds, as much
+	// as decoding a whole small bit-packed leaf: on TPC-H lineitem with
+	// 8 Ki-value chunks, compressing the 3-4 KiB bit-packed leaves (10-45 %
+	// savings) made the file 2 % smaller and cost about 12 % of a full scan
+	// and much of a point lookup. Small leaves that zstd shrinks several
+	// times (text in short chunks) and large leaves keep it.
+	ZstdMinBytes    int
+	SmallZstdSaving float64
 	// SampleRuns × SampleLen values are trial-encoded to estimate sizes of
 	// sequences longer than ExactBelow; shorter ones are trial-encoded whole.
 	SampleRuns, SampleLen int
@@ -80,7 +82,7 @@ type Policy struct {
 
 // DefaultPolicy returns the policy Strata writes with.
 func DefaultPolicy(r *Registry) *Policy {
-	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdMinBytes: 8 << 10,
+	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdMinBytes: 8 << 10, SmallZstdSaving: 0.5,
 		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, FSSTZstdRatio: 1.25}
 }
 
@@ -215,9 +217,13 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 	if force != nil && force.Kind == cd.Kind {
 		wantZstd = force.Zstd && c.p.Zstd
 	}
-	if wantZstd && !c.trial && len(out)-start >= c.p.ZstdMinBytes {
+	if wantZstd && !c.trial {
 		node := out[start:]
-		z, err := Compress(node, c.p.MinSaving, nil)
+		minSaving := c.p.MinSaving
+		if len(node) < c.p.ZstdMinBytes {
+			minSaving = max(minSaving, c.p.SmallZstdSaving)
+		}
+		z, err := Compress(node, minSaving, nil)
 		if err != nil {
 			return dst[:start], nil, err
 		}
