@@ -69,7 +69,7 @@ func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (a
 		}
 		arrs[k] = a
 	}
-	return array.NewRecord(arrow.NewSchema(fields, nil), arrs, int64(n)), nil
+	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(n)), nil
 }
 
 // readStreamRange decodes entries [lo, hi) of a row-aligned stream.

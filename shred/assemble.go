@@ -424,7 +424,7 @@ func (as *assembler) leaf(n *schema.Node, count int) (arrow.ArrayData, error) {
 // done returns the values of an owned stream taken whole to their
 // allocator when the array was built from a converted copy of them.
 func (as *assembler) done(st *Stream, b []byte, p, count int) {
-	if st.Owner != nil && p == 0 && count == st.Len && cap(b) > 0 {
+	if st != nil && st.Owner != nil && p == 0 && count == st.Len && cap(b) > 0 {
 		st.Owner.Free(b)
 	}
 }
@@ -486,27 +486,20 @@ func (as *assembler) binary(n *schema.Node, dt arrow.DataType, st *Stream, v *en
 	if int(prev) > len(v.Data) {
 		return nil, encoding.Corruptf("%q: offset %d beyond %d data bytes", n.Name, prev, len(v.Data))
 	}
-	// Buffers of an owned stream that the array does not take go back to
-	// their allocator once this function no longer needs them.
-	owned := st != nil && st.Owner != nil && p == 0 && count == st.Len
 	if n.Kind == schema.Decimal {
-		if owned {
-			defer st.Owner.Free(bytesOf(v.Offsets))
-		}
+		// Buffers of an owned stream that the array does not take go back
+		// to their allocator once this function no longer needs them.
+		defer as.done(st, bytesOf(v.Offsets), p, count)
 		if !short {
 			if offs[0] == 0 {
 				bufs[1] = as.valueBuffer(st, v.Data[:prev], p, count)
 			} else {
-				if owned {
-					defer st.Owner.Free(v.Data)
-				}
+				defer as.done(st, v.Data, p, count)
 				bufs[1] = memory.NewBufferBytes(v.Data[offs[0]:prev])
 			}
 			return array.NewData(dt, count, bufs, nil, nulls, 0), nil
 		}
-		if owned {
-			defer st.Owner.Free(v.Data)
-		}
+		defer as.done(st, v.Data, p, count)
 		// Null slots decoded as empty values (the Nullable encoding stores
 		// only present values): spread the values into 16-byte slots.
 		buf := memory.NewResizableBuffer(as.mem)
