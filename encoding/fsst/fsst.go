@@ -21,7 +21,6 @@ package fsst
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"math/bits"
 	"sync"
@@ -157,39 +156,24 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.CheckAlloc(h.Rows+1, 4, "fsst code offsets"); err != nil {
+	coff, err := cascade.ReadOffsets(lr, h.Rows, len(codes), opts, "fsst code lengths")
+	if err != nil {
 		return nil, err
 	}
-	coff := make([]int32, h.Rows+1)
-	// Decode the lengths in place into coff[1:] (int32 and uint32 share a
-	// layout), then turn them into running offsets, checking them against
-	// the code bytes as they accumulate.
-	if h.Rows > 0 {
-		lens := unsafe.Slice((*uint32)(unsafe.Pointer(&coff[1])), h.Rows)
-		if err := lr.Read(lens); err != nil {
-			return nil, fmt.Errorf("fsst code lengths: %w", err)
-		}
-	}
-	total := uint64(0)
-	for i := 1; i <= h.Rows; i++ {
-		l := uint64(uint32(coff[i]))
-		start := total
-		total += l
-		if total > uint64(len(codes)) {
-			return nil, encoding.Corruptf("fsst: code lengths exceed %d code bytes", len(codes))
-		}
-		coff[i] = int32(total)
+	total := uint64(coff[h.Rows])
+	for i := 0; i < h.Rows; i++ {
 		// A value may not end with a dangling escape. Its codes end in a
 		// run of 0xff bytes that starts at a code boundary (after a code,
 		// or a literal that is not 0xff), so the run is escape and literal
 		// pairs exactly when its length is even.
-		if l > 0 && codes[total-1] == escape {
+		start, end := uint64(coff[i]), uint64(coff[i+1])
+		if end > start && codes[end-1] == escape {
 			run := uint64(1)
-			for run < total-start && codes[total-1-run] == escape {
+			for run < end-start && codes[end-1-run] == escape {
 				run++
 			}
 			if run%2 == 1 {
-				return nil, encoding.Corruptf("fsst: value %d ends with an escape", i-1)
+				return nil, encoding.Corruptf("fsst: value %d ends with an escape", i)
 			}
 		}
 	}

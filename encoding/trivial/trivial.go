@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"strata/encoding"
+	"strata/encoding/internal/cascade"
 	"strata/internal/filterkern"
 )
 
@@ -365,28 +366,11 @@ func openBinary(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, e
 	if err := encoding.CheckRows(lr, h.Rows, "trivial lengths"); err != nil {
 		return nil, err
 	}
-	if err := opts.CheckAlloc(h.Rows+1, 4, "trivial offsets"); err != nil {
+	offs, err := cascade.ReadOffsets(lr, h.Rows, len(data), opts, "trivial value lengths")
+	if err != nil {
 		return nil, err
 	}
-	offs := make([]int32, h.Rows+1)
-	// Decode the lengths into offs[1:] (same size as uint32), then turn
-	// them into running offsets in place, checking the total against the
-	// data bytes.
-	if h.Rows > 0 {
-		lens := unsafe.Slice((*uint32)(unsafe.Pointer(&offs[1])), h.Rows)
-		if err := lr.Read(lens); err != nil {
-			return nil, fmt.Errorf("trivial lengths: %w", err)
-		}
-	}
-	total := uint64(0)
-	for i := 1; i < len(offs); i++ {
-		total += uint64(uint32(offs[i]))
-		if total > uint64(len(data)) {
-			return nil, encoding.Corruptf("trivial: value lengths exceed %d data bytes", len(data))
-		}
-		offs[i] = int32(total)
-	}
-	if total != uint64(len(data)) {
+	if total := offs[h.Rows]; int(total) != len(data) {
 		return nil, encoding.Corruptf("trivial: value lengths sum to %d, data holds %d bytes", total, len(data))
 	}
 	return &binaryDec{cursor: cursor{typ: encoding.Binary, n: h.Rows}, lengths: child, offs: offs, data: data}, nil

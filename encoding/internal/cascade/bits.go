@@ -28,3 +28,11 @@ func Keys(vals any) any {
 	}
 	return vals
 }
+
+// asUint32 views an int32 slice as uint32 (same size and layout).
+func asUint32(v []int32) []uint32 {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&v[0])), len(v))
+}

@@ -333,3 +333,31 @@ func Fill[T any](d []T, v T) {
 func OutLimit(opts *encoding.Options) int {
 	return min(MaxBytes(opts), 1<<31-1)
 }
+
+// ReadOffsets decodes the n lengths of r into running offsets: out[0] = 0
+// and out[i+1] = out[i] + length i, failing with ErrCorrupt as soon as the
+// total passes limit (the bytes the lengths index). The lengths are decoded
+// in place into out[1:], so the only allocation is out itself, checked
+// against opts first. Callers check that the total is exactly what they
+// hold.
+func ReadOffsets(r encoding.Reader[uint32], n, limit int, opts *encoding.Options, what string) ([]int32, error) {
+	if err := opts.CheckAlloc(n+1, 4, what); err != nil {
+		return nil, err
+	}
+	limit = min(limit, 1<<31-1) // offsets are int32
+	out := make([]int32, n+1)
+	if n > 0 {
+		if err := r.Read(asUint32(out[1:])); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	total := uint64(0)
+	for i := 1; i < len(out); i++ {
+		total += uint64(uint32(out[i]))
+		if total > uint64(limit) {
+			return nil, encoding.Corruptf("%s exceed %d bytes", what, limit)
+		}
+		out[i] = int32(total)
+	}
+	return out, nil
+}
