@@ -122,6 +122,12 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
 				return nil, fmt.Errorf("read: aggregate %q: cannot sum %v values", part, t)
 			}
+			if n := f.sch.Column(c); n.Kind == schema.Decimal && t == encoding.Binary && fn != "count" {
+				// Wide decimals are 16-byte little-endian values: their
+				// byte order (and their byte statistics) is not their
+				// numeric order.
+				return nil, fmt.Errorf("read: aggregate %q: %s of decimals wider than 18 digits is not supported: %w", part, fn, encoding.ErrUnsupported)
+			}
 			if k := f.sch.Column(c).Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp) {
 				// As in SQL: a sum of dates or instants means nothing.
 				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values", part, arg)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -310,5 +311,29 @@ func TestAggregateSumOfDateRefused(t *testing.T) {
 	}
 	if a, _, err := f.Aggregate("min(d)", ""); err != nil || a[0].Text != "1970-01-02" {
 		t.Fatalf("min(d) = %v, %v", a, err)
+	}
+}
+
+// min and max of decimals wider than 18 digits are refused with a clear
+// error (their stored bytes do not order like their values); count works.
+func TestAggregateWideDecimalRefused(t *testing.T) {
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{{Name: "d", Type: &arrow.Decimal128Type{Precision: 30, Scale: 2}, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(-5))
+	b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(7))
+	b.Field(0).AppendNull()
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	for _, fn := range []string{"min", "max", "sum"} {
+		_, _, err := f.Aggregate(fn+"(d)", "")
+		if err == nil || !strings.Contains(err.Error(), "d") {
+			t.Errorf("%s(d) of a decimal(30,2): err %v, want a clear refusal", fn, err)
+		}
+	}
+	if a, _, err := f.Aggregate("count(d)", ""); err != nil || a[0].I != 2 {
+		t.Fatalf("count(d) = %v, %v", a, err)
 	}
 }
