@@ -264,7 +264,7 @@ func (g *qgen) literal(c leafCol) (string, string) {
 		return s, s
 	case *array.Int8, *array.Int16, *array.Int32, *array.Int64, *array.Uint8, *array.Uint16, *array.Uint32, *array.Uint64:
 		s := g.intLiteral(a, row)
-		return s, s
+		return s, exactSQL(s)
 	case *array.Float32:
 		v := float64(g.floatValue(row, func(i int) float64 { return float64(a.Value(i)) }))
 		s := strconv.FormatFloat(float64(float32(v)), 'g', -1, 32)
@@ -342,6 +342,22 @@ func (g *qgen) intLiteral(a arrow.Array, row int) string {
 	return []string{"0", "-1", "1", "127", "-128", "255", "32767", "65535", "2147483647", "-2147483648",
 		"4294967295", "9223372036854775807", "-9223372036854775808", "18446744073709551615",
 		"18446744073709551616", "-100000000000000000000", "1e30", "2.5"}[r.IntN(18)]
+}
+
+// exactSQL writes an integer column's literal so that DuckDB compares
+// exactly: it reads 1e30 as a DOUBLE and compares a UBIGINT with a decimal
+// literal in DOUBLE too when another operand is a DOUBLE, where Strata
+// compares the exact values (x BETWEEN 14947328451444461543.5 AND 1e30
+// held for x = 14947328451444461543 in DuckDB).
+func exactSQL(lit string) string {
+	if mant, exp, ok := strings.Cut(lit, "e"); ok {
+		n, _ := strconv.Atoi(exp)
+		return mant + strings.Repeat("0", n)
+	}
+	if strings.Contains(lit, ".") {
+		return lit + "::DECIMAL(38,1)"
+	}
+	return lit
 }
 
 var tsUnits = map[arrow.TimeUnit]struct {
