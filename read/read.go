@@ -106,6 +106,17 @@ func Open(src iox.Source, opts Options) (*File, error) {
 			return nil, err
 		}
 	}
+	// Row bitmaps and batches are sized by a stripe's declared rows: bound
+	// them as the decoders bound a node's rows.
+	maxRows := opts.Decode.MaxRows
+	if maxRows <= 0 {
+		maxRows = encoding.DefaultMaxRows
+	}
+	for i := 0; i < ff.NumStripes(); i++ {
+		if r := ff.Stripe(i).Rows; r > int64(maxRows) {
+			return nil, fmt.Errorf("read: stripe %d declares %d rows, limit %d: %w", i, r, maxRows, encoding.ErrLimit)
+		}
+	}
 	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
 		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}
 	sb, ok, err := ff.Section("schema")
