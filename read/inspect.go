@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -35,13 +36,14 @@ type TreeCount struct {
 
 // Inspect walks every chunk of the file and reports its layout.
 func (f *File) Inspect() (*Report, error) {
+	ctx := context.Background()
 	r := &Report{Rows: f.NumRows(), Stripes: f.f.NumStripes()}
 	for c := 0; c < f.arrow.NumFields(); c++ {
 		fld := f.arrow.Field(c)
 		cr := ColumnReport{Name: fld.Name, Type: fld.Type.String(), Encodings: map[string]int64{}}
 		trees := map[string]int{}
 		for s := 0; s < f.f.NumStripes(); s++ {
-			infos, err := f.f.Streams(s)
+			infos, err := f.f.Streams(ctx, s)
 			if err != nil {
 				return nil, err
 			}
@@ -57,7 +59,7 @@ func (f *File) Inspect() (*Report, error) {
 				for _, ch := range chunks {
 					cr.Bytes += int64(ch.Size)
 				}
-				payloads, err := f.fetchChunks(s, id, idx, nil)
+				payloads, err := f.fetchChunks(ctx, s, id, idx, nil)
 				if err != nil {
 					return nil, err
 				}
