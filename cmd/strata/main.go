@@ -26,7 +26,7 @@ usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
   strata import SRC DST.strata             SRC is .parquet, .csv or .arrow
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
-  strata inspect FILE [--json]             rows, stripes, bytes and encodings per column
+  strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
