@@ -95,6 +95,27 @@ func (p *Policy) Encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	return c.encode(dst, vals, false)
 }
 
+// EncodeWith encodes vals with kind k at the root whatever its Fit says,
+// selecting the children as Encode does (or replaying p.Force's children
+// when p.Force is rooted at k). An encoder must either represent vals
+// exactly or return an error; the shared test suite relies on this to run
+// every encoding on every data shape, not only on those selection would
+// give it.
+func (p *Policy) EncodeWith(dst []byte, vals any, k Kind) ([]byte, *Tree, error) {
+	cd := p.Registry.Codec(k)
+	typ := TypeOf(vals)
+	switch {
+	case typ == TypeInvalid:
+		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
+	case cd == nil || cd.Encoder == nil:
+		return dst, nil, fmt.Errorf("encoding: no encoder for kind %v", k)
+	case !cd.Types.Has(typ):
+		return dst, nil, fmt.Errorf("encoding: %v does not store %v", k, typ)
+	}
+	c := &Ctx{p: p, force: p.Force}
+	return c.encodeWith(dst, vals, ComputeStats(vals), cd, p.Force)
+}
+
 // Ctx carries selection state through one node's encoding; encoders use it
 // to encode their children.
 type Ctx struct {
