@@ -132,11 +132,30 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 	return AppendChild(dst, node), nil
 }
 
+// TrialLeaf returns a leaf child node that was just encoded as the zstd
+// post-pass would leave it: in a trial encode (where the post-pass is
+// skipped) it applies the same rule, so an encoder whose node keeps one
+// large compressible leaf (front coding's suffix bytes) reports a trial
+// size that counts the zstd the real encode will apply. Outside trials, or
+// with zstd off, it returns node unchanged.
+func (c *Ctx) TrialLeaf(node []byte) ([]byte, error) {
+	if !c.trial || !c.p.Zstd {
+		return node, nil
+	}
+	minSaving := c.p.MinSaving
+	if len(node) < c.p.ZstdMinBytes {
+		minSaving = max(minSaving, c.p.SmallZstdSaving)
+	}
+	return Compress(node, minSaving, nil)
+}
+
 // EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
-// falls back to selection if that kind cannot encode the values.
+// falls back to selection if that kind cannot encode the values. The zstd
+// post-pass treats the child as it would a selected one: it keeps zstd when
+// it pays.
 func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 	saved := c.forced
-	ft := &Tree{Kind: k}
+	ft := &Tree{Kind: k, Zstd: true}
 	tmp := &Tree{Children: make([]*Tree, len(c.children)+1)}
 	tmp.Children[len(c.children)] = ft
 	c.forced = tmp
