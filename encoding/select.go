@@ -134,7 +134,7 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 
 // TrialLeaf returns a leaf child node that was just encoded as the zstd
 // post-pass would leave it: in a trial encode (where the post-pass is
-// skipped) it applies the same rule, so an encoder whose node keeps one
+// skipped) it compresses the leaf when that saves MinSaving, so an encoder whose node keeps one
 // large compressible leaf (front coding's suffix bytes) reports a trial
 // size that counts the zstd the real encode will apply. Outside trials, or
 // with zstd off, it returns node unchanged.
@@ -142,11 +142,9 @@ func (c *Ctx) TrialLeaf(node []byte) ([]byte, error) {
 	if !c.trial || !c.p.Zstd {
 		return node, nil
 	}
-	minSaving := c.p.MinSaving
-	if len(node) < c.p.ZstdMinBytes {
-		minSaving = max(minSaving, c.p.SmallZstdSaving)
-	}
-	return Compress(node, minSaving, nil)
+	// The MinSaving rule, as zstdTrivialSize applies to Trivial's trial:
+	// trials are of samples, far smaller than the leaves they stand for.
+	return Compress(node, c.p.MinSaving, nil)
 }
 
 // EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
@@ -260,8 +258,8 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 // will compress) by FSSTZstdRatio × Trivial's compressed size, against
 // anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fsst *Codec
-	bestScore, fsstScore := math.Inf(1), math.Inf(1)
+	var best, fsst, fc *Codec
+	bestScore, fsstScore, fcScore := math.Inf(1), math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -302,8 +300,31 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			fsst, fsstScore = cd, score
 			continue
 		}
+		if cd.Kind == KindFrontCoding {
+			fc, fcScore = cd, score
+			continue
+		}
 		if score < bestScore {
 			best, bestScore = cd, score
+		}
+	}
+	trivZstd := math.NaN()
+	zstdTrivial := func() float64 {
+		if trivZstd != trivZstd {
+			trivZstd = c.zstdTrivialSize(vals, st, best, sample, sampleSt)
+		}
+		return trivZstd
+	}
+	// FrontCoding's trial already counts the zstd its suffix bytes will
+	// get (Ctx.TrialLeaf), so it is weighed against Trivial after zstd,
+	// not against Trivial's uncompressed trial.
+	if fc != nil {
+		ref := bestScore
+		if best != nil && best.Kind == KindTrivial && c.p.Zstd {
+			ref = zstdTrivial()
+		}
+		if fcScore < ref {
+			best, bestScore = fc, fcScore
 		}
 	}
 	if fsst != nil {
@@ -311,7 +332,7 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 		case best == nil:
 			best = fsst
 		case best.Kind == KindTrivial && c.p.Zstd:
-			if c.p.FSSTZstdRatio > 0 && fsstScore <= c.p.FSSTZstdRatio*c.zstdTrivialSize(vals, st, best, sample, sampleSt) {
+			if c.p.FSSTZstdRatio > 0 && fsstScore <= c.p.FSSTZstdRatio*zstdTrivial() {
 				best = fsst
 			}
 		case fsstScore < bestScore:
