@@ -15,14 +15,34 @@ import (
 	"strata/encoding/all"
 )
 
-// realDir is where the real data sets live, relative to this package.
-const realDir = "../../../shared/data/real"
+// realDir is where the real data sets live, relative to an ancestor of
+// this package (../shared/data/real next to the repository).
+const realDir = "shared/data/real"
+
+// findReal walks up from the package directory looking for realDir.
+func findReal() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return realDir
+	}
+	for {
+		p := filepath.Join(dir, realDir)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return realDir
+		}
+		dir = parent
+	}
+}
 
 // realText returns up to n non-null values of a text column of a real data
 // set, skipping the benchmark when the data is not there.
 func realText(b *testing.B, set, column string, n int) encoding.Bytes {
 	b.Helper()
-	path := filepath.Join(realDir, set+".parquet")
+	path := filepath.Join(findReal(), set+".parquet")
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("no %s: %v", path, err)
 	}

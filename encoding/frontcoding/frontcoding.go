@@ -332,26 +332,47 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(w))
 	}
-	data := grow(dst.Data, int(size))
+	// slack lets short copies move 16 bytes at a time past their end.
+	data := grow(dst.Data, int(size)+slack)
 	offs := growOffsets(dst.Offsets, j-i)
 	no := len(dst.Offsets)
 	pre, soff, suf := d.pre, d.soff, d.suf
 	// The first value copies its prefix from last (the value before i);
 	// later ones from the value just written.
-	ps := -1
-	for v := i; v < j; v++ {
+	v := i
+	ps := w
+	if v < j {
 		p := int(pre[v])
-		if p > 0 {
-			if ps < 0 {
-				copy(data[w:w+p], d.last[:p])
-			} else {
-				copy(data[w:w+p], data[ps:ps+p])
-			}
-		}
+		copy(data[w:w+p], d.last[:p])
 		s := suf[soff[v]:soff[v+1]]
 		copy(data[w+p:], s)
-		ps = w
 		w += p + len(s)
+		offs[no] = int32(w)
+		v++
+	}
+	end := len(data) - slack
+	for ; v < j; v++ {
+		p := int(pre[v])
+		so, se := int(soff[v]), int(soff[v+1])
+		// Both pieces of most values are at most 16 bytes: move them as
+		// two 8-byte words (loaded before they are stored, since the
+		// prefix source may run into the destination), writing past the
+		// value's end into space the next value or the slack overwrites.
+		if p <= 16 && se-so <= 16 && se+16 <= len(suf) {
+			a := binary.LittleEndian.Uint64(data[ps:])
+			b := binary.LittleEndian.Uint64(data[ps+8:])
+			binary.LittleEndian.PutUint64(data[w:], a)
+			binary.LittleEndian.PutUint64(data[w+8:], b)
+			a = binary.LittleEndian.Uint64(suf[so:])
+			b = binary.LittleEndian.Uint64(suf[so+8:])
+			binary.LittleEndian.PutUint64(data[w+p:], a)
+			binary.LittleEndian.PutUint64(data[w+p+8:], b)
+		} else {
+			copy(data[w:w+p], data[ps:ps+p])
+			copy(data[w+p:end], suf[so:se])
+		}
+		ps = w
+		w += p + se - so
 		offs[no+v-i] = int32(w)
 	}
 	dst.Data = data[:w]
@@ -360,6 +381,10 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 	d.lastPos = j - 1
 	return nil
 }
+
+// slack is the space past the decoded values that the 16-byte copies of
+// appendRange may write.
+const slack = 32
 
 // grow returns b with room for n more bytes, its length the capacity it
 // will be written up to.
