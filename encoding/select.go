@@ -163,34 +163,46 @@ func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 }
 
 func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
-	if cd.Encoder == nil || cd.Kind == c.parent {
+	if cd.Encoder == nil || cd.Kind == c.parent || !cd.Types.Has(st.Type) {
 		return false
 	}
 	if c.p.Allow != nil && !c.p.Allow[cd.Kind] {
 		return false
 	}
-	// Trivial of a fixed-width type has no children, so it is a leaf at any
-	// depth; Trivial binary nests one (leaf) lengths child and is allowed at
-	// exactly MaxDepth.
-	trivialLeaf := cd.Kind == KindTrivial && (st.Type != Binary || c.depth == c.p.MaxDepth)
-	if c.depth >= c.p.MaxDepth && !cd.Leaf && !trivialLeaf {
+	// At MaxDepth and below only leaves; at exactly MaxDepth also the
+	// fallback, whose children (one level deeper) are then leaves.
+	if c.depth >= c.p.MaxDepth && !cd.IsLeaf(st.Type) && !(cd.Fallback && c.depth == c.p.MaxDepth) {
 		return false
 	}
-	// FSST is offered only for a column's own values: a root, or the
-	// values child of a Nullable root.
-	if cd.Kind == KindFSST && c.depth > 0 && !(c.depth == 1 && c.parent == KindNullable) {
+	if cd.RootOnly && !c.ownValues() {
 		return false
 	}
 	return cd.Encoder.Fit(st)
 }
 
-// needsDistinct lists the kinds whose Fit or Encode read the distinct count
-// or the mode; replaying any other kind skips counting distinct values.
-var needsDistinct = map[Kind]bool{KindDictionary: true, KindMainlyConstant: true, KindConstant: true}
+// ownValues reports whether the sequence being encoded is a column's own
+// values: a root, or a child of a Wrapper root.
+func (c *Ctx) ownValues() bool {
+	if c.depth == 0 {
+		return true
+	}
+	if c.depth != 1 {
+		return false
+	}
+	pc := c.p.Registry.Codec(c.parent)
+	return pc != nil && pc.Wrapper
+}
+
+// needsDistinct reports whether replaying a tree rooted at kind k needs the
+// distinct count (an unknown kind is selected afresh, which needs it).
+func (c *Ctx) needsDistinct(k Kind) bool {
+	cd := c.p.Registry.Codec(k)
+	return cd == nil || cd.NeedsDistinct
+}
 
 func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
 	var st *Stats
-	if c.force != nil && !needsDistinct[c.force.Kind] {
+	if c.force != nil && !c.needsDistinct(c.force.Kind) {
 		st = ComputeStatsNoDistinct(vals)
 	} else {
 		st = ComputeStats(vals)
@@ -230,7 +242,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
 	t := &Tree{Kind: cd.Kind, Children: nc.children}
-	wantZstd := c.p.Zstd && (cd.Leaf || cd.Kind == KindTrivial)
+	wantZstd := c.p.Zstd && cd.Zstd
 	if force != nil && force.Kind == cd.Kind {
 		wantZstd = force.Zstd && c.p.Zstd
 	}
@@ -253,13 +265,13 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 }
 
 // choose estimates every allowed candidate and returns the one with the
-// smallest size × read factor. FSST, never zstd-compressed, is then
-// weighed against that choice: against Trivial (which the zstd post-pass
-// will compress) by FSSTZstdRatio × Trivial's compressed size, against
-// anything else by score.
+// smallest size × read factor. A SpeedOverZstd candidate (FSST), never
+// zstd-compressed, is then weighed against that choice: against the
+// Fallback (which the zstd post-pass will compress) by FSSTZstdRatio × the
+// Fallback's compressed size, against anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fsst, fc *Codec
-	bestScore, fsstScore, fcScore := math.Inf(1), math.Inf(1), math.Inf(1)
+	var best, fast, zc *Codec
+	bestScore, fastScore, zcScore := math.Inf(1), math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -296,12 +308,12 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			rf = 1
 		}
 		score := float64(size) * rf
-		if cd.Kind == KindFSST {
-			fsst, fsstScore = cd, score
+		if cd.SpeedOverZstd {
+			fast, fastScore = cd, score
 			continue
 		}
-		if cd.Kind == KindFrontCoding {
-			fc, fcScore = cd, score
+		if cd.TrialCountsZstd && score < zcScore {
+			zc, zcScore = cd, score
 			continue
 		}
 		if score < bestScore {
@@ -309,34 +321,33 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 		}
 	}
 	trivZstd := math.NaN()
-	zstdTrivial := func() float64 {
+	zstdFallback := func() float64 {
 		if trivZstd != trivZstd {
 			trivZstd = c.zstdTrivialSize(vals, st, best, sample, sampleSt)
 		}
 		return trivZstd
 	}
-	// FrontCoding's trial already counts the zstd its suffix bytes will
-	// get (Ctx.TrialLeaf), so it is weighed against Trivial after zstd,
-	// not against Trivial's uncompressed trial.
-	if fc != nil {
+	// A TrialCountsZstd candidate (FrontCoding) is weighed against the
+	// Fallback after zstd, not against the Fallback's uncompressed trial.
+	if zc != nil {
 		ref := bestScore
-		if best != nil && best.Kind == KindTrivial && c.p.Zstd {
-			ref = zstdTrivial()
+		if best != nil && best.Fallback && c.p.Zstd {
+			ref = zstdFallback()
 		}
-		if fcScore < ref {
-			best, bestScore = fc, fcScore
+		if zcScore < ref {
+			best, bestScore = zc, zcScore
 		}
 	}
-	if fsst != nil {
+	if fast != nil {
 		switch {
 		case best == nil:
-			best = fsst
-		case best.Kind == KindTrivial && c.p.Zstd:
-			if c.p.FSSTZstdRatio > 0 && fsstScore <= c.p.FSSTZstdRatio*zstdTrivial() {
-				best = fsst
+			best = fast
+		case best.Fallback && c.p.Zstd:
+			if c.p.FSSTZstdRatio > 0 && fastScore <= c.p.FSSTZstdRatio*zstdFallback() {
+				best = fast
 			}
-		case fsstScore < bestScore:
-			best = fsst
+		case fastScore < bestScore:
+			best = fast
 		}
 	}
 	if best == nil {

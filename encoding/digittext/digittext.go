@@ -28,10 +28,10 @@ import (
 // Codec registers DigitText.
 var Codec = &encoding.Codec{
 	Kind:       encoding.KindDigitText,
+	Types:      encoding.TypesOf(encoding.Binary),
 	Open:       open,
 	Encoder:    encoder{},
 	ReadFactor: 1.0,
-	Leaf:       false,
 }
 
 // Modes.

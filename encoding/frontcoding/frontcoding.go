@@ -30,12 +30,15 @@ import (
 )
 
 // Codec registers FrontCoding.
+// Its node nests children and is not compressed itself; the suffix bytes
+// leaf is, and its trial counts that (TrialCountsZstd).
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindFrontCoding,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.0,
-	Leaf:       false,
+	Kind:            encoding.KindFrontCoding,
+	Types:           encoding.TypesOf(encoding.Binary),
+	Open:            open,
+	Encoder:         encoder{},
+	ReadFactor:      1.0,
+	TrialCountsZstd: true,
 }
 
 // Interval is the restart interval writers use: every Interval-th value is
