@@ -60,6 +60,11 @@ type Codec struct {
 	// Fallback would win on uncompressed size, it still wins if its node is
 	// at most Policy.FSSTZstdRatio times the Fallback's compressed node.
 	SpeedOverZstd bool
+	// TrialCountsZstd: the encoder's trial node already counts the zstd
+	// the post-pass will give its leaves (Ctx.TrialLeaf: FrontCoding's
+	// suffix bytes), so selection weighs it against the Fallback after
+	// zstd rather than against the Fallback's uncompressed trial.
+	TrialCountsZstd bool
 }
 
 // IsLeaf reports whether nodes of type t never nest children.
