@@ -2,6 +2,7 @@ package strata_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -50,11 +51,11 @@ func schemaSection(t *testing.T, sch *arrow.Schema) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ff, err := format.Open(iox.Bytes(buf.Bytes()), format.ReaderOptions{})
+	ff, err := format.Open(context.Background(), iox.Bytes(buf.Bytes()), format.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ok, err := ff.Section("schema")
+	s, ok, err := ff.Section(context.Background(), "schema")
 	if err != nil || !ok {
 		t.Fatalf("schema section: %v %v", ok, err)
 	}

@@ -7,6 +7,7 @@
 package strata
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -140,7 +141,7 @@ func OpenWith(path string, opts OpenOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	f, err := read.Open(src, opts.readOptions())
+	f, err := read.Open(context.Background(), src, opts.readOptions())
 	if err != nil {
 		src.Close()
 		return nil, fmt.Errorf("strata: %s: %w", path, err)
@@ -153,7 +154,7 @@ func OpenSource(src iox.Source) (*File, error) { return OpenSourceWith(src, Open
 
 // OpenSourceWith opens a Strata file from any range-readable source.
 func OpenSourceWith(src iox.Source, opts OpenOptions) (*File, error) {
-	f, err := read.Open(src, opts.readOptions())
+	f, err := read.Open(context.Background(), src, opts.readOptions())
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}

@@ -2,6 +2,7 @@ package read_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -35,7 +36,7 @@ func aggFile(t *testing.T, rec arrow.Record) *read.File {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := read.Open(iox.Bytes(buf.Bytes()), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

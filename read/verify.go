@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 
 	"strata/format"
@@ -15,18 +16,19 @@ import (
 // the leading magic, the footer). Open has already checked the footer.
 // Verify reads the whole file; it does not decode any chunk.
 func (f *File) Verify() error {
+	ctx := context.Background()
 	for s := 0; s < f.f.NumStripes(); s++ {
-		streams, err := f.f.Streams(s) // loads and checks the stripe group
+		streams, err := f.f.Streams(ctx, s) // loads and checks the stripe group
 		if err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
 		for id, info := range streams {
 			for c := range info.Chunks {
-				r, err := f.f.ChunkRange(s, id, c)
+				r, err := f.f.ChunkRange(ctx, s, id, c)
 				if err != nil {
 					return fmt.Errorf("verify: %w", err)
 				}
-				raw, err := iox.ReadRange(f.src, r)
+				raw, err := iox.ReadRange(ctx, f.src, r)
 				if err != nil {
 					return fmt.Errorf("verify: stripe %d, %s, chunk %d: %w", s, f.streamName(id), c, err)
 				}
@@ -37,11 +39,11 @@ func (f *File) Verify() error {
 		}
 	}
 	for _, sec := range f.f.Sections() {
-		if _, _, err := f.f.Section(sec.Name); err != nil {
+		if _, _, err := f.f.Section(ctx, sec.Name); err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
 	}
-	if err := f.f.Verify(); err != nil {
+	if err := f.f.Verify(ctx); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
 	return nil
