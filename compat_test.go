@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/zeebo/xxh3"
 
 	"strata"
@@ -148,5 +149,26 @@ func TestNewerMinorFooterFields(t *testing.T) {
 				t.Errorf("minor %d: verify: %v", c.minor, err)
 			}
 		}
+	}
+}
+
+// A chunk of an encoding kind the reader does not know (a newer minor's)
+// fails with ErrUnsupported naming the kind, the stripe and the column.
+func TestUnknownEncodingKind(t *testing.T) {
+	i64 := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	node := encoding.AppendHeader(nil, encoding.Kind(250), encoding.Int64, 3)
+	data := craft(t, i64, 3, append(node, make([]byte, 24)...))
+	f, err := strata.OpenSource(iox.Bytes(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc, err := f.Scan(strata.ScanOptions{})
+	if err == nil {
+		_, err = sc.Next()
+	}
+	if !errors.Is(err, encoding.ErrUnsupported) || !strings.Contains(err.Error(), "250") ||
+		!strings.Contains(err.Error(), "stripe 0") || !strings.Contains(err.Error(), `"x"`) {
+		t.Fatalf("scan: %v, want ErrUnsupported naming kind 250, stripe 0 and column x", err)
 	}
 }
