@@ -272,6 +272,9 @@ type sweepCounts struct {
 }
 
 func TestCorruptionSweep(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine sweep; runs without -race")
+	}
 	full := os.Getenv("STRATA_SWEEP") == "full"
 	files := sweepFiles(t)
 	names := make([]string, 0, len(files))

@@ -198,6 +198,9 @@ func readHostile(data []byte) (error, uint64) {
 }
 
 func TestHostileFilesBoundedMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine sweep; runs without -race")
+	}
 	for name, data := range hostileFiles(t) {
 		err, alloc := readHostile(data)
 		t.Logf("%-28s %5d bytes: at most %5.1f MiB per read (limit %d MiB): %v", name, len(data), float64(alloc)/(1<<20), hostileLimit>>20, err)
