@@ -151,8 +151,15 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(f.sstats), ff.NumStripes(), encoding.ErrCorrupt)
 		}
 	}
-	if b, ok, err := ff.Section(ctx, "user"); err == nil && ok {
-		f.user, _ = meta.UnmarshalKV(b)
+	// The user section carries application metadata (interop keeps the
+	// source's Arrow types there): a damaged one is an error, not an empty
+	// map.
+	if b, ok, err := ff.Section(ctx, "user"); err != nil {
+		return nil, fmt.Errorf("read: user section: %w", err)
+	} else if ok {
+		if f.user, err = meta.UnmarshalKV(b); err != nil {
+			return nil, fmt.Errorf("read: user section: %w", err)
+		}
 	}
 	f.openBytes = fetch.Stats().BytesRead
 	return f, nil
