@@ -94,21 +94,34 @@ type ScanStats = read.ScanStats
 // AggValue is one aggregate result.
 type AggValue = read.AggValue
 
-// Open opens a Strata file.
-func Open(path string) (*File, error) {
-	src, err := iox.OpenFile(path)
+// Open opens a Strata file: a local path, or a URL whose scheme a source
+// package has registered with iox (import strata/iox/s3 for s3:// and
+// https:// URLs, strata/iox/remote for https:// alone).
+func Open(path string) (*File, error) { return OpenContext(context.Background(), path) }
+
+// OpenContext is Open whose reading of the file's metadata (and, for a
+// remote object, its HEAD request) stops when ctx ends.
+func OpenContext(ctx context.Context, path string) (*File, error) {
+	src, err := iox.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	f, err := read.Open(context.Background(), src, read.Options{})
+	f, err := read.Open(ctx, src, read.Options{})
 	if err != nil {
-		src.Close()
+		if c, ok := src.(io.Closer); ok {
+			c.Close()
+		}
 		return nil, fmt.Errorf("strata: %s: %w", path, err)
 	}
-	return &File{File: f, closer: src}, nil
+	f2 := &File{File: f}
+	if c, ok := src.(io.Closer); ok {
+		f2.closer = c
+	}
+	return f2, nil
 }
 
-// OpenSource opens a Strata file from any range-readable source.
+// OpenSource opens a Strata file from any range-readable source, such as
+// an object opened with strata/iox/s3. The caller keeps ownership of src.
 func OpenSource(src iox.Source) (*File, error) {
 	f, err := read.Open(context.Background(), src, read.Options{})
 	if err != nil {
