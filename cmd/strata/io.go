@@ -17,7 +17,6 @@ import (
 
 	"strata"
 	"strata/interop"
-	"strata/write"
 )
 
 // parseInterspersed parses flags that may come before, between or after
@@ -85,10 +84,7 @@ func (p *progress) finish(done int64) {
 
 func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	stripeMB := fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data")
-	chunkValues := fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk")
-	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
-	flatmap := fs.String("flatmap", "", "comma-separated map columns to store as FlatMap")
+	wo := addWriteFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -97,37 +93,13 @@ func runImport(args []string) error {
 		return usagef("want SRC and DST, got %d arguments", len(pos))
 	}
 	src, dst := pos[0], pos[1]
-	rr, err := interop.Open(src, interop.ReadOptions{})
-	if err != nil {
-		return err
-	}
-	defer rr.Close()
-	w, err := strata.Create(dst, rr.Schema(), &strata.WriteOptions{StripeBytes: *stripeMB << 20,
-		ChunkValues: *chunkValues, NoZstd: *noZstd, FlatMap: splitList(*flatmap)})
+	opts, err := wo.options()
 	if err != nil {
 		return err
 	}
 	p := newProgress("import", 0)
-	var n int64
-	for {
-		rec, err := rr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			w.Abort()
-			return err
-		}
-		n += rec.NumRows()
-		err = w.Write(rec)
-		rec.Release()
-		if err != nil {
-			w.Abort()
-			return err
-		}
-		p.update(n)
-	}
-	if err := w.Close(); err != nil {
+	n, err := importFile(src, dst, opts, p)
+	if err != nil {
 		return err
 	}
 	p.finish(n)

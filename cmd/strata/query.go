@@ -103,6 +103,7 @@ func runAgg(args []string) error {
 func runInspect(args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "machine-readable output")
+	asHTML := fs.Bool("html", false, "a self-contained HTML page (bytes by column and encoding, trees, stripe and chunk statistics, schema)")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -121,6 +122,9 @@ func runInspect(args []string) error {
 		return err
 	}
 	rep.Bytes = f.Size()
+	if *asHTML {
+		return writeHTMLReport(os.Stdout, pos[0], rep)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
