@@ -22,9 +22,11 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -80,7 +82,8 @@ type Client struct {
 	retry    remote.Retry
 	hints    iox.Hints
 	http     *http.Client
-	own      bool
+	// closeIdle releases the idle connections of a client NewClient made.
+	closeIdle func()
 }
 
 // NewClient builds a client from the ambient AWS configuration and cfg.
@@ -89,15 +92,32 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 	if c.endpoint == "" {
 		c.endpoint = EndpointFromEnv()
 	}
+	var httpClient config.HTTPClient = c.http
 	if c.http == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = max(c.hints.InFlight, 2)
-		t.MaxIdleConns = max(t.MaxIdleConns, t.MaxIdleConnsPerHost)
-		t.ResponseHeaderTimeout = time.Minute
-		c.http, c.own = &http.Client{Transport: t}, true
+		// The SDK's buildable client, so that AWS_CA_BUNDLE still applies,
+		// keeping as many idle connections per host as reads in flight
+		// (net/http keeps 2, so parallel reads would reconnect each time).
+		conns := max(c.hints.InFlight, 2)
+		var mu sync.Mutex
+		var built []*http.Transport
+		httpClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+			t.MaxIdleConnsPerHost = conns
+			t.MaxIdleConns = max(t.MaxIdleConns, conns)
+			t.ResponseHeaderTimeout = time.Minute
+			mu.Lock()
+			built = append(built, t)
+			mu.Unlock()
+		})
+		c.closeIdle = func() {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, t := range built {
+				t.CloseIdleConnections()
+			}
+		}
 	}
 	opts := []func(*config.LoadOptions) error{
-		config.WithHTTPClient(c.http),
+		config.WithHTTPClient(httpClient),
 		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
 		config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
 		config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired),
@@ -152,8 +172,8 @@ func (c *Client) API() *awss3.Client { return c.api }
 
 // Close releases idle connections of an HTTP client the Client made itself.
 func (c *Client) Close() error {
-	if c.own {
-		c.http.CloseIdleConnections()
+	if c.closeIdle != nil {
+		c.closeIdle()
 	}
 	return nil
 }
