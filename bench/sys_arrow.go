@@ -65,22 +65,15 @@ func (s *arrowSys) Write(dir string, src *Source) (string, error) {
 }
 
 func (s *arrowSys) Open(path string) error {
-	return s.openWith(func() (*file.Reader, error) { return file.OpenParquetFile(path, false) })
-}
-
-// openWith opens the file's two readers (scans and lookups) with open,
-// which may read a local file or, in the object-storage benchmark, an
-// object through an io.ReaderAt.
-func (s *arrowSys) openWith(open func() (*file.Reader, error)) error {
 	var err error
-	if s.pf, err = open(); err != nil {
+	if s.pf, err = file.OpenParquetFile(path, false); err != nil {
 		return err
 	}
 	props := pqarrow.ArrowReadProperties{Parallel: s.cfg.threads > 1, BatchSize: 64 << 10}
 	if s.fr, err = pqarrow.NewFileReader(s.pf, props, memory.DefaultAllocator); err != nil {
 		return err
 	}
-	if s.pfTake, err = open(); err != nil {
+	if s.pfTake, err = file.OpenParquetFile(path, false); err != nil {
 		return err
 	}
 	props.BatchSize = 1

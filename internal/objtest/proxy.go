@@ -38,8 +38,10 @@ const (
 	// WrongRange forwards the request and rewrites the answer's
 	// Content-Range to start one byte later, as a confused server might.
 	WrongRange
-	// WholeObject forwards the request and answers as a server that ignores
-	// Range would: status 200 and no Content-Range.
+	// WholeObject forwards the request and answers with status 200 and no
+	// Content-Range, as a server that ignores Range would (the body is
+	// still the range asked for: the client must not take its length for
+	// the object's).
 	WholeObject
 	// Corrupt forwards the request and flips one bit in the body's middle,
 	// headers untouched: only checksums above the transport can notice.

@@ -35,19 +35,28 @@ func ContentRange(v string) (first, last, total int64, err error) {
 	if !ok || !ok2 || !ok3 {
 		return 0, 0, 0, fmt.Errorf("Content-Range %q: %w", v, ErrBadResponse)
 	}
-	if first, err = strconv.ParseInt(a, 10, 64); err == nil {
-		last, err = strconv.ParseInt(b, 10, 64)
+	first, err = digits(a)
+	if err == nil {
+		last, err = digits(b)
 	}
 	if err == nil {
 		total = -1
 		if tot != "*" {
-			total, err = strconv.ParseInt(tot, 10, 64)
+			total, err = digits(tot)
 		}
 	}
-	if err != nil || first < 0 || last < first || (total >= 0 && last >= total) {
+	if err != nil || last < first || (total >= 0 && last >= total) {
 		return 0, 0, 0, fmt.Errorf("Content-Range %q: %w", v, ErrBadResponse)
 	}
 	return first, last, total, nil
+}
+
+// digits parses a non-negative decimal number written with digits only.
+func digits(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, ErrBadResponse
+	}
+	return strconv.ParseInt(s, 10, 64)
 }
 
 // CheckPartial checks the headers of a 206 response to a request for r of an
@@ -56,6 +65,9 @@ func ContentRange(v string) (first, last, total int64, err error) {
 // r.Len. A different total means the object changed (ErrChanged); any other
 // mismatch is ErrBadResponse.
 func CheckPartial(contentRange string, contentLength int64, r iox.Range, size int64) error {
+	if r.Off < 0 || r.Len <= 0 || r.Off > size-r.Len {
+		return fmt.Errorf("range %v of a %d-byte object: %w", r, size, iox.ErrOutOfRange)
+	}
 	first, last, total, err := ContentRange(contentRange)
 	if err != nil {
 		return err
@@ -113,3 +125,49 @@ func (c *Counters) Stats() Stats {
 // 64 cloud requests at once (DEFAULT_MAX_IOP_SIZE,
 // DEFAULT_CLOUD_IO_PARALLELISM).
 var ObjectHints = iox.Hints{Gap: 1 << 20, MaxRead: 16 << 20, InFlight: 64}
+
+// DefaultOpenTail is how many bytes from an object's end a source reads
+// when it opens the object, in place of a HEAD request: the suffix GET
+// tells the size and ETag as a HEAD would, and its bytes answer the
+// reader's first read (the container's tail, format.DefaultTailSize) at no
+// further cost, so opening a Strata file takes one round trip, not two.
+const DefaultOpenTail = 64 << 10
+
+// SuffixHeader returns the HTTP Range value asking for the last n bytes.
+func SuffixHeader(n int64) string { return "bytes=-" + strconv.FormatInt(n, 10) }
+
+// CheckSuffix checks the headers of a 206 response to a request for the
+// last n bytes and returns the object's size: the Content-Range must end
+// at the object's last byte and start n bytes before it (at 0 for a
+// shorter object), and the Content-Length (when known, ≥ 0) must match.
+func CheckSuffix(contentRange string, contentLength, n int64) (size int64, err error) {
+	if n <= 0 {
+		return 0, fmt.Errorf("a suffix of %d bytes: %w", n, iox.ErrOutOfRange)
+	}
+	first, last, total, err := ContentRange(contentRange)
+	if err != nil {
+		return 0, err
+	}
+	if total < 0 || last != total-1 || first != max(total-n, 0) {
+		return 0, fmt.Errorf("asked for the last %d bytes, got %q: %w", n, contentRange, ErrBadResponse)
+	}
+	if contentLength >= 0 && contentLength != last-first+1 {
+		return 0, fmt.Errorf("Content-Range %q with Content-Length %d: %w", contentRange, contentLength, ErrBadResponse)
+	}
+	return total, nil
+}
+
+// Tail is the end of an object, read when it was opened.
+type Tail struct {
+	Off  int64
+	Data []byte
+}
+
+// Serve fills p from the tail when [off, off+len(p)) lies inside it.
+func (t *Tail) Serve(p []byte, off int64) bool {
+	if t == nil || len(t.Data) == 0 || off < t.Off || off-t.Off > int64(len(t.Data)) || int64(len(p)) > int64(len(t.Data))-(off-t.Off) {
+		return false
+	}
+	copy(p, t.Data[off-t.Off:])
+	return true
+}

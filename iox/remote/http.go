@@ -32,6 +32,11 @@ type HTTPOptions struct {
 	Retry Retry
 	// Hints override ObjectHints field by field where set.
 	Hints iox.Hints
+	// OpenTail is how many bytes from the end opening reads (0 means
+	// DefaultOpenTail; negative opens with HEAD).
+	OpenTail int64
+	// Known, with a size and an ETag, opens without any request.
+	Known *Known
 }
 
 // HTTP is a source over an HTTP(S) URL read with range requests. It learns
@@ -49,16 +54,102 @@ type HTTP struct {
 	size    int64
 	etag    string // strong ETag, or ""
 	lastMod string
+	tail    *Tail // the object's end, read when it was opened
 	count   Counters
 }
 
+// Known is what a caller may already know of an object (from a listing, a
+// serialized split, an earlier open): with both its size and its ETag,
+// opening the object costs no request, and reads still fail with
+// ErrChanged if the object is no longer that version.
+type Known struct {
+	Size int64
+	ETag string
+}
+
 // OpenHTTP opens url, which must name an object of known length on a
-// server that honours range requests.
+// server that honours range requests. Unless opts.Known gives the size and
+// ETag, it asks for the last opts.OpenTail bytes (DefaultOpenTail), which
+// tells the size and validators and answers later reads of those bytes; a
+// server that does not take suffix ranges is asked with HEAD instead.
 func OpenHTTP(ctx context.Context, url string, opts HTTPOptions) (*HTTP, error) {
 	h := &HTTP{url: url, client: opts.Client, header: opts.Header, retry: opts.Retry, hints: mergeHints(opts.Hints)}
 	if h.client == nil {
 		h.client, h.own = newClient(h.hints.InFlight), true
 	}
+	if k := opts.Known; k != nil && k.ETag != "" && k.Size >= 0 {
+		h.size, h.etag = k.Size, k.ETag
+		return h, nil
+	}
+	tail := opts.OpenTail
+	if tail == 0 {
+		tail = DefaultOpenTail
+	}
+	var err error
+	if tail > 0 {
+		err = h.openTail(ctx, tail)
+	}
+	if tail < 0 || errors.Is(err, errNoSuffix) {
+		err = h.openHead(ctx)
+	}
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// errNoSuffix reports a server that answers a suffix range with something
+// else than the bytes asked for; the open falls back to HEAD.
+var errNoSuffix = errors.New("no suffix range")
+
+// openTail learns the size and validators from a GET of the last n bytes
+// and keeps them.
+func (h *HTTP) openTail(ctx context.Context, n int64) error {
+	tries := 0
+	attempts, err := h.retry.Do(ctx, func(ctx context.Context) error {
+		req, err := h.request(ctx, http.MethodGet)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Range", SuffixHeader(n))
+		tries++
+		h.count.Request(tries > 1)
+		resp, err := h.client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusPartialContent:
+		case http.StatusOK, http.StatusRequestedRangeNotSatisfiable:
+			return errNoSuffix // an empty object, or no range support
+		default:
+			return statusError(resp)
+		}
+		size, err := CheckSuffix(resp.Header.Get("Content-Range"), resp.ContentLength, n)
+		if err != nil {
+			return errNoSuffix
+		}
+		data := make([]byte, min(n, size))
+		if _, err := io.ReadFull(resp.Body, data); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("response body cut short: %w", err)
+		}
+		h.setValidators(resp)
+		h.size, h.tail = size, &Tail{Off: size - int64(len(data)), Data: data}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errNoSuffix) {
+		return fmt.Errorf("%s: opening (GET of the last %d bytes) failed after %d attempt(s): %w", h.url, n, attempts, err)
+	}
+	return err
+}
+
+// openHead learns the size and validators with a HEAD request.
+func (h *HTTP) openHead(ctx context.Context) error {
 	var resp *http.Response
 	tries := 0
 	attempts, err := h.retry.Do(ctx, func(ctx context.Context) error {
@@ -80,23 +171,24 @@ func OpenHTTP(ctx context.Context, url string, opts HTTPOptions) (*HTTP, error) 
 		return nil
 	})
 	if err != nil {
-		h.Close()
-		return nil, fmt.Errorf("%s: HEAD failed after %d attempt(s): %w", url, attempts, err)
+		return fmt.Errorf("%s: HEAD failed after %d attempt(s): %w", h.url, attempts, err)
 	}
 	if resp.ContentLength < 0 {
-		h.Close()
-		return nil, fmt.Errorf("%s: the server gives no Content-Length: %w", url, ErrBadResponse)
+		return fmt.Errorf("%s: the server gives no Content-Length: %w", h.url, ErrBadResponse)
 	}
 	if ar := resp.Header.Get("Accept-Ranges"); strings.EqualFold(ar, "none") {
-		h.Close()
-		return nil, fmt.Errorf("%s: the server refuses range requests (Accept-Ranges: none): %w", url, ErrBadResponse)
+		return fmt.Errorf("%s: the server refuses range requests (Accept-Ranges: none): %w", h.url, ErrBadResponse)
 	}
 	h.size = resp.ContentLength
+	h.setValidators(resp)
+	return nil
+}
+
+func (h *HTTP) setValidators(resp *http.Response) {
 	if et := resp.Header.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
 		h.etag = et // weak ETags never match If-Match
 	}
 	h.lastMod = resp.Header.Get("Last-Modified")
-	return h, nil
 }
 
 // mergeHints fills the unset fields of h from ObjectHints.
@@ -185,15 +277,17 @@ func (h *HTTP) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	r := iox.Range{Off: off, Len: min(int64(len(p)), h.size-off)}
 	buf := p[:r.Len]
-	tries := 0
-	attempts, err := h.retry.Do(ctx, func(ctx context.Context) error {
-		tries++
-		return h.get(ctx, r, buf, tries > 1)
-	})
-	if err != nil {
-		return 0, &Error{Object: h.url, Range: r, Attempts: attempts, Err: err}
+	if !h.tail.Serve(buf, off) {
+		tries := 0
+		attempts, err := h.retry.Do(ctx, func(ctx context.Context) error {
+			tries++
+			return h.get(ctx, r, buf, tries > 1)
+		})
+		if err != nil {
+			return 0, &Error{Object: h.url, Range: r, Attempts: attempts, Err: err}
+		}
+		h.count.Bytes(r.Len)
 	}
-	h.count.Bytes(r.Len)
 	if r.Len < int64(len(p)) {
 		return int(r.Len), io.EOF
 	}

@@ -57,6 +57,34 @@ func TestContentRange(t *testing.T) {
 	if err := remote.CheckPartial("bytes 10-14/100", 6, r, 100); !errors.Is(err, remote.ErrBadResponse) {
 		t.Fatalf("other length: %v", err)
 	}
+	for _, c := range []struct {
+		cr     string
+		length int64
+		n      int64
+		size   int64
+	}{{"bytes 90-99/100", 10, 10, 100}, {"bytes 0-4/5", 5, 10, 5}, {"bytes 0-4/5", -1, 5, 5}} {
+		if size, err := remote.CheckSuffix(c.cr, c.length, c.n); err != nil || size != c.size {
+			t.Errorf("CheckSuffix(%q, %d, %d) = %d %v", c.cr, c.length, c.n, size, err)
+		}
+	}
+	for _, c := range []struct {
+		cr        string
+		length, n int64
+	}{{"bytes 89-98/100", 10, 10}, {"bytes 91-99/100", 9, 10}, {"bytes 90-99/*", 10, 10}, {"bytes 90-99/100", 11, 10}, {"bytes 1-4/5", 4, 10}} {
+		if _, err := remote.CheckSuffix(c.cr, c.length, c.n); !errors.Is(err, remote.ErrBadResponse) {
+			t.Errorf("CheckSuffix(%q, %d, %d): %v", c.cr, c.length, c.n, err)
+		}
+	}
+	tail := &remote.Tail{Off: 100, Data: []byte("abcdef")}
+	for _, c := range []struct {
+		off, n int64
+		ok     bool
+	}{{100, 6, true}, {102, 2, true}, {106, 0, true}, {99, 2, false}, {103, 4, false}, {107, 0, false}} {
+		p := make([]byte, c.n)
+		if got := tail.Serve(p, c.off); got != c.ok || got && string(p) != "abcdef"[c.off-100:c.off-100+c.n] {
+			t.Errorf("Serve(%d, %d) = %v %q", c.off, c.n, got, p)
+		}
+	}
 }
 
 // object is a mutable file served over HTTP with ETag and range support.
@@ -116,7 +144,7 @@ func serve(t *testing.T, obj *object) (*objtest.Proxy, string) {
 }
 
 func TestHTTPReads(t *testing.T) {
-	data := randomBytes(100_000, 1)
+	data := randomBytes(1_000_000, 1)
 	obj := &object{data: data, etag: `"v1"`}
 	p, url := serve(t, obj)
 	ctx := context.Background()
@@ -134,10 +162,21 @@ func TestHTTPReads(t *testing.T) {
 	if h := src.Hints(); h != remote.ObjectHints {
 		t.Fatalf("hints %+v", h)
 	}
+	if c := p.Counts(); c.Requests != 1 || c.Gets != 1 {
+		t.Fatalf("open: %+v, want one GET of the tail", c)
+	}
+	tailOff := int64(len(data)) - remote.DefaultOpenTail
+	wantReqs := int64(1)
 	rng := rand.New(rand.NewPCG(2, 3))
-	for range 50 {
+	for i := range 50 {
 		off := rng.Int64N(int64(len(data)))
+		if i%3 == 0 {
+			off = tailOff + rng.Int64N(remote.DefaultOpenTail)
+		}
 		p := make([]byte, rng.IntN(5000)+1)
+		if off < tailOff {
+			wantReqs++
+		}
 		n, err := src.ReadAt(ctx, p, off)
 		want := data[off:min(off+int64(len(p)), int64(len(data)))]
 		if n != len(want) || !bytes.Equal(p[:n], want) {
@@ -154,8 +193,29 @@ func TestHTTPReads(t *testing.T) {
 		t.Fatalf("negative offset: %v", err)
 	}
 	st := src.Stats()
-	if c := p.Counts(); st.Requests != c.Requests || st.Requests != 51 || st.Retries != 0 {
-		t.Fatalf("stats %+v, proxy %+v", st, c)
+	if c := p.Counts(); st.Requests != c.Requests || st.Requests != wantReqs || st.Retries != 0 {
+		t.Fatalf("stats %+v, proxy %+v, want %d requests (reads inside the tail read at open cost none)", st, c, wantReqs)
+	}
+	// Opening with HEAD, and opening with a known size and ETag.
+	p.Reset()
+	hs, err := remote.OpenHTTP(ctx, url, remote.HTTPOptions{OpenTail: -1})
+	if err != nil || hs.Size() != int64(len(data)) || hs.ETag() != `"v1"` || hs.Identity() != src.Identity() {
+		t.Fatalf("HEAD open: %v", err)
+	}
+	if c := p.Counts(); c.Heads != 1 || c.Gets != 0 {
+		t.Fatalf("HEAD open: %+v", c)
+	}
+	p.Reset()
+	ks, err := remote.OpenHTTP(ctx, url, remote.HTTPOptions{Known: &remote.Known{Size: int64(len(data)), ETag: `"v1"`}})
+	if err != nil || ks.Identity() != src.Identity() || p.Counts().Requests != 0 {
+		t.Fatalf("known open: %v %+v", err, p.Counts())
+	}
+	if got, err := iox.ReadRange(ctx, ks, iox.Range{Off: 999_990, Len: 10}); err != nil || !bytes.Equal(got, data[999_990:]) {
+		t.Fatalf("known open read: %v", err)
+	}
+	ks2, _ := remote.OpenHTTP(ctx, url, remote.HTTPOptions{Known: &remote.Known{Size: int64(len(data)), ETag: `"v0"`}})
+	if _, err := iox.ReadRange(ctx, ks2, iox.Range{Off: 0, Len: 10}); !errors.Is(err, remote.ErrChanged) {
+		t.Fatalf("known open of another version: %v", err)
 	}
 	// Opened through the registry as iox.Open would for strata.Open.
 	s2, err := iox.Open(ctx, url)
@@ -170,7 +230,7 @@ func TestHTTPReads(t *testing.T) {
 // TestHTTPRetries passes every transient fault once and expects the right
 // bytes after one retry.
 func TestHTTPRetries(t *testing.T) {
-	data := randomBytes(50_000, 4)
+	data := randomBytes(300_000, 4)
 	p, url := serve(t, &object{data: data, etag: `"e"`})
 	ctx := context.Background()
 	src, err := remote.OpenHTTP(ctx, url, remote.HTTPOptions{Retry: fast})
@@ -196,17 +256,31 @@ func TestHTTPRetries(t *testing.T) {
 			t.Fatalf("%v: proxy %+v, stats %+v (before %+v)", f, c, st, before)
 		}
 	}
-	// A HEAD that fails once is retried too.
-	p.Inject("HEAD", objtest.SlowDown)
+	// Opening requests that fail once are retried too.
+	p.Inject("GET", objtest.Truncate)
 	if _, err := remote.OpenHTTP(ctx, url, remote.HTTPOptions{Retry: fast}); err != nil {
+		t.Fatalf("open retry: %v", err)
+	}
+	p.Inject("HEAD", objtest.SlowDown)
+	if _, err := remote.OpenHTTP(ctx, url, remote.HTTPOptions{Retry: fast, OpenTail: -1}); err != nil {
 		t.Fatalf("HEAD retry: %v", err)
+	}
+	// A server answering the suffix range with the whole object: HEAD.
+	p.Reset()
+	p.Inject("GET", objtest.WholeObject)
+	ws, err := remote.OpenHTTP(ctx, url, remote.HTTPOptions{Retry: fast})
+	if err != nil || ws.Size() != int64(len(data)) {
+		t.Fatalf("open without suffix ranges: %v", err)
+	}
+	if c := p.Counts(); c.Gets != 1 || c.Heads != 1 {
+		t.Fatalf("open without suffix ranges: %+v", c)
 	}
 }
 
 // TestHTTPErrors checks that failures no retry can mend, and failures that
 // outlast the retries, surface as errors naming the URL and the range.
 func TestHTTPErrors(t *testing.T) {
-	data := randomBytes(50_000, 5)
+	data := randomBytes(300_000, 5)
 	obj := &object{data: data, etag: `"e"`}
 	p, url := serve(t, obj)
 	ctx := context.Background()
@@ -261,11 +335,11 @@ func TestHTTPErrors(t *testing.T) {
 	if _, err := remote.OpenHTTP(ctx, strings.Replace(url, "data.strata", "nothing-here", 1), remote.HTTPOptions{Retry: fast}); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("opened a missing object: %v", err)
 	}
-	if c := p.Counts(); c.Heads != 1 {
+	if c := p.Counts(); c.Requests != 1 {
 		t.Fatalf("a 404 was retried: %+v", c)
 	}
 	// The object replaced after opening: If-Match fails, never mixed bytes.
-	obj.set(randomBytes(50_000, 6), `"e2"`)
+	obj.set(randomBytes(300_000, 6), `"e2"`)
 	_, err = iox.ReadRange(ctx, src, iox.Range{Off: 100, Len: 50})
 	check("replaced", err, remote.ErrChanged, 1)
 }
@@ -274,7 +348,7 @@ func TestHTTPErrors(t *testing.T) {
 // server that does not answer, and that a stalled attempt times out and is
 // retried.
 func TestHTTPCancel(t *testing.T) {
-	data := randomBytes(10_000, 7)
+	data := randomBytes(200_000, 7)
 	p, url := serve(t, &object{data: data, etag: `"e"`})
 	src, err := remote.OpenHTTP(context.Background(), url, remote.HTTPOptions{Retry: fast})
 	if err != nil {

@@ -63,6 +63,9 @@ type Config struct {
 	Retry remote.Retry
 	// Hints override remote.ObjectHints field by field where set.
 	Hints iox.Hints
+	// OpenTail is how many bytes from the end opening an object reads (0
+	// means remote.DefaultOpenTail; negative opens with HEAD).
+	OpenTail int64
 }
 
 // EndpointFromEnv returns the endpoint the environment names for S3:
@@ -81,6 +84,7 @@ type Client struct {
 	endpoint string // "" for Amazon S3
 	retry    remote.Retry
 	hints    iox.Hints
+	openTail int64
 	http     *http.Client
 	// closeIdle releases the idle connections of a client NewClient made.
 	closeIdle func()
@@ -88,7 +92,10 @@ type Client struct {
 
 // NewClient builds a client from the ambient AWS configuration and cfg.
 func NewClient(ctx context.Context, cfg Config) (*Client, error) {
-	c := &Client{endpoint: cfg.Endpoint, retry: cfg.Retry, hints: mergeHints(cfg.Hints), http: cfg.HTTPClient}
+	c := &Client{endpoint: cfg.Endpoint, retry: cfg.Retry, hints: mergeHints(cfg.Hints), http: cfg.HTTPClient, openTail: cfg.OpenTail}
+	if c.openTail == 0 {
+		c.openTail = remote.DefaultOpenTail
+	}
 	if c.endpoint == "" {
 		c.endpoint = EndpointFromEnv()
 	}
@@ -211,8 +218,8 @@ func Open(ctx context.Context, location string, cfg Config) (*Object, error) {
 }
 
 // Object is an S3 object read as an iox.Source with ranged GETs. Opening it
-// costs one HEAD request, which fixes its size and ETag; every read sends
-// the ETag as If-Match, so an object overwritten under the same key fails
+// costs one request (see Client.Open), which fixes its size and ETag; every
+// read sends the ETag as If-Match, so an object overwritten under the same key fails
 // with remote.ErrChanged instead of mixing old and new bytes. It is safe
 // for concurrent use.
 type Object struct {
@@ -222,18 +229,95 @@ type Object struct {
 	size        int64
 	etag        string
 	modified    time.Time
+	tail        *remote.Tail // the object's end, read when it was opened
 	count       remote.Counters
 }
 
-// Open opens an object with one HEAD request (retried like reads).
+// Open opens an object with one request: a GET of its last OpenTail bytes
+// (remote.DefaultOpenTail), which tells its size and ETag as a HEAD would
+// and whose bytes answer later reads of that range (a Strata file's footer)
+// without another request. With OpenTail negative it sends a HEAD.
 func (c *Client) Open(ctx context.Context, bucket, key string) (*Object, error) {
 	o := &Object{c: c, bucket: bucket, key: key}
-	var head *awss3.HeadObjectOutput
+	var err error
+	if c.openTail > 0 {
+		err = o.openTail(ctx, c.openTail)
+	}
+	if c.openTail <= 0 || errors.Is(err, errNoSuffix) {
+		err = o.openHead(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// OpenKnown opens an object whose size and ETag the caller already knows
+// (from a listing, a serialized split, an earlier open) without any
+// request. Reads still send the ETag, so they fail with remote.ErrChanged
+// if the object is no longer that version.
+func (c *Client) OpenKnown(bucket, key string, k remote.Known) *Object {
+	return &Object{c: c, bucket: bucket, key: key, size: k.Size, etag: k.ETag}
+}
+
+var errNoSuffix = errors.New("no suffix range")
+
+// openTail learns the size and ETag from a GET of the last n bytes, keeping
+// the bytes.
+func (o *Object) openTail(ctx context.Context, n int64) error {
 	tries := 0
-	attempts, err := c.retry.Do(ctx, func(ctx context.Context) error {
+	attempts, err := o.c.retry.Do(ctx, func(ctx context.Context) error {
 		tries++
 		o.count.Request(tries > 1)
-		out, err := c.api.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &bucket, Key: &key})
+		out, err := o.c.api.GetObject(ctx, &awss3.GetObjectInput{Bucket: &o.bucket, Key: &o.key,
+			Range: aws.String(remote.SuffixHeader(n))})
+		if err != nil {
+			var status interface{ HTTPStatusCode() int }
+			if errors.As(err, &status) && status.HTTPStatusCode() == http.StatusRequestedRangeNotSatisfiable {
+				return errNoSuffix // an empty object
+			}
+			return err
+		}
+		defer out.Body.Close()
+		length := int64(-1)
+		if out.ContentLength != nil {
+			length = *out.ContentLength
+		}
+		if out.ContentRange == nil {
+			// A server that ignored the range: its answer's length cannot
+			// be trusted as the size (a proxy may have cut it); ask HEAD.
+			return errNoSuffix
+		}
+		size, err := remote.CheckSuffix(*out.ContentRange, length, n)
+		if err != nil {
+			return err
+		}
+		data := make([]byte, min(n, size))
+		if _, err := io.ReadFull(out.Body, data); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("response body cut short: %w", err)
+		}
+		o.size = size
+		o.tail = &remote.Tail{Off: size - int64(len(data)), Data: data}
+		o.setMeta(out.ETag, out.LastModified)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errNoSuffix) {
+		return fmt.Errorf("s3: %s: opening (GET of the last %d bytes) failed after %d attempt(s): %w", o.Name(), n, attempts, err)
+	}
+	return err
+}
+
+// openHead learns the size and ETag with a HEAD request.
+func (o *Object) openHead(ctx context.Context) error {
+	var head *awss3.HeadObjectOutput
+	tries := 0
+	attempts, err := o.c.retry.Do(ctx, func(ctx context.Context) error {
+		tries++
+		o.count.Request(tries > 1)
+		out, err := o.c.api.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &o.bucket, Key: &o.key})
 		if err != nil {
 			return err
 		}
@@ -241,19 +325,23 @@ func (c *Client) Open(ctx context.Context, bucket, key string) (*Object, error) 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("s3: %s: HEAD failed after %d attempt(s): %w", o.Name(), attempts, err)
+		return fmt.Errorf("s3: %s: HEAD failed after %d attempt(s): %w", o.Name(), attempts, err)
 	}
 	if head.ContentLength == nil || *head.ContentLength < 0 {
-		return nil, fmt.Errorf("s3: %s: HEAD gave no length: %w", o.Name(), remote.ErrBadResponse)
+		return fmt.Errorf("s3: %s: HEAD gave no length: %w", o.Name(), remote.ErrBadResponse)
 	}
 	o.size = *head.ContentLength
-	if head.ETag != nil && !strings.HasPrefix(*head.ETag, "W/") {
-		o.etag = *head.ETag
+	o.setMeta(head.ETag, head.LastModified)
+	return nil
+}
+
+func (o *Object) setMeta(etag *string, modified *time.Time) {
+	if etag != nil && !strings.HasPrefix(*etag, "W/") {
+		o.etag = *etag
 	}
-	if head.LastModified != nil {
-		o.modified = *head.LastModified
+	if modified != nil {
+		o.modified = *modified
 	}
-	return o, nil
 }
 
 // Name returns the object's location, "s3://bucket/key".
@@ -283,8 +371,8 @@ func (o *Object) Identity() string {
 	return fmt.Sprintf("%s endpoint=%s etag=%s size=%d", o.Name(), ep, o.etag, o.size)
 }
 
-// Stats returns the requests made for this object so far, the HEAD of Open
-// included.
+// Stats returns the requests made for this object so far, the opening
+// request included.
 func (o *Object) Stats() remote.Stats { return o.count.Stats() }
 
 // Close releases the client when Open made it for this object.
@@ -311,15 +399,17 @@ func (o *Object) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	r := iox.Range{Off: off, Len: min(int64(len(p)), o.size-off)}
 	buf := p[:r.Len]
-	tries := 0
-	attempts, err := o.c.retry.Do(ctx, func(ctx context.Context) error {
-		tries++
-		return o.get(ctx, r, buf, tries > 1)
-	})
-	if err != nil {
-		return 0, &remote.Error{Object: o.Name(), Range: r, Attempts: attempts, Err: err}
+	if !o.tail.Serve(buf, off) {
+		tries := 0
+		attempts, err := o.c.retry.Do(ctx, func(ctx context.Context) error {
+			tries++
+			return o.get(ctx, r, buf, tries > 1)
+		})
+		if err != nil {
+			return 0, &remote.Error{Object: o.Name(), Range: r, Attempts: attempts, Err: err}
+		}
+		o.count.Bytes(r.Len)
 	}
-	o.count.Bytes(r.Len)
 	if r.Len < int64(len(p)) {
 		return int(r.Len), io.EOF
 	}

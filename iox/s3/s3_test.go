@@ -90,10 +90,22 @@ func TestObjectReads(t *testing.T) {
 	if h := o.Hints(); h != remote.ObjectHints {
 		t.Fatalf("hints %+v", h)
 	}
+	if c := p.Counts(); c.Requests != 1 || c.Gets != 1 {
+		t.Fatalf("open: %+v, want one GET of the tail", c)
+	}
+	tailOff := int64(len(data)) - remote.DefaultOpenTail
+	wantReqs := int64(1)
 	rng := rand.New(rand.NewPCG(2, 3))
-	for range 40 {
+	for i := range 40 {
 		off := rng.Int64N(int64(len(data)))
 		buf := make([]byte, rng.IntN(70_000)+1)
+		if i%4 == 0 {
+			off = tailOff + rng.Int64N(remote.DefaultOpenTail)
+			buf = buf[:min(int64(len(buf)), int64(len(data))-off)]
+		}
+		if off < tailOff {
+			wantReqs++
+		}
 		n, err := o.ReadAt(ctx, buf, off)
 		want := data[off:min(off+int64(len(buf)), int64(len(data)))]
 		if n != len(want) || !bytes.Equal(buf[:n], want) {
@@ -103,8 +115,43 @@ func TestObjectReads(t *testing.T) {
 			t.Fatalf("ReadAt(%d, %d): n %d err %v", off, len(buf), n, err)
 		}
 	}
-	if st, cnt := o.Stats(), p.Counts(); st.Requests != 41 || cnt.Requests != 41 || cnt.Heads != 1 || st.Retries != 0 {
-		t.Fatalf("stats %+v, proxy %+v", st, cnt)
+	if st, cnt := o.Stats(), p.Counts(); st.Requests != wantReqs || cnt.Requests != wantReqs || st.Retries != 0 {
+		t.Fatalf("stats %+v, proxy %+v, want %d requests (reads inside the tail read at open cost none)", st, cnt, wantReqs)
+	}
+	// Opened with HEAD, or with the size and ETag known: the same object.
+	c2, err := s3.NewClient(ctx, s3.Config{Endpoint: p.URL, Region: "us-east-1", OpenTail: -1,
+		AccessKeyID: objtest.Need(t).AccessKey, SecretAccessKey: objtest.Need(t).SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	p.Reset()
+	oh, err := c2.Open(ctx, "strata-test", key)
+	if err != nil || oh.Identity() != o.Identity() || oh.Size() != o.Size() {
+		t.Fatalf("HEAD open: %v", err)
+	}
+	if cnt := p.Counts(); cnt.Heads != 1 || cnt.Requests != 1 {
+		t.Fatalf("HEAD open: %+v", cnt)
+	}
+	p.Reset()
+	ok := c.OpenKnown("strata-test", key, remote.Known{Size: o.Size(), ETag: o.ETag()})
+	if ok.Identity() != o.Identity() || p.Counts().Requests != 0 {
+		t.Fatalf("known open: %s, %+v", ok.Identity(), p.Counts())
+	}
+	if got, err := iox.ReadRange(ctx, ok, iox.Range{Off: 5, Len: 10}); err != nil || !bytes.Equal(got, data[5:15]) {
+		t.Fatalf("known open read: %v", err)
+	}
+	stale := c.OpenKnown("strata-test", key, remote.Known{Size: o.Size(), ETag: `"not-it"`})
+	if _, err := iox.ReadRange(ctx, stale, iox.Range{Off: 5, Len: 10}); !errors.Is(err, remote.ErrChanged) {
+		t.Fatalf("known open of another version: %v", err)
+	}
+	// A server answering the suffix range without a Content-Range is asked
+	// again with HEAD.
+	p.Reset()
+	p.Inject("GET", objtest.WholeObject)
+	ow, err := c.Open(ctx, "strata-test", key)
+	if err != nil || ow.Size() != o.Size() || ow.ETag() != o.ETag() || p.Counts().Requests != 2 || p.Counts().Heads != 1 {
+		t.Fatalf("whole-object answer at open: %v %+v", err, p.Counts())
 	}
 	// The whole object in one read, and a Fetcher coalescing within 1 MiB.
 	got, err := iox.ReadRange(ctx, o, iox.Range{Off: 0, Len: o.Size()})
@@ -132,10 +179,10 @@ func TestObjectFaults(t *testing.T) {
 	data := randomBytes(100_000, 4)
 	_, p, c, key := setup(t, data, fast)
 	ctx := context.Background()
-	p.Inject("HEAD", objtest.ServerError)
+	p.Inject("GET", objtest.ServerError, objtest.Truncate)
 	o, err := c.Open(ctx, "strata-test", key)
 	if err != nil {
-		t.Fatalf("HEAD after a 500: %v", err)
+		t.Fatalf("open after a 500 and a truncated answer: %v", err)
 	}
 	r := iox.Range{Off: 5000, Len: 40_000}
 	for _, f := range []objtest.Fault{objtest.ServerError, objtest.SlowDown, objtest.TooMany, objtest.Truncate, objtest.Reset} {
@@ -182,20 +229,20 @@ func TestObjectFaults(t *testing.T) {
 	if _, err := c.Open(ctx, "strata-test", "no-such-key"); err == nil {
 		t.Fatal("opened a missing key")
 	}
-	if cnt := p.Counts(); cnt.Heads != 1 {
+	if cnt := p.Counts(); cnt.Requests != 1 {
 		t.Fatalf("404 retried: %+v", cnt)
 	}
 }
 
 func TestObjectChanged(t *testing.T) {
-	data := randomBytes(20_000, 5)
+	data := randomBytes(200_000, 5)
 	srv, _, c, key := setup(t, data, fast)
 	ctx := context.Background()
 	o, err := c.Open(ctx, "strata-test", key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Put(ctx, "strata-test", key, randomBytes(20_000, 6)); err != nil {
+	if err := srv.Put(ctx, "strata-test", key, randomBytes(200_000, 6)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := iox.ReadRange(ctx, o, iox.Range{Off: 0, Len: 100}); !errors.Is(err, remote.ErrChanged) {
@@ -204,7 +251,7 @@ func TestObjectChanged(t *testing.T) {
 }
 
 func TestObjectCancel(t *testing.T) {
-	data := randomBytes(20_000, 7)
+	data := randomBytes(200_000, 7)
 	_, p, c, key := setup(t, data, fast)
 	o, err := c.Open(context.Background(), "strata-test", key)
 	if err != nil {
