@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,16 +24,12 @@ import (
 var csvNulls = []string{"", "NULL", "null"}
 
 type csvReader struct {
-	f   *os.File
+	f   input
 	r   *csv.Reader
 	sch *arrow.Schema // authoritative: arrow-go renames fields after the header
 }
 
-func openCSV(path string, opts ReadOptions) (_ RecordReader, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("interop: %w", err)
-	}
+func openCSV(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
 	defer func() {
 		// arrow-go's csv.NewReader panics on a schema it cannot parse into.
 		if r := recover(); r != nil {

@@ -85,6 +85,7 @@ func (p *progress) finish(done int64) {
 func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	wo := addWriteFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func runImport(args []string) error {
 		return err
 	}
 	p := newProgress("import", 0)
-	n, err := importFile(src, dst, opts, p)
+	n, err := importFile(src, dst, sf, opts, p)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"strata"
+	"strata/interop"
 	"strata/iox"
 	"strata/iox/remote"
 	"strata/iox/s3"
@@ -54,6 +55,27 @@ func firstSet(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// openTable opens a Parquet, CSV or Arrow IPC table at a local path or an
+// s3:// or http(s) URL; sf nil means the environment's settings.
+func openTable(ctx context.Context, path string, sf *storeFlags) (interop.RecordReader, error) {
+	if iox.Scheme(path) == "" {
+		return interop.Open(path, interop.ReadOptions{})
+	}
+	if sf == nil {
+		sf = addStoreFlags(flag.NewFlagSet("", flag.ContinueOnError))
+	}
+	src, err := openSource(ctx, path, sf)
+	if err != nil {
+		return nil, err
+	}
+	c, _ := src.(io.Closer)
+	rr, err := interop.OpenReaderAt(path, iox.ReaderAt(ctx, src), src.Size(), c, interop.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rr, nil
 }
 
 // openedFile is a Strata file with the source it reads from.

@@ -123,6 +123,32 @@ func TestReadCommandsRemote(t *testing.T) {
 	check("s3 from flags", "s3://cli/dir/li.strata", "--endpoint", srv.Endpoint, "--region", srv.Region,
 		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey)
 
+	// import reads a Parquet file from S3 as from disk.
+	pq := filepath.Join(dir, "li.parquet")
+	if _, stderr, err := capture(t, "export", path, pq); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	pqData, err := os.ReadFile(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Put(context.Background(), "cli", "li.parquet", pqData); err != nil {
+		t.Fatal(err)
+	}
+	fromDisk, fromS3 := filepath.Join(dir, "disk.strata"), filepath.Join(dir, "s3.strata")
+	if _, stderr, err := capture(t, "import", pq, fromDisk); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := capture(t, "import", "s3://cli/li.parquet", fromS3, "--endpoint", srv.Endpoint,
+		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey); err != nil {
+		t.Fatalf("import from S3: %v\n%s", err, stderr)
+	}
+	a, _, _ := capture(t, "cat", fromDisk, "--format", "csv")
+	b, _, _ := capture(t, "cat", fromS3, "--format", "csv")
+	if a != b || len(a) < 1000 {
+		t.Fatalf("import from S3 differs from import from disk (%d vs %d bytes of CSV)", len(b), len(a))
+	}
+
 	// --stats reports the requests a remote read made.
 	_, stderr, err := capture(t, "scan", "s3://cli/dir/li.strata", "--where", "l_quantity < 2", "--stats", "--format", "csv",
 		"--endpoint", srv.Endpoint, "--access-key", srv.AccessKey, "--secret-key", srv.SecretKey)

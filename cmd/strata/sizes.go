@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -136,7 +137,7 @@ func sizeOne(src, dst string, opts *strata.WriteOptions) (*sizeSet, error) {
 		return nil, err
 	}
 	start := time.Now()
-	rows, err := importFile(src, dst, opts, nil)
+	rows, err := importFile(src, dst, nil, opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +205,8 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,
 // reporting progress to p when it is not nil.
-func importFile(src, dst string, opts *strata.WriteOptions, p *progress) (int64, error) {
-	rr, err := interop.Open(src, interop.ReadOptions{})
+func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress) (int64, error) {
+	rr, err := openTable(context.Background(), src, sf)
 	if err != nil {
 		return 0, err
 	}
