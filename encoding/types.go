@@ -95,6 +95,8 @@ const (
 	KindNullable       Kind = 11
 	KindFSST           Kind = 12
 	KindALP            Kind = 13 // reserved for a later issue
+	KindFrontCoding    Kind = 15
+	KindDigitText      Kind = 16
 )
 
 var kindNames = map[Kind]string{
@@ -102,6 +104,7 @@ var kindNames = map[Kind]string{
 	KindBlockFOR: "BlockFOR", KindVarint: "Varint", KindDelta: "Delta", KindRLE: "RLE",
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
+	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
 }
 
 func (k Kind) String() string {

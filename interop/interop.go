@@ -145,7 +145,7 @@ func openInput(path string, in input, size int64, opts ReadOptions) (RecordReade
 	case Parquet:
 		r, err = openParquet(path, in, opts)
 	case CSV:
-		r, err = openCSV(path, in, opts)
+		r, err = openCSV(path, in, size, opts)
 	default:
 		r, err = openIPC(path, in, size, opts)
 	}
@@ -159,8 +159,9 @@ func openInput(path string, in input, size int64, opts ReadOptions) (RecordReade
 }
 
 type parquetReader struct {
-	pf *file.Reader // owns the os.File
-	rr pqarrow.RecordReader
+	pf   *file.Reader // owns the os.File
+	rr   pqarrow.RecordReader
+	done int64 // rows returned
 }
 
 func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
@@ -207,6 +208,7 @@ func (p *parquetReader) Next() (rec arrow.Record, err error) {
 		return nil, fmt.Errorf("interop: parquet: %w", err)
 	}
 	rec.Retain()
+	p.done += rec.NumRows()
 	return rec, nil
 }
 
@@ -245,10 +247,11 @@ func checkIPCStreamStart(f input, fileSize int64) error {
 }
 
 type ipcReader struct {
-	f  input
-	fr *ipc.FileReader
-	sr *ipc.Reader
-	i  int
+	f       input
+	fr      *ipc.FileReader
+	sr      *ipc.Reader
+	i       int
+	batches int // batches read from a stream
 }
 
 func openIPC(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
@@ -311,6 +314,7 @@ func (r *ipcReader) Next() (rec arrow.Record, err error) {
 	}
 	rec = r.sr.Record()
 	rec.Retain()
+	r.batches++
 	return rec, nil
 }
 
@@ -438,31 +442,51 @@ func csvSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
 }
 
 func (c *csvSink) Write(rec arrow.Record) error {
-	if !slices.Contains(c.nested, true) {
-		return c.w.Write(rec)
+	out, err := csvRecord(rec, c.sch, c.nested, c.mem)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	return c.w.Write(out)
+}
+
+// CSVRecord returns rec as CSV export writes it: nested columns (struct,
+// list, map, ...) become string columns of each value's JSON text. The
+// caller releases the result (rec itself, retained, when it has no nested
+// column).
+func CSVRecord(rec arrow.Record, mem memory.Allocator) (arrow.Record, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	sch, nested := csvSchema(rec.Schema())
+	return csvRecord(rec, sch, nested, mem)
+}
+
+func csvRecord(rec arrow.Record, sch *arrow.Schema, nested []bool, mem memory.Allocator) (arrow.Record, error) {
+	if !slices.Contains(nested, true) {
+		rec.Retain()
+		return rec, nil
 	}
 	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
 		for i, a := range cols {
-			if a != nil && c.nested[i] {
+			if a != nil && nested[i] {
 				a.Release()
 			}
 		}
 	}()
 	for i := range cols {
-		if !c.nested[i] {
+		if !nested[i] {
 			cols[i] = rec.Column(i)
 			continue
 		}
-		a, err := jsonColumn(rec.Column(i), c.mem)
+		a, err := jsonColumn(rec.Column(i), mem)
 		if err != nil {
-			return fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
+			return nil, fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
 		}
 		cols[i] = a
 	}
-	out := array.NewRecord(c.sch, cols, rec.NumRows())
-	defer out.Release()
-	return c.w.Write(out)
+	return array.NewRecord(sch, cols, rec.NumRows()), nil
 }
 
 // jsonColumn renders every value of a nested array as JSON text; nulls stay

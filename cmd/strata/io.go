@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
-	"golang.org/x/term"
 
 	"strata"
 	"strata/interop"
@@ -49,42 +48,10 @@ func splitList(s string) []string {
 	return out
 }
 
-// progress prints a progress line on stderr when it is a terminal.
-type progress struct {
-	on    bool
-	label string
-	total int64
-	start time.Time
-	last  time.Time
-}
-
-func newProgress(label string, total int64) *progress {
-	return &progress{on: term.IsTerminal(int(os.Stderr.Fd())), label: label, total: total, start: time.Now()}
-}
-
-func (p *progress) update(done int64) {
-	if !p.on || time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	if p.total > 0 {
-		frac := float64(done) / float64(p.total)
-		bar := int(frac * 30)
-		fmt.Fprintf(os.Stderr, "\r%s [%s%s] %5.1f%% %d rows", p.label, strings.Repeat("#", bar), strings.Repeat(".", 30-bar), 100*frac, done)
-	} else {
-		fmt.Fprintf(os.Stderr, "\r%s %d rows", p.label, done)
-	}
-}
-
-func (p *progress) finish(done int64) {
-	if p.on {
-		fmt.Fprintf(os.Stderr, "\r%s %d rows in %v%s\n", p.label, done, time.Since(p.start).Round(time.Millisecond), strings.Repeat(" ", 20))
-	}
-}
-
 func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	wo := addWriteFlags(fs)
+	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -98,20 +65,20 @@ func runImport(args []string) error {
 	if err != nil {
 		return err
 	}
-	p := newProgress("import", 0)
+	p := newProgress("import", "rows", 0, pf)
 	n, err := importFile(src, dst, sf, opts, p)
 	if err != nil {
 		return err
 	}
 	p.finish(n)
-	st, _ := os.Stat(dst)
-	fmt.Fprintf(os.Stderr, "wrote %s: %d rows, %d bytes\n", dst, n, st.Size())
+	p.summary("wrote %s: %d rows, %d bytes\n", dst, n, fileSize(dst))
 	return nil
 }
 
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -130,7 +97,7 @@ func runExport(args []string) error {
 		return err
 	}
 	var sink interop.Sink
-	p := newProgress("export", f.NumRows())
+	p := newProgress("export", "rows", f.NumRows(), pf)
 	var n int64
 	for {
 		rec, err := sc.Next()
@@ -185,10 +152,16 @@ func newPrinter(format string, w io.Writer) (*printer, error) {
 func (p *printer) print(rec arrow.Record) error {
 	switch p.format {
 	case "csv":
-		if p.csv == nil {
-			p.csv = csv.NewWriter(p.w, rec.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		// Nested columns are written as JSON text, as export does.
+		out, err := interop.CSVRecord(rec, nil)
+		if err != nil {
+			return err
 		}
-		return p.csv.Write(rec)
+		defer out.Release()
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.w, out.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		}
+		return p.csv.Write(out)
 	case "json":
 		enc := json.NewEncoder(p.w)
 		for i := 0; i < int(rec.NumRows()); i++ {

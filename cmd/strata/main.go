@@ -16,7 +16,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -44,6 +43,10 @@ AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoi
 --region, --access-key, --secret-key and --anonymous.
 
 Run 'strata COMMAND -h' for a command's flags.
+
+Exit status: 0 done; 1 failed (I/O, unsupported data, a decode limit);
+2 the command line is wrong (command, flags, arguments, column names,
+expressions); 3 the file is corrupt, truncated or not a Strata file.
 `
 
 func main() {
@@ -63,11 +66,7 @@ func main() {
 	}
 	err := run(cmd, args)
 	if err != nil {
-		var ue usageError
-		code := 1
-		if errors.As(err, &ue) {
-			code = 2
-		}
+		code := exitCode(err)
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
 		pprof.StopCPUProfile()
 		os.Exit(code)

@@ -78,14 +78,23 @@ func openTable(ctx context.Context, path string, sf *storeFlags) (interop.Record
 	return rr, nil
 }
 
-// openedFile is a Strata file with the source it reads from.
+// openedFile is a Strata file with the remote source it reads from (nil
+// for a local file, which the File closes itself).
 type openedFile struct {
 	*strata.File
 	src iox.Source
 }
 
-// openStrata opens a Strata file at a local path or URL.
+// openStrata opens a Strata file at a local path (with openFile's advice
+// on errors) or a URL.
 func openStrata(ctx context.Context, path string, sf *storeFlags) (*openedFile, error) {
+	if iox.Scheme(path) == "" {
+		f, err := openFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return &openedFile{File: f}, nil
+	}
 	src, err := openSource(ctx, path, sf)
 	if err != nil {
 		return nil, err
@@ -99,12 +108,15 @@ func openStrata(ctx context.Context, path string, sf *storeFlags) (*openedFile, 
 }
 
 func (f *openedFile) Close() error {
-	f.File.Close()
-	return closeSource(f.src)
+	err := f.File.Close()
+	if f.src != nil {
+		return closeSource(f.src)
+	}
+	return err
 }
 
 // Size returns the file's size in bytes.
-func (f *openedFile) Size() int64 { return f.src.Size() }
+func (f *openedFile) Size() int64 { return f.Container().Size() }
 
 // requestLine describes the requests a remote source made ("" for a
 // local file).

@@ -48,6 +48,7 @@ type sizeSet struct {
 func runSizes(args []string) error {
 	fs := flag.NewFlagSet("sizes", flag.ContinueOnError)
 	wo := addWriteFlags(fs)
+	pf := addProgressFlags(fs)
 	perColumn := fs.Bool("columns", true, "print a line per column")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
 	keep := fs.String("keep", "", "keep the written .strata files in this directory")
@@ -96,7 +97,7 @@ func runSizes(args []string) error {
 	fmt.Printf("%-16s %10s %12s %12s %7s %9s\n", "set", "rows", "parquet", "strata", "ratio", "write")
 	for _, src := range files {
 		name := strings.TrimSuffix(filepath.Base(src), ".parquet")
-		set, err := sizeOne(src, filepath.Join(dir, name+".strata"), opts)
+		set, err := sizeOne(src, filepath.Join(dir, name+".strata"), opts, newProgress("import "+name, "rows", 0, pf))
 		if err != nil {
 			return fmt.Errorf("%s: %w", src, err)
 		}
@@ -131,17 +132,18 @@ func runSizes(args []string) error {
 }
 
 // sizeOne imports src into dst and measures both files.
-func sizeOne(src, dst string, opts *strata.WriteOptions) (*sizeSet, error) {
+func sizeOne(src, dst string, opts *strata.WriteOptions, p *progress) (*sizeSet, error) {
 	pq, err := interop.ReadParquetSizes(src)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	rows, err := importFile(src, dst, nil, opts, nil)
+	rows, err := importFile(src, dst, nil, opts, p)
 	if err != nil {
 		return nil, err
 	}
 	elapsed := time.Since(start)
+	p.finish(rows)
 	f, err := strata.Open(dst)
 	if err != nil {
 		return nil, err
@@ -233,7 +235,12 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 			return n, err
 		}
 		if p != nil {
-			p.update(n)
+			if done, total, unit, ok := interop.ExtentOf(rr); ok && total > 0 {
+				p.setTotal(total, unit)
+				p.update(done)
+			} else {
+				p.update(n)
+			}
 		}
 	}
 	if err := w.Close(); err != nil {

@@ -11,7 +11,9 @@ import (
 	"strata/encoding/constant"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
+	"strata/encoding/digittext"
 	"strata/encoding/fixedbitwidth"
+	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
@@ -43,6 +45,8 @@ func Registry() *encoding.Registry {
 			sparsebool.Codec,
 			nullable.Codec,
 			fsst.Codec,
+			frontcoding.Codec,
+			digittext.Codec,
 		)
 	})
 	return reg
