@@ -113,7 +113,7 @@ func tempFiles(t *testing.T, path string) []string {
 // checkComplete opens path verifying its checksum and compares it with the
 // table of seed.
 func checkComplete(t *testing.T, path string, seed uint64) error {
-	f, err := strata.OpenWith(path, strata.OpenOptions{Verify: true})
+	f, err := strata.OpenWith(context.Background(), path, strata.OpenOptions{Verify: true})
 	if err != nil {
 		return err
 	}
