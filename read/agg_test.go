@@ -1,8 +1,8 @@
 package read_test
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/big"
