@@ -53,7 +53,7 @@ func TestFrozenFilesVersion(t *testing.T) {
 		t.Fatal("no frozen files")
 	}
 	for _, p := range paths {
-		f, err := strata.OpenWith(p, strata.OpenOptions{Verify: true})
+		f, err := strata.OpenWith(t.Context(), p, strata.OpenOptions{Verify: true})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

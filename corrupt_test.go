@@ -2,6 +2,7 @@ package strata_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -65,15 +66,15 @@ func sweepFiles(t *testing.T) map[string][]byte {
 }
 
 // sparseFSSTFile holds the encodings the other files do not reach: a bool
-// column with rare trues (SparseBool), URL-like text (FSST) and an integer
-// column of one value with rare exceptions (MainlyConstant) and numeric
-// text (DigitText).
+// column with rare trues (SparseBool), URL-like text (FSST), an integer
+// column of one value with rare exceptions (MainlyConstant) and zero-padded
+// numeric codes (DigitText).
 func sparseFSSTFile(t *testing.T) []byte {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean},
 		{Name: "url", Type: arrow.BinaryTypes.String},
 		{Name: "mostly", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "zip", Type: arrow.BinaryTypes.String},
+		{Name: "code", Type: arrow.BinaryTypes.String},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	defer b.Release()
@@ -86,7 +87,7 @@ func sparseFSSTFile(t *testing.T) []byte {
 			v = math.Sqrt(float64(i)) * 1e10
 		}
 		b.Field(2).(*array.Float64Builder).Append(v)
-		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("%05d", i*7919%100000))
+		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("%05d", (i*7919)%100000))
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
@@ -349,7 +350,7 @@ func TestCorruptionSweep(t *testing.T) {
 					return err // the footer or postscript: Open itself reports it
 				}
 				defer g.Close()
-				return g.Verify()
+				return g.Verify(context.Background())
 			})
 			switch {
 			case err == nil:

@@ -3,6 +3,7 @@
 package strata_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -112,12 +113,12 @@ func tempFiles(t *testing.T, path string) []string {
 // checkComplete opens path verifying its checksum and compares it with the
 // table of seed.
 func checkComplete(t *testing.T, path string, seed uint64) error {
-	f, err := strata.OpenWith(path, strata.OpenOptions{Verify: true})
+	f, err := strata.OpenWith(context.Background(), path, strata.OpenOptions{Verify: true})
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := f.Verify(); err != nil {
+	if err := f.Verify(context.Background()); err != nil {
 		return err
 	}
 	sch, recs := crashTable(seed)

@@ -132,27 +132,42 @@ func (o OpenOptions) readOptions() read.Options {
 	return ro
 }
 
-// Open opens a Strata file with the default options.
-func Open(path string) (*File, error) { return OpenWith(path, OpenOptions{}) }
+// Open opens a Strata file: a local path, or a URL whose scheme a source
+// package has registered with iox (import strata/iox/s3 for s3:// and
+// https:// URLs, strata/iox/remote for https:// alone).
+func Open(path string) (*File, error) { return OpenContext(context.Background(), path) }
 
-// OpenWith opens a Strata file.
-func OpenWith(path string, opts OpenOptions) (*File, error) {
-	src, err := iox.OpenFile(path)
+// OpenContext is Open whose reading of the file's metadata (and, for a
+// remote object, its first request) stops when ctx ends.
+func OpenContext(ctx context.Context, path string) (*File, error) {
+	return OpenWith(ctx, path, OpenOptions{})
+}
+
+// OpenWith opens a Strata file with options.
+func OpenWith(ctx context.Context, path string, opts OpenOptions) (*File, error) {
+	src, err := iox.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	f, err := read.Open(context.Background(), src, opts.readOptions())
+	f, err := read.Open(ctx, src, opts.readOptions())
 	if err != nil {
-		src.Close()
+		if c, ok := src.(io.Closer); ok {
+			c.Close()
+		}
 		return nil, fmt.Errorf("strata: %s: %w", path, err)
 	}
-	return &File{File: f, closer: src}, nil
+	f2 := &File{File: f}
+	if c, ok := src.(io.Closer); ok {
+		f2.closer = c
+	}
+	return f2, nil
 }
 
-// OpenSource opens a Strata file from any range-readable source.
+// OpenSource opens a Strata file from any range-readable source, such as
+// an object opened with strata/iox/s3. The caller keeps ownership of src.
 func OpenSource(src iox.Source) (*File, error) { return OpenSourceWith(src, OpenOptions{}) }
 
-// OpenSourceWith opens a Strata file from any range-readable source.
+// OpenSourceWith opens a Strata file from any range-readable source with options.
 func OpenSourceWith(src iox.Source, opts OpenOptions) (*File, error) {
 	f, err := read.Open(context.Background(), src, opts.readOptions())
 	if err != nil {

@@ -15,8 +15,7 @@ import (
 // postscript, which covers every byte the others do not (chunk headers,
 // the leading magic, the footer). Open has already checked the footer.
 // Verify reads the whole file; it does not decode any chunk.
-func (f *File) Verify() error {
-	ctx := context.Background()
+func (f *File) Verify(ctx context.Context) error {
 	for s := 0; s < f.f.NumStripes(); s++ {
 		streams, err := f.f.Streams(ctx, s) // loads and checks the stripe group
 		if err != nil {

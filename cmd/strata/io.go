@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -52,6 +53,7 @@ func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	wo := addWriteFlags(fs)
 	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -65,7 +67,7 @@ func runImport(args []string) error {
 		return err
 	}
 	p := newProgress("import", "rows", 0, pf)
-	n, err := importFile(src, dst, opts, p)
+	n, err := importFile(src, dst, sf, opts, p)
 	if err != nil {
 		return err
 	}
@@ -92,6 +94,7 @@ func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
 	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -99,7 +102,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := openFile(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -319,6 +322,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		where = fs.String("where", "", "filter, e.g. \"l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'\"")
 		showStats = fs.Bool("stats", false, "print scan statistics on stderr")
 	}
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -326,7 +330,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := openFile(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -366,7 +370,10 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		el := time.Since(start)
 		total := f.BytesRead()
 		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
-			st.String(), total, 100*float64(total)/float64(fileSize(pos[0])), el.Round(time.Microsecond))
+			st.String(), total, 100*float64(total)/float64(max(f.Size(), 1)), el.Round(time.Microsecond))
+		if rl := f.requestLine(); rl != "" {
+			fmt.Fprintln(os.Stderr, rl)
+		}
 	}
 	return nil
 }

@@ -12,6 +12,8 @@
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
+//
+// Every FILE a command reads may also be s3://bucket/key or an http(s) URL.
 package main
 
 import (
@@ -36,6 +38,11 @@ usage:
   strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
+
+A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL.
+For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoint,
+--region, --access-key, --secret-key and --anonymous.
 
 Run 'strata COMMAND -h' for a command's flags.
 

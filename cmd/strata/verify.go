@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"strata"
@@ -35,5 +36,5 @@ func verifyFile(path string) error {
 		return err
 	}
 	defer f.Close()
-	return f.Verify()
+	return f.Verify(context.Background())
 }
