@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"strata/encoding"
+	"strata/encoding/alp"
 	"strata/encoding/blockfor"
 	"strata/encoding/constant"
 	"strata/encoding/delta"
@@ -43,6 +44,7 @@ func Registry() *encoding.Registry {
 			sparsebool.Codec,
 			nullable.Codec,
 			fsst.Codec,
+			alp.Codec,
 		)
 	})
 	return reg
