@@ -8,6 +8,7 @@ import (
 
 	"strata/encoding"
 	"strata/encoding/alp"
+	"strata/encoding/alprd"
 	"strata/encoding/blockfor"
 	"strata/encoding/constant"
 	"strata/encoding/delta"
@@ -45,6 +46,7 @@ func Registry() *encoding.Registry {
 			nullable.Codec,
 			fsst.Codec,
 			alp.Codec,
+			alprd.Codec,
 		)
 	})
 	return reg
