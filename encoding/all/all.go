@@ -10,6 +10,7 @@ import (
 	"strata/encoding/alp"
 	"strata/encoding/alprd"
 	"strata/encoding/blockfor"
+	"strata/encoding/chimp"
 	"strata/encoding/constant"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
@@ -47,6 +48,7 @@ func Registry() *encoding.Registry {
 			fsst.Codec,
 			alp.Codec,
 			alprd.Codec,
+			chimp.Codec,
 		)
 	})
 	return reg
