@@ -167,6 +167,10 @@ func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
 	return cd.Encoder.Fit(st)
 }
 
+// floatKinds are the encodings of floats alone, weighed against
+// Trivial+zstd by choose.
+var floatKinds = map[Kind]bool{KindALP: true, KindALPRD: true, KindChimp: true}
+
 // needsDistinct lists the kinds whose Fit or Encode read the distinct count
 // or the mode; replaying any other kind skips counting distinct values.
 var needsDistinct = map[Kind]bool{KindDictionary: true, KindMainlyConstant: true, KindConstant: true}
@@ -241,8 +245,8 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 // will compress) by FSSTZstdRatio × Trivial's compressed size, against
 // anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fsst *Codec
-	bestScore, fsstScore := math.Inf(1), math.Inf(1)
+	var best, fsst, triv *Codec
+	bestScore, fsstScore, trivScore := math.Inf(1), math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -283,6 +287,9 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			fsst, fsstScore = cd, score
 			continue
 		}
+		if cd.Kind == KindTrivial {
+			triv, trivScore = cd, score
+		}
 		if score < bestScore {
 			best, bestScore = cd, score
 		}
@@ -297,6 +304,24 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			}
 		case fsstScore < bestScore:
 			best = fsst
+		}
+	}
+	// Floats: only Trivial of the float candidates gets the zstd
+	// post-pass, which trial sizes do not include, and zstd finds what the
+	// float encodings cannot (float32 values printed as doubles, repeated
+	// byte patterns). So a float encoding that wins is weighed against
+	// Trivial's size after zstd, as FSST is, when zstd would be kept on
+	// that node. (Only these kinds: the zstd estimate comes from the
+	// concatenated sample, which flatters zstd against RLE and Dictionary.)
+	if c.p.Zstd && triv != nil && best != nil && floatKinds[best.Kind] {
+		z := c.zstdTrivialSize(vals, st, triv, sample, sampleSt)
+		raw := trivScore / max(triv.ReadFactor, 1)
+		minSaving := c.p.MinSaving
+		if raw < float64(c.p.ZstdMinBytes) {
+			minSaving = max(minSaving, c.p.SmallZstdSaving)
+		}
+		if z <= raw*(1-minSaving) && z*max(triv.ReadFactor, 1) < bestScore {
+			best = triv
 		}
 	}
 	if best == nil {
