@@ -285,3 +285,17 @@ func benchDecode[T float32 | float64](b *testing.B, name string, p *encoding.Pol
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(vals)), "ns/value")
 	})
 }
+
+// BenchmarkFloatSeries decodes generated float series (a full-precision
+// random walk, sensor readings with one decimal, prices with two) under
+// every float policy in the same run:
+//
+//	go test ./encoding/all -run '^$' -bench FloatSeries
+func BenchmarkFloatSeries(b *testing.B) {
+	for _, shape := range []encodingtest.FloatShape{encodingtest.FloatWalk, encodingtest.FloatSensor, encodingtest.FloatPrices} {
+		vals := encodingtest.GenFloat[float64](shape, 1<<16, 1)
+		for _, pc := range policies() {
+			benchDecode(b, fmt.Sprintf("%s/%s", shape, pc.name), pc.p, vals)
+		}
+	}
+}

@@ -103,8 +103,23 @@ func digitLimit[T floatx.Float]() float64 {
 	return 1 << 51
 }
 
-// combo is an (e, f) pair with its decode factors.
-type combo struct{ e, f uint8 }
+// combo is a vector's (e, f) pair. When narrow is set (float64 nodes
+// only) the digits encode float32(v), and a decoded float32 is printed
+// back to k decimals: columns of float32 values written out with a fixed
+// number of decimals (printf's %f) are decimals of up to 10 significant
+// digits that float32 rounding scrambled, which ALP on the float64 values
+// would store in 30 bits and more.
+type combo struct {
+	e, f   uint8
+	narrow bool
+	k      uint8
+}
+
+// narrowFlag marks a narrow combo in the e byte of a vector header.
+const narrowFlag = 0x80
+
+// maxNarrowDecimals bounds the decimals of a narrow combo the encoder tries.
+const maxNarrowDecimals = 9
 
 // encodeDigit returns round(v × 10^e × 10^-f) and whether it is within the
 // digit limit. The explicit conversions keep each product rounded on its
@@ -125,13 +140,33 @@ func encodeDigit(v float64, c combo, lim float64) (int64, bool) {
 // this machine the division costs about a tenth more than the
 // multiplication (see BenchmarkDecode).
 func decodeDigit[T floatx.Float](d int64, c combo) T {
-	return T(float64(float64(d)*pow10[c.f]) / pow10[c.e])
+	x := float64(float64(d)*pow10[c.f]) / pow10[c.e]
+	if c.narrow {
+		return T(roundTo(float64(float32(x)), c.k))
+	}
+	return T(x)
+}
+
+// roundTo returns x rounded to k decimals: round-half-even(x × 10^k) / 10^k,
+// the product and the quotient each rounded to float64.
+func roundTo(x float64, k uint8) float64 {
+	t := float64(x * pow10[k])
+	if t > -(1<<51) && t < 1<<51 {
+		t = float64(t+magic) - magic
+	} else {
+		t = math.RoundToEven(t)
+	}
+	return t / pow10[k]
 }
 
 // roundTrips encodes v with c and reports the digit if decoding gives v
 // back bit for bit.
 func roundTrips[T floatx.Float](v T, c combo, lim float64) (int64, bool) {
-	d, ok := encodeDigit(float64(v), c, lim)
+	x := float64(v)
+	if c.narrow {
+		x, lim = float64(float32(x)), math.MaxInt32
+	}
+	d, ok := encodeDigit(x, c, lim)
 	if !ok || floatx.Bits(decodeDigit[T](d, c)) != floatx.Bits(v) {
 		return 0, false
 	}
@@ -212,9 +247,21 @@ func chooseCombos[T floatx.Float](vals []T, vs int, lim float64) []combo {
 		best, bestCost := combo{}, math.MaxInt
 		for e := 0; e <= maxE; e++ {
 			for f := 0; f <= e; f++ {
-				c := combo{uint8(e), uint8(f)}
+				c := combo{e: uint8(e), f: uint8(f)}
 				if x := cost(s, c, lim); x < bestCost {
 					best, bestCost = c, x
+				}
+			}
+		}
+		// Narrow combos, tried when plain ones need more than 20 bits a
+		// value and the values look like printed float32s.
+		if k, ok := narrowDecimals(s); ok && bestCost > 20*len(s) {
+			for e := 0; e <= maxExp[float32](); e++ {
+				for f := 0; f <= e; f++ {
+					c := combo{e: uint8(e), f: uint8(f), narrow: true, k: k}
+					if x := cost(s, c, lim); x < bestCost {
+						best, bestCost = c, x
+					}
 				}
 			}
 		}
@@ -237,6 +284,30 @@ func chooseCombos[T floatx.Float](vals []T, vs int, lim float64) []combo {
 		out = append(out, c.c)
 	}
 	return out
+}
+
+// narrowDecimals returns the decimals k at which float64 values s read as
+// float32s printed with k decimals: the largest of the smallest k of each
+// value, when at least half of them (and all but NaN and ±Inf, which are
+// exceptions anyway) have one. Only float64 values qualify.
+func narrowDecimals[T floatx.Float](s []T) (uint8, bool) {
+	if floatx.Size[T]() != 8 || len(s) == 0 {
+		return 0, false
+	}
+	var k uint8
+	hits := 0
+	for _, v := range s {
+		x := float64(v)
+		y := float64(float32(x))
+		for j := uint8(0); j <= maxNarrowDecimals; j++ {
+			if roundTo(y, j) == x {
+				k = max(k, j)
+				hits++
+				break
+			}
+		}
+	}
+	return k, 2*hits >= len(s)
 }
 
 // vectorCombo is the second sampling level: the best of combos on a sample
@@ -277,7 +348,11 @@ func encodeT[T floatx.Float, I int32 | int64](dst []byte, vals []T, vs int, ctx 
 	for v := 0; v < nv; v++ {
 		vec := vals[v*vs : min(n, (v+1)*vs)]
 		c := vectorCombo(vec, combos, lim, s)
-		dst = append(dst, c.e, c.f)
+		if c.narrow {
+			dst = append(dst, c.e|narrowFlag, c.f, c.k)
+		} else {
+			dst = append(dst, c.e, c.f)
+		}
 		out := digits[v*vs:]
 		first := len(pos)
 		var fill I
@@ -378,17 +453,32 @@ func openT[T floatx.Float, I int32 | int64](h *encoding.Header, opts *encoding.O
 		return nil, encoding.Corruptf("alp: %d vectors need %d header bytes, %d remain", nv, 2*nv, len(body))
 	}
 	d.combos = make([]combo, nv)
-	maxE := maxExp[T]()
 	d.single = true
 	for v := range d.combos {
-		c := combo{body[2*v], body[2*v+1]}
+		if len(body) < 2 {
+			return nil, encoding.Corruptf("alp vector %d: header beyond the body", v)
+		}
+		c := combo{e: body[0], f: body[1]}
+		body = body[2:]
+		maxE := maxExp[T]()
+		if c.e&narrowFlag != 0 {
+			if len(body) < 1 || floatx.Size[T]() != 8 {
+				return nil, encoding.Corruptf("alp vector %d: narrow pair in a %v node or without decimals", v, d.typ)
+			}
+			c.e &^= narrowFlag
+			c.narrow, c.k = true, body[0]
+			body = body[1:]
+			maxE = maxExp[float32]()
+			if c.k > 18 {
+				return nil, encoding.Corruptf("alp vector %d: %d decimals", v, c.k)
+			}
+		}
 		if int(c.e) > maxE || c.f > c.e {
 			return nil, encoding.Corruptf("alp vector %d: exponent %d, factor %d", v, c.e, c.f)
 		}
 		d.combos[v] = c
 		d.single = d.single && c == d.combos[0]
 	}
-	body = body[2*nv:]
 	dn, body, err := encoding.Child(body, "alp digits")
 	if err != nil {
 		return nil, err
@@ -505,8 +595,14 @@ func (d *decoder[T, I]) Read(dst []T) error {
 		c := d.combos[v]
 		a, b := pow10[c.f], pow10[c.e]
 		seg, ds := dst[k:k+m], iv[k:k+m]
-		for i := range seg {
-			seg[i] = T(float64(float64(ds[i])*a) / b)
+		if c.narrow {
+			for i := range seg {
+				seg[i] = decodeDigit[T](int64(ds[i]), c)
+			}
+		} else {
+			for i := range seg {
+				seg[i] = T(float64(float64(ds[i])*a) / b)
+			}
 		}
 		k += m
 	}
@@ -728,7 +824,7 @@ func firstDigit[T floatx.Float, I int32 | int64](a T, strict bool, c combo) (I, 
 		return mn, true
 	}
 	// invariant: keep(lo) false, keep(hi) true
-	if g, ok := encodeDigit(float64(a), c, digitLimit[T]()); ok && g > lo && g < hi {
+	if g, ok := encodeDigit(float64(a), c, digitLimit[T]()); ok && !c.narrow && g > lo && g < hi {
 		if keep(g) {
 			if !keep(g - 1) {
 				return I(g), true

@@ -48,12 +48,12 @@ func TestNullable(t *testing.T) {
 }
 
 // TestDecimalsHaveNoExceptions checks the point of ALP: decimals printed
-// with up to 15 significant digits encode without exceptions, into a few
-// bits each.
+// with up to 15 significant digits (and float32s printed with 6 decimals,
+// through narrow pairs) encode without exceptions, into a few bits each.
 func TestDecimalsHaveNoExceptions(t *testing.T) {
 	p := forcedPolicy(all.Registry())
 	for _, shape := range []encodingtest.FloatShape{encodingtest.FloatPrices, encodingtest.FloatCoords,
-		encodingtest.FloatSensor, encodingtest.FloatSorted, encodingtest.FloatIntegers} {
+		encodingtest.FloatSensor, encodingtest.FloatSorted, encodingtest.FloatIntegers, encodingtest.FloatPrinted32} {
 		vals := encodingtest.GenFloat[float64](shape, 8192, 5)
 		node, tree, err := p.Encode(nil, vals)
 		if err != nil {
@@ -64,7 +64,7 @@ func TestDecimalsHaveNoExceptions(t *testing.T) {
 		}
 		bits := float64(len(node)) * 8 / float64(len(vals))
 		t.Logf("%s: %.2f bits/value, tree %v", shape, bits, tree)
-		if bits > 32 {
+		if bits > 32 || shape == encodingtest.FloatPrinted32 && bits > 20 {
 			t.Errorf("%s: %.2f bits per value", shape, bits)
 		}
 	}
@@ -112,6 +112,7 @@ func TestGolden(t *testing.T) {
 	encodingtest.Golden(t, "float64_special_40", enc(encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1)))
 	encodingtest.Golden(t, "float32_sensor_1100", enc(encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1)))
 	encodingtest.Golden(t, "float64_mixed_2100", enc(encodingtest.GenFloat[float64](encodingtest.FloatMixedScale, 2100, 1)))
+	encodingtest.Golden(t, "float64_printed32_1030", enc(encodingtest.GenFloat[float64](encodingtest.FloatPrinted32, 1030, 1)))
 }
 
 // TestGoldenDecode decodes the golden nodes and compares them value by
@@ -139,6 +140,7 @@ func TestGoldenDecode(t *testing.T) {
 	check("float64_special_40", encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1))
 	check("float32_sensor_1100", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))
 	check("float64_mixed_2100", encodingtest.GenFloat[float64](encodingtest.FloatMixedScale, 2100, 1))
+	check("float64_printed32_1030", encodingtest.GenFloat[float64](encodingtest.FloatPrinted32, 1030, 1))
 }
 
 // TestCorrupt feeds truncated and bit-flipped nodes: every one must decode

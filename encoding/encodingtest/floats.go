@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"slices"
 	"testing"
 
@@ -32,11 +33,12 @@ const (
 	FloatSorted     FloatShape = "sorted"      // sorted 3-decimal values
 	FloatMixedScale FloatShape = "mixed-scale" // 1 to 5 decimals, changing every 1000 rows
 	FloatRepeats    FloatShape = "repeats"     // few distinct 2-decimal values
+	FloatPrinted32  FloatShape = "printed32"   // float32 prices printed with 6 decimals (%f)
 )
 
 // FloatShapes lists every float shape.
 var FloatShapes = []FloatShape{FloatPrices, FloatCoords, FloatSensor, FloatIntegers, FloatRandom,
-	FloatWalk, FloatSpecial, FloatConstant, FloatSorted, FloatMixedScale, FloatRepeats}
+	FloatWalk, FloatSpecial, FloatConstant, FloatSorted, FloatMixedScale, FloatRepeats, FloatPrinted32}
 
 // dec returns the T nearest to m / 10^k, as parsing the decimal text would.
 func dec[T float32 | float64](m int64, k int) T {
@@ -124,6 +126,14 @@ func GenFloat[T float32 | float64](shape FloatShape, n int, seed uint64) []T {
 		for i := range out {
 			k := 1 + (i/1000)%5
 			out[i] = dec[T](int64(r.IntN(1_000_000)), k)
+		}
+	case FloatPrinted32:
+		c := int64(100000 + r.IntN(100000))
+		for i := range out {
+			c += int64(r.IntN(401) - 200)
+			f := float32(float64(c) / 100)
+			x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'f', 6, 64), 64)
+			out[i] = T(x)
 		}
 	case FloatRepeats:
 		alpha := make([]T, 1+r.IntN(6))
