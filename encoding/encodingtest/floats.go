@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"slices"
+	"strconv"
 	"testing"
 
 	"strata/encoding"
