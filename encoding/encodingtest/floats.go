@@ -358,7 +358,7 @@ func ExerciseFloat(node []byte, opts *encoding.Options) error {
 }
 
 func filterFloats[T float32 | float64](d encoding.Decoder) error {
-	n := min(d.Len(), 1<<20)
+	n := min(d.Len(), 1<<16)
 	f, ok := d.(encoding.Filterer[T])
 	if !ok || n < 2 {
 		return nil
