@@ -9,6 +9,7 @@
 //	strata take FILE ROW...
 //	strata agg FILE "count(*), sum(col)" [--where EXPR]
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+//	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 package main
 
@@ -25,12 +26,13 @@ usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
   strata import SRC DST.strata             SRC is .parquet, .csv or .arrow
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
-  strata inspect FILE [--json]             rows, stripes, bytes and encodings per column
+  strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+  strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
 
@@ -86,6 +88,8 @@ func run(cmd string, args []string) error {
 		err = runAgg(args)
 	case "gen":
 		err = runGen(args)
+	case "sizes":
+		err = runSizes(args)
 	case "bench":
 		err = runBench(args)
 	case "help", "-h", "--help":

@@ -95,6 +95,7 @@ func runAgg(args []string) error {
 func runInspect(args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "machine-readable output")
+	asHTML := fs.Bool("html", false, "a self-contained HTML page (bytes by column and encoding, trees, stripe and chunk statistics, schema)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -112,6 +113,9 @@ func runInspect(args []string) error {
 		return err
 	}
 	rep.Bytes = fileSize(pos[0])
+	if *asHTML {
+		return writeHTMLReport(os.Stdout, pos[0], rep)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
