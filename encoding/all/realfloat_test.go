@@ -299,3 +299,46 @@ func BenchmarkFloatSeries(b *testing.B) {
 		}
 	}
 }
+
+// TestFloatSelection checks the default policy on float shapes against
+// Trivial+zstd (the default before the float encodings): never more than
+// a few percent larger, and a float encoding at the root of decimals.
+func TestFloatSelection(t *testing.T) {
+	widened := encodingtest.GenFloat[float32](encodingtest.FloatWalk, 8192, 2)
+	shapes := map[string][]float64{"widened-float32": make([]float64, len(widened))}
+	for i, v := range widened {
+		shapes["widened-float32"][i] = float64(v)
+	}
+	for _, s := range encodingtest.FloatShapes {
+		shapes[string(s)] = encodingtest.GenFloat[float64](s, 8192, 2)
+	}
+	triv := all.Policy()
+	triv.Force = &encoding.Tree{Kind: encoding.KindTrivial, Zstd: true}
+	for name, vals := range shapes {
+		node, tree, err := all.Policy().Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tz, _, err := triv.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNodes(t, [][]byte{node}, vals)
+		ch := all.Policy()
+		ch.Force = &encoding.Tree{Kind: encoding.KindChimp}
+		cn, _, err := ch.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-16s default %6d (%v), trivial+zstd %6d, chimp %6d", name, len(node), tree, len(tz), len(cn))
+		if float64(len(node)) > 1.05*float64(len(tz)) {
+			t.Errorf("%s: default %v takes %d bytes, Trivial+zstd %d", name, tree, len(node), len(tz))
+		}
+		switch encodingtest.FloatShape(name) {
+		case encodingtest.FloatPrices, encodingtest.FloatCoords, encodingtest.FloatSensor, encodingtest.FloatPrinted32:
+			if !strings.Contains(tree.String(), "ALP(") {
+				t.Errorf("%s: default %v, want ALP in it", name, tree)
+			}
+		}
+	}
+}

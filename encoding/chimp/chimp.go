@@ -72,7 +72,7 @@ func NewCodec(bs int) *encoding.Codec {
 		Kind:       encoding.KindChimp,
 		Open:       open,
 		Encoder:    encoder{bs: bs},
-		ReadFactor: 1.3,
+		ReadFactor: 1.1,
 		Leaf:       true,
 	}
 }
