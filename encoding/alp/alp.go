@@ -596,8 +596,21 @@ func (d *decoder[T, I]) Read(dst []T) error {
 		a, b := pow10[c.f], pow10[c.e]
 		seg, ds := dst[k:k+m], iv[k:k+m]
 		if c.narrow {
+			// decodeDigit written out, so the common path has no call.
+			pk := pow10[c.k]
 			for i := range seg {
-				seg[i] = decodeDigit[T](int64(ds[i]), c)
+				t := float64(float64(float32(float64(float64(ds[i])*a)/b)) * pk)
+				if t > -(1<<51) && t < 1<<51 {
+					t = float64(t+magic) - magic
+				} else {
+					t = math.RoundToEven(t)
+				}
+				seg[i] = T(t / pk)
+			}
+		} else if c.f == 0 {
+			// × 10^0 is exact: one division a value.
+			for i := range seg {
+				seg[i] = T(float64(ds[i]) / b)
 			}
 		} else {
 			for i := range seg {

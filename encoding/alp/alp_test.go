@@ -140,6 +140,8 @@ func TestGoldenDecode(t *testing.T) {
 	check("float64_special_40", encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1))
 	check("float32_sensor_1100", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))
 	check("float64_mixed_2100", encodingtest.GenFloat[float64](encodingtest.FloatMixedScale, 2100, 1))
+	// written when Chimp's read factor was 1.3 (its exceptions child differs)
+	check("float64_mixed_2100-chimp-rf13", encodingtest.GenFloat[float64](encodingtest.FloatMixedScale, 2100, 1))
 	check("float64_printed32_1030", encodingtest.GenFloat[float64](encodingtest.FloatPrinted32, 1030, 1))
 }
 
