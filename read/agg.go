@@ -78,7 +78,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		if arg != "*" || fn != "count" {
 			c := f.sch.ColumnIndex(arg)
 			if c < 0 {
-				return nil, fmt.Errorf("read: aggregate %q: no column %q", part, arg)
+				return nil, fmt.Errorf("aggregate %q: %w", part, f.unknownColumn(arg, true))
 			}
 			s.col = c
 			s.stream = f.rowAligned(c)

@@ -2,6 +2,7 @@ package read
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -51,13 +52,19 @@ func (f *File) compile(where string) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	missing := map[string]bool{}
 	e, err = filter.Bind(e, func(path string) (filter.ColumnInfo, bool) {
 		n, err := f.sch.Find(path)
 		if err != nil || !n.Kind.IsLeaf() {
+			missing[path] = true
 			return filter.ColumnInfo{}, false
 		}
 		return columnInfo(n), true
 	})
+	var be *filter.BindError
+	if errors.As(err, &be) && missing[be.Path] {
+		return nil, &hintedError{msg: err.Error() + f.columnHint(be.Path, true), errs: []error{err, ErrUnknownColumn}}
+	}
 	if err != nil {
 		return nil, err
 	}

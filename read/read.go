@@ -7,6 +7,7 @@ package read
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/format"
+	"strata/internal/suggest"
 	"strata/iox"
 	"strata/meta"
 	"strata/schema"
@@ -158,6 +160,44 @@ func (f *File) StripeStats(i int) *meta.StripeStats {
 	return nil
 }
 
+// ErrUnknownColumn reports a column name the file does not have; the
+// message suggests the closest names.
+var ErrUnknownColumn = errors.New("unknown column")
+
+// unknownColumn returns an ErrUnknownColumn error for name with the
+// closest column names (every leaf path when leaves is set, the top-level
+// columns otherwise).
+func (f *File) unknownColumn(name string, leaves bool) error {
+	return fmt.Errorf("read: %w %q%s", ErrUnknownColumn, name, f.columnHint(name, leaves))
+}
+
+// hintedError is an error whose message carries a hint for the user and
+// which wraps several errors.
+type hintedError struct {
+	msg  string
+	errs []error
+}
+
+func (e *hintedError) Error() string   { return e.msg }
+func (e *hintedError) Unwrap() []error { return e.errs }
+
+// columnHint suggests the column names closest to name.
+func (f *File) columnHint(name string, leaves bool) string {
+	var names []string
+	if leaves {
+		for _, si := range f.sch.Streams() {
+			if si.Role == schema.RoleValues {
+				names = append(names, si.Node.Path())
+			}
+		}
+	} else {
+		for _, fl := range f.arrow.Fields() {
+			names = append(names, fl.Name)
+		}
+	}
+	return suggest.Hint(name, names)
+}
+
 // columnIndexes resolves projected column names to top-level indexes.
 func (f *File) columnIndexes(names []string) ([]int, error) {
 	if len(names) == 0 {
@@ -171,7 +211,7 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 	for _, n := range names {
 		is := f.arrow.FieldIndices(n)
 		if len(is) == 0 {
-			return nil, fmt.Errorf("read: no column %q", n)
+			return nil, f.unknownColumn(n, false)
 		}
 		idx = append(idx, is[0])
 	}

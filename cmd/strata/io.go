@@ -84,7 +84,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}

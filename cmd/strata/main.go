@@ -14,7 +14,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -37,6 +36,10 @@ usage:
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
 
 Run 'strata COMMAND -h' for a command's flags.
+
+Exit status: 0 done; 1 failed (I/O, unsupported data, a decode limit);
+2 the command line is wrong (command, flags, arguments, column names,
+expressions); 3 the file is corrupt, truncated or not a Strata file.
 `
 
 func main() {
@@ -56,11 +59,7 @@ func main() {
 	}
 	err := run(cmd, args)
 	if err != nil {
-		var ue usageError
-		code := 1
-		if errors.As(err, &ue) {
-			code = 2
-		}
+		code := exitCode(err)
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
 		pprof.StopCPUProfile()
 		os.Exit(code)

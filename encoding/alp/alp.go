@@ -67,11 +67,12 @@ var Codec = NewCodec(DefaultVectorSize)
 func NewCodec(vs int) *encoding.Codec {
 	vs = max(1, min(vs, MaxVectorSize))
 	return &encoding.Codec{
-		Kind:       encoding.KindALP,
-		Open:       open,
-		Encoder:    encoder{vs: vs},
-		ReadFactor: 1.1,
-		Leaf:       false,
+		Kind:         encoding.KindALP,
+		Open:         open,
+		Encoder:      encoder{vs: vs},
+		Types:        encoding.FloatTypes,
+		ReadFactor:   1.1,
+		SizeOverZstd: true,
 	}
 }
 

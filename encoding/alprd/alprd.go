@@ -41,11 +41,14 @@ const sampleSize = 2048
 
 // Codec registers ALP-RD.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindALPRD,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.1,
-	Leaf:       true,
+	Kind:         encoding.KindALPRD,
+	Open:         open,
+	Encoder:      encoder{},
+	Types:        encoding.FloatTypes,
+	ReadFactor:   1.1,
+	Leaf:         true,
+	Zstd:         true,
+	SizeOverZstd: true,
 }
 
 type encoder struct{}

@@ -69,11 +69,14 @@ var Codec = NewCodec(DefaultBlockSize)
 func NewCodec(bs int) *encoding.Codec {
 	bs = max(1, min(bs, MaxBlockSize))
 	return &encoding.Codec{
-		Kind:       encoding.KindChimp,
-		Open:       open,
-		Encoder:    encoder{bs: bs},
-		ReadFactor: 1.1,
-		Leaf:       true,
+		Kind:         encoding.KindChimp,
+		Open:         open,
+		Encoder:      encoder{bs: bs},
+		Types:        encoding.FloatTypes,
+		ReadFactor:   1.1,
+		Leaf:         true,
+		Zstd:         true,
+		SizeOverZstd: true,
 	}
 }
 
