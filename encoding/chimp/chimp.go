@@ -196,71 +196,120 @@ func encodeT[T floatx.Float](dst []byte, vals []T, bs int) []byte {
 	return append(dst, w.buf...)
 }
 
-// bitReader reads fields written by bitWriter. Reading past the end yields
-// zero bits and is detected by over.
+// bitReader reads fields written by bitWriter from a 64-bit buffer refilled
+// a word at a time. Reading past the end yields zero bits and is detected
+// by over.
 type bitReader struct {
-	buf []byte
-	pos uint
+	buf     []byte
+	pos     int    // next byte to load
+	acc     uint64 // unread bits, next one lowest
+	n       uint   // bits in acc
+	padding uint   // zero bits loaded past the end
 }
 
-func (r *bitReader) read(n uint) uint64 {
-	if n > 56 {
-		lo := r.read(32)
-		return lo | r.read(n-32)<<32
+// refill tops acc up to at least 56 bits. It is kept out of line so read
+// inlines.
+//
+//go:noinline
+func (r *bitReader) refill() {
+	if r.pos+8 <= len(r.buf) {
+		r.acc |= binary.LittleEndian.Uint64(r.buf[r.pos:]) << r.n
+		k := (63 - r.n) >> 3 // whole bytes that fit
+		r.pos += int(k)
+		r.n += 8 * k
+		return
 	}
-	b, sh := r.pos>>3, r.pos&7
-	r.pos += n
-	var x uint64
-	if b+8 <= uint(len(r.buf)) {
-		x = binary.LittleEndian.Uint64(r.buf[b:])
-	} else {
-		for k := uint(0); b+k < uint(len(r.buf)) && k < 8; k++ {
-			x |= uint64(r.buf[b+k]) << (8 * k)
+	for r.n <= 56 {
+		if r.pos < len(r.buf) {
+			r.acc |= uint64(r.buf[r.pos]) << r.n
+			r.pos++
+		} else {
+			r.padding += 8
 		}
+		r.n += 8
 	}
-	return x >> sh & (1<<n - 1)
 }
 
-func (r *bitReader) over() bool { return r.pos > 8*uint(len(r.buf)) }
+// wide returns the next k bits (k ≤ 64).
+func (r *bitReader) wide(k uint) uint64 {
+	if k > 56 {
+		lo := r.read(32)
+		return lo | r.read(k-32)<<32
+	}
+	if r.n < k {
+		r.refill()
+	}
+	v := r.acc & (1<<k - 1)
+	r.acc >>= k
+	r.n -= k
+	return v
+}
+
+// read returns the next k bits (k ≤ 56). It is small enough to inline.
+func (r *bitReader) read(k uint) uint64 {
+	if r.n < k {
+		r.refill()
+	}
+	v := r.acc & (1<<k - 1)
+	r.acc >>= k
+	r.n -= k
+	return v
+}
+
+// over reports whether more bits were read than the stream holds.
+func (r *bitReader) over() bool { return r.padding > r.n }
 
 // decodeBlock decodes one block's stream into out (its row count of
 // values), bit patterns zero-extended from W bits.
 func decodeBlock[U uint32 | uint64](src []byte, out []U, W uint) error {
 	r := bitReader{buf: src}
-	prev := r.read(W)
+	prev := r.wide(W)
 	out[0] = U(prev)
 	stored := -1
 	for i := 1; i < len(out); i++ {
+		// The flag and the fixed fields after it take at most 18 bits:
+		// read them from one peek at the buffer.
+		if r.n < 11+ringBits {
+			r.refill()
+		}
+		h := r.acc
 		var v uint64
-		switch r.read(2) {
+		switch h & 3 {
 		case 0:
-			j, err := refIndex(i, r.read(ringBits))
+			r.acc >>= 2 + ringBits
+			r.n -= 2 + ringBits
+			j, err := refIndex(i, h>>2&(ringSize-1))
 			if err != nil {
 				return err
 			}
 			v = uint64(out[j])
 			stored = -1
 		case 1:
-			h := r.read(ringBits + 9)
-			j, err := refIndex(i, h&(ringSize-1))
+			r.acc >>= 11 + ringBits
+			r.n -= 11 + ringBits
+			j, err := refIndex(i, h>>2&(ringSize-1))
 			if err != nil {
 				return err
 			}
-			lead := uint(leads[h>>ringBits&7])
-			sig := uint(h >> (ringBits + 3))
+			lead := uint(leads[h>>(2+ringBits)&7])
+			sig := uint(h >> (5 + ringBits) & 63)
 			if sig == 0 || lead+sig > W {
 				return encoding.Corruptf("chimp: %d significant bits after %d leading zeros", sig, lead)
 			}
-			v = uint64(out[j]) ^ r.read(sig)<<(W-lead-sig)
+			v = uint64(out[j]) ^ r.wide(sig)<<(W-lead-sig)
 			stored = -1
 		case 2:
+			r.acc >>= 2
+			r.n -= 2
 			if stored < 0 {
 				return encoding.Corruptf("chimp: value %d reuses leading zeros no value set", i)
 			}
-			v = prev ^ r.read(W-uint(stored))
+			v = prev ^ r.wide(W-uint(stored))
 		case 3:
-			stored = leads[r.read(3)]
-			v = prev ^ r.read(W-uint(stored))
+			r.acc >>= 5
+			r.n -= 5
+			stored = leads[h>>2&7]
+			v = prev ^ r.wide(W-uint(stored))
 		}
 		out[i] = U(v)
 		prev = v
