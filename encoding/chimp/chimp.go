@@ -260,74 +260,101 @@ func (r *bitReader) read(k uint) uint64 {
 func (r *bitReader) over() bool { return r.padding > r.n }
 
 // decodeBlock decodes one block's stream into out (its row count of
-// values), bit patterns zero-extended from W bits.
+// values), bit patterns zero-extended from W bits. The bit buffer lives in
+// locals (acc, n) refilled a word at a time; the out-of-line bitReader
+// handles only the last bytes of the stream.
 func decodeBlock[U uint32 | uint64](src []byte, out []U, W uint) error {
 	r := bitReader{buf: src}
-	prev := r.wide(W)
-	out[0] = U(prev)
+	first := r.wide(W)
+	out[0] = U(first)
+	prev := first
+	acc, n, pos := r.acc, r.n, r.pos
 	stored := -1
 	for i := 1; i < len(out); i++ {
-		// The flag and the fixed fields after it take at most 18 bits:
-		// read them from one peek at the buffer.
-		if r.n < 11+ringBits {
-			r.refill()
+		// Every value takes at most 2+7+3+6 = 18 header bits and 64
+		// payload bits: top the buffer up to at least 56 bits first.
+		if n < 56 {
+			if pos+8 <= len(src) {
+				acc |= binary.LittleEndian.Uint64(src[pos:]) << n
+				k := (63 - n) >> 3
+				pos += int(k)
+				n += 8 * k
+			} else {
+				r.acc, r.n, r.pos = acc, n, pos
+				r.refill()
+				acc, n, pos = r.acc, r.n, r.pos
+			}
 		}
-		h := r.acc
+		h := acc
 		var v uint64
+		var k uint // payload bits
 		switch h & 3 {
 		case 0:
-			r.acc >>= 2 + ringBits
-			r.n -= 2 + ringBits
-			j, err := refIndex(i, h>>2&(ringSize-1))
-			if err != nil {
-				return err
+			acc >>= 2 + ringBits
+			n -= 2 + ringBits
+			j := i - 1 - (i-1-int(h>>2&(ringSize-1)))&(ringSize-1)
+			if j < 0 {
+				return refError(i, h>>2&(ringSize-1))
 			}
 			v = uint64(out[j])
 			stored = -1
+			out[i] = U(v)
+			prev = v
+			continue
 		case 1:
-			r.acc >>= 11 + ringBits
-			r.n -= 11 + ringBits
-			j, err := refIndex(i, h>>2&(ringSize-1))
-			if err != nil {
-				return err
+			acc >>= 11 + ringBits
+			n -= 11 + ringBits
+			j := i - 1 - (i-1-int(h>>2&(ringSize-1)))&(ringSize-1)
+			if j < 0 {
+				return refError(i, h>>2&(ringSize-1))
 			}
 			lead := uint(leads[h>>(2+ringBits)&7])
-			sig := uint(h >> (5 + ringBits) & 63)
-			if sig == 0 || lead+sig > W {
-				return encoding.Corruptf("chimp: %d significant bits after %d leading zeros", sig, lead)
+			k = uint(h >> (5 + ringBits) & 63)
+			if k == 0 || lead+k > W {
+				return encoding.Corruptf("chimp: %d significant bits after %d leading zeros", k, lead)
 			}
-			v = uint64(out[j]) ^ r.wide(sig)<<(W-lead-sig)
+			v = uint64(out[j])
 			stored = -1
+			// the payload is XORed in shifted: x << (W - lead - k)
+			h = uint64(W - lead - k)
 		case 2:
-			r.acc >>= 2
-			r.n -= 2
+			acc >>= 2
+			n -= 2
 			if stored < 0 {
 				return encoding.Corruptf("chimp: value %d reuses leading zeros no value set", i)
 			}
-			v = prev ^ r.wide(W-uint(stored))
+			k = W - uint(stored)
+			v, h = prev, 0
 		case 3:
-			r.acc >>= 5
-			r.n -= 5
+			acc >>= 5
+			n -= 5
 			stored = leads[h>>2&7]
-			v = prev ^ r.wide(W-uint(stored))
+			k = W - uint(stored)
+			v, h = prev, 0
+		}
+		if k > 56 || n < k {
+			r.acc, r.n, r.pos = acc, n, pos
+			x := r.wide(k)
+			acc, n, pos = r.acc, r.n, r.pos
+			v ^= x << h
+		} else {
+			v ^= (acc & (1<<k - 1)) << h
+			acc >>= k
+			n -= k
 		}
 		out[i] = U(v)
 		prev = v
 	}
+	r.acc, r.n, r.pos = acc, n, pos
 	if r.over() {
 		return encoding.Corruptf("chimp: block stream of %d bytes ends before its %d values", len(src), len(out))
 	}
 	return nil
 }
 
-// refIndex returns the row of the block that ring slot s names for the
-// value at row i: the one of the 128 rows before i whose index is s mod 128.
-func refIndex(i int, s uint64) (int, error) {
-	j := i - 1 - (i-1-int(s))&(ringSize-1)
-	if j < 0 {
-		return 0, encoding.Corruptf("chimp: value %d refers to ring slot %d before the block start", i, s)
-	}
-	return j, nil
+// refError reports a reference before the block start.
+func refError(i int, s uint64) error {
+	return encoding.Corruptf("chimp: value %d refers to ring slot %d before the block start", i, s)
 }
 
 func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
