@@ -96,6 +96,8 @@ const (
 	KindFSST           Kind = 12
 	KindALP            Kind = 13
 	KindALPRD          Kind = 14
+	KindFrontCoding    Kind = 15
+	KindDigitText      Kind = 16
 	KindChimp          Kind = 20
 )
 
@@ -104,6 +106,7 @@ var kindNames = map[Kind]string{
 	KindBlockFOR: "BlockFOR", KindVarint: "Varint", KindDelta: "Delta", KindRLE: "RLE",
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
+	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
 	KindALPRD: "ALP-RD", KindChimp: "Chimp",
 }
 

@@ -404,31 +404,51 @@ func csvSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
 }
 
 func (c *csvSink) Write(rec arrow.Record) error {
-	if !slices.Contains(c.nested, true) {
-		return c.w.Write(rec)
+	out, err := csvRecord(rec, c.sch, c.nested, c.mem)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	return c.w.Write(out)
+}
+
+// CSVRecord returns rec as CSV export writes it: nested columns (struct,
+// list, map, ...) become string columns of each value's JSON text. The
+// caller releases the result (rec itself, retained, when it has no nested
+// column).
+func CSVRecord(rec arrow.Record, mem memory.Allocator) (arrow.Record, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	sch, nested := csvSchema(rec.Schema())
+	return csvRecord(rec, sch, nested, mem)
+}
+
+func csvRecord(rec arrow.Record, sch *arrow.Schema, nested []bool, mem memory.Allocator) (arrow.Record, error) {
+	if !slices.Contains(nested, true) {
+		rec.Retain()
+		return rec, nil
 	}
 	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
 		for i, a := range cols {
-			if a != nil && c.nested[i] {
+			if a != nil && nested[i] {
 				a.Release()
 			}
 		}
 	}()
 	for i := range cols {
-		if !c.nested[i] {
+		if !nested[i] {
 			cols[i] = rec.Column(i)
 			continue
 		}
-		a, err := jsonColumn(rec.Column(i), c.mem)
+		a, err := jsonColumn(rec.Column(i), mem)
 		if err != nil {
-			return fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
+			return nil, fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
 		}
 		cols[i] = a
 	}
-	out := array.NewRecord(c.sch, cols, rec.NumRows())
-	defer out.Release()
-	return c.w.Write(out)
+	return array.NewRecord(sch, cols, rec.NumRows()), nil
 }
 
 // jsonColumn renders every value of a nested array as JSON text; nulls stay

@@ -149,10 +149,16 @@ func newPrinter(format string, w io.Writer) (*printer, error) {
 func (p *printer) print(rec arrow.Record) error {
 	switch p.format {
 	case "csv":
-		if p.csv == nil {
-			p.csv = csv.NewWriter(p.w, rec.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		// Nested columns are written as JSON text, as export does.
+		out, err := interop.CSVRecord(rec, nil)
+		if err != nil {
+			return err
 		}
-		return p.csv.Write(rec)
+		defer out.Release()
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.w, out.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		}
+		return p.csv.Write(out)
 	case "json":
 		enc := json.NewEncoder(p.w)
 		for i := 0; i < int(rec.NumRows()); i++ {

@@ -14,7 +14,9 @@ import (
 	"strata/encoding/constant"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
+	"strata/encoding/digittext"
 	"strata/encoding/fixedbitwidth"
+	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
@@ -46,6 +48,8 @@ func Registry() *encoding.Registry {
 			sparsebool.Codec,
 			nullable.Codec,
 			fsst.Codec,
+			frontcoding.Codec,
+			digittext.Codec,
 			alp.Codec,
 			alprd.Codec,
 			chimp.Codec,

@@ -31,38 +31,19 @@ type floatColumn struct {
 	parquetBytes int64
 }
 
-// realDir returns <repo>/../shared/data/real (or the same beside the main
-// checkout of a worktree), or skips.
-func realDir(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+// realFloatDir returns the real data sets' directory (findReal), or skips.
+func realFloatDir(t testing.TB) string {
+	dir := findReal()
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real data sets not found (../shared/data/real beside the repository): %v", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Skip("repository root not found")
-		}
-		dir = up
-	}
-	// A git worktree sits one level deeper than the main checkout.
-	for _, up := range []string{"..", filepath.Join("..", "..")} {
-		real := filepath.Join(dir, up, "shared", "data", "real")
-		if _, err := os.Stat(real); err == nil {
-			return real
-		}
-	}
-	t.Skip("real data sets not found at <repo>/../shared/data/real")
-	return ""
+	return dir
 }
 
 // realFloatColumns reads every float and double leaf column of every
 // Parquet file of the real data sets with arrow-go's column readers.
 func realFloatColumns(t testing.TB) []floatColumn {
-	dir := realDir(t)
+	dir := realFloatDir(t)
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	slices.Sort(paths)
 	var out []floatColumn

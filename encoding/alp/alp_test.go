@@ -158,7 +158,7 @@ func TestCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		for cut := 0; cut < len(node); cut += 1 + cut/16 {
-			if err := encodingtest.ExerciseFloat(node[:cut], all.Options()); err == nil {
+			if err := encodingtest.Exercise(node[:cut], all.Options()); err == nil {
 				t.Fatalf("truncated node of %d/%d bytes decoded without error", cut, len(node))
 			} else if !encodingtest.IsSentinel(err) {
 				t.Fatalf("cut %d: error %v wraps no sentinel", cut, err)
@@ -168,7 +168,7 @@ func TestCorrupt(t *testing.T) {
 			for bit := 0; bit < 8; bit++ {
 				c := append([]byte(nil), node...)
 				c[i] ^= 1 << bit
-				_ = encodingtest.ExerciseFloat(c, all.Options())
+				_ = encodingtest.Exercise(c, all.Options())
 			}
 		}
 	}
@@ -191,13 +191,20 @@ func FuzzDecode(f *testing.F) {
 			f.Add(node)
 		}
 	}
-	// Only panics, hangs and oversized allocations fail; any error is fine.
-	f.Fuzz(func(t *testing.T, data []byte) { _ = encodingtest.ExerciseFloat(data, all.Options()) })
+	// The suite adds its own seeds and checks every read path agrees.
+	encodingtest.FuzzDecode(f, alp.Codec)
 }
 
-// FuzzRoundTrip encodes arbitrary float64 bit patterns (and the same
+// TestSuite runs the shared encoding suite: every shape, length, float type
+// and null pattern through every read path, and the codec's declarations.
+func TestSuite(t *testing.T) { encodingtest.Run(t, alp.Codec) }
+
+// FuzzRoundTrip is the shared round-trip fuzz target.
+func FuzzRoundTrip(f *testing.F) { encodingtest.FuzzRoundTrip(f, alp.Codec) }
+
+// FuzzFloatBits encodes arbitrary float64 bit patterns (and the same
 // values as float32) with ALP forced and checks every read path.
-func FuzzRoundTrip(f *testing.F) {
+func FuzzFloatBits(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0xf8, 0x7f, 0, 0, 0, 0, 0, 0, 0, 0x80})
 	f.Add([]byte("\x9a\x99\x99\x99\x99\x99\xb9\x3f\x33\x33\x33\x33\x33\x33\xd3\x3f"))
 	p := forcedPolicy(all.Registry())

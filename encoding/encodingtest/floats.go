@@ -1,7 +1,6 @@
 package encodingtest
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -333,58 +332,7 @@ func floatNullable[T float32 | float64](t *testing.T, p *encoding.Policy, opts *
 }
 
 // IsSentinel reports whether err wraps one of the decode sentinels.
-func IsSentinel(err error) bool {
-	return errors.Is(err, encoding.ErrCorrupt) || errors.Is(err, encoding.ErrLimit) || errors.Is(err, encoding.ErrUnsupported)
-}
-
-// ExerciseFloat runs every read path of an arbitrary node, Filter and
-// Bounds included: it must return an error or values, never panic. Fuzz
-// targets of the float encodings call it.
-func ExerciseFloat(node []byte, opts *encoding.Options) error {
-	if err := Decode(node, opts); err != nil {
-		return err
-	}
-	d, err := encoding.Open(node, opts)
-	if err != nil {
-		return err
-	}
-	switch d.Type() {
-	case encoding.Float32:
-		return filterFloats[float32](d)
-	case encoding.Float64:
-		return filterFloats[float64](d)
-	}
-	return nil
-}
-
-func filterFloats[T float32 | float64](d encoding.Decoder) error {
-	n := min(d.Len(), 1<<16)
-	f, ok := d.(encoding.Filterer[T])
-	if !ok || n < 2 {
-		return nil
-	}
-	var lo, hi T = -1, 1
-	if b, ok := d.(encoding.Bounder[T]); ok {
-		if l, h, ok := b.Bounds(); ok {
-			lo, hi = l, h
-		}
-	}
-	for _, p := range []*encoding.Pred[T]{
-		{Op: encoding.OpBetween, A: lo, B: lo + (hi-lo)/2},
-		{Op: encoding.OpNe, A: hi},
-		{Op: encoding.OpIn, Set: []T{lo, hi}},
-		{Op: encoding.OpLt, A: T(math.NaN())},
-	} {
-		d.Reset()
-		if err := d.Skip(1); err != nil {
-			return err
-		}
-		if err := f.Filter(p, n-1, encoding.NewBitmap(n, true)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func IsSentinel(err error) bool { return err != nil && IsRefusal(err) }
 
 // FloatsFromBytes turns fuzz input into float64 values: each 8 bytes are
 // one value's bits, little-endian, and a short tail becomes a small
