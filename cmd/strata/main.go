@@ -8,6 +8,7 @@
 //	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format ...]
 //	strata take FILE ROW...
 //	strata agg FILE "count(*), sum(col)" [--where EXPR]
+//	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
@@ -32,6 +33,7 @@ usage:
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
+  strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
   strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
@@ -84,6 +86,8 @@ func run(cmd string, args []string) error {
 		err = runExport(args)
 	case "inspect":
 		err = runInspect(args)
+	case "verify":
+		err = runVerify(args)
 	case "cat":
 		err = runCat(args)
 	case "scan":

@@ -7,16 +7,21 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/digittext"
 	"strata/encoding/encodingtest"
-	"strata/encoding/internal/cascade/cascadetest"
-	"strata/encoding/nullable"
 )
+
+// The shared suite (suite_test.go) checks DigitText on every shape it
+// stores (digit strings: zero-padded decimals and numbers of mixed widths),
+// with and without nulls. The tests here cover what is particular to it:
+// the two modes of the shape child on the forms each is for, filters with
+// operands at other widths and just outside the digits (filters compare
+// integers and widths), Fit, selection, golden bytes and hand-made corrupt
+// nodes.
 
 const kDT = encoding.KindDigitText
 
@@ -29,14 +34,10 @@ func bytesOf(vs ...string) encoding.Bytes {
 	return b
 }
 
-func forced() (*encoding.Policy, *encoding.Options) {
-	return cascadetest.Setup(digittext.Codec, nil)
-}
-
-// digitShapes returns n digit strings in each shape: fixed-width codes with
-// leading zeros (zip codes), sorted and random; numbers without leading
-// zeros; mixed widths with leading zeros; few distinct values; empties;
-// 19-digit extremes; all equal.
+// digitShapes returns n digit strings in each form the modes are chosen
+// on: fixed-width codes with leading zeros (zip codes), sorted and random;
+// numbers without leading zeros; mixed widths with leading zeros; few
+// distinct values; empties; 19-digit extremes; all equal.
 func digitShapes(n int, seed uint64) map[string][]string {
 	r := rand.New(rand.NewPCG(seed, uint64(n)))
 	pad := func(v uint64, w int) string { return fmt.Sprintf("%0*d", w, v) }
@@ -77,39 +78,33 @@ func digitShapes(n int, seed uint64) map[string][]string {
 		ext[i] = []string{"9999999999999999999", "0000000000000000000", "0", "00", "1234567890123456789", "1"}[r.IntN(6)]
 	}
 	out["extremes"] = ext
-	eq := make([]string, n)
-	for i := range eq {
-		eq[i] = "007"
-	}
-	out["all-equal"] = eq
+	out["all-equal"] = slices.Repeat([]string{"007"}, n)
 	return out
 }
 
-func TestRoundTrip(t *testing.T) {
-	p, opts := forced()
-	for _, n := range cascadetest.Lengths() {
-		if n == 0 {
-			continue // DigitText never encodes an empty sequence (Fit)
-		}
+// TestShapes runs the suite's checks on each form, and the filters with
+// operands around the digits.
+func TestShapes(t *testing.T) {
+	for _, n := range []int{1, 9, 1025, 5000} {
 		for name, vals := range digitShapes(n, 1) {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
-				checkNode(t, p, opts, bytesOf(vals...))
+				b := bytesOf(vals...)
+				encodingtest.Check(t, digittext.Codec, b)
+				node, tree, err := all.Policy().EncodeWith(nil, b, kDT)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tree.Kind != kDT {
+					t.Fatalf("encoded as %v", tree)
+				}
+				r, err := encoding.OpenBinary(node, 0, all.Options())
+				if err != nil {
+					t.Fatal(err)
+				}
+				encodingtest.CheckBinaryFilters(t, r, b, preds(b, 5), 5)
 			})
 		}
 	}
-}
-
-func checkNode(t *testing.T, p *encoding.Policy, opts *encoding.Options, vals encoding.Bytes) {
-	t.Helper()
-	node := encodingtest.RoundTripBytes(t, p, opts, vals)
-	if k := encoding.Kind(node[0]); k != kDT {
-		t.Fatalf("root encoded as %v", k)
-	}
-	r, err := encoding.OpenBinary(node, 0, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFilters(t, r, vals, 5)
 }
 
 // operands returns predicate operands near the values: present values, the
@@ -129,64 +124,31 @@ func operands(vals encoding.Bytes, rng *rand.Rand) [][]byte {
 	return out
 }
 
-func checkFilters(t *testing.T, r encoding.BinaryReader, vals encoding.Bytes, seed uint64) {
-	t.Helper()
-	n := vals.Len()
-	if n == 0 {
-		return
-	}
-	f := r.(encoding.BinaryFilterer)
-	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+// preds returns every operator over the operands, Between with both bound
+// orders, and IN sets; a sample of them on long sequences.
+func preds(vals encoding.Bytes, seed uint64) []*encoding.BytesPred {
+	rng := rand.New(rand.NewPCG(seed, uint64(vals.Len())))
 	ops := operands(vals, rng)
-	var preds []*encoding.BytesPred
+	var out []*encoding.BytesPred
 	for _, a := range ops {
 		b := ops[rng.IntN(len(ops))]
 		if bytes.Compare(a, b) > 0 {
 			a, b = b, a
 		}
 		for _, op := range []encoding.Op{encoding.OpEq, encoding.OpNe, encoding.OpLt, encoding.OpLe, encoding.OpGt, encoding.OpGe, encoding.OpPrefix} {
-			preds = append(preds, &encoding.BytesPred{Op: op, A: a})
+			out = append(out, &encoding.BytesPred{Op: op, A: a})
 		}
 		set := [][]byte{a, b, ops[rng.IntN(len(ops))]}
 		slices.SortFunc(set, bytes.Compare)
 		set = slices.CompactFunc(set, bytes.Equal)
-		preds = append(preds, &encoding.BytesPred{Op: encoding.OpBetween, A: a, B: b},
+		out = append(out, &encoding.BytesPred{Op: encoding.OpBetween, A: a, B: b},
 			&encoding.BytesPred{Op: encoding.OpBetween, A: b, B: a}, &encoding.BytesPred{Op: encoding.OpIn, Set: set})
 	}
-	if n > 5000 { // long sequences: a sample of the predicates keeps the test short
-		rng.Shuffle(len(preds), func(i, j int) { preds[i], preds[j] = preds[j], preds[i] })
-		preds = preds[:len(preds)/8]
+	if vals.Len() > 2000 {
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		out = out[:len(out)/8]
 	}
-	for _, p := range preds {
-		start := 0
-		if rng.IntN(2) == 0 {
-			start = rng.IntN(n)
-		}
-		k := n - start
-		sel := encoding.NewBitmap(k, true)
-		for i := 0; i < k; i += 1 + rng.IntN(5) {
-			if rng.IntN(4) == 0 {
-				sel.Clear(i)
-			}
-		}
-		pre := slices.Clone(sel)
-		r.Reset()
-		if err := r.Skip(start); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.FilterBinary(p, k, sel); err != nil {
-			t.Fatalf("FilterBinary %v: %v", p.Op, err)
-		}
-		if r.Pos() != start+k {
-			t.Fatalf("Pos after filter = %d, want %d", r.Pos(), start+k)
-		}
-		for i := 0; i < k; i++ {
-			want := pre.Get(i) && p.Match(vals.Value(start+i))
-			if sel.Get(i) != want {
-				t.Fatalf("FilterBinary %v %q %q at row %d (%q): got %v, want %v", p.Op, p.A, p.B, start+i, vals.Value(start+i), sel.Get(i), want)
-			}
-		}
-	}
+	return out
 }
 
 // TestModes checks that the shape child costs nothing on the two common
@@ -220,63 +182,18 @@ func TestFit(t *testing.T) {
 	}
 }
 
-func TestNulls(t *testing.T) {
-	reg := cascadetest.Registry(digittext.Codec, true)
-	p := encoding.DefaultPolicy(reg)
-	p.Force = cascadetest.T(encoding.KindNullable, nil, cascadetest.T(kDT))
-	opts := &encoding.Options{Registry: reg}
-	for _, n := range []int{1, 9, 1025, 5000} {
-		vals := digitShapes(n, 4)["fixed-random"]
-		valid := make([]bool, n)
-		var present []string
-		for i := range valid {
-			valid[i] = i%3 != 1
-			if valid[i] {
-				present = append(present, vals[i])
-			}
-		}
-		if len(present) == 0 {
-			continue
-		}
-		node, tree, err := nullable.Encode(p, nil, bytesOf(present...), valid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tree.Children[1].Kind != kDT {
-			t.Fatalf("values encoded as %v", tree)
-		}
-		r, err := encoding.OpenBinary(node, 0, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got encoding.Bytes
-		gv := make([]bool, n)
-		if err := encoding.ReadBinaryNullable(r, &got, gv, n); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < n; i++ {
-			if gv[i] != valid[i] || (valid[i] && string(got.Value(i)) != vals[i]) {
-				t.Fatalf("row %d: %q valid %v", i, got.Value(i), gv[i])
-			}
-		}
-	}
-}
-
 func TestGolden(t *testing.T) {
 	for name, c := range map[string]struct {
-		vals []string
-		tree string
+		vals  []string
+		shape encoding.Kind
+		tree  string
 	}{
-		"digittext-widths": {[]string{"00501", "00544", "10001", "99950"}, "DigitText(FixedBitWidth, Constant)"},
-		"digittext-zeros":  {[]string{"7", "42", "007", "1000"}, "DigitText(FixedBitWidth, FixedBitWidth)"},
+		"digittext-widths": {[]string{"00501", "00544", "10001", "99950"}, encoding.KindConstant, "DigitText(FixedBitWidth, Constant)"},
+		"digittext-zeros":  {[]string{"7", "42", "007", "1000"}, encoding.KindFixedBitWidth, "DigitText(FixedBitWidth, FixedBitWidth)"},
 	} {
 		vals := bytesOf(c.vals...)
-		child := cascadetest.T(encoding.KindFixedBitWidth)
-		if strings.HasSuffix(c.tree, "Constant)") {
-			child = cascadetest.T(encoding.KindConstant)
-		}
-		node, tree, err := cascadetest.GoldenPolicy(digittext.Codec, cascadetest.T(kDT,
-			cascadetest.T(encoding.KindFixedBitWidth), child)).Encode(nil, vals)
+		node, tree, err := encodingtest.GoldenPolicy(digittext.Codec, encodingtest.T(kDT,
+			encodingtest.T(encoding.KindFixedBitWidth), encodingtest.T(c.shape))).Encode(nil, vals)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,13 +209,14 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestCorrupt hand-builds nodes that break each rule of the format.
 func TestCorrupt(t *testing.T) {
-	u64 := func(v ...uint64) []byte { return cascadetest.Child(t, v, cascadetest.T(encoding.KindTrivial)) }
-	u8 := func(v ...uint8) []byte { return cascadetest.Child(t, v, cascadetest.T(encoding.KindTrivial)) }
+	u64 := func(v ...uint64) []byte { return encodingtest.Child(t, v, encodingtest.T(encoding.KindTrivial)) }
+	u8 := func(v ...uint8) []byte { return encodingtest.Child(t, v, encodingtest.T(encoding.KindTrivial)) }
 	node := func(rows int, mode byte, parts ...[]byte) []byte {
-		return cascadetest.Node(kDT, encoding.Binary, rows, append([][]byte{{mode}}, parts...)...)
+		return encodingtest.Node(kDT, encoding.Binary, rows, append([][]byte{{mode}}, parts...)...)
 	}
-	if err := cascadetest.Exercise(node(2, 0, u64(5, 17), u8(3, 2)), all.Options()); err != nil {
+	if err := encodingtest.Exercise(node(2, 0, u64(5, 17), u8(3, 2)), all.Options()); err != nil {
 		t.Fatalf("good node: %v", err)
 	}
 	cases := map[string][]byte{
@@ -309,64 +227,12 @@ func TestCorrupt(t *testing.T) {
 		"trailing":               append(node(2, 0, u64(5, 17), u8(3, 2)), 1),
 		"missing shape":          node(2, 0, u64(5, 17)),
 		"shape type":             node(2, 0, u64(5, 17), u64(3, 2)),
-		"no mode":                cascadetest.Node(kDT, encoding.Binary, 0),
+		"no mode":                encodingtest.Node(kDT, encoding.Binary, 0),
 	}
 	for name, n := range cases {
-		cascadetest.WantCorrupt(t, name, n)
+		encodingtest.WantCorrupt(t, name, n)
 	}
-	if err := cascadetest.Exercise(node(2, 7, u64(5, 17), u8(3, 2)), all.Options()); !errors.Is(err, encoding.ErrUnsupported) {
+	if err := encodingtest.Exercise(node(2, 7, u64(5, 17), u8(3, 2)), all.Options()); !errors.Is(err, encoding.ErrUnsupported) {
 		t.Fatalf("unknown mode: %v", err)
 	}
-}
-
-// FuzzDecode feeds arbitrary nodes to every read path.
-//
-//	go test ./encoding/digittext -run '^$' -fuzz FuzzDecode -fuzztime 60s
-func FuzzDecode(f *testing.F) {
-	p, _ := forced()
-	p.Zstd = false
-	for _, vals := range digitShapes(200, 5) {
-		if node, _, err := p.Encode(nil, bytesOf(vals...)); err == nil && len(node) < 1<<11 {
-			f.Add(node)
-		}
-	}
-	opts := cascadetest.FuzzOptions(all.Registry())
-	f.Fuzz(func(t *testing.T, node []byte) {
-		err := cascadetest.Exercise(node, opts)
-		if err != nil && !errors.Is(err, encoding.ErrCorrupt) && !errors.Is(err, encoding.ErrLimit) && !errors.Is(err, encoding.ErrUnsupported) {
-			t.Fatalf("unwrapped error: %v", err)
-		}
-	})
-}
-
-// FuzzRoundTrip encodes digit strings taken from the input (split at any
-// non-digit) and checks they decode back exactly and filter like Match.
-//
-//	go test ./encoding/digittext -run '^$' -fuzz FuzzRoundTrip -fuzztime 60s
-func FuzzRoundTrip(f *testing.F) {
-	f.Add("00501,00544,10001,,7,0,00")
-	f.Add("9999999999999999999,0000000000000000000,1")
-	p, opts := forced()
-	f.Fuzz(func(t *testing.T, in string) {
-		parts := strings.FieldsFunc(in, func(r rune) bool { return r < '0' || r > '9' })
-		if len(in) > 0 && in[0] == ',' {
-			parts = append(parts, "") // empty values too
-		}
-		var vals []string
-		for _, s := range parts {
-			if len(s) <= 19 {
-				vals = append(vals, s)
-			}
-		}
-		if len(vals) == 0 {
-			return
-		}
-		b := bytesOf(vals...)
-		node := encodingtest.RoundTripBytes(t, p, opts, b)
-		r, err := encoding.OpenBinary(node, 0, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkFilters(t, r, b, uint64(len(in)))
-	})
 }
