@@ -276,6 +276,7 @@ type decoder[T encoding.Integer] struct {
 	cache  []T
 	u64    []uint64
 	u32    []uint32
+	excs   []uint64 // exception positions and values of a block, unpacked
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -420,8 +421,12 @@ func (d *decoder[T]) BlockBounds(b int) (first, rows int, lo, hi T) {
 	return b * d.bs, int(bl.rows), T(bl.min), T(bl.max)
 }
 
-// Read decodes len(dst) values. Whole blocks decode straight into dst;
-// partial ones go through the one-block cache.
+// Read decodes len(dst) values straight into dst, a block or a part of
+// one at a time, so a parent reading in cache-sized batches (ALP) gets
+// its digits without a copy. A block held in the cache is copied from it,
+// and a part of a block with exceptions is decoded into the cache: the
+// exceptions of a block are all read whatever part is asked for, and
+// small reads must not pay for them again each time.
 func (d *decoder[T]) Read(dst []T) error {
 	if len(dst) > d.n-d.pos {
 		return fmt.Errorf("blockfor: read %d at %d of %d: %w", len(dst), d.pos, d.n, encoding.ErrCorrupt)
@@ -431,11 +436,14 @@ func (d *decoder[T]) Read(dst []T) error {
 		k := d.pos - b*d.bs
 		rows := int(d.blocks[b].rows)
 		m := min(rows-k, len(dst))
-		if k == 0 && m == rows && d.cached != b {
-			if err := d.decode(b, dst[:m]); err != nil {
+		switch {
+		case d.cached == b:
+			copy(dst[:m], d.cache[k:k+m])
+		case m == rows || d.blocks[b].nexc == 0:
+			if err := d.decodeAt(b, k, dst[:m]); err != nil {
 				return err
 			}
-		} else {
+		default:
 			if err := d.load(b); err != nil {
 				return err
 			}
@@ -464,7 +472,12 @@ func (d *decoder[T]) load(b int) error {
 }
 
 // decode writes all values of block b into out (len = block rows).
-func (d *decoder[T]) decode(b int, out []T) error {
+func (d *decoder[T]) decode(b int, out []T) error { return d.decodeAt(b, 0, out) }
+
+// decodeAt writes rows [k, k+len(out)) of block b into out. Every
+// exception position of the block is checked, whichever rows are asked
+// for, so a corrupt block fails the same way however it is read.
+func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 	bl := &d.blocks[b]
 	base := bl.base
 	if bl.w == 0 {
@@ -473,39 +486,70 @@ func (d *decoder[T]) decode(b int, out []T) error {
 			out[i] = v
 		}
 	} else {
-		d.unpack(out, d.data[bl.data:bl.pos], int(bl.w), base)
+		d.unpack(out, d.data[bl.data:bl.pos], int(bl.w), k, base)
 	}
 	if bl.nexc == 0 {
 		return nil
 	}
 	pos, exc := d.data[bl.pos:bl.exc], d.data[bl.exc:]
 	pw, ew := int(bl.pw), int(bl.ew)
+	ne := int(bl.nexc)
+	if ne < bulkExceptions {
+		prev := -1
+		for j := 0; j < ne; j++ {
+			p := int(bitpack.Get(pos, pw, j))
+			if p <= prev || p >= int(bl.rows) {
+				return d.badException(b, j, p, prev)
+			}
+			prev = p
+			if p -= k; p >= 0 && p < len(out) {
+				out[p] = T(bl.min + bitpack.Get(exc, ew, j))
+			}
+		}
+		return nil
+	}
+	if len(d.excs) < 2*ne {
+		d.excs = make([]uint64, 2*ne)
+	}
+	ps, vs := d.excs[:ne], d.excs[ne:2*ne]
+	bitpack.Unpack(ps, pos, pw, 0)
+	bitpack.UnpackAdd(vs, exc, ew, 0, bl.min)
 	prev := -1
-	for j := 0; j < int(bl.nexc); j++ {
-		p := int(bitpack.Get(pos, pw, j))
-		if p <= prev || p >= len(out) {
-			return encoding.Corruptf("blockfor block %d: exception %d at position %d (previous %d, %d rows)", b, j, p, prev, len(out))
+	for j, p64 := range ps {
+		p := int(p64)
+		if p <= prev || p >= int(bl.rows) {
+			return d.badException(b, j, p, prev)
 		}
 		prev = p
-		out[p] = T(bl.min + bitpack.Get(exc, ew, j))
+		if p -= k; p >= 0 && p < len(out) {
+			out[p] = T(vs[j])
+		}
 	}
 	return nil
 }
 
-// unpack writes T(base + slot) for len(out) slots of width w. 64-bit and
-// 32-bit values are unpacked in place in out, base added by the kernels;
-// narrower ones through a 32-bit scratch when the width allows, since only
-// the low bits of base + slot survive.
-func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
+// bulkExceptions is the exception count from which a block's exception
+// positions and values are unpacked in bulk rather than one by one.
+const bulkExceptions = 16
+
+func (d *decoder[T]) badException(b, j, p, prev int) error {
+	return encoding.Corruptf("blockfor block %d: exception %d at position %d (previous %d, %d rows)", b, j, p, prev, d.blocks[b].rows)
+}
+
+// unpack writes T(base + slot) for len(out) slots of width w from slot
+// start on. 64-bit and 32-bit values are unpacked in place in out, base
+// added by the kernels; narrower ones through a 32-bit scratch when the
+// width allows, since only the low bits of base + slot survive.
+func (d *decoder[T]) unpack(out []T, src []byte, w, start int, base uint64) {
 	switch unsafe.Sizeof(out[0]) {
 	case 8:
 		u := unsafe.Slice((*uint64)(unsafe.Pointer(&out[0])), len(out))
-		bitpack.UnpackAdd(u, src, w, 0, base)
+		bitpack.UnpackAdd(u, src, w, start, base)
 		return
 	case 4:
 		if w <= 32 {
 			u := unsafe.Slice((*uint32)(unsafe.Pointer(&out[0])), len(out))
-			bitpack.Unpack32Add(u, src, w, 0, uint32(base))
+			bitpack.Unpack32Add(u, src, w, start, uint32(base))
 			return
 		}
 	}
@@ -514,7 +558,7 @@ func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
 			d.u32 = make([]uint32, min(d.bs, d.n))
 		}
 		u := d.u32[:len(out)]
-		bitpack.Unpack32(u, src, w, 0)
+		bitpack.Unpack32(u, src, w, start)
 		b := uint32(base)
 		for i, x := range u {
 			out[i] = T(b + x)
@@ -525,7 +569,7 @@ func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
 		d.u64 = make([]uint64, min(d.bs, d.n))
 	}
 	u := d.u64[:len(out)]
-	bitpack.Unpack(u, src, w, 0)
+	bitpack.Unpack(u, src, w, start)
 	for i, x := range u {
 		out[i] = T(base + x)
 	}
