@@ -45,7 +45,9 @@ import (
 // int64 digit: f <= maxAsmF (|d × 10^f| < 2^63 × 10^11 < 2^100) and, for
 // the second quotient of narrow vectors, k <= maxAsmK (|x/10^e| <= |d| <
 // 2^63 since f <= e, its float32 rounding times 10^12 < 2^103). Other pairs,
-// which decimal data does not use, run the Go form. kernels_test.go checks
+// which decimal data does not use, run the Go form. Narrow vectors are
+// decoded in two passes, the quotients by 10^e and then the rounding
+// (narrow), each in assembly where its bound allows. kernels_test.go checks
 // both forms bit for bit over every pair, over the whole int64 range and
 // next to midpoints.
 
@@ -164,16 +166,25 @@ func digitsF32(dst []float32, src []int32, e, f int) {
 	digitsF32Go(dst[n:], src[n:], pow10[f], pow10[e])
 }
 
-// digitsNarrow decodes digits of a narrow pair: the quotient rounded to
-// float32, then to k decimals.
+// digitsNarrow decodes digits of a narrow pair: the quotients of
+// digitsF64, then the narrow pass.
 func digitsNarrow(dst []float64, src []int64, e, f, k int) {
+	digitsF64(dst, src, e, f)
+	narrow(dst[:len(src)], k)
+}
+
+// narrow rounds the quotients of dst in place as narrow vectors do: to
+// float32, then to k decimals (roundTo).
+func narrow(dst []float64, k int) {
 	n := 0
-	if asmPair(f) && k <= maxAsmK {
-		if n = len(src) &^ 3; n > 0 {
-			digitsNarrowAVX2(&dst[0], &src[0], n, pow10[f], recipHi[e], recipLo[e], pow10[k], recipHi[k], recipLo[k])
+	if useAsm && k <= maxAsmK {
+		if n = len(dst) &^ 3; n > 0 {
+			narrowAVX2(&dst[0], n, pow10[k], recipHi[k], recipLo[k])
 		}
 	}
-	digitsNarrowGo(dst[n:], src[n:], pow10[f], pow10[e], pow10[k])
+	for i, q := range dst[n:] {
+		dst[n+i] = roundTo(float64(float32(q)), uint8(k))
+	}
 }
 
 // sumF64 is digitsF64 of the running sums of src from base.
@@ -200,11 +211,7 @@ func sumF32(dst []float32, src []int32, base int32, e, f int) int32 {
 
 // sumNarrow is digitsNarrow of the running sums of src from base.
 func sumNarrow(dst []float64, src []int64, base int64, e, f, k int) int64 {
-	n := 0
-	if asmPair(f) && k <= maxAsmK {
-		if n = len(src) &^ 3; n > 0 {
-			base = sumNarrowAVX2(&dst[0], &src[0], n, base, pow10[f], recipHi[e], recipLo[e], pow10[k], recipHi[k], recipLo[k])
-		}
-	}
-	return sumNarrowGo(dst[n:], src[n:], base, pow10[f], pow10[e], pow10[k])
+	last := sumF64(dst, src, base, e, f)
+	narrow(dst[:len(src)], k)
+	return last
 }

@@ -15,7 +15,8 @@ var (
 
 // The assembly kernels work on n values, n a multiple of 4; hi and lo are
 // recipHi[e] and recipLo[e], pkhi and pklo recipHi[k] and recipLo[k]. The
-// sum kernels write src only where it is dst.
+// sum kernels write src only where it is dst. narrowAVX2 rounds quotients
+// in place as narrow vectors do (see digitsNarrow).
 
 //go:noescape
 func digitsF64AVX2(dst *float64, src *int64, n int, a, hi, lo float64)
@@ -24,13 +25,10 @@ func digitsF64AVX2(dst *float64, src *int64, n int, a, hi, lo float64)
 func digitsF32AVX2(dst *float32, src *int32, n int, a, hi, lo float64)
 
 //go:noescape
-func digitsNarrowAVX2(dst *float64, src *int64, n int, a, hi, lo, pk, pkhi, pklo float64)
-
-//go:noescape
 func sumF64AVX2(dst *float64, src *int64, n int, base int64, a, hi, lo float64) int64
 
 //go:noescape
 func sumF32AVX2(dst *float32, src *int32, n int, base int32, a, hi, lo float64) int32
 
 //go:noescape
-func sumNarrowAVX2(dst *float64, src *int64, n int, base int64, a, hi, lo, pk, pkhi, pklo float64) int64
+func narrowAVX2(dst *float64, n int, pk, pkhi, pklo float64)

@@ -15,10 +15,6 @@ func digitsF32AVX2(dst *float32, src *int32, n int, a, hi, lo float64) {
 	panic("alp: no assembly kernels")
 }
 
-func digitsNarrowAVX2(dst *float64, src *int64, n int, a, hi, lo, pk, pkhi, pklo float64) {
-	panic("alp: no assembly kernels")
-}
-
 func sumF64AVX2(dst *float64, src *int64, n int, base int64, a, hi, lo float64) int64 {
 	panic("alp: no assembly kernels")
 }
@@ -27,6 +23,6 @@ func sumF32AVX2(dst *float32, src *int32, n int, base int32, a, hi, lo float64) 
 	panic("alp: no assembly kernels")
 }
 
-func sumNarrowAVX2(dst *float64, src *int64, n int, base int64, a, hi, lo, pk, pkhi, pklo float64) int64 {
+func narrowAVX2(dst *float64, n int, pk, pkhi, pklo float64) {
 	panic("alp: no assembly kernels")
 }
