@@ -15,6 +15,9 @@ type chunkEncoder struct {
 	tree     *encoding.Tree
 	bpv      float64 // bytes per value when tree was selected
 	replayed int
+	// bpvEst is the bytes per value of the stream's last chunk, which
+	// sizes its next chunk (kept across stripes).
+	bpvEst float64
 	// nullable encodes a node with validity; injected to keep this file
 	// independent of the nullable package's location.
 	nullable func(p *encoding.Policy, dst []byte, vals any, valid []bool) ([]byte, *encoding.Tree, error)

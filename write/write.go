@@ -28,10 +28,19 @@ import (
 type Options struct {
 	// StripeBytes flushes a stripe once this many raw bytes are buffered.
 	StripeBytes int
-	// ChunkValues and ChunkBytes cut a stream into chunks at whichever limit
-	// comes first.
+	// ChunkTarget is the encoded size a chunk aims at: each stream's chunks
+	// hold as many values as fit in about this many bytes, judged by the
+	// bytes per value of the stream's previous chunks (a trial encode of
+	// the stream's start for its first chunk), up to ChunkValues. A
+	// negative value cuts every chunk at ChunkValues, as writers before
+	// byte-sized chunks did.
+	ChunkTarget int
+	// ChunkValues is the most values a chunk holds, whatever its bytes:
+	// the granularity of chunk statistics and of point lookups.
 	ChunkValues int
-	ChunkBytes  int
+	// ChunkBytes cuts binary chunks at this many raw value bytes, bounding
+	// the memory a chunk's decoder needs.
+	ChunkBytes int
 	// NoZstd disables leaf compression.
 	NoZstd bool
 	// MinSaving is the fraction of a leaf's size zstd must save to be kept.
@@ -58,10 +67,11 @@ type Options struct {
 // Defaults.
 const (
 	DefaultStripeBytes = 64 << 20
-	// Chunks of 8 Ki values keep a selective read of a few rows within
-	// about 1.4 % of a column's bytes, while costing under 2 % in size
-	// against 64 Ki chunks on TPC-H lineitem (docs/benchmarks.md).
-	DefaultChunkValues = 8 << 10
+	// Chunks aim at DefaultChunkTarget encoded bytes and hold at most
+	// DefaultChunkValues values (docs/benchmarks.md, "Chunk sizes", has
+	// the measurements behind both).
+	DefaultChunkTarget = 64 << 10
+	DefaultChunkValues = 64 << 10
 	DefaultChunkBytes  = 256 << 10
 )
 
@@ -71,6 +81,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ChunkValues <= 0 {
 		o.ChunkValues = DefaultChunkValues
+	}
+	if o.ChunkTarget == 0 {
+		o.ChunkTarget = DefaultChunkTarget
 	}
 	if o.ChunkBytes <= 0 {
 		o.ChunkBytes = DefaultChunkBytes
@@ -232,8 +245,9 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	var hashes []uint64
 	wantBloom := valuesRole && s.Type != encoding.Bool && w.bloomed(info.Node.Path())
 	var buf []byte
+	sizer := w.newSizer(s, enc)
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
-		hi := w.chunkEnd(s, lo)
+		hi := w.chunkEnd(s, lo, sizer)
 		vals := sliceValues(s.Values, lo, hi)
 		var valid []bool
 		if s.Valid != nil {
@@ -246,6 +260,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			return
 		}
 		c := encodedChunk{node: append([]byte(nil), buf...), rows: hi - lo}
+		sizer.observe(hi-lo, len(buf))
 		if valuesRole {
 			cs := stats.FromValues(vals, valid)
 			c.stats = cs.AppendBinary(nil)
@@ -287,10 +302,10 @@ func (w *Writer) bloomed(path string) bool {
 }
 
 // chunkEnd returns the end of the chunk starting at lo.
-func (w *Writer) chunkEnd(s *shred.Stream, lo int) int {
-	hi := min(s.Len, lo+w.opts.ChunkValues)
+func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
+	hi := min(s.Len, lo+z.rows(lo))
 	if b, ok := s.Values.(*encoding.Bytes); ok {
-		// cut binary chunks by bytes too, searching the offsets
+		// cut binary chunks by raw bytes too, searching the offsets
 		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
 		if b.Offsets[hi] > limit {
 			l, h := lo+1, hi

@@ -85,7 +85,8 @@ func (p *progress) finish(done int64) {
 func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	stripeMB := fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data")
-	chunkValues := fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk")
+	chunkValues := fs.Int("chunk-values", write.DefaultChunkValues, "most values per chunk")
+	chunkTarget := fs.Int("chunk-target", write.DefaultChunkTarget, "encoded bytes a chunk aims at (negative: cut every chunk at --chunk-values)")
 	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
 	flatmap := fs.String("flatmap", "", "comma-separated map columns to store as FlatMap")
 	pos, err := parseInterspersed(fs, args)
@@ -102,7 +103,7 @@ func runImport(args []string) error {
 	}
 	defer rr.Close()
 	w, err := strata.Create(dst, rr.Schema(), &strata.WriteOptions{StripeBytes: *stripeMB << 20,
-		ChunkValues: *chunkValues, NoZstd: *noZstd, FlatMap: splitList(*flatmap)})
+		ChunkValues: *chunkValues, ChunkTarget: *chunkTarget, NoZstd: *noZstd, FlatMap: splitList(*flatmap)})
 	if err != nil {
 		return err
 	}
