@@ -78,6 +78,11 @@ type Policy struct {
 	// (of the sample only) is compressed once to decide. 0 disables FSST
 	// against Trivial when Zstd is on.
 	FSSTZstdRatio float64
+	// Shared is the stripe-scoped alphabet (a *dict.Shared) the writer
+	// built for the stream being encoded, nil when it has none.
+	// SharedDictionary nodes are offered only with one, and only where
+	// FSST is: for a column's own values.
+	Shared any
 }
 
 // DefaultPolicy returns the policy Strata writes with.
@@ -111,6 +116,9 @@ type Ctx struct {
 
 // Depth is the depth of the node being encoded.
 func (c *Ctx) Depth() int { return c.depth }
+
+// Shared returns the policy's stripe-scoped alphabet (Policy.Shared).
+func (c *Ctx) Shared() any { return c.p.Shared }
 
 // Trial reports whether this is a size-estimation encode, whose output is
 // discarded; encoders may skip expensive refinements.
@@ -164,7 +172,17 @@ func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
 	if cd.Kind == KindFSST && c.depth > 0 && !(c.depth == 1 && c.parent == KindNullable) {
 		return false
 	}
+	if cd.Kind == KindSharedDictionary && !c.sharedHere() {
+		return false
+	}
 	return cd.Encoder.Fit(st)
+}
+
+// sharedHere reports whether a SharedDictionary reference may be chosen
+// here: the writer built a stripe alphabet, and this is a column's own
+// values (a root or the values child of a Nullable root).
+func (c *Ctx) sharedHere() bool {
+	return c.p.Shared != nil && (c.depth == 0 || c.depth == 1 && c.parent == KindNullable)
 }
 
 // needsDistinct lists the kinds whose Fit or Encode read the distinct count
@@ -180,7 +198,8 @@ func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
 	}
 	var chosen *Codec
 	if c.force != nil {
-		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) {
+		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) &&
+			(cd.Kind != KindSharedDictionary || c.sharedHere()) {
 			chosen = cd
 		}
 	}

@@ -95,6 +95,12 @@ const (
 	KindNullable       Kind = 11
 	KindFSST           Kind = 12
 	KindALP            Kind = 13 // reserved for a later issue
+	// KindSharedDictionary nodes define a stripe-scoped alphabet or encode
+	// ids into one; KindCorrelated nodes store a column as its difference
+	// from another column of the stripe. Both resolve what they refer to
+	// through Options.Resolver.
+	KindSharedDictionary Kind = 17
+	KindCorrelated       Kind = 18
 )
 
 var kindNames = map[Kind]string{
@@ -102,6 +108,7 @@ var kindNames = map[Kind]string{
 	KindBlockFOR: "BlockFOR", KindVarint: "Varint", KindDelta: "Delta", KindRLE: "RLE",
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
+	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
 }
 
 func (k Kind) String() string {

@@ -115,7 +115,7 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 		ch := info.Chunks[c]
 		from := max(lo, ch.FirstRow) - ch.FirstRow
 		to := min(hi, ch.FirstRow+ch.Rows) - ch.FirstRow
-		d, err := encoding.Open(payloads[k], f.dec)
+		d, err := f.openChunk(stripe, stream, c, payloads[k], st)
 		if err != nil {
 			return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
 		}

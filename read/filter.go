@@ -420,7 +420,7 @@ func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bi
 		ch := info.Chunks[ci]
 		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
 		sub := extractBits(sel, lo, hi)
-		if err := f.filterChunk(payloads[k], l, pred, sub, hi-lo, st); err != nil {
+		if err := f.filterChunk(chunkKey{stripe, stream, ci}, payloads[k], l, pred, sub, hi-lo, st); err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, ci, err)
 		}
 		storeBits(sel, sub, lo, hi)
@@ -429,8 +429,8 @@ func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bi
 }
 
 // filterChunk evaluates a leaf on one chunk's encoded node.
-func (f *File) filterChunk(node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int, st *ScanStats) error {
-	d, err := encoding.Open(node, f.dec)
+func (f *File) filterChunk(k chunkKey, node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int, st *ScanStats) error {
+	d, err := f.openChunk(k.stripe, k.stream, k.chunk, node, st)
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,7 @@ type File struct {
 	adaptMu sync.Mutex
 	adapt   map[string]*filterCost
 	cache   *decoderCache
+	shared  sharedCache // decoded shared alphabets (resolve.go)
 	pool    *bufferPool
 	// binHint holds, per stream, the bytes per value of the last binary
 	// batch read (scaled by 1024), which sizes the next batch's buffer.
@@ -92,6 +93,7 @@ func Open(src iox.Source, opts Options) (*File, error) {
 	}
 	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
 		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}
+	f.shared.limit = max(opts.DecoderCacheBytes/4, 1<<20)
 	sb, ok, err := ff.Section("schema")
 	if err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)
@@ -260,7 +262,7 @@ func (f *File) readStream(stripe, stream int, st *ScanStats) (*shred.Stream, err
 				b.Data = nd
 			}
 		}
-		nullable, err := decodeInto(p, f.dec, vals, at, rows, valid)
+		nullable, err := decodeInto(p, f.chunkOptions(stripe, stream, i, st, true), vals, at, rows, valid)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, i, err)
 		}

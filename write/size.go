@@ -55,9 +55,9 @@ func (w *Writer) newSizer(s *shred.Stream, enc *chunkEncoder) *sizer {
 	return z
 }
 
-// rows returns how many values the chunk starting at lo should hold
-// (before the stream's end and the raw-byte cut).
-func (z *sizer) rows(lo int) int {
+// size returns the size class k of the next chunk: it ends at the next
+// multiple of k (before the stream's end and the raw-byte cut).
+func (z *sizer) size() int {
 	if z.target <= 0 || z.enc.bpvEst <= 0 {
 		return z.ceil
 	}
@@ -65,9 +65,7 @@ func (z *sizer) rows(lo int) int {
 	for k > z.floor && float64(k)*z.enc.bpvEst > float64(z.target) {
 		k >>= 1
 	}
-	k = max(k, z.floor)
-	// end at the next multiple of k
-	return (lo/k+1)*k - lo
+	return max(k, z.floor)
 }
 
 // observe records the encoded size of a chunk of n values.
@@ -80,7 +78,7 @@ func (z *sizer) observe(n, size int) {
 // trial returns the encoded size of vals without touching the replay state.
 func (c *chunkEncoder) trial(vals any, valid []bool) (int, error) {
 	p := *c.policy
-	p.Force = nil
+	p.Force, p.Shared = nil, c.shared
 	hasNulls := false
 	for _, v := range valid {
 		if !v {

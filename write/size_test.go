@@ -90,6 +90,9 @@ func TestChunkSizes(t *testing.T) {
 			for id, s := range streams {
 				b := map[int64]bool{}
 				for ci, c := range s.Chunks {
+					if c.Rows == 0 {
+						continue // a shared dictionary's definition
+					}
 					if c.Rows > int64(ceil) {
 						t.Errorf("stream %d chunk %d: %d rows, ceiling %d", id, ci, c.Rows, ceil)
 					}

@@ -10,12 +10,14 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata/encoding"
 	"strata/encoding/all"
+	"strata/encoding/dict"
 	"strata/encoding/nullable"
 	"strata/format"
 	"strata/meta"
@@ -62,6 +64,13 @@ type Options struct {
 	Metadata map[string]string
 	// Policy overrides the encoding selection policy (tests).
 	Policy *encoding.Policy
+	// NoShared disables stripe-scoped shared dictionaries (shared.go).
+	NoShared bool
+	// NoCorrelated disables Correlated columns (correlate.go), and
+	// CorrelationRefWeight is the share of a reference's bytes charged to a
+	// column stored relative to it (default DefaultCorrelationRefWeight).
+	NoCorrelated         bool
+	CorrelationRefWeight float64
 }
 
 // Defaults.
@@ -96,6 +105,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StripeGroup <= 0 {
 		o.StripeGroup = 8
+	}
+	if o.CorrelationRefWeight <= 0 {
+		o.CorrelationRefWeight = DefaultCorrelationRefWeight
 	}
 	if o.BloomFPP <= 0 || o.BloomFPP >= 1 {
 		o.BloomFPP = stats.DefaultFPP
@@ -158,9 +170,11 @@ func (w *Writer) Write(rec arrow.Record) error {
 }
 
 type encodedChunk struct {
-	node  []byte
-	rows  int
-	stats []byte
+	node   []byte
+	rows   int
+	stats  []byte
+	lo     int  // first entry of the stream
+	shared bool // refers to the stream's shared alphabet
 }
 
 type streamResult struct {
@@ -180,6 +194,10 @@ func (w *Writer) flush() error {
 	}
 	for len(w.encs) < len(streams) {
 		w.encs = append(w.encs, &chunkEncoder{policy: w.policy, nullable: nullable.Encode})
+	}
+	plans := w.correlate(streams)
+	for i := range streams {
+		w.encs[i].corr = plans[streams[i].ID]
 	}
 	results := make([]streamResult, len(streams))
 	var wg sync.WaitGroup
@@ -245,6 +263,12 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	var hashes []uint64
 	wantBloom := valuesRole && s.Type != encoding.Bool && w.bloomed(info.Node.Path())
 	var buf []byte
+	enc.shared = nil
+	if valuesRole {
+		if sh := w.sharedFor(s, max(1, w.opts.ChunkValues>>minChunkShift)); sh != nil {
+			enc.shared = sh
+		}
+	}
 	sizer := w.newSizer(s, enc)
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
 		hi := w.chunkEnd(s, lo, sizer)
@@ -259,8 +283,15 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
 			return
 		}
-		c := encodedChunk{node: append([]byte(nil), buf...), rows: hi - lo}
-		sizer.observe(hi-lo, len(buf))
+		node := buf
+		if enc.corr != nil && valid == nil && hi > lo {
+			if node, err = enc.encodeCorrelated(buf, vals, lo, hi); err != nil {
+				res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
+				return
+			}
+		}
+		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last)}
+		sizer.observe(hi-lo, len(node))
 		if valuesRole {
 			cs := stats.FromValues(vals, valid)
 			c.stats = cs.AppendBinary(nil)
@@ -277,6 +308,11 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		lo = hi
 		if n == 0 {
 			break
+		}
+	}
+	if enc.shared != nil {
+		if res.err = w.finishShared(s, enc, &res); res.err != nil {
+			return
 		}
 	}
 	if wantBloom && len(hashes) > 0 {
@@ -301,23 +337,35 @@ func (w *Writer) bloomed(path string) bool {
 	return false
 }
 
-// chunkEnd returns the end of the chunk starting at lo.
+// chunkEnd returns the end of the chunk starting at lo: after the number
+// of values the sizer asks for, and for binary values halved until the raw
+// bytes fit ChunkBytes (which keeps the boundaries nested, see size.go).
+// With a negative ChunkTarget, chunks are cut as before byte-sized chunks:
+// every ChunkValues values, binary ones also at the last value that fits
+// ChunkBytes.
 func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
-	hi := min(s.Len, lo+z.rows(lo))
-	if b, ok := s.Values.(*encoding.Bytes); ok {
-		// cut binary chunks by raw bytes too, searching the offsets
-		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
-		if b.Offsets[hi] > limit {
-			l, h := lo+1, hi
-			for l < h {
-				m := (l + h) / 2
-				if b.Offsets[m] > limit {
-					h = m
-				} else {
-					l = m + 1
-				}
+	b, isBinary := s.Values.(*encoding.Bytes)
+	if z.target <= 0 {
+		hi := min(s.Len, lo+z.ceil)
+		if isBinary {
+			limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
+			if b.Offsets[hi] > limit {
+				hi = lo + max(1, sort.Search(hi-lo, func(i int) bool { return b.Offsets[lo+i+1] > limit }))
 			}
-			hi = max(l-1, lo+1)
+		}
+		return hi
+	}
+	k := z.size()
+	hi := min(s.Len, (lo/k+1)*k)
+	if isBinary {
+		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
+		for b.Offsets[hi] > limit && hi > lo+1 {
+			if k > 1 {
+				k >>= 1
+				hi = min(s.Len, (lo/k+1)*k)
+			} else {
+				hi = lo + 1
+			}
 		}
 	}
 	return hi
@@ -345,5 +393,46 @@ func (w *Writer) Close() error {
 	if err := w.fw.Close(); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
+	return nil
+}
+
+// finishShared stores the stream's shared alphabet as its first chunk when
+// enough chunks chose it, and otherwise encodes the few that did again
+// without it.
+func (w *Writer) finishShared(s *shred.Stream, enc *chunkEncoder, res *streamResult) error {
+	sh := enc.shared.(*dict.Shared)
+	uses := 0
+	for _, c := range res.chunks {
+		if c.shared {
+			uses++
+		}
+	}
+	if uses == 0 {
+		return nil
+	}
+	if uses < minSharedUses {
+		enc.shared, enc.tree = nil, nil
+		for i, c := range res.chunks {
+			if !c.shared {
+				continue
+			}
+			vals := sliceValues(s.Values, c.lo, c.lo+c.rows)
+			var valid []bool
+			if s.Valid != nil {
+				valid = s.Valid[c.lo : c.lo+c.rows]
+			}
+			node, err := enc.encode(nil, vals, valid)
+			if err != nil {
+				return fmt.Errorf("chunk %d: %w", i, err)
+			}
+			res.chunks[i].node, res.chunks[i].shared = node, false
+		}
+		return nil
+	}
+	def, err := sh.Definition(w.policy)
+	if err != nil {
+		return err
+	}
+	res.chunks = append([]encodedChunk{{node: def}}, res.chunks...)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strata/encoding"
 	"strata/encoding/blockfor"
 	"strata/encoding/constant"
+	"strata/encoding/correlated"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
 	"strata/encoding/fixedbitwidth"
@@ -43,6 +44,8 @@ func Registry() *encoding.Registry {
 			sparsebool.Codec,
 			nullable.Codec,
 			fsst.Codec,
+			dict.SharedCodec,
+			correlated.Codec,
 		)
 	})
 	return reg
