@@ -1,5 +1,15 @@
 package encoding
 
+// SharedAlphabet is a stripe-scoped alphabet a writer built for one stream
+// (Codec.BuildShared), which Policy.Shared hands to the encoder.
+type SharedAlphabet interface {
+	// Len is the number of distinct values.
+	Len() int
+	// Definition returns the node that defines the alphabet, to be stored
+	// as a chunk of no rows of the stream (its children selected by p).
+	Definition(p *Policy) ([]byte, error)
+}
+
 // Resolver is the hook through which a chunk's decoders reach data stored
 // outside the chunk's own node, in the same stripe. A reader opening a
 // chunk sets one in Options.Resolver, bound to that chunk's stripe, stream

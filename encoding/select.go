@@ -78,11 +78,11 @@ type Policy struct {
 	// (of the sample only) is compressed once to decide. 0 disables FSST
 	// against Trivial when Zstd is on.
 	FSSTZstdRatio float64
-	// Shared is the stripe-scoped alphabet (a *dict.Shared) the writer
-	// built for the stream being encoded, nil when it has none.
-	// SharedDictionary nodes are offered only with one, and only where
-	// FSST is: for a column's own values.
-	Shared any
+	// Shared is the stripe-scoped alphabet (Codec.BuildShared) the writer
+	// built for the stream being encoded, nil when it has none. Codecs that
+	// declare NeedsShared (SharedDictionary) are offered only with one, and
+	// are RootOnly: they encode a column's own values.
+	Shared SharedAlphabet
 }
 
 // DefaultPolicy returns the policy Strata writes with.
@@ -98,6 +98,27 @@ func (p *Policy) Encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	}
 	c := &Ctx{p: p, force: p.Force}
 	return c.encode(dst, vals, false)
+}
+
+// EncodeWith encodes vals with kind k at the root whatever its Fit says,
+// selecting the children as Encode does (or replaying p.Force's children
+// when p.Force is rooted at k). An encoder must either represent vals
+// exactly or return an error; the shared test suite relies on this to run
+// every encoding on every data shape, not only on those selection would
+// give it.
+func (p *Policy) EncodeWith(dst []byte, vals any, k Kind) ([]byte, *Tree, error) {
+	cd := p.Registry.Codec(k)
+	typ := TypeOf(vals)
+	switch {
+	case typ == TypeInvalid:
+		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
+	case cd == nil || cd.Encoder == nil:
+		return dst, nil, fmt.Errorf("encoding: no encoder for kind %v", k)
+	case !cd.Types.Has(typ):
+		return dst, nil, fmt.Errorf("encoding: %v does not store %v", k, typ)
+	}
+	c := &Ctx{p: p, force: p.Force}
+	return c.encodeWith(dst, vals, ComputeStats(vals), cd, p.Force)
 }
 
 // Ctx carries selection state through one node's encoding; encoders use it
@@ -118,7 +139,7 @@ type Ctx struct {
 func (c *Ctx) Depth() int { return c.depth }
 
 // Shared returns the policy's stripe-scoped alphabet (Policy.Shared).
-func (c *Ctx) Shared() any { return c.p.Shared }
+func (c *Ctx) Shared() SharedAlphabet { return c.p.Shared }
 
 // Trial reports whether this is a size-estimation encode, whose output is
 // discarded; encoders may skip expensive refinements.
@@ -140,11 +161,28 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 	return AppendChild(dst, node), nil
 }
 
+// TrialLeaf returns a leaf child node that was just encoded as the zstd
+// post-pass would leave it: in a trial encode (where the post-pass is
+// skipped) it compresses the leaf when that saves MinSaving, so an encoder whose node keeps one
+// large compressible leaf (front coding's suffix bytes) reports a trial
+// size that counts the zstd the real encode will apply. Outside trials, or
+// with zstd off, it returns node unchanged.
+func (c *Ctx) TrialLeaf(node []byte) ([]byte, error) {
+	if !c.trial || !c.p.Zstd {
+		return node, nil
+	}
+	// The MinSaving rule, as zstdTrivialSize applies to Trivial's trial:
+	// trials are of samples, far smaller than the leaves they stand for.
+	return Compress(node, c.p.MinSaving, nil)
+}
+
 // EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
-// falls back to selection if that kind cannot encode the values.
+// falls back to selection if that kind cannot encode the values. The zstd
+// post-pass treats the child as it would a selected one: it keeps zstd when
+// it pays.
 func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 	saved := c.forced
-	ft := &Tree{Kind: k}
+	ft := &Tree{Kind: k, Zstd: true}
 	tmp := &Tree{Children: make([]*Tree, len(c.children)+1)}
 	tmp.Children[len(c.children)] = ft
 	c.forced = tmp
@@ -154,44 +192,49 @@ func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 }
 
 func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
-	if cd.Encoder == nil || cd.Kind == c.parent {
+	if cd.Encoder == nil || cd.Kind == c.parent || !cd.Types.Has(st.Type) {
 		return false
 	}
 	if c.p.Allow != nil && !c.p.Allow[cd.Kind] {
 		return false
 	}
-	// Trivial of a fixed-width type has no children, so it is a leaf at any
-	// depth; Trivial binary nests one (leaf) lengths child and is allowed at
-	// exactly MaxDepth.
-	trivialLeaf := cd.Kind == KindTrivial && (st.Type != Binary || c.depth == c.p.MaxDepth)
-	if c.depth >= c.p.MaxDepth && !cd.Leaf && !trivialLeaf {
+	// At MaxDepth and below only leaves; at exactly MaxDepth also the
+	// fallback, whose children (one level deeper) are then leaves.
+	if c.depth >= c.p.MaxDepth && !cd.IsLeaf(st.Type) && !(cd.Fallback && c.depth == c.p.MaxDepth) {
 		return false
 	}
-	// FSST is offered only for a column's own values: a root, or the
-	// values child of a Nullable root.
-	if cd.Kind == KindFSST && c.depth > 0 && !(c.depth == 1 && c.parent == KindNullable) {
+	if cd.RootOnly && !c.ownValues() {
 		return false
 	}
-	if cd.Kind == KindSharedDictionary && !c.sharedHere() {
+	if cd.NeedsShared && c.p.Shared == nil {
 		return false
 	}
 	return cd.Encoder.Fit(st)
 }
 
-// sharedHere reports whether a SharedDictionary reference may be chosen
-// here: the writer built a stripe alphabet, and this is a column's own
-// values (a root or the values child of a Nullable root).
-func (c *Ctx) sharedHere() bool {
-	return c.p.Shared != nil && (c.depth == 0 || c.depth == 1 && c.parent == KindNullable)
+// ownValues reports whether the sequence being encoded is a column's own
+// values: a root, or a child of a Wrapper root.
+func (c *Ctx) ownValues() bool {
+	if c.depth == 0 {
+		return true
+	}
+	if c.depth != 1 {
+		return false
+	}
+	pc := c.p.Registry.Codec(c.parent)
+	return pc != nil && pc.Wrapper
 }
 
-// needsDistinct lists the kinds whose Fit or Encode read the distinct count
-// or the mode; replaying any other kind skips counting distinct values.
-var needsDistinct = map[Kind]bool{KindDictionary: true, KindMainlyConstant: true, KindConstant: true}
+// needsDistinct reports whether replaying a tree rooted at kind k needs the
+// distinct count (an unknown kind is selected afresh, which needs it).
+func (c *Ctx) needsDistinct(k Kind) bool {
+	cd := c.p.Registry.Codec(k)
+	return cd == nil || cd.NeedsDistinct
+}
 
 func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
 	var st *Stats
-	if c.force != nil && !needsDistinct[c.force.Kind] {
+	if c.force != nil && !c.needsDistinct(c.force.Kind) {
 		st = ComputeStatsNoDistinct(vals)
 	} else {
 		st = ComputeStats(vals)
@@ -199,7 +242,7 @@ func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
 	var chosen *Codec
 	if c.force != nil {
 		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) &&
-			(cd.Kind != KindSharedDictionary || c.sharedHere()) {
+			(!cd.NeedsShared || c.p.Shared != nil && c.ownValues()) {
 			chosen = cd
 		}
 	}
@@ -232,7 +275,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
 	t := &Tree{Kind: cd.Kind, Children: nc.children}
-	wantZstd := c.p.Zstd && (cd.Leaf || cd.Kind == KindTrivial)
+	wantZstd := c.p.Zstd && cd.Zstd
 	if force != nil && force.Kind == cd.Kind {
 		wantZstd = force.Zstd && c.p.Zstd
 	}
@@ -255,13 +298,13 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 }
 
 // choose estimates every allowed candidate and returns the one with the
-// smallest size × read factor. FSST, never zstd-compressed, is then
-// weighed against that choice: against Trivial (which the zstd post-pass
-// will compress) by FSSTZstdRatio × Trivial's compressed size, against
-// anything else by score.
+// smallest size × read factor. A SpeedOverZstd candidate (FSST), never
+// zstd-compressed, is then weighed against that choice: against the
+// Fallback (which the zstd post-pass will compress) by FSSTZstdRatio × the
+// Fallback's compressed size, against anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fsst *Codec
-	bestScore, fsstScore := math.Inf(1), math.Inf(1)
+	var best, fast, zc, fallback *Codec
+	bestScore, fastScore, zcScore, fallbackScore := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -298,24 +341,65 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			rf = 1
 		}
 		score := float64(size) * rf
-		if cd.Kind == KindFSST {
-			fsst, fsstScore = cd, score
+		if cd.SpeedOverZstd {
+			fast, fastScore = cd, score
 			continue
+		}
+		if cd.TrialCountsZstd && score < zcScore {
+			zc, zcScore = cd, score
+			continue
+		}
+		if cd.Fallback {
+			fallback, fallbackScore = cd, score
 		}
 		if score < bestScore {
 			best, bestScore = cd, score
 		}
 	}
-	if fsst != nil {
+	trivZstd := math.NaN()
+	zstdFallback := func() float64 {
+		if trivZstd != trivZstd {
+			trivZstd = c.zstdTrivialSize(vals, st, best, sample, sampleSt)
+		}
+		return trivZstd
+	}
+	// A TrialCountsZstd candidate (FrontCoding) is weighed against the
+	// Fallback after zstd, not against the Fallback's uncompressed trial.
+	if zc != nil {
+		ref := bestScore
+		if best != nil && best.Fallback && c.p.Zstd {
+			ref = zstdFallback()
+		}
+		if zcScore < ref {
+			best, bestScore = zc, zcScore
+		}
+	}
+	if fast != nil {
 		switch {
 		case best == nil:
-			best = fsst
-		case best.Kind == KindTrivial && c.p.Zstd:
-			if c.p.FSSTZstdRatio > 0 && fsstScore <= c.p.FSSTZstdRatio*c.zstdTrivialSize(vals, st, best, sample, sampleSt) {
-				best = fsst
+			best = fast
+		case best.Fallback && c.p.Zstd:
+			if c.p.FSSTZstdRatio > 0 && fastScore <= c.p.FSSTZstdRatio*zstdFallback() {
+				best = fast
 			}
-		case fsstScore < bestScore:
-			best = fsst
+		case fastScore < bestScore:
+			best = fast
+		}
+	}
+	// A SizeOverZstd winner (the float encodings) is weighed against the
+	// Fallback's size after zstd, when zstd would be kept on that node:
+	// trial sizes are compared before the zstd post-pass, which finds what
+	// those encodings cannot (float32 values printed as doubles, repeated
+	// byte patterns).
+	if c.p.Zstd && best != nil && best.SizeOverZstd && fallback != nil && fallback.Zstd {
+		z := c.zstdTrivialSize(vals, st, fallback, sample, sampleSt)
+		raw := fallbackScore / max(fallback.ReadFactor, 1)
+		minSaving := c.p.MinSaving
+		if raw < float64(c.p.ZstdMinBytes) {
+			minSaving = max(minSaving, c.p.SmallZstdSaving)
+		}
+		if z <= raw*(1-minSaving) && z*max(fallback.ReadFactor, 1) < bestScore {
+			best = fallback
 		}
 	}
 	if best == nil {

@@ -94,13 +94,17 @@ const (
 	KindSparseBool     Kind = 10
 	KindNullable       Kind = 11
 	KindFSST           Kind = 12
-	KindALP            Kind = 13 // reserved for a later issue
+	KindALP            Kind = 13
+	KindALPRD          Kind = 14
+	KindFrontCoding    Kind = 15
+	KindDigitText      Kind = 16
 	// KindSharedDictionary nodes define a stripe-scoped alphabet or encode
 	// ids into one; KindCorrelated nodes store a column as its difference
 	// from another column of the stripe. Both resolve what they refer to
 	// through Options.Resolver.
 	KindSharedDictionary Kind = 17
 	KindCorrelated       Kind = 18
+	KindChimp            Kind = 20
 )
 
 var kindNames = map[Kind]string{
@@ -108,6 +112,8 @@ var kindNames = map[Kind]string{
 	KindBlockFOR: "BlockFOR", KindVarint: "Varint", KindDelta: "Delta", KindRLE: "RLE",
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
+	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
+	KindALPRD: "ALP-RD", KindChimp: "Chimp",
 	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
 }
 

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"unsafe"
 
@@ -35,10 +36,10 @@ func (f *File) flatColumns(cols []int) bool {
 // so the batch then covers whole chunks of every column and no chunk is
 // opened twice; with other boundaries a chunk that straddles the end is
 // read in parts.
-func (f *File) batchEnd(stripe int, cols []int, lo int64) (int64, error) {
+func (f *File) batchEnd(ctx context.Context, stripe int, cols []int, lo int64) (int64, error) {
 	end := int64(-1)
 	for _, col := range cols {
-		info, err := f.f.Stream(stripe, f.rowAligned(col))
+		info, err := f.f.Stream(ctx, stripe, f.rowAligned(col))
 		if err != nil {
 			return 0, err
 		}
@@ -53,7 +54,7 @@ func (f *File) batchEnd(stripe int, cols []int, lo int64) (int64, error) {
 }
 
 // readRange reads rows [lo, hi) of a stripe's row-aligned columns.
-func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (arrow.Record, error) {
+func (f *File) readRange(ctx context.Context, stripe int, cols []int, lo, hi int64, st *ScanStats) (arrow.Record, error) {
 	n := int(hi - lo)
 	arrs := make([]arrow.Array, len(cols))
 	fields := make([]arrow.Field, len(cols))
@@ -67,7 +68,7 @@ func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (a
 	for k, c := range cols {
 		fields[k] = f.arrow.Field(c)
 		stream := f.rowAligned(c)
-		s, err := f.readStreamRange(stripe, stream, lo, hi, st)
+		s, err := f.readStreamRange(ctx, stripe, stream, lo, hi, st)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
 		}
@@ -81,8 +82,8 @@ func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (a
 }
 
 // readStreamRange decodes entries [lo, hi) of a row-aligned stream.
-func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) (*shred.Stream, error) {
-	info, err := f.f.Stream(stripe, stream)
+func (f *File) readStreamRange(ctx context.Context, stripe, stream int, lo, hi int64, st *ScanStats) (*shred.Stream, error) {
+	info, err := f.f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < hi; c++ {
 		idx = append(idx, c)
 	}
-	payloads, err := f.fetchChunks(stripe, stream, idx, st)
+	payloads, err := f.fetchChunks(ctx, stripe, stream, idx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +116,7 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 		ch := info.Chunks[c]
 		from := max(lo, ch.FirstRow) - ch.FirstRow
 		to := min(hi, ch.FirstRow+ch.Rows) - ch.FirstRow
-		d, err := f.openChunk(stripe, stream, c, payloads[k], st)
+		d, err := f.openChunk(ctx, stripe, stream, c, payloads[k], st)
 		if err != nil {
 			return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
 		}

@@ -2,6 +2,7 @@ package read_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -75,7 +76,7 @@ func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
 }
 
 func benchScanData(b *testing.B, opts read.ScanOptions, data []byte) {
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func BenchmarkScanMonth(b *testing.B) {
 func BenchmarkTake(b *testing.B) { benchTake(b, lineitem(b)) }
 
 func benchTake(b *testing.B, data []byte) {
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	f, err := read.Open(src, read.Options{})
+	f, err := read.Open(context.Background(), src, read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 func BenchmarkAggMonth(b *testing.B) { benchAggMonth(b, lineitem(b)) }
 
 func benchAggMonth(b *testing.B, data []byte) {
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

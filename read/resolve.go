@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -12,20 +13,21 @@ import (
 // chunk decoders are opened: the decode options carry a resolver bound to
 // the chunk, through which SharedDictionary nodes find their stripe's
 // alphabet and Correlated nodes their reference rows.
-func (f *File) openChunk(stripe, stream, chunk int, payload []byte, st *ScanStats) (encoding.Decoder, error) {
-	return encoding.Open(payload, f.chunkOptions(stripe, stream, chunk, st, true))
+func (f *File) openChunk(ctx context.Context, stripe, stream, chunk int, payload []byte, st *ScanStats) (encoding.Decoder, error) {
+	return encoding.Open(payload, f.chunkOptions(ctx, stripe, stream, chunk, st, true))
 }
 
 // chunkOptions returns the decode options of one chunk; refs tells whether
 // its Correlated nodes may resolve references.
-func (f *File) chunkOptions(stripe, stream, chunk int, st *ScanStats, refs bool) *encoding.Options {
+func (f *File) chunkOptions(ctx context.Context, stripe, stream, chunk int, st *ScanStats, refs bool) *encoding.Options {
 	o := *f.dec
-	o.Resolver = &chunkResolver{f: f, stripe: stripe, stream: stream, chunk: chunk, st: st, refs: refs}
+	o.Resolver = &chunkResolver{ctx: ctx, f: f, stripe: stripe, stream: stream, chunk: chunk, st: st, refs: refs}
 	return &o
 }
 
 // chunkResolver resolves what the nodes of one chunk refer to.
 type chunkResolver struct {
+	ctx                   context.Context
 	f                     *File
 	stripe, stream, chunk int
 	st                    *ScanStats
@@ -35,7 +37,7 @@ type chunkResolver struct {
 // Shared implements encoding.Resolver: the built object of chunk k of the
 // same stream, cached per file (see sharedCache).
 func (r *chunkResolver) Shared(k int, build func([]byte) (any, error)) (any, error) {
-	info, err := r.f.f.Stream(r.stripe, r.stream)
+	info, err := r.f.f.Stream(r.ctx, r.stripe, r.stream)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +53,7 @@ func (r *chunkResolver) Shared(k int, build func([]byte) (any, error)) (any, err
 	if v, ok := r.f.shared.get(key); ok {
 		return v, nil
 	}
-	payloads, err := r.f.fetchChunks(r.stripe, r.stream, []int{k}, r.st)
+	payloads, err := r.f.fetchChunks(r.ctx, r.stripe, r.stream, []int{k}, r.st)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +81,7 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 	if t := r.f.sch.Stream(ref).Type; t != typ {
 		return nil, encoding.Corruptf("%s holds %v, the chunk %v", where, t, typ)
 	}
-	streams, err := r.f.f.Streams(r.stripe)
+	streams, err := r.f.f.Streams(r.ctx, r.stripe)
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +101,13 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 			idx = append(idx, c)
 		}
 	}
-	payloads, err := r.f.fetchChunks(r.stripe, ref, idx, r.st)
+	payloads, err := r.f.fetchChunks(r.ctx, r.stripe, ref, idx, r.st)
 	if err != nil {
 		return nil, err
 	}
 	decs := make([]encoding.Decoder, len(idx))
 	for i, c := range idx {
-		d, err := encoding.Open(payloads[i], r.f.chunkOptions(r.stripe, ref, c, r.st, false))
+		d, err := encoding.Open(payloads[i], r.f.chunkOptions(r.ctx, r.stripe, ref, c, r.st, false))
 		if err != nil {
 			return nil, fmt.Errorf("%s, chunk %d: %w", where, c, err)
 		}

@@ -2,6 +2,7 @@ package read_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -118,7 +119,7 @@ func hostileFile(t *testing.T, chunks map[int][][]byte) []byte {
 // readAllColumns scans every column, then takes every row, then filters
 // and aggregates column a, returning the first error.
 func readAllColumns(data []byte) error {
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func TestResolveValid(t *testing.T) {
 		0: {correlatedNode(t, 1, []int32{-1, -1, -1, -1})},
 		4: {sharedDef(t, encoding.Binary, strs("x", "y", "z"), 0), sharedRef(t, 0, []uint32{0, 1, 0, 2})},
 	})
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

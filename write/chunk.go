@@ -21,7 +21,7 @@ type chunkEncoder struct {
 	// shared is the stripe's shared alphabet of the stream (a
 	// *dict.Shared), nil when it has none; last is the tree of the node
 	// encode returned last.
-	shared any
+	shared encoding.SharedAlphabet
 	last   *encoding.Tree
 	// corr plans the stream's Correlated chunks in this stripe (nil: none);
 	// corrTree is the tree of its last Correlated chunk, replayed.

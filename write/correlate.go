@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"strata/encoding"
-	"strata/encoding/correlated"
 	"strata/schema"
 	"strata/shred"
 )
@@ -24,6 +23,7 @@ import (
 
 // corrPlan is a stream's Correlated plan for one stripe.
 type corrPlan struct {
+	encode func(p *encoding.Policy, dst []byte, vals, ref any, refStream int, force *encoding.Tree) ([]byte, *encoding.Tree, error)
 	ref    int     // reference stream
 	vals   any     // the reference's values, nulls as 0
 	refBPV float64 // the reference's encoded bytes per value, from the sample
@@ -63,7 +63,13 @@ type corrCand struct {
 
 // correlate returns the Correlated plans of this stripe's streams by id.
 func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
-	if w.opts.NoCorrelated {
+	var encode func(*encoding.Policy, []byte, any, any, int, *encoding.Tree) ([]byte, *encoding.Tree, error)
+	for _, c := range w.policy.Registry.Codecs() {
+		if c.EncodeRelative != nil {
+			encode = c.EncodeRelative
+		}
+	}
+	if w.opts.NoCorrelated || encode == nil {
 		return nil
 	}
 	var cands []*corrCand
@@ -119,16 +125,11 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 			if r.id >= d.id || encoding.TypeOf(r.vals) != encoding.TypeOf(d.vals) {
 				continue
 			}
-			diff, err := correlated.Diff(d.sample, r.sample)
-			if err != nil {
-				continue
-			}
-			st := encoding.ComputeStatsNoDistinct(diff)
 			// a difference no narrower than the column is not worth a trial
-			if bits.Len64(st.Range)+2 > own {
+			if diffBits(d.sample, r.sample)+2 > own {
 				continue
 			}
-			node, _, err := p.Encode(nil, diff)
+			node, _, err := encode(&p, nil, d.sample, r.sample, r.id, nil)
 			if err != nil {
 				continue
 			}
@@ -157,7 +158,7 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 			continue // references do not chain
 		}
 		n := encoding.LenOf(pk.ref.sample)
-		plans[pk.dep.id] = &corrPlan{ref: pk.ref.id, vals: pk.ref.vals, weight: weight,
+		plans[pk.dep.id] = &corrPlan{encode: encode, ref: pk.ref.id, vals: pk.ref.vals, weight: weight,
 			refBPV: float64(pk.ref.size) / float64(max(n, 1))}
 		isRef[pk.ref.id] = true
 	}
@@ -206,7 +207,7 @@ func (c *chunkEncoder) encodeCorrelated(plain []byte, vals any, lo, hi int) ([]b
 	ref := sliceValues(pl.vals, lo, hi)
 	p := *c.policy
 	p.Force, p.Shared = nil, nil
-	node, tree, err := correlated.Encode(&p, nil, vals, ref, pl.ref, c.corrTree)
+	node, tree, err := pl.encode(&p, nil, vals, ref, pl.ref, c.corrTree)
 	if err != nil {
 		return plain, nil // not representable: keep the plain node
 	}
@@ -216,4 +217,41 @@ func (c *chunkEncoder) encodeCorrelated(plain []byte, vals any, lo, hi int) ([]b
 		return node, nil
 	}
 	return plain, nil
+}
+
+// diffBits returns the bit width of the range of vals - ref, computed as
+// the signed integers of the values' width the Correlated encoding stores.
+func diffBits(vals, ref any) int {
+	switch v := vals.(type) {
+	case []int8:
+		return rangeBits[int8, int8](v, ref)
+	case []int16:
+		return rangeBits[int16, int16](v, ref)
+	case []int32:
+		return rangeBits[int32, int32](v, ref)
+	case []int64:
+		return rangeBits[int64, int64](v, ref)
+	case []uint8:
+		return rangeBits[uint8, int8](v, ref)
+	case []uint16:
+		return rangeBits[uint16, int16](v, ref)
+	case []uint32:
+		return rangeBits[uint32, int32](v, ref)
+	case []uint64:
+		return rangeBits[uint64, int64](v, ref)
+	}
+	return 64
+}
+
+func rangeBits[T encoding.Integer, S int8 | int16 | int32 | int64](v []T, ref any) int {
+	r, ok := ref.([]T)
+	if !ok || len(r) != len(v) || len(v) == 0 {
+		return 64
+	}
+	lo, hi := int64(S(v[0]-r[0])), int64(S(v[0]-r[0]))
+	for i, x := range v {
+		d := int64(S(x - r[i]))
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	return bits.Len64(uint64(hi - lo))
 }

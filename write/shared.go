@@ -2,7 +2,6 @@ package write
 
 import (
 	"strata/encoding"
-	"strata/encoding/dict"
 	"strata/shred"
 )
 
@@ -28,8 +27,14 @@ const minSharedUses = 2
 // sharedFor builds the shared alphabet of a values stream for this stripe,
 // or returns nil when the stream does not look like it has few distinct
 // values or is too short to be cut into several chunks.
-func (w *Writer) sharedFor(s *shred.Stream, floor int) *dict.Shared {
-	if w.opts.NoShared || s.Type == encoding.Bool || s.Len < 2*floor {
+func (w *Writer) sharedFor(s *shred.Stream, floor int) encoding.SharedAlphabet {
+	var build func(any, int, int) encoding.SharedAlphabet
+	for _, c := range w.policy.Registry.Codecs() {
+		if c.BuildShared != nil && c.Types.Has(s.Type) {
+			build = c.BuildShared
+		}
+	}
+	if build == nil || w.opts.NoShared || s.Type == encoding.Bool || s.Len < 2*floor {
 		return nil
 	}
 	vals := s.Values
@@ -48,11 +53,12 @@ func (w *Writer) sharedFor(s *shred.Stream, floor int) *dict.Shared {
 	if st := encoding.ComputeStats(sample); !st.DistinctExact || st.Distinct*2 > st.N {
 		return nil
 	}
-	return dict.NewShared(vals, 0, min(maxSharedDistinct, n/2))
+	return build(vals, 0, min(maxSharedDistinct, n/2))
 }
 
-// usesShared reports whether a chunk's tree refers to the shared alphabet:
-// a SharedDictionary root, or the values child of a Nullable root.
+// usesShared reports whether a chunk's tree refers to the shared alphabet
+// (selection offers it only for a column's own values, but any node of
+// the tree would need the definition).
 func usesShared(t *encoding.Tree) bool {
 	if t == nil {
 		return false
@@ -60,6 +66,10 @@ func usesShared(t *encoding.Tree) bool {
 	if t.Kind == encoding.KindSharedDictionary {
 		return true
 	}
-	return t.Kind == encoding.KindNullable && len(t.Children) == 2 && t.Children[1] != nil &&
-		t.Children[1].Kind == encoding.KindSharedDictionary
+	for _, c := range t.Children {
+		if usesShared(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package write_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -70,7 +71,7 @@ func TestChunkSizes(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			f, err := read.Open(iox.Bytes(buf.Bytes()), read.Options{})
+			f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +83,7 @@ func TestChunkSizes(t *testing.T) {
 				target = write.DefaultChunkTarget
 			}
 			ff := f.Container()
-			streams, err := ff.Streams(0)
+			streams, err := ff.Streams(context.Background(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,6 @@ import (
 
 	"strata/encoding"
 	"strata/encoding/all"
-	"strata/encoding/dict"
 	"strata/encoding/nullable"
 	"strata/format"
 	"strata/meta"
@@ -400,7 +399,7 @@ func (w *Writer) Close() error {
 // enough chunks chose it, and otherwise encodes the few that did again
 // without it.
 func (w *Writer) finishShared(s *shred.Stream, enc *chunkEncoder, res *streamResult) error {
-	sh := enc.shared.(*dict.Shared)
+	sh := enc.shared
 	uses := 0
 	for _, c := range res.chunks {
 		if c.shared {

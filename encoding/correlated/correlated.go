@@ -36,10 +36,11 @@ import (
 
 // Codec registers Correlated for decoding.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindCorrelated,
-	Open:       open,
-	ReadFactor: 1,
-	Leaf:       false,
+	Kind:           encoding.KindCorrelated,
+	Types:          encoding.IntegerTypes,
+	Open:           open,
+	ReadFactor:     1,
+	EncodeRelative: Encode,
 }
 
 // Encode appends a Correlated node of vals against ref (the reference

@@ -36,11 +36,19 @@ import (
 // SharedCodec registers SharedDictionary. Selection offers it only when the
 // writer has built a shared alphabet for the stream (Policy.Shared).
 var SharedCodec = &encoding.Codec{
-	Kind:       encoding.KindSharedDictionary,
-	Open:       openShared,
-	Encoder:    sharedEncoder{},
-	ReadFactor: 1.1,
-	Leaf:       false,
+	Kind:        encoding.KindSharedDictionary,
+	Types:       encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
+	Open:        openShared,
+	Encoder:     sharedEncoder{},
+	ReadFactor:  1.1,
+	RootOnly:    true,
+	NeedsShared: true,
+	BuildShared: func(vals any, chunk, maxDistinct int) encoding.SharedAlphabet {
+		if s := NewShared(vals, chunk, maxDistinct); s != nil {
+			return s
+		}
+		return nil
+	},
 }
 
 // Node forms of SharedDictionary.

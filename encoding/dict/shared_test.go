@@ -10,7 +10,6 @@ import (
 	"strata/encoding/all"
 	"strata/encoding/dict"
 	"strata/encoding/encodingtest"
-	. "strata/encoding/internal/cascade/cascadetest"
 )
 
 // fakeResolver resolves chunk 0 to a definition payload, building it once
@@ -55,7 +54,7 @@ func sharedChunks(t testing.TB, vals any, n int) ([]byte, [][]byte) {
 		t.Fatal(err)
 	}
 	p.Shared = sh
-	p.Force = T(encoding.KindSharedDictionary)
+	p.Force = encodingtest.T(encoding.KindSharedDictionary)
 	var nodes [][]byte
 	for lo := 0; lo < encoding.LenOf(vals); lo += n {
 		hi := min(lo+n, encoding.LenOf(vals))
@@ -107,9 +106,8 @@ func sharedRoundTrip[T encoding.Number](t *testing.T, vals []T) {
 			t.Fatalf("opened %v", r.Kind())
 		}
 		encodingtest.CheckReader(t, r, want, uint64(c))
-		encodingtest.CheckCapabilities(t, r, want, uint64(c))
 		// the dictionary view sees the stripe's alphabet
-		if d, ok := r.(dict.Dictionary[T]); !ok || d.AlphabetLen() != dict.NewShared(vals, 0, 1<<16).Len() {
+		if d, ok := r.(encoding.Dictionary[T]); !ok || d.AlphabetLen() != dict.NewShared(vals, 0, 1<<16).Len() {
 			t.Fatalf("chunk %d: not a dictionary over the shared alphabet", c)
 		}
 	}
@@ -201,20 +199,20 @@ func TestSharedHostile(t *testing.T) {
 		name     string
 		def, ref []byte
 	}{
-		{"empty body", def, Node(encoding.KindSharedDictionary, encoding.Int32, 3)},
-		{"unknown form", def, Node(encoding.KindSharedDictionary, encoding.Int32, 3, []byte{7})},
-		{"other chunk", def, append(Node(encoding.KindSharedDictionary, encoding.Int32, 2, []byte{1, 3}), Child(t, []uint32{0, 1}, T(encoding.KindTrivial))...)},
+		{"empty body", def, encodingtest.Node(encoding.KindSharedDictionary, encoding.Int32, 3)},
+		{"unknown form", def, encodingtest.Node(encoding.KindSharedDictionary, encoding.Int32, 3, []byte{7})},
+		{"other chunk", def, append(encodingtest.Node(encoding.KindSharedDictionary, encoding.Int32, 2, []byte{1, 3}), encodingtest.Child(t, []uint32{0, 1}, encodingtest.T(encoding.KindTrivial))...)},
 		{"trailing bytes", def, append(append([]byte(nil), ref...), 0)},
-		{"definition with rows", Node(encoding.KindSharedDictionary, encoding.Int32, 2, []byte{0}, Child(t, []int32{1, 2}, T(encoding.KindTrivial))), ref},
-		{"definition unsorted", Node(encoding.KindSharedDictionary, encoding.Int32, 0, []byte{0}, Child(t, []int32{2, 1}, T(encoding.KindTrivial))), ref},
-		{"definition empty", Node(encoding.KindSharedDictionary, encoding.Int32, 0, []byte{0}, Child(t, []int32{}, T(encoding.KindTrivial))), ref},
-		{"definition of another type", Node(encoding.KindSharedDictionary, encoding.Int64, 0, []byte{0}, Child(t, []int64{1, 2}, T(encoding.KindTrivial))), ref},
+		{"definition with rows", encodingtest.Node(encoding.KindSharedDictionary, encoding.Int32, 2, []byte{0}, encodingtest.Child(t, []int32{1, 2}, encodingtest.T(encoding.KindTrivial))), ref},
+		{"definition unsorted", encodingtest.Node(encoding.KindSharedDictionary, encoding.Int32, 0, []byte{0}, encodingtest.Child(t, []int32{2, 1}, encodingtest.T(encoding.KindTrivial))), ref},
+		{"definition empty", encodingtest.Node(encoding.KindSharedDictionary, encoding.Int32, 0, []byte{0}, encodingtest.Child(t, []int32{}, encodingtest.T(encoding.KindTrivial))), ref},
+		{"definition of another type", encodingtest.Node(encoding.KindSharedDictionary, encoding.Int64, 0, []byte{0}, encodingtest.Child(t, []int64{1, 2}, encodingtest.T(encoding.KindTrivial))), ref},
 		{"definition not a definition", ref, ref},
-		{"definition of another kind", Node(encoding.KindDictionary, encoding.Int32, 0, []byte{0}), ref},
+		{"definition of another kind", encodingtest.Node(encoding.KindDictionary, encoding.Int32, 0, []byte{0}), ref},
 	} {
 		opts := *all.Options()
 		opts.Resolver = &fakeResolver{def: c.def}
-		err := Exercise(c.ref, &opts)
+		err := encodingtest.Exercise(c.ref, &opts)
 		if err == nil {
 			t.Errorf("%s: decoded without error", c.name)
 			continue
@@ -239,9 +237,9 @@ func FuzzShared(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, def, ref []byte) {
-		opts := FuzzOptions(all.Registry())
+		opts := encodingtest.FuzzOptions(all.Registry())
 		opts.Resolver = &fakeResolver{def: def}
-		_ = Exercise(ref, opts)
-		_ = Exercise(def, opts)
+		_ = encodingtest.Exercise(ref, opts)
+		_ = encodingtest.Exercise(def, opts)
 	})
 }
