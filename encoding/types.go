@@ -98,7 +98,13 @@ const (
 	KindALPRD          Kind = 14
 	KindFrontCoding    Kind = 15
 	KindDigitText      Kind = 16
-	KindChimp          Kind = 20
+	// KindSharedDictionary nodes define a stripe-scoped alphabet or encode
+	// ids into one; KindCorrelated nodes store a column as its difference
+	// from another column of the stripe. Both resolve what they refer to
+	// through Options.Resolver.
+	KindSharedDictionary Kind = 17
+	KindCorrelated       Kind = 18
+	KindChimp            Kind = 20
 )
 
 var kindNames = map[Kind]string{
@@ -108,6 +114,7 @@ var kindNames = map[Kind]string{
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
 	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
 	KindALPRD: "ALP-RD", KindChimp: "Chimp",
+	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
 }
 
 func (k Kind) String() string {

@@ -315,7 +315,7 @@ func (f *File) aggColumn(ctx context.Context, stripe int, s aggSpec, sel encodin
 		if err != nil {
 			return err
 		}
-		if err := f.aggChunk(payloads[0], int(ch.Rows), sub, s, a); err != nil {
+		if err := f.aggChunk(ctx, chunkKey{stripe, s.stream, ci}, payloads[0], int(ch.Rows), sub, s, a, st); err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
 		}
 		st.ChunksAggCompressed += a.compressed - before
@@ -353,8 +353,8 @@ func (a *aggState) fold(mn, mx stats.Value) {
 }
 
 // aggChunk decodes a chunk and folds the selected rows (all when sel is nil).
-func (f *File) aggChunk(node []byte, n int, sel encoding.Bitmap, s aggSpec, a *aggState) error {
-	d, err := encoding.Open(node, f.dec)
+func (f *File) aggChunk(ctx context.Context, k chunkKey, node []byte, n int, sel encoding.Bitmap, s aggSpec, a *aggState, st *ScanStats) error {
+	d, err := f.openChunk(ctx, k.stripe, k.stream, k.chunk, node, st)
 	if err != nil {
 		return err
 	}

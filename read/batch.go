@@ -13,8 +13,8 @@ import (
 )
 
 // Flat scans (every projected column row-aligned) return one batch per
-// chunk of the first projected column, about 8 Ki rows by default, rather
-// than one per stripe: each column decodes only the chunks that overlap the
+// largest chunk among the projected columns (see batchEnd), rather than
+// one per stripe: each column decodes only the chunks that overlap the
 // batch, straight into a batch-sized buffer (or, for a binary chunk that
 // covers the batch exactly, sharing the decoder's bytes), which keeps
 // buffers small and cache-resident and lets offset and limit skip whole
@@ -31,18 +31,26 @@ func (f *File) flatColumns(cols []int) bool {
 }
 
 // batchEnd returns the end row (stripe-relative) of the batch starting at
-// lo: the end of the chunk of the first projected column holding lo.
-func (f *File) batchEnd(ctx context.Context, stripe, col int, lo int64) (int64, error) {
-	info, err := f.f.Stream(ctx, stripe, f.rowAligned(col))
-	if err != nil {
-		return 0, err
+// lo: the furthest end of the chunks holding lo among the projected
+// columns. Writers nest the chunk boundaries of all columns (write/size.go),
+// so the batch then covers whole chunks of every column and no chunk is
+// opened twice; with other boundaries a chunk that straddles the end is
+// read in parts.
+func (f *File) batchEnd(ctx context.Context, stripe int, cols []int, lo int64) (int64, error) {
+	end := int64(-1)
+	for _, col := range cols {
+		info, err := f.f.Stream(ctx, stripe, f.rowAligned(col))
+		if err != nil {
+			return 0, err
+		}
+		c := info.ChunkForRow(lo)
+		if c < 0 {
+			return 0, encoding.Corruptf("stripe %d: row %d outside the chunks of column %d", stripe, lo, col)
+		}
+		ch := info.Chunks[c]
+		end = max(end, ch.FirstRow+ch.Rows)
 	}
-	c := info.ChunkForRow(lo)
-	if c < 0 {
-		return 0, encoding.Corruptf("stripe %d: row %d outside the chunks of column %d", stripe, lo, col)
-	}
-	ch := info.Chunks[c]
-	return ch.FirstRow + ch.Rows, nil
+	return end, nil
 }
 
 // readRange reads rows [lo, hi) of a stripe's row-aligned columns.
@@ -108,7 +116,7 @@ func (f *File) readStreamRange(ctx context.Context, stripe, stream int, lo, hi i
 		ch := info.Chunks[c]
 		from := max(lo, ch.FirstRow) - ch.FirstRow
 		to := min(hi, ch.FirstRow+ch.Rows) - ch.FirstRow
-		d, err := encoding.Open(payloads[k], f.dec)
+		d, err := f.openChunk(ctx, stripe, stream, c, payloads[k], st)
 		if err != nil {
 			return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
 		}

@@ -428,7 +428,7 @@ func (f *File) evalLeafOwn(ctx context.Context, q *query, stripe int, l *filter.
 		ch := info.Chunks[ci]
 		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
 		sub := extractBits(sel, lo, hi)
-		if err := f.filterChunk(payloads[k], l, pred, sub, hi-lo, st); err != nil {
+		if err := f.filterChunk(ctx, chunkKey{stripe, stream, ci}, payloads[k], l, pred, sub, hi-lo, st); err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, ci, err)
 		}
 		storeBits(sel, sub, lo, hi)
@@ -437,8 +437,8 @@ func (f *File) evalLeafOwn(ctx context.Context, q *query, stripe int, l *filter.
 }
 
 // filterChunk evaluates a leaf on one chunk's encoded node.
-func (f *File) filterChunk(node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int, st *ScanStats) error {
-	d, err := encoding.Open(node, f.dec)
+func (f *File) filterChunk(ctx context.Context, k chunkKey, node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int, st *ScanStats) error {
+	d, err := f.openChunk(ctx, k.stripe, k.stream, k.chunk, node, st)
 	if err != nil {
 		return err
 	}

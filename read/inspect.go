@@ -122,7 +122,7 @@ func (f *File) Inspect() (*Report, error) {
 				}
 				for i, p := range payloads {
 					sizes := map[encoding.Kind]float64{}
-					t, err := f.walk(p, 0, sizes)
+					t, err := f.walk(p, 0, sizes, f.chunkOptions(ctx, s, id, i, nil, true))
 					if err != nil {
 						return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s, id, i, err)
 					}
@@ -215,8 +215,8 @@ func appendSchema(dst []SchemaLine, n *schema.Node, prefix string, depth int) []
 // walk attributes the bytes of a node to the kinds in its tree: a node's own
 // bytes are its size less its children's. Inside a zstd body, sizes are
 // scaled to the compressed size.
-func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64) (*encoding.Tree, error) {
-	d, err := encoding.OpenAt(node, depth, f.dec)
+func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64, opts *encoding.Options) (*encoding.Tree, error) {
+	d, err := encoding.OpenAt(node, depth, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64) (*e
 	own := rawSize
 	if w, ok := d.(encoding.Walker); ok {
 		for _, ch := range w.Children() {
-			ct, err := f.walk(ch.Node, depth+1, sub)
+			ct, err := f.walk(ch.Node, depth+1, sub, opts)
 			if err != nil {
 				return nil, err
 			}

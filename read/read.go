@@ -67,6 +67,7 @@ type File struct {
 	adaptMu sync.Mutex
 	adapt   map[string]*filterCost
 	cache   *decoderCache
+	shared  sharedCache // decoded shared alphabets (resolve.go)
 	pool    *bufferPool
 	// binHint holds, per stream, the bytes per value of the last binary
 	// batch read (scaled by 1024), which sizes the next batch's buffer.
@@ -122,6 +123,7 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	}
 	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
 		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}
+	f.shared.limit = max(opts.DecoderCacheBytes/4, 1<<20)
 	sb, ok, err := ff.Section(ctx, "schema")
 	if err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)
@@ -335,7 +337,7 @@ func (f *File) readStream(ctx context.Context, stripe, stream int, st *ScanStats
 				b.Data = nd
 			}
 		}
-		nullable, err := decodeInto(p, f.dec, vals, at, rows, valid)
+		nullable, err := decodeInto(p, f.chunkOptions(ctx, stripe, stream, i, st, true), vals, at, rows, valid)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, i, err)
 		}

@@ -91,7 +91,7 @@ func (s *Scanner) nextFlat() (arrow.Record, error) {
 	}
 	for s.pos < rows {
 		lo := s.pos
-		hi, err := s.f.batchEnd(ctx, i, s.cols[0], lo)
+		hi, err := s.f.batchEnd(ctx, i, s.cols, lo)
 		if err != nil {
 			return nil, err
 		}

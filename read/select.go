@@ -163,7 +163,7 @@ func (f *File) materialize(ctx context.Context, stripe, col int, sel encoding.Bi
 		if err != nil {
 			return nil, err
 		}
-		if err := f.gatherChunk(payloads[0], int(ch.Rows), rel, abs, int64(lo), at, vals, &valid); err != nil {
+		if err := f.gatherChunk(ctx, chunkKey{stripe, stream, ci}, payloads[0], int(ch.Rows), rel, abs, int64(lo), at, vals, &valid, st); err != nil {
 			return nil, fmt.Errorf("chunk %d: %w", ci, err)
 		}
 		at = j

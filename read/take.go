@@ -196,7 +196,7 @@ func (f *File) cachedDecoder(ctx context.Context, k chunkKey, rows int, st *Scan
 	if err != nil {
 		return nil, err
 	}
-	d, err := encoding.Open(payloads[0], f.dec)
+	d, err := f.openChunk(ctx, k.stripe, k.stream, k.chunk, payloads[0], st)
 	if err != nil {
 		return nil, err
 	}
@@ -207,9 +207,9 @@ func (f *File) cachedDecoder(ctx context.Context, k chunkKey, rows int, st *Scan
 }
 
 // gatherChunk reads the values at rel (sorted, unique, chunk-relative) of
-// an encoded chunk; see gatherFrom.
-func (f *File) gatherChunk(node []byte, chunkRows int, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool) error {
-	d, err := encoding.Open(node, f.dec)
+// an encoded chunk (chunk k of its stream); see gatherFrom.
+func (f *File) gatherChunk(ctx context.Context, k chunkKey, node []byte, chunkRows int, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool, st *ScanStats) error {
+	d, err := f.openChunk(ctx, k.stripe, k.stream, k.chunk, node, st)
 	if err != nil {
 		return err
 	}
