@@ -93,13 +93,34 @@ type ScanStats = read.ScanStats
 // AggValue is one aggregate result.
 type AggValue = read.AggValue
 
-// Open opens a Strata file.
-func Open(path string) (*File, error) {
+// ReadOptions tune reading: parallelism, prefetch window, caches.
+type ReadOptions = read.Options
+
+// TakeOptions select the columns of File.TakeContext.
+type TakeOptions = read.TakeOptions
+
+// AggregateOptions select the rows of File.AggregateContext.
+type AggregateOptions = read.AggregateOptions
+
+// Split is a stripe-aligned piece of a file for one worker of a
+// distributed scan (File.Splits, ScanOptions.Split).
+type Split = read.Split
+
+// ParseSplit decodes a Split from its JSON form.
+func ParseSplit(b []byte) (*Split, error) { return read.ParseSplit(b) }
+
+// Open opens a Strata file with the default read options: queries decode
+// on all cores, and the file's metadata is kept in the process-wide cache,
+// so opening it again reads nothing until it changes.
+func Open(path string) (*File, error) { return OpenWith(path, ReadOptions{}) }
+
+// OpenWith opens a Strata file with read options.
+func OpenWith(path string, opts ReadOptions) (*File, error) {
 	src, err := iox.OpenFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	f, err := read.Open(src, read.Options{})
+	f, err := read.Open(src, opts)
 	if err != nil {
 		src.Close()
 		return nil, fmt.Errorf("strata: %s: %w", path, err)
@@ -108,8 +129,12 @@ func Open(path string) (*File, error) {
 }
 
 // OpenSource opens a Strata file from any range-readable source.
-func OpenSource(src iox.Source) (*File, error) {
-	f, err := read.Open(src, read.Options{})
+func OpenSource(src iox.Source, opts ...ReadOptions) (*File, error) {
+	var o ReadOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	f, err := read.Open(src, o)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}

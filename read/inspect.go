@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -41,34 +42,31 @@ func (f *File) Inspect() (*Report, error) {
 		cr := ColumnReport{Name: fld.Name, Type: fld.Type.String(), Encodings: map[string]int64{}}
 		trees := map[string]int{}
 		for s := 0; s < f.f.NumStripes(); s++ {
-			infos, err := f.f.Streams(s)
+			io, err := f.newStripeIO(context.Background(), s)
 			if err != nil {
 				return nil, err
 			}
+			if err := f.needColumn(io, c); err != nil {
+				return nil, err
+			}
+			if err := io.fetch(); err != nil {
+				return nil, err
+			}
 			for _, id := range f.sch.ColumnStreams(c) {
-				if id >= len(infos) {
-					continue
-				}
-				chunks := infos[id].Chunks
-				idx := make([]int, len(chunks))
-				for i := range idx {
-					idx[i] = i
-				}
-				for _, ch := range chunks {
-					cr.Bytes += int64(ch.Size)
-				}
-				payloads, err := f.fetchChunks(s, id, idx, nil)
-				if err != nil {
-					return nil, err
-				}
-				for i, p := range payloads {
+				chunks := io.stream(id).Chunks
+				for i, ch := range chunks {
+					cr.Bytes += ch.Size
+					p, err := io.payload(id, i)
+					if err != nil {
+						return nil, err
+					}
 					sizes := map[encoding.Kind]float64{}
 					t, err := f.walk(p, 0, sizes)
 					if err != nil {
 						return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s, id, i, err)
 					}
 					// Framing bytes are attributed to the root kind.
-					sizes[t.Kind] += float64(int(chunks[i].Size) - len(p))
+					sizes[t.Kind] += float64(int(ch.Size) - len(p))
 					for k, v := range sizes {
 						cr.Encodings[k.String()] += int64(v + 0.5)
 					}

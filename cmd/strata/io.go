@@ -138,6 +138,7 @@ func runImport(args []string) error {
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -145,7 +146,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openRead(pos[0], *threads)
 	if err != nil {
 		return err
 	}
@@ -339,6 +340,8 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
 	format := fs.String("format", "table", "table, csv or json")
+	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
+	split := fs.String("split", "", "scan one split only: its JSON (from 'strata splits') or @FILE")
 	var where *string
 	var showStats *bool
 	if withWhere {
@@ -352,7 +355,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openRead(pos[0], *threads)
 	if err != nil {
 		return err
 	}
@@ -360,6 +363,11 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	opts := strata.ScanOptions{Columns: splitList(*cols), Offset: *offset, Limit: *limit}
 	if where != nil {
 		opts.Where = *where
+	}
+	if *split != "" {
+		if opts.Split, err = parseSplit(*split); err != nil {
+			return usagef("--split: %v", err)
+		}
 	}
 	start := time.Now()
 	sc, err := f.Scan(opts)
@@ -391,8 +399,8 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		st := sc.Stats()
 		el := time.Since(start)
 		total := f.BytesRead()
-		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
-			st.String(), total, 100*float64(total)/float64(fileSize(pos[0])), el.Round(time.Microsecond))
+		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file) in %d reads\nelapsed %v\n",
+			st.String(), total, 100*float64(total)/float64(fileSize(pos[0])), f.Reads(), el.Round(time.Microsecond))
 	}
 	return nil
 }
