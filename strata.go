@@ -7,6 +7,7 @@
 package strata
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -120,7 +121,7 @@ func OpenWith(path string, opts ReadOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	f, err := read.Open(src, opts)
+	f, err := read.Open(context.Background(), src, opts)
 	if err != nil {
 		src.Close()
 		return nil, fmt.Errorf("strata: %s: %w", path, err)
@@ -134,7 +135,7 @@ func OpenSource(src iox.Source, opts ...ReadOptions) (*File, error) {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	f, err := read.Open(src, o)
+	f, err := read.Open(context.Background(), src, o)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}

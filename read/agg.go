@@ -78,7 +78,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		if arg != "*" || fn != "count" {
 			c := f.sch.ColumnIndex(arg)
 			if c < 0 {
-				return nil, fmt.Errorf("read: aggregate %q: no column %q", part, arg)
+				return nil, fmt.Errorf("aggregate %q: %w", part, f.unknownColumn(arg, true))
 			}
 			s.col = c
 			s.stream = f.rowAligned(c)
@@ -141,11 +141,11 @@ func (f *File) AggregateContext(ctx context.Context, exprs string, opts Aggregat
 			return nil, st, err
 		}
 	}
-	r, err := f.stripeRange(opts.Split, q, &st)
+	x := f.newExec(ctx, opts.Parallelism)
+	r, err := f.stripeRange(x.ctx, opts.Split, q, &st)
 	if err != nil {
 		return nil, st, err
 	}
-	x := f.newExec(ctx, opts.Parallelism)
 	if x.par > 1 {
 		x.w = newWorkers(x.par)
 	}
@@ -326,7 +326,7 @@ type aggChunk struct {
 // without any are counted as ChunksNoSurvivors.
 func (f *File) aggChunks(io *stripeIO, s aggSpec, sel encoding.Bitmap, st *ScanStats) []aggChunk {
 	info := io.stream(s.stream)
-	cstats, _ := f.chunkStats(io.stripe, s.stream)
+	cstats, _ := f.chunkStats(io.ctx, io.stripe, s.stream)
 	var out []aggChunk
 	for ci, ch := range info.Chunks {
 		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"sort"
 
 	"strata/encoding"
@@ -23,14 +24,14 @@ type clusterIndex struct {
 // cluster returns the index of a row-aligned values stream, building it on
 // first use, or nil when the stream's chunks are not sorted (or their
 // statistics do not say).
-func (f *File) cluster(stream int) *clusterIndex {
+func (f *File) cluster(ctx context.Context, stream int) *clusterIndex {
 	f.m.mu.RLock()
 	ci, ok := f.m.clusters[stream]
 	f.m.mu.RUnlock()
 	if ok {
 		return ci
 	}
-	ci = f.buildCluster(stream)
+	ci = f.buildCluster(ctx, stream)
 	f.m.mu.Lock()
 	if prev, ok := f.m.clusters[stream]; ok {
 		ci = prev
@@ -44,7 +45,7 @@ func (f *File) cluster(stream int) *clusterIndex {
 	return ci
 }
 
-func (f *File) buildCluster(stream int) *clusterIndex {
+func (f *File) buildCluster(ctx context.Context, stream int) *clusterIndex {
 	// Integers and binary only: their statistics order exactly like the
 	// predicates compare (floats have NaN and signed zeros to reason about).
 	if t := f.sch.Stream(stream).Type; !t.IsInteger() && t != encoding.Binary {
@@ -52,11 +53,11 @@ func (f *File) buildCluster(stream int) *clusterIndex {
 	}
 	ci := &clusterIndex{}
 	for s := 0; s < f.f.NumStripes(); s++ {
-		info, err := f.f.Stream(s, stream)
+		info, err := f.f.Stream(ctx, s, stream)
 		if err != nil {
 			return nil
 		}
-		cs, err := f.chunkStats(s, stream)
+		cs, err := f.chunkStats(ctx, s, stream)
 		if err != nil {
 			return nil
 		}
@@ -125,7 +126,7 @@ func leafInterval(l *filter.Leaf) (a, b stats.Value, hasA, hasB, ok bool) {
 // the cluster indexes of its columns: for a leaf on a sorted column, or an
 // AND of conjuncts some of which are such leaves, the intersection of
 // their row ranges. ok is false when no index applies.
-func (f *File) indexRows(q *query) (lo, hi int64, ok bool) {
+func (f *File) indexRows(ctx context.Context, q *query) (lo, hi int64, ok bool) {
 	lo, hi = 0, f.NumRows()
 	one := func(e filter.Expr) {
 		l, isLeaf := e.(*filter.Leaf)
@@ -140,7 +141,7 @@ func (f *File) indexRows(q *query) (lo, hi int64, ok bool) {
 		if !has || !f.streamRowAligned(q.stream[l]) {
 			return
 		}
-		ci := f.cluster(q.stream[l])
+		ci := f.cluster(ctx, q.stream[l])
 		if ci == nil {
 			return
 		}

@@ -38,9 +38,9 @@ type countingSource struct {
 	reads atomic.Int64
 }
 
-func (c *countingSource) ReadAt(p []byte, off int64) (int, error) {
+func (c *countingSource) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	c.reads.Add(1)
-	return iox.Bytes(c.data).ReadAt(p, off)
+	return iox.Bytes(c.data).ReadAt(ctx, p, off)
 }
 
 func (c *countingSource) Size() int64      { return int64(len(c.data)) }
@@ -77,7 +77,7 @@ func TestOnePlanPerStripe(t *testing.T) {
 	defer all.Release()
 	r := rand.New(rand.NewPCG(5, 5))
 	for _, par := range []int{1, 3} {
-		f, err := read.Open(iox.Bytes(data), read.Options{DecoderCacheBytes: -1, Parallelism: par})
+		f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{DecoderCacheBytes: -1, Parallelism: par})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestOnePlanPerStripe(t *testing.T) {
 					if name == "" || filterReads(where, name) {
 						continue
 					}
-					info, err := ff.Stream(k[0], k[1])
+					info, err := ff.Stream(context.Background(), k[0], k[1])
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -268,11 +268,11 @@ func sameRecords(t *testing.T, what string, a, b []arrow.Record) {
 func TestParallelMatchesSequential(t *testing.T) {
 	const rows = 20000
 	data, _ := writeFile(t, 31, rows, write.Options{StripeBytes: 128 << 10, ChunkValues: 900})
-	seq, err := read.Open(iox.Bytes(data), read.Options{Parallelism: 1})
+	seq, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	par, err := read.Open(iox.Bytes(data), read.Options{Parallelism: 4, PrefetchBytes: 96 << 10})
+	par, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 4, PrefetchBytes: 96 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestPrefetchBoundsMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	f, err := read.Open(src, read.Options{Parallelism: 2, PrefetchBytes: budget, NoMetaCache: true})
+	f, err := read.Open(context.Background(), src, read.Options{Parallelism: 2, PrefetchBytes: budget, NoMetaCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestMetaCacheReopen(t *testing.T) {
 	defer all.Release()
 	cache := read.NewMetaCache(8 << 20)
 	src := &countingSource{data: data, id: "test:one"}
-	f1, err := read.Open(src, read.Options{MetaCache: cache})
+	f1, err := read.Open(context.Background(), src, read.Options{MetaCache: cache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +473,7 @@ func TestMetaCacheReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := src.reads.Load()
-	f2, err := read.Open(src, read.Options{MetaCache: cache})
+	f2, err := read.Open(context.Background(), src, read.Options{MetaCache: cache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +486,7 @@ func TestMetaCacheReopen(t *testing.T) {
 	}
 	got.Release()
 	other := &countingSource{data: data, id: "test:two"}
-	if _, err := read.Open(other, read.Options{MetaCache: cache}); err != nil {
+	if _, err := read.Open(context.Background(), other, read.Options{MetaCache: cache}); err != nil {
 		t.Fatal(err)
 	}
 	if other.reads.Load() == 0 {
@@ -498,7 +498,7 @@ func TestMetaCacheReopen(t *testing.T) {
 	// A budget below one file's metadata keeps only the latest file.
 	small := read.NewMetaCache(1)
 	for i := range 3 {
-		if _, err := read.Open(&countingSource{data: data, id: fmt.Sprint("small:", i)}, read.Options{MetaCache: small}); err != nil {
+		if _, err := read.Open(context.Background(), &countingSource{data: data, id: fmt.Sprint("small:", i)}, read.Options{MetaCache: small}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -514,7 +514,7 @@ func TestSplits(t *testing.T) {
 	data, recs := writeFile(t, 12, rows, write.Options{StripeBytes: 48 << 10, ChunkValues: 800})
 	all := concat(t, recs)
 	defer all.Release()
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +545,7 @@ func TestSplits(t *testing.T) {
 			if err != nil || *back != sp {
 				t.Fatalf("split %s came back as %+v (%v)", js, back, err)
 			}
-			g, err := read.Open(iox.Bytes(data), read.Options{})
+			g, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -589,7 +589,7 @@ func TestClusterIndex(t *testing.T) {
 	data, recs := writeFile(t, 19, rows, write.Options{StripeBytes: 48 << 10, ChunkValues: 600})
 	all := concat(t, recs)
 	defer all.Release()
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -621,7 +621,7 @@ func TestClusterIndex(t *testing.T) {
 // context's error and leave no goroutine behind.
 func TestCancel(t *testing.T) {
 	data, _ := writeFile(t, 4, 20000, write.Options{StripeBytes: 32 << 10, ChunkValues: 500})
-	f, err := read.Open(iox.Bytes(data), read.Options{Parallelism: 3, PrefetchBytes: 64 << 10})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 3, PrefetchBytes: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sort"
@@ -57,13 +58,19 @@ func (f *File) compile(where string) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	missing := map[string]bool{}
 	e, err = filter.Bind(e, func(path string) (filter.ColumnInfo, bool) {
 		n, err := f.sch.Find(path)
 		if err != nil || !n.Kind.IsLeaf() {
+			missing[path] = true
 			return filter.ColumnInfo{}, false
 		}
 		return columnInfo(n), true
 	})
+	var be *filter.BindError
+	if errors.As(err, &be) && missing[be.Path] {
+		return nil, &hintedError{msg: err.Error() + f.columnHint(be.Path, true), errs: []error{err, ErrUnknownColumn}}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +398,7 @@ func (f *File) readBools(io *stripeIO, stream int) ([]bool, error) {
 func (f *File) leafChunks(io *stripeIO, q *query, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) ([]int, error) {
 	stream := q.stream[l]
 	info := io.stream(stream)
-	cstats, err := f.chunkStats(io.stripe, stream)
+	cstats, err := f.chunkStats(io.ctx, io.stripe, stream)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package read
 
 import (
 	"container/list"
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -49,10 +50,10 @@ type chunkStat struct {
 }
 
 // readMeta reads and decodes the metadata of the container ff.
-func readMeta(ff *format.File) (*fileMeta, error) {
+func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 	m := &fileMeta{c: ff.Meta, chunkSt: map[[2]int][]chunkStat{}, clusters: map[int]*clusterIndex{},
 		blooms: map[[2]int]*stats.Bloom{}}
-	sb, ok, err := ff.Section("schema")
+	sb, ok, err := ff.Section(ctx, "schema")
 	if err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)
 	}
@@ -64,7 +65,7 @@ func readMeta(ff *format.File) (*fileMeta, error) {
 		return nil, fmt.Errorf("read: schema section: %w", err)
 	}
 	m.arrow = shred.ToArrow(m.sch)
-	if b, ok, err := ff.Section("stats.file"); err != nil {
+	if b, ok, err := ff.Section(ctx, "stats.file"); err != nil {
 		return nil, fmt.Errorf("read: file stats section: %w", err)
 	} else if ok {
 		m.sections += int64(len(b))
@@ -72,7 +73,7 @@ func readMeta(ff *format.File) (*fileMeta, error) {
 			return nil, fmt.Errorf("read: %w", err)
 		}
 	}
-	if b, ok, err := ff.Section("stats.stripe"); err != nil {
+	if b, ok, err := ff.Section(ctx, "stats.stripe"); err != nil {
 		return nil, fmt.Errorf("read: stripe stats section: %w", err)
 	} else if ok {
 		m.sections += int64(len(b))
@@ -83,7 +84,7 @@ func readMeta(ff *format.File) (*fileMeta, error) {
 			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(m.sstats), ff.NumStripes(), encoding.ErrCorrupt)
 		}
 	}
-	if b, ok, err := ff.Section("user"); err == nil && ok {
+	if b, ok, err := ff.Section(ctx, "user"); err == nil && ok {
 		m.sections += int64(len(b))
 		m.user, _ = meta.UnmarshalKV(b)
 	}
@@ -99,7 +100,7 @@ func (m *fileMeta) bytes() int64 {
 // chunkStats returns the decoded statistics of every chunk of a stream in
 // a stripe, decoding them on first use: a query plans from them without
 // decoding statistics again.
-func (f *File) chunkStats(stripe, stream int) ([]chunkStat, error) {
+func (f *File) chunkStats(ctx context.Context, stripe, stream int) ([]chunkStat, error) {
 	k := [2]int{stripe, stream}
 	f.m.mu.RLock()
 	cs, ok := f.m.chunkSt[k]
@@ -107,7 +108,7 @@ func (f *File) chunkStats(stripe, stream int) ([]chunkStat, error) {
 	if ok {
 		return cs, nil
 	}
-	info, err := f.f.Stream(stripe, stream)
+	info, err := f.f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ type stripeIO struct {
 }
 
 func (f *File) newStripeIO(ctx context.Context, stripe int) (*stripeIO, error) {
-	infos, err := f.f.Streams(stripe)
+	infos, err := f.f.Streams(ctx, stripe)
 	if err != nil {
 		return nil, err
 	}
@@ -302,8 +302,5 @@ func (f *File) openChunk(payload []byte, rows int) (encoding.Decoder, error) {
 
 // fetchRanges reads ranges through the file's Fetcher under ctx.
 func (f *File) fetchRanges(ctx context.Context, ranges []iox.Range) ([][]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return f.fetch.Fetch(ranges)
+	return f.fetch.Fetch(ctx, ranges)
 }

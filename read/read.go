@@ -7,6 +7,7 @@ package read
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/format"
+	"strata/internal/suggest"
 	"strata/iox"
 	"strata/meta"
 	"strata/schema"
@@ -94,7 +96,7 @@ func (f *File) Reads() int64 { return f.fetch.Stats().Reads }
 
 // Open reads the metadata of a Strata file, or takes it from the metadata
 // cache when the source has an identity (iox.Identifier) already opened.
-func Open(src iox.Source, opts Options) (*File, error) {
+func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	if opts.Decode == nil {
 		opts.Decode = all.Options()
 	}
@@ -127,10 +129,10 @@ func Open(src iox.Source, opts Options) (*File, error) {
 		ff = m.c.Bind(fetch)
 	} else {
 		var err error
-		if ff, err = format.Open(fetch, format.ReaderOptions{}); err != nil {
+		if ff, err = format.Open(ctx, fetch, format.ReaderOptions{}); err != nil {
 			return nil, err
 		}
-		if m, err = readMeta(ff); err != nil {
+		if m, err = readMeta(ctx, ff); err != nil {
 			return nil, err
 		}
 		m.openBytes = fetch.Stats().BytesRead
@@ -186,6 +188,44 @@ func (f *File) StripeStats(i int) *meta.StripeStats {
 	return nil
 }
 
+// ErrUnknownColumn reports a column name the file does not have; the
+// message suggests the closest names.
+var ErrUnknownColumn = errors.New("unknown column")
+
+// unknownColumn returns an ErrUnknownColumn error for name with the
+// closest column names (every leaf path when leaves is set, the top-level
+// columns otherwise).
+func (f *File) unknownColumn(name string, leaves bool) error {
+	return fmt.Errorf("read: %w %q%s", ErrUnknownColumn, name, f.columnHint(name, leaves))
+}
+
+// hintedError is an error whose message carries a hint for the user and
+// which wraps several errors.
+type hintedError struct {
+	msg  string
+	errs []error
+}
+
+func (e *hintedError) Error() string   { return e.msg }
+func (e *hintedError) Unwrap() []error { return e.errs }
+
+// columnHint suggests the column names closest to name.
+func (f *File) columnHint(name string, leaves bool) string {
+	var names []string
+	if leaves {
+		for _, si := range f.sch.Streams() {
+			if si.Role == schema.RoleValues {
+				names = append(names, si.Node.Path())
+			}
+		}
+	} else {
+		for _, fl := range f.arrow.Fields() {
+			names = append(names, fl.Name)
+		}
+	}
+	return suggest.Hint(name, names)
+}
+
 // columnIndexes resolves projected column names to top-level indexes.
 func (f *File) columnIndexes(names []string) ([]int, error) {
 	if len(names) == 0 {
@@ -199,7 +239,7 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 	for _, n := range names {
 		is := f.arrow.FieldIndices(n)
 		if len(is) == 0 {
-			return nil, fmt.Errorf("read: no column %q", n)
+			return nil, f.unknownColumn(n, false)
 		}
 		idx = append(idx, is[0])
 	}
@@ -359,7 +399,7 @@ func releaseAll(arrs []arrow.Array) {
 }
 
 // ReadStripe reads the projected top-level columns of one stripe.
-func (f *File) ReadStripe(stripe int, cols []int, st *ScanStats) (arrow.Record, error) {
+func (f *File) ReadStripe(ctx context.Context, stripe int, cols []int, st *ScanStats) (arrow.Record, error) {
 	if stripe < 0 || stripe >= f.f.NumStripes() {
 		return nil, fmt.Errorf("read: stripe %d of %d: %w", stripe, f.f.NumStripes(), format.ErrIndex)
 	}
@@ -368,7 +408,7 @@ func (f *File) ReadStripe(stripe int, cols []int, st *ScanStats) (arrow.Record, 
 			return nil, fmt.Errorf("read: column %d of %d: %w", c, f.sch.NumColumns(), format.ErrIndex)
 		}
 	}
-	x := f.newExec(context.Background(), 1)
+	x := f.newExec(ctx, 1)
 	io, err := f.newStripeIO(x.ctx, stripe)
 	if err != nil {
 		return nil, err

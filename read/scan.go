@@ -141,11 +141,11 @@ func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, err
 			return nil, err
 		}
 	}
-	r, err := f.stripeRange(opts.Split, s.q, &s.stats)
+	x := f.newExec(ctx, opts.Parallelism)
+	r, err := f.stripeRange(x.ctx, opts.Split, s.q, &s.stats)
 	if err != nil {
 		return nil, err
 	}
-	x := f.newExec(ctx, opts.Parallelism)
 	ctx, s.cancel = context.WithCancel(x.ctx)
 	x.ctx = ctx
 	s.x = x
@@ -510,7 +510,7 @@ func (g *jobGen) fill() error {
 		if lo >= hi {
 			return nil
 		}
-		est, err := f.stripeBytes(i, g.s.cols, g.s.q)
+		est, err := f.stripeBytes(g.s.x.ctx, i, g.s.cols, g.s.q)
 		if err != nil {
 			return err
 		}
@@ -530,7 +530,7 @@ func (g *jobGen) fill() error {
 		if g.left >= 0 {
 			g.left -= keep
 		}
-		est, err := f.stripeBytes(i, g.s.cols, nil)
+		est, err := f.stripeBytes(g.s.x.ctx, i, g.s.cols, nil)
 		if err != nil {
 			return err
 		}
@@ -647,8 +647,8 @@ func (f *File) fixedBytes(cols []int, rows int64) int64 {
 
 // stripeBytes bounds what reading a stripe's projected columns (and the
 // filter's, when q is set) fetches: the sizes of their streams.
-func (f *File) stripeBytes(i int, cols []int, q *query) (int64, error) {
-	infos, err := f.f.Streams(i)
+func (f *File) stripeBytes(ctx context.Context, i int, cols []int, q *query) (int64, error) {
+	infos, err := f.f.Streams(ctx, i)
 	if err != nil {
 		return 0, err
 	}

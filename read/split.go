@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -99,7 +100,7 @@ func (r scanRange) rows(f *File, i int) (lo, hi int64) {
 // stripeRange resolves the stripes a query visits: the split's (all when
 // nil), less those file statistics or cluster indexes rule out. Planning
 // costs O(log chunks) of a sorted column once its index is built.
-func (f *File) stripeRange(sp *Split, q *query, st *ScanStats) (scanRange, error) {
+func (f *File) stripeRange(ctx context.Context, sp *Split, q *query, st *ScanStats) (scanRange, error) {
 	r := scanRange{hi: f.f.NumStripes(), rowHi: f.NumRows()}
 	if sp != nil {
 		if err := f.checkSplit(sp); err != nil {
@@ -117,7 +118,7 @@ func (f *File) stripeRange(sp *Split, q *query, st *ScanStats) (scanRange, error
 		r.hi = r.lo
 		return r, nil
 	}
-	lo, hi, ok := f.indexRows(q)
+	lo, hi, ok := f.indexRows(ctx, q)
 	if !ok {
 		return r, nil
 	}

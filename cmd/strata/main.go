@@ -10,11 +10,11 @@
 //	strata agg FILE "count(*), sum(col)" [--where EXPR] [--split JSON]
 //	strata splits FILE [--target 128MiB]  stripe-aligned pieces for a distributed scan, as JSON lines
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+//	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -26,7 +26,7 @@ usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
   strata import SRC DST.strata             SRC is .parquet, .csv or .arrow
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
-  strata inspect FILE [--json]             rows, stripes, bytes and encodings per column
+  strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
@@ -34,10 +34,15 @@ usage:
   strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
                                            (reading commands take --threads N: goroutines per query, 0 = all cores)
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+  strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
 
 Run 'strata COMMAND -h' for a command's flags.
+
+Exit status: 0 done; 1 failed (I/O, unsupported data, a decode limit);
+2 the command line is wrong (command, flags, arguments, column names,
+expressions); 3 the file is corrupt, truncated or not a Strata file.
 `
 
 func main() {
@@ -57,11 +62,7 @@ func main() {
 	}
 	err := run(cmd, args)
 	if err != nil {
-		var ue usageError
-		code := 1
-		if errors.As(err, &ue) {
-			code = 2
-		}
+		code := exitCode(err)
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
 		pprof.StopCPUProfile()
 		os.Exit(code)
@@ -91,6 +92,8 @@ func run(cmd string, args []string) error {
 		err = runSplits(args)
 	case "gen":
 		err = runGen(args)
+	case "sizes":
+		err = runSizes(args)
 	case "bench":
 		err = runBench(args)
 	case "help", "-h", "--help":

@@ -105,6 +105,7 @@ func runAgg(args []string) error {
 func runInspect(args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "machine-readable output")
+	asHTML := fs.Bool("html", false, "a self-contained HTML page (bytes by column and encoding, trees, stripe and chunk statistics, schema)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -112,7 +113,7 @@ func runInspect(args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE")
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}
@@ -122,6 +123,9 @@ func runInspect(args []string) error {
 		return err
 	}
 	rep.Bytes = fileSize(pos[0])
+	if *asHTML {
+		return writeHTMLReport(os.Stdout, pos[0], rep)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")

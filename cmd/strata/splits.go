@@ -14,7 +14,7 @@ import (
 // openRead opens a file for a reading command with --threads goroutines
 // per query (0: all cores).
 func openRead(path string, threads int) (*strata.File, error) {
-	return strata.OpenWith(path, strata.ReadOptions{Parallelism: threads})
+	return openFileWith(path, strata.ReadOptions{Parallelism: threads})
 }
 
 // parseSplit reads a --split argument: a split's JSON, or @FILE holding it.
@@ -64,7 +64,7 @@ func runSplits(args []string) error {
 	if err != nil {
 		return usagef("--target: %v", err)
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}

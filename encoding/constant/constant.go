@@ -13,11 +13,14 @@ import (
 
 // Codec registers Constant.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindConstant,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.0,
-	Leaf:       true,
+	Kind:          encoding.KindConstant,
+	Types:         encoding.AllTypes,
+	Open:          open,
+	Encoder:       encoder{},
+	ReadFactor:    1.0,
+	Leaf:          true,
+	Zstd:          true,
+	NeedsDistinct: true,
 }
 
 type encoder struct{}
@@ -50,6 +53,9 @@ func uvarintLen(v uint64) int {
 func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ctx) ([]byte, error) {
 	if encoding.LenOf(vals) == 0 {
 		return dst, fmt.Errorf("constant: empty sequence")
+	}
+	if !allSame(vals) {
+		return dst, fmt.Errorf("constant: values differ")
 	}
 	switch v := vals.(type) {
 	case []bool:
@@ -85,6 +91,61 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 		return append(binary.AppendUvarint(dst, uint64(len(x))), x...), nil
 	}
 	return dst, fmt.Errorf("constant: cannot encode %T", vals)
+}
+
+// allSame reports whether every value is bit-identical to the first. Fit
+// relies on a distinct count of hashes; this check makes Encode exact
+// whatever selects it.
+func allSame(vals any) bool {
+	switch v := vals.(type) {
+	case []bool:
+		return sameAs(v, func(x bool) bool { return x })
+	case []int8:
+		return sameAs(v, func(x int8) int8 { return x })
+	case []int16:
+		return sameAs(v, func(x int16) int16 { return x })
+	case []int32:
+		return sameAs(v, func(x int32) int32 { return x })
+	case []int64:
+		return sameAs(v, func(x int64) int64 { return x })
+	case []uint8:
+		return sameAs(v, func(x uint8) uint8 { return x })
+	case []uint16:
+		return sameAs(v, func(x uint16) uint16 { return x })
+	case []uint32:
+		return sameAs(v, func(x uint32) uint32 { return x })
+	case []uint64:
+		return sameAs(v, func(x uint64) uint64 { return x })
+	case []float32:
+		return sameAs(v, math.Float32bits)
+	case []float64:
+		return sameAs(v, math.Float64bits)
+	case encoding.Bytes:
+		return sameBytes(&v)
+	case *encoding.Bytes:
+		return sameBytes(v)
+	}
+	return false
+}
+
+func sameAs[T any, K comparable](v []T, key func(T) K) bool {
+	first := key(v[0])
+	for _, x := range v[1:] {
+		if key(x) != first {
+			return false
+		}
+	}
+	return true
+}
+
+func sameBytes(b *encoding.Bytes) bool {
+	first := b.Value(0)
+	for i := 1; i < b.Len(); i++ {
+		if string(b.Value(i)) != string(first) {
+			return false
+		}
+	}
+	return true
 }
 
 func appendLE(dst []byte, u uint64, size int) []byte {

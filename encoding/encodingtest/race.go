@@ -1,6 +1,6 @@
 //go:build race
 
-package trivial_test
+package encodingtest
 
 // raceEnabled trims the longest sequences under the race detector, which
 // slows the value-by-value checks about twentyfold.

@@ -1,5 +1,5 @@
 //go:build !race
 
-package fixedbitwidth_test
+package encodingtest
 
 const raceEnabled = false
