@@ -667,3 +667,88 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("%d goroutines after the scans ended, %d before", n, before)
 	}
 }
+
+// TestBloomFiltersLazy checks that bloom filters live outside the metadata
+// read at open (their own section) and are read per stripe when an
+// equality predicate asks, pruning stripes statistics cannot.
+func TestBloomFiltersLazy(t *testing.T) {
+	const rows = 24000
+	data, recs := writeFile(t, 15, rows, write.Options{StripeBytes: 96 << 10, ChunkValues: 1000, Bloom: []string{"u", "id"}})
+	all := concat(t, recs)
+	defer all.Release()
+	f, err := read.Open(context.Background(), &countingSource{data: data}, read.Options{NoMetaCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := f.Container()
+	sec, ok := ff.SectionInfo("stats.bloom")
+	if !ok {
+		t.Fatal("no stats.bloom section")
+	}
+	if _, ok := ff.SectionInfo("stats.bloom.index"); !ok {
+		t.Fatal("no bloom index")
+	}
+	for i := 0; i < ff.NumStripes(); i++ {
+		if n := len(f.StripeStats(i).Blooms); n != 0 {
+			t.Fatalf("stripe %d keeps %d bloom filters inline", i, n)
+		}
+	}
+	if sec.Size == 0 || sec.Compression != format.CompressionNone {
+		t.Fatalf("bloom section %+v: want stored bytes", sec)
+	}
+	// A value no stripe holds: every stripe is pruned by its filter, each
+	// read with one request when the query asks, none at open.
+	g, err := read.Open(context.Background(), &countingSource{data: data}, read.Options{NoMetaCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, st := scanAll(t, g, read.ScanOptions{Where: "u = 65001"}); st.StripesPrunedBloom != ff.NumStripes() || st.Requests != int64(ff.NumStripes()) {
+		t.Fatalf("u = 65001: %s; want every stripe pruned by a filter read on its own", st.String())
+	}
+	u := column(all, "u").(*array.Uint16)
+	for _, v := range []int{int(u.Value(5)), int(u.Value(rows - 3))} {
+		where := fmt.Sprintf("u = %d", v)
+		got, st := scanAll(t, f, read.ScanOptions{Where: where, Columns: []string{"id", "u"}})
+		want := expectedRows(t, all, where)
+		n := 0
+		if got != nil {
+			n = int(got.NumRows())
+			got.Release()
+		}
+		if n != len(want) {
+			t.Fatalf("%s: %d rows, want %d", where, n, len(want))
+		}
+		if st.StripesPrunedBloom == 0 {
+			t.Fatalf("%s: no stripe pruned by bloom filters (%s)", where, st.String())
+		}
+	}
+}
+
+// TestBloomFiltersInline reads a file written before bloom filters had a
+// section of their own: they sit inline in stats.stripe and still prune.
+// (k = 7·row, s = "v" + letter(row%26) + letter(stripe), four stripes of
+// 1000 rows.)
+func TestBloomFiltersInline(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "bloom-inline.strata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Container().SectionInfo("stats.bloom"); ok {
+		t.Fatal("the frozen file has a stats.bloom section")
+	}
+	got, st := scanAll(t, f, read.ScanOptions{Where: "s = 'vab'"})
+	if got == nil || got.NumRows() != 38 || st.StripesPrunedBloom != 1 {
+		t.Fatalf("s = 'vab': %v rows (%s), want 38 with one stripe pruned by bloom", got, st.String())
+	}
+	k := got.Column(0).(*array.Int64)
+	for i := 0; i < k.Len(); i++ {
+		if row := k.Value(i) / 7; row/1000 != 1 || row%26 != 0 {
+			t.Fatalf("row %d: k = %d is not in stripe 1 with letter b", i, k.Value(i))
+		}
+	}
+	got.Release()
+}

@@ -30,6 +30,28 @@ type query struct {
 	// evaluates to drop null rows (built at compile: a query is shared by
 	// stripes evaluated in parallel and is read-only once compiled).
 	nn map[*filter.Leaf]*filter.Leaf
+	// ordered marks the leaves whose cost is measured: arguments of an AND
+	// that orders its arguments by cost.
+	ordered map[*filter.Leaf]bool
+}
+
+// markOrdered marks the leaves under every AND of two or more arguments.
+func markOrdered(e filter.Expr, m map[*filter.Leaf]bool) {
+	switch e := e.(type) {
+	case *filter.And:
+		for _, a := range e.Args {
+			if len(e.Args) > 1 {
+				filter.Walk(a, func(l *filter.Leaf) { m[l] = true })
+			}
+			markOrdered(a, m)
+		}
+	case *filter.Or:
+		for _, a := range e.Args {
+			markOrdered(a, m)
+		}
+	case *filter.Not:
+		markOrdered(e.X, m)
+	}
 }
 
 // notNull returns the IS NOT NULL leaf on l's column.
@@ -114,6 +136,8 @@ func (f *File) compile(where string) (*query, error) {
 	if werr != nil {
 		return nil, werr
 	}
+	q.ordered = map[*filter.Leaf]bool{}
+	markOrdered(e, q.ordered)
 	q.nn = map[*filter.Leaf]*filter.Leaf{}
 	filter.Walk(e, func(l *filter.Leaf) {
 		nn := &filter.Leaf{Path: l.Path, Op: filter.OpIsNotNull, Col: l.Col}
@@ -258,13 +282,16 @@ func (f *File) evalExpr(x *exec, io *stripeIO, q *query, e filter.Expr, sel enco
 		// NOT over a comparison must not select nulls: re-check null rows.
 		return f.dropNulls(x, io, q, e.X, sel, st)
 	case *filter.Leaf:
+		if !q.ordered[e] {
+			return f.evalLeaf(x, io, q, e, sel, st)
+		}
 		start := time.Now()
-		before := sel.Count()
+		before := selCount(sel)
 		err := f.evalLeaf(x, io, q, e, sel, st)
 		c := f.costOf(e.String())
 		c.mu.Lock()
 		c.nanos += time.Since(start).Nanoseconds()
-		c.dropped += int64(before - sel.Count())
+		c.dropped += int64(before - selCount(sel))
 		c.mu.Unlock()
 		return err
 	}
@@ -434,6 +461,31 @@ func (f *File) leafChunks(io *stripeIO, q *query, l *filter.Leaf, sel encoding.B
 	return todo, nil
 }
 
+// selCount counts the set rows of sel, looking only between the first and
+// the last set word (a narrow selection in a large stripe is cheap).
+func selCount(sel encoding.Bitmap) int {
+	lo, hi, ok := selBounds(sel)
+	if !ok {
+		return 0
+	}
+	return countRange(sel, lo, hi)
+}
+
+// selRows lists the set rows of sel, sized in advance.
+func selRows(sel encoding.Bitmap) []int32 {
+	lo, hi, ok := selBounds(sel)
+	if !ok {
+		return nil
+	}
+	out := make([]int32, 0, countRange(sel, lo, hi))
+	for wi := lo >> 6; wi <= (hi-1)>>6; wi++ {
+		for w := sel[wi]; w != 0; w &= w - 1 {
+			out = append(out, int32(wi*64+bits.TrailingZeros64(w)))
+		}
+	}
+	return out
+}
+
 // selBounds returns the first and one past the last set row of sel.
 func selBounds(sel encoding.Bitmap) (lo, hi int, ok bool) {
 	i := 0
@@ -470,7 +522,10 @@ func (f *File) evalLeafOwn(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel 
 	err = x.w.each(x.ctx, len(todo), func(k int) error {
 		ci := todo[k]
 		n := int(info.Chunks[ci].Rows)
-		return io.use(stream, ci, false, func(d encoding.Decoder) error {
+		// Filter decoders stay in the decoder cache, as a database keeps the
+		// pages its filters scan in its buffer pool: a repeated selective
+		// query then neither reads nor reopens its filter column.
+		return io.use(stream, ci, true, func(d encoding.Decoder) error {
 			var before int
 			sc, counts := d.(encoding.SkipCounter)
 			if counts {

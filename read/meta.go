@@ -11,6 +11,7 @@ import (
 
 	"strata/encoding"
 	"strata/format"
+	"strata/iox"
 	"strata/meta"
 	"strata/schema"
 	"strata/shred"
@@ -29,6 +30,11 @@ type fileMeta struct {
 	fstats map[int]stats.ColumnStats
 	sstats []meta.StripeStats
 	user   map[string]string
+	// bloomIdx locates each stripe's bloom filters in the stats.bloom
+	// section (files written before it keep them inline in stats.stripe);
+	// bloomSec is that section.
+	bloomIdx []map[int]meta.BloomRef
+	bloomSec format.SectionInfo
 	// sections counts the bytes of the metadata sections read at open.
 	sections int64
 	// openBytes is what the first open read: postscript, footer, sections.
@@ -84,6 +90,22 @@ func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(m.sstats), ff.NumStripes(), encoding.ErrCorrupt)
 		}
 	}
+	if sec, ok := ff.SectionInfo("stats.bloom"); ok {
+		b, ok, err := ff.Section(ctx, "stats.bloom.index")
+		if err != nil {
+			return nil, fmt.Errorf("read: bloom index section: %w", err)
+		}
+		if ok {
+			m.sections += int64(len(b))
+			if m.bloomIdx, err = meta.UnmarshalBloomIndex(b, sec.Size); err != nil {
+				return nil, fmt.Errorf("read: %w", err)
+			}
+			if len(m.bloomIdx) != ff.NumStripes() {
+				return nil, fmt.Errorf("read: bloom index for %d stripes, file has %d: %w", len(m.bloomIdx), ff.NumStripes(), encoding.ErrCorrupt)
+			}
+			m.bloomSec = sec
+		}
+	}
 	if b, ok, err := ff.Section(ctx, "user"); err == nil && ok {
 		m.sections += int64(len(b))
 		m.user, _ = meta.UnmarshalKV(b)
@@ -134,8 +156,12 @@ func (f *File) chunkStats(ctx context.Context, stripe, stream int) ([]chunkStat,
 	return cs, nil
 }
 
-// bloom returns the decoded bloom filter of a stream in a stripe, or nil.
-func (f *File) bloom(stripe, stream int) *stats.Bloom {
+// bloom returns the decoded bloom filter of a stream in a stripe, or nil,
+// reading it on first use: a file's filters are not read when it is
+// opened, only those of the stripes a predicate asks about. The read is
+// counted in st. A filter that cannot be read or decoded is treated as
+// absent (it only ever prunes).
+func (f *File) bloom(ctx context.Context, stripe, stream int, st *ScanStats) *stats.Bloom {
 	key := [2]int{stripe, stream}
 	f.m.mu.RLock()
 	b, ok := f.m.blooms[key]
@@ -143,15 +169,38 @@ func (f *File) bloom(stripe, stream int) *stats.Bloom {
 	if ok {
 		return b
 	}
+	var raw []byte
 	if ss := f.StripeStats(stripe); ss != nil {
-		if raw, ok := ss.Blooms[stream]; ok {
-			if bl, _, err := stats.DecodeBloom(raw); err == nil {
-				b = bl
+		raw = ss.Blooms[stream] // files that keep them inline
+	}
+	if raw == nil && stripe < len(f.m.bloomIdx) {
+		if ref, ok := f.m.bloomIdx[stripe][stream]; ok {
+			bufs, err := f.fetchRanges(ctx, []iox.Range{{Off: f.m.bloomSec.Offset + ref.Off, Len: ref.Len}})
+			if err != nil {
+				return nil
 			}
+			st.Requests++
+			st.BytesRead += ref.Len
+			if format.Checksum32(bufs[0]) != ref.Sum {
+				return nil
+			}
+			raw = bufs[0]
+		}
+	}
+	if raw != nil {
+		if bl, _, err := stats.DecodeBloom(raw); err == nil {
+			b = bl
 		}
 	}
 	f.m.mu.Lock()
-	f.m.blooms[key] = b
+	if prev, ok := f.m.blooms[key]; ok {
+		b = prev
+	} else {
+		f.m.blooms[key] = b
+		if b != nil {
+			f.m.derived.Add(int64(len(raw)))
+		}
+	}
 	f.m.mu.Unlock()
 	return b
 }

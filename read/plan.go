@@ -3,6 +3,7 @@ package read
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +56,9 @@ type chunk struct {
 	entry *cacheEntry
 	// queued is set while the chunk waits in the stripeIO's pending list.
 	queued bool
+	// readLen is the length of the coalesced read the chunk's bytes came
+	// from, which stays alive as long as anything aliases them.
+	readLen int64
 }
 
 // stripeIO plans, fetches and opens the chunks one query needs from one
@@ -199,6 +203,11 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 	s.held.Add(n)
 	for i, ch := range todo {
 		ch.raw = bufs[i]
+		// Reads are sorted and disjoint: find the one holding the chunk.
+		k := sort.Search(len(reads), func(k int) bool { return reads[k].End() > ch.rng.Off })
+		if k < len(reads) {
+			ch.readLen = reads[k].Len
+		}
 	}
 	return nil
 }
@@ -237,7 +246,22 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 			onOpen(ch.key)
 		}
 	}
-	if cache && ch.entry == nil {
+	if cache && ch.entry == nil && s.f.cache != nil {
+		if ch.readLen > 4*ch.rng.Len && ch.readLen > 1<<20 {
+			// The decoder may alias a read much larger than its chunk, which
+			// the cache would keep alive without counting it: cache a
+			// decoder over a copy of the chunk's own bytes instead.
+			own := append([]byte(nil), ch.raw...)
+			p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, own)
+			if err != nil {
+				return fmt.Errorf("read: %w", err)
+			}
+			d, err := s.f.openChunk(p, ch.rows)
+			if err != nil {
+				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
+			}
+			ch.dec, ch.payload, ch.raw, ch.readLen = d, p, own, int64(len(own))
+		}
 		ch.entry = s.f.cache.put(ch.key, ch.dec, decodedCost(ch.payload, ch.rows, ch.dec.Type()))
 		ch.dec = ch.entry.dec
 	}

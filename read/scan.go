@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata/encoding"
+	"strata/iox"
 )
 
 // ScanOptions select what a scan returns.
@@ -687,8 +688,19 @@ func (f *File) unitTarget(budget int64, par int) int64 {
 	return max(min(t, f.maxUnit()), 64<<10)
 }
 
-// maxUnit is the largest unit worth reading for the file's source.
-func (f *File) maxUnit() int64 { return 1 << 20 }
+// maxUnit is the largest unit worth reading for the file's source. A
+// source that prefers long reads (one that reads through holes of more
+// than the local default, as object stores do) gets units of its largest
+// read times the reads it keeps in flight; a local file or memory gets
+// 1 MiB, which keeps a unit's bytes near the processor caches until its
+// batches decode them.
+func (f *File) maxUnit() int64 {
+	h := f.fetch.Hints()
+	if h.Gap > iox.DefaultGap && h.MaxRead > 0 {
+		return h.MaxRead * int64(max(h.InFlight, 1))
+	}
+	return 1 << 20
+}
 
 // recordBytes sums the buffer bytes of a record's arrays.
 func recordBytes(rec arrow.Record) int64 {

@@ -2,12 +2,15 @@ package read
 
 import (
 	"fmt"
+	"sort"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata/encoding"
 	"strata/filter"
+	"strata/format"
 	"strata/shred"
 	"strata/stats"
 )
@@ -28,7 +31,7 @@ func (f *File) stripeSelection(x *exec, io *stripeIO, q *query, lo, hi int, st *
 			st.RowsScanned += int64(rows)
 			return encoding.NewBitmap(rows, true), nil
 		}
-		if q.bloomRejects(q.expr, func(s int) *stats.Bloom { return f.bloom(i, s) }) {
+		if q.bloomRejects(q.expr, func(s int) *stats.Bloom { return f.bloom(x.ctx, i, s, st) }) {
 			st.StripesPrunedBloom++
 			return nil, nil
 		}
@@ -87,7 +90,7 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 	if err != nil || sel == nil {
 		return nil, err
 	}
-	rows := sel.Rows(nil)
+	rows := selRows(sel)
 	if err := f.planPayload(io, cols, rows, st); err != nil {
 		return nil, err
 	}
@@ -120,18 +123,15 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 
 // survivorChunks calls fn for every chunk of a row-aligned stream holding
 // selected rows, with the survivors' positions rows[at:j] in it.
-func survivorChunks(info []chunkRows, rows []int32, fn func(ci, at, j int) error) error {
+func survivorChunks(info []format.ChunkInfo, rows []int32, fn func(ci, at, j int) error) error {
 	at := 0
 	for at < len(rows) {
 		ci := findChunk(info, int64(rows[at]))
 		if ci < 0 {
 			return encoding.Corruptf("row %d not in any chunk", rows[at])
 		}
-		end := int32(info[ci].first + info[ci].rows)
-		j := at
-		for j < len(rows) && rows[j] < end {
-			j++
-		}
+		end := int32(info[ci].FirstRow + info[ci].Rows)
+		j := at + sort.Search(len(rows)-at, func(k int) bool { return rows[at+k] >= end })
 		if err := fn(ci, at, j); err != nil {
 			return err
 		}
@@ -140,32 +140,21 @@ func survivorChunks(info []chunkRows, rows []int32, fn func(ci, at, j int) error
 	return nil
 }
 
-// chunkRows is the row extent of a chunk within its stream.
-type chunkRows struct{ first, rows int64 }
-
-func findChunk(info []chunkRows, row int64) int {
+// findChunk returns the chunk holding stream row row, or -1.
+func findChunk(info []format.ChunkInfo, row int64) int {
 	lo, hi := 0, len(info)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if info[m].first+info[m].rows <= row {
+		if info[m].FirstRow+info[m].Rows <= row {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo == len(info) || row < info[lo].first {
+	if lo == len(info) || row < info[lo].FirstRow {
 		return -1
 	}
 	return lo
-}
-
-func (s *stripeIO) chunkRows(stream int) []chunkRows {
-	chunks := s.stream(stream).Chunks
-	out := make([]chunkRows, len(chunks))
-	for i, c := range chunks {
-		out[i] = chunkRows{c.FirstRow, c.Rows}
-	}
-	return out
 }
 
 // planPayload declares the chunks that hold the survivors rows of the
@@ -182,7 +171,7 @@ func (f *File) planPayload(io *stripeIO, cols []int, rows []int32, st *ScanStats
 			continue
 		}
 		n := 0
-		err := survivorChunks(io.chunkRows(stream), rows, func(ci, at, j int) error {
+		err := survivorChunks(io.stream(stream).Chunks, rows, func(ci, at, j int) error {
 			n++
 			return io.need(stream, ci)
 		})
@@ -195,9 +184,11 @@ func (f *File) planPayload(io *stripeIO, cols []int, rows []int32, st *ScanStats
 }
 
 // materialize reads column col for the selected rows of a stripe. A
-// row-aligned column reads only chunks holding survivors and gathers from
-// the encoded form when few rows of a chunk survive. It returns the number
-// of chunks gathered.
+// row-aligned column reads only chunks holding survivors: a run of
+// consecutive survivors is read in place (skip, then read), scattered ones
+// are gathered from the encoded form. Decoders of chunks read in part stay
+// in the decoder cache, so repeated selective queries do not reopen them.
+// It returns the number of chunks gathered.
 func (f *File) materialize(io *stripeIO, col int, sel encoding.Bitmap, rows []int32) (arrow.Array, int, error) {
 	stream := f.rowAligned(col)
 	if stream < 0 {
@@ -210,48 +201,147 @@ func (f *File) materialize(io *stripeIO, col int, sel encoding.Bitmap, rows []in
 		return out, 0, err
 	}
 	typ := f.sch.Stream(stream).Type
-	vals, err := newBuf(typ, len(rows))
-	if err != nil {
+	if err := f.dec.CheckAlloc(len(rows), max(typ.Size(), 4), "selected rows"); err != nil {
 		return nil, 0, err
 	}
-	if _, ok := vals.(*encoding.Bytes); ok {
-		vals = make([][]byte, len(rows))
+	// Output buffers come from the file's pool, as a flat scan's do: every
+	// position is written below, and releasing the batch returns them.
+	var vals any
+	var bin *encoding.Bytes
+	var pooled [2]unsafe.Pointer
+	var err error
+	if typ == encoding.Binary {
+		bin, pooled = f.pooledBytes(stream, len(rows))
+		vals = bin
+	} else if vals, err = f.pooledBuf(typ, len(rows)); err != nil {
+		return nil, 0, err
 	}
 	var valid []bool
 	gathered := 0
-	crows := io.chunkRows(stream)
+	crows := io.stream(stream).Chunks
 	err = survivorChunks(crows, rows, func(ci, at, j int) error {
-		lo := int32(crows[ci].first)
-		rel := make([]int32, j-at)
-		abs := make([]int64, j-at)
-		for k, r := range rows[at:j] {
-			rel[k] = r - lo
-			abs[k] = int64(r)
-		}
-		// Few survivors: gather from the encoded form, keeping the opened
-		// decoder in the cache so a chunk whose open is costly (runs,
-		// alphabets, zstd bodies) is opened once across queries.
-		sparse := j-at < int(crows[ci].rows)/4
-		if sparse {
+		lo := int32(crows[ci].FirstRow)
+		var rel []int32 // nil: one run of consecutive rows
+		if int(rows[j-1]-rows[at])+1 != j-at {
+			rel = make([]int32, j-at)
+			for k, r := range rows[at:j] {
+				rel[k] = r - lo
+			}
 			gathered++
 		}
-		return io.use(stream, ci, sparse, func(d encoding.Decoder) error {
-			return gatherFrom(d, rel, abs, int64(lo), at, vals, &valid)
+		part := j-at < int(crows[ci].Rows)
+		return io.use(stream, ci, part, func(d encoding.Decoder) error {
+			return readRows(d, rel, rows[at]-lo, j-at, at, len(rows), vals, &valid)
 		})
 	})
 	if err != nil {
 		return nil, 0, err
 	}
-	if b, ok := vals.([][]byte); ok {
-		bb := &encoding.Bytes{Offsets: make([]int32, 1, len(b)+1)}
-		for _, x := range b {
-			bb.Append(x)
-		}
-		vals = bb
-	}
 	s := &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: len(rows)}
+	if len(rows) > 0 {
+		s.Owner = f.pool
+	}
+	if bin != nil {
+		f.settleBytes(stream, bin, pooled, len(rows))
+	}
 	a, err := shred.AssembleLeaf(f.sch, col, len(rows), s, f.opts.Mem)
 	return a, gathered, err
+}
+
+// readRows reads n values of an opened decoder into vals at position at
+// (binary values are appended, in order): those at rel (chunk-relative,
+// sorted, unique), or when rel is nil the run of n rows from first. It
+// fills valid (of total entries, allocated on the first nullable chunk)
+// when the chunk may hold nulls.
+func readRows(d encoding.Decoder, rel []int32, first int32, n, at, total int, vals any, valid *[]bool) error {
+	nullable := d.Kind() == encoding.KindNullable
+	if nullable && *valid == nil {
+		*valid = make([]bool, total)
+		fillTrue((*valid)[:at])
+	}
+	defer func() {
+		if *valid != nil && !nullable {
+			fillTrue((*valid)[at : at+n])
+		}
+	}()
+	if rel == nil {
+		// One run of rows: skip to it and read it in place.
+		if first > 0 {
+			if err := d.Skip(int(first)); err != nil {
+				return err
+			}
+		}
+		return readPart(d, vals, at, n, *valid, nullable)
+	}
+	switch b := vals.(type) {
+	case []bool:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []int8:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []int16:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []int32:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []int64:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []uint8:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []uint16:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []uint32:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []uint64:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []float32:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case []float64:
+		return pickTyped(d, b[at:at+n], rel, *valid, at, nullable)
+	case *encoding.Bytes:
+		r, ok := d.(encoding.BinaryReader)
+		if !ok {
+			return encoding.Corruptf("%v node holds %v, want binary", d.Kind(), d.Type())
+		}
+		if g, ok := d.(encoding.BinaryGatherer); ok && !nullable {
+			return g.GatherBinary(rel, b)
+		}
+		var all encoding.Bytes
+		v := make([]bool, d.Len())
+		if err := encoding.ReadBinaryNullable(r, &all, v, d.Len()); err != nil {
+			return err
+		}
+		for k, x := range rel {
+			b.Append(all.Value(int(x)))
+			if nullable {
+				(*valid)[at+k] = v[x]
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("read: gather into %T", vals)
+}
+
+// pickTyped gathers the values at rel into dst: through the decoder's
+// Gatherer when it has one and no nulls, else by decoding the chunk.
+func pickTyped[T encoding.Fixed](d encoding.Decoder, dst []T, rel []int32, valid []bool, at int, nullable bool) error {
+	r, ok := d.(encoding.Reader[T])
+	if !ok {
+		return encoding.Corruptf("%v node holds %v", d.Kind(), d.Type())
+	}
+	if g, ok := d.(encoding.Gatherer[T]); ok && !nullable {
+		return g.Gather(rel, dst)
+	}
+	all := make([]T, d.Len())
+	v := make([]bool, d.Len())
+	if err := encoding.ReadNullable(r, all, v); err != nil {
+		return err
+	}
+	for k, x := range rel {
+		dst[k] = all[x]
+		if nullable {
+			valid[at+k] = v[x]
+		}
+	}
+	return nil
 }
 
 // takeRuns selects rows of an assembled array by slicing runs of
