@@ -181,6 +181,16 @@ func measure(s System, src *Source, wl *Workload, dir string, runs int, ck *cros
 			}
 			res.IO[name] = [2]int64{req, n}
 			io = fmt.Sprintf(", %d requests, %d bytes", req, n)
+			if ct, ok := s.(coldTaker); ok && perRow == 0 {
+				// Once more, untimed, with the system's caches dropped: what
+				// the query reads when nothing is cached.
+				ct.DropCaches()
+				if _, err := q(false); err == nil {
+					req, n := c.LastIO()
+					res.IO[name+"_cold"] = [2]int64{req, n}
+					io += fmt.Sprintf(" (cold: %d requests, %d bytes)", req, n)
+				}
+			}
 		}
 		fmt.Fprintf(log, "  %-8s %10.3f %s (min %.3f, max %.3f), %d rows%s\n", name, f.Median, unit, f.Min, f.Max, out.Rows, io)
 		return f

@@ -139,7 +139,7 @@ func printTable(w io.Writer, rep *Report) {
 // printIO lists the requests and bytes one run of each query read, for the
 // systems that count them.
 func printIO(w io.Writer, rep *Report) {
-	queries := []string{"scan", "q_range", "q_month", "q_agg", "take"}
+	queries := []string{"scan", "q_range", "q_range_cold", "q_month", "q_month_cold", "q_agg", "q_agg_cold", "take"}
 	any := false
 	for _, r := range rep.Results {
 		any = any || len(r.IO) > 0
@@ -147,7 +147,7 @@ func printIO(w io.Writer, rep *Report) {
 	if !any {
 		return
 	}
-	fmt.Fprintf(w, "\nrequests / bytes read by one run (take: all lookups of a run)\n\n")
+	fmt.Fprintf(w, "\nrequests / bytes read by one run (take: all lookups of a run; _cold: caches dropped first)\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "system/variant\t"+strings.Join(queries, "\t")+"\t")
 	for _, r := range rep.Results {

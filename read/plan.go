@@ -75,8 +75,6 @@ type stripeIO struct {
 	pending []*chunk
 
 	requests, bytes, opened atomic.Int64
-	// held counts the fetched bytes the stripeIO keeps alive.
-	held atomic.Int64
 }
 
 func (f *File) newStripeIO(ctx context.Context, stripe int) (*stripeIO, error) {
@@ -200,7 +198,6 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 		n += r.Len
 	}
 	s.bytes.Add(n)
-	s.held.Add(n)
 	for i, ch := range todo {
 		ch.raw = bufs[i]
 		// Reads are sorted and disjoint: find the one holding the chunk.

@@ -315,6 +315,12 @@ func (s *Scanner) produce() {
 			s.gen.abandon(j)
 			return
 		}
+		if j.unit != nil {
+			// Fetch the unit here, before taking a token: its reads overlap
+			// the decoding of the units before it, and no worker waits for
+			// them. A failed fetch surfaces through the unit's batches.
+			j.unit.ready()
+		}
 		if err := s.x.w.acquire(ctx); err != nil {
 			s.win.adjust(-j.reserve)
 			s.gen.abandon(j)
