@@ -175,16 +175,23 @@ func (f *File) bloom(ctx context.Context, stripe, stream int, st *ScanStats) *st
 	}
 	if raw == nil && stripe < len(f.m.bloomIdx) {
 		if ref, ok := f.m.bloomIdx[stripe][stream]; ok {
-			bufs, err := f.fetchRanges(ctx, []iox.Range{{Off: f.m.bloomSec.Offset + ref.Off, Len: ref.Len}})
-			if err != nil {
-				return nil
+			if f.m.bloomSec.Compression == format.CompressionNone {
+				bufs, err := f.fetchRanges(ctx, []iox.Range{{Off: f.m.bloomSec.Offset + ref.Off, Len: ref.Len}})
+				if err != nil {
+					return nil
+				}
+				st.Requests++
+				st.BytesRead += ref.Len
+				raw = bufs[0]
+			} else if sec, ok, err := f.f.Section(ctx, "stats.bloom"); err == nil && ok && ref.Off+ref.Len <= int64(len(sec)) {
+				// Another writer compressed the section: read it whole.
+				st.Requests++
+				st.BytesRead += f.m.bloomSec.Size
+				raw = sec[ref.Off : ref.Off+ref.Len]
 			}
-			st.Requests++
-			st.BytesRead += ref.Len
-			if format.Checksum32(bufs[0]) != ref.Sum {
-				return nil
+			if raw != nil && format.Checksum32(raw) != ref.Sum {
+				raw = nil
 			}
-			raw = bufs[0]
 		}
 	}
 	if raw != nil {
