@@ -52,7 +52,7 @@ func (s *strataSys) Write(dir string, src *Source) (string, error) {
 
 // Open opens the file with one query decoding on --threads goroutines.
 func (s *strataSys) Open(path string) error {
-	f, err := strata.OpenWith(path, strata.ReadOptions{Parallelism: s.cfg.threads})
+	f, err := strata.OpenWith(context.Background(), path, strata.OpenOptions{Parallelism: s.cfg.threads})
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,9 @@
 // fetcher that turns many small wanted ranges into few reads.
 //
 // The reader is sans-IO: it computes the byte ranges it needs and hands them
-// to a Fetcher, so the same reader works on local files, memory and (later)
-// object storage. Every type here is safe for concurrent use.
+// to a Fetcher, so the same reader works on local files, memory and object
+// storage (the sources of iox/remote and iox/s3, which register their URL
+// schemes with Open). Every type here is safe for concurrent use.
 package iox
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Source is a random-access, fixed-size byte source. ReadAt follows the
@@ -148,8 +150,9 @@ func (b Bytes) Slice(r Range) []byte { return b[r.Off:r.End():r.End()] }
 // File is a Source over an operating-system file. Its size is taken once,
 // when it is opened: Strata files are immutable once written.
 type File struct {
-	f    *os.File
-	size int64
+	f     *os.File
+	size  int64
+	mtime time.Time
 }
 
 // OpenFile opens the named file for reading.
@@ -172,7 +175,7 @@ func NewFile(f *os.File) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, size: st.Size()}, nil
+	return &File{f: f, size: st.Size(), mtime: st.ModTime()}, nil
 }
 
 // ReadAt reads with pread (os.File.ReadAt is safe for concurrent use). A

@@ -40,7 +40,8 @@ type Options struct {
 	// it; a positive one gives the file a cache of its own.
 	DecoderCacheBytes int64
 	// MetaCache keeps the file's metadata across Open calls (nil: the
-	// process-wide DefaultMetaCache); NoMetaCache opens without it.
+	// process-wide DefaultMetaCache); NoMetaCache opens without it. A file
+	// opened with Format limits of its own does not use the cache.
 	MetaCache   *MetaCache
 	NoMetaCache bool
 	// Parallelism is how many goroutines a query decodes on (0: all cores,
@@ -52,6 +53,17 @@ type Options struct {
 	// batches the caller keeps.
 	PrefetchBytes int64
 	Mem           memory.Allocator
+	// Verify makes Open read the whole file and check its checksum (in the
+	// postscript), so corruption anywhere, also in chunks no later read
+	// touches, is an error before any data is returned. Without it Open
+	// checks the footer, and every read checks the checksums of the
+	// stripe groups, sections and chunks it loads. File.Verify also
+	// locates the first corrupt chunk.
+	Verify bool
+	// Format bounds what the container may declare (footer, sections,
+	// stripe groups, chunk sizes and counts); zero fields take the
+	// defaults of package format.
+	Format format.ReaderOptions
 }
 
 // DefaultPrefetchBytes is the default bound of a scan's prefetch window.
@@ -120,6 +132,10 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	}
 	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: opts.CoalesceGap})
 	key := iox.IdentityOf(src)
+	if opts.Format != (format.ReaderOptions{}) {
+		// Cached metadata was checked against the default limits.
+		mc = nil
+	}
 	var m *fileMeta
 	if mc != nil && key != "" {
 		m = mc.get(key)
@@ -129,7 +145,7 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 		ff = m.c.Bind(fetch)
 	} else {
 		var err error
-		if ff, err = format.Open(ctx, fetch, format.ReaderOptions{}); err != nil {
+		if ff, err = format.Open(ctx, fetch, opts.Format); err != nil {
 			return nil, err
 		}
 		if m, err = readMeta(ctx, ff); err != nil {
@@ -148,6 +164,11 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 		f.cache = sharedDecoders
 	case opts.DecoderCacheBytes > 0:
 		f.cache = newDecoderCache(opts.DecoderCacheBytes)
+	}
+	if opts.Verify {
+		if err := ff.Verify(ctx); err != nil {
+			return nil, err
+		}
 	}
 	f.binHint = make([]atomic.Int64, f.sch.NumStreams())
 	f.openBytes = fetch.Stats().BytesRead

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -51,6 +52,7 @@ func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	wo := addWriteFlags(fs)
 	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -64,7 +66,7 @@ func runImport(args []string) error {
 		return err
 	}
 	p := newProgress("import", "rows", 0, pf)
-	n, err := importFile(src, dst, opts, p)
+	n, err := importFile(src, dst, sf, opts, p)
 	if err != nil {
 		return err
 	}
@@ -78,6 +80,7 @@ func runExport(args []string) error {
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
 	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -85,7 +88,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := openRead(pos[0], *threads)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
@@ -150,10 +153,16 @@ func newPrinter(format string, w io.Writer) (*printer, error) {
 func (p *printer) print(rec arrow.Record) error {
 	switch p.format {
 	case "csv":
-		if p.csv == nil {
-			p.csv = csv.NewWriter(p.w, rec.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		// Nested columns are written as JSON text, as export does.
+		out, err := interop.CSVRecord(rec, nil)
+		if err != nil {
+			return err
 		}
-		return p.csv.Write(rec)
+		defer out.Release()
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.w, out.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		}
+		return p.csv.Write(out)
 	case "json":
 		enc := json.NewEncoder(p.w)
 		for i := 0; i < int(rec.NumRows()); i++ {
@@ -287,6 +296,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		where = fs.String("where", "", "filter, e.g. \"l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'\"")
 		showStats = fs.Bool("stats", false, "print scan statistics on stderr")
 	}
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -294,7 +304,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := openRead(pos[0], *threads)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
@@ -338,8 +348,11 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		st := sc.Stats()
 		el := time.Since(start)
 		total := f.BytesRead()
-		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file) in %d reads\nelapsed %v\n",
-			st.String(), total, 100*float64(total)/float64(fileSize(pos[0])), f.Reads(), el.Round(time.Microsecond))
+		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
+			st.String(), total, 100*float64(total)/float64(max(f.Size(), 1)), el.Round(time.Microsecond))
+		if rl := f.requestLine(); rl != "" {
+			fmt.Fprintln(os.Stderr, rl)
+		}
 	}
 	return nil
 }

@@ -9,9 +9,12 @@
 //	strata take FILE ROW...
 //	strata agg FILE "count(*), sum(col)" [--where EXPR] [--split JSON]
 //	strata splits FILE [--target 128MiB]  stripe-aligned pieces for a distributed scan, as JSON lines
+//	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
+//
+// Every FILE a command reads may also be s3://bucket/key or an http(s) URL.
 package main
 
 import (
@@ -33,10 +36,16 @@ usage:
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR] [--split JSON|@F]
   strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
                                            (reading commands take --threads N: goroutines per query, 0 = all cores)
+  strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
   strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
+
+A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL.
+For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoint,
+--region, --access-key, --secret-key and --anonymous.
 
 Run 'strata COMMAND -h' for a command's flags.
 
@@ -80,6 +89,8 @@ func run(cmd string, args []string) error {
 		err = runExport(args)
 	case "inspect":
 		err = runInspect(args)
+	case "verify":
+		err = runVerify(args)
 	case "cat":
 		err = runCat(args)
 	case "scan":

@@ -20,6 +20,7 @@ func runTake(args []string) error {
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
 	format := fs.String("format", "table", "table, csv or json")
 	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func runTake(args []string) error {
 			rows = append(rows, r)
 		}
 	}
-	f, err := openRead(pos[0], *threads)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
@@ -60,6 +61,9 @@ func runTake(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%d rows in %v\n", len(rows), el.Round(time.Microsecond))
+	if rl := f.requestLine(); rl != "" {
+		fmt.Fprintln(os.Stderr, rl)
+	}
 	return nil
 }
 
@@ -69,6 +73,7 @@ func runAgg(args []string) error {
 	showStats := fs.Bool("stats", false, "print scan statistics on stderr")
 	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "aggregate one split only: its JSON (from 'strata splits') or @FILE")
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -76,7 +81,7 @@ func runAgg(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want FILE and an aggregate list such as \"count(*), sum(l_quantity)\"")
 	}
-	f, err := openRead(pos[0], *threads)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
@@ -98,6 +103,9 @@ func runAgg(args []string) error {
 	}
 	if *showStats {
 		fmt.Fprintf(os.Stderr, "%s\nelapsed %v\n", st.String(), el.Round(time.Microsecond))
+		if rl := f.requestLine(); rl != "" {
+			fmt.Fprintln(os.Stderr, rl)
+		}
 	}
 	return nil
 }
@@ -106,6 +114,7 @@ func runInspect(args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "machine-readable output")
 	asHTML := fs.Bool("html", false, "a self-contained HTML page (bytes by column and encoding, trees, stripe and chunk statistics, schema)")
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -113,7 +122,7 @@ func runInspect(args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE")
 	}
-	f, err := openFile(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -122,7 +131,7 @@ func runInspect(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep.Bytes = fileSize(pos[0])
+	rep.Bytes = f.Size()
 	if *asHTML {
 		return writeHTMLReport(os.Stdout, pos[0], rep)
 	}

@@ -11,12 +11,6 @@ import (
 	"strata"
 )
 
-// openRead opens a file for a reading command with --threads goroutines
-// per query (0: all cores).
-func openRead(path string, threads int) (*strata.File, error) {
-	return openFileWith(path, strata.ReadOptions{Parallelism: threads})
-}
-
 // parseSplit reads a --split argument: a split's JSON, or @FILE holding it.
 func parseSplit(arg string) (*strata.Split, error) {
 	b := []byte(arg)
