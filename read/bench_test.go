@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -66,7 +67,7 @@ func lineitem(b *testing.B, chunkValues ...int) []byte {
 
 func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
 	data := lineitem(b, chunkValues...)
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +93,19 @@ func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
 	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
 }
 
+// benchThreads is the parallelism of the benchmarks below: one goroutine,
+// so their figures compare with earlier rounds; BenchmarkScanAllThreads
+// varies it.
+const benchThreads = 1
+
 func BenchmarkScanAll(b *testing.B) { benchScan(b, read.ScanOptions{}) }
+
+// BenchmarkScanAllThreads is a full scan on 1, 2 and all cores.
+func BenchmarkScanAllThreads(b *testing.B) {
+	for _, p := range []int{1, 2, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprint(p), func(b *testing.B) { benchScan(b, read.ScanOptions{Parallelism: p}) })
+	}
+}
 
 // BenchmarkScanAllChunks shows what the chunk size costs a full scan.
 func BenchmarkScanAllChunks(b *testing.B) {
@@ -108,7 +121,7 @@ func BenchmarkScanMonth(b *testing.B) {
 
 func BenchmarkTake(b *testing.B) {
 	data := lineitem(b)
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -167,7 +180,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	f, err := read.Open(context.Background(), src, read.Options{})
+	f, err := read.Open(context.Background(), src, read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -192,7 +205,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 
 func BenchmarkAggMonth(b *testing.B) {
 	data := lineitem(b)
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
