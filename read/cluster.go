@@ -168,8 +168,8 @@ func (f *File) indexRows(ctx context.Context, q *query) (lo, hi int64, ok bool) 
 // streamRowAligned reports whether a stream is the values stream of a
 // top-level primitive column, one entry per row.
 func (f *File) streamRowAligned(stream int) bool {
-	for c := 0; c < f.sch.NumColumns(); c++ {
-		if f.rowAligned(c) == stream {
+	for _, id := range f.m.aligned {
+		if id == stream {
 			return true
 		}
 	}

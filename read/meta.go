@@ -30,6 +30,9 @@ type fileMeta struct {
 	fstats map[int]stats.ColumnStats
 	sstats []meta.StripeStats
 	user   map[string]string
+	// aligned holds, per top-level column, the values stream of a
+	// primitive column (one entry per row), or -1 (see File.rowAligned).
+	aligned []int
 	// bloomIdx locates each stripe's bloom filters in the stats.bloom
 	// section (files written before it keep them inline in stats.stripe);
 	// bloomSec is that section.
@@ -71,6 +74,14 @@ func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 		return nil, fmt.Errorf("read: schema section: %w", err)
 	}
 	m.arrow = shred.ToArrow(m.sch)
+	m.aligned = make([]int, m.sch.NumColumns())
+	for c := range m.aligned {
+		ids := m.sch.ColumnStreams(c)
+		m.aligned[c] = -1
+		if len(ids) == 1 && m.sch.Column(c).Kind.IsLeaf() {
+			m.aligned[c] = ids[0]
+		}
+	}
 	if b, ok, err := ff.Section(ctx, "stats.file"); err != nil {
 		return nil, fmt.Errorf("read: file stats section: %w", err)
 	} else if ok {

@@ -292,13 +292,7 @@ func (f *File) projectedSchema(cols []int, fields []arrow.Field) *arrow.Schema {
 
 // rowAligned returns the values stream of a column whose streams hold one
 // entry per row (a primitive top-level column), or -1.
-func (f *File) rowAligned(col int) int {
-	ids := f.sch.ColumnStreams(col)
-	if len(ids) != 1 || !f.sch.Column(col).Kind.IsLeaf() {
-		return -1
-	}
-	return ids[0]
-}
+func (f *File) rowAligned(col int) int { return f.m.aligned[col] }
 
 // gatherFrom reads the values at rel (sorted, unique, chunk-relative) from
 // an opened decoder and stores them for every requested row (rows may
