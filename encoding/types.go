@@ -166,7 +166,8 @@ type Fixed interface {
 
 // Bytes holds variable-length values in Arrow layout: value i is
 // Data[Offsets[i]:Offsets[i+1]]. len(Offsets) is the value count plus one;
-// Offsets[0] need not be zero.
+// Offsets[0] need not be zero, but Data ends at the last offset, so that
+// values appended later start where it says.
 type Bytes struct {
 	Offsets []int32
 	Data    []byte

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -76,7 +77,7 @@ func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
 }
 
 func benchScanData(b *testing.B, opts read.ScanOptions, data []byte) {
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -102,7 +103,19 @@ func benchScanData(b *testing.B, opts read.ScanOptions, data []byte) {
 	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
 }
 
+// benchThreads is the parallelism of the benchmarks below: one goroutine,
+// so their figures compare with earlier rounds; BenchmarkScanAllThreads
+// varies it.
+const benchThreads = 1
+
 func BenchmarkScanAll(b *testing.B) { benchScan(b, read.ScanOptions{}) }
+
+// BenchmarkScanAllThreads is a full scan on 1, 2 and all cores.
+func BenchmarkScanAllThreads(b *testing.B) {
+	for _, p := range []int{1, 2, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprint(p), func(b *testing.B) { benchScan(b, read.ScanOptions{Parallelism: p}) })
+	}
+}
 
 // BenchmarkScanAllChunks shows what the chunk size costs a full scan.
 func BenchmarkScanAllChunks(b *testing.B) {
@@ -119,7 +132,7 @@ func BenchmarkScanMonth(b *testing.B) {
 func BenchmarkTake(b *testing.B) { benchTake(b, lineitem(b)) }
 
 func benchTake(b *testing.B, data []byte) {
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -178,7 +191,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	f, err := read.Open(context.Background(), src, read.Options{})
+	f, err := read.Open(context.Background(), src, read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -204,7 +217,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 func BenchmarkAggMonth(b *testing.B) { benchAggMonth(b, lineitem(b)) }
 
 func benchAggMonth(b *testing.B, data []byte) {
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package read
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
@@ -9,38 +8,30 @@ import (
 	"strata/schema"
 )
 
-// openChunk opens the decoder of one chunk's payload. It is the one place
-// chunk decoders are opened: the decode options carry a resolver bound to
-// the chunk, through which SharedDictionary nodes find their stripe's
-// alphabet and Correlated nodes their reference rows.
-func (f *File) openChunk(ctx context.Context, stripe, stream, chunk int, payload []byte, st *ScanStats) (encoding.Decoder, error) {
-	return encoding.Open(payload, f.chunkOptions(ctx, stripe, stream, chunk, st, true))
-}
-
-// chunkOptions returns the decode options of one chunk; refs tells whether
-// its Correlated nodes may resolve references.
-func (f *File) chunkOptions(ctx context.Context, stripe, stream, chunk int, st *ScanStats, refs bool) *encoding.Options {
-	o := *f.dec
-	o.Resolver = &chunkResolver{ctx: ctx, f: f, stripe: stripe, stream: stream, chunk: chunk, st: st, refs: refs}
+// chunkOptions returns the decode options of chunk c of a stream in the
+// stripe io reads: a resolver bound to the chunk, through which
+// SharedDictionary nodes find their stripe's alphabet and Correlated nodes
+// their reference rows. refs tells whether Correlated nodes may resolve
+// references (false for the chunks of a reference: references do not
+// chain).
+func (s *stripeIO) chunkOptions(stream, c int, refs bool) *encoding.Options {
+	o := *s.f.dec
+	o.Resolver = &chunkResolver{io: s, stream: stream, chunk: c, refs: refs}
 	return &o
 }
 
 // chunkResolver resolves what the nodes of one chunk refer to.
 type chunkResolver struct {
-	ctx                   context.Context
-	f                     *File
-	stripe, stream, chunk int
-	st                    *ScanStats
-	refs                  bool // false for the chunks of a reference: references do not chain
+	io            *stripeIO
+	stream, chunk int
+	refs          bool
 }
 
 // Shared implements encoding.Resolver: the built object of chunk k of the
 // same stream, cached per file (see sharedCache).
 func (r *chunkResolver) Shared(k int, build func([]byte) (any, error)) (any, error) {
-	info, err := r.f.f.Stream(r.ctx, r.stripe, r.stream)
-	if err != nil {
-		return nil, err
-	}
+	s := r.io
+	info := s.stream(r.stream)
 	switch {
 	case k < 0 || k >= len(info.Chunks):
 		return nil, encoding.Corruptf("chunk %d refers to chunk %d of %d", r.chunk, k, len(info.Chunks))
@@ -49,25 +40,27 @@ func (r *chunkResolver) Shared(k int, build func([]byte) (any, error)) (any, err
 	case info.Chunks[k].Rows != 0:
 		return nil, encoding.Corruptf("chunk %d refers to chunk %d, which holds %d rows, not a shared definition", r.chunk, k, info.Chunks[k].Rows)
 	}
-	key := chunkKey{r.stripe, r.stream, k}
-	if v, ok := r.f.shared.get(key); ok {
+	key := chunkKey{s.f.m, s.stripe, r.stream, k}
+	if v, ok := s.f.shared.get(key); ok {
 		return v, nil
 	}
-	payloads, err := r.f.fetchChunks(r.ctx, r.stripe, r.stream, []int{k}, r.st)
+	p, err := s.refPayload(r.stream, k)
 	if err != nil {
 		return nil, err
 	}
-	v, err := build(payloads[0])
+	v, err := build(p)
 	if err != nil {
 		return nil, fmt.Errorf("chunk %d: %w", k, err)
 	}
-	r.f.shared.put(key, v, int64(len(payloads[0])))
+	s.f.shared.put(key, v, int64(len(p)))
 	return v, nil
 }
 
 // Reference implements encoding.Resolver: the rows of stream ref that the
 // chunk covers, read from the chunks of ref that hold them.
 func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder, error) {
+	s := r.io
+	sch := s.f.sch
 	where := fmt.Sprintf("reference stream %d", ref)
 	if !r.refs {
 		return nil, encoding.Corruptf("%s: the chunk is itself read as a reference; references do not chain", where)
@@ -75,48 +68,79 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 	if ref == r.stream {
 		return nil, encoding.Corruptf("%s: a stream cannot refer to itself", where)
 	}
-	if ref < 0 || ref >= r.f.sch.NumStreams() || !rowAlignedStream(r.f.sch, ref) || !rowAlignedStream(r.f.sch, r.stream) {
+	if ref < 0 || ref >= sch.NumStreams() || !rowAlignedStream(sch, ref) || !rowAlignedStream(sch, r.stream) {
 		return nil, encoding.Corruptf("%s: not a stream with one entry per row", where)
 	}
-	if t := r.f.sch.Stream(ref).Type; t != typ {
+	if t := sch.Stream(ref).Type; t != typ {
 		return nil, encoding.Corruptf("%s holds %v, the chunk %v", where, t, typ)
 	}
-	streams, err := r.f.f.Streams(r.ctx, r.stripe)
-	if err != nil {
-		return nil, err
-	}
-	own := streams[r.stream]
-	if ref >= len(streams) || streams[ref].Rows != own.Rows {
+	own, info := s.stream(r.stream), s.stream(ref)
+	if info.Rows != own.Rows || r.chunk >= len(own.Chunks) {
 		return nil, encoding.Corruptf("%s is absent or holds other rows than the chunk's stream", where)
 	}
 	ch := own.Chunks[r.chunk]
-	info := streams[ref]
 	first := info.ChunkForRow(ch.FirstRow)
 	if ch.Rows == 0 || first < 0 {
 		return nil, encoding.Corruptf("%s: no rows at %d", where, ch.FirstRow)
 	}
-	var idx []int
+	var decs []encoding.Decoder
 	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < ch.FirstRow+ch.Rows; c++ {
-		if info.Chunks[c].Rows > 0 {
-			idx = append(idx, c)
+		if info.Chunks[c].Rows == 0 {
+			continue
 		}
-	}
-	payloads, err := r.f.fetchChunks(r.ctx, r.stripe, ref, idx, r.st)
-	if err != nil {
-		return nil, err
-	}
-	decs := make([]encoding.Decoder, len(idx))
-	for i, c := range idx {
-		d, err := encoding.Open(payloads[i], r.f.chunkOptions(r.ctx, r.stripe, ref, c, r.st, false))
+		p, err := s.refPayload(ref, c)
+		if err != nil {
+			return nil, err
+		}
+		d, err := encoding.Open(p, s.chunkOptions(ref, c, false))
 		if err != nil {
 			return nil, fmt.Errorf("%s, chunk %d: %w", where, c, err)
 		}
 		if int64(d.Len()) != info.Chunks[c].Rows {
 			return nil, encoding.Corruptf("%s, chunk %d holds %d rows, index says %d", where, c, d.Len(), info.Chunks[c].Rows)
 		}
-		decs[i] = d
+		decs = append(decs, d)
 	}
 	return encoding.Concat(decs, int(ch.FirstRow-info.Chunks[first].FirstRow), int(ch.Rows))
+}
+
+// refPayload returns the unframed node of a chunk another chunk's decoder
+// refers to. It reuses the chunk's fetched bytes when the query declared it
+// and nobody holds it, and otherwise reads it on its own: a resolver runs
+// while its own chunk is locked, so waiting for another chunk's lock could
+// deadlock on a file whose chunks refer to each other.
+func (s *stripeIO) refPayload(stream, c int) ([]byte, error) {
+	s.mu.Lock()
+	ch, err := s.lookup(stream, c)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if ch.mu.TryLock() {
+		defer ch.mu.Unlock()
+		if ch.payload != nil {
+			return ch.payload, nil
+		}
+		if ch.raw == nil {
+			if err := s.fetchChunks([]*chunk{ch}); err != nil {
+				return nil, err
+			}
+		}
+		p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
+		if err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		return p, nil
+	}
+	own := &chunk{key: ch.key, rows: ch.rows, rng: ch.rng}
+	if err := s.fetchChunks([]*chunk{own}); err != nil {
+		return nil, err
+	}
+	p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, own.raw)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return p, nil
 }
 
 // rowAlignedStream reports whether a stream holds one entry per row: the

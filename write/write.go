@@ -384,7 +384,30 @@ func (w *Writer) Close() error {
 		fs[id] = *c
 	}
 	w.fw.AddSection("stats.file", meta.MarshalFileStats(fs))
+	// Bloom filters go to a section of their own, stored uncompressed, with
+	// an index of where each lies: a reader reads the index when it opens
+	// the file and a stripe's filter only when a predicate needs it.
+	var blooms []byte
+	refs := make([]map[int]meta.BloomRef, len(w.stripes))
+	for i := range w.stripes {
+		refs[i] = map[int]meta.BloomRef{}
+		ids := make([]int, 0, len(w.stripes[i].Blooms))
+		for id := range w.stripes[i].Blooms {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids) // deterministic bytes
+		for _, id := range ids {
+			b := w.stripes[i].Blooms[id]
+			refs[i][id] = meta.BloomRef{Off: int64(len(blooms)), Len: int64(len(b)), Sum: format.Checksum32(b)}
+			blooms = append(blooms, b...)
+		}
+		w.stripes[i].Blooms = nil
+	}
 	w.fw.AddSection("stats.stripe", meta.MarshalStripeStats(w.stripes))
+	if len(blooms) > 0 {
+		w.fw.AddSectionRaw("stats.bloom", blooms)
+		w.fw.AddSection("stats.bloom.index", meta.MarshalBloomIndex(refs))
+	}
 	if len(w.opts.Metadata) > 0 {
 		w.fw.AddSection("user", meta.MarshalKV(w.opts.Metadata))
 	}
