@@ -79,6 +79,19 @@ type Bounder[T Number] interface {
 	Bounds() (min, max T, ok bool)
 }
 
+// BlockBounder is implemented by decoders whose header table bounds each
+// block of rows (Delta, DeltaOfDelta): a reader settles whole blocks from
+// the headers alone, without decoding them (TsFile's TS2DIFF block peek),
+// and knows that Skip reaches a block's first row without decoding the
+// rows before it. Blocks are consecutive and cover the node; BlockBounds
+// returns block b's first row, its row count and bounds of its values
+// (conservative: every value lies in [lo, hi], the bounds need not be
+// attained).
+type BlockBounder[T Number] interface {
+	Blocks() int
+	BlockBounds(b int) (first, rows int, lo, hi T)
+}
+
 // BinaryBounder is the binary counterpart of Bounder.
 type BinaryBounder interface {
 	BinaryBounds() (min, max []byte, ok bool)

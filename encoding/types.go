@@ -95,6 +95,7 @@ const (
 	KindNullable       Kind = 11
 	KindFSST           Kind = 12
 	KindALP            Kind = 13 // reserved for a later issue
+	KindDeltaOfDelta   Kind = 19
 )
 
 var kindNames = map[Kind]string{
@@ -102,6 +103,7 @@ var kindNames = map[Kind]string{
 	KindBlockFOR: "BlockFOR", KindVarint: "Varint", KindDelta: "Delta", KindRLE: "RLE",
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
+	KindDeltaOfDelta: "DeltaOfDelta",
 }
 
 func (k Kind) String() string {

@@ -15,6 +15,9 @@ type chunkEncoder struct {
 	tree     *encoding.Tree
 	bpv      float64 // bytes per value when tree was selected
 	replayed int
+	// fixed, when set, is the tree every chunk starts from (Options.Force);
+	// it is never replaced by a captured one.
+	fixed *encoding.Tree
 	// nullable encodes a node with validity; injected to keep this file
 	// independent of the nullable package's location.
 	nullable func(p *encoding.Policy, dst []byte, vals any, valid []bool) ([]byte, *encoding.Tree, error)
@@ -36,6 +39,17 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 		}
 	}
 	p := *c.policy
+	if c.fixed != nil {
+		p.Force = c.fixed
+		if hasNulls {
+			// the forced tree describes the non-null values under Nullable
+			p.Force = &encoding.Tree{Kind: encoding.KindNullable, Children: []*encoding.Tree{nil, c.fixed}}
+			out, _, err := c.nullable(&p, dst, compact(vals, valid), valid)
+			return out, err
+		}
+		out, _, err := p.Encode(dst, vals)
+		return out, err
+	}
 	replay := c.tree != nil && c.replayed < reselectEvery
 	if replay {
 		p.Force = c.tree

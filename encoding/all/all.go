@@ -11,6 +11,7 @@ import (
 	"strata/encoding/constant"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
+	"strata/encoding/dod"
 	"strata/encoding/fixedbitwidth"
 	"strata/encoding/fsst"
 	"strata/encoding/mainlyconst"
@@ -43,6 +44,7 @@ func Registry() *encoding.Registry {
 			sparsebool.Codec,
 			nullable.Codec,
 			fsst.Codec,
+			dod.ReadOnly,
 		)
 	})
 	return reg
