@@ -1,0 +1,1130 @@
+package timeseries
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/iox"
+	"strata/shred"
+)
+
+func readDecodeOptions() *encoding.Options { return all.Options() }
+
+// TimeRange is the half-open interval [From, To) of time values, in the
+// time column's unit.
+type TimeRange struct{ From, To int64 }
+
+// AllTime covers every time value.
+var AllTime = TimeRange{math.MinInt64, math.MaxInt64}
+
+// overlaps reports whether values in [lo, hi] may fall in r.
+func (r TimeRange) overlaps(lo, hi int64) bool { return hi >= r.From && lo < r.To }
+
+// covers reports whether every value in [lo, hi] falls in r.
+func (r TimeRange) covers(lo, hi int64) bool { return lo >= r.From && hi < r.To }
+
+// QueryOptions select what a query returns.
+type QueryOptions struct {
+	// Series picks the series (all when empty).
+	Series Selector
+	// Time restricts rows to a time range (all when nil).
+	Time *TimeRange
+	// Columns are the columns returned, in the order given (all when
+	// empty). Key columns cost nothing to return: their values come from
+	// the directory.
+	Columns []string
+	// Offset skips this many rows of the result; Limit caps the rows
+	// returned (0: no limit). Rows are counted from the index where the
+	// time filter settles a unit whole, without decoding.
+	Offset, Limit int64
+	// Threads decode columns in parallel after each read step (default:
+	// the file's Options.Threads).
+	Threads int
+	// Eager turns late materialization off: value columns are decoded for
+	// every row of the units read, then filtered by time (seed experiment
+	// C's baseline).
+	Eager bool
+}
+
+// Stats count what a read did at each level of filtering.
+type Stats struct {
+	SeriesMatched       int
+	SeriesRejectedBloom int // lookups the bloom filter answered alone
+	IndexPages          int // index pages read from the file
+	IndexPageHits       int // index pages served by the metadata cache
+	IndexBytes          int64
+	UnitsTotal          int // units holding rows of the matched series
+	UnitsPrunedTime     int // units whose time range missed the query
+	UnitsRead           int
+	BlocksTotal         int // time blocks of the rows of the units read
+	BlocksSkipped       int // settled from their headers: no row matches
+	BlocksAllMatch      int // settled from their headers: every row matches
+	BlocksDecoded       int // decoded to find where the time range starts or ends
+	RowsScanned         int64
+	RowsReturned        int64
+	ValuesReturned      int64 // rows returned × decoded columns (time and values)
+	ValuesDecoded       int64 // values the decoders produced, time and values
+	TimeDecoded         int64 // of which the time column
+	BytesRead           int64 // data bytes read (chunks, coalescing holes included)
+	ChunkBytes          int64 // bytes of the chunks holding the returned rows
+	Reads               int
+	Decode              time.Duration // time spent decoding (all threads)
+}
+
+// Amplification is values decoded per value returned (read amplification).
+func (s *Stats) Amplification() float64 {
+	if s.ValuesReturned == 0 {
+		return 0
+	}
+	return float64(s.ValuesDecoded) / float64(s.ValuesReturned)
+}
+
+func (s *Stats) add(o *Stats) {
+	s.SeriesMatched += o.SeriesMatched
+	s.SeriesRejectedBloom += o.SeriesRejectedBloom
+	s.IndexPages += o.IndexPages
+	s.IndexPageHits += o.IndexPageHits
+	s.IndexBytes += o.IndexBytes
+	s.UnitsTotal += o.UnitsTotal
+	s.UnitsPrunedTime += o.UnitsPrunedTime
+	s.UnitsRead += o.UnitsRead
+	s.BlocksTotal += o.BlocksTotal
+	s.BlocksSkipped += o.BlocksSkipped
+	s.BlocksAllMatch += o.BlocksAllMatch
+	s.BlocksDecoded += o.BlocksDecoded
+	s.RowsScanned += o.RowsScanned
+	s.RowsReturned += o.RowsReturned
+	s.ValuesReturned += o.ValuesReturned
+	s.ValuesDecoded += o.ValuesDecoded
+	s.TimeDecoded += o.TimeDecoded
+	s.BytesRead += o.BytesRead
+	s.ChunkBytes += o.ChunkBytes
+	s.Reads += o.Reads
+	s.Decode += o.Decode
+}
+
+func (s *Stats) String() string {
+	return fmt.Sprintf("series %d (bloom rejected %d); index pages read %d (%d bytes), cached %d; "+
+		"units %d (pruned by time %d, read %d); time blocks %d (skipped %d, all-match %d, decoded %d); "+
+		"rows scanned %d, returned %d; values decoded %d (time %d), returned %d, amplification %.2f; "+
+		"bytes read %d in %d reads, answer chunks %d bytes; decode %v",
+		s.SeriesMatched, s.SeriesRejectedBloom, s.IndexPages, s.IndexBytes, s.IndexPageHits,
+		s.UnitsTotal, s.UnitsPrunedTime, s.UnitsRead, s.BlocksTotal, s.BlocksSkipped, s.BlocksAllMatch, s.BlocksDecoded,
+		s.RowsScanned, s.RowsReturned, s.ValuesDecoded, s.TimeDecoded, s.ValuesReturned, s.Amplification(),
+		s.BytesRead, s.Reads, s.ChunkBytes, s.Decode.Round(time.Microsecond))
+}
+
+// projection is the resolved column list of a read.
+type projection struct {
+	cols     []int // schema columns, output order
+	decoded  []int // columns read from chunks (time and measurements), schema order, time first
+	wantTime bool  // the time column is returned
+	fields   []arrow.Field
+	sch      *arrow.Schema
+}
+
+func (f *File) project(names []string) (*projection, error) {
+	p := &projection{}
+	if len(names) == 0 {
+		for i := range f.t.roles {
+			p.cols = append(p.cols, i)
+		}
+	} else {
+		for _, n := range names {
+			is := f.t.sch.FieldIndices(n)
+			if len(is) == 0 {
+				return nil, fmt.Errorf("timeseries: no column %q", n)
+			}
+			p.cols = append(p.cols, is[0])
+		}
+	}
+	seen := map[int]bool{}
+	for _, c := range p.cols {
+		p.fields = append(p.fields, f.t.sch.Field(c))
+		if f.t.roles[c] == roleTime {
+			p.wantTime = true
+		}
+		if f.t.roles[c] == roleMeasure && !seen[c] {
+			seen[c] = true
+			p.decoded = append(p.decoded, c)
+		}
+	}
+	sort.Ints(p.decoded)
+	p.decoded = append([]int{f.t.time}, p.decoded...)
+	p.sch = arrow.NewSchema(p.fields, nil)
+	return p, nil
+}
+
+// task is the rows [a, b) of one series within one unit.
+type task struct {
+	e    *seriesEntry
+	uo   int
+	u    *unitRec
+	a, b int64 // unit-relative rows of the series
+	// settled: no row filtered out by time (counts known from the index)
+	settled bool
+	// results
+	lo, hi  int64            // surviving rows, unit-relative
+	payload map[int][][]byte // per column, its chunk payloads in the unit
+	times   []int64          // time values of [lo, hi), when returned
+	vals    map[int]*shred.Stream
+	skip    int64 // rows dropped from the front for Offset
+	st      Stats
+	err     error
+}
+
+// plan lists the tasks of a query in output order, pruning units by the
+// time range. Offset and limit are applied here while the time range
+// settles units whole, so their counts come from the index without
+// decoding; it returns the part of offset still to skip.
+func (f *File) plan(es []*seriesEntry, tr TimeRange, offset, limit int64, st *Stats) ([]*task, int64, error) {
+	var out []*task
+	skip, left := offset, limit
+	if left <= 0 {
+		left = -1
+	}
+	counting, frozen := true, false
+	for _, e := range es {
+		if !tr.overlaps(e.tmin, e.tmax) {
+			st.UnitsTotal += e.c1 - e.c0
+			st.UnitsPrunedTime += e.c1 - e.c0
+			continue
+		}
+		for uo := e.c0; uo < e.c1; uo++ {
+			st.UnitsTotal++
+			u, err := f.unit(uo, st)
+			if err != nil {
+				return nil, 0, err
+			}
+			start := f.stripe[u.stripe] + u.row
+			a := max(e.firstRow, start) - start
+			b := min(e.firstRow+e.rows, start+u.rows) - start
+			if a >= b {
+				return nil, 0, fmt.Errorf("timeseries: series %d does not overlap its unit %d: %w", e.ord, uo, encoding.ErrCorrupt)
+			}
+			if !tr.overlaps(u.tmin, u.tmax) {
+				st.UnitsPrunedTime++
+				continue
+			}
+			t := &task{e: e, uo: uo, u: u, a: a, b: b, settled: tr.covers(u.tmin, u.tmax)}
+			if counting && t.settled {
+				n := b - a
+				if !frozen && skip >= n {
+					skip -= n // skipped from the index counts alone
+					continue
+				}
+				out = append(out, t)
+				if !frozen {
+					n -= skip // the runtime skips these rows of this first unit
+					frozen = true
+				}
+				if left >= 0 {
+					if n >= left {
+						return out, skip, nil
+					}
+					left -= n
+				}
+				continue
+			}
+			// counts beyond this unit are known only once its time is decoded
+			counting, frozen = false, true
+			out = append(out, t)
+		}
+	}
+	return out, skip, nil
+}
+
+// Rows iterates the record batches of a query: one per series and unit
+// with surviving rows.
+type Rows struct {
+	f       *File
+	opts    QueryOptions
+	proj    *projection
+	tr      TimeRange
+	tasks   []*task
+	next    int
+	out     []arrow.Record
+	skip    int64
+	left    int64
+	st      Stats
+	err     error
+	closed  bool
+	counted map[int]bool
+}
+
+// Query runs a time-range query. Series are located through the index
+// (bloom filter, then the directory), units pruned by their time range,
+// the bytes of the remaining units' time and projected columns read in one
+// step per batch, time decoded and filtered first — whole DeltaOfDelta
+// blocks settled from their headers — and value columns decoded only for
+// the rows that survive.
+func (f *File) Query(opts QueryOptions) (*Rows, error) {
+	proj, err := f.project(opts.Columns)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rows{f: f, opts: opts, proj: proj, tr: AllTime, skip: opts.Offset, left: opts.Limit}
+	if opts.Time != nil {
+		r.tr = *opts.Time
+	}
+	if r.left <= 0 {
+		r.left = -1
+	}
+	if opts.Threads <= 0 {
+		r.opts.Threads = f.opts.Threads
+	}
+	es, err := f.selectEntries(opts.Series, &r.st)
+	if err != nil {
+		return nil, err
+	}
+	r.st.SeriesMatched = len(es)
+	if r.tasks, r.skip, err = f.plan(es, r.tr, opts.Offset, opts.Limit, &r.st); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Stats returns what the query has done so far.
+func (r *Rows) Stats() Stats { return r.st }
+
+// Schema returns the schema of the batches.
+func (r *Rows) Schema() *arrow.Schema { return r.proj.sch }
+
+// Close ends the query, releasing batches not yet returned.
+func (r *Rows) Close() {
+	r.closed = true
+	for _, rec := range r.out {
+		rec.Release()
+	}
+	r.out = nil
+}
+
+// batchBytes bounds the chunk bytes one read step fetches.
+const batchBytes = 32 << 20
+
+// Next returns the next batch, or io.EOF.
+func (r *Rows) Next() (arrow.Record, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return nil, r.err
+		}
+		if r.closed || r.next >= len(r.tasks) || r.left == 0 {
+			return nil, io.EOF
+		}
+		// one read step: tasks up to batchBytes of chunks
+		lo := r.next
+		var size int64
+		for r.next < len(r.tasks) && (r.next == lo || size < batchBytes) {
+			size += r.f.taskBytes(r.tasks[r.next], r.proj)
+			r.next++
+		}
+		if err := r.run(r.tasks[lo:r.next]); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	rec := r.out[0]
+	r.out = r.out[1:]
+	return rec, nil
+}
+
+func (f *File) taskBytes(t *task, p *projection) int64 {
+	var n int64
+	for _, c := range p.decoded {
+		for _, s := range t.u.cols[c].sizes {
+			n += s
+		}
+	}
+	return n
+}
+
+// run reads and decodes a batch of tasks.
+func (r *Rows) run(ts []*task) error {
+	f := r.f
+	if err := f.fetchTasks(ts, r.proj.decoded, &r.st); err != nil {
+		return err
+	}
+	threads := max(1, r.opts.Threads)
+	// Phase 1: time, per task.
+	parallel(len(ts), threads, func(i int) {
+		t := ts[i]
+		start := time.Now()
+		t.err = f.filterTime(t, r.tr, r.proj.wantTime || r.opts.Eager, r.opts.Eager)
+		t.st.Decode += time.Since(start)
+	})
+	// Offset and limit, now that every count is known.
+	var live []*task
+	for _, t := range ts {
+		if t.err != nil {
+			return t.err
+		}
+		n := t.hi - t.lo
+		if r.skip >= n {
+			r.skip -= n
+			t.hi = t.lo
+		} else {
+			t.skip = r.skip
+			r.skip = 0
+			if r.left >= 0 && n-t.skip > r.left {
+				t.hi = t.lo + t.skip + r.left
+			}
+			if r.left >= 0 {
+				r.left -= t.hi - t.lo - t.skip
+			}
+		}
+		if t.hi > t.lo {
+			live = append(live, t)
+		}
+		if r.left == 0 {
+			r.next = len(r.tasks)
+		}
+	}
+	// Phase 2: value columns of the surviving rows, per task and column.
+	type job struct {
+		t *task
+		c int
+	}
+	var jobs []job
+	for _, t := range live {
+		t.vals = map[int]*shred.Stream{}
+		for _, c := range r.proj.decoded[1:] {
+			jobs = append(jobs, job{t, c})
+		}
+	}
+	var mu sync.Mutex
+	var jobErr error
+	parallel(len(jobs), threads, func(i int) {
+		j := jobs[i]
+		start := time.Now()
+		var st Stats
+		s, err := f.decodeColumn(j.t, j.c, r.opts.Eager, &st)
+		st.Decode = time.Since(start)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && jobErr == nil {
+			jobErr = err
+		}
+		j.t.vals[j.c] = s
+		j.t.st.add(&st)
+	})
+	if jobErr != nil {
+		return jobErr
+	}
+	for _, t := range ts {
+		r.st.add(&t.st)
+		t.st = Stats{}
+	}
+	for _, t := range live {
+		rec, err := f.assemble(t, r.proj)
+		if err != nil {
+			return err
+		}
+		r.st.RowsReturned += rec.NumRows()
+		r.st.ValuesReturned += rec.NumRows() * int64(len(r.proj.decoded)-boolToInt(!r.proj.wantTime))
+		r.countChunks(t)
+		r.out = append(r.out, rec)
+		t.payload, t.vals, t.times = nil, nil, nil
+	}
+	return nil
+}
+
+// countChunks adds the bytes of a unit's chunks of the decoded columns to
+// ChunkBytes once per unit.
+func (r *Rows) countChunks(t *task) {
+	if r.counted == nil {
+		r.counted = map[int]bool{}
+	}
+	if r.counted[t.uo] {
+		return
+	}
+	r.counted[t.uo] = true
+	for _, c := range r.proj.decoded {
+		for _, s := range t.u.cols[c].sizes {
+			r.st.ChunkBytes += s
+		}
+	}
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parallel runs fn(0..n-1) on up to threads goroutines.
+func parallel(n, threads int, fn func(i int)) {
+	if threads <= 1 || n <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var next int64
+	var mu sync.Mutex
+	for g := 0; g < min(threads, n); g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := int(next)
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// fetchTasks reads, in one step, the chunks of cols for every task, and
+// checks and unframes them.
+func (f *File) fetchTasks(ts []*task, cols []int, st *Stats) error {
+	var ranges []iox.Range
+	type ref struct {
+		t    *task
+		c, k int
+	}
+	var refs []ref
+	for _, t := range ts {
+		st.UnitsRead++
+		t.payload = map[int][][]byte{}
+		for _, c := range cols {
+			cl := &t.u.cols[c]
+			off := cl.off
+			t.payload[c] = make([][]byte, len(cl.sizes))
+			for k, s := range cl.sizes {
+				ranges = append(ranges, iox.Range{Off: off, Len: s})
+				refs = append(refs, ref{t, c, k})
+				off += s
+			}
+		}
+	}
+	// Several series of one shared unit read the same chunks once.
+	bufs, err := f.fetchRanges(ranges, st)
+	if err != nil {
+		return err
+	}
+	for i, raw := range bufs {
+		rf := refs[i]
+		p, err := f.fc.DecodeChunkAt(rf.t.u.stripe, f.streamOf(rf.c), -1, raw)
+		if err != nil {
+			return fmt.Errorf("timeseries: unit %d, column %q: %w", rf.t.uo, f.t.sch.Field(rf.c).Name, err)
+		}
+		rf.t.payload[rf.c][rf.k] = p
+	}
+	return nil
+}
+
+// streamOf returns the values stream of a column (for error messages).
+func (f *File) streamOf(c int) int {
+	ids := f.rf.StrataSchema().ColumnStreams(c)
+	if len(ids) == 1 {
+		return ids[0]
+	}
+	return -1
+}
+
+// fetchRanges reads ranges (deduplicated, coalesced) and counts the
+// bytes and reads in st.
+func (f *File) fetchRanges(ranges []iox.Range, st *Stats) ([][]byte, error) {
+	uniq := map[iox.Range]int{}
+	var want []iox.Range
+	idx := make([]int, len(ranges))
+	for i, r := range ranges {
+		j, ok := uniq[r]
+		if !ok {
+			j = len(want)
+			uniq[r] = j
+			want = append(want, r)
+		}
+		idx[i] = j
+	}
+	for _, r := range f.fetch.Plan(want) {
+		st.BytesRead += r.Len
+		st.Reads++
+	}
+	bufs, err := f.fetch.Fetch(want)
+	if err != nil {
+		return nil, fmt.Errorf("timeseries: %w", err)
+	}
+	out := make([][]byte, len(ranges))
+	for i, j := range idx {
+		out[i] = bufs[j]
+	}
+	return out, nil
+}
+
+// colReader reads rows of one column of a unit across its chunks.
+type colReader struct {
+	f     *File
+	cl    *colLoc
+	pay   [][]byte
+	decs  []encoding.Decoder
+	typ   encoding.Type
+	count *int64 // values decoded
+}
+
+func (f *File) colReader(t *task, c int, count *int64) *colReader {
+	return &colReader{f: f, cl: &t.u.cols[c], pay: t.payload[c], decs: make([]encoding.Decoder, len(t.u.cols[c].sizes)),
+		typ: f.rf.StrataSchema().Stream(f.streamOf(c)).Type, count: count}
+}
+
+// off returns the file offset of chunk k.
+func (r *colReader) off(k int) int64 {
+	o := r.cl.off
+	for _, s := range r.cl.sizes[:k] {
+		o += s
+	}
+	return o
+}
+
+// chunk returns the decoder of chunk k, opened on first use.
+func (r *colReader) chunk(k int) (encoding.Decoder, error) {
+	if r.decs[k] == nil {
+		d, err := encoding.Open(r.pay[k], r.f.dec)
+		if err != nil {
+			return nil, err
+		}
+		if int64(d.Len()) != r.cl.rows[k] {
+			return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), r.cl.rows[k])
+		}
+		r.decs[k] = d
+	}
+	return r.decs[k], nil
+}
+
+// read decodes rows [x, y) into vals[at:] (and valid, when not nil).
+func (r *colReader) read(x, y int64, vals any, valid []bool, at int) error {
+	var base int64
+	for k, n := range r.cl.rows {
+		lo, hi := max(x, base), min(y, base+n)
+		if lo < hi {
+			d, err := r.chunk(k)
+			if err != nil {
+				return err
+			}
+			d.Reset()
+			if lo > base {
+				if err := d.Skip(int(lo - base)); err != nil {
+					return err
+				}
+			}
+			m := int(hi - lo)
+			nullable := d.Kind() == encoding.KindNullable
+			if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+				return err
+			}
+			if valid != nil && !nullable {
+				for i := at; i < at+m; i++ {
+					valid[i] = true
+				}
+			}
+			*r.count += r.f.decodedRows(r.off(k), r.pay[k], d, lo-base, hi-base)
+			at += m
+		}
+		base += n
+	}
+	return nil
+}
+
+// filterTime finds the rows of t that fall in tr and decodes their times
+// when they are returned (or all of [a, b) in eager mode).
+func (f *File) filterTime(t *task, tr TimeRange, want, eager bool) error {
+	st := &t.st
+	rd := f.colReader(t, f.t.time, &st.TimeDecoded)
+	defer func() { st.ValuesDecoded += st.TimeDecoded }()
+	st.RowsScanned += t.b - t.a
+	if eager || t.settled || len(rd.cl.sizes) != 1 {
+		// every row of [a, b) is decoded (or settled from the unit's range)
+		if t.settled && !eager {
+			t.lo, t.hi = t.a, t.b
+			if d, err := rd.chunk(0); err == nil {
+				if bb, ok := d.(encoding.BlockBounder[int64]); ok {
+					n := blocksIn(bb, t.a, t.b)
+					st.BlocksTotal += n
+					st.BlocksAllMatch += n
+				}
+			}
+			if want {
+				t.times = make([]int64, t.hi-t.lo)
+				return rd.read(t.lo, t.hi, t.times, nil, 0)
+			}
+			return nil
+		}
+		all := make([]int64, t.b-t.a)
+		if err := rd.read(t.a, t.b, all, nil, 0); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+		lo := sort.Search(len(all), func(i int) bool { return all[i] >= tr.From })
+		hi := sort.Search(len(all), func(i int) bool { return all[i] >= tr.To })
+		t.lo, t.hi = t.a+int64(lo), t.a+int64(max(lo, hi))
+		t.times = all[lo:max(lo, hi)]
+		return nil
+	}
+	d, err := rd.chunk(0)
+	if err != nil {
+		return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+	}
+	bb, ok := d.(encoding.BlockBounder[int64])
+	r, isR := d.(encoding.Reader[int64])
+	if !isR {
+		return fmt.Errorf("timeseries: unit %d: time chunk holds %v: %w", t.uo, d.Type(), encoding.ErrCorrupt)
+	}
+	var lo, hi int64
+	if !ok {
+		all := make([]int64, t.b-t.a)
+		if err := rd.read(t.a, t.b, all, nil, 0); err != nil {
+			return err
+		}
+		l := sort.Search(len(all), func(i int) bool { return all[i] >= tr.From })
+		h := sort.Search(len(all), func(i int) bool { return all[i] >= tr.To })
+		lo, hi = t.a+int64(l), t.a+int64(max(l, h))
+	} else {
+		// Settle blocks from their headers; decode only the (at most two)
+		// blocks where the range starts and ends.
+		var buf []int64
+		decoded := map[int]bool{}
+		bound := func(x int64) (int64, error) { // first row in [a, b) with time >= x
+			for b := 0; b < bb.Blocks(); b++ {
+				first, rows, _, bhi := bb.BlockBounds(b)
+				s, e := max(int64(first), t.a), min(int64(first+rows), t.b)
+				if s >= e {
+					continue
+				}
+				if bhi < x {
+					continue
+				}
+				_, _, blo, _ := bb.BlockBounds(b)
+				if blo >= x {
+					return s, nil
+				}
+				if !decoded[b] {
+					decoded[b] = true
+					st.BlocksDecoded++
+				}
+				if cap(buf) < int(e-s) {
+					buf = make([]int64, e-s)
+				}
+				v := buf[:e-s]
+				d.Reset()
+				if err := d.Skip(int(s)); err != nil {
+					return 0, err
+				}
+				if err := r.Read(v); err != nil {
+					return 0, err
+				}
+				st.TimeDecoded += f.decodedRows(rd.off(0), rd.pay[0], d, s, e)
+				i := sort.Search(len(v), func(i int) bool { return v[i] >= x })
+				return s + int64(i), nil
+			}
+			return t.b, nil
+		}
+		if lo, err = bound(tr.From); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+		if hi, err = bound(tr.To); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+		hi = max(lo, hi)
+		// Account for every block of [a, b).
+		for b := 0; b < bb.Blocks(); b++ {
+			first, rows, _, _ := bb.BlockBounds(b)
+			s, e := max(int64(first), t.a), min(int64(first+rows), t.b)
+			if s >= e {
+				continue
+			}
+			st.BlocksTotal++
+			switch {
+			case decoded[b]:
+			case e <= lo || s >= hi:
+				st.BlocksSkipped++
+			default:
+				st.BlocksAllMatch++
+			}
+		}
+	}
+	t.lo, t.hi = lo, hi
+	if want && hi > lo {
+		// Decoded again for the output: the boundary blocks count twice,
+		// which keeps the figure an upper bound.
+		t.times = make([]int64, hi-lo)
+		if err := rd.read(lo, hi, t.times, nil, 0); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+	}
+	return nil
+}
+
+func blocksIn(bb encoding.BlockBounder[int64], a, b int64) int {
+	n := 0
+	for i := 0; i < bb.Blocks(); i++ {
+		first, rows, _, _ := bb.BlockBounds(i)
+		if int64(first) < b && int64(first+rows) > a {
+			n++
+		}
+	}
+	return n
+}
+
+// decodeColumn decodes column c over the surviving rows of t (in eager
+// mode over every row of [a, b), then cut to the survivors).
+func (f *File) decodeColumn(t *task, c int, eager bool, st *Stats) (*shred.Stream, error) {
+	var count int64
+	rd := f.colReader(t, c, &count)
+	x, y := t.lo+t.skip, t.hi
+	if eager {
+		x, y = t.a, t.b
+	}
+	n := int(y - x)
+	vals, err := newValues(rd.typ, n)
+	if err != nil {
+		return nil, err
+	}
+	var valid []bool
+	if f.t.sch.Field(c).Nullable {
+		valid = make([]bool, n)
+	}
+	if err := rd.read(x, y, vals, valid, 0); err != nil {
+		return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", t.uo, f.t.sch.Field(c).Name, err)
+	}
+	st.ValuesDecoded += count
+	if eager {
+		lo, hi := int(t.lo+t.skip-t.a), int(t.hi-t.a)
+		vals = sliceValues(vals, lo, hi)
+		if valid != nil {
+			valid = valid[lo:hi]
+		}
+		n = hi - lo
+	}
+	return &shred.Stream{ID: f.streamOf(c), Type: rd.typ, Values: vals, Valid: valid, Len: n}, nil
+}
+
+// assemble builds the record of a task.
+func (f *File) assemble(t *task, p *projection) (arrow.Record, error) {
+	n := int(t.hi - t.lo - t.skip)
+	mem := memory.DefaultAllocator
+	ssch := f.rf.StrataSchema()
+	arrs := make([]arrow.Array, len(p.cols))
+	defer func() {
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, c := range p.cols {
+		var err error
+		switch f.t.roles[c] {
+		case roleKey:
+			arrs[i], err = f.keyArray(c, t.e.key, n)
+		case roleTime:
+			times := t.times
+			if int64(len(times)) >= t.skip+int64(n) {
+				times = times[t.skip : t.skip+int64(n)]
+			}
+			if len(times) != n {
+				return nil, fmt.Errorf("timeseries: %d times for %d rows", len(times), n)
+			}
+			arrs[i], err = shred.AssembleLeaf(ssch, c, n, &shred.Stream{ID: f.streamOf(c), Type: encoding.Int64, Values: times, Len: n}, mem)
+		default:
+			s := t.vals[c]
+			if s == nil {
+				return nil, fmt.Errorf("timeseries: column %q not decoded", f.t.sch.Field(c).Name)
+			}
+			arrs[i], err = shred.AssembleLeaf(ssch, c, n, s, mem)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("timeseries: column %q: %w", f.t.sch.Field(c).Name, err)
+		}
+	}
+	return array.NewRecord(p.sch, arrs, int64(n)), nil
+}
+
+// keyArray builds a column of n copies of a key value.
+func (f *File) keyArray(c int, key Key, n int) (arrow.Array, error) {
+	ki := indexOf(f.t.keyNames(), f.t.sch.Field(c).Name)
+	v := key[ki]
+	b := array.NewBuilder(memory.DefaultAllocator, f.t.sch.Field(c).Type)
+	defer b.Release()
+	b.Reserve(n)
+	switch bb := b.(type) {
+	case *array.StringBuilder:
+		bb.ReserveData(n * len(v))
+		for range n {
+			bb.Append(v)
+		}
+	case *array.BinaryBuilder:
+		for range n {
+			bb.Append([]byte(v))
+		}
+	default:
+		txt := f.t.render(ki, v)
+		for range n {
+			if err := b.AppendValueFromString(txt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// decodedRows returns the values a decoder produced to deliver rows
+// [x, y) of a chunk: y-x plus the rows before x it had to decode to reach
+// x (see granularity).
+func (f *File) decodedRows(off int64, node []byte, d encoding.Decoder, x, y int64) int64 {
+	g := f.granularity(off, node, d)
+	if g == 0 {
+		return int64(d.Len())
+	}
+	return y - (x - x%int64(g))
+}
+
+// granularity returns how far back from a row a chunk's decoder must start
+// decoding to reach it: 1 for encodings whose Skip jumps to any row
+// (Trivial, FixedBitWidth, BlockFOR, Constant), the block size for block
+// encodings (Delta, DeltaOfDelta), the larger of its own and its row
+// child's for cascades (Dictionary ids, Delta differences), and 0 (the
+// whole chunk) for zstd-compressed nodes, which are inflated whole, and
+// for encodings that skip sequentially (RLE, Nullable, ...). Cached per
+// chunk.
+func (f *File) granularity(key int64, node []byte, d encoding.Decoder) int {
+	f.gmu.Lock()
+	g, ok := f.gran[key]
+	f.gmu.Unlock()
+	if ok {
+		return g
+	}
+	g = nodeGranularity(node, d, f.dec, 0)
+	f.gmu.Lock()
+	if len(f.gran) > 1<<16 {
+		clear(f.gran)
+	}
+	f.gran[key] = g
+	f.gmu.Unlock()
+	return g
+}
+
+func nodeGranularity(node []byte, d encoding.Decoder, opts *encoding.Options, depth int) int {
+	if len(node) < 3 || node[2]&encoding.FlagZstd != 0 || depth > 4 {
+		return 0
+	}
+	if d == nil {
+		var err error
+		if d, err = encoding.OpenAt(node, depth, opts); err != nil {
+			return 0
+		}
+	}
+	own := 1
+	switch d.Kind() {
+	case encoding.KindConstant, encoding.KindFixedBitWidth, encoding.KindBlockFOR:
+		return 1
+	case encoding.KindTrivial:
+		if d.Type() == encoding.Binary {
+			return 0
+		}
+		return 1
+	case encoding.KindDelta, encoding.KindDeltaOfDelta:
+		own = blockRows(d)
+		if own == 0 {
+			return 0
+		}
+	case encoding.KindDictionary:
+	default:
+		return 0
+	}
+	w, ok := d.(encoding.Walker)
+	if !ok {
+		return own
+	}
+	for _, ch := range w.Children() {
+		if ch.Role != "ids" && ch.Role != "deltas" {
+			continue
+		}
+		g := nodeGranularity(ch.Node, nil, opts, depth+1)
+		if g == 0 {
+			return 0
+		}
+		own = max(own, g)
+	}
+	return own
+}
+
+// blockRows returns the rows of a block encoding's first block.
+func blockRows(d encoding.Decoder) int {
+	switch b := d.(type) {
+	case encoding.BlockBounder[int64]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	case encoding.BlockBounder[int32]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	case encoding.BlockBounder[uint32]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	case encoding.BlockBounder[uint64]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	case encoding.BlockBounder[uint16]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	case encoding.BlockBounder[uint8]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	case encoding.BlockBounder[int16]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	case encoding.BlockBounder[int8]:
+		if b.Blocks() > 0 {
+			_, r, _, _ := b.BlockBounds(0)
+			return r
+		}
+	}
+	return 0
+}
+
+// newValues allocates n values of a stream type.
+func newValues(t encoding.Type, n int) (any, error) {
+	switch t {
+	case encoding.Bool:
+		return make([]bool, n), nil
+	case encoding.Int8:
+		return make([]int8, n), nil
+	case encoding.Int16:
+		return make([]int16, n), nil
+	case encoding.Int32:
+		return make([]int32, n), nil
+	case encoding.Int64:
+		return make([]int64, n), nil
+	case encoding.Uint8:
+		return make([]uint8, n), nil
+	case encoding.Uint16:
+		return make([]uint16, n), nil
+	case encoding.Uint32:
+		return make([]uint32, n), nil
+	case encoding.Uint64:
+		return make([]uint64, n), nil
+	case encoding.Float32:
+		return make([]float32, n), nil
+	case encoding.Float64:
+		return make([]float64, n), nil
+	case encoding.Binary:
+		return &encoding.Bytes{Offsets: make([]int32, 1, n+1)}, nil
+	}
+	return nil, encoding.Unsupportedf("timeseries: values of type %v", t)
+}
+
+// sliceValues returns values [i, j) of a buffer.
+func sliceValues(vals any, i, j int) any {
+	switch v := vals.(type) {
+	case []bool:
+		return v[i:j]
+	case []int8:
+		return v[i:j]
+	case []int16:
+		return v[i:j]
+	case []int32:
+		return v[i:j]
+	case []int64:
+		return v[i:j]
+	case []uint8:
+		return v[i:j]
+	case []uint16:
+		return v[i:j]
+	case []uint32:
+		return v[i:j]
+	case []uint64:
+		return v[i:j]
+	case []float32:
+		return v[i:j]
+	case []float64:
+		return v[i:j]
+	case *encoding.Bytes:
+		b := v.Slice(i, j)
+		return &b
+	}
+	return vals
+}
+
+// readPart reads the next m values of d into vals at position at.
+func readPart(d encoding.Decoder, vals any, at, m int, valid []bool, nullable bool) error {
+	if b, ok := vals.(*encoding.Bytes); ok {
+		r, ok := d.(encoding.BinaryReader)
+		if !ok {
+			return encoding.Corruptf("%v node holds %v, column is binary", d.Kind(), d.Type())
+		}
+		if nullable && valid != nil {
+			return encoding.ReadBinaryNullable(r, b, valid[at:at+m], m)
+		}
+		return r.ReadBinary(b, m)
+	}
+	switch b := vals.(type) {
+	case []bool:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int8:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int16:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint8:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint16:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []float32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []float64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	}
+	return fmt.Errorf("timeseries: buffer %T", vals)
+}
+
+func readTyped[T encoding.Fixed](d encoding.Decoder, dst []T, valid []bool, at int, nullable bool) error {
+	r, ok := d.(encoding.Reader[T])
+	if !ok {
+		return encoding.Corruptf("%v node holds %v, column holds %v", d.Kind(), d.Type(), encoding.TypeFor[T]())
+	}
+	if nullable && valid != nil {
+		return encoding.ReadNullable(r, dst, valid[at:at+len(dst)])
+	}
+	if nullable {
+		tmp := make([]bool, len(dst))
+		return encoding.ReadNullable(r, dst, tmp)
+	}
+	return r.Read(dst)
+}
