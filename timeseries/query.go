@@ -174,11 +174,23 @@ type task struct {
 	// settled: no row filtered out by time (counts known from the index)
 	settled bool
 	// results
-	lo, hi  int64            // surviving rows, unit-relative
-	payload map[int][][]byte // per column, its chunk payloads in the unit
-	times   []int64          // time values of [lo, hi), when returned
-	vals    map[int]*shred.Stream
-	skip    int64 // rows dropped from the front for Offset
+	ud    *unitData
+	lo    int64 // surviving rows [lo, hi), unit-relative
+	hi    int64
+	times []int64 // time values of [lo, hi), when returned
+	vals  map[int]*shred.Stream
+	skip  int64 // rows dropped from the front for Offset
+}
+
+// unitData is what a read step holds of one unit: its chunk payloads and,
+// per column, a reader whose decoders the unit's tasks share (one
+// goroutine at a time).
+type unitData struct {
+	uo      int
+	u       *unitRec
+	payload map[int][][]byte
+	readers map[int]*colReader
+	tasks   []*task
 	st      Stats
 	err     error
 }
@@ -348,83 +360,44 @@ func (f *File) taskBytes(t *task, p *projection) int64 {
 	return n
 }
 
-// run reads and decodes a batch of tasks.
+// run reads and decodes a batch of tasks and turns them into records.
 func (r *Rows) run(ts []*task) error {
 	f := r.f
-	if err := f.fetchTasks(ts, r.proj.decoded, &r.st); err != nil {
+	o := execOpts{cols: r.proj.decoded, tr: r.tr, wantTime: r.proj.wantTime, eager: r.opts.Eager, threads: r.opts.Threads}
+	err := f.exec(ts, o, &r.st, func(ts []*task) []*task {
+		// Offset and limit, now that every count is known.
+		var live []*task
+		for _, t := range ts {
+			n := t.hi - t.lo
+			if r.skip >= n {
+				r.skip -= n
+				t.hi = t.lo
+			} else {
+				t.skip = r.skip
+				r.skip = 0
+				if r.left >= 0 && n-t.skip > r.left {
+					t.hi = t.lo + t.skip + r.left
+				}
+				if r.left >= 0 {
+					r.left -= t.hi - t.lo - t.skip
+				}
+			}
+			if t.hi > t.lo {
+				live = append(live, t)
+			}
+			if r.left == 0 {
+				r.next = len(r.tasks)
+			}
+		}
+		return live
+	})
+	if err != nil {
 		return err
 	}
-	threads := max(1, r.opts.Threads)
-	// Phase 1: time, per task.
-	parallel(len(ts), threads, func(i int) {
-		t := ts[i]
-		start := time.Now()
-		t.err = f.filterTime(t, r.tr, r.proj.wantTime || r.opts.Eager, r.opts.Eager)
-		t.st.Decode += time.Since(start)
-	})
-	// Offset and limit, now that every count is known.
-	var live []*task
 	for _, t := range ts {
-		if t.err != nil {
-			return t.err
+		if t.hi <= t.lo || t.vals == nil {
+			continue
 		}
-		n := t.hi - t.lo
-		if r.skip >= n {
-			r.skip -= n
-			t.hi = t.lo
-		} else {
-			t.skip = r.skip
-			r.skip = 0
-			if r.left >= 0 && n-t.skip > r.left {
-				t.hi = t.lo + t.skip + r.left
-			}
-			if r.left >= 0 {
-				r.left -= t.hi - t.lo - t.skip
-			}
-		}
-		if t.hi > t.lo {
-			live = append(live, t)
-		}
-		if r.left == 0 {
-			r.next = len(r.tasks)
-		}
-	}
-	// Phase 2: value columns of the surviving rows, per task and column.
-	type job struct {
-		t *task
-		c int
-	}
-	var jobs []job
-	for _, t := range live {
-		t.vals = map[int]*shred.Stream{}
-		for _, c := range r.proj.decoded[1:] {
-			jobs = append(jobs, job{t, c})
-		}
-	}
-	var mu sync.Mutex
-	var jobErr error
-	parallel(len(jobs), threads, func(i int) {
-		j := jobs[i]
-		start := time.Now()
-		var st Stats
-		s, err := f.decodeColumn(j.t, j.c, r.opts.Eager, &st)
-		st.Decode = time.Since(start)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil && jobErr == nil {
-			jobErr = err
-		}
-		j.t.vals[j.c] = s
-		j.t.st.add(&st)
-	})
-	if jobErr != nil {
-		return jobErr
-	}
-	for _, t := range ts {
-		r.st.add(&t.st)
-		t.st = Stats{}
-	}
-	for _, t := range live {
 		rec, err := f.assemble(t, r.proj)
 		if err != nil {
 			return err
@@ -433,9 +406,100 @@ func (r *Rows) run(ts []*task) error {
 		r.st.ValuesReturned += rec.NumRows() * int64(len(r.proj.decoded)-boolToInt(!r.proj.wantTime))
 		r.countChunks(t)
 		r.out = append(r.out, rec)
-		t.payload, t.vals, t.times = nil, nil, nil
+		t.ud, t.vals, t.times = nil, nil, nil
 	}
 	return nil
+}
+
+// execOpts say how exec decodes a batch.
+type execOpts struct {
+	cols     []int // columns to decode, the time column first
+	tr       TimeRange
+	wantTime bool // decode the times of the surviving rows
+	eager    bool // decode every row of [a, b), then filter
+	threads  int
+}
+
+// exec runs one read step over a batch of tasks: one fetch of every chunk
+// they need, then time decoded and filtered unit by unit, then (after
+// trim, which may cut the surviving rows for offset and limit) the value
+// columns of the surviving rows decoded unit-column by unit-column, on up
+// to threads goroutines. Results are left in the tasks.
+func (f *File) exec(ts []*task, o execOpts, st *Stats, trim func([]*task) []*task) error {
+	units, err := f.fetchTasks(ts, o.cols, st)
+	if err != nil {
+		return err
+	}
+	threads := max(1, o.threads)
+	parallel(len(units), threads, func(i int) {
+		ud := units[i]
+		start := time.Now()
+		for _, t := range ud.tasks {
+			if ud.err = f.filterTime(t, o.tr, o.wantTime || o.eager, o.eager, &ud.st); ud.err != nil {
+				break
+			}
+		}
+		ud.st.Decode += time.Since(start)
+	})
+	for _, ud := range units {
+		if ud.err != nil {
+			return ud.err
+		}
+	}
+	live := ts
+	if trim != nil {
+		live = trim(ts)
+	}
+	if o.eager {
+		live = ts // values of every row read are decoded, survivors or not
+	}
+	for _, t := range live {
+		t.vals = make(map[int]*shred.Stream, len(o.cols)-1)
+	}
+	type job struct {
+		ud *unitData
+		c  int
+	}
+	var jobs []job
+	for _, ud := range units {
+		for _, c := range o.cols[1:] {
+			jobs = append(jobs, job{ud, c})
+		}
+	}
+	var mu sync.Mutex
+	var jobErr error
+	parallel(len(jobs), threads, func(i int) {
+		j := jobs[i]
+		start := time.Now()
+		var js Stats
+		out := map[*task]*shred.Stream{}
+		var err error
+		for _, t := range j.ud.tasks {
+			if t.vals == nil || (!o.eager && t.hi <= t.lo) {
+				continue
+			}
+			var s *shred.Stream
+			if s, err = f.decodeColumn(t, j.c, o.eager, &js); err != nil {
+				break
+			}
+			out[t] = s
+		}
+		js.Decode = time.Since(start)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && jobErr == nil {
+			jobErr = err
+		}
+		for t, s := range out {
+			t.vals[j.c] = s
+		}
+		st.add(&js)
+	})
+	for _, ud := range units {
+		st.add(&ud.st)
+		ud.st = Stats{}
+	}
+	return jobErr
 }
 
 // countChunks adds the bytes of a unit's chunks of the decoded columns to
@@ -492,43 +556,58 @@ func parallel(n, threads int, fn func(i int)) {
 	wg.Wait()
 }
 
-// fetchTasks reads, in one step, the chunks of cols for every task, and
-// checks and unframes them.
-func (f *File) fetchTasks(ts []*task, cols []int, st *Stats) error {
+// fetchTasks reads, in one step, the chunks of cols of every unit the
+// tasks touch (once per unit), and checks and unframes them.
+func (f *File) fetchTasks(ts []*task, cols []int, st *Stats) ([]*unitData, error) {
+	byUnit := map[int]*unitData{}
+	var units []*unitData
+	for _, t := range ts {
+		ud := byUnit[t.uo]
+		if ud == nil {
+			ud = &unitData{uo: t.uo, u: t.u, payload: map[int][][]byte{}, readers: map[int]*colReader{}}
+			byUnit[t.uo] = ud
+			units = append(units, ud)
+		}
+		ud.tasks = append(ud.tasks, t)
+		t.ud = ud
+	}
 	var ranges []iox.Range
 	type ref struct {
-		t    *task
+		ud   *unitData
 		c, k int
 	}
 	var refs []ref
-	for _, t := range ts {
+	for _, ud := range units {
 		st.UnitsRead++
-		t.payload = map[int][][]byte{}
 		for _, c := range cols {
-			cl := &t.u.cols[c]
+			cl := &ud.u.cols[c]
 			off := cl.off
-			t.payload[c] = make([][]byte, len(cl.sizes))
+			ud.payload[c] = make([][]byte, len(cl.sizes))
 			for k, s := range cl.sizes {
 				ranges = append(ranges, iox.Range{Off: off, Len: s})
-				refs = append(refs, ref{t, c, k})
+				refs = append(refs, ref{ud, c, k})
 				off += s
 			}
 		}
 	}
-	// Several series of one shared unit read the same chunks once.
 	bufs, err := f.fetchRanges(ranges, st)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, raw := range bufs {
 		rf := refs[i]
-		p, err := f.fc.DecodeChunkAt(rf.t.u.stripe, f.streamOf(rf.c), -1, raw)
+		p, err := f.fc.DecodeChunkAt(rf.ud.u.stripe, f.streamOf(rf.c), -1, raw)
 		if err != nil {
-			return fmt.Errorf("timeseries: unit %d, column %q: %w", rf.t.uo, f.t.sch.Field(rf.c).Name, err)
+			return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", rf.ud.uo, f.t.sch.Field(rf.c).Name, err)
 		}
-		rf.t.payload[rf.c][rf.k] = p
+		rf.ud.payload[rf.c][rf.k] = p
 	}
-	return nil
+	for _, ud := range units {
+		for _, c := range cols {
+			ud.readers[c] = f.newColReader(ud, c)
+		}
+	}
+	return units, nil
 }
 
 // streamOf returns the values stream of a column (for error messages).
@@ -570,19 +649,21 @@ func (f *File) fetchRanges(ranges []iox.Range, st *Stats) ([][]byte, error) {
 	return out, nil
 }
 
-// colReader reads rows of one column of a unit across its chunks.
+// colReader reads rows of one column of a unit across its chunks. It is
+// used by one goroutine at a time; count is where it adds the values it
+// decodes.
 type colReader struct {
 	f     *File
 	cl    *colLoc
 	pay   [][]byte
 	decs  []encoding.Decoder
 	typ   encoding.Type
-	count *int64 // values decoded
+	count *int64
 }
 
-func (f *File) colReader(t *task, c int, count *int64) *colReader {
-	return &colReader{f: f, cl: &t.u.cols[c], pay: t.payload[c], decs: make([]encoding.Decoder, len(t.u.cols[c].sizes)),
-		typ: f.rf.StrataSchema().Stream(f.streamOf(c)).Type, count: count}
+func (f *File) newColReader(ud *unitData, c int) *colReader {
+	return &colReader{f: f, cl: &ud.u.cols[c], pay: ud.payload[c], decs: make([]encoding.Decoder, len(ud.u.cols[c].sizes)),
+		typ: f.rf.StrataSchema().Stream(f.streamOf(c)).Type}
 }
 
 // off returns the file offset of chunk k.
@@ -645,10 +726,11 @@ func (r *colReader) read(x, y int64, vals any, valid []bool, at int) error {
 
 // filterTime finds the rows of t that fall in tr and decodes their times
 // when they are returned (or all of [a, b) in eager mode).
-func (f *File) filterTime(t *task, tr TimeRange, want, eager bool) error {
-	st := &t.st
-	rd := f.colReader(t, f.t.time, &st.TimeDecoded)
-	defer func() { st.ValuesDecoded += st.TimeDecoded }()
+func (f *File) filterTime(t *task, tr TimeRange, want, eager bool, st *Stats) error {
+	rd := t.ud.readers[f.t.time]
+	before := st.TimeDecoded
+	rd.count = &st.TimeDecoded
+	defer func() { st.ValuesDecoded += st.TimeDecoded - before }()
 	st.RowsScanned += t.b - t.a
 	if eager || t.settled || len(rd.cl.sizes) != 1 {
 		// every row of [a, b) is decoded (or settled from the unit's range)
@@ -786,7 +868,8 @@ func blocksIn(bb encoding.BlockBounder[int64], a, b int64) int {
 // mode over every row of [a, b), then cut to the survivors).
 func (f *File) decodeColumn(t *task, c int, eager bool, st *Stats) (*shred.Stream, error) {
 	var count int64
-	rd := f.colReader(t, c, &count)
+	rd := t.ud.readers[c]
+	rd.count = &count
 	x, y := t.lo+t.skip, t.hi
 	if eager {
 		x, y = t.a, t.b

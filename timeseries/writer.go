@@ -15,6 +15,7 @@ import (
 
 	"strata/encoding"
 	"strata/encoding/all"
+	"strata/encoding/delta"
 	"strata/encoding/dod"
 	"strata/format"
 	"strata/shred"
@@ -39,6 +40,10 @@ type WriterOptions struct {
 	// (default 128): the granularity at which a time filter settles rows
 	// from block headers.
 	BlockSize int
+	// DeltaBlock is the rows per block of Delta nodes in measurement
+	// columns (default 256; the default writer's is 1,024): a window read
+	// decodes differences from the start of the block it starts in.
+	DeltaBlock int
 	// PageBytes is the target size of an index page (default 4 KiB).
 	PageBytes int
 	// BloomFPP is the false-positive rate of the series-path bloom filter
@@ -66,6 +71,9 @@ func (o WriterOptions) withDefaults() WriterOptions {
 	o.MinChunkRows = min(o.MinChunkRows, o.ChunkRows)
 	if o.BlockSize <= 0 {
 		o.BlockSize = dod.DefaultBlockSize
+	}
+	if o.DeltaBlock <= 0 {
+		o.DeltaBlock = 256
 	}
 	if o.PageBytes <= 0 {
 		o.PageBytes = DefaultPageBytes
@@ -154,12 +162,16 @@ func NewWriter(dst io.Writer, sch *arrow.Schema, m Model, opts *WriterOptions) (
 }
 
 // Registry returns the encodings a time-series writer selects from: the
-// default ones plus DeltaOfDelta with blocks of blockSize rows.
-func Registry(blockSize int) *encoding.Registry {
+// default ones plus DeltaOfDelta with blocks of blockSize rows, and Delta
+// with blocks of deltaBlock rows.
+func Registry(blockSize, deltaBlock int) *encoding.Registry {
 	var cs []*encoding.Codec
 	for _, c := range all.Registry().Codecs() {
-		if c.Kind == encoding.KindDeltaOfDelta {
+		switch c.Kind {
+		case encoding.KindDeltaOfDelta:
 			c = dod.NewCodec(blockSize)
+		case encoding.KindDelta:
+			c = delta.NewCodec(deltaBlock)
 		}
 		cs = append(cs, c)
 	}
@@ -188,7 +200,7 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	wo.ChunkValues = o.ChunkRows
 	p := wo.Policy
 	if p == nil {
-		p = encoding.DefaultPolicy(Registry(o.BlockSize))
+		p = encoding.DefaultPolicy(Registry(o.BlockSize, o.DeltaBlock))
 		p.Zstd = !wo.NoZstd
 		if wo.MinSaving > 0 {
 			p.MinSaving = wo.MinSaving

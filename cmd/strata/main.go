@@ -9,6 +9,8 @@
 //	strata take FILE ROW...
 //	strata agg FILE "count(*), sum(col)" [--where EXPR]
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+//	strata gen tsbs --hosts H --duration D OUT   the TSBS cpu-only workload
+//	strata ts import|query|agg|sample|last|paths|info ...   time-series tables
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 package main
 
@@ -31,6 +33,9 @@ usage:
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+  strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
+                                           the TSBS cpu-only DevOps workload (.strata: a time-series table)
+  strata ts COMMAND ...                    time-series tables: import, query, agg, sample, last, paths, info
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
 
@@ -88,6 +93,8 @@ func run(cmd string, args []string) error {
 		err = runGen(args)
 	case "bench":
 		err = runBench(args)
+	case "ts":
+		err = runTS(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

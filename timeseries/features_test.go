@@ -1,0 +1,248 @@
+package timeseries
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"strata/iox"
+	"strata/tsbs"
+)
+
+func TestAggregate(t *testing.T) {
+	recs, r := tsbsData(t, 12, 6*time.Hour, false)
+	// 360 rows = one hour per unit, so hourly buckets cover whole units
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 360})
+	f, err := OpenSource(iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := tsbs.Start.UnixMicro()
+	min5, hour := int64(300e6), int64(3600e6)
+	cols := []string{"usage_user", "usage_steal"}
+	for _, tc := range []struct {
+		name      string
+		every     int64
+		tr        *TimeRange
+		funcs     []string
+		sel       Selector
+		fromStats bool
+		counted   bool
+	}{
+		{"5 min", min5, nil, []string{"count", "min", "max", "sum", "avg"}, nil, false, false},
+		{"hourly from statistics", hour, nil, []string{"min", "max", "avg", "count"}, nil, true, false},
+		{"hourly, cut range", hour, &TimeRange{t0 + 1234e6, t0 + 4*hour + 77e6}, []string{"max", "sum"}, Selector{"hostname": "host_3"}, true, false},
+		{"count from block headers", min5 * 12, &TimeRange{t0 + 1000e6, t0 + 5*hour}, []string{"count"}, nil, false, true},
+		{"one bucket per series", 0, &TimeRange{t0 + 100e6, t0 + 200e6}, []string{"avg", "count"}, nil, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, noStats := range []bool{false, true} {
+				rec, st, err := f.Aggregate(AggOptions{Series: tc.sel, Time: tc.tr, Every: tc.every, Columns: cols, Funcs: tc.funcs, NoStats: noStats, Threads: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !noStats && tc.fromStats && st.UnitsFromStats == 0 {
+					t.Errorf("no unit folded from statistics: %+v", st)
+				}
+				if !noStats && tc.counted && st.BlocksCounted == 0 {
+					t.Errorf("no block counted from its header: %+v", st)
+				}
+				if noStats && (st.UnitsFromStats > 0 || st.BlocksCounted > 0) {
+					t.Errorf("NoStats used statistics: %+v", st)
+				}
+				// reference
+				type key struct {
+					host   string
+					bucket int64
+				}
+				want := map[key][]acc{}
+				var order []key
+				from, to := int64(math.MinInt64), int64(math.MaxInt64)
+				if tc.tr != nil {
+					from, to = tc.tr.From, tc.tr.To
+				}
+				for _, h := range r.order {
+					if v, ok := tc.sel["hostname"]; ok && v != h {
+						continue
+					}
+					for _, row := range r.rows[h] {
+						if row.t < from || row.t >= to {
+							continue
+						}
+						b := bucketOf(row.t, tc.every)
+						if tc.every == 0 {
+							b = math.MinInt64
+						}
+						k := key{h, b}
+						if _, ok := want[k]; !ok {
+							want[k] = make([]acc, len(cols))
+							order = append(order, k)
+						}
+						for j, c := range cols {
+							want[k][j].add(row.vals[metricIndex(c)])
+						}
+					}
+				}
+				if int(rec.NumRows()) != len(order) {
+					t.Fatalf("noStats %v: %d buckets, want %d", noStats, rec.NumRows(), len(order))
+				}
+				sch := rec.Schema()
+				for i, k := range order {
+					if got := rec.Column(0).(*array.String).Value(i); got != k.host {
+						t.Fatalf("row %d: host %s, want %s", i, got, k.host)
+					}
+					if tc.every > 0 {
+						if got := int64(rec.Column(10).(*array.Timestamp).Value(i)); got != k.bucket {
+							t.Fatalf("row %d: bucket %d, want %d", i, got, k.bucket)
+						}
+					}
+					for j, c := range cols {
+						w := want[k][j]
+						for _, fn := range tc.funcs {
+							col := sch.FieldIndices(fn + "(" + c + ")")[0]
+							if fn == "count" {
+								if got := rec.Column(col).(*array.Int64).Value(i); got != w.count {
+									t.Fatalf("row %d %s(%s) = %d, want %d", i, fn, c, got, w.count)
+								}
+								continue
+							}
+							got := rec.Column(col).(*array.Float64).Value(i)
+							exp := map[string]float64{"min": w.min, "max": w.max, "sum": w.sum, "avg": w.sum / float64(w.count)}[fn]
+							if math.Abs(got-exp) > 1e-9*math.Max(1, math.Abs(exp)) {
+								t.Fatalf("noStats %v row %d %s(%s) = %v, want %v", noStats, i, fn, c, got, exp)
+							}
+						}
+					}
+				}
+				rec.Release()
+			}
+		})
+	}
+}
+
+func TestLast(t *testing.T) {
+	recs, r := tsbsData(t, 30, 2*time.Hour, false)
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true})
+	f, err := OpenSource(iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.BytesRead()
+	rec, st, err := f.Last(nil, []string{"usage_idle", "usage_guest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.BytesRead != 0 || st.UnitsRead != 0 {
+		t.Fatalf("last read data: %v", &st)
+	}
+	if read := f.BytesRead() - before; read != st.IndexBytes {
+		t.Fatalf("last read %d bytes, %d of them index pages", read, st.IndexBytes)
+	}
+	if int(rec.NumRows()) != len(r.order) {
+		t.Fatalf("%d rows, want %d", rec.NumRows(), len(r.order))
+	}
+	for i, h := range r.order {
+		last := r.rows[h][len(r.rows[h])-1]
+		if rec.Column(0).(*array.String).Value(i) != h || int64(rec.Column(10).(*array.Timestamp).Value(i)) != last.t ||
+			rec.Column(11).(*array.Float64).Value(i) != last.vals[2] || rec.Column(12).(*array.Float64).Value(i) != last.vals[8] {
+			t.Fatalf("row %d: last point of %s differs", i, h)
+		}
+	}
+}
+
+func TestSample(t *testing.T) {
+	recs, r := tsbsData(t, 20, 6*time.Hour, false)
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 1000})
+	f, err := OpenSource(iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"hostname", "time", "usage_user", "usage_system", "usage_idle", "usage_nice"}
+	o := SampleOptions{Windows: 300, Length: 256, Columns: cols, Seed: 42, Epoch: 1, Threads: 2}
+	ws, err := f.DrawWindows(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := f.DrawWindows(o)
+	o2 := o
+	o2.Epoch = 2
+	other, _ := f.DrawWindows(o2)
+	same := 0
+	for i := range ws {
+		if ws[i] != again[i] {
+			t.Fatalf("window %d drawn differently with the same seed", i)
+		}
+		if ws[i] == other[i] {
+			same++
+		}
+	}
+	if same > 5 {
+		t.Fatalf("%d of %d windows repeat in the next epoch", same, len(ws))
+	}
+	out, st, err := f.Sample(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(ws) {
+		t.Fatalf("%d records for %d windows", len(out), len(ws))
+	}
+	check := func(rec arrow.Record, off int, w Window) {
+		h := r.order[w.Series]
+		for i := 0; i < o.Length; i++ {
+			want := r.rows[h][w.Start+int64(i)]
+			if rec.Column(0).(*array.String).Value(off+i) != h || int64(rec.Column(1).(*array.Timestamp).Value(off+i)) != want.t {
+				t.Fatalf("window %+v row %d: wrong series or time", w, i)
+			}
+			for j := 0; j < 4; j++ {
+				if got := rec.Column(2 + j).(*array.Float64).Value(off + i); got != want.vals[j] {
+					t.Fatalf("window %+v row %d col %d: %v, want %v", w, i, j, got, want.vals[j])
+				}
+			}
+		}
+	}
+	for i, rec := range out {
+		if rec.NumRows() != int64(o.Length) {
+			t.Fatalf("window %d: %d rows", i, rec.NumRows())
+		}
+		check(rec, 0, ws[i])
+		rec.Release()
+	}
+	t.Logf("sample: %v", &st)
+	if a := st.Amplification(); a > 2.5 {
+		t.Errorf("read amplification %.2f", a)
+	}
+	// stacked: one record, window column first
+	o.Stacked = true
+	stacked, _, err := f.Sample(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stacked) != 1 || stacked[0].NumRows() != int64(len(ws)*o.Length) {
+		t.Fatalf("stacked: %d records", len(stacked))
+	}
+	s := stacked[0]
+	body := array.NewRecord(arrowSchemaTail(s), s.Columns()[1:], s.NumRows())
+	for i, w := range ws {
+		if s.Column(0).(*array.Int32).Value(i*o.Length) != int32(i) {
+			t.Fatalf("window column wrong at %d", i)
+		}
+		check(body, i*o.Length, w)
+	}
+	// a warm metadata cache: the next epoch reads no index page
+	cs := f.CacheStats()
+	o.Epoch, o.Stacked = 3, false
+	_, st3, err := f.Sample(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st3.IndexPages != 0 || f.CacheStats().Hits <= cs.Hits {
+		t.Fatalf("epoch 3 read %d index pages with a warm cache", st3.IndexPages)
+	}
+}
+
+func arrowSchemaTail(r arrow.Record) *arrow.Schema {
+	return arrow.NewSchema(r.Schema().Fields()[1:], nil)
+}
