@@ -7,6 +7,7 @@
 package strata
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -99,7 +100,7 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	f, err := read.Open(src, read.Options{})
+	f, err := read.Open(context.Background(), src, read.Options{})
 	if err != nil {
 		src.Close()
 		return nil, fmt.Errorf("strata: %s: %w", path, err)
@@ -109,7 +110,7 @@ func Open(path string) (*File, error) {
 
 // OpenSource opens a Strata file from any range-readable source.
 func OpenSource(src iox.Source) (*File, error) {
-	f, err := read.Open(src, read.Options{})
+	f, err := read.Open(context.Background(), src, read.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}

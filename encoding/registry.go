@@ -2,20 +2,102 @@ package encoding
 
 import "fmt"
 
-// Codec binds a Kind to its implementation. Each encoding package exports a
-// Codec value; the package encoding/all assembles them into a Registry.
+// Codec binds a Kind to its implementation and declares the traits the
+// selection policy and the shared test suite go by. Each encoding package
+// exports a Codec value; the package encoding/all assembles them into a
+// Registry. Nothing outside an encoding's package tests its kind: whatever
+// selection or a reader must know about an encoding is a field here or an
+// interface its decoders implement (views.go, cursor.go).
 type Codec struct {
 	Kind Kind
 	// Open returns a decoder for a parsed node.
 	Open func(h *Header, opts *Options) (Decoder, error)
-	// Encoder encodes sequences; nil for decode-only encodings.
+	// Encoder encodes sequences; nil for encodings selection never chooses
+	// (Nullable, which the writer builds around a column's present values).
 	Encoder Encoder
+	// Types is the set of physical types the encoding stores (zero: any).
+	// Selection offers the encoding only for these, and the shared test
+	// suite (encodingtest) tests every one of them.
+	Types TypeSet
 	// ReadFactor weighs the encoded size by the relative cost of decoding
 	// (1.0 for plain data); selection minimizes size × ReadFactor.
 	ReadFactor float64
-	// Leaf is true for encodings that never nest child nodes; only leaves
-	// may be chosen at the policy's maximum depth.
-	Leaf bool
+
+	// Where the encoding may sit in a cascade. MaxDepth is Policy.MaxDepth.
+	//
+	// Leaf is true for encodings that never nest child nodes; LeafFor, when
+	// set, says so per type (Trivial nests a lengths child for binary values
+	// only). Below MaxDepth any encoding may be chosen; at MaxDepth and
+	// deeper only leaves, and at exactly MaxDepth also the Fallback, whose
+	// children must then be leaves. Fallback marks the encoding that stores
+	// any sequence of its types (Trivial), so every sequence has an
+	// encoding at the bottom of a cascade; selection also compares
+	// SpeedOverZstd encodings with it.
+	Leaf     bool
+	LeafFor  func(t Type) bool
+	Fallback bool
+	// RootOnly encodings are offered only for a column's own values: a root
+	// node, or a child of a Wrapper root (FSST, whose symbol table pays off
+	// on whole columns, not on alphabets or exception lists). Wrapper marks
+	// an encoding whose children are the column's own values (Nullable:
+	// validity and present values).
+	RootOnly bool
+	Wrapper  bool
+
+	// What selection must provide or do.
+	//
+	// NeedsDistinct: Fit or Encode read Stats.Distinct, DistinctExact,
+	// ModeIndex or ModeCount, so a replayed tree rooted at this encoding
+	// must count distinct values (the costliest statistic; other replays
+	// skip it).
+	NeedsDistinct bool
+	// Zstd: the policy's zstd post-pass may compress the node's body (kept
+	// where it saves Policy.MinSaving). Plain and bit-packed layouts benefit;
+	// encodings that nest children leave compression to their leaves.
+	Zstd bool
+	// SpeedOverZstd: the encoding is never compressed and is chosen for its
+	// decode speed over the Fallback+zstd it competes with (FSST): when the
+	// Fallback would win on uncompressed size, it still wins if its node is
+	// at most Policy.FSSTZstdRatio times the Fallback's compressed node.
+	SpeedOverZstd bool
+}
+
+// IsLeaf reports whether nodes of type t never nest children.
+func (c *Codec) IsLeaf(t Type) bool { return c.Leaf || (c.LeafFor != nil && c.LeafFor(t)) }
+
+// TypeSet is a set of physical types.
+type TypeSet uint16
+
+// Common type sets.
+const (
+	IntegerTypes TypeSet = 1<<Int8 | 1<<Int16 | 1<<Int32 | 1<<Int64 | 1<<Uint8 | 1<<Uint16 | 1<<Uint32 | 1<<Uint64
+	FloatTypes   TypeSet = 1<<Float32 | 1<<Float64
+	NumericTypes         = IntegerTypes | FloatTypes
+	FixedTypes           = NumericTypes | 1<<Bool
+	AllTypes             = FixedTypes | 1<<Binary
+)
+
+// TypesOf returns the set of the given types.
+func TypesOf(ts ...Type) TypeSet {
+	var s TypeSet
+	for _, t := range ts {
+		s |= 1 << t
+	}
+	return s
+}
+
+// Has reports whether t is in s. The empty set stands for every type.
+func (s TypeSet) Has(t Type) bool { return s == 0 || (t.Valid() && s&(1<<t) != 0) }
+
+// List returns the types of s in type order (every valid type for the empty set).
+func (s TypeSet) List() []Type {
+	var out []Type
+	for t := Bool; t <= Binary; t++ {
+		if s.Has(t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Registry maps kind ids to codecs.

@@ -146,34 +146,46 @@ func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 }
 
 func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
-	if cd.Encoder == nil || cd.Kind == c.parent {
+	if cd.Encoder == nil || cd.Kind == c.parent || !cd.Types.Has(st.Type) {
 		return false
 	}
 	if c.p.Allow != nil && !c.p.Allow[cd.Kind] {
 		return false
 	}
-	// Trivial of a fixed-width type has no children, so it is a leaf at any
-	// depth; Trivial binary nests one (leaf) lengths child and is allowed at
-	// exactly MaxDepth.
-	trivialLeaf := cd.Kind == KindTrivial && (st.Type != Binary || c.depth == c.p.MaxDepth)
-	if c.depth >= c.p.MaxDepth && !cd.Leaf && !trivialLeaf {
+	// At MaxDepth and below only leaves; at exactly MaxDepth also the
+	// fallback, whose children (one level deeper) are then leaves.
+	if c.depth >= c.p.MaxDepth && !cd.IsLeaf(st.Type) && !(cd.Fallback && c.depth == c.p.MaxDepth) {
 		return false
 	}
-	// FSST is offered only for a column's own values: a root, or the
-	// values child of a Nullable root.
-	if cd.Kind == KindFSST && c.depth > 0 && !(c.depth == 1 && c.parent == KindNullable) {
+	if cd.RootOnly && !c.ownValues() {
 		return false
 	}
 	return cd.Encoder.Fit(st)
 }
 
-// needsDistinct lists the kinds whose Fit or Encode read the distinct count
-// or the mode; replaying any other kind skips counting distinct values.
-var needsDistinct = map[Kind]bool{KindDictionary: true, KindMainlyConstant: true, KindConstant: true}
+// ownValues reports whether the sequence being encoded is a column's own
+// values: a root, or a child of a Wrapper root.
+func (c *Ctx) ownValues() bool {
+	if c.depth == 0 {
+		return true
+	}
+	if c.depth != 1 {
+		return false
+	}
+	pc := c.p.Registry.Codec(c.parent)
+	return pc != nil && pc.Wrapper
+}
+
+// needsDistinct reports whether replaying a tree rooted at kind k needs the
+// distinct count (an unknown kind is selected afresh, which needs it).
+func (c *Ctx) needsDistinct(k Kind) bool {
+	cd := c.p.Registry.Codec(k)
+	return cd == nil || cd.NeedsDistinct
+}
 
 func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
 	var st *Stats
-	if c.force != nil && !needsDistinct[c.force.Kind] {
+	if c.force != nil && !c.needsDistinct(c.force.Kind) {
 		st = ComputeStatsNoDistinct(vals)
 	} else {
 		st = ComputeStats(vals)
@@ -213,7 +225,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
 	t := &Tree{Kind: cd.Kind, Children: nc.children}
-	wantZstd := c.p.Zstd && (cd.Leaf || cd.Kind == KindTrivial)
+	wantZstd := c.p.Zstd && cd.Zstd
 	if force != nil && force.Kind == cd.Kind {
 		wantZstd = force.Zstd && c.p.Zstd
 	}
@@ -236,13 +248,13 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 }
 
 // choose estimates every allowed candidate and returns the one with the
-// smallest size × read factor. FSST, never zstd-compressed, is then
-// weighed against that choice: against Trivial (which the zstd post-pass
-// will compress) by FSSTZstdRatio × Trivial's compressed size, against
-// anything else by score.
+// smallest size × read factor. A SpeedOverZstd candidate (FSST), never
+// zstd-compressed, is then weighed against that choice: against the
+// Fallback (which the zstd post-pass will compress) by FSSTZstdRatio × the
+// Fallback's compressed size, against anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fsst *Codec
-	bestScore, fsstScore := math.Inf(1), math.Inf(1)
+	var best, fast *Codec
+	bestScore, fastScore := math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -279,24 +291,24 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			rf = 1
 		}
 		score := float64(size) * rf
-		if cd.Kind == KindFSST {
-			fsst, fsstScore = cd, score
+		if cd.SpeedOverZstd {
+			fast, fastScore = cd, score
 			continue
 		}
 		if score < bestScore {
 			best, bestScore = cd, score
 		}
 	}
-	if fsst != nil {
+	if fast != nil {
 		switch {
 		case best == nil:
-			best = fsst
-		case best.Kind == KindTrivial && c.p.Zstd:
-			if c.p.FSSTZstdRatio > 0 && fsstScore <= c.p.FSSTZstdRatio*c.zstdTrivialSize(vals, st, best, sample, sampleSt) {
-				best = fsst
+			best = fast
+		case best.Fallback && c.p.Zstd:
+			if c.p.FSSTZstdRatio > 0 && fastScore <= c.p.FSSTZstdRatio*c.zstdTrivialSize(vals, st, best, sample, sampleSt) {
+				best = fast
 			}
-		case fsstScore < bestScore:
-			best = fsst
+		case fastScore < bestScore:
+			best = fast
 		}
 	}
 	if best == nil {

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"strata/iox"
@@ -26,7 +27,7 @@ func TestSectionStoredRaw(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(iox.Bytes(buf.Bytes()), ReaderOptions{})
+	f, err := Open(context.Background(), iox.Bytes(buf.Bytes()), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestSectionStoredRaw(t *testing.T) {
 		t.Fatalf("raw section bytes differ in the file")
 	}
 	for _, name := range []string{"raw", "packed"} {
-		b, ok, err := f.Section(name)
+		b, ok, err := f.Section(context.Background(), name)
 		if err != nil || !ok || !bytes.Equal(b, data) {
 			t.Fatalf("section %s: ok %v, err %v, equal %v", name, ok, err, bytes.Equal(b, data))
 		}

@@ -25,9 +25,11 @@ import (
 var csvNulls = []string{"", "NULL", "null"}
 
 type csvReader struct {
-	f   *os.File
-	r   *csv.Reader
-	sch *arrow.Schema // authoritative: arrow-go renames fields after the header
+	f    *os.File
+	cr   *countingReader
+	size int64
+	r    *csv.Reader
+	sch  *arrow.Schema // authoritative: arrow-go renames fields after the header
 }
 
 func openCSV(path string, opts ReadOptions) (_ RecordReader, err error) {
@@ -63,7 +65,8 @@ func openCSV(path string, opts ReadOptions) (_ RecordReader, err error) {
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows), csv.WithHeader(!opts.CSVNoHeader),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}
-	return &csvReader{f: f, r: csv.NewReader(f, sch, copts...), sch: sch}, nil
+	cr := &countingReader{r: f}
+	return &csvReader{f: f, cr: cr, size: fileSizeOf(f), r: csv.NewReader(cr, sch, copts...), sch: sch}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the

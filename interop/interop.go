@@ -109,8 +109,9 @@ func Open(path string, opts ReadOptions) (RecordReader, error) {
 }
 
 type parquetReader struct {
-	pf *file.Reader // owns the os.File
-	rr pqarrow.RecordReader
+	pf   *file.Reader // owns the os.File
+	rr   pqarrow.RecordReader
+	done int64 // rows returned
 }
 
 func openParquet(path string, opts ReadOptions) (_ RecordReader, err error) {
@@ -161,6 +162,7 @@ func (p *parquetReader) Next() (rec arrow.Record, err error) {
 		return nil, fmt.Errorf("interop: parquet: %w", err)
 	}
 	rec.Retain()
+	p.done += rec.NumRows()
 	return rec, nil
 }
 
@@ -203,10 +205,11 @@ func checkIPCStreamStart(f *os.File) error {
 }
 
 type ipcReader struct {
-	f  *os.File
-	fr *ipc.FileReader
-	sr *ipc.Reader
-	i  int
+	f       *os.File
+	fr      *ipc.FileReader
+	sr      *ipc.Reader
+	i       int
+	batches int // batches read from a stream
 }
 
 func openIPC(path string, opts ReadOptions) (_ RecordReader, err error) {
@@ -273,6 +276,7 @@ func (r *ipcReader) Next() (rec arrow.Record, err error) {
 	}
 	rec = r.sr.Record()
 	rec.Retain()
+	r.batches++
 	return rec, nil
 }
 

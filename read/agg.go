@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -77,7 +78,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		if arg != "*" || fn != "count" {
 			c := f.sch.ColumnIndex(arg)
 			if c < 0 {
-				return nil, fmt.Errorf("read: aggregate %q: no column %q", part, arg)
+				return nil, fmt.Errorf("aggregate %q: %w", part, f.unknownColumn(arg, true))
 			}
 			s.col = c
 			s.stream = f.rowAligned(c)
@@ -112,6 +113,7 @@ type aggState struct {
 // min and max from statistics; other chunks decode only the aggregated
 // column's surviving rows.
 func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
+	ctx := context.Background()
 	var st ScanStats
 	specs, err := f.parseAggs(exprs)
 	if err != nil {
@@ -132,7 +134,7 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 		rows := int(f.f.Stripe(i).Rows)
 		var sel encoding.Bitmap
 		if q != nil {
-			if sel, err = f.stripeSelection(i, q, &st); err != nil {
+			if sel, err = f.stripeSelection(ctx, i, q, &st); err != nil {
 				return nil, st, err
 			}
 			if sel == nil {
@@ -153,7 +155,7 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 				states[k].count += int64(selected)
 				continue
 			}
-			if err := f.aggColumn(i, s, sel, &states[k], &st); err != nil {
+			if err := f.aggColumn(ctx, i, s, sel, &states[k], &st); err != nil {
 				return nil, st, err
 			}
 		}
@@ -204,8 +206,8 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 }
 
 // aggColumn folds one stripe's selected rows of a column into a.
-func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState, st *ScanStats) error {
-	info, err := f.f.Stream(stripe, s.stream)
+func (f *File) aggColumn(ctx context.Context, stripe int, s aggSpec, sel encoding.Bitmap, a *aggState, st *ScanStats) error {
+	info, err := f.f.Stream(ctx, stripe, s.stream)
 	if err != nil {
 		return err
 	}
@@ -234,7 +236,7 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 		if sub != nil && countRange(sel, lo, hi) < int(ch.Rows)/4 {
 			// Few selected rows: reuse the cached decoder as point lookups
 			// and sparse payload reads do.
-			e, err := f.cachedDecoder(chunkKey{stripe, s.stream, ci}, int(ch.Rows), st)
+			e, err := f.cachedDecoder(ctx, chunkKey{stripe, s.stream, ci}, int(ch.Rows), st)
 			if err != nil {
 				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
 			}
@@ -248,7 +250,7 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 			st.ChunksAggCompressed += a.compressed - before
 			continue
 		}
-		payloads, err := f.fetchChunks(stripe, s.stream, []int{ci}, st)
+		payloads, err := f.fetchChunks(ctx, stripe, s.stream, []int{ci}, st)
 		if err != nil {
 			return err
 		}

@@ -4,8 +4,6 @@ import (
 	"math/bits"
 
 	"strata/encoding"
-	"strata/encoding/dict"
-	"strata/encoding/rle"
 	"strata/stats"
 )
 
@@ -36,7 +34,7 @@ func aggCompressed(d encoding.Decoder, n int, sel encoding.Bitmap, a *aggState) 
 }
 
 func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encoding.Bitmap, a *aggState) (bool, error) {
-	if rr, ok := d.(rle.RunReader[T]); ok {
+	if rr, ok := d.(encoding.RunReader[T]); ok {
 		lengths, values := rr.Runs()
 		var sum, cnt int64
 		var mn, mx T
@@ -69,7 +67,7 @@ func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encodi
 		a.add(sum, cnt, have, stats.Of(mn), stats.Of(mx))
 		return true, nil
 	}
-	if dd, ok := d.(dict.Dictionary[T]); ok {
+	if dd, ok := d.(encoding.Dictionary[T]); ok {
 		alpha := dd.Alphabet()
 		counts := make([]int64, len(alpha))
 		if sel != nil && sel.Count() < n/8 {

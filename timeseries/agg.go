@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -108,7 +109,7 @@ var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": t
 // from its statistics in the index without reading it; a count-only
 // aggregate counts whole DeltaOfDelta blocks from their headers; the rest
 // is decoded, time first, values only for the rows in range.
-func (f *File) Aggregate(o AggOptions) (arrow.Record, AggStats, error) {
+func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggStats, error) {
 	var st AggStats
 	tr := AllTime
 	if o.Time != nil {
@@ -160,12 +161,12 @@ func (f *File) Aggregate(o AggOptions) (arrow.Record, AggStats, error) {
 	if len(cols) == 0 {
 		return nil, st, fmt.Errorf("timeseries: no numeric measurement to aggregate")
 	}
-	es, err := f.selectEntries(o.Series, &st.Stats)
+	es, err := f.selectEntries(ctx, o.Series, &st.Stats)
 	if err != nil {
 		return nil, st, err
 	}
 	st.SeriesMatched = len(es)
-	tasks, _, err := f.plan(es, tr, 0, 0, &st.Stats)
+	tasks, _, err := f.plan(ctx, es, tr, 0, 0, &st.Stats)
 	if err != nil {
 		return nil, st, err
 	}
@@ -175,7 +176,7 @@ func (f *File) Aggregate(o AggOptions) (arrow.Record, AggStats, error) {
 	var decodeIdx []int
 	for i, t := range tasks {
 		if !o.NoStats && t.settled && t.u.nSeries == 1 && bucketOf(t.u.tmin, o.Every) == bucketOf(t.u.tmax, o.Every) {
-			us, err := f.unitStats(t.uo, &st.Stats)
+			us, err := f.unitStats(ctx, t.uo, &st.Stats)
 			if err != nil {
 				return nil, st, err
 			}
@@ -199,7 +200,7 @@ func (f *File) Aggregate(o AggOptions) (arrow.Record, AggStats, error) {
 	for _, i := range decodeIdx {
 		t := tasks[i]
 		if countOnly && !o.NoStats && o.Every > 0 {
-			us, err := f.unitStats(t.uo, &st.Stats)
+			us, err := f.unitStats(ctx, t.uo, &st.Stats)
 			if err != nil {
 				return nil, st, err
 			}
@@ -236,7 +237,7 @@ func (f *File) Aggregate(o AggOptions) (arrow.Record, AggStats, error) {
 			for k := range ts {
 				ts[k] = tasks[group.idx[lo+k]]
 			}
-			if err := f.exec(ts, eo, &st.Stats, nil); err != nil {
+			if err := f.exec(ctx, ts, eo, &st.Stats, nil); err != nil {
 				return nil, st, err
 			}
 			for k, t := range ts {

@@ -40,7 +40,7 @@ func benchData(b *testing.B) *File {
 		}
 		benchFile = buf.Bytes()
 	})
-	f, err := OpenSource(iox.Bytes(benchFile), nil)
+	f, err := OpenSource(ctx, iox.Bytes(benchFile), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func BenchmarkSample(b *testing.B) {
 	var st Stats
 	for i := 0; i < b.N; i++ {
 		o.Epoch = i
-		recs, s, err := f.Sample(o)
+		recs, s, err := f.Sample(ctx, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func BenchmarkQueryHostHour(b *testing.B) {
 	tr := &TimeRange{t0 + 5*3600e6, t0 + 6*3600e6}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rows, err := f.Query(QueryOptions{Series: Selector{"hostname": "host_17"}, Time: tr,
+		rows, err := f.Query(ctx, QueryOptions{Series: Selector{"hostname": "host_17"}, Time: tr,
 			Columns: []string{"time", "usage_user", "usage_system", "usage_idle"}})
 		if err != nil {
 			b.Fatal(err)
@@ -102,7 +102,7 @@ func BenchmarkDownsample(b *testing.B) {
 	f := benchData(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rec, _, err := f.Aggregate(AggOptions{Every: 300e6, Columns: []string{"usage_user"}, Funcs: []string{"min", "max", "avg"}})
+		rec, _, err := f.Aggregate(ctx, AggOptions{Every: 300e6, Columns: []string{"usage_user"}, Funcs: []string{"min", "max", "avg"}})
 		if err != nil {
 			b.Fatal(err)
 		}

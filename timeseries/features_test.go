@@ -16,7 +16,7 @@ func TestAggregate(t *testing.T) {
 	recs, r := tsbsData(t, 12, 6*time.Hour, false)
 	// 360 rows = one hour per unit, so hourly buckets cover whole units
 	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 360})
-	f, err := OpenSource(iox.Bytes(data), nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestAggregate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, noStats := range []bool{false, true} {
-				rec, st, err := f.Aggregate(AggOptions{Series: tc.sel, Time: tc.tr, Every: tc.every, Columns: cols, Funcs: tc.funcs, NoStats: noStats, Threads: 2})
+				rec, st, err := f.Aggregate(ctx, AggOptions{Series: tc.sel, Time: tc.tr, Every: tc.every, Columns: cols, Funcs: tc.funcs, NoStats: noStats, Threads: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,12 +126,12 @@ func TestAggregate(t *testing.T) {
 func TestLast(t *testing.T) {
 	recs, r := tsbsData(t, 30, 2*time.Hour, false)
 	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true})
-	f, err := OpenSource(iox.Bytes(data), nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := f.BytesRead()
-	rec, st, err := f.Last(nil, []string{"usage_idle", "usage_guest"})
+	rec, st, err := f.Last(ctx, nil, []string{"usage_idle", "usage_guest"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,20 +156,20 @@ func TestLast(t *testing.T) {
 func TestSample(t *testing.T) {
 	recs, r := tsbsData(t, 20, 6*time.Hour, false)
 	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 1000})
-	f, err := OpenSource(iox.Bytes(data), nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cols := []string{"hostname", "time", "usage_user", "usage_system", "usage_idle", "usage_nice"}
 	o := SampleOptions{Windows: 300, Length: 256, Columns: cols, Seed: 42, Epoch: 1, Threads: 2}
-	ws, err := f.DrawWindows(o)
+	ws, err := f.DrawWindows(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := f.DrawWindows(o)
+	again, _ := f.DrawWindows(ctx, o)
 	o2 := o
 	o2.Epoch = 2
-	other, _ := f.DrawWindows(o2)
+	other, _ := f.DrawWindows(ctx, o2)
 	same := 0
 	for i := range ws {
 		if ws[i] != again[i] {
@@ -182,7 +182,7 @@ func TestSample(t *testing.T) {
 	if same > 5 {
 		t.Fatalf("%d of %d windows repeat in the next epoch", same, len(ws))
 	}
-	out, st, err := f.Sample(o)
+	out, st, err := f.Sample(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestSample(t *testing.T) {
 	}
 	// stacked: one record, window column first
 	o.Stacked = true
-	stacked, _, err := f.Sample(o)
+	stacked, _, err := f.Sample(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestSample(t *testing.T) {
 	// a warm metadata cache: the next epoch reads no index page
 	cs := f.CacheStats()
 	o.Epoch, o.Stacked = 3, false
-	_, st3, err := f.Sample(o)
+	_, st3, err := f.Sample(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

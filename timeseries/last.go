@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -13,9 +14,9 @@ import (
 // the series directory alone — no data chunk is read. Each row holds the
 // series' keys, its last time, and for each measurement (all when columns
 // is empty) its latest non-null value (null when the series has none).
-func (f *File) Last(sel Selector, columns []string) (arrow.Record, Stats, error) {
+func (f *File) Last(ctx context.Context, sel Selector, columns []string) (arrow.Record, Stats, error) {
 	var st Stats
-	es, err := f.selectEntries(sel, &st)
+	es, err := f.selectEntries(ctx, sel, &st)
 	if err != nil {
 		return nil, st, err
 	}

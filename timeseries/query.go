@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -199,7 +200,7 @@ type unitData struct {
 // time range. Offset and limit are applied here while the time range
 // settles units whole, so their counts come from the index without
 // decoding; it returns the part of offset still to skip.
-func (f *File) plan(es []*seriesEntry, tr TimeRange, offset, limit int64, st *Stats) ([]*task, int64, error) {
+func (f *File) plan(ctx context.Context, es []*seriesEntry, tr TimeRange, offset, limit int64, st *Stats) ([]*task, int64, error) {
 	var out []*task
 	skip, left := offset, limit
 	if left <= 0 {
@@ -214,7 +215,7 @@ func (f *File) plan(es []*seriesEntry, tr TimeRange, offset, limit int64, st *St
 		}
 		for uo := e.c0; uo < e.c1; uo++ {
 			st.UnitsTotal++
-			u, err := f.unit(uo, st)
+			u, err := f.unit(ctx, uo, st)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -259,6 +260,7 @@ func (f *File) plan(es []*seriesEntry, tr TimeRange, offset, limit int64, st *St
 // Rows iterates the record batches of a query: one per series and unit
 // with surviving rows.
 type Rows struct {
+	ctx     context.Context
 	f       *File
 	opts    QueryOptions
 	proj    *projection
@@ -280,12 +282,12 @@ type Rows struct {
 // step per batch, time decoded and filtered first — whole DeltaOfDelta
 // blocks settled from their headers — and value columns decoded only for
 // the rows that survive.
-func (f *File) Query(opts QueryOptions) (*Rows, error) {
+func (f *File) Query(ctx context.Context, opts QueryOptions) (*Rows, error) {
 	proj, err := f.project(opts.Columns)
 	if err != nil {
 		return nil, err
 	}
-	r := &Rows{f: f, opts: opts, proj: proj, tr: AllTime, skip: opts.Offset, left: opts.Limit}
+	r := &Rows{ctx: ctx, f: f, opts: opts, proj: proj, tr: AllTime, skip: opts.Offset, left: opts.Limit}
 	if opts.Time != nil {
 		r.tr = *opts.Time
 	}
@@ -295,12 +297,12 @@ func (f *File) Query(opts QueryOptions) (*Rows, error) {
 	if opts.Threads <= 0 {
 		r.opts.Threads = f.opts.Threads
 	}
-	es, err := f.selectEntries(opts.Series, &r.st)
+	es, err := f.selectEntries(ctx, opts.Series, &r.st)
 	if err != nil {
 		return nil, err
 	}
 	r.st.SeriesMatched = len(es)
-	if r.tasks, r.skip, err = f.plan(es, r.tr, opts.Offset, opts.Limit, &r.st); err != nil {
+	if r.tasks, r.skip, err = f.plan(ctx, es, r.tr, opts.Offset, opts.Limit, &r.st); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -362,9 +364,9 @@ func (f *File) taskBytes(t *task, p *projection) int64 {
 
 // run reads and decodes a batch of tasks and turns them into records.
 func (r *Rows) run(ts []*task) error {
-	f := r.f
+	f, ctx := r.f, r.ctx
 	o := execOpts{cols: r.proj.decoded, tr: r.tr, wantTime: r.proj.wantTime, eager: r.opts.Eager, threads: r.opts.Threads}
-	err := f.exec(ts, o, &r.st, func(ts []*task) []*task {
+	err := f.exec(ctx, ts, o, &r.st, func(ts []*task) []*task {
 		// Offset and limit, now that every count is known.
 		var live []*task
 		for _, t := range ts {
@@ -425,8 +427,8 @@ type execOpts struct {
 // trim, which may cut the surviving rows for offset and limit) the value
 // columns of the surviving rows decoded unit-column by unit-column, on up
 // to threads goroutines. Results are left in the tasks.
-func (f *File) exec(ts []*task, o execOpts, st *Stats, trim func([]*task) []*task) error {
-	units, err := f.fetchTasks(ts, o.cols, st)
+func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim func([]*task) []*task) error {
+	units, err := f.fetchTasks(ctx, ts, o.cols, st)
 	if err != nil {
 		return err
 	}
@@ -558,7 +560,7 @@ func parallel(n, threads int, fn func(i int)) {
 
 // fetchTasks reads, in one step, the chunks of cols of every unit the
 // tasks touch (once per unit), and checks and unframes them.
-func (f *File) fetchTasks(ts []*task, cols []int, st *Stats) ([]*unitData, error) {
+func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats) ([]*unitData, error) {
 	byUnit := map[int]*unitData{}
 	var units []*unitData
 	for _, t := range ts {
@@ -590,7 +592,7 @@ func (f *File) fetchTasks(ts []*task, cols []int, st *Stats) ([]*unitData, error
 			}
 		}
 	}
-	bufs, err := f.fetchRanges(ranges, st)
+	bufs, err := f.fetchRanges(ctx, ranges, st)
 	if err != nil {
 		return nil, err
 	}
@@ -621,7 +623,7 @@ func (f *File) streamOf(c int) int {
 
 // fetchRanges reads ranges (deduplicated, coalesced) and counts the
 // bytes and reads in st.
-func (f *File) fetchRanges(ranges []iox.Range, st *Stats) ([][]byte, error) {
+func (f *File) fetchRanges(ctx context.Context, ranges []iox.Range, st *Stats) ([][]byte, error) {
 	uniq := map[iox.Range]int{}
 	var want []iox.Range
 	idx := make([]int, len(ranges))
@@ -638,7 +640,7 @@ func (f *File) fetchRanges(ranges []iox.Range, st *Stats) ([][]byte, error) {
 		st.BytesRead += r.Len
 		st.Reads++
 	}
-	bufs, err := f.fetch.Fetch(want)
+	bufs, err := f.fetch.Fetch(ctx, want)
 	if err != nil {
 		return nil, fmt.Errorf("timeseries: %w", err)
 	}

@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +62,7 @@ func Open(path string, opts *Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("timeseries: %w", err)
 	}
-	f, err := OpenSource(src, opts)
+	f, err := OpenSource(context.Background(), src, opts)
 	if err != nil {
 		src.Close()
 		return nil, fmt.Errorf("timeseries: %s: %w", path, err)
@@ -73,7 +74,7 @@ func Open(path string, opts *Options) (*File, error) {
 // OpenSource opens a time-series file from any range-readable source.
 // Every byte the file reads goes through one counting fetcher (see
 // BytesRead).
-func OpenSource(src iox.Source, opts *Options) (*File, error) {
+func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -88,7 +89,7 @@ func OpenSource(src iox.Source, opts *Options) (*File, error) {
 		o.Gap = 4 << 10
 	}
 	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: o.Gap})
-	rf, err := read.Open(fetch, o.Read)
+	rf, err := read.Open(ctx, fetch, o.Read)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func OpenSource(src iox.Source, opts *Options) (*File, error) {
 	if f.dec == nil {
 		f.dec = readDecodeOptions()
 	}
-	mb, ok, err := f.fc.Section(sectionModel)
+	mb, ok, err := f.fc.Section(ctx, sectionModel)
 	if err != nil {
 		return nil, fmt.Errorf("timeseries: %s section: %w", sectionModel, err)
 	}
@@ -197,7 +198,7 @@ func (f *File) Index() IndexInfo {
 // ---- pages ----
 
 // page returns a decoded index page from the cache or the file.
-func (f *File) page(ref pageRef, kind byte, st *Stats) (any, error) {
+func (f *File) page(ctx context.Context, ref pageRef, kind byte, st *Stats) (any, error) {
 	if v, ok := f.cache.get(ref.off); ok {
 		st.IndexPageHits++
 		return v, nil
@@ -205,7 +206,7 @@ func (f *File) page(ref pageRef, kind byte, st *Stats) (any, error) {
 	if ref.off < 0 || ref.size <= 0 || ref.off > f.sec.Size || ref.size > f.sec.Size-ref.off {
 		return nil, errPage(pageName(kind), ref, encoding.Corruptf("outside the %d-byte index", f.sec.Size))
 	}
-	raw, err := f.fetch.ReadRange(iox.Range{Off: f.sec.Offset + ref.off, Len: ref.size})
+	raw, err := f.fetch.ReadRange(ctx, iox.Range{Off: f.sec.Offset + ref.off, Len: ref.size})
 	if err != nil {
 		return nil, errPage(pageName(kind), ref, err)
 	}
@@ -258,7 +259,7 @@ func pageName(kind byte) string {
 }
 
 // leafFor returns the leaf page holding series ordinal ord.
-func (f *File) leafFor(ord int, st *Stats) (*leafPage, error) {
+func (f *File) leafFor(ctx context.Context, ord int, st *Stats) (*leafPage, error) {
 	n := f.root
 	for depth := 0; ; depth++ {
 		switch p := n.(type) {
@@ -275,7 +276,7 @@ func (f *File) leafFor(ord int, st *Stats) (*leafPage, error) {
 			if i < 0 {
 				i = 0
 			}
-			c, err := f.page(p.entries[i].ref, pageLeaf, st)
+			c, err := f.page(ctx, p.entries[i].ref, pageLeaf, st)
 			if err != nil {
 				return nil, err
 			}
@@ -288,7 +289,7 @@ func (f *File) leafFor(ord int, st *Stats) (*leafPage, error) {
 
 // lowerBound returns the first series ordinal whose key's first len(p)
 // components are at or after p.
-func (f *File) lowerBound(p Key, st *Stats) (int, error) {
+func (f *File) lowerBound(ctx context.Context, p Key, st *Stats) (int, error) {
 	n := f.root
 	for depth := 0; ; depth++ {
 		switch pg := n.(type) {
@@ -304,7 +305,7 @@ func (f *File) lowerBound(p Key, st *Stats) (int, error) {
 			if i < 0 {
 				return pg.entries[0].first, nil
 			}
-			c, err := f.page(pg.entries[i].ref, pageLeaf, st)
+			c, err := f.page(ctx, pg.entries[i].ref, pageLeaf, st)
 			if err != nil {
 				return 0, err
 			}
@@ -316,8 +317,8 @@ func (f *File) lowerBound(p Key, st *Stats) (int, error) {
 }
 
 // entry returns series ordinal ord.
-func (f *File) entry(ord int, st *Stats) (*seriesEntry, error) {
-	p, err := f.leafFor(ord, st)
+func (f *File) entry(ctx context.Context, ord int, st *Stats) (*seriesEntry, error) {
+	p, err := f.leafFor(ctx, ord, st)
 	if err != nil {
 		return nil, err
 	}
@@ -325,12 +326,12 @@ func (f *File) entry(ord int, st *Stats) (*seriesEntry, error) {
 }
 
 // unit returns unit ord.
-func (f *File) unit(ord int, st *Stats) (*unitRec, error) {
+func (f *File) unit(ctx context.Context, ord int, st *Stats) (*unitRec, error) {
 	pd, err := findPage(f.meta.unitPages, ord, f.meta.units)
 	if err != nil {
 		return nil, err
 	}
-	v, err := f.page(pd.ref, pageUnits, st)
+	v, err := f.page(ctx, pd.ref, pageUnits, st)
 	if err != nil {
 		return nil, err
 	}
@@ -346,12 +347,12 @@ func (f *File) unit(ord int, st *Stats) (*unitRec, error) {
 }
 
 // unitStats returns the statistics of unit ord.
-func (f *File) unitStats(ord int, st *Stats) ([]unitStats, error) {
+func (f *File) unitStats(ctx context.Context, ord int, st *Stats) ([]unitStats, error) {
 	pd, err := findPage(f.meta.statPages, ord, f.meta.units)
 	if err != nil {
 		return nil, err
 	}
-	v, err := f.page(pd.ref, pageStats, st)
+	v, err := f.page(ctx, pd.ref, pageStats, st)
 	if err != nil {
 		return nil, err
 	}
@@ -375,14 +376,14 @@ func findPage(t []pageDir, ord, n int) (pageDir, error) {
 
 // mayContain asks the bloom filter whether a series with key prefix p
 // exists; it reads one bloom page.
-func (f *File) mayContain(p Key, st *Stats) (bool, error) {
+func (f *File) mayContain(ctx context.Context, p Key, st *Stats) (bool, error) {
 	m := f.meta
 	if m.bloomBlocks == 0 {
 		return m.series > 0, nil
 	}
 	h := prefixHash(p, len(p))
 	b := stats.BloomBlockIndex(h, m.bloomBlocks)
-	v, err := f.page(m.bloomPages[b/m.bloomPerPage], pageBloom, st)
+	v, err := f.page(ctx, m.bloomPages[b/m.bloomPerPage], pageBloom, st)
 	if err != nil {
 		return false, err
 	}
@@ -440,12 +441,12 @@ func (f *File) series(e *seriesEntry) Series {
 // Lookup finds the series with the given key values (as text, in key
 // order). The bloom filter answers for most absent keys without touching
 // the directory; a present key costs one directory page per level.
-func (f *File) Lookup(key ...string) (Series, bool, error) {
+func (f *File) Lookup(ctx context.Context, key ...string) (Series, bool, error) {
 	var st Stats
-	return f.lookup(key, &st)
+	return f.lookup(ctx, key, &st)
 }
 
-func (f *File) lookup(key []string, st *Stats) (Series, bool, error) {
+func (f *File) lookup(ctx context.Context, key []string, st *Stats) (Series, bool, error) {
 	if len(key) != len(f.t.keys) {
 		return Series{}, false, fmt.Errorf("timeseries: %d key values, the table has %d keys", len(key), len(f.t.keys))
 	}
@@ -457,7 +458,7 @@ func (f *File) lookup(key []string, st *Stats) (Series, bool, error) {
 		}
 		k[i] = c
 	}
-	es, err := f.selectPrefix(k, nil, st)
+	es, err := f.selectPrefix(ctx, k, nil, st)
 	if err != nil || len(es) == 0 {
 		return Series{}, false, err
 	}
@@ -465,9 +466,9 @@ func (f *File) lookup(key []string, st *Stats) (Series, bool, error) {
 }
 
 // Select returns the series a selector picks, in key order.
-func (f *File) Select(sel Selector) ([]Series, error) {
+func (f *File) Select(ctx context.Context, sel Selector) ([]Series, error) {
 	var st Stats
-	es, err := f.selectEntries(sel, &st)
+	es, err := f.selectEntries(ctx, sel, &st)
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +483,7 @@ func (f *File) Select(sel Selector) ([]Series, error) {
 // first one on form a prefix that the bloom filter checks and the
 // directory finds in O(log D); other equalities filter what the prefix
 // (or, without one, the whole directory) yields.
-func (f *File) selectEntries(sel Selector, st *Stats) ([]*seriesEntry, error) {
+func (f *File) selectEntries(ctx context.Context, sel Selector, st *Stats) ([]*seriesEntry, error) {
 	names := f.t.keyNames()
 	want := make(map[int]string, len(sel))
 	for k, v := range sel {
@@ -510,16 +511,16 @@ func (f *File) selectEntries(sel Selector, st *Stats) ([]*seriesEntry, error) {
 			rest[i] = v
 		}
 	}
-	return f.selectPrefix(prefix, rest, st)
+	return f.selectPrefix(ctx, prefix, rest, st)
 }
 
-func (f *File) selectPrefix(prefix Key, rest map[int]string, st *Stats) ([]*seriesEntry, error) {
+func (f *File) selectPrefix(ctx context.Context, prefix Key, rest map[int]string, st *Stats) ([]*seriesEntry, error) {
 	if f.meta.series == 0 {
 		return nil, nil
 	}
 	lo := 0
 	if len(prefix) > 0 {
-		ok, err := f.mayContain(prefix, st)
+		ok, err := f.mayContain(ctx, prefix, st)
 		if err != nil {
 			return nil, err
 		}
@@ -527,13 +528,13 @@ func (f *File) selectPrefix(prefix Key, rest map[int]string, st *Stats) ([]*seri
 			st.SeriesRejectedBloom++
 			return nil, nil
 		}
-		if lo, err = f.lowerBound(prefix, st); err != nil {
+		if lo, err = f.lowerBound(ctx, prefix, st); err != nil {
 			return nil, err
 		}
 	}
 	var out []*seriesEntry
 	for ord := lo; ord < int(f.meta.series); {
-		p, err := f.leafFor(ord, st)
+		p, err := f.leafFor(ctx, ord, st)
 		if err != nil {
 			return nil, err
 		}

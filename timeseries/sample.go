@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -41,17 +42,17 @@ type Window struct {
 // DrawWindows draws the windows of a sample without reading data: every
 // start position of every eligible series (at least Length rows) is
 // equally likely.
-func (f *File) DrawWindows(o SampleOptions) ([]Window, error) {
+func (f *File) DrawWindows(ctx context.Context, o SampleOptions) ([]Window, error) {
 	var st Stats
-	_, ws, err := f.draw(o, &st)
+	_, ws, err := f.draw(ctx, o, &st)
 	return ws, err
 }
 
-func (f *File) draw(o SampleOptions, st *Stats) ([]*seriesEntry, []Window, error) {
+func (f *File) draw(ctx context.Context, o SampleOptions, st *Stats) ([]*seriesEntry, []Window, error) {
 	if o.Windows < 0 || o.Length <= 0 {
 		return nil, nil, fmt.Errorf("timeseries: %d windows of %d rows", o.Windows, o.Length)
 	}
-	es, err := f.selectEntries(o.Series, st)
+	es, err := f.selectEntries(ctx, o.Series, st)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,7 +90,7 @@ func (f *File) draw(o SampleOptions, st *Stats) ([]*seriesEntry, []Window, error
 // rows of each column, from the nearest block start of encodings that
 // decode in blocks. Stats report rows decoded and returned, so read
 // amplification is Stats.Amplification().
-func (f *File) Sample(o SampleOptions) ([]arrow.Record, Stats, error) {
+func (f *File) Sample(ctx context.Context, o SampleOptions) ([]arrow.Record, Stats, error) {
 	var st Stats
 	if o.Threads <= 0 {
 		o.Threads = f.opts.Threads
@@ -105,7 +106,7 @@ func (f *File) Sample(o SampleOptions) ([]arrow.Record, Stats, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	elig, ws, err := f.draw(o, &st)
+	elig, ws, err := f.draw(ctx, o, &st)
 	if err != nil {
 		return nil, st, err
 	}
@@ -123,7 +124,7 @@ func (f *File) Sample(o SampleOptions) ([]arrow.Record, Stats, error) {
 		us, ok := units[e.ord]
 		if !ok {
 			for uo := e.c0; uo < e.c1; uo++ {
-				u, err := f.unit(uo, &st)
+				u, err := f.unit(ctx, uo, &st)
 				if err != nil {
 					return nil, st, err
 				}
@@ -155,7 +156,7 @@ func (f *File) Sample(o SampleOptions) ([]arrow.Record, Stats, error) {
 	}
 	st.UnitsTotal = len(all)
 	eo := execOpts{cols: proj.decoded, tr: AllTime, wantTime: proj.wantTime, threads: o.Threads}
-	if err := f.exec(all, eo, &st, nil); err != nil {
+	if err := f.exec(ctx, all, eo, &st, nil); err != nil {
 		return nil, st, err
 	}
 	recs := make([]arrow.Record, 0, len(ws))

@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -64,7 +65,7 @@ func (h *cursorHeap) Pop() any {
 // per path, named by the path, with a row for every time any path has a
 // point at, and nulls where a path has none. Paths of one device are read
 // together.
-func (f *File) QueryPaths(paths []string, tr *TimeRange) (arrow.Record, Stats, error) {
+func (f *File) QueryPaths(ctx context.Context, paths []string, tr *TimeRange) (arrow.Record, Stats, error) {
 	var st Stats
 	if len(paths) == 0 {
 		return nil, st, errors.New("timeseries: no paths")
@@ -116,7 +117,7 @@ func (f *File) QueryPaths(paths []string, tr *TimeRange) (arrow.Record, Stats, e
 	timeName := f.t.sch.Field(f.t.time).Name
 	for _, dk := range order {
 		d := devs[dk]
-		rows, err := f.Query(QueryOptions{Series: d.sel, Time: tr, Columns: append([]string{timeName}, d.meas...)})
+		rows, err := f.Query(ctx, QueryOptions{Series: d.sel, Time: tr, Columns: append([]string{timeName}, d.meas...)})
 		if err != nil {
 			return nil, st, err
 		}

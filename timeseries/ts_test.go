@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -187,7 +188,7 @@ func TestTSBSQueries(t *testing.T) {
 	if !bytes.Equal(sorted, buffered) {
 		t.Fatalf("sorted input gives %d bytes, time-major input %d bytes", len(sorted), len(buffered))
 	}
-	f, err := OpenSource(iox.Bytes(sorted), nil)
+	f, err := OpenSource(ctx, iox.Bytes(sorted), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestTSBSQueries(t *testing.T) {
 			tr := &TimeRange{tc.from, tc.to}
 			for _, eager := range []bool{false, true} {
 				for _, threads := range []int{1, 3} {
-					rows, err := f.Query(QueryOptions{Series: tc.sel, Time: tr, Columns: append([]string{"hostname", "time"}, cols...), Eager: eager, Threads: threads})
+					rows, err := f.Query(ctx, QueryOptions{Series: tc.sel, Time: tr, Columns: append([]string{"hostname", "time"}, cols...), Eager: eager, Threads: threads})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -253,7 +254,7 @@ func TestTSBSQueries(t *testing.T) {
 func TestOffsetLimit(t *testing.T) {
 	recs, r := tsbsData(t, 6, 3*time.Hour, false)
 	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 300})
-	f, err := OpenSource(iox.Bytes(data), nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestOffsetLimit(t *testing.T) {
 			tr = &TimeRange{t0 + rng.Int64N(3*3600e6), 0}
 			tr.To = tr.From + rng.Int64N(3*3600e6)
 		}
-		rows, err := f.Query(QueryOptions{Time: tr, Offset: off, Limit: lim, Columns: []string{"hostname", "time", "usage_idle"}})
+		rows, err := f.Query(ctx, QueryOptions{Time: tr, Offset: off, Limit: lim, Columns: []string{"hostname", "time", "usage_idle"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +375,7 @@ func TestSmallSeriesShareUnits(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"site", "sensor"}, Time: "ts"}, &WriterOptions{ChunkRows: 512, MinChunkRows: 64})
-	f, err := OpenSource(iox.Bytes(data), nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +397,7 @@ func TestSmallSeriesShareUnits(t *testing.T) {
 		return a.ts < b.ts
 	})
 	for _, probe := range []struct{ site, sensor string }{{"-3", "s000"}, {"1", "s018"}, {"2", "s050"}, {"3", "s391"}, {"0", "s399"}} {
-		s, ok, err := f.Lookup(probe.site, probe.sensor)
+		s, ok, err := f.Lookup(ctx, probe.site, probe.sensor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,7 +416,7 @@ func TestSmallSeriesShareUnits(t *testing.T) {
 		if s.Rows != int64(len(want)) || s.Path != probe.site+"."+probe.sensor {
 			t.Fatalf("lookup %v: %+v", probe, s)
 		}
-		q, err := f.Query(QueryOptions{Series: Selector{"site": probe.site, "sensor": probe.sensor}})
+		q, err := f.Query(ctx, QueryOptions{Series: Selector{"site": probe.site, "sensor": probe.sensor}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,7 +449,7 @@ func TestSmallSeriesShareUnits(t *testing.T) {
 	rejected := 0
 	for i := 0; i < 200; i++ {
 		var st Stats
-		_, ok, err := f.lookup([]string{"9", fmt.Sprintf("x%d", i)}, &st)
+		_, ok, err := f.lookup(ctx, []string{"9", fmt.Sprintf("x%d", i)}, &st)
 		if err != nil || ok {
 			t.Fatalf("absent key found (%v)", err)
 		}
@@ -458,3 +459,5 @@ func TestSmallSeriesShareUnits(t *testing.T) {
 		t.Fatalf("bloom filter rejected %d of 200 absent keys", rejected)
 	}
 }
+
+var ctx = context.Background()

@@ -2,6 +2,7 @@ package write_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"testing"
 
@@ -85,12 +86,12 @@ func TestCutForceFlush(t *testing.T) {
 	if len(layouts) != 2 {
 		t.Fatalf("%d stripes reported, want 2", len(layouts))
 	}
-	f, err := format.Open(iox.Bytes(buf.Bytes()), format.ReaderOptions{})
+	f, err := format.Open(context.Background(), iox.Bytes(buf.Bytes()), format.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for s, rows := range want {
-		streams, err := f.Streams(s)
+		streams, err := f.Streams(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestCutForceFlush(t *testing.T) {
 		}
 		// the time column (stream 0) is DeltaOfDelta in every chunk
 		for c := range streams[0].Chunks {
-			p, err := f.ReadChunk(s, 0, c)
+			p, err := f.ReadChunk(context.Background(), s, 0, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +130,7 @@ func TestCutForceFlush(t *testing.T) {
 		}
 	}
 	// every value reads back
-	rf, err := read.Open(iox.Bytes(buf.Bytes()), read.Options{})
+	rf, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

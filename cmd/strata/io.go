@@ -12,11 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
-	"golang.org/x/term"
 
 	"strata"
 	"strata/interop"
-	"strata/write"
 )
 
 // parseInterspersed parses flags that may come before, between or after
@@ -49,45 +47,10 @@ func splitList(s string) []string {
 	return out
 }
 
-// progress prints a progress line on stderr when it is a terminal.
-type progress struct {
-	on    bool
-	label string
-	total int64
-	start time.Time
-	last  time.Time
-}
-
-func newProgress(label string, total int64) *progress {
-	return &progress{on: term.IsTerminal(int(os.Stderr.Fd())), label: label, total: total, start: time.Now()}
-}
-
-func (p *progress) update(done int64) {
-	if !p.on || time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	if p.total > 0 {
-		frac := float64(done) / float64(p.total)
-		bar := int(frac * 30)
-		fmt.Fprintf(os.Stderr, "\r%s [%s%s] %5.1f%% %d rows", p.label, strings.Repeat("#", bar), strings.Repeat(".", 30-bar), 100*frac, done)
-	} else {
-		fmt.Fprintf(os.Stderr, "\r%s %d rows", p.label, done)
-	}
-}
-
-func (p *progress) finish(done int64) {
-	if p.on {
-		fmt.Fprintf(os.Stderr, "\r%s %d rows in %v%s\n", p.label, done, time.Since(p.start).Round(time.Millisecond), strings.Repeat(" ", 20))
-	}
-}
-
 func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	stripeMB := fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data")
-	chunkValues := fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk")
-	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
-	flatmap := fs.String("flatmap", "", "comma-separated map columns to store as FlatMap")
+	wo := addWriteFlags(fs)
+	pf := addProgressFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -96,48 +59,24 @@ func runImport(args []string) error {
 		return usagef("want SRC and DST, got %d arguments", len(pos))
 	}
 	src, dst := pos[0], pos[1]
-	rr, err := interop.Open(src, interop.ReadOptions{})
+	opts, err := wo.options()
 	if err != nil {
 		return err
 	}
-	defer rr.Close()
-	w, err := strata.Create(dst, rr.Schema(), &strata.WriteOptions{StripeBytes: *stripeMB << 20,
-		ChunkValues: *chunkValues, NoZstd: *noZstd, FlatMap: splitList(*flatmap)})
+	p := newProgress("import", "rows", 0, pf)
+	n, err := importFile(src, dst, opts, p)
 	if err != nil {
-		return err
-	}
-	p := newProgress("import", 0)
-	var n int64
-	for {
-		rec, err := rr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			w.Abort()
-			return err
-		}
-		n += rec.NumRows()
-		err = w.Write(rec)
-		rec.Release()
-		if err != nil {
-			w.Abort()
-			return err
-		}
-		p.update(n)
-	}
-	if err := w.Close(); err != nil {
 		return err
 	}
 	p.finish(n)
-	st, _ := os.Stat(dst)
-	fmt.Fprintf(os.Stderr, "wrote %s: %d rows, %d bytes\n", dst, n, st.Size())
+	p.summary("wrote %s: %d rows, %d bytes\n", dst, n, fileSize(dst))
 	return nil
 }
 
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	pf := addProgressFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -145,7 +84,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}
@@ -155,7 +94,7 @@ func runExport(args []string) error {
 		return err
 	}
 	var sink interop.Sink
-	p := newProgress("export", f.NumRows())
+	p := newProgress("export", "rows", f.NumRows(), pf)
 	var n int64
 	for {
 		rec, err := sc.Next()
@@ -352,7 +291,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,11 @@
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
 //	strata gen tsbs --hosts H --duration D OUT   the TSBS cpu-only workload
 //	strata ts import|query|agg|sample|last|paths|info ...   time-series tables
+//	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -27,7 +27,7 @@ usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
   strata import SRC DST.strata             SRC is .parquet, .csv or .arrow
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
-  strata inspect FILE [--json]             rows, stripes, bytes and encodings per column
+  strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
@@ -36,10 +36,15 @@ usage:
   strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
                                            the TSBS cpu-only DevOps workload (.strata: a time-series table)
   strata ts COMMAND ...                    time-series tables: import, query, agg, sample, last, paths, info
+  strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
 
 Run 'strata COMMAND -h' for a command's flags.
+
+Exit status: 0 done; 1 failed (I/O, unsupported data, a decode limit);
+2 the command line is wrong (command, flags, arguments, column names,
+expressions); 3 the file is corrupt, truncated or not a Strata file.
 `
 
 func main() {
@@ -59,11 +64,7 @@ func main() {
 	}
 	err := run(cmd, args)
 	if err != nil {
-		var ue usageError
-		code := 1
-		if errors.As(err, &ue) {
-			code = 2
-		}
+		code := exitCode(err)
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
 		pprof.StopCPUProfile()
 		os.Exit(code)
@@ -91,6 +92,8 @@ func run(cmd string, args []string) error {
 		err = runAgg(args)
 	case "gen":
 		err = runGen(args)
+	case "sizes":
+		err = runSizes(args)
 	case "bench":
 		err = runBench(args)
 	case "ts":

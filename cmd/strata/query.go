@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"strata"
 	"strata/read"
 )
 
@@ -35,7 +34,7 @@ func runTake(args []string) error {
 			rows = append(rows, r)
 		}
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}
@@ -72,7 +71,7 @@ func runAgg(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want FILE and an aggregate list such as \"count(*), sum(l_quantity)\"")
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}
@@ -95,6 +94,7 @@ func runAgg(args []string) error {
 func runInspect(args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "machine-readable output")
+	asHTML := fs.Bool("html", false, "a self-contained HTML page (bytes by column and encoding, trees, stripe and chunk statistics, schema)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func runInspect(args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE")
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openFile(pos[0])
 	if err != nil {
 		return err
 	}
@@ -112,6 +112,9 @@ func runInspect(args []string) error {
 		return err
 	}
 	rep.Bytes = fileSize(pos[0])
+	if *asHTML {
+		return writeHTMLReport(os.Stdout, pos[0], rep)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,6 +38,9 @@ integer. Every read command takes --stats (what was read and decoded, on stderr)
 --format table|csv|json.
 `
 
+// ctx is the context of the ts commands' reads.
+var ctx = context.Background()
+
 func runTS(args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, tsUsage)
@@ -71,6 +75,7 @@ func runTSImport(args []string) error {
 	sorted := fs.Bool("sorted", false, "the input is already sorted by (series, time): stream it")
 	chunkRows := fs.Int("chunk-rows", timeseries.DefaultChunkRows, "most rows per chunk")
 	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
+	pf := addProgressFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -92,7 +97,7 @@ func runTSImport(args []string) error {
 	if err != nil {
 		return err
 	}
-	p := newProgress("ts import", 0)
+	p := newProgress("ts import", "rows", 0, pf)
 	var n int64
 	for {
 		rec, err := rr.Next()
@@ -121,7 +126,7 @@ func runTSImport(args []string) error {
 		return err
 	}
 	p.finish(n)
-	fmt.Fprintf(os.Stderr, "wrote %s: %d rows, %d bytes\n", pos[1], n, fileSize(pos[1]))
+	p.summary("wrote %s: %d rows, %d bytes\n", pos[1], n, fileSize(pos[1]))
 	return nil
 }
 
@@ -303,7 +308,7 @@ func runTSQuery(args []string) error {
 	if err != nil {
 		return err
 	}
-	rows, err := f.Query(timeseries.QueryOptions{Series: sel, Time: tr, Columns: splitList(*fl.cols),
+	rows, err := f.Query(ctx, timeseries.QueryOptions{Series: sel, Time: tr, Columns: splitList(*fl.cols),
 		Offset: *offset, Limit: *limit, Eager: *eager})
 	if err != nil {
 		return err
@@ -374,7 +379,7 @@ func runTSAgg(args []string) error {
 	for _, s := range splitList(*funcs) {
 		fn = append(fn, strings.ToLower(s))
 	}
-	rec, st, err := f.Aggregate(timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: splitList(*fl.cols), Funcs: fn, NoStats: *noStats})
+	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: splitList(*fl.cols), Funcs: fn, NoStats: *noStats})
 	if err != nil {
 		return err
 	}
@@ -421,7 +426,7 @@ func runTSSample(args []string) error {
 	var total timeseries.Stats
 	for e := *epoch; e < *epoch+*epochs; e++ {
 		t0 := time.Now()
-		recs, st, err := f.Sample(timeseries.SampleOptions{Series: sel, Windows: *windows, Length: *length,
+		recs, st, err := f.Sample(ctx, timeseries.SampleOptions{Series: sel, Windows: *windows, Length: *length,
 			Columns: splitList(*fl.cols), Seed: *seed, Epoch: e, Stacked: *stacked})
 		if err != nil {
 			return err
@@ -464,7 +469,7 @@ func runTSLast(args []string) error {
 	if err != nil {
 		return err
 	}
-	rec, st, err := f.Last(sel, splitList(*fl.cols))
+	rec, st, err := f.Last(ctx, sel, splitList(*fl.cols))
 	if err != nil {
 		return err
 	}
@@ -496,7 +501,7 @@ func runTSPaths(args []string) error {
 	if err != nil {
 		return err
 	}
-	rec, st, err := f.QueryPaths(splitList(*paths), tr)
+	rec, st, err := f.QueryPaths(ctx, splitList(*paths), tr)
 	if err != nil {
 		return err
 	}

@@ -45,10 +45,12 @@ func NewCodec(blockSize int) *encoding.Codec {
 	blockSize = max(1, min(blockSize, MaxBlockSize))
 	return &encoding.Codec{
 		Kind:       encoding.KindBlockFOR,
+		Types:      encoding.IntegerTypes,
 		Open:       open,
 		Encoder:    encoder{blockSize: blockSize},
 		ReadFactor: 1.1,
 		Leaf:       true,
+		Zstd:       true,
 	}
 }
 

@@ -13,11 +13,14 @@ import (
 
 // Codec registers Constant.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindConstant,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.0,
-	Leaf:       true,
+	Kind:          encoding.KindConstant,
+	Types:         encoding.AllTypes,
+	Open:          open,
+	Encoder:       encoder{},
+	ReadFactor:    1.0,
+	Leaf:          true,
+	Zstd:          true,
+	NeedsDistinct: true,
 }
 
 type encoder struct{}

@@ -47,10 +47,10 @@ func NewCodec(blockSize int) *encoding.Codec {
 	blockSize = max(1, min(blockSize, MaxBlockSize))
 	return &encoding.Codec{
 		Kind:       encoding.KindDelta,
+		Types:      encoding.IntegerTypes,
 		Open:       open,
 		Encoder:    encoder{blockSize: blockSize},
 		ReadFactor: 1.2,
-		Leaf:       false,
 	}
 }
 

@@ -27,46 +27,25 @@ import (
 
 // Codec registers Dictionary.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindDictionary,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.1,
-	Leaf:       false,
+	Kind:          encoding.KindDictionary,
+	Types:         encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
+	Open:          open,
+	Encoder:       encoder{},
+	ReadFactor:    1.1,
+	NeedsDistinct: true,
 }
 
-// IDReader is the id-level access shared by every dictionary decoder: the
-// raw ids let callers count, group or filter per alphabet entry.
-type IDReader interface {
-	// AlphabetLen is the number of alphabet entries D; every valid id is < D.
-	AlphabetLen() int
-	// ReadIDs decodes the next len(dst) ids and advances the cursor. An id
-	// outside the alphabet is reported as ErrCorrupt.
-	ReadIDs(dst []uint32) error
-	// GatherIDs decodes the ids at rows (sorted, strictly increasing)
-	// without moving the cursor.
-	GatherIDs(rows []int32, dst []uint32) error
-}
+// The dictionary views are defined in package encoding so readers need not
+// import this one; these aliases keep the names of this package working.
+type (
+	// IDReader is the id-level access every dictionary decoder offers.
+	IDReader = encoding.IDReader
+	// BinaryDictionary is implemented by dictionary decoders of binary values.
+	BinaryDictionary = encoding.BinaryDictionary
+)
 
 // Dictionary is implemented by dictionary decoders of numeric types.
-type Dictionary[T encoding.Number] interface {
-	IDReader
-	// Alphabet returns the decoded alphabet in ascending order (see the
-	// package doc for floats). It belongs to the decoder; do not modify.
-	Alphabet() []T
-	// MatchingIDs converts p into the set of matching ids: every id in
-	// [lo, hi) when set is nil, else exactly the ids whose bit is set.
-	MatchingIDs(p *encoding.Pred[T]) (lo, hi uint32, set encoding.Bitmap)
-}
-
-// BinaryDictionary is implemented by dictionary decoders of binary values.
-type BinaryDictionary interface {
-	IDReader
-	// BinaryAlphabet returns the decoded alphabet in ascending byte order.
-	// It belongs to the decoder; do not modify.
-	BinaryAlphabet() *encoding.Bytes
-	// MatchingBinaryIDs is MatchingIDs for binary predicates.
-	MatchingBinaryIDs(p *encoding.BytesPred) (lo, hi uint32, set encoding.Bitmap)
-}
+type Dictionary[T encoding.Number] = encoding.Dictionary[T]
 
 // core is the id cursor every dictionary decoder shares.
 type core struct {

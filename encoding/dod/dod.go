@@ -49,7 +49,7 @@ var Codec = NewCodec(DefaultBlockSize)
 // TPC-H lineitem, offering it changed files by -0.07 % to +0.11 %
 // (docs/benchmarks.md), while costing a trial encode on every integer
 // column.
-var ReadOnly = &encoding.Codec{Kind: encoding.KindDeltaOfDelta, Open: open, ReadFactor: 1.1, Leaf: true}
+var ReadOnly = &encoding.Codec{Kind: encoding.KindDeltaOfDelta, Types: encoding.IntegerTypes, Open: open, ReadFactor: 1.1, Leaf: true}
 
 // NewCodec returns a DeltaOfDelta codec that writes blocks of blockSize rows
 // (clamped to [1, MaxBlockSize]). Decoding does not depend on it: the block
@@ -58,10 +58,13 @@ func NewCodec(blockSize int) *encoding.Codec {
 	blockSize = max(1, min(blockSize, MaxBlockSize))
 	return &encoding.Codec{
 		Kind:       encoding.KindDeltaOfDelta,
+		Types:      encoding.IntegerTypes,
 		Open:       open,
 		Encoder:    encoder{blockSize: blockSize},
 		ReadFactor: 1.1,
 		Leaf:       true,
+		// No zstd: a time filter reads the block headers without
+		// inflating anything.
 	}
 }
 

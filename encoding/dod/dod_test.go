@@ -97,7 +97,7 @@ func checkBlockBounds[T encoding.Integer](t *testing.T, node []byte, opts *encod
 }
 
 func TestRoundTrip(t *testing.T) {
-	allTypes(t, forcedPolicy(all.Registry()), all.Options(), encodingtest.Lengths)
+	allTypes(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), encodingtest.Lengths)
 }
 
 // TestSmallBlocks uses tiny blocks so every path crosses many block
@@ -129,7 +129,7 @@ func timestamps(n int, step, jitter int64, seed uint64) []int64 {
 // regular interval costs one header byte per block after the first.
 func TestRegularCostsNothing(t *testing.T) {
 	vals := timestamps(100_000, 10e9, 0, 1)
-	node := encodingtest.RoundTrip(t, forcedPolicy(all.Registry()), all.Options(), vals)
+	node := encodingtest.RoundTrip(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), vals)
 	bitsPerRow := float64(8*len(node)) / float64(len(vals))
 	t.Logf("regular: %d bytes for %d rows (%.4f bits/row)", len(node), len(vals), bitsPerRow)
 	if bitsPerRow > 0.07 {
@@ -137,7 +137,7 @@ func TestRegularCostsNothing(t *testing.T) {
 	}
 	// Milliseconds jitter on a 10 s interval: a few bits per row.
 	vals = timestamps(100_000, 10e9, 1e6, 1)
-	node = encodingtest.RoundTrip(t, forcedPolicy(all.Registry()), all.Options(), vals)
+	node = encodingtest.RoundTrip(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), vals)
 	t.Logf("jittered ±1 ms: %d bytes (%.2f bits/row)", len(node), float64(8*len(node))/float64(len(vals)))
 	if len(node) > len(vals)*3 {
 		t.Errorf("jittered timestamps take %d bytes for %d rows", len(node), len(vals))
@@ -149,7 +149,7 @@ func TestRegularCostsNothing(t *testing.T) {
 // blocks that straddle its ends.
 func TestFilterSettlesBlocks(t *testing.T) {
 	vals := timestamps(50_000, 10e9, 0, 1)
-	node := encodingtest.RoundTrip(t, forcedPolicy(all.Registry()), all.Options(), vals)
+	node := encodingtest.RoundTrip(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), vals)
 	d, err := encoding.OpenTyped[int64](node, 0, all.Options())
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestWrap(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
-	p := forcedPolicy(all.Registry())
+	p := forcedPolicy(registryWith(dod.Codec))
 	enc := func(vals any) []byte {
 		node, tree, err := p.Encode(nil, vals)
 		if err != nil {

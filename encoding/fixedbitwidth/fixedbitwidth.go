@@ -18,10 +18,12 @@ import (
 // Codec registers FixedBitWidth.
 var Codec = &encoding.Codec{
 	Kind:       encoding.KindFixedBitWidth,
+	Types:      encoding.IntegerTypes | encoding.TypesOf(encoding.Bool),
 	Open:       open,
 	Encoder:    encoder{},
 	ReadFactor: 1.05,
 	Leaf:       true,
+	Zstd:       true,
 }
 
 // batch is the number of values decoded per step; a multiple of 64 so every

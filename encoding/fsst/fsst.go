@@ -35,11 +35,13 @@ import (
 // values of a Nullable root) and never zstd-compresses it: FSST is chosen
 // for its decode speed (see encoding.Policy.FSSTZstdRatio).
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindFSST,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.0,
-	Leaf:       false,
+	Kind:          encoding.KindFSST,
+	Types:         encoding.TypesOf(encoding.Binary),
+	Open:          open,
+	Encoder:       encoder{},
+	ReadFactor:    1.0,
+	RootOnly:      true,
+	SpeedOverZstd: true,
 }
 
 const (

@@ -24,11 +24,12 @@ import (
 
 // Codec registers MainlyConstant.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindMainlyConstant,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.1,
-	Leaf:       false,
+	Kind:          encoding.KindMainlyConstant,
+	Types:         encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
+	Open:          open,
+	Encoder:       encoder{},
+	ReadFactor:    1.1,
+	NeedsDistinct: true,
 }
 
 // Exceptions is implemented by MainlyConstant decoders of fixed-width types:

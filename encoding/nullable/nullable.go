@@ -27,9 +27,10 @@ import (
 // Codec registers Nullable; it has no Encoder (see Encode).
 var Codec = &encoding.Codec{
 	Kind:       encoding.KindNullable,
+	Types:      encoding.AllTypes,
 	Open:       open,
 	ReadFactor: 1.1,
-	Leaf:       false,
+	Wrapper:    true,
 }
 
 // trueCounter is the optional validity-child capability of consuming rows

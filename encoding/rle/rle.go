@@ -12,7 +12,7 @@
 // The decoder materializes both children at open (R ≤ rows/2 when the policy
 // chooses RLE), so reads fill whole runs, Skip moves across runs without
 // touching values, Gather walks the run ends, and Filter tests each run once.
-// Aggregates can work on the runs directly through RunReader.
+// Aggregates can work on the runs directly through encoding.RunReader.
 package rle
 
 import (
@@ -27,30 +27,18 @@ import (
 // Codec registers RLE.
 var Codec = &encoding.Codec{
 	Kind:       encoding.KindRLE,
+	Types:      encoding.AllTypes,
 	Open:       open,
 	Encoder:    encoder{},
 	ReadFactor: 1.1,
-	Leaf:       false,
 }
 
-// RunReader is implemented by RLE decoders of fixed-width types. It exposes
-// the run-length form so aggregates need one step per run instead of per row:
-// sum = Σ lengths[i]·values[i], count = Σ lengths[i], min/max over values.
-type RunReader[T encoding.Fixed] interface {
-	// Runs returns every run of the node: values[i] repeated lengths[i]
-	// times, in row order. The slices belong to the decoder; do not modify.
-	Runs() (lengths []uint32, values []T)
-	// AppendRuns consumes the next n rows from the cursor and appends their
-	// runs to lengths and values, the first and last clipped to the span.
-	AppendRuns(lengths []uint32, values []T, n int) ([]uint32, []T, error)
-}
+// RunReader is the run view RLE decoders of fixed-width types implement;
+// it is defined in package encoding so readers need not import this one.
+type RunReader[T encoding.Fixed] = encoding.RunReader[T]
 
-// BinaryRunReader is RunReader for binary values.
-type BinaryRunReader interface {
-	// BinaryRuns returns every run: value i of values repeated lengths[i]
-	// times. Both belong to the decoder; do not modify.
-	BinaryRuns() (lengths []uint32, values *encoding.Bytes)
-}
+// BinaryRunReader is the run view of binary RLE decoders.
+type BinaryRunReader = encoding.BinaryRunReader
 
 // runs is the part of a decoder shared by every value type: run ends and the
 // cursor (run index, row position).

@@ -21,10 +21,10 @@ import (
 // Codec registers SparseBool.
 var Codec = &encoding.Codec{
 	Kind:       encoding.KindSparseBool,
+	Types:      encoding.TypesOf(encoding.Bool),
 	Open:       open,
 	Encoder:    encoder{},
 	ReadFactor: 1.1,
-	Leaf:       false,
 }
 
 // Sparse is implemented by SparseBool decoders: the number of true values is

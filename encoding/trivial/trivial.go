@@ -19,10 +19,13 @@ import (
 // lengths; the selection policy still treats fixed-width Trivial as a leaf.
 var Codec = &encoding.Codec{
 	Kind:       encoding.KindTrivial,
+	Types:      encoding.AllTypes,
 	Open:       open,
 	Encoder:    encoder{},
 	ReadFactor: 1.0,
-	Leaf:       false,
+	LeafFor:    func(t encoding.Type) bool { return t != encoding.Binary },
+	Fallback:   true,
+	Zstd:       true,
 }
 
 // littleEndian reports whether the host stores integers little-endian, in

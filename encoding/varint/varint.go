@@ -15,10 +15,12 @@ import (
 // Codec registers Varint.
 var Codec = &encoding.Codec{
 	Kind:       encoding.KindVarint,
+	Types:      encoding.IntegerTypes,
 	Open:       open,
 	Encoder:    encoder{},
 	ReadFactor: 1.3,
 	Leaf:       true,
+	Zstd:       true,
 }
 
 type encoder struct{}
