@@ -92,6 +92,26 @@ type BlockBounder[T Number] interface {
 	BlockBounds(b int) (first, rows int, lo, hi T)
 }
 
+// DecodeSpanner reports the work a read takes. DecodeSpan(from, to), for
+// 0 <= from < to <= Len, returns the rows [lo, hi) the decoder decodes —
+// or inflates — to deliver rows [from, to) from a fresh cursor:
+// [from, to) for layouts whose Skip jumps straight to any row (plain,
+// bit-packed), widened to block boundaries by block encodings, [0, Len)
+// for a body inflated whole. Readers that account for decode work (read
+// amplification in the time-series layer) use it through DecodeSpan.
+type DecodeSpanner interface {
+	DecodeSpan(from, to int) (lo, hi int)
+}
+
+// DecodeSpan returns d's answer to DecodeSpan, or [0, to) for a decoder
+// that does not say: its Skip is taken to decode every row it passes.
+func DecodeSpan(d Decoder, from, to int) (lo, hi int) {
+	if s, ok := d.(DecodeSpanner); ok {
+		return s.DecodeSpan(from, to)
+	}
+	return 0, to
+}
+
 // BinaryBounder is the binary counterpart of Bounder.
 type BinaryBounder interface {
 	BinaryBounds() (min, max []byte, ok bool)

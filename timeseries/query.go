@@ -668,15 +668,6 @@ func (f *File) newColReader(ud *unitData, c int) *colReader {
 		typ: f.rf.StrataSchema().Stream(f.streamOf(c)).Type}
 }
 
-// off returns the file offset of chunk k.
-func (r *colReader) off(k int) int64 {
-	o := r.cl.off
-	for _, s := range r.cl.sizes[:k] {
-		o += s
-	}
-	return o
-}
-
 // chunk returns the decoder of chunk k, opened on first use.
 func (r *colReader) chunk(k int) (encoding.Decoder, error) {
 	if r.decs[k] == nil {
@@ -718,7 +709,7 @@ func (r *colReader) read(x, y int64, vals any, valid []bool, at int) error {
 					valid[i] = true
 				}
 			}
-			*r.count += r.f.decodedRows(r.off(k), r.pay[k], d, lo-base, hi-base)
+			*r.count += decodedRows(d, lo-base, hi-base)
 			at += m
 		}
 		base += n
@@ -813,7 +804,7 @@ func (f *File) filterTime(t *task, tr TimeRange, want, eager bool, st *Stats) er
 				if err := r.Read(v); err != nil {
 					return 0, err
 				}
-				st.TimeDecoded += f.decodedRows(rd.off(0), rd.pay[0], d, s, e)
+				st.TimeDecoded += decodedRows(d, s, e)
 				i := sort.Search(len(v), func(i int) bool { return v[i] >= x })
 				return s + int64(i), nil
 			}
@@ -969,132 +960,14 @@ func (f *File) keyArray(c int, key Key, n int) (arrow.Array, error) {
 	return b.NewArray(), nil
 }
 
-// decodedRows returns the values a decoder produced to deliver rows
-// [x, y) of a chunk: y-x plus the rows before x it had to decode to reach
-// x (see granularity).
-func (f *File) decodedRows(off int64, node []byte, d encoding.Decoder, x, y int64) int64 {
-	g := f.granularity(off, node, d)
-	if g == 0 {
-		return int64(d.Len())
-	}
-	return y - (x - x%int64(g))
-}
-
-// granularity returns how far back from a row a chunk's decoder must start
-// decoding to reach it: 1 for encodings whose Skip jumps to any row
-// (Trivial, FixedBitWidth, BlockFOR, Constant), the block size for block
-// encodings (Delta, DeltaOfDelta), the larger of its own and its row
-// child's for cascades (Dictionary ids, Delta differences), and 0 (the
-// whole chunk) for zstd-compressed nodes, which are inflated whole, and
-// for encodings that skip sequentially (RLE, Nullable, ...). Cached per
-// chunk.
-func (f *File) granularity(key int64, node []byte, d encoding.Decoder) int {
-	f.gmu.Lock()
-	g, ok := f.gran[key]
-	f.gmu.Unlock()
-	if ok {
-		return g
-	}
-	g = nodeGranularity(node, d, f.dec, 0)
-	f.gmu.Lock()
-	if len(f.gran) > 1<<16 {
-		clear(f.gran)
-	}
-	f.gran[key] = g
-	f.gmu.Unlock()
-	return g
-}
-
-func nodeGranularity(node []byte, d encoding.Decoder, opts *encoding.Options, depth int) int {
-	if len(node) < 3 || node[2]&encoding.FlagZstd != 0 || depth > 4 {
-		return 0
-	}
-	if d == nil {
-		var err error
-		if d, err = encoding.OpenAt(node, depth, opts); err != nil {
-			return 0
-		}
-	}
-	own := 1
-	switch d.Kind() {
-	case encoding.KindConstant, encoding.KindFixedBitWidth, encoding.KindBlockFOR:
-		return 1
-	case encoding.KindTrivial:
-		if d.Type() == encoding.Binary {
-			return 0
-		}
-		return 1
-	case encoding.KindDelta, encoding.KindDeltaOfDelta:
-		own = blockRows(d)
-		if own == 0 {
-			return 0
-		}
-	case encoding.KindDictionary:
-	default:
-		return 0
-	}
-	w, ok := d.(encoding.Walker)
-	if !ok {
-		return own
-	}
-	for _, ch := range w.Children() {
-		if ch.Role != "ids" && ch.Role != "deltas" {
-			continue
-		}
-		g := nodeGranularity(ch.Node, nil, opts, depth+1)
-		if g == 0 {
-			return 0
-		}
-		own = max(own, g)
-	}
-	return own
-}
-
-// blockRows returns the rows of a block encoding's first block.
-func blockRows(d encoding.Decoder) int {
-	switch b := d.(type) {
-	case encoding.BlockBounder[int64]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	case encoding.BlockBounder[int32]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	case encoding.BlockBounder[uint32]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	case encoding.BlockBounder[uint64]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	case encoding.BlockBounder[uint16]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	case encoding.BlockBounder[uint8]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	case encoding.BlockBounder[int16]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	case encoding.BlockBounder[int8]:
-		if b.Blocks() > 0 {
-			_, r, _, _ := b.BlockBounds(0)
-			return r
-		}
-	}
-	return 0
+// decodedRows returns the values a decoder decodes to deliver rows
+// [x, y) of a chunk from a fresh cursor (encoding.DecodeSpan): y-x, plus
+// the rows before x it passes to reach them (block encodings decode from
+// their block start; a decoder that does not say counts from the chunk
+// start) and those after y a block decoded whole runs on to.
+func decodedRows(d encoding.Decoder, x, y int64) int64 {
+	lo, hi := encoding.DecodeSpan(d, int(x), int(y))
+	return int64(hi - lo)
 }
 
 // newValues allocates n values of a stream type.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -51,9 +50,6 @@ type File struct {
 	dec    *encoding.Options
 	stripe []int64 // first file row of each stripe
 	root   any     // *leafPage or *innerPage
-
-	gmu  sync.Mutex
-	gran map[int64]int // decode granularity of chunks, by offset
 }
 
 // Open opens a time-series file.
@@ -94,7 +90,7 @@ func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, erro
 		return nil, err
 	}
 	f := &File{rf: rf, fc: rf.Container(), fetch: fetch, opts: o, cache: newPageCache(o.CacheBytes),
-		dec: o.Read.Decode, gran: map[int64]int{}}
+		dec: o.Read.Decode}
 	if f.dec == nil {
 		f.dec = readDecodeOptions()
 	}

@@ -15,8 +15,6 @@ import (
 
 	"strata/encoding"
 	"strata/encoding/all"
-	"strata/encoding/delta"
-	"strata/encoding/dod"
 	"strata/format"
 	"strata/shred"
 	"strata/stats"
@@ -70,7 +68,7 @@ func (o WriterOptions) withDefaults() WriterOptions {
 	}
 	o.MinChunkRows = min(o.MinChunkRows, o.ChunkRows)
 	if o.BlockSize <= 0 {
-		o.BlockSize = dod.DefaultBlockSize
+		o.BlockSize = 128
 	}
 	if o.DeltaBlock <= 0 {
 		o.DeltaBlock = 256
@@ -161,23 +159,6 @@ func NewWriter(dst io.Writer, sch *arrow.Schema, m Model, opts *WriterOptions) (
 	return tw, nil
 }
 
-// Registry returns the encodings a time-series writer selects from: the
-// default ones plus DeltaOfDelta with blocks of blockSize rows, and Delta
-// with blocks of deltaBlock rows.
-func Registry(blockSize, deltaBlock int) *encoding.Registry {
-	var cs []*encoding.Codec
-	for _, c := range all.Registry().Codecs() {
-		switch c.Kind {
-		case encoding.KindDeltaOfDelta:
-			c = dod.NewCodec(blockSize)
-		case encoding.KindDelta:
-			c = delta.NewCodec(deltaBlock)
-		}
-		cs = append(cs, c)
-	}
-	return encoding.NewRegistry(cs...)
-}
-
 func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOptions) error {
 	o = o.withDefaults()
 	t, err := resolve(m, sch)
@@ -200,7 +181,7 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	wo.ChunkValues = o.ChunkRows
 	p := wo.Policy
 	if p == nil {
-		p = encoding.DefaultPolicy(Registry(o.BlockSize, o.DeltaBlock))
+		p = encoding.DefaultPolicy(all.RegistryWithBlocks(o.DeltaBlock, o.BlockSize))
 		p.Zstd = !wo.NoZstd
 		if wo.MinSaving > 0 {
 			p.MinSaving = wo.MinSaving

@@ -50,6 +50,27 @@ func Registry() *encoding.Registry {
 	return reg
 }
 
+// RegistryWithBlocks returns the full registry with two block encodings
+// retuned for time series: Delta writing blocks of deltaBlock rows, and
+// DeltaOfDelta — which Registry only reads — offered to selection and to
+// forced trees, writing blocks of dodBlock rows. Smaller blocks cost a few
+// header bytes and let a reader start decoding closer to the first row it
+// needs (the time-series layer's windows and time filters); decoding does
+// not depend on them, as every node stores its block size.
+func RegistryWithBlocks(deltaBlock, dodBlock int) *encoding.Registry {
+	var cs []*encoding.Codec
+	for _, c := range Registry().Codecs() {
+		switch c.Kind {
+		case encoding.KindDelta:
+			c = delta.NewCodec(deltaBlock)
+		case encoding.KindDeltaOfDelta:
+			c = dod.NewCodec(dodBlock)
+		}
+		cs = append(cs, c)
+	}
+	return encoding.NewRegistry(cs...)
+}
+
 // Options returns decode options with the full registry and default limits.
 func Options() *encoding.Options {
 	return &encoding.Options{Registry: Registry()}

@@ -195,12 +195,13 @@ type block[T encoding.Integer] struct {
 }
 
 type decoder[T encoding.Integer] struct {
-	typ     encoding.Type
-	n, bs   int
-	body    []byte
-	blocks  []block[T]
-	lo, hi  T
-	skipped int
+	typ      encoding.Type
+	inflated bool
+	n, bs    int
+	body     []byte
+	blocks   []block[T]
+	lo, hi   T
+	skipped  int
 
 	cur    cursor[T]
 	gather *cursor[T]
@@ -265,7 +266,7 @@ func (r *headerReader) varint(blk int, what string) uint64 {
 }
 
 func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
-	d := &decoder[T]{typ: h.Type, n: h.Rows, body: h.Body}
+	d := &decoder[T]{typ: h.Type, n: h.Rows, body: h.Body, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "dod: block size")
 	if err != nil {
 		return nil, err
@@ -401,6 +402,15 @@ func (d *decoder[T]) Blocks() int { return len(d.blocks) }
 func (d *decoder[T]) BlockBounds(b int) (first, rows int, lo, hi T) {
 	bl := &d.blocks[b]
 	return b * d.bs, d.rows(b), bl.lo, bl.hi
+}
+
+// DecodeSpan implements encoding.DecodeSpanner: a read decodes from the
+// start of the block it starts in.
+func (d *decoder[T]) DecodeSpan(from, to int) (int, int) {
+	if d.inflated {
+		return 0, d.n
+	}
+	return from / d.bs * d.bs, to
 }
 
 // Skipped implements encoding.SkipCounter.

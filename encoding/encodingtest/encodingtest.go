@@ -402,6 +402,16 @@ func CheckReader[T encoding.Fixed](t testing.TB, r encoding.Reader[T], want []T,
 func CheckCapabilities[T encoding.Fixed](t testing.TB, r encoding.Reader[T], want []T, seed uint64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
+	if ds, ok := r.(encoding.DecodeSpanner); ok && len(want) > 0 {
+		for k := 0; k < 20; k++ {
+			from := rng.IntN(len(want))
+			to := from + 1 + rng.IntN(len(want)-from)
+			lo, hi := ds.DecodeSpan(from, to)
+			if lo < 0 || lo > from || hi < to || hi > len(want) {
+				t.Fatalf("DecodeSpan(%d, %d) = [%d, %d) of %d rows", from, to, lo, hi, len(want))
+			}
+		}
+	}
 	if g, ok := r.(encoding.Gatherer[T]); ok && len(want) > 0 {
 		var rows []int32
 		for i := 0; i < len(want); i += 1 + rng.IntN(50) {
