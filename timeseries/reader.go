@@ -419,8 +419,10 @@ func ParseSelector(s string) (Selector, error) {
 
 // Series describes one series.
 type Series struct {
+	Ordinal          int      // position in key order
 	Key              []string // key values as text, in key order
 	Path             string   // tree-model device path
+	FirstRow         int64    // file row of the series' first row
 	Rows             int64
 	MinTime, MaxTime int64
 	e                *seriesEntry
@@ -431,7 +433,7 @@ func (f *File) series(e *seriesEntry) Series {
 	for i, v := range e.key {
 		k[i] = f.t.render(i, v)
 	}
-	return Series{Key: k, Path: f.t.path(e.key), Rows: e.rows, MinTime: e.tmin, MaxTime: e.tmax, e: e}
+	return Series{Ordinal: e.ord, Key: k, Path: f.t.path(e.key), FirstRow: e.firstRow, Rows: e.rows, MinTime: e.tmin, MaxTime: e.tmax, e: e}
 }
 
 // Lookup finds the series with the given key values (as text, in key

@@ -85,12 +85,26 @@ func (f *File) draw(ctx context.Context, o SampleOptions, st *Stats) ([]*seriesE
 }
 
 // Sample reads random windows of consecutive rows, projected to the chosen
-// columns, as Arrow records. The windows are drawn from the index alone;
-// their bytes are read in one step and each window decodes only its own
-// rows of each column, from the nearest block start of encodings that
-// decode in blocks. Stats report rows decoded and returned, so read
-// amplification is Stats.Amplification().
+// columns, as Arrow records: DrawWindows, then ReadWindows.
 func (f *File) Sample(ctx context.Context, o SampleOptions) ([]arrow.Record, Stats, error) {
+	var st Stats
+	_, ws, err := f.draw(ctx, o, &st)
+	if err != nil {
+		return nil, st, err
+	}
+	recs, rst, err := f.ReadWindows(ctx, ws, o)
+	rst.SeriesMatched, rst.IndexPages, rst.IndexBytes, rst.IndexPageHits =
+		st.SeriesMatched, rst.IndexPages+st.IndexPages, rst.IndexBytes+st.IndexBytes, rst.IndexPageHits+st.IndexPageHits
+	return recs, rst, err
+}
+
+// ReadWindows reads the given windows (o.Length rows each; o.Series, Seed,
+// Epoch and Windows are not used). The windows' bytes are read in one step
+// and each window decodes only its own rows of each column, from the
+// nearest block start of encodings that decode in blocks. Stats report
+// values decoded and returned, so read amplification is
+// Stats.Amplification().
+func (f *File) ReadWindows(ctx context.Context, ws []Window, o SampleOptions) ([]arrow.Record, Stats, error) {
 	var st Stats
 	if o.Threads <= 0 {
 		o.Threads = f.opts.Threads
@@ -106,13 +120,25 @@ func (f *File) Sample(ctx context.Context, o SampleOptions) ([]arrow.Record, Sta
 	if err != nil {
 		return nil, st, err
 	}
-	elig, ws, err := f.draw(ctx, o, &st)
-	if err != nil {
-		return nil, st, err
+	if o.Length <= 0 {
+		return nil, st, fmt.Errorf("timeseries: windows of %d rows", o.Length)
 	}
-	byOrd := make(map[int]*seriesEntry, len(elig))
-	for _, e := range elig {
-		byOrd[e.ord] = e
+	byOrd := map[int]*seriesEntry{}
+	for _, w := range ws {
+		if _, ok := byOrd[w.Series]; ok {
+			continue
+		}
+		if w.Series < 0 || w.Series >= int(f.meta.series) {
+			return nil, st, fmt.Errorf("timeseries: window of series %d of %d", w.Series, f.meta.series)
+		}
+		e, err := f.entry(ctx, w.Series, &st)
+		if err != nil {
+			return nil, st, err
+		}
+		if w.Start < 0 || w.Start+int64(o.Length) > e.rows {
+			return nil, st, fmt.Errorf("timeseries: window [%d, %d) of series %d with %d rows", w.Start, w.Start+int64(o.Length), w.Series, e.rows)
+		}
+		byOrd[w.Series] = e
 	}
 	// unit start rows per series, built as windows need them
 	starts := map[int][]int64{}
