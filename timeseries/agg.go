@@ -365,6 +365,7 @@ func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
 // count-only aggregates of columns without nulls.
 func (f *File) countBlocks(t *task, every int64, ncols int, st *AggStats) ([]bucket, error) {
 	rd := t.ud.readers[f.t.time]
+	defer rd.release()
 	var dummy int64
 	rd.count = &dummy
 	d, err := rd.chunk(0)

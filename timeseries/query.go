@@ -79,6 +79,8 @@ type Stats struct {
 	BytesRead           int64 // data bytes read (chunks, coalescing holes included)
 	ChunkBytes          int64 // bytes of the chunks holding the returned rows
 	Reads               int
+	ChunkReads          int           // column chunks the read needed
+	DecoderHits         int           // of which served opened by the decoder cache
 	Decode              time.Duration // time spent decoding (all threads)
 }
 
@@ -111,6 +113,8 @@ func (s *Stats) add(o *Stats) {
 	s.BytesRead += o.BytesRead
 	s.ChunkBytes += o.ChunkBytes
 	s.Reads += o.Reads
+	s.ChunkReads += o.ChunkReads
+	s.DecoderHits += o.DecoderHits
 	s.Decode += o.Decode
 }
 
@@ -118,11 +122,11 @@ func (s *Stats) String() string {
 	return fmt.Sprintf("series %d (bloom rejected %d); index pages read %d (%d bytes), cached %d; "+
 		"units %d (pruned by time %d, read %d); time blocks %d (skipped %d, all-match %d, decoded %d); "+
 		"rows scanned %d, returned %d; values decoded %d (time %d), returned %d, amplification %.2f; "+
-		"bytes read %d in %d reads, answer chunks %d bytes; decode %v",
+		"bytes read %d in %d reads, answer chunks %d bytes; chunks %d (decoders cached %d); decode %v",
 		s.SeriesMatched, s.SeriesRejectedBloom, s.IndexPages, s.IndexBytes, s.IndexPageHits,
 		s.UnitsTotal, s.UnitsPrunedTime, s.UnitsRead, s.BlocksTotal, s.BlocksSkipped, s.BlocksAllMatch, s.BlocksDecoded,
 		s.RowsScanned, s.RowsReturned, s.ValuesDecoded, s.TimeDecoded, s.ValuesReturned, s.Amplification(),
-		s.BytesRead, s.Reads, s.ChunkBytes, s.Decode.Round(time.Microsecond))
+		s.BytesRead, s.Reads, s.ChunkBytes, s.ChunkReads, s.DecoderHits, s.Decode.Round(time.Microsecond))
 }
 
 // projection is the resolved column list of a read.
@@ -178,9 +182,9 @@ type task struct {
 	ud    *unitData
 	lo    int64 // surviving rows [lo, hi), unit-relative
 	hi    int64
-	times []int64 // time values of [lo, hi), when returned
-	vals  map[int]*shred.Stream
-	skip  int64 // rows dropped from the front for Offset
+	times []int64         // time values of [lo, hi), when returned
+	vals  []*shred.Stream // decoded columns, by schema column
+	skip  int64           // rows dropped from the front for Offset
 }
 
 // unitData is what a read step holds of one unit: its chunk payloads and,
@@ -189,7 +193,6 @@ type task struct {
 type unitData struct {
 	uo      int
 	u       *unitRec
-	payload map[int][][]byte
 	readers map[int]*colReader
 	tasks   []*task
 	st      Stats
@@ -441,6 +444,9 @@ func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim
 				break
 			}
 		}
+		if rd := ud.readers[f.t.time]; rd != nil {
+			rd.release()
+		}
 		ud.st.Decode += time.Since(start)
 	})
 	for _, ud := range units {
@@ -455,48 +461,47 @@ func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim
 	if o.eager {
 		live = ts // values of every row read are decoded, survivors or not
 	}
+	ncols := len(f.t.roles)
 	for _, t := range live {
-		t.vals = make(map[int]*shred.Stream, len(o.cols)-1)
+		t.vals = make([]*shred.Stream, ncols)
 	}
 	type job struct {
-		ud *unitData
-		c  int
+		ud  *unitData
+		c   int
+		st  Stats
+		err error
 	}
-	var jobs []job
+	jobs := make([]job, 0, len(units)*(len(o.cols)-1))
 	for _, ud := range units {
 		for _, c := range o.cols[1:] {
-			jobs = append(jobs, job{ud, c})
+			jobs = append(jobs, job{ud: ud, c: c})
 		}
 	}
-	var mu sync.Mutex
-	var jobErr error
+	// Each job owns one unit-column: it writes its column's slot of the
+	// tasks' vals, so jobs share no state.
 	parallel(len(jobs), threads, func(i int) {
-		j := jobs[i]
+		j := &jobs[i]
 		start := time.Now()
-		var js Stats
-		out := map[*task]*shred.Stream{}
-		var err error
 		for _, t := range j.ud.tasks {
 			if t.vals == nil || (!o.eager && t.hi <= t.lo) {
 				continue
 			}
 			var s *shred.Stream
-			if s, err = f.decodeColumn(t, j.c, o.eager, &js); err != nil {
+			if s, j.err = f.decodeColumn(t, j.c, o.eager, &j.st); j.err != nil {
 				break
 			}
-			out[t] = s
-		}
-		js.Decode = time.Since(start)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil && jobErr == nil {
-			jobErr = err
-		}
-		for t, s := range out {
 			t.vals[j.c] = s
 		}
-		st.add(&js)
+		j.ud.readers[j.c].release()
+		j.st.Decode = time.Since(start)
 	})
+	var jobErr error
+	for i := range jobs {
+		st.add(&jobs[i].st)
+		if jobs[i].err != nil && jobErr == nil {
+			jobErr = jobs[i].err
+		}
+	}
 	for _, ud := range units {
 		st.add(&ud.st)
 		ud.st = Stats{}
@@ -566,7 +571,7 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 	for _, t := range ts {
 		ud := byUnit[t.uo]
 		if ud == nil {
-			ud = &unitData{uo: t.uo, u: t.u, payload: map[int][][]byte{}, readers: map[int]*colReader{}}
+			ud = &unitData{uo: t.uo, u: t.u, readers: map[int]*colReader{}}
 			byUnit[t.uo] = ud
 			units = append(units, ud)
 		}
@@ -583,14 +588,24 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 		st.UnitsRead++
 		for _, c := range cols {
 			cl := &ud.u.cols[c]
+			rd := f.newColReader(ud, c)
+			ud.readers[c] = rd
 			off := cl.off
-			ud.payload[c] = make([][]byte, len(cl.sizes))
 			for k, s := range cl.sizes {
-				ranges = append(ranges, iox.Range{Off: off, Len: s})
-				refs = append(refs, ref{ud, c, k})
+				if e := f.decs.get(off); e != nil {
+					rd.ents[k] = e
+					st.DecoderHits++
+				} else {
+					ranges = append(ranges, iox.Range{Off: off, Len: s})
+					refs = append(refs, ref{ud, c, k})
+				}
+				st.ChunkReads++
 				off += s
 			}
 		}
+	}
+	if len(ranges) == 0 {
+		return units, nil
 	}
 	bufs, err := f.fetchRanges(ctx, ranges, st)
 	if err != nil {
@@ -602,24 +617,13 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 		if err != nil {
 			return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", rf.ud.uo, f.t.sch.Field(rf.c).Name, err)
 		}
-		rf.ud.payload[rf.c][rf.k] = p
-	}
-	for _, ud := range units {
-		for _, c := range cols {
-			ud.readers[c] = f.newColReader(ud, c)
-		}
+		rf.ud.readers[rf.c].pay[rf.k] = p
 	}
 	return units, nil
 }
 
-// streamOf returns the values stream of a column (for error messages).
-func (f *File) streamOf(c int) int {
-	ids := f.rf.StrataSchema().ColumnStreams(c)
-	if len(ids) == 1 {
-		return ids[0]
-	}
-	return -1
-}
+// streamOf returns the values stream of a column.
+func (f *File) streamOf(c int) int { return f.streams[c] }
 
 // fetchRanges reads ranges (deduplicated, coalesced) and counts the
 // bytes and reads in st.
@@ -655,32 +659,70 @@ func (f *File) fetchRanges(ctx context.Context, ranges []iox.Range, st *Stats) (
 // used by one goroutine at a time; count is where it adds the values it
 // decodes.
 type colReader struct {
-	f     *File
-	cl    *colLoc
-	pay   [][]byte
-	decs  []encoding.Decoder
-	typ   encoding.Type
-	count *int64
+	f      *File
+	cl     *colLoc
+	pay    [][]byte    // payloads read for this step (nil where cached)
+	ents   []*decEntry // decoders, from the cache or opened here
+	locked []bool      // entries whose mutex this reader holds
+	typ    encoding.Type
+	count  *int64
 }
 
 func (f *File) newColReader(ud *unitData, c int) *colReader {
-	return &colReader{f: f, cl: &ud.u.cols[c], pay: ud.payload[c], decs: make([]encoding.Decoder, len(ud.u.cols[c].sizes)),
-		typ: f.rf.StrataSchema().Stream(f.streamOf(c)).Type}
+	n := len(ud.u.cols[c].sizes)
+	return &colReader{f: f, cl: &ud.u.cols[c], pay: make([][]byte, n), ents: make([]*decEntry, n), locked: make([]bool, n),
+		typ: f.stypes[c]}
+}
+
+// release unlocks the decoders this reader holds.
+func (r *colReader) release() {
+	for k, l := range r.locked {
+		if l {
+			r.ents[k].mu.Unlock()
+			r.locked[k] = false
+		}
+	}
+}
+
+// chunkOff returns the file offset of chunk k.
+func (r *colReader) chunkOff(k int) int64 {
+	o := r.cl.off
+	for _, s := range r.cl.sizes[:k] {
+		o += s
+	}
+	return o
 }
 
 // chunk returns the decoder of chunk k, opened on first use.
 func (r *colReader) chunk(k int) (encoding.Decoder, error) {
-	if r.decs[k] == nil {
-		d, err := encoding.Open(r.pay[k], r.f.dec)
-		if err != nil {
-			return nil, err
+	if e := r.ents[k]; e != nil {
+		if !r.locked[k] {
+			e.mu.Lock()
+			r.locked[k] = true
 		}
-		if int64(d.Len()) != r.cl.rows[k] {
-			return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), r.cl.rows[k])
-		}
-		r.decs[k] = d
+		return e.dec, nil
 	}
-	return r.decs[k], nil
+	if r.pay[k] == nil {
+		return nil, fmt.Errorf("timeseries: chunk %d not read", k)
+	}
+	d, err := encoding.Open(r.pay[k], r.f.dec)
+	if err != nil {
+		return nil, err
+	}
+	if int64(d.Len()) != r.cl.rows[k] {
+		return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), r.cl.rows[k])
+	}
+	r.ents[k] = r.f.decs.put(r.chunkOff(k), d, decoderCost(r.pay[k], d))
+	r.locked[k] = true
+	r.pay[k] = nil
+	return d, nil
+}
+
+// decoderCost estimates the memory an opened decoder holds: its payload,
+// what it inflated or decoded up front (a dictionary's alphabet), and
+// scratch buffers of a block or two.
+func decoderCost(payload []byte, d encoding.Decoder) int64 {
+	return 3*int64(len(payload)) + 1024
 }
 
 // read decodes rows [x, y) into vals[at:] (and valid, when not nil).

@@ -25,6 +25,11 @@ type Options struct {
 	// CacheBytes bounds the metadata cache of decoded index pages shared by
 	// every query on the file (default 32 MiB; negative disables it).
 	CacheBytes int64
+	// DecoderCacheBytes bounds the cache of opened chunk decoders shared
+	// by every read on the file (default 256 MiB; negative disables it).
+	// Reads that come back to a chunk then skip reading, checking and
+	// opening it: Stats.BytesRead counts only what was read.
+	DecoderCacheBytes int64
 	// Threads is the default number of goroutines decoding the columns of
 	// a unit in parallel after its bytes are read (default 1).
 	Threads int
@@ -46,10 +51,14 @@ type File struct {
 	meta   *indexMeta
 	sec    format.SectionInfo
 	cache  *pageCache
+	decs   *decCache
 	opts   Options
 	dec    *encoding.Options
 	stripe []int64 // first file row of each stripe
 	root   any     // *leafPage or *innerPage
+	// streams and stypes are each column's values stream and its type.
+	streams []int
+	stypes  []encoding.Type
 }
 
 // Open opens a time-series file.
@@ -81,6 +90,9 @@ func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, erro
 	if o.Threads <= 0 {
 		o.Threads = 1
 	}
+	if o.DecoderCacheBytes == 0 {
+		o.DecoderCacheBytes = 256 << 20
+	}
 	if o.Gap == 0 {
 		o.Gap = 4 << 10
 	}
@@ -89,7 +101,7 @@ func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, erro
 	if err != nil {
 		return nil, err
 	}
-	f := &File{rf: rf, fc: rf.Container(), fetch: fetch, opts: o, cache: newPageCache(o.CacheBytes),
+	f := &File{rf: rf, fc: rf.Container(), fetch: fetch, opts: o, cache: newPageCache(o.CacheBytes), decs: newDecCache(o.DecoderCacheBytes),
 		dec: o.Read.Decode}
 	if f.dec == nil {
 		f.dec = readDecodeOptions()
@@ -117,6 +129,15 @@ func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, erro
 		return nil, fmt.Errorf("timeseries: index covers %d rows, file has %d: %w", f.meta.rows, rf.NumRows(), encoding.ErrCorrupt)
 	}
 	f.l = f.t.layout()
+	ssch := rf.StrataSchema()
+	for c := range f.t.roles {
+		ids := ssch.ColumnStreams(c)
+		if len(ids) != 1 || !ssch.Column(c).Kind.IsLeaf() {
+			return nil, fmt.Errorf("timeseries: column %q is not a flat column: %w", f.t.sch.Field(c).Name, encoding.ErrCorrupt)
+		}
+		f.streams = append(f.streams, ids[0])
+		f.stypes = append(f.stypes, ssch.Stream(ids[0]).Type)
+	}
 	f.stripe = make([]int64, f.fc.NumStripes())
 	for i := range f.stripe {
 		f.stripe[i] = f.fc.Stripe(i).FirstRow
@@ -171,7 +192,13 @@ func (f *File) BytesRead() int64 { return f.fetch.Stats().BytesRead }
 func (f *File) Reads() int64 { return f.fetch.Stats().Reads }
 
 // CacheStats returns the metadata cache's use.
-func (f *File) CacheStats() CacheStats { return f.cache.stats() }
+func (f *File) CacheStats() CacheStats {
+	cs := f.cache.stats()
+	f.decs.mu.Lock()
+	cs.Decoders, cs.DecoderBytes, cs.DecoderHits, cs.DecoderMisses = len(f.decs.byOff), f.decs.used, f.decs.hits, f.decs.misses
+	f.decs.mu.Unlock()
+	return cs
+}
 
 // IndexInfo describes the index.
 type IndexInfo struct {

@@ -34,14 +34,12 @@ type WriterOptions struct {
 	// are streamed to the file (and the order is checked) instead of
 	// buffered and sorted at Close.
 	Sorted bool
-	// BlockSize is the rows per DeltaOfDelta block of the time column
-	// (default 128): the granularity at which a time filter settles rows
-	// from block headers.
+	// BlockSize is the rows per block of the block encodings (default
+	// 128, against the default writer's 1,024): DeltaOfDelta blocks of
+	// the time column are what a time filter settles from headers, and a
+	// read of a few rows decodes at most a block of Delta differences or
+	// of BlockFOR values before and after them.
 	BlockSize int
-	// DeltaBlock is the rows per block of Delta nodes in measurement
-	// columns (default 256; the default writer's is 1,024): a window read
-	// decodes differences from the start of the block it starts in.
-	DeltaBlock int
 	// PageBytes is the target size of an index page (default 4 KiB).
 	PageBytes int
 	// BloomFPP is the false-positive rate of the series-path bloom filter
@@ -69,9 +67,6 @@ func (o WriterOptions) withDefaults() WriterOptions {
 	o.MinChunkRows = min(o.MinChunkRows, o.ChunkRows)
 	if o.BlockSize <= 0 {
 		o.BlockSize = 128
-	}
-	if o.DeltaBlock <= 0 {
-		o.DeltaBlock = 256
 	}
 	if o.PageBytes <= 0 {
 		o.PageBytes = DefaultPageBytes
@@ -181,7 +176,7 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	wo.ChunkValues = o.ChunkRows
 	p := wo.Policy
 	if p == nil {
-		p = encoding.DefaultPolicy(all.RegistryWithBlocks(o.DeltaBlock, o.BlockSize))
+		p = encoding.DefaultPolicy(all.RegistryWithBlocks(o.BlockSize))
 		p.Zstd = !wo.NoZstd
 		if wo.MinSaving > 0 {
 			p.MinSaving = wo.MinSaving

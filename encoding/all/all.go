@@ -50,21 +50,25 @@ func Registry() *encoding.Registry {
 	return reg
 }
 
-// RegistryWithBlocks returns the full registry with two block encodings
-// retuned for time series: Delta writing blocks of deltaBlock rows, and
-// DeltaOfDelta — which Registry only reads — offered to selection and to
-// forced trees, writing blocks of dodBlock rows. Smaller blocks cost a few
-// header bytes and let a reader start decoding closer to the first row it
-// needs (the time-series layer's windows and time filters); decoding does
-// not depend on them, as every node stores its block size.
-func RegistryWithBlocks(deltaBlock, dodBlock int) *encoding.Registry {
+// RegistryWithBlocks returns the full registry with the block encodings
+// retuned for reads that start anywhere: Delta, BlockFOR and DeltaOfDelta
+// (which Registry only reads; here it is offered to selection and to
+// forced trees) all write blocks of the given rows. Smaller blocks cost a
+// few header bytes and let a reader decode from closer to the first row it
+// needs — BlockFOR decodes whole blocks, Delta and DeltaOfDelta from a
+// block's start — which the time-series layer's windows and time filters
+// depend on. Decoding does not depend on it: every node stores its block
+// size.
+func RegistryWithBlocks(rows int) *encoding.Registry {
 	var cs []*encoding.Codec
 	for _, c := range Registry().Codecs() {
 		switch c.Kind {
 		case encoding.KindDelta:
-			c = delta.NewCodec(deltaBlock)
+			c = delta.NewCodec(rows)
+		case encoding.KindBlockFOR:
+			c = blockfor.NewCodec(rows)
 		case encoding.KindDeltaOfDelta:
-			c = dod.NewCodec(dodBlock)
+			c = dod.NewCodec(rows)
 		}
 		cs = append(cs, c)
 	}
