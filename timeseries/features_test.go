@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"strata/iox"
 	"strata/tsbs"
 )
@@ -245,4 +247,53 @@ func TestSample(t *testing.T) {
 
 func arrowSchemaTail(r arrow.Record) *arrow.Schema {
 	return arrow.NewSchema(r.Schema().Fields()[1:], nil)
+}
+
+// TestSingleSeries reads a table without key columns: one series.
+func TestSingleSeries(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Second}},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	const n = 20000
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(1e9 + int64(i)*3600))
+		b.Field(1).(*array.Float64Builder).Append(float64(i%97) / 4)
+	}
+	rec := b.NewRecord()
+	data := writeFile(t, []arrow.Record{rec}, Model{Time: "ts"}, nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NumSeries() != 1 {
+		t.Fatalf("%d series", f.NumSeries())
+	}
+	rows, err := f.Query(ctx, QueryOptions{Time: &TimeRange{1e9 + 5000*3600, 1e9 + 5010*3600}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rows.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.NumRows() != 10 || got.Column(1).(*array.Float64).Value(3) != float64(5003%97)/4 {
+		t.Fatalf("query: %d rows", got.NumRows())
+	}
+	recs, _, err := f.Sample(ctx, SampleOptions{Windows: 5, Length: 100, Seed: 3})
+	if err != nil || len(recs) != 5 {
+		t.Fatalf("sample: %v", err)
+	}
+	last, _, err := f.Last(ctx, nil, nil)
+	if err != nil || last.NumRows() != 1 || last.Column(1).(*array.Float64).Value(0) != float64((n-1)%97)/4 {
+		t.Fatalf("last: %v", err)
+	}
+	if _, ok, err := f.Lookup(ctx); err != nil || !ok {
+		t.Fatalf("lookup of the one series: %v %v", ok, err)
+	}
+	p, _, err := f.QueryPaths(ctx, []string{"v"}, &TimeRange{1e9, 1e9 + 3*3600})
+	if err != nil || p.NumRows() != 3 {
+		t.Fatalf("paths: %v", err)
+	}
 }

@@ -82,10 +82,8 @@ const (
 
 // resolve checks a model against a schema.
 func resolve(m Model, sch *arrow.Schema) (*table, error) {
+	// A table without key columns is one series.
 	t := &table{sch: sch, roles: make([]role, sch.NumFields()), time: -1}
-	if len(m.Keys) == 0 {
-		return nil, fmt.Errorf("timeseries: no series key columns")
-	}
 	for _, k := range m.Keys {
 		is := sch.FieldIndices(k)
 		if len(is) != 1 {

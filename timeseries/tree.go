@@ -90,7 +90,10 @@ func (f *File) QueryPaths(ctx context.Context, paths []string, tr *TimeRange) (a
 			return nil, st, fmt.Errorf("timeseries: path %q: %q is not a measurement", p, m)
 		}
 		meas[i] = is[0]
-		dk := p[:len(p)-len(m)-1]
+		dk := ""
+		if len(names) > 0 {
+			dk = p[:len(p)-len(m)-1]
+		}
 		d := devs[dk]
 		if d == nil {
 			d = &device{sel: Selector{}}

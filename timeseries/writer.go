@@ -184,6 +184,10 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	}
 	wo.Policy = p
 	wo.Force = map[string]*encoding.Tree{sch.Field(t.time).Name: {Kind: encoding.KindDeltaOfDelta}}
+	// Irregular times (over half a byte per row in DeltaOfDelta) take
+	// whatever selection finds smaller; a time filter then decodes the
+	// time of the units it reads instead of settling blocks.
+	wo.ForceYield = 0.5
 	w, err := write.New(fw, sch, wo)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ type chunkEncoder struct {
 	// fixed, when set, is the tree every chunk starts from (Options.Force);
 	// it is never replaced by a captured one.
 	fixed *encoding.Tree
+	yield float64 // bytes per value above which fixed yields to selection
 	// nullable encodes a node with validity; injected to keep this file
 	// independent of the nullable package's location.
 	nullable func(p *encoding.Policy, dst []byte, vals any, valid []bool) ([]byte, *encoding.Tree, error)
@@ -41,14 +42,31 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 	p := *c.policy
 	if c.fixed != nil {
 		p.Force = c.fixed
+		var out []byte
+		var err error
 		if hasNulls {
 			// the forced tree describes the non-null values under Nullable
 			p.Force = &encoding.Tree{Kind: encoding.KindNullable, Children: []*encoding.Tree{nil, c.fixed}}
-			out, _, err := c.nullable(&p, dst, compact(vals, valid), valid)
+			out, _, err = c.nullable(&p, dst, compact(vals, valid), valid)
+		} else {
+			out, _, err = p.Encode(dst, vals)
+		}
+		if err != nil || c.yield <= 0 || n == 0 || float64(len(out)-len(dst)) <= c.yield*float64(n) {
 			return out, err
 		}
-		out, _, err := p.Encode(dst, vals)
-		return out, err
+		start := len(dst)
+		forced := len(out) - start
+		p.Force = nil
+		var alt []byte
+		if hasNulls {
+			alt, _, err = c.nullable(&p, nil, compact(vals, valid), valid)
+		} else {
+			alt, _, err = p.Encode(nil, vals)
+		}
+		if err == nil && len(alt) < forced {
+			out = append(out[:start], alt...)
+		}
+		return out, nil
 	}
 	replay := c.tree != nil && c.replayed < reselectEvery
 	if replay {

@@ -164,6 +164,48 @@ func TestCutForceFlush(t *testing.T) {
 	}
 }
 
+// TestForceYield checks that a forced encoding yields to selection where
+// it costs more than ForceYield bytes per value, and only there.
+func TestForceYield(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "ts", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	for _, regular := range []bool{true, false} {
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		for i := 0; i < 5000; i++ {
+			if regular {
+				b.Append(int64(i) * 10_000)
+			} else {
+				b.Append(int64(i/50) * 60_000_000) // runs of equal minutes
+			}
+		}
+		arr := b.NewArray()
+		rec := array.NewRecord(sch, []arrow.Array{arr}, 5000)
+		var buf bytes.Buffer
+		fw := format.NewWriter(&buf, format.WriterOptions{})
+		w, err := write.New(fw, sch, write.Options{Policy: encoding.DefaultPolicy(encoding.NewRegistry(replace(all.Registry().Codecs(), dod.Codec)...)),
+			Force: map[string]*encoding.Tree{"ts": {Kind: encoding.KindDeltaOfDelta}}, ForceYield: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := format.Open(context.Background(), iox.Bytes(buf.Bytes()), format.ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.ReadChunk(context.Background(), 0, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if isDoD := encoding.Kind(p[0]) == encoding.KindDeltaOfDelta; isDoD != regular {
+			t.Fatalf("regular %v: chunk encoded as %v", regular, encoding.Kind(p[0]))
+		}
+	}
+}
+
 func replace(cs []*encoding.Codec, c *encoding.Codec) []*encoding.Codec {
 	out := make([]*encoding.Codec, len(cs))
 	for i, x := range cs {

@@ -61,6 +61,14 @@ type Options struct {
 	// runs for the rest. A time-series table forces DeltaOfDelta on its
 	// time column, so every chunk has block headers a time filter reads.
 	Force map[string]*encoding.Tree
+	// ForceYield, when positive, lets a forced tree yield: a chunk whose
+	// forced encoding takes more than ForceYield bytes per value is also
+	// encoded by selection, and the smaller kept. The time-series layer
+	// forces DeltaOfDelta on its time column, which costs a few hundredths
+	// of a bit per value at a regular interval, but tens of bits on
+	// irregular times that selection stores far smaller (runs of equal
+	// minutes in flight records).
+	ForceYield float64
 }
 
 // Defaults.
@@ -226,6 +234,7 @@ func (w *Writer) flush() error {
 		e := &chunkEncoder{policy: w.policy, nullable: nullable.Encode}
 		if id := len(w.encs); w.sch.Stream(id).Role == schema.RoleValues {
 			e.fixed = w.opts.Force[w.sch.Stream(id).Node.Path()]
+			e.yield = w.opts.ForceYield
 		}
 		w.encs = append(w.encs, e)
 	}
