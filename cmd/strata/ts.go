@@ -240,7 +240,7 @@ func parseEvery(f *timeseries.File, s string) (int64, error) {
 	if per == 0 {
 		return 0, fmt.Errorf("--every %q: the time column holds plain integers", s)
 	}
-	return int64(d) * per / 1e9, nil
+	return int64(d) / (1e9 / per), nil
 }
 
 func (fl *tsFlags) timeRange(f *timeseries.File) (*timeseries.TimeRange, error) {
