@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -295,5 +296,60 @@ func TestSingleSeries(t *testing.T) {
 	p, _, err := f.QueryPaths(ctx, []string{"v"}, &TimeRange{1e9, 1e9 + 3*3600})
 	if err != nil || p.NumRows() != 3 {
 		t.Fatalf("paths: %v", err)
+	}
+}
+
+// TestConcurrentReads runs queries, samples and aggregates from several
+// goroutines on one File (shared metadata and decoder caches, parallel
+// decode) and checks every answer.
+func TestConcurrentReads(t *testing.T) {
+	recs, r := tsbsData(t, 10, 3*time.Hour, false)
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 300})
+	f, err := OpenSource(ctx, iox.Bytes(data), &Options{Threads: 2, CacheBytes: 64 << 10, DecoderCacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := tsbs.Start.UnixMicro()
+	cols := []string{"usage_user", "usage_guest"}
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for i := 0; i < 10; i++ {
+				h := r.order[(g+i)%len(r.order)]
+				from := t0 + int64((g*7+i*13)%150)*60e6
+				rows, err := f.Query(ctx, QueryOptions{Series: Selector{"hostname": h}, Time: &TimeRange{from, from + 1800e6},
+					Columns: append([]string{"hostname", "time"}, cols...)})
+				if err != nil {
+					done <- err
+					return
+				}
+				got := collect(t, rows, cols)
+				want := r.expect([]string{h}, from, from+1800e6, cols)
+				if len(got[h]) != len(want[h]) {
+					done <- fmt.Errorf("goroutine %d: %d rows, want %d", g, len(got[h]), len(want[h]))
+					return
+				}
+				for k := range want[h] {
+					if got[h][k].t != want[h][k].t || got[h][k].vals[1] != want[h][k].vals[1] {
+						done <- fmt.Errorf("goroutine %d: row %d differs", g, k)
+						return
+					}
+				}
+				if recs, _, err := f.Sample(ctx, SampleOptions{Windows: 20, Length: 50, Columns: cols, Seed: uint64(g), Epoch: i}); err != nil {
+					done <- err
+					return
+				} else {
+					for _, rec := range recs {
+						rec.Release()
+					}
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
