@@ -60,6 +60,17 @@ type Codec struct {
 	// Fallback would win on uncompressed size, it still wins if its node is
 	// at most Policy.FSSTZstdRatio times the Fallback's compressed node.
 	SpeedOverZstd bool
+	// TrialCountsZstd: the encoder's trial node already counts the zstd
+	// the post-pass will give its leaves (Ctx.TrialLeaf: FrontCoding's
+	// suffix bytes), so selection weighs it against the Fallback after
+	// zstd rather than against the Fallback's uncompressed trial.
+	TrialCountsZstd bool
+	// SizeOverZstd: the encoding competes with the Fallback+zstd on size
+	// (ALP, ALP-RD, Chimp): when it wins on uncompressed size, it is kept
+	// only if smaller than the Fallback's compressed node (estimated on the
+	// sample, and only where the zstd post-pass would keep zstd). Trial
+	// sizes exclude zstd, which would otherwise never be weighed.
+	SizeOverZstd bool
 }
 
 // IsLeaf reports whether nodes of type t never nest children.

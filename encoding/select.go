@@ -95,6 +95,27 @@ func (p *Policy) Encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	return c.encode(dst, vals, false)
 }
 
+// EncodeWith encodes vals with kind k at the root whatever its Fit says,
+// selecting the children as Encode does (or replaying p.Force's children
+// when p.Force is rooted at k). An encoder must either represent vals
+// exactly or return an error; the shared test suite relies on this to run
+// every encoding on every data shape, not only on those selection would
+// give it.
+func (p *Policy) EncodeWith(dst []byte, vals any, k Kind) ([]byte, *Tree, error) {
+	cd := p.Registry.Codec(k)
+	typ := TypeOf(vals)
+	switch {
+	case typ == TypeInvalid:
+		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
+	case cd == nil || cd.Encoder == nil:
+		return dst, nil, fmt.Errorf("encoding: no encoder for kind %v", k)
+	case !cd.Types.Has(typ):
+		return dst, nil, fmt.Errorf("encoding: %v does not store %v", k, typ)
+	}
+	c := &Ctx{p: p, force: p.Force}
+	return c.encodeWith(dst, vals, ComputeStats(vals), cd, p.Force)
+}
+
 // Ctx carries selection state through one node's encoding; encoders use it
 // to encode their children.
 type Ctx struct {
@@ -132,11 +153,28 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 	return AppendChild(dst, node), nil
 }
 
+// TrialLeaf returns a leaf child node that was just encoded as the zstd
+// post-pass would leave it: in a trial encode (where the post-pass is
+// skipped) it compresses the leaf when that saves MinSaving, so an encoder whose node keeps one
+// large compressible leaf (front coding's suffix bytes) reports a trial
+// size that counts the zstd the real encode will apply. Outside trials, or
+// with zstd off, it returns node unchanged.
+func (c *Ctx) TrialLeaf(node []byte) ([]byte, error) {
+	if !c.trial || !c.p.Zstd {
+		return node, nil
+	}
+	// The MinSaving rule, as zstdTrivialSize applies to Trivial's trial:
+	// trials are of samples, far smaller than the leaves they stand for.
+	return Compress(node, c.p.MinSaving, nil)
+}
+
 // EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
-// falls back to selection if that kind cannot encode the values.
+// falls back to selection if that kind cannot encode the values. The zstd
+// post-pass treats the child as it would a selected one: it keeps zstd when
+// it pays.
 func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 	saved := c.forced
-	ft := &Tree{Kind: k}
+	ft := &Tree{Kind: k, Zstd: true}
 	tmp := &Tree{Children: make([]*Tree, len(c.children)+1)}
 	tmp.Children[len(c.children)] = ft
 	c.forced = tmp
@@ -253,8 +291,8 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 // Fallback (which the zstd post-pass will compress) by FSSTZstdRatio × the
 // Fallback's compressed size, against anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fast *Codec
-	bestScore, fastScore := math.Inf(1), math.Inf(1)
+	var best, fast, zc, fallback *Codec
+	bestScore, fastScore, zcScore, fallbackScore := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -295,8 +333,33 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			fast, fastScore = cd, score
 			continue
 		}
+		if cd.TrialCountsZstd && score < zcScore {
+			zc, zcScore = cd, score
+			continue
+		}
+		if cd.Fallback {
+			fallback, fallbackScore = cd, score
+		}
 		if score < bestScore {
 			best, bestScore = cd, score
+		}
+	}
+	trivZstd := math.NaN()
+	zstdFallback := func() float64 {
+		if trivZstd != trivZstd {
+			trivZstd = c.zstdTrivialSize(vals, st, best, sample, sampleSt)
+		}
+		return trivZstd
+	}
+	// A TrialCountsZstd candidate (FrontCoding) is weighed against the
+	// Fallback after zstd, not against the Fallback's uncompressed trial.
+	if zc != nil {
+		ref := bestScore
+		if best != nil && best.Fallback && c.p.Zstd {
+			ref = zstdFallback()
+		}
+		if zcScore < ref {
+			best, bestScore = zc, zcScore
 		}
 	}
 	if fast != nil {
@@ -304,11 +367,27 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 		case best == nil:
 			best = fast
 		case best.Fallback && c.p.Zstd:
-			if c.p.FSSTZstdRatio > 0 && fastScore <= c.p.FSSTZstdRatio*c.zstdTrivialSize(vals, st, best, sample, sampleSt) {
+			if c.p.FSSTZstdRatio > 0 && fastScore <= c.p.FSSTZstdRatio*zstdFallback() {
 				best = fast
 			}
 		case fastScore < bestScore:
 			best = fast
+		}
+	}
+	// A SizeOverZstd winner (the float encodings) is weighed against the
+	// Fallback's size after zstd, when zstd would be kept on that node:
+	// trial sizes are compared before the zstd post-pass, which finds what
+	// those encodings cannot (float32 values printed as doubles, repeated
+	// byte patterns).
+	if c.p.Zstd && best != nil && best.SizeOverZstd && fallback != nil && fallback.Zstd {
+		z := c.zstdTrivialSize(vals, st, fallback, sample, sampleSt)
+		raw := fallbackScore / max(fallback.ReadFactor, 1)
+		minSaving := c.p.MinSaving
+		if raw < float64(c.p.ZstdMinBytes) {
+			minSaving = max(minSaving, c.p.SmallZstdSaving)
+		}
+		if z <= raw*(1-minSaving) && z*max(fallback.ReadFactor, 1) < bestScore {
+			best = fallback
 		}
 	}
 	if best == nil {

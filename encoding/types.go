@@ -94,8 +94,12 @@ const (
 	KindSparseBool     Kind = 10
 	KindNullable       Kind = 11
 	KindFSST           Kind = 12
-	KindALP            Kind = 13 // reserved for a later issue
+	KindALP            Kind = 13
+	KindALPRD          Kind = 14
+	KindFrontCoding    Kind = 15
+	KindDigitText      Kind = 16
 	KindDeltaOfDelta   Kind = 19
+	KindChimp          Kind = 20
 )
 
 var kindNames = map[Kind]string{
@@ -103,7 +107,8 @@ var kindNames = map[Kind]string{
 	KindBlockFOR: "BlockFOR", KindVarint: "Varint", KindDelta: "Delta", KindRLE: "RLE",
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
-	KindDeltaOfDelta: "DeltaOfDelta",
+	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
+	KindALPRD: "ALP-RD", KindChimp: "Chimp", KindDeltaOfDelta: "DeltaOfDelta",
 }
 
 func (k Kind) String() string {

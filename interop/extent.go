@@ -2,7 +2,6 @@ package interop
 
 import (
 	"io"
-	"os"
 	"sync/atomic"
 )
 
@@ -62,12 +61,4 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
-}
-
-func fileSizeOf(f *os.File) int64 {
-	st, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	return st.Size()
 }

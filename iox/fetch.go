@@ -243,6 +243,10 @@ func (f *Fetcher) readAll(ctx context.Context, reads []Range, bufs [][]byte) err
 		}
 		return nil
 	}
+	// The first failure cancels the reads still in flight: their bytes
+	// would be thrown away, and on a network source they may take long.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var (
 		wg       sync.WaitGroup
 		next     atomic.Int64
@@ -259,7 +263,7 @@ func (f *Fetcher) readAll(ctx context.Context, reads []Range, bufs [][]byte) err
 					return
 				}
 				if err := one(k); err != nil {
-					errOnce.Do(func() { firstErr = err })
+					errOnce.Do(func() { firstErr = err; cancel() })
 					failed.Store(true)
 					return
 				}

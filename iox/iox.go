@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Source is a random-access, fixed-size byte source. ReadAt follows the
@@ -148,8 +149,9 @@ func (b Bytes) Slice(r Range) []byte { return b[r.Off:r.End():r.End()] }
 // File is a Source over an operating-system file. Its size is taken once,
 // when it is opened: Strata files are immutable once written.
 type File struct {
-	f    *os.File
-	size int64
+	f     *os.File
+	size  int64
+	mtime time.Time
 }
 
 // OpenFile opens the named file for reading.
@@ -172,7 +174,7 @@ func NewFile(f *os.File) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, size: st.Size()}, nil
+	return &File{f: f, size: st.Size(), mtime: st.ModTime()}, nil
 }
 
 // ReadAt reads with pread (os.File.ReadAt is safe for concurrent use). A

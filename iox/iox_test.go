@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestBytesReadAt(t *testing.T) {
@@ -301,5 +303,58 @@ func TestReaderAtAndCancel(t *testing.T) {
 	cancel()
 	if _, err := ReadRange(ctx, f, Range{0, 4}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("read under a cancelled context: %v", err)
+	}
+}
+
+func TestOpenRegistry(t *testing.T) {
+	for _, c := range []struct{ in, scheme string }{
+		{"s3://b/k", "s3"}, {"HTTPS://x/y", "https"}, {"file:///tmp/x", "file"}, {"/tmp/x", ""},
+		{"rel/path", ""}, {"c:/x", ""}, {"a b://x", ""}, {"://x", ""}, {"x+y.z-1://q", "x+y.z-1"}, {"1x://q", ""},
+	} {
+		if got := Scheme(c.in); got != c.scheme {
+			t.Errorf("Scheme(%q) = %q, want %q", c.in, got, c.scheme)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(path, []byte("abcdef"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, loc := range []string{path, "file://" + path} {
+		src, err := Open(ctx, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ReadRange(ctx, src, Range{1, 3}); err != nil || string(got) != "bcd" {
+			t.Fatalf("%s: %q %v", loc, got, err)
+		}
+		id := IdentityOf(src)
+		if !strings.Contains(id, path) || !strings.Contains(id, "size=6") {
+			t.Fatalf("identity %q", id)
+		}
+		src.(*File).Close()
+	}
+	if _, err := Open(ctx, "zz-test://b/k"); err == nil || !strings.Contains(err.Error(), "zz-test://") {
+		t.Fatalf("unregistered scheme: %v", err)
+	}
+	Register("zz-test", func(_ context.Context, loc string) (Source, error) { return Bytes(loc), nil })
+	src, err := Open(ctx, "zz-test://b/k")
+	if err != nil || src.Size() != int64(len("zz-test://b/k")) {
+		t.Fatalf("registered scheme: %v", err)
+	}
+	if IdentityOf(Bytes("x")) != "" {
+		t.Fatal("Bytes has an identity")
+	}
+	// A rewritten file gets another identity.
+	f1, _ := OpenFile(path)
+	defer f1.Close()
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(path, []byte("abcdefg"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := OpenFile(path)
+	defer f2.Close()
+	if f1.Identity() == f2.Identity() {
+		t.Fatalf("same identity after a rewrite: %s", f1.Identity())
 	}
 }

@@ -37,6 +37,17 @@ type Options struct {
 	// point lookups reuse (default 256 MiB; negative disables it).
 	DecoderCacheBytes int64
 	Mem               memory.Allocator
+	// Verify makes Open read the whole file and check its checksum (in the
+	// postscript), so corruption anywhere, also in chunks no later read
+	// touches, is an error before any data is returned. Without it Open
+	// checks the footer, and every read checks the checksums of the
+	// stripe groups, sections and chunks it loads. File.Verify also
+	// locates the first corrupt chunk.
+	Verify bool
+	// Format bounds what the container may declare (footer, sections,
+	// stripe groups, chunk sizes and counts); zero fields take the
+	// defaults of package format.
+	Format format.ReaderOptions
 }
 
 // File is an open Strata file. It is safe for concurrent use.
@@ -89,9 +100,14 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 		opts.DecoderCacheBytes = 256 << 20
 	}
 	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: opts.CoalesceGap})
-	ff, err := format.Open(ctx, fetch, format.ReaderOptions{})
+	ff, err := format.Open(ctx, fetch, opts.Format)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Verify {
+		if err := ff.Verify(ctx); err != nil {
+			return nil, err
+		}
 	}
 	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
 		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}

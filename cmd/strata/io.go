@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -51,6 +52,7 @@ func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	wo := addWriteFlags(fs)
 	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -64,7 +66,7 @@ func runImport(args []string) error {
 		return err
 	}
 	p := newProgress("import", "rows", 0, pf)
-	n, err := importFile(src, dst, opts, p)
+	n, err := importFile(src, dst, sf, opts, p)
 	if err != nil {
 		return err
 	}
@@ -77,6 +79,7 @@ func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
 	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -84,7 +87,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := openFile(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -149,10 +152,16 @@ func newPrinter(format string, w io.Writer) (*printer, error) {
 func (p *printer) print(rec arrow.Record) error {
 	switch p.format {
 	case "csv":
-		if p.csv == nil {
-			p.csv = csv.NewWriter(p.w, rec.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		// Nested columns are written as JSON text, as export does.
+		out, err := interop.CSVRecord(rec, nil)
+		if err != nil {
+			return err
 		}
-		return p.csv.Write(rec)
+		defer out.Release()
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.w, out.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		}
+		return p.csv.Write(out)
 	case "json":
 		enc := json.NewEncoder(p.w)
 		for i := 0; i < int(rec.NumRows()); i++ {
@@ -284,6 +293,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		where = fs.String("where", "", "filter, e.g. \"l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'\"")
 		showStats = fs.Bool("stats", false, "print scan statistics on stderr")
 	}
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -291,7 +301,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := openFile(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -331,7 +341,10 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		el := time.Since(start)
 		total := f.BytesRead()
 		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
-			st.String(), total, 100*float64(total)/float64(fileSize(pos[0])), el.Round(time.Microsecond))
+			st.String(), total, 100*float64(total)/float64(max(f.Size(), 1)), el.Round(time.Microsecond))
+		if rl := f.requestLine(); rl != "" {
+			fmt.Fprintln(os.Stderr, rl)
+		}
 	}
 	return nil
 }

@@ -8,11 +8,14 @@
 //	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format ...]
 //	strata take FILE ROW...
 //	strata agg FILE "count(*), sum(col)" [--where EXPR]
+//	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
 //	strata gen tsbs --hosts H --duration D OUT   the TSBS cpu-only workload
 //	strata ts import|query|agg|sample|last|paths|info ...   time-series tables
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
+//
+// Every FILE a command reads may also be s3://bucket/key or an http(s) URL.
 package main
 
 import (
@@ -32,6 +35,7 @@ usage:
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
+  strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
   strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
                                            the TSBS cpu-only DevOps workload (.strata: a time-series table)
@@ -39,6 +43,11 @@ usage:
   strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
+
+A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL.
+For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoint,
+--region, --access-key, --secret-key and --anonymous.
 
 Run 'strata COMMAND -h' for a command's flags.
 
@@ -82,6 +91,8 @@ func run(cmd string, args []string) error {
 		err = runExport(args)
 	case "inspect":
 		err = runInspect(args)
+	case "verify":
+		err = runVerify(args)
 	case "cat":
 		err = runCat(args)
 	case "scan":

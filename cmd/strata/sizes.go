@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -137,7 +138,7 @@ func sizeOne(src, dst string, opts *strata.WriteOptions, p *progress) (*sizeSet,
 		return nil, err
 	}
 	start := time.Now()
-	rows, err := importFile(src, dst, opts, p)
+	rows, err := importFile(src, dst, nil, opts, p)
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +207,8 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,
 // reporting progress to p when it is not nil.
-func importFile(src, dst string, opts *strata.WriteOptions, p *progress) (int64, error) {
-	rr, err := interop.Open(src, interop.ReadOptions{})
+func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress) (int64, error) {
+	rr, err := openTable(context.Background(), src, sf)
 	if err != nil {
 		return 0, err
 	}

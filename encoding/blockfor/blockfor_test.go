@@ -20,56 +20,20 @@ func forcedPolicy(r *encoding.Registry) *encoding.Policy {
 	return p
 }
 
-// registryWith returns the full registry with BlockFOR replaced by c.
-func registryWith(c *encoding.Codec) *encoding.Registry {
-	var cs []*encoding.Codec
-	for _, x := range all.Registry().Codecs() {
-		if x.Kind == c.Kind {
-			x = c
-		}
-		cs = append(cs, x)
-	}
-	return encoding.NewRegistry(cs...)
-}
-
-func roundTrip[T encoding.Integer](t *testing.T, p *encoding.Policy, opts *encoding.Options, lengths []int) {
-	for _, shape := range encodingtest.Shapes {
-		for _, n := range lengths {
-			t.Run(fmt.Sprintf("%v/%s/%d", encoding.TypeFor[T](), shape, n), func(t *testing.T) {
-				t.Parallel()
-				vals := encodingtest.Gen[T](shape, n, 42)
-				node := encodingtest.RoundTrip(t, p, opts, vals)
-				if n > 0 && encoding.Kind(node[0]) != encoding.KindBlockFOR {
-					t.Fatalf("root kind %v, want BlockFOR", encoding.Kind(node[0]))
-				}
-			})
-		}
-	}
-}
-
-func allTypes(t *testing.T, p *encoding.Policy, opts *encoding.Options, lengths []int) {
-	roundTrip[int8](t, p, opts, lengths)
-	roundTrip[int16](t, p, opts, lengths)
-	roundTrip[int32](t, p, opts, lengths)
-	roundTrip[int64](t, p, opts, lengths)
-	roundTrip[uint8](t, p, opts, lengths)
-	roundTrip[uint16](t, p, opts, lengths)
-	roundTrip[uint32](t, p, opts, lengths)
-	roundTrip[uint64](t, p, opts, lengths)
-}
-
-func TestRoundTrip(t *testing.T) {
-	allTypes(t, forcedPolicy(all.Registry()), all.Options(), encodingtest.Lengths)
-}
-
 // TestSmallBlocks uses tiny blocks so every path crosses many block
 // boundaries, including a last block of one row.
 func TestSmallBlocks(t *testing.T) {
 	for _, bs := range []int{1, 7, 64} {
-		r := registryWith(blockfor.NewCodec(bs))
-		t.Run(fmt.Sprint(bs), func(t *testing.T) {
-			allTypes(t, forcedPolicy(r), &encoding.Options{Registry: r}, []int{1, 8, 65, 1000})
-		})
+		c := blockfor.NewCodec(bs)
+		for _, typ := range c.Types.List() {
+			for _, shape := range encodingtest.Shapes {
+				for _, n := range []int{1, 8, 65, 1000} {
+					t.Run(fmt.Sprintf("%d/%v/%s/%d", bs, typ, shape, n), func(t *testing.T) {
+						encodingtest.Check(t, c, encodingtest.Values(typ, shape, n, 42))
+					})
+				}
+			}
+		}
 	}
 }
 
@@ -188,7 +152,7 @@ func isSentinel(err error) bool {
 // exercise runs every read path of a node, including Filter and Bounds,
 // which encodingtest.Decode does not cover.
 func exercise(node []byte) error {
-	if err := encodingtest.Decode(node, all.Options()); err != nil {
+	if err := encodingtest.Exercise(node, all.Options()); err != nil {
 		return err
 	}
 	d, err := encoding.Open(node, all.Options())
@@ -241,31 +205,9 @@ func filterAll[T encoding.Integer](d encoding.Decoder) error {
 	return nil
 }
 
-func FuzzDecode(f *testing.F) {
-	p := forcedPolicy(all.Registry())
-	for _, vals := range []any{
-		encodingtest.Gen[int32](encodingtest.ShapeOutliers, 1100, 1),
-		encodingtest.Gen[uint64](encodingtest.ShapeExtremes, 9, 1),
-		encodingtest.Gen[int8](encodingtest.ShapeSorted, 70, 1),
-		encodingtest.Gen[int64](encodingtest.ShapeSmallRandom, 300, 1),
-		encodingtest.Gen[uint16](encodingtest.ShapeMainlyConstant, 2050, 1),
-	} {
-		for _, z := range []bool{false, true} {
-			p.Zstd = z
-			node, _, err := p.Encode(nil, vals)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(node)
-		}
-	}
-	// Only panics, hangs and oversized allocations fail; any error is fine.
-	f.Fuzz(func(t *testing.T, data []byte) { _ = exercise(data) })
-}
-
 // TestSpecExample checks the worked example of the format document.
 func TestSpecExample(t *testing.T) {
-	p := forcedPolicy(registryWith(blockfor.NewCodec(8)))
+	p := forcedPolicy(encodingtest.Registry(blockfor.NewCodec(8)))
 	node, _, err := p.Encode(nil, []int16{3, 5, 4, 900, 6, 3, -2, 5})
 	if err != nil {
 		t.Fatal(err)

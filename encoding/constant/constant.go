@@ -54,6 +54,9 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	if encoding.LenOf(vals) == 0 {
 		return dst, fmt.Errorf("constant: empty sequence")
 	}
+	if !allSame(vals) {
+		return dst, fmt.Errorf("constant: values differ")
+	}
 	switch v := vals.(type) {
 	case []bool:
 		if v[0] {
@@ -88,6 +91,61 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 		return append(binary.AppendUvarint(dst, uint64(len(x))), x...), nil
 	}
 	return dst, fmt.Errorf("constant: cannot encode %T", vals)
+}
+
+// allSame reports whether every value is bit-identical to the first. Fit
+// relies on a distinct count of hashes; this check makes Encode exact
+// whatever selects it.
+func allSame(vals any) bool {
+	switch v := vals.(type) {
+	case []bool:
+		return sameAs(v, func(x bool) bool { return x })
+	case []int8:
+		return sameAs(v, func(x int8) int8 { return x })
+	case []int16:
+		return sameAs(v, func(x int16) int16 { return x })
+	case []int32:
+		return sameAs(v, func(x int32) int32 { return x })
+	case []int64:
+		return sameAs(v, func(x int64) int64 { return x })
+	case []uint8:
+		return sameAs(v, func(x uint8) uint8 { return x })
+	case []uint16:
+		return sameAs(v, func(x uint16) uint16 { return x })
+	case []uint32:
+		return sameAs(v, func(x uint32) uint32 { return x })
+	case []uint64:
+		return sameAs(v, func(x uint64) uint64 { return x })
+	case []float32:
+		return sameAs(v, math.Float32bits)
+	case []float64:
+		return sameAs(v, math.Float64bits)
+	case encoding.Bytes:
+		return sameBytes(&v)
+	case *encoding.Bytes:
+		return sameBytes(v)
+	}
+	return false
+}
+
+func sameAs[T any, K comparable](v []T, key func(T) K) bool {
+	first := key(v[0])
+	for _, x := range v[1:] {
+		if key(x) != first {
+			return false
+		}
+	}
+	return true
+}
+
+func sameBytes(b *encoding.Bytes) bool {
+	first := b.Value(0)
+	for i := 1; i < b.Len(); i++ {
+		if string(b.Value(i)) != string(first) {
+			return false
+		}
+	}
+	return true
 }
 
 func appendLE(dst []byte, u uint64, size int) []byte {
@@ -273,7 +331,12 @@ func (d *binaryDec) ReadBinary(dst *encoding.Bytes, n int) error {
 // grow checks that n more copies fit the decode limits, then reserves them.
 func (d *binaryDec) grow(dst *encoding.Bytes, n int) error {
 	if len(d.v) > 0 {
-		if err := d.opts.CheckAlloc(len(dst.Data)+n, len(d.v), "constant: binary values"); err != nil {
+		// n copies, then the bytes the buffer will hold in all (it may
+		// already hold the earlier chunks of a stream).
+		if err := d.opts.CheckAlloc(n, len(d.v), "constant: binary values"); err != nil {
+			return err
+		}
+		if err := d.opts.CheckAlloc(len(dst.Data)+n*len(d.v), 1, "constant: binary bytes"); err != nil {
 			return err
 		}
 		if n > (math.MaxInt32-len(dst.Data))/len(d.v) {

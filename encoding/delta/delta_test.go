@@ -23,64 +23,39 @@ func forcedPolicy(r *encoding.Registry) *encoding.Policy {
 	return p
 }
 
-// registryWith returns the full registry with Delta replaced by c.
-func registryWith(c *encoding.Codec) *encoding.Registry {
-	var cs []*encoding.Codec
-	for _, x := range all.Registry().Codecs() {
-		if x.Kind == c.Kind {
-			x = c
-		}
-		cs = append(cs, x)
-	}
-	return encoding.NewRegistry(cs...)
-}
-
-func roundTrip[T encoding.Integer](t *testing.T, p *encoding.Policy, opts *encoding.Options, lengths []int) {
-	for _, shape := range encodingtest.Shapes {
-		for _, n := range lengths {
-			t.Run(fmt.Sprintf("%v/%s/%d", encoding.TypeFor[T](), shape, n), func(t *testing.T) {
-				t.Parallel()
-				vals := encodingtest.Gen[T](shape, n, 42)
-				node := encodingtest.RoundTrip(t, p, opts, vals)
-				if n >= 2 && encoding.Kind(node[0]) != encoding.KindDelta {
-					t.Fatalf("root kind %v, want Delta", encoding.Kind(node[0]))
-				}
-			})
-		}
-	}
-}
-
-func allTypes(t *testing.T, p *encoding.Policy, opts *encoding.Options, lengths []int) {
-	roundTrip[int8](t, p, opts, lengths)
-	roundTrip[int16](t, p, opts, lengths)
-	roundTrip[int32](t, p, opts, lengths)
-	roundTrip[int64](t, p, opts, lengths)
-	roundTrip[uint8](t, p, opts, lengths)
-	roundTrip[uint16](t, p, opts, lengths)
-	roundTrip[uint32](t, p, opts, lengths)
-	roundTrip[uint64](t, p, opts, lengths)
-}
-
-func TestRoundTrip(t *testing.T) {
-	allTypes(t, forcedPolicy(all.Registry()), all.Options(), encodingtest.Lengths)
-}
-
 // TestTrivialChild forces plain deltas, so the cursor is tested against a
 // child whose Skip is O(1), independent of what selection picks.
 func TestTrivialChild(t *testing.T) {
 	p := forcedPolicy(all.Registry())
 	p.Force.Children = []*encoding.Tree{{Kind: encoding.KindTrivial}}
-	allTypes(t, p, all.Options(), []int{2, 1025, 5000})
+	for _, typ := range delta.Codec.Types.List() {
+		for _, shape := range encodingtest.Shapes {
+			for _, n := range []int{2, 1025, 5000} {
+				t.Run(fmt.Sprintf("%v/%s/%d", typ, shape, n), func(t *testing.T) {
+					node := encodingtest.RoundTrip(t, p, all.Options(), encodingtest.Values(typ, shape, n, 42))
+					if tree, err := encoding.Capture(node, all.Options()); err != nil || tree.String() != "Delta(Trivial)" {
+						t.Fatalf("encoded as %v, %v", tree, err)
+					}
+				})
+			}
+		}
+	}
 }
 
 // TestSmallBlocks uses tiny blocks so every path crosses many block
 // boundaries, including blocks of one row (no differences at all).
 func TestSmallBlocks(t *testing.T) {
 	for _, bs := range []int{1, 2, 7, 64} {
-		r := registryWith(delta.NewCodec(bs))
-		t.Run(fmt.Sprint(bs), func(t *testing.T) {
-			allTypes(t, forcedPolicy(r), &encoding.Options{Registry: r}, []int{2, 8, 65, 1000})
-		})
+		c := delta.NewCodec(bs)
+		for _, typ := range c.Types.List() {
+			for _, shape := range encodingtest.Shapes {
+				for _, n := range []int{2, 8, 65, 1000} {
+					t.Run(fmt.Sprintf("%d/%v/%s/%d", bs, typ, shape, n), func(t *testing.T) {
+						encodingtest.Check(t, c, encodingtest.Values(typ, shape, n, 42))
+					})
+				}
+			}
+		}
 	}
 }
 
@@ -119,7 +94,6 @@ func TestOrderKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	encodingtest.CheckReader(t, r, vals, 1)
-	encodingtest.CheckCapabilities(t, r, vals, 1)
 
 	// The run values alone: Delta over them must win over plain bit-packing.
 	var runs []int64
@@ -180,7 +154,7 @@ func TestWrap(t *testing.T) {
 	p := forcedPolicy(all.Registry())
 	encodingtest.RoundTrip(t, p, all.Options(), []int64{math.MinInt64, math.MaxInt64, math.MinInt64, 0, math.MaxInt64, -1})
 	encodingtest.RoundTrip(t, p, all.Options(), []uint64{0, math.MaxUint64, 1, math.MaxUint64 - 1, 1 << 63, 0})
-	r := registryWith(delta.NewCodec(2))
+	r := encodingtest.Registry(delta.NewCodec(2))
 	p = forcedPolicy(r)
 	opts := &encoding.Options{Registry: r}
 	// wraps only across block boundaries
@@ -247,7 +221,7 @@ func isSentinel(err error) bool {
 // exercise runs every read path of a node, including Filter and Bounds,
 // which encodingtest.Decode does not cover.
 func exercise(node []byte) error {
-	if err := encodingtest.Decode(node, all.Options()); err != nil {
+	if err := encodingtest.Exercise(node, all.Options()); err != nil {
 		return err
 	}
 	d, err := encoding.Open(node, all.Options())
@@ -300,48 +274,9 @@ func filterAll[T encoding.Integer](d encoding.Decoder) error {
 	return nil
 }
 
-func FuzzDecode(f *testing.F) {
-	p := encoding.DefaultPolicy(all.Registry())
-	for _, vals := range []any{
-		encodingtest.Gen[int32](encodingtest.ShapeSorted, 1100, 1),
-		encodingtest.Gen[uint64](encodingtest.ShapeExtremes, 9, 1),
-		encodingtest.Gen[int8](encodingtest.ShapeSortedRepeats, 70, 1),
-		encodingtest.Gen[int64](encodingtest.ShapeSmallRandom, 300, 1),
-		orderKeys(3000),
-	} {
-		for _, child := range []encoding.Kind{encoding.KindTrivial, encoding.KindInvalid} {
-			p.Force = &encoding.Tree{Kind: encoding.KindDelta}
-			if child != encoding.KindInvalid {
-				p.Force.Children = []*encoding.Tree{{Kind: child}}
-			}
-			node, _, err := p.Encode(nil, vals)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(node)
-		}
-	}
-	// Small blocks: many headers in a short input.
-	small := forcedPolicy(registryWith(delta.NewCodec(4)))
-	small.Force.Children = []*encoding.Tree{{Kind: encoding.KindTrivial}}
-	for _, vals := range []any{
-		[]int32{10, 11, 13, 13, 20, 21, 22, 40, 41},
-		[]uint64{math.MaxUint64, 0, 5, 1 << 63, 7, 7, 8},
-		[]int8{-128, 127, 0, -1, 5, 6, 7},
-	} {
-		node, _, err := small.Encode(nil, vals)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(node)
-	}
-	// Only panics, hangs and oversized allocations fail; any error is fine.
-	f.Fuzz(func(t *testing.T, data []byte) { _ = exercise(data) })
-}
-
 // TestSpecExample checks the worked example of the format document.
 func TestSpecExample(t *testing.T) {
-	r := registryWith(delta.NewCodec(4))
+	r := encodingtest.Registry(delta.NewCodec(4))
 	p := forcedPolicy(r)
 	p.Force.Children = []*encoding.Tree{{Kind: encoding.KindTrivial}}
 	node, _, err := p.Encode(nil, []int32{10, 11, 13, 13, 20, 21})

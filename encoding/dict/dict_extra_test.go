@@ -10,7 +10,6 @@ import (
 	"strata/encoding/all"
 	"strata/encoding/dict"
 	"strata/encoding/encodingtest"
-	. "strata/encoding/internal/cascade/cascadetest"
 )
 
 const (
@@ -36,13 +35,13 @@ func TestGolden(t *testing.T) {
 		vals any
 		tree *encoding.Tree
 	}{
-		{"int64-trivial-fbw", []int64{30, -5, 30, 30, 7, -5, 30}, T(kDict, T(kTriv), T(kFBW))},
-		{"float64-order", []float64{1, math.NaN(), 0, nz, nan2, math.Inf(-1), 0, 1, nz}, T(kDict, T(kTriv), T(kFBW))},
-		{"binary-trivial-fbw", bytesOf("pear", "apple", "pear", "", "apple", "pear"), T(kDict, T(kTriv, T(kFBW)), T(kFBW))},
+		{"int64-trivial-fbw", []int64{30, -5, 30, 30, 7, -5, 30}, encodingtest.T(kDict, encodingtest.T(kTriv), encodingtest.T(kFBW))},
+		{"float64-order", []float64{1, math.NaN(), 0, nz, nan2, math.Inf(-1), 0, 1, nz}, encodingtest.T(kDict, encodingtest.T(kTriv), encodingtest.T(kFBW))},
+		{"binary-trivial-fbw", bytesOf("pear", "apple", "pear", "", "apple", "pear"), encodingtest.T(kDict, encodingtest.T(kTriv, encodingtest.T(kFBW)), encodingtest.T(kFBW))},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			node, tree, err := GoldenPolicy(dict.Codec, c.tree).Encode(nil, c.vals)
+			node, tree, err := encodingtest.GoldenPolicy(dict.Codec, c.tree).Encode(nil, c.vals)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,29 +49,9 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("tree %v, want %v", tree, c.tree)
 			}
 			encodingtest.Golden(t, c.name, node)
-			switch v := c.vals.(type) {
-			case encoding.Bytes:
-				r, err := encoding.OpenBinary(node, 0, all.Options())
-				if err != nil {
-					t.Fatal(err)
-				}
-				encodingtest.CheckBinaryReader(t, r, v, 1)
-			case []int64:
-				checkTyped(t, node, v)
-			case []float64:
-				checkTyped(t, node, v)
-			}
+			encodingtest.CheckNode(t, node, all.Options(), c.vals, nil)
 		})
 	}
-}
-
-func checkTyped[T encoding.Fixed](t *testing.T, node []byte, want []T) {
-	r, err := encoding.OpenTyped[T](node, 0, all.Options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	encodingtest.CheckReader(t, r, want, 1)
-	encodingtest.CheckCapabilities(t, r, want, 1)
 }
 
 // TestAlphabetOrder checks the float order: numbers ascending, -0 before +0,
@@ -81,7 +60,7 @@ func TestAlphabetOrder(t *testing.T) {
 	nz := math.Copysign(0, -1)
 	nan1, nan2 := math.Float64frombits(0x7ff8000000000001), math.Float64frombits(0xfff8000000000000)
 	vals := []float64{nan2, 2, 0, nan1, nz, -1, 2, 0, nz, -1, nan1, nan2}
-	node, _, err := GoldenPolicy(dict.Codec, T(kDict)).Encode(nil, vals)
+	node, _, err := encodingtest.GoldenPolicy(dict.Codec, encodingtest.T(kDict)).Encode(nil, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +111,7 @@ func TestAlphabetOrder(t *testing.T) {
 
 func TestBinaryDictionary(t *testing.T) {
 	vals := bytesOf("kiwi", "apple", "kiwi", "apricot", "banana", "apple")
-	node, _, err := GoldenPolicy(dict.Codec, T(kDict)).Encode(nil, vals)
+	node, _, err := encodingtest.GoldenPolicy(dict.Codec, encodingtest.T(kDict)).Encode(nil, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,19 +135,19 @@ func TestBinaryDictionary(t *testing.T) {
 }
 
 func TestHostile(t *testing.T) {
-	alpha := func(v ...int32) []byte { return Child(t, v, T(kTriv)) }
-	ids := func(v ...uint32) []byte { return Child(t, v, T(kTriv)) }
+	alpha := func(v ...int32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
+	ids := func(v ...uint32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
 	cases := map[string][]byte{
-		"id beyond alphabet": Node(kDict, encoding.Int32, 3, alpha(1, 2), ids(0, 2, 1)),
-		"unsorted alphabet":  Node(kDict, encoding.Int32, 3, alpha(2, 1), ids(0, 1, 1)),
-		"duplicate entry":    Node(kDict, encoding.Int32, 3, alpha(1, 1), ids(0, 1, 1)),
-		"alphabet > rows":    Node(kDict, encoding.Int32, 1, alpha(1, 2), ids(0)),
-		"empty alphabet":     Node(kDict, encoding.Int32, 2, alpha(), ids(0, 0)),
-		"ids count":          Node(kDict, encoding.Int32, 3, alpha(1, 2), ids(0, 1)),
-		"trailing":           Node(kDict, encoding.Int32, 2, alpha(1, 2), ids(0, 1), []byte{1}),
-		"bool":               Node(kDict, encoding.Bool, 2, Child(t, []bool{true}, T(kTriv)), ids(0, 0)),
-		"const bad ids":      Node(kDict, encoding.Int32, 5000, alpha(1, 2), Child(t, repeat(7, 5000), T(kConst))),
-		"binary unsorted":    Node(kDict, encoding.Binary, 2, Child(t, bytesOf("b", "a"), T(kTriv, T(kFBW))), ids(0, 1)),
+		"id beyond alphabet": encodingtest.Node(kDict, encoding.Int32, 3, alpha(1, 2), ids(0, 2, 1)),
+		"unsorted alphabet":  encodingtest.Node(kDict, encoding.Int32, 3, alpha(2, 1), ids(0, 1, 1)),
+		"duplicate entry":    encodingtest.Node(kDict, encoding.Int32, 3, alpha(1, 1), ids(0, 1, 1)),
+		"alphabet > rows":    encodingtest.Node(kDict, encoding.Int32, 1, alpha(1, 2), ids(0)),
+		"empty alphabet":     encodingtest.Node(kDict, encoding.Int32, 2, alpha(), ids(0, 0)),
+		"ids count":          encodingtest.Node(kDict, encoding.Int32, 3, alpha(1, 2), ids(0, 1)),
+		"trailing":           encodingtest.Node(kDict, encoding.Int32, 2, alpha(1, 2), ids(0, 1), []byte{1}),
+		"bool":               encodingtest.Node(kDict, encoding.Bool, 2, encodingtest.Child(t, []bool{true}, encodingtest.T(kTriv)), ids(0, 0)),
+		"const bad ids":      encodingtest.Node(kDict, encoding.Int32, 5000, alpha(1, 2), encodingtest.Child(t, repeat(7, 5000), encodingtest.T(kConst))),
+		"binary unsorted":    encodingtest.Node(kDict, encoding.Binary, 2, encodingtest.Child(t, bytesOf("b", "a"), encodingtest.T(kTriv, encodingtest.T(kFBW))), ids(0, 1)),
 	}
 	// An id beyond the alphabet on every path that materializes binary
 	// values: one-byte, 8-byte-slot and wider fixed-length alphabets, and
@@ -178,16 +157,16 @@ func TestHostile(t *testing.T) {
 		"slot 8": {"a", "bbbbb"}, "slot 16": {"a", "bbbbbbbbbbbb"}, "slot 32": {"a", strings.Repeat("b", 30)},
 		"no slot": {"a", strings.Repeat("b", 40)},
 	} {
-		cases["binary id beyond alphabet, "+name] = Node(kDict, encoding.Binary, 3, Child(t, bytesOf(alphabet...), T(kTriv, T(kFBW))), ids(0, 2, 1))
+		cases["binary id beyond alphabet, "+name] = encodingtest.Node(kDict, encoding.Binary, 3, encodingtest.Child(t, bytesOf(alphabet...), encodingtest.T(kTriv, encodingtest.T(kFBW))), ids(0, 2, 1))
 	}
 	for name, node := range cases {
 		if name == "bool" {
-			if err := Exercise(node, all.Options()); err == nil {
+			if err := encodingtest.Exercise(node, all.Options()); err == nil {
 				t.Fatalf("bool dictionary decoded")
 			}
 			continue
 		}
-		WantCorrupt(t, name, node)
+		encodingtest.WantCorrupt(t, name, node)
 	}
 }
 
@@ -199,28 +178,11 @@ func repeat(v uint32, n int) []uint32 {
 	return out
 }
 
-func FuzzDecode(f *testing.F) {
-	p := all.Policy()
-	p.Force = T(kDict)
-	for _, s := range Seeds(p,
-		encodingtest.Gen[int32](encodingtest.ShapeLowCard, 500, 1),
-		encodingtest.Gen[float64](encodingtest.ShapeExtremes, 300, 2),
-		encodingtest.Gen[uint8](encodingtest.ShapeLowCard, 100, 4),
-		encodingtest.GenBytes(encodingtest.ShapeLowCard, 200, 5),
-	) {
-		f.Add(s)
-	}
-	opts := FuzzOptions(all.Registry())
-	f.Fuzz(func(t *testing.T, node []byte) {
-		_ = Exercise(node, opts)
-	})
-}
-
 func BenchmarkDict(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[int64](encodingtest.ShapeLowCard, n, 1)
 	p := all.Policy()
-	p.Force = T(kDict)
+	p.Force = encodingtest.T(kDict)
 	node, tree, err := p.Encode(nil, vals)
 	if err != nil {
 		b.Fatal(err)
@@ -333,8 +295,8 @@ func TestFixedLengthAlphabets(t *testing.T) {
 			vals.Append(alpha[(i*7+i/13)%len(alpha)])
 		}
 		p := all.Policy()
-		p.Force = T(kDict)
-		node := encodingtest.RoundTripBytes(t, p, all.Options(), vals)
+		p.Force = encodingtest.T(kDict)
+		node := encodingtest.RoundTrip(t, p, all.Options(), vals)
 		if node[0] != byte(encoding.KindDictionary) {
 			t.Fatalf("length %d: root is %v, want Dictionary", l, encoding.Kind(node[0]))
 		}
@@ -356,8 +318,8 @@ func TestPaddedAlphabets(t *testing.T) {
 			vals.Append(alpha[(i*7+i/13)%len(alpha)])
 		}
 		p := all.Policy()
-		p.Force = T(kDict)
-		node := encodingtest.RoundTripBytes(t, p, all.Options(), vals)
+		p.Force = encodingtest.T(kDict)
+		node := encodingtest.RoundTrip(t, p, all.Options(), vals)
 		if node[0] != byte(encoding.KindDictionary) {
 			t.Fatalf("longest %d: root is %v, want Dictionary", longest, encoding.Kind(node[0]))
 		}

@@ -286,7 +286,7 @@ func isSentinel(err error) bool {
 // exercise runs every read path of a node, including Filter, Gather and
 // the block bounds, which encodingtest.Decode does not cover.
 func exercise(node []byte) error {
-	if err := encodingtest.Decode(node, all.Options()); err != nil {
+	if err := encodingtest.Exercise(node, all.Options()); err != nil {
 		return err
 	}
 	d, err := encoding.Open(node, all.Options())
@@ -356,7 +356,7 @@ func filterAll[T encoding.Integer](d encoding.Decoder) error {
 	return nil
 }
 
-func FuzzDecode(f *testing.F) {
+func FuzzDecodeHeaders(f *testing.F) {
 	for _, bs := range []int{4, 128} {
 		p := forcedPolicy(registryWith(dod.NewCodec(bs)))
 		for _, vals := range []any{

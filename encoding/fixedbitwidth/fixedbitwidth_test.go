@@ -10,7 +10,6 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/encodingtest"
-	"strata/encoding/fixedbitwidth"
 )
 
 func policy() *encoding.Policy {
@@ -30,50 +29,6 @@ func encode(t testing.TB, vals any) []byte {
 		t.Fatalf("encoded as %v", encoding.Kind(node[0]))
 	}
 	return node
-}
-
-func roundTrips[T encoding.Fixed](t *testing.T) {
-	p, opts := policy(), all.Options()
-	for _, shape := range encodingtest.Shapes {
-		for _, n := range encodingtest.Lengths {
-			if long(shape, n) {
-				continue
-			}
-			t.Run(fmt.Sprintf("%s/%d", shape, n), func(t *testing.T) {
-				vals := encodingtest.Gen[T](shape, n, 1)
-				node := encodingtest.RoundTrip(t, p, opts, vals)
-				if encoding.Kind(node[0]) != encoding.KindFixedBitWidth {
-					t.Fatalf("encoded as %v", encoding.Kind(node[0]))
-				}
-				checkEstimate(t, vals, node)
-			})
-		}
-	}
-}
-
-func checkEstimate(t testing.TB, vals any, node []byte) {
-	t.Helper()
-	st := encoding.ComputeStats(vals)
-	size, ok := fixedbitwidth.Codec.Encoder.Estimate(st)
-	h, err := encoding.ParseHeader(node, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok || size != len(h.Body) {
-		t.Fatalf("Estimate = %d, %v; body is %d bytes", size, ok, len(h.Body))
-	}
-}
-
-func TestRoundTrip(t *testing.T) {
-	t.Run("bool", roundTrips[bool])
-	t.Run("int8", roundTrips[int8])
-	t.Run("int16", roundTrips[int16])
-	t.Run("int32", roundTrips[int32])
-	t.Run("int64", roundTrips[int64])
-	t.Run("uint8", roundTrips[uint8])
-	t.Run("uint16", roundTrips[uint16])
-	t.Run("uint32", roundTrips[uint32])
-	t.Run("uint64", roundTrips[uint64])
 }
 
 // TestEveryWidth encodes int64 and uint64 data needing each width 0..64,
@@ -115,14 +70,12 @@ func TestEveryWidth(t *testing.T) {
 					t.Fatal(err)
 				}
 				encodingtest.CheckReader(t, r, u, uint64(w))
-				encodingtest.CheckCapabilities(t, r, u, uint64(w))
 				node = encode(t, s)
 				rs, err := encoding.OpenTyped[int64](node, 0, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				encodingtest.CheckReader(t, rs, s, uint64(w))
-				encodingtest.CheckCapabilities(t, rs, s, uint64(w))
 			})
 		}
 	}
@@ -187,7 +140,7 @@ func TestGolden(t *testing.T) {
 	for name, vals := range goldenInputs() {
 		node := encode(t, vals)
 		encodingtest.Golden(t, "fixedbitwidth-"+name, node)
-		if err := encodingtest.Decode(node, all.Options()); err != nil {
+		if err := encodingtest.Exercise(node, all.Options()); err != nil {
 			t.Fatalf("%s: decode: %v", name, err)
 		}
 	}
@@ -218,22 +171,6 @@ func TestHostile(t *testing.T) {
 	if err := r.(encoding.Gatherer[int32]).Gather([]int32{1, 1}, make([]int32, 2)); err == nil {
 		t.Fatal("Gather with repeated row: no error")
 	}
-}
-
-func FuzzDecode(f *testing.F) {
-	for _, vals := range goldenInputs() {
-		f.Add(encode(f, vals))
-	}
-	f.Add(encode(f, encodingtest.Gen[int32](encodingtest.ShapeRandom, 300, 1)))
-	f.Add(encode(f, encodingtest.Gen[uint16](encodingtest.ShapeSmallRandom, 100, 1)))
-	opts := all.Options()
-	opts.MaxRows = 1 << 20
-	f.Fuzz(func(t *testing.T, node []byte) {
-		err := encodingtest.Decode(node, opts)
-		if err != nil && !errors.Is(err, encoding.ErrCorrupt) && !errors.Is(err, encoding.ErrLimit) && !errors.Is(err, encoding.ErrUnsupported) {
-			t.Fatalf("unwrapped error: %v", err)
-		}
-	})
 }
 
 func BenchmarkRead(b *testing.B) {
@@ -268,10 +205,4 @@ func BenchmarkRead(b *testing.B) {
 			copy(dst, src)
 		}
 	})
-}
-
-// long reports whether a case is skipped to keep -race and -short runs fast:
-// the longest length is then kept for the random shape only.
-func long(shape encodingtest.Shape, n int) bool {
-	return (raceEnabled || testing.Short()) && n > 2000 && shape != encodingtest.ShapeRandom
 }

@@ -14,7 +14,6 @@ import (
 	"strata/encoding/all"
 	"strata/encoding/encodingtest"
 	"strata/encoding/fsst"
-	"strata/encoding/internal/cascade/cascadetest"
 )
 
 const kFSST = encoding.KindFSST
@@ -28,17 +27,11 @@ func bytesOf(vs ...string) encoding.Bytes {
 	return b
 }
 
-// forced returns a policy that encodes with FSST whatever the data (its
-// Fit always accepts) and matching options.
-func forced() (*encoding.Policy, *encoding.Options) {
-	return cascadetest.Setup(fsst.Codec, nil)
-}
-
-// encode encodes vals as FSST, failing the test otherwise.
+// encode encodes vals as FSST whatever its Fit says, failing the test
+// otherwise.
 func encode(t testing.TB, vals encoding.Bytes) []byte {
 	t.Helper()
-	p, _ := forced()
-	node, tree, err := p.Encode(nil, vals)
+	node, tree, err := all.Policy().EncodeWith(nil, vals, kFSST)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,21 +39,6 @@ func encode(t testing.TB, vals encoding.Bytes) []byte {
 		t.Fatalf("encoded as %v", tree)
 	}
 	return node
-}
-
-func TestRoundTrip(t *testing.T) {
-	p, opts := forced()
-	for _, shape := range encodingtest.Shapes {
-		for _, n := range cascadetest.Lengths() {
-			t.Run(fmt.Sprintf("%s/%d", shape, n), func(t *testing.T) {
-				vals := encodingtest.GenBytes(shape, n, uint64(n)+3)
-				node := encodingtest.RoundTripBytes(t, p, opts, vals)
-				if k := encoding.Kind(node[0]); k != kFSST {
-					t.Fatalf("root encoded as %v", k)
-				}
-			})
-		}
-	}
 }
 
 // special returns value sets that stress the escape and the table: every
@@ -108,10 +86,9 @@ func special() map[string]encoding.Bytes {
 }
 
 func TestSpecial(t *testing.T) {
-	p, opts := forced()
 	for name, vals := range special() {
 		t.Run(name, func(t *testing.T) {
-			encodingtest.RoundTripBytes(t, p, opts, vals)
+			encodingtest.Check(t, fsst.Codec, vals)
 			checkInterleaved(t, encode(t, vals), vals, 3)
 		})
 	}
@@ -214,8 +191,8 @@ func checkInterleaved(t *testing.T, node []byte, want encoding.Bytes, seed uint6
 func TestGolden(t *testing.T) {
 	vals := bytesOf("furiously regular deposits", "", "carefully final packages", "\xff\x00",
 		"regular deposits sleep furiously", "final", "packages cajole carefully")
-	force := cascadetest.T(kFSST, cascadetest.T(encoding.KindFixedBitWidth))
-	node, tree, err := cascadetest.GoldenPolicy(fsst.Codec, force).Encode(nil, vals)
+	force := encodingtest.T(kFSST, encodingtest.T(encoding.KindFixedBitWidth))
+	node, tree, err := encodingtest.GoldenPolicy(fsst.Codec, force).Encode(nil, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +243,7 @@ func (p parts) join() []byte {
 // wrapping want.
 func wantError(t *testing.T, name string, node []byte, want error) {
 	t.Helper()
-	err := cascadetest.Exercise(node, all.Options())
+	err := encodingtest.Exercise(node, all.Options())
 	if err == nil {
 		t.Fatalf("%s: decoded without error", name)
 	}
@@ -278,12 +255,12 @@ func wantError(t *testing.T, name string, node []byte, want error) {
 func TestHostile(t *testing.T) {
 	vals := bytesOf("abcabcabc", "xyz\xff", "", "abcxyzabc", "\xff\xff", "cab")
 	node := encode(t, vals)
-	if err := cascadetest.Exercise(node, all.Options()); err != nil {
+	if err := encodingtest.Exercise(node, all.Options()); err != nil {
 		t.Fatal(err)
 	}
 	// Truncation at every byte (and one extra byte) must fail cleanly.
 	for i := 0; i < len(node); i++ {
-		if err := cascadetest.Exercise(node[:i], all.Options()); err == nil {
+		if err := encodingtest.Exercise(node[:i], all.Options()); err == nil {
 			t.Fatalf("truncated to %d of %d bytes: no error", i, len(node))
 		}
 	}
@@ -341,9 +318,9 @@ func TestHostile(t *testing.T) {
 	}
 	// code lengths child of the wrong type or row count
 	q = p
-	q.child = cascadetest.Child(t, []uint64{1, 2, 3, 4, 5, 6}, cascadetest.T(encoding.KindTrivial))
+	q.child = encodingtest.Child(t, []uint64{1, 2, 3, 4, 5, 6}, encodingtest.T(encoding.KindTrivial))
 	wantError(t, "uint64 code lengths", q.join(), encoding.ErrCorrupt)
-	q.child = cascadetest.Child(t, []uint32{1, 2, 3}, cascadetest.T(encoding.KindTrivial))
+	q.child = encodingtest.Child(t, []uint32{1, 2, 3}, encodingtest.T(encoding.KindTrivial))
 	wantError(t, "3 code lengths", q.join(), encoding.ErrCorrupt)
 	// a binary node of another physical type
 	q = p
@@ -364,11 +341,11 @@ func TestHostileTrailingEscape(t *testing.T) {
 			table[0] = 1 // one symbol "a"
 			body := append(table[:], 'a')
 			body = binary.AppendUvarint(body, 0)
-			body = append(body, cascadetest.Child(t, []uint32{uint32(len(codes))}, cascadetest.T(encoding.KindTrivial))...)
+			body = append(body, encodingtest.Child(t, []uint32{uint32(len(codes))}, encodingtest.T(encoding.KindTrivial))...)
 			body = append(body, codes...)
-			node := cascadetest.Node(kFSST, encoding.Binary, 1, body)
+			node := encodingtest.Node(kFSST, encoding.Binary, 1, body)
 			// fix the raw length: decode what the codes would give
-			err := cascadetest.Exercise(node, all.Options())
+			err := encodingtest.Exercise(node, all.Options())
 			dangling := run%2 == 1
 			if dangling {
 				if !errors.Is(err, encoding.ErrCorrupt) {
@@ -479,81 +456,6 @@ func TestSelection(t *testing.T) {
 	if tree.Kind != encoding.KindTrivial || !tree.Zstd {
 		t.Errorf("FSSTZstdRatio 0: chose %v, want Trivial+zstd", tree)
 	}
-}
-
-func fuzzOptions() *encoding.Options {
-	return cascadetest.FuzzOptions(all.Registry())
-}
-
-// FuzzDecode feeds arbitrary nodes to every read path. Its seeds are
-// large, so give the fuzzer a short minimization time:
-//
-//	go test ./encoding/fsst -run '^$' -fuzz FuzzDecode -fuzztime 60s -fuzzminimizetime 3s
-func FuzzDecode(f *testing.F) {
-	p, _ := forced()
-	for _, vals := range special() {
-		if vals.Len() > 600 {
-			vals = vals.Slice(0, 600)
-		}
-		if node, _, err := p.Encode(nil, vals); err == nil && len(node) < 1<<11 {
-			f.Add(node)
-		}
-	}
-	f.Add(encode(f, bytesOf("abcabcabc", "xyz\xff", "", "abcxyzabc", "\xff\xff", "cab")))
-	f.Add(encode(f, encodingtest.GenBytes(encodingtest.ShapeRandom, 200, 2)))
-	opts := fuzzOptions()
-	f.Fuzz(func(t *testing.T, node []byte) {
-		err := cascadetest.Exercise(node, opts)
-		if err != nil && !errors.Is(err, encoding.ErrCorrupt) && !errors.Is(err, encoding.ErrLimit) && !errors.Is(err, encoding.ErrUnsupported) {
-			t.Fatalf("unwrapped error: %v", err)
-		}
-		if err != nil || len(node) < 2 || encoding.Kind(node[0]) != kFSST {
-			return
-		}
-		// A node that decodes must decode the same through every path.
-		d, err := encoding.OpenBinary(node, 0, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := min(d.Len(), 4096)
-		var all encoding.Bytes
-		if err := d.ReadBinary(&all, n); err != nil {
-			return // the raw length check may fail on a full read only
-		}
-		rows := make([]int32, 0, n)
-		for i := 0; i < n; i += 3 {
-			rows = append(rows, int32(i))
-		}
-		var got encoding.Bytes
-		if err := d.(encoding.BinaryGatherer).GatherBinary(rows, &got); err != nil {
-			t.Fatalf("gather after a good read: %v", err)
-		}
-		for i, r := range rows {
-			if !bytes.Equal(got.Value(i), all.Value(int(r))) {
-				t.Fatalf("row %d: gather %q, read %q", r, got.Value(i), all.Value(int(r)))
-			}
-		}
-		// Filters compare on the codes; they must agree with the values.
-		if n == 0 {
-			return
-		}
-		v := all.Value(n / 2)
-		for _, p := range []*encoding.BytesPred{
-			{Op: encoding.OpEq, A: v}, {Op: encoding.OpLt, A: v}, {Op: encoding.OpGe, A: all.Value(0)},
-			{Op: encoding.OpPrefix, A: v[:min(len(v), 2)]}, {Op: encoding.OpBetween, A: all.Value(0), B: v},
-		} {
-			sel := encoding.NewBitmap(n, true)
-			d.Reset()
-			if err := d.(encoding.BinaryFilterer).FilterBinary(p, n, sel); err != nil {
-				t.Fatalf("filter after a good read: %v", err)
-			}
-			for i := 0; i < n; i++ {
-				if sel.Get(i) != p.Match(all.Value(i)) {
-					t.Fatalf("filter %v %q on %q: got %v", p.Op, p.A, all.Value(i), sel.Get(i))
-				}
-			}
-		}
-	})
 }
 
 // TestFilterOperands checks FilterBinary (which compares on the codes)

@@ -5,16 +5,19 @@ import (
 	"testing"
 
 	"strata/encoding"
-	"strata/encoding/encodingtest"
 )
 
 func textChunk() encoding.Bytes {
 	// word-like text resembling TPC-H comments
 	words := []string{"furiously", "carefully", "quickly", "blithely", "regular", "final", "ironic", "pending", "express", "packages", "deposits", "accounts", "requests", "theodolites", "instructions", "sleep", "haggle", "nag", "cajole", "among", "the", "about", "above", "slyly"}
-	r := encodingtest.GenBytes(encodingtest.ShapeRandom, 8192, 1)
+	rng := rand.New(rand.NewPCG(1, 8192))
 	var b encoding.Bytes
 	for i := 0; i < 8192; i++ {
-		v := append(r.Value(i), 'x', 'y')
+		v := make([]byte, rng.IntN(40), 42)
+		for k := range v {
+			v[k] = byte('a' + rng.IntN(26))
+		}
+		v = append(v, 'x', 'y')
 		var s []byte
 		for j := 0; j < 1+len(v)%6; j++ {
 			if j > 0 {

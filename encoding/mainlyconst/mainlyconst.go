@@ -25,7 +25,7 @@ import (
 // Codec registers MainlyConstant.
 var Codec = &encoding.Codec{
 	Kind:          encoding.KindMainlyConstant,
-	Types:         encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
+	Types:         encoding.AllTypes,
 	Open:          open,
 	Encoder:       encoder{},
 	ReadFactor:    1.1,

@@ -8,7 +8,6 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/encodingtest"
-	. "strata/encoding/internal/cascade/cascadetest"
 	"strata/encoding/mainlyconst"
 )
 
@@ -32,13 +31,13 @@ func TestGolden(t *testing.T) {
 		vals any
 		tree *encoding.Tree
 	}{
-		{"int32-fbw-trivial", []int32{9, 9, 9, -4, 9, 9, 9, 9, 100, 9}, T(kMC, T(kFBW), T(kTriv))},
-		{"float64-fbw-trivial", []float64{0.5, 0.5, math.Copysign(0, -1), 0.5, 0.5, 0.5}, T(kMC, T(kFBW), T(kTriv))},
-		{"binary-fbw-trivial", bytesOf("ok", "ok", "ok", "fail", "ok", ""), T(kMC, T(kFBW), T(kTriv, T(kFBW)))},
+		{"int32-fbw-trivial", []int32{9, 9, 9, -4, 9, 9, 9, 9, 100, 9}, encodingtest.T(kMC, encodingtest.T(kFBW), encodingtest.T(kTriv))},
+		{"float64-fbw-trivial", []float64{0.5, 0.5, math.Copysign(0, -1), 0.5, 0.5, 0.5}, encodingtest.T(kMC, encodingtest.T(kFBW), encodingtest.T(kTriv))},
+		{"binary-fbw-trivial", bytesOf("ok", "ok", "ok", "fail", "ok", ""), encodingtest.T(kMC, encodingtest.T(kFBW), encodingtest.T(kTriv, encodingtest.T(kFBW)))},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			node, tree, err := GoldenPolicy(mainlyconst.Codec, c.tree).Encode(nil, c.vals)
+			node, tree, err := encodingtest.GoldenPolicy(mainlyconst.Codec, c.tree).Encode(nil, c.vals)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,34 +45,14 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("tree %v, want %v", tree, c.tree)
 			}
 			encodingtest.Golden(t, c.name, node)
-			switch v := c.vals.(type) {
-			case encoding.Bytes:
-				r, err := encoding.OpenBinary(node, 0, all.Options())
-				if err != nil {
-					t.Fatal(err)
-				}
-				encodingtest.CheckBinaryReader(t, r, v, 1)
-			case []int32:
-				checkTyped(t, node, v)
-			case []float64:
-				checkTyped(t, node, v)
-			}
+			encodingtest.CheckNode(t, node, all.Options(), c.vals, nil)
 		})
 	}
 }
 
-func checkTyped[T encoding.Fixed](t *testing.T, node []byte, want []T) {
-	r, err := encoding.OpenTyped[T](node, 0, all.Options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	encodingtest.CheckReader(t, r, want, 1)
-	encodingtest.CheckCapabilities(t, r, want, 1)
-}
-
 func TestExceptions(t *testing.T) {
 	vals := []int64{3, 3, 8, 3, 3, 3, -1, 3}
-	node, _, err := GoldenPolicy(mainlyconst.Codec, T(kMC)).Encode(nil, vals)
+	node, _, err := encodingtest.GoldenPolicy(mainlyconst.Codec, encodingtest.T(kMC)).Encode(nil, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +66,7 @@ func TestExceptions(t *testing.T) {
 		t.Fatalf("common %d, exceptions %v %v", e.Common(), at, ex)
 	}
 	bv := bytesOf("a", "a", "b")
-	node, _, err = GoldenPolicy(mainlyconst.Codec, T(kMC)).Encode(nil, bv)
+	node, _, err = encodingtest.GoldenPolicy(mainlyconst.Codec, encodingtest.T(kMC)).Encode(nil, bv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,47 +82,30 @@ func TestExceptions(t *testing.T) {
 }
 
 func TestHostile(t *testing.T) {
-	pos := func(v ...uint32) []byte { return Child(t, v, T(kTriv)) }
-	vals := func(v ...int32) []byte { return Child(t, v, T(kTriv)) }
+	pos := func(v ...uint32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
+	vals := func(v ...int32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
 	common := []byte{1, 0, 0, 0}
 	cases := map[string][]byte{
-		"unsorted positions": Node(kMC, encoding.Int32, 5, common, pos(3, 1), vals(1, 2)),
-		"equal positions":    Node(kMC, encoding.Int32, 5, common, pos(1, 1), vals(1, 2)),
-		"position beyond":    Node(kMC, encoding.Int32, 5, common, pos(1, 5), vals(1, 2)),
-		"values count":       Node(kMC, encoding.Int32, 5, common, pos(1, 2), vals(1)),
-		"short common":       Node(kMC, encoding.Int32, 5, []byte{1, 0}),
-		"binary common len":  Node(kMC, encoding.Binary, 5, []byte{9, 'a'}),
-		"trailing":           Node(kMC, encoding.Int32, 5, common, pos(1), vals(1), []byte{0}),
-		"more exceptions":    Node(kMC, encoding.Int32, 1, common, pos(0, 1), vals(1, 2)),
-		"bool common":        Node(kMC, encoding.Bool, 3, []byte{2}, pos(), Child(t, []bool{}, T(kTriv))),
+		"unsorted positions": encodingtest.Node(kMC, encoding.Int32, 5, common, pos(3, 1), vals(1, 2)),
+		"equal positions":    encodingtest.Node(kMC, encoding.Int32, 5, common, pos(1, 1), vals(1, 2)),
+		"position beyond":    encodingtest.Node(kMC, encoding.Int32, 5, common, pos(1, 5), vals(1, 2)),
+		"values count":       encodingtest.Node(kMC, encoding.Int32, 5, common, pos(1, 2), vals(1)),
+		"short common":       encodingtest.Node(kMC, encoding.Int32, 5, []byte{1, 0}),
+		"binary common len":  encodingtest.Node(kMC, encoding.Binary, 5, []byte{9, 'a'}),
+		"trailing":           encodingtest.Node(kMC, encoding.Int32, 5, common, pos(1), vals(1), []byte{0}),
+		"more exceptions":    encodingtest.Node(kMC, encoding.Int32, 1, common, pos(0, 1), vals(1, 2)),
+		"bool common":        encodingtest.Node(kMC, encoding.Bool, 3, []byte{2}, pos(), encodingtest.Child(t, []bool{}, encodingtest.T(kTriv))),
 	}
 	for name, node := range cases {
-		WantCorrupt(t, name, node)
+		encodingtest.WantCorrupt(t, name, node)
 	}
-}
-
-func FuzzDecode(f *testing.F) {
-	p := all.Policy()
-	p.Force = T(kMC)
-	for _, s := range Seeds(p,
-		encodingtest.Gen[int32](encodingtest.ShapeMainlyConstant, 500, 1),
-		encodingtest.Gen[float64](encodingtest.ShapeMainlyConstant, 300, 2),
-		encodingtest.Gen[uint8](encodingtest.ShapeMainlyConstant, 100, 4),
-		encodingtest.GenBytes(encodingtest.ShapeMainlyConstant, 200, 5),
-	) {
-		f.Add(s)
-	}
-	opts := FuzzOptions(all.Registry())
-	f.Fuzz(func(t *testing.T, node []byte) {
-		_ = Exercise(node, opts)
-	})
 }
 
 func BenchmarkRead(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[int64](encodingtest.ShapeMainlyConstant, n, 1)
 	p := all.Policy()
-	p.Force = T(kMC)
+	p.Force = encodingtest.T(kMC)
 	node, tree, err := p.Encode(nil, vals)
 	if err != nil {
 		b.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/encodingtest"
-	. "strata/encoding/internal/cascade/cascadetest"
 	"strata/encoding/nullable"
 )
 
@@ -20,8 +19,8 @@ const (
 func TestGolden(t *testing.T) {
 	opts := all.Options()
 	t.Run("int32-trivial-trivial", func(t *testing.T) {
-		tree := T(kNull, T(kTriv), T(kTriv))
-		node, got, err := nullable.Encode(GoldenPolicy(nil, tree), nil, []int32{1000, 1003, 1000, 1003}, []bool{true, false, true, true, true})
+		tree := encodingtest.T(kNull, encodingtest.T(kTriv), encodingtest.T(kTriv))
+		node, got, err := nullable.Encode(encodingtest.GoldenPolicy(nil, tree), nil, []int32{1000, 1003, 1000, 1003}, []bool{true, false, true, true, true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,14 +28,10 @@ func TestGolden(t *testing.T) {
 			t.Fatalf("tree %v", got)
 		}
 		encodingtest.Golden(t, "int32-trivial-trivial", node)
-		r, err := encoding.OpenTyped[int32](node, 0, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		encodingtest.CheckReader(t, r, []int32{1000, 0, 1003, 1000, 1003}, 1)
+		encodingtest.CheckNode(t, node, opts, []int32{1000, 1003, 1000, 1003}, []bool{true, false, true, true, true})
 	})
 	t.Run("binary-sparsebool-trivial", func(t *testing.T) {
-		tree := T(kNull, T(kSB, T(kFBW)), T(kTriv, T(kFBW)))
+		tree := encodingtest.T(kNull, encodingtest.T(kSB, encodingtest.T(kFBW)), encodingtest.T(kTriv, encodingtest.T(kFBW)))
 		var vals encoding.Bytes
 		valid := make([]bool, 12)
 		for i := range valid {
@@ -45,7 +40,7 @@ func TestGolden(t *testing.T) {
 				vals.Append([]byte("xyz"[:i%4]))
 			}
 		}
-		node, got, err := nullable.Encode(GoldenPolicy(nil, tree), nil, vals, valid)
+		node, got, err := nullable.Encode(encodingtest.GoldenPolicy(nil, tree), nil, vals, valid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,26 +48,27 @@ func TestGolden(t *testing.T) {
 			t.Fatalf("tree %v", got)
 		}
 		encodingtest.Golden(t, "binary-sparsebool-trivial", node)
+		encodingtest.CheckNode(t, node, opts, vals, valid)
 	})
 }
 
 func TestHostile(t *testing.T) {
-	valid := func(v ...bool) []byte { return Child(t, v, T(kTriv)) }
-	vals := func(v ...int32) []byte { return Child(t, v, T(kTriv)) }
+	valid := func(v ...bool) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
+	vals := func(v ...int32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
 	cases := map[string][]byte{
-		"too few values": Node(kNull, encoding.Int32, 3, valid(true, true, true), vals(1, 2)),
-		"validity rows":  Node(kNull, encoding.Int32, 3, valid(true, true), vals(1, 2)),
-		"more values":    Node(kNull, encoding.Int32, 1, valid(true), vals(1, 2)),
-		"trailing":       Node(kNull, encoding.Int32, 1, valid(true), vals(1), []byte{0}),
-		"type mismatch":  Node(kNull, encoding.Int64, 1, valid(true), vals(1)),
-		"validity type":  Node(kNull, encoding.Int32, 1, vals(1), vals(1)),
-		"missing values": Node(kNull, encoding.Int32, 1, valid(true)),
+		"too few values": encodingtest.Node(kNull, encoding.Int32, 3, valid(true, true, true), vals(1, 2)),
+		"validity rows":  encodingtest.Node(kNull, encoding.Int32, 3, valid(true, true), vals(1, 2)),
+		"more values":    encodingtest.Node(kNull, encoding.Int32, 1, valid(true), vals(1, 2)),
+		"trailing":       encodingtest.Node(kNull, encoding.Int32, 1, valid(true), vals(1), []byte{0}),
+		"type mismatch":  encodingtest.Node(kNull, encoding.Int64, 1, valid(true), vals(1)),
+		"validity type":  encodingtest.Node(kNull, encoding.Int32, 1, vals(1), vals(1)),
+		"missing values": encodingtest.Node(kNull, encoding.Int32, 1, valid(true)),
 	}
 	for name, node := range cases {
-		WantCorrupt(t, name, node)
+		encodingtest.WantCorrupt(t, name, node)
 	}
 	// Fewer present rows than values is caught by Gather's rank check.
-	node := Node(kNull, encoding.Int32, 2, valid(true, false), vals(1, 2))
+	node := encodingtest.Node(kNull, encoding.Int32, 2, valid(true, false), vals(1, 2))
 	r, err := encoding.OpenTyped[int32](node, 0, all.Options())
 	if err != nil {
 		t.Fatal(err)
@@ -82,43 +78,10 @@ func TestHostile(t *testing.T) {
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	p := all.Policy()
-	for _, pat := range patterns {
-		valid := validity(pat, 300, 1)
-		c := count(valid)
-		for _, vals := range []any{
-			encodingtest.Gen[int32](encodingtest.ShapeLowCard, c, 1),
-			encodingtest.Gen[float64](encodingtest.ShapeExtremes, c, 2),
-			encodingtest.GenBytes(encodingtest.ShapeRandom, c, 3),
-		} {
-			node, _, err := nullable.Encode(p, nil, vals, valid)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(node)
-		}
-	}
-	opts := FuzzOptions(all.Registry())
-	f.Fuzz(func(t *testing.T, node []byte) {
-		_ = Exercise(node, opts)
-		if d, err := encoding.Open(node, opts); err == nil && d.Len() <= 1<<16 {
-			n := d.Len()
-			switch r := d.(type) {
-			case encoding.NullableReader[int32]:
-				_ = r.ReadNullable(make([]int32, n), make([]bool, n))
-			case encoding.NullableBinaryReader:
-				var b encoding.Bytes
-				_ = r.ReadBinaryNullable(&b, make([]bool, n), n)
-			}
-		}
-	})
-}
-
 func BenchmarkRead(b *testing.B) {
 	const n = 1 << 16
-	valid := validity("random", n, 1)
-	vals := encodingtest.Gen[int64](encodingtest.ShapeRandom, count(valid), 1)
+	valid := encodingtest.Validity(encodingtest.RandomNulls, n, 1)
+	vals := encodingtest.Gen[int64](encodingtest.ShapeRandom, n, 1)[:countValid(valid)]
 	node, tree, err := nullable.Encode(all.Policy(), nil, vals, valid)
 	if err != nil {
 		b.Fatal(err)
@@ -147,4 +110,24 @@ func BenchmarkRead(b *testing.B) {
 			copy(vdst, valid)
 		}
 	})
+}
+
+func TestEncodeErrors(t *testing.T) {
+	p := all.Policy()
+	if _, _, err := nullable.Encode(p, nil, []int32{1, 2}, []bool{true, false}); err == nil {
+		t.Fatal("count mismatch accepted")
+	}
+	if _, _, err := nullable.Encode(p, nil, []string{"x"}, []bool{true}); err == nil {
+		t.Fatal("bad type accepted")
+	}
+}
+
+func countValid(valid []bool) int {
+	n := 0
+	for _, v := range valid {
+		if v {
+			n++
+		}
+	}
+	return n
 }

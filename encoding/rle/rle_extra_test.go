@@ -9,7 +9,6 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/encodingtest"
-	. "strata/encoding/internal/cascade/cascadetest"
 	"strata/encoding/rle"
 )
 
@@ -36,16 +35,16 @@ func TestGolden(t *testing.T) {
 		vals any
 		tree *encoding.Tree
 	}{
-		{"int32-fbw-trivial", []int32{5, 5, 5, -1, -1, 7, 7, 7, 7, 7}, T(kRLE, T(kFBW), T(kTriv))},
-		{"uint64-trivial-trivial", []uint64{1, 1, math.MaxUint64, math.MaxUint64, 0}, T(kRLE, T(kTriv), T(kTriv))},
-		{"float64-bits", []float64{0, 0, negZero, negZero, math.NaN(), math.NaN(), 1.5}, T(kRLE, T(kFBW), T(kTriv))},
-		{"bool-fbw-trivial", []bool{true, true, true, false, false, true}, T(kRLE, T(kFBW), T(kTriv))},
-		{"binary-fbw-trivial", bytesOf("aa", "aa", "aa", "", "", "b"), T(kRLE, T(kFBW), T(kTriv, T(kFBW)))},
+		{"int32-fbw-trivial", []int32{5, 5, 5, -1, -1, 7, 7, 7, 7, 7}, encodingtest.T(kRLE, encodingtest.T(kFBW), encodingtest.T(kTriv))},
+		{"uint64-trivial-trivial", []uint64{1, 1, math.MaxUint64, math.MaxUint64, 0}, encodingtest.T(kRLE, encodingtest.T(kTriv), encodingtest.T(kTriv))},
+		{"float64-bits", []float64{0, 0, negZero, negZero, math.NaN(), math.NaN(), 1.5}, encodingtest.T(kRLE, encodingtest.T(kFBW), encodingtest.T(kTriv))},
+		{"bool-fbw-trivial", []bool{true, true, true, false, false, true}, encodingtest.T(kRLE, encodingtest.T(kFBW), encodingtest.T(kTriv))},
+		{"binary-fbw-trivial", bytesOf("aa", "aa", "aa", "", "", "b"), encodingtest.T(kRLE, encodingtest.T(kFBW), encodingtest.T(kTriv, encodingtest.T(kFBW)))},
 	}
 	opts := all.Options()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			node, tree, err := GoldenPolicy(rle.Codec, c.tree).Encode(nil, c.vals)
+			node, tree, err := encodingtest.GoldenPolicy(rle.Codec, c.tree).Encode(nil, c.vals)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,36 +60,12 @@ func TestGolden(t *testing.T) {
 // checkDecodes decodes node and compares with vals value by value.
 func checkDecodes(t *testing.T, node []byte, vals any, opts *encoding.Options) {
 	t.Helper()
-	switch v := vals.(type) {
-	case encoding.Bytes:
-		r, err := encoding.OpenBinary(node, 0, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		encodingtest.CheckBinaryReader(t, r, v, 1)
-	case []int32:
-		checkTyped(t, node, v, opts)
-	case []uint64:
-		checkTyped(t, node, v, opts)
-	case []float64:
-		checkTyped(t, node, v, opts)
-	case []bool:
-		checkTyped(t, node, v, opts)
-	}
-}
-
-func checkTyped[T encoding.Fixed](t *testing.T, node []byte, want []T, opts *encoding.Options) {
-	r, err := encoding.OpenTyped[T](node, 0, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	encodingtest.CheckReader(t, r, want, 1)
-	encodingtest.CheckCapabilities(t, r, want, 1)
+	encodingtest.CheckNode(t, node, opts, vals, nil)
 }
 
 func TestRuns(t *testing.T) {
 	vals := []int64{4, 4, 4, 9, 9, -2, 4, 4}
-	node, _, err := GoldenPolicy(rle.Codec, T(kRLE)).Encode(nil, vals)
+	node, _, err := encodingtest.GoldenPolicy(rle.Codec, encodingtest.T(kRLE)).Encode(nil, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +96,7 @@ func TestRuns(t *testing.T) {
 		t.Fatal("AppendRuns past the end succeeded")
 	}
 	b := bytesOf("x", "x", "yy")
-	node, _, err = GoldenPolicy(rle.Codec, T(kRLE)).Encode(nil, b)
+	node, _, err = encodingtest.GoldenPolicy(rle.Codec, encodingtest.T(kRLE)).Encode(nil, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,49 +123,31 @@ func equal[T comparable](a, b []T) bool {
 }
 
 func TestHostile(t *testing.T) {
-	lens := func(v ...uint32) []byte { return Child(t, v, T(kTriv)) }
-	vals := func(v ...int32) []byte { return Child(t, v, T(kTriv)) }
+	lens := func(v ...uint32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
+	vals := func(v ...int32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
 	cases := map[string][]byte{
-		"sum too small":    Node(kRLE, encoding.Int32, 5, lens(2, 2), vals(1, 2)),
-		"sum too large":    Node(kRLE, encoding.Int32, 3, lens(2, 2), vals(1, 2)),
-		"zero run":         Node(kRLE, encoding.Int32, 2, lens(2, 0), vals(1, 2)),
-		"values mismatch":  Node(kRLE, encoding.Int32, 4, lens(2, 2), vals(1, 2, 3)),
-		"more runs":        Node(kRLE, encoding.Int32, 1, lens(1, 1), vals(1, 2)),
-		"no runs":          Node(kRLE, encoding.Int32, 4, lens(), vals()),
-		"trailing":         Node(kRLE, encoding.Int32, 4, lens(2, 2), vals(1, 2), []byte{0}),
-		"missing values":   Node(kRLE, encoding.Int32, 4, lens(2, 2)),
-		"wrong value type": Node(kRLE, encoding.Int64, 4, lens(2, 2), vals(1, 2)),
-		"huge child len":   Node(kRLE, encoding.Int32, 4, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}),
-		"huge const runs":  Node(kRLE, encoding.Int32, 4, Child(t, make([]uint32, 3000), T(kConst)), vals(1)),
+		"sum too small":    encodingtest.Node(kRLE, encoding.Int32, 5, lens(2, 2), vals(1, 2)),
+		"sum too large":    encodingtest.Node(kRLE, encoding.Int32, 3, lens(2, 2), vals(1, 2)),
+		"zero run":         encodingtest.Node(kRLE, encoding.Int32, 2, lens(2, 0), vals(1, 2)),
+		"values mismatch":  encodingtest.Node(kRLE, encoding.Int32, 4, lens(2, 2), vals(1, 2, 3)),
+		"more runs":        encodingtest.Node(kRLE, encoding.Int32, 1, lens(1, 1), vals(1, 2)),
+		"no runs":          encodingtest.Node(kRLE, encoding.Int32, 4, lens(), vals()),
+		"trailing":         encodingtest.Node(kRLE, encoding.Int32, 4, lens(2, 2), vals(1, 2), []byte{0}),
+		"missing values":   encodingtest.Node(kRLE, encoding.Int32, 4, lens(2, 2)),
+		"wrong value type": encodingtest.Node(kRLE, encoding.Int64, 4, lens(2, 2), vals(1, 2)),
+		"huge child len":   encodingtest.Node(kRLE, encoding.Int32, 4, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}),
+		"huge const runs":  encodingtest.Node(kRLE, encoding.Int32, 4, encodingtest.Child(t, make([]uint32, 3000), encodingtest.T(kConst)), vals(1)),
 	}
 	for name, node := range cases {
-		WantCorrupt(t, name, node)
+		encodingtest.WantCorrupt(t, name, node)
 	}
-}
-
-func FuzzDecode(f *testing.F) {
-	p := all.Policy()
-	p.Force = T(kRLE)
-	for _, s := range Seeds(p,
-		encodingtest.Gen[int32](encodingtest.ShapeSortedRepeats, 500, 1),
-		encodingtest.Gen[float64](encodingtest.ShapeMainlyConstant, 300, 2),
-		encodingtest.Gen[bool](encodingtest.ShapeSortedRepeats, 300, 3),
-		encodingtest.Gen[uint8](encodingtest.ShapeConstant, 100, 4),
-		encodingtest.GenBytes(encodingtest.ShapeSortedRepeats, 200, 5),
-	) {
-		f.Add(s)
-	}
-	opts := FuzzOptions(all.Registry())
-	f.Fuzz(func(t *testing.T, node []byte) {
-		_ = Exercise(node, opts)
-	})
 }
 
 func BenchmarkRead(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[int64](encodingtest.ShapeSortedRepeats, n, 1)
 	p := all.Policy()
-	p.Force = T(kRLE)
+	p.Force = encodingtest.T(kRLE)
 	node, tree, err := p.Encode(nil, vals)
 	if err != nil {
 		b.Fatal(err)
@@ -269,8 +226,8 @@ func TestOutputLimit(t *testing.T) {
 	long := bytes.Repeat([]byte("x"), 4096)
 	var vals encoding.Bytes
 	vals.Append(long)
-	node := Node(kRLE, encoding.Binary, 1<<20, Child(t, []uint32{1 << 20}, T(kTriv)), Child(t, vals, T(kTriv, T(kFBW))))
-	opts := FuzzOptions(all.Registry())
+	node := encodingtest.Node(kRLE, encoding.Binary, 1<<20, encodingtest.Child(t, []uint32{1 << 20}, encodingtest.T(kTriv)), encodingtest.Child(t, vals, encodingtest.T(kTriv, encodingtest.T(kFBW))))
+	opts := encodingtest.FuzzOptions(all.Registry())
 	r, err := encoding.OpenBinary(node, 0, opts)
 	if err != nil {
 		t.Fatal(err)

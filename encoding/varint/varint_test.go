@@ -2,7 +2,6 @@ package varint_test
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"testing"
 
@@ -16,35 +15,6 @@ func policy() *encoding.Policy {
 	p.Zstd = false
 	p.Force = &encoding.Tree{Kind: encoding.KindVarint}
 	return p
-}
-
-func roundTrips[T encoding.Integer](t *testing.T) {
-	p, opts := policy(), all.Options()
-	for _, shape := range encodingtest.Shapes {
-		for _, n := range encodingtest.Lengths {
-			if long(shape, n) {
-				continue
-			}
-			t.Run(fmt.Sprintf("%s/%d", shape, n), func(t *testing.T) {
-				vals := encodingtest.Gen[T](shape, n, 1)
-				node := encodingtest.RoundTrip(t, p, opts, vals)
-				if encoding.Kind(node[0]) != encoding.KindVarint {
-					t.Fatalf("encoded as %v", encoding.Kind(node[0]))
-				}
-			})
-		}
-	}
-}
-
-func TestRoundTrip(t *testing.T) {
-	t.Run("int8", roundTrips[int8])
-	t.Run("int16", roundTrips[int16])
-	t.Run("int32", roundTrips[int32])
-	t.Run("int64", roundTrips[int64])
-	t.Run("uint8", roundTrips[uint8])
-	t.Run("uint16", roundTrips[uint16])
-	t.Run("uint32", roundTrips[uint32])
-	t.Run("uint64", roundTrips[uint64])
 }
 
 func encode(t testing.TB, vals any) []byte {
@@ -69,7 +39,7 @@ func TestGolden(t *testing.T) {
 	for name, vals := range goldenInputs() {
 		node := encode(t, vals)
 		encodingtest.Golden(t, "varint-"+name, node)
-		if err := encodingtest.Decode(node, all.Options()); err != nil {
+		if err := encodingtest.Exercise(node, all.Options()); err != nil {
 			t.Fatalf("%s: decode: %v", name, err)
 		}
 	}
@@ -97,25 +67,10 @@ func TestHostile(t *testing.T) {
 		"overlong u64": append(hdr(encoding.Uint64, 1), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
 	}
 	for name, node := range reads {
-		if err := encodingtest.Decode(node, opts); !errors.Is(err, encoding.ErrCorrupt) {
+		if err := encodingtest.Exercise(node, opts); !errors.Is(err, encoding.ErrCorrupt) {
 			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
 		}
 	}
-}
-
-func FuzzDecode(f *testing.F) {
-	for _, vals := range goldenInputs() {
-		f.Add(encode(f, vals))
-	}
-	f.Add(encode(f, encodingtest.Gen[int32](encodingtest.ShapeRandom, 200, 1)))
-	opts := all.Options()
-	opts.MaxRows = 1 << 20
-	f.Fuzz(func(t *testing.T, node []byte) {
-		err := encodingtest.Decode(node, opts)
-		if err != nil && !errors.Is(err, encoding.ErrCorrupt) && !errors.Is(err, encoding.ErrLimit) && !errors.Is(err, encoding.ErrUnsupported) {
-			t.Fatalf("unwrapped error: %v", err)
-		}
-	})
 }
 
 func BenchmarkRead(b *testing.B) {
@@ -133,10 +88,4 @@ func BenchmarkRead(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// long reports whether a case is skipped to keep -race and -short runs fast:
-// the longest length is then kept for the random shape only.
-func long(shape encodingtest.Shape, n int) bool {
-	return (raceEnabled || testing.Short()) && n > 2000 && shape != encodingtest.ShapeRandom
 }

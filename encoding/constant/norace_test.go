@@ -1,5 +1,0 @@
-//go:build !race
-
-package constant_test
-
-const raceEnabled = false

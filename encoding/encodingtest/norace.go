@@ -1,0 +1,5 @@
+//go:build !race
+
+package encodingtest
+
+const raceEnabled = false

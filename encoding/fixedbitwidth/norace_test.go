@@ -1,5 +1,0 @@
-//go:build !race
-
-package fixedbitwidth_test
-
-const raceEnabled = false

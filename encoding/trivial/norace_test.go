@@ -1,5 +1,0 @@
-//go:build !race
-
-package trivial_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package varint_test
-
-const raceEnabled = false

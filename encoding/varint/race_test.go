@@ -1,7 +1,0 @@
-//go:build race
-
-package varint_test
-
-// raceEnabled trims the longest sequences under the race detector, which
-// slows the value-by-value checks about twentyfold.
-const raceEnabled = true
