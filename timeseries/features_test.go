@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"testing"
@@ -351,5 +352,81 @@ func TestConcurrentReads(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestLookupAmong100k opens a file of 100,000 series and looks one up:
+// past what Open reads (the file's tail), the lookup reads one bloom page
+// and one directory page per level below the root, a few kilobytes of an
+// index of megabytes; an absent key is answered by the bloom page alone.
+func TestLookupAmong100k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 100,000 series")
+	}
+	const series = 100_000
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "device", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, sch, Model{Keys: []string{"device"}, Time: "ts"}, &WriterOptions{Sorted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	for s := 0; s < series; s++ {
+		for i := 0; i < 3; i++ {
+			b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("dev%06d", s))
+			b.Field(1).(*array.Int64Builder).Append(int64(i * 60))
+			b.Field(2).(*array.Float64Builder).Append(float64(s) + float64(i)/4)
+		}
+		if s%10000 == 9999 {
+			rec := b.NewRecord()
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, openReads := f.BytesRead(), f.Reads()
+	var st Stats
+	s, ok, err := f.lookup(ctx, []string{"dev071234"}, &st)
+	if err != nil || !ok || s.Rows != 3 || s.Ordinal != 71234 {
+		t.Fatalf("lookup: %+v %v %v", s, ok, err)
+	}
+	ix := f.Index()
+	look, lookReads := f.BytesRead()-open, f.Reads()-openReads
+	t.Logf("%d series, index %d bytes, height %d; Open read %d bytes in %d reads; lookup %d bytes in %d reads (%d pages)",
+		f.NumSeries(), ix.IndexBytes, ix.Height, open, openReads, look, lookReads, st.IndexPages)
+	if int64(st.IndexPages) > int64(ix.Height)+1 || look > 16<<10 || look*50 > ix.IndexBytes {
+		t.Fatalf("lookup read %d bytes in %d pages of a %d-byte index of height %d", look, st.IndexPages, ix.IndexBytes, ix.Height)
+	}
+	// Absent keys: mostly one bloom page, never the directory below the root.
+	var ast Stats
+	for i := 0; i < 100; i++ {
+		if _, ok, err := f.lookup(ctx, []string{fmt.Sprintf("nodev%d", i)}, &ast); err != nil || ok {
+			t.Fatalf("absent key found (%v)", err)
+		}
+	}
+	if ast.SeriesRejectedBloom < 95 {
+		t.Fatalf("bloom rejected %d of 100 absent keys", ast.SeriesRejectedBloom)
+	}
+	// the data of the series
+	rows, err := f.Query(ctx, QueryOptions{Series: Selector{"device": "dev071234"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := rows.Next()
+	if err != nil || rec.NumRows() != 3 || rec.Column(2).(*array.Float64).Value(2) != 71234.5 {
+		t.Fatalf("query of the series: %v", err)
 	}
 }
