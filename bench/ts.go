@@ -89,6 +89,7 @@ type tsConfig struct {
 func tsSystems(cfg tsConfig) []tsSystem {
 	return []tsSystem{
 		newStrataTS(cfg),
+		newStrataTSNoCache(cfg),
 		newPqgoTS(cfg),
 		newArrowTS(cfg),
 		newDuckTS("native", cfg),

@@ -22,16 +22,25 @@ import (
 // host_hour, File.ReadWindows for windows, File.Aggregate for downsample
 // and File.Last for last.
 type strataTS struct {
-	cfg  tsConfig
-	f    *timeseries.File
-	path string
-	last timeseries.Stats
-	note string
+	cfg     tsConfig
+	nocache bool // decoder cache off: every read reads, checks and opens its chunks
+	f       *timeseries.File
+	path    string
+	last    timeseries.Stats
+	note    string
 }
 
 func newStrataTS(cfg tsConfig) *strataTS { return &strataTS{cfg: cfg} }
 
-func (s *strataTS) Name() string { return "strata" }
+// newStrataTSNoCache is Strata with its decoder cache off.
+func newStrataTSNoCache(cfg tsConfig) *strataTS { return &strataTS{cfg: cfg, nocache: true} }
+
+func (s *strataTS) Name() string {
+	if s.nocache {
+		return "strata-nocache"
+	}
+	return "strata"
+}
 
 var bg = context.Background()
 
@@ -52,7 +61,11 @@ func (s *strataTS) Write(dir string, src *Source, _ *tsWork) (string, error) {
 }
 
 func (s *strataTS) Open(path string) error {
-	f, err := timeseries.Open(path, &timeseries.Options{Threads: s.cfg.threads})
+	o := &timeseries.Options{Threads: s.cfg.threads}
+	if s.nocache {
+		o.DecoderCacheBytes = -1
+	}
+	f, err := timeseries.Open(path, o)
 	s.f, s.path = f, path
 	return err
 }
@@ -159,7 +172,8 @@ func (s *strataTS) Windows(w *tsWork, wins []tsWin, verify bool) (tsOut, error) 
 }
 
 func (s *strataTS) Downsample(w *tsWork, verify bool) (tsOut, error) {
-	rec, st, err := s.f.Aggregate(bg, timeseries.AggOptions{Every: w.every, Columns: []string{w.aggCol}, Funcs: []string{"min", "max", "avg"}})
+	rec, st, err := s.f.Aggregate(bg, timeseries.AggOptions{Every: w.every, Columns: []string{w.aggCol}, Funcs: []string{"min", "max", "avg"},
+		Keys: []string{"hostname"}})
 	if err != nil {
 		return tsOut{}, err
 	}
@@ -197,6 +211,9 @@ func (s *strataTS) Last(w *tsWork, verify bool) (tsOut, error) {
 
 // Experiments runs seed experiments B, C and D on the file and prints them.
 func (s *strataTS) Experiments(out io.Writer, w *tsWork) error {
+	if s.nocache {
+		return nil
+	}
 	fmt.Fprintln(out, "\nseed experiments on the Strata file (A: go test -bench Decode ./encoding/dod)")
 	// B: what each filtering level keeps, for host_hour on a cold file.
 	f, err := timeseries.Open(s.path, nil)

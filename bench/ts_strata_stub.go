@@ -7,7 +7,8 @@ package main
 
 type strataTS struct{}
 
-func newStrataTS(tsConfig) *strataTS { return &strataTS{} }
+func newStrataTS(tsConfig) *strataTS        { return &strataTS{} }
+func newStrataTSNoCache(tsConfig) *strataTS { return &strataTS{} }
 
 func (s *strataTS) Name() string                                   { return "strata" }
 func (s *strataTS) Note() string                                   { return "" }

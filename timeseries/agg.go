@@ -28,6 +28,9 @@ type AggOptions struct {
 	// Funcs are among count, min, max, sum, avg (default: count, min, max,
 	// avg). count counts non-null values.
 	Funcs []string
+	// Keys are the key columns the result carries to name each series
+	// (default: all of them).
+	Keys []string
 	// Threads decode in parallel (default: the file's Options.Threads).
 	Threads int
 	// NoStats decodes every row instead of answering buckets that cover
@@ -262,7 +265,22 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 			result[t.e] = appendBucket(result[t.e], b.start, b.accs)
 		}
 	}
-	rec, err := f.aggRecord(es, result, cols, funcs, o.Every)
+	keys := make([]int, 0, len(f.t.keys))
+	if len(o.Keys) == 0 {
+		for i := range f.t.keys {
+			keys = append(keys, i)
+		}
+	} else {
+		names := f.t.keyNames()
+		for _, k := range o.Keys {
+			i := indexOf(names, k)
+			if i < 0 {
+				return nil, st, fmt.Errorf("timeseries: %q is not a series key column", k)
+			}
+			keys = append(keys, i)
+		}
+	}
+	rec, err := f.aggRecord(es, result, keys, cols, funcs, o.Every)
 	if err == nil {
 		st.RowsReturned = rec.NumRows()
 	}
@@ -341,12 +359,24 @@ func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
 		return
 	}
 	if valid == nil {
+		// Plain comparisons, with NaN then winning as in math.Min and
+		// math.Max (what the row-at-a-time path uses).
 		mn, mx := float64(v[0]), float64(v[0])
 		var sum float64
+		nan := false
 		for _, x := range v {
 			f := float64(x)
-			mn, mx = math.Min(mn, f), math.Max(mx, f)
+			if f < mn {
+				mn = f
+			}
+			if f > mx {
+				mx = f
+			}
+			nan = nan || f != f
 			sum += f
+		}
+		if nan {
+			mn, mx = math.NaN(), math.NaN()
 		}
 		a.merge(acc{count: int64(len(v)), min: mn, max: mx, sum: sum})
 		return
@@ -423,11 +453,11 @@ func (f *File) countBlocks(t *task, every int64, ncols int, st *AggStats) ([]buc
 
 // aggRecord builds the result: keys, bucket start, then func(column) for
 // each column and function.
-func (f *File) aggRecord(es []*seriesEntry, result map[*seriesEntry][]bucket, cols []int, funcs []string, every int64) (arrow.Record, error) {
+func (f *File) aggRecord(es []*seriesEntry, result map[*seriesEntry][]bucket, keys, cols []int, funcs []string, every int64) (arrow.Record, error) {
 	mem := memory.DefaultAllocator
 	var fields []arrow.Field
-	for _, k := range f.t.keys {
-		fields = append(fields, f.t.sch.Field(k))
+	for _, k := range keys {
+		fields = append(fields, f.t.sch.Field(f.t.keys[k]))
 	}
 	tf := f.t.sch.Field(f.t.time)
 	fields = append(fields, arrow.Field{Name: "bucket", Type: tf.Type})
@@ -444,24 +474,34 @@ func (f *File) aggRecord(es []*seriesEntry, result map[*seriesEntry][]bucket, co
 	sch := arrow.NewSchema(fields, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	defer b.Release()
+	n := 0
 	for _, e := range es {
-		for _, bk := range result[e] {
-			for i := range f.t.keys {
-				if err := appendKeyValue(b.Field(i), f.t.keyKinds[i], e.key[i], f.t.render(i, e.key[i])); err != nil {
+		n += len(result[e])
+	}
+	for i := range fields {
+		b.Field(i).Reserve(n)
+	}
+	for _, e := range es {
+		bs := result[e]
+		for i, k := range keys {
+			for range bs {
+				if err := appendKeyValue(b.Field(i), f.t.keyKinds[k], e.key[k], f.t.render(k, e.key[k])); err != nil {
 					return nil, err
 				}
 			}
+		}
+		for _, bk := range bs {
 			start := bk.start
 			if every <= 0 {
 				start = e.tmin
 			}
-			switch tb := b.Field(len(f.t.keys)).(type) {
+			switch tb := b.Field(len(keys)).(type) {
 			case *array.TimestampBuilder:
 				tb.Append(arrow.Timestamp(start))
 			case *array.Int64Builder:
 				tb.Append(start)
 			}
-			fi := len(f.t.keys) + 1
+			fi := len(keys) + 1
 			for j := range cols {
 				a := bk.accs[j]
 				for _, fn := range funcs {

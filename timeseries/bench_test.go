@@ -109,7 +109,7 @@ func BenchmarkDownsample(b *testing.B) {
 	f := benchData(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rec, _, err := f.Aggregate(ctx, AggOptions{Every: 300e6, Columns: []string{"usage_user"}, Funcs: []string{"min", "max", "avg"}})
+		rec, _, err := f.Aggregate(ctx, AggOptions{Every: 300e6, Columns: []string{"usage_user"}, Funcs: []string{"min", "max", "avg"}, Keys: []string{"hostname"}})
 		if err != nil {
 			b.Fatal(err)
 		}

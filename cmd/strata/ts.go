@@ -351,6 +351,7 @@ func runTSAgg(args []string) error {
 	every := fs.String("every", "", "bucket width: a duration (5m, 1h) or an integer in the time unit (default: one bucket per series)")
 	funcs := fs.String("funcs", "count,min,max,avg", "aggregates: count, min, max, sum, avg")
 	noStats := fs.Bool("no-index-stats", false, "decode every row instead of folding whole units from the index statistics")
+	keys := fs.String("keys", "", "key columns naming each series in the result (default all)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -379,7 +380,7 @@ func runTSAgg(args []string) error {
 	for _, s := range splitList(*funcs) {
 		fn = append(fn, strings.ToLower(s))
 	}
-	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: splitList(*fl.cols), Funcs: fn, NoStats: *noStats})
+	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: splitList(*fl.cols), Funcs: fn, NoStats: *noStats, Keys: splitList(*keys)})
 	if err != nil {
 		return err
 	}
