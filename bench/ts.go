@@ -27,8 +27,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"strata/tsbs"
 )
 
@@ -181,7 +179,7 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 		results = append(results, tsMeasure(s, src, w, filepath.Join(workDir, s.Name()), *runs, cfg, ck, stderr))
 	}
 	ck.final()
-	tsPrint(stdout, results, src.Rows)
+	tsPrint(stdout, results)
 	if *experiments {
 		for _, s := range sel {
 			if e, ok := s.(interface {
@@ -330,7 +328,7 @@ func tsMeasure(s tsSystem, src *Source, w *tsWork, dir string, runs int, cfg tsC
 	return r
 }
 
-func tsPrint(out io.Writer, rs []*tsResult, rows int64) {
+func tsPrint(out io.Writer, rs []*tsResult) {
 	var base *tsResult
 	for _, r := range rs {
 		if r.System == "strata" {
@@ -399,17 +397,7 @@ func tsPrint(out io.Writer, rs []*tsResult, rows int64) {
 			fmt.Fprintf(out, "  %s ERROR %s\n", r.System, e)
 		}
 	}
-	_ = rows
 }
 
 // tsMetricNames returns the ten metric columns.
 func tsMetricNames() []string { return tsbs.Metrics }
-
-// tsSchemaCols returns the index of each named column.
-func tsSchemaCols(sch *arrow.Schema, names []string) []int {
-	out := make([]int, len(names))
-	for i, n := range names {
-		out[i] = sch.FieldIndices(n)[0]
-	}
-	return out
-}

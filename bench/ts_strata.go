@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata/timeseries"
 	"strata/tsbs"
@@ -223,7 +222,6 @@ func (s *strataTS) Experiments(out io.Writer, w *tsWork) error {
 	defer f.Close()
 	openBytes := f.BytesRead()
 	sz, _ := fileBytes(s.path)
-	var absent timeseries.Stats
 	if _, ok, err := f.Lookup(bg, "no_such_host", "", "", "", "", "", "", "", "", ""); err != nil || ok {
 		return fmt.Errorf("absent host: %v %v", ok, err)
 	}
@@ -244,7 +242,6 @@ func (s *strataTS) Experiments(out io.Writer, w *tsWork) error {
 		rec.Release()
 	}
 	st := rows.Stats()
-	_ = absent
 	fmt.Fprintf(out, "B. filtering levels, host_hour on a cold file of %d bytes (%d rows):\n", sz, f.NumRows())
 	fmt.Fprintf(out, "   open: %d bytes (postscript, footer, metadata sections incl. the directory root)\n", openBytes)
 	fmt.Fprintf(out, "   1 bloom filter: an absent host is rejected reading %d bytes (one bloom page)\n", afterAbsent-openBytes)
@@ -331,5 +328,3 @@ func (s *strataTS) drain(o timeseries.QueryOptions) (timeseries.Stats, time.Dura
 	}
 	return rows.Stats(), time.Since(t0), nil
 }
-
-var _ = array.NewRecord
