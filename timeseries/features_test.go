@@ -430,3 +430,61 @@ func TestLookupAmong100k(t *testing.T) {
 		t.Fatalf("query of the series: %v", err)
 	}
 }
+
+// TestQueryPaths merges tree-model paths of two devices by time, with
+// nulls where a device has no point.
+func TestQueryPaths(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "dev", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "temp", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "hum", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	add := func(dev string, ts int64, temp float64, hum int32) {
+		b.Field(0).(*array.StringBuilder).Append(dev)
+		b.Field(1).(*array.Int64Builder).Append(ts)
+		b.Field(2).(*array.Float64Builder).Append(temp)
+		b.Field(3).(*array.Int32Builder).Append(hum)
+	}
+	add("b.2", 5, 1.5, 50)
+	add("a", 0, 0.5, 40)
+	add("b.2", 10, 2.5, 51)
+	add("a", 10, 1.0, 41)
+	add("a", 20, 2.0, 42)
+	add("b.2", 30, 3.5, 52)
+	data := writeFile(t, []arrow.Record{b.NewRecord()}, Model{Keys: []string{"dev"}, Time: "ts"}, nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "b.2" holds a dot: its path escapes it.
+	rec, _, err := f.QueryPaths(ctx, []string{"a.temp", `b\.2.hum`, "a.hum"}, &TimeRange{0, 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantT := []int64{0, 5, 10, 20}
+	wantTemp := []any{0.5, nil, 1.0, 2.0}
+	wantHum := []any{nil, int32(50), int32(51), nil}
+	if int(rec.NumRows()) != len(wantT) {
+		t.Fatalf("%d rows, want %d", rec.NumRows(), len(wantT))
+	}
+	for i := range wantT {
+		if rec.Column(0).(*array.Int64).Value(i) != wantT[i] {
+			t.Fatalf("row %d: time %d", i, rec.Column(0).(*array.Int64).Value(i))
+		}
+		temp, hum := rec.Column(1).(*array.Float64), rec.Column(2).(*array.Int32)
+		if (wantTemp[i] == nil) != temp.IsNull(i) || wantTemp[i] != nil && temp.Value(i) != wantTemp[i].(float64) {
+			t.Fatalf("row %d: a.temp %v", i, temp.Value(i))
+		}
+		if (wantHum[i] == nil) != hum.IsNull(i) || wantHum[i] != nil && hum.Value(i) != wantHum[i].(int32) {
+			t.Fatalf("row %d: b.2.hum %v", i, hum.Value(i))
+		}
+	}
+	if _, _, err := f.QueryPaths(ctx, []string{"a.nope"}, nil); err == nil {
+		t.Fatal("unknown measurement accepted")
+	}
+	if s, ok, _ := f.Lookup(ctx, "b.2"); !ok || s.Path != `b\.2` {
+		t.Fatalf("path of b.2: %q", s.Path)
+	}
+}
