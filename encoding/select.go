@@ -78,6 +78,11 @@ type Policy struct {
 	// (of the sample only) is compressed once to decide. 0 disables FSST
 	// against Trivial when Zstd is on.
 	FSSTZstdRatio float64
+	// Shared is the stripe-scoped alphabet (Codec.BuildShared) the writer
+	// built for the stream being encoded, nil when it has none. Codecs that
+	// declare NeedsShared (SharedDictionary) are offered only with one, and
+	// are RootOnly: they encode a column's own values.
+	Shared SharedAlphabet
 }
 
 // DefaultPolicy returns the policy Strata writes with.
@@ -132,6 +137,9 @@ type Ctx struct {
 
 // Depth is the depth of the node being encoded.
 func (c *Ctx) Depth() int { return c.depth }
+
+// Shared returns the policy's stripe-scoped alphabet (Policy.Shared).
+func (c *Ctx) Shared() SharedAlphabet { return c.p.Shared }
 
 // Trial reports whether this is a size-estimation encode, whose output is
 // discarded; encoders may skip expensive refinements.
@@ -198,6 +206,9 @@ func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
 	if cd.RootOnly && !c.ownValues() {
 		return false
 	}
+	if cd.NeedsShared && c.p.Shared == nil {
+		return false
+	}
 	return cd.Encoder.Fit(st)
 }
 
@@ -230,7 +241,8 @@ func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
 	}
 	var chosen *Codec
 	if c.force != nil {
-		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) {
+		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) &&
+			(!cd.NeedsShared || c.p.Shared != nil && c.ownValues()) {
 			chosen = cd
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -28,10 +29,19 @@ import (
 type Options struct {
 	// StripeBytes flushes a stripe once this many raw bytes are buffered.
 	StripeBytes int
-	// ChunkValues and ChunkBytes cut a stream into chunks at whichever limit
-	// comes first.
+	// ChunkTarget is the encoded size a chunk aims at: each stream's chunks
+	// hold as many values as fit in about this many bytes, judged by the
+	// bytes per value of the stream's previous chunks (a trial encode of
+	// the stream's start for its first chunk), up to ChunkValues. A
+	// negative value cuts every chunk at ChunkValues, as writers before
+	// byte-sized chunks did.
+	ChunkTarget int
+	// ChunkValues is the most values a chunk holds, whatever its bytes:
+	// the granularity of chunk statistics and of point lookups.
 	ChunkValues int
-	ChunkBytes  int
+	// ChunkBytes cuts binary chunks at this many raw value bytes, bounding
+	// the memory a chunk's decoder needs.
+	ChunkBytes int
 	// NoZstd disables leaf compression.
 	NoZstd bool
 	// MinSaving is the fraction of a leaf's size zstd must save to be kept.
@@ -51,17 +61,41 @@ type Options struct {
 	FlatMap []string
 	// Metadata is stored in the file's user section.
 	Metadata map[string]string
-	// Policy overrides the encoding selection policy (tests).
+	// Policy overrides the encoding selection policy (tests, and writers
+	// that offer encodings default selection does not, such as the
+	// time-series layer's DeltaOfDelta).
 	Policy *encoding.Policy
+	// NoShared disables stripe-scoped shared dictionaries (shared.go).
+	NoShared bool
+	// NoCorrelated disables Correlated columns (correlate.go), and
+	// CorrelationRefWeight is the share of a reference's bytes charged to a
+	// column stored relative to it (default DefaultCorrelationRefWeight).
+	NoCorrelated         bool
+	CorrelationRefWeight float64
+	// Force maps a column path ("ts", "s.a") to the encoding tree every
+	// chunk of its values stream starts from, as a replayed capture does:
+	// each node takes the forced kind where it fits the data, selection
+	// runs for the rest. A time-series table forces DeltaOfDelta on its
+	// time column, so every chunk has block headers a time filter reads.
+	Force map[string]*encoding.Tree
+	// ForceYield, when positive, lets a forced tree yield: a chunk whose
+	// forced encoding takes more than ForceYield bytes per value is also
+	// encoded by selection, and the smaller kept. The time-series layer
+	// forces DeltaOfDelta on its time column, which costs a few hundredths
+	// of a bit per value at a regular interval, but tens of bits on
+	// irregular times that selection stores far smaller (runs of equal
+	// minutes in flight records).
+	ForceYield float64
 }
 
 // Defaults.
 const (
 	DefaultStripeBytes = 64 << 20
-	// Chunks of 8 Ki values keep a selective read of a few rows within
-	// about 1.4 % of a column's bytes, while costing under 2 % in size
-	// against 64 Ki chunks on TPC-H lineitem (docs/benchmarks.md).
-	DefaultChunkValues = 8 << 10
+	// Chunks aim at DefaultChunkTarget encoded bytes and hold at most
+	// DefaultChunkValues values (docs/benchmarks.md, "Chunk sizes", has
+	// the measurements behind both).
+	DefaultChunkTarget = 64 << 10
+	DefaultChunkValues = 64 << 10
 	DefaultChunkBytes  = 256 << 10
 )
 
@@ -71,6 +105,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ChunkValues <= 0 {
 		o.ChunkValues = DefaultChunkValues
+	}
+	if o.ChunkTarget == 0 {
+		o.ChunkTarget = DefaultChunkTarget
 	}
 	if o.ChunkBytes <= 0 {
 		o.ChunkBytes = DefaultChunkBytes
@@ -83,6 +120,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StripeGroup <= 0 {
 		o.StripeGroup = 8
+	}
+	if o.CorrelationRefWeight <= 0 {
+		o.CorrelationRefWeight = DefaultCorrelationRefWeight
 	}
 	if o.BloomFPP <= 0 || o.BloomFPP >= 1 {
 		o.BloomFPP = stats.DefaultFPP
@@ -104,6 +144,8 @@ type Writer struct {
 	stripe  int
 	stripes []meta.StripeStats
 	file    map[int]*stats.ColumnStats
+	cuts    []int  // rows of the pending stripe at which Cut ended a chunk
+	aligned []bool // per stream: one entry per row (Cut applies)
 	err     error
 }
 
@@ -120,8 +162,55 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 		p.Zstd = !opts.NoZstd
 		p.MinSaving = opts.MinSaving
 	}
-	return &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
-		file: map[int]*stats.ColumnStats{}}, nil
+	w := &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
+		file: map[int]*stats.ColumnStats{}}
+	for path := range opts.Force {
+		n, err := s.Find(path)
+		if err != nil || n.StreamID(schema.RoleValues) < 0 {
+			return nil, fmt.Errorf("write: forced encoding for %q: no such leaf column", path)
+		}
+	}
+	w.aligned = make([]bool, s.NumStreams())
+	for id := range w.aligned {
+		w.aligned[id] = rowAligned(s.Stream(id).Node)
+	}
+	return w, nil
+}
+
+// rowAligned reports whether the streams of n hold one entry per row: no
+// list, map or FlatMap lies above n.
+func rowAligned(n *schema.Node) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Kind == schema.List || p.Kind == schema.Map || p.Kind == schema.FlatMap {
+			return false
+		}
+	}
+	return n.Kind != schema.List && n.Kind != schema.Map && n.Kind != schema.FlatMap
+}
+
+// Cut ends the current chunk of every row-aligned stream (every stream of
+// a flat table) after the rows written so far, whatever the chunk limits:
+// the time-series layer cuts chunks at series boundaries, so a chunk never
+// mixes two series. Streams inside lists and maps ignore cuts. Chunks are
+// still cut by the ChunkValues and ChunkBytes limits between cuts.
+func (w *Writer) Cut() {
+	if w.pending > 0 && (len(w.cuts) == 0 || w.cuts[len(w.cuts)-1] != w.pending) {
+		w.cuts = append(w.cuts, w.pending)
+	}
+}
+
+// Flush ends the current stripe now (a no-op when no row is pending), so a
+// caller can end stripes at boundaries of its own and learn their layout
+// (format.WriterOptions.OnStripe) before it adds metadata sections.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.flush(); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
 }
 
 // Write appends a record batch.
@@ -145,9 +234,11 @@ func (w *Writer) Write(rec arrow.Record) error {
 }
 
 type encodedChunk struct {
-	node  []byte
-	rows  int
-	stats []byte
+	node   []byte
+	rows   int
+	stats  []byte
+	lo     int  // first entry of the stream
+	shared bool // refers to the stream's shared alphabet
 }
 
 type streamResult struct {
@@ -166,7 +257,16 @@ func (w *Writer) flush() error {
 		return nil
 	}
 	for len(w.encs) < len(streams) {
-		w.encs = append(w.encs, &chunkEncoder{policy: w.policy, nullable: nullable.Encode})
+		e := &chunkEncoder{policy: w.policy, nullable: nullable.Encode}
+		if id := len(w.encs); w.sch.Stream(id).Role == schema.RoleValues {
+			e.fixed = w.opts.Force[w.sch.Stream(id).Node.Path()]
+			e.yield = w.opts.ForceYield
+		}
+		w.encs = append(w.encs, e)
+	}
+	plans := w.correlate(streams)
+	for i := range streams {
+		w.encs[i].corr = plans[streams[i].ID]
 	}
 	results := make([]streamResult, len(streams))
 	var wg sync.WaitGroup
@@ -216,6 +316,7 @@ func (w *Writer) flush() error {
 	w.stripe++
 	w.shred.Reset()
 	w.pending = 0
+	w.cuts = w.cuts[:0]
 	return nil
 }
 
@@ -232,8 +333,15 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	var hashes []uint64
 	wantBloom := valuesRole && s.Type != encoding.Bool && w.bloomed(info.Node.Path())
 	var buf []byte
+	enc.shared = nil
+	if valuesRole {
+		if sh := w.sharedFor(s, max(1, w.opts.ChunkValues>>minChunkShift)); sh != nil {
+			enc.shared = sh
+		}
+	}
+	sizer := w.newSizer(s, enc)
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
-		hi := w.chunkEnd(s, lo)
+		hi := w.chunkEnd(s, lo, sizer)
 		vals := sliceValues(s.Values, lo, hi)
 		var valid []bool
 		if s.Valid != nil {
@@ -245,7 +353,18 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
 			return
 		}
-		c := encodedChunk{node: append([]byte(nil), buf...), rows: hi - lo}
+		node := buf
+		// A forced tree (Options.Force) stays: the time-series layer
+		// forces DeltaOfDelta for its block headers, which a Correlated
+		// node would hide.
+		if enc.corr != nil && enc.fixed == nil && valid == nil && hi > lo {
+			if node, err = enc.encodeCorrelated(buf, vals, lo, hi); err != nil {
+				res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
+				return
+			}
+		}
+		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last)}
+		sizer.observe(hi-lo, len(node))
 		if valuesRole {
 			cs := stats.FromValues(vals, valid)
 			c.stats = cs.AppendBinary(nil)
@@ -262,6 +381,11 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		lo = hi
 		if n == 0 {
 			break
+		}
+	}
+	if enc.shared != nil {
+		if res.err = w.finishShared(s, enc, &res); res.err != nil {
+			return
 		}
 	}
 	if wantBloom && len(hashes) > 0 {
@@ -286,23 +410,44 @@ func (w *Writer) bloomed(path string) bool {
 	return false
 }
 
-// chunkEnd returns the end of the chunk starting at lo.
-func (w *Writer) chunkEnd(s *shred.Stream, lo int) int {
-	hi := min(s.Len, lo+w.opts.ChunkValues)
-	if b, ok := s.Values.(*encoding.Bytes); ok {
-		// cut binary chunks by bytes too, searching the offsets
-		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
-		if b.Offsets[hi] > limit {
-			l, h := lo+1, hi
-			for l < h {
-				m := (l + h) / 2
-				if b.Offsets[m] > limit {
-					h = m
-				} else {
-					l = m + 1
-				}
+// chunkEnd returns the end of the chunk starting at lo: after the number
+// of values the sizer asks for, and for binary values halved until the raw
+// bytes fit ChunkBytes (which keeps the boundaries nested, see size.go);
+// never past the next Cut of a row-aligned stream. With a negative
+// ChunkTarget, chunks are cut as before byte-sized chunks: every
+// ChunkValues values, binary ones also at the last value that fits
+// ChunkBytes.
+func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
+	end := s.Len
+	if s.ID < len(w.aligned) && w.aligned[s.ID] {
+		// the first cut after lo, if it comes before the stream's end
+		i, _ := slices.BinarySearch(w.cuts, lo+1)
+		if i < len(w.cuts) && w.cuts[i] < end {
+			end = w.cuts[i]
+		}
+	}
+	b, isBinary := s.Values.(*encoding.Bytes)
+	if z.target <= 0 {
+		hi := min(end, lo+z.ceil)
+		if isBinary {
+			limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
+			if b.Offsets[hi] > limit {
+				hi = lo + max(1, sort.Search(hi-lo, func(i int) bool { return b.Offsets[lo+i+1] > limit }))
 			}
-			hi = max(l-1, lo+1)
+		}
+		return hi
+	}
+	k := z.size()
+	hi := min(end, (lo/k+1)*k)
+	if isBinary {
+		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
+		for b.Offsets[hi] > limit && hi > lo+1 {
+			if k > 1 {
+				k >>= 1
+				hi = min(end, (lo/k+1)*k)
+			} else {
+				hi = lo + 1
+			}
 		}
 	}
 	return hi
@@ -322,7 +467,30 @@ func (w *Writer) Close() error {
 		fs[id] = *c
 	}
 	w.fw.AddSection("stats.file", meta.MarshalFileStats(fs))
+	// Bloom filters go to a section of their own, stored uncompressed, with
+	// an index of where each lies: a reader reads the index when it opens
+	// the file and a stripe's filter only when a predicate needs it.
+	var blooms []byte
+	refs := make([]map[int]meta.BloomRef, len(w.stripes))
+	for i := range w.stripes {
+		refs[i] = map[int]meta.BloomRef{}
+		ids := make([]int, 0, len(w.stripes[i].Blooms))
+		for id := range w.stripes[i].Blooms {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids) // deterministic bytes
+		for _, id := range ids {
+			b := w.stripes[i].Blooms[id]
+			refs[i][id] = meta.BloomRef{Off: int64(len(blooms)), Len: int64(len(b)), Sum: format.Checksum32(b)}
+			blooms = append(blooms, b...)
+		}
+		w.stripes[i].Blooms = nil
+	}
 	w.fw.AddSection("stats.stripe", meta.MarshalStripeStats(w.stripes))
+	if len(blooms) > 0 {
+		w.fw.AddSectionRaw("stats.bloom", blooms)
+		w.fw.AddSection("stats.bloom.index", meta.MarshalBloomIndex(refs))
+	}
 	if len(w.opts.Metadata) > 0 {
 		w.fw.AddSection("user", meta.MarshalKV(w.opts.Metadata))
 	}
@@ -330,5 +498,46 @@ func (w *Writer) Close() error {
 	if err := w.fw.Close(); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
+	return nil
+}
+
+// finishShared stores the stream's shared alphabet as its first chunk when
+// enough chunks chose it, and otherwise encodes the few that did again
+// without it.
+func (w *Writer) finishShared(s *shred.Stream, enc *chunkEncoder, res *streamResult) error {
+	sh := enc.shared
+	uses := 0
+	for _, c := range res.chunks {
+		if c.shared {
+			uses++
+		}
+	}
+	if uses == 0 {
+		return nil
+	}
+	if uses < minSharedUses {
+		enc.shared, enc.tree = nil, nil
+		for i, c := range res.chunks {
+			if !c.shared {
+				continue
+			}
+			vals := sliceValues(s.Values, c.lo, c.lo+c.rows)
+			var valid []bool
+			if s.Valid != nil {
+				valid = s.Valid[c.lo : c.lo+c.rows]
+			}
+			node, err := enc.encode(nil, vals, valid)
+			if err != nil {
+				return fmt.Errorf("chunk %d: %w", i, err)
+			}
+			res.chunks[i].node, res.chunks[i].shared = node, false
+		}
+		return nil
+	}
+	def, err := sh.Definition(w.policy)
+	if err != nil {
+		return err
+	}
+	res.chunks = append([]encodedChunk{{node: def}}, res.chunks...)
 	return nil
 }

@@ -5,11 +5,14 @@
 //	strata export SRC.strata DST         DST: .parquet, .csv or .arrow
 //	strata inspect FILE [--json]
 //	strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
-//	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format ...]
+//	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON] [--threads N] [--format ...]
 //	strata take FILE ROW...
-//	strata agg FILE "count(*), sum(col)" [--where EXPR]
+//	strata agg FILE "count(*), sum(col)" [--where EXPR] [--split JSON]
+//	strata splits FILE [--target 128MiB]  stripe-aligned pieces for a distributed scan, as JSON lines
 //	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+//	strata gen tsbs --hosts H --duration D OUT   the TSBS cpu-only workload
+//	strata ts import|query|agg|sample|last|paths|info ...   time-series tables
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 //
@@ -30,11 +33,16 @@ usage:
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
-  strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
+  strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
-  strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
+  strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR] [--split JSON|@F]
+  strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
+                                           (reading commands take --threads N: goroutines per query, 0 = all cores)
   strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+  strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
+                                           the TSBS cpu-only DevOps workload (.strata: a time-series table)
+  strata ts COMMAND ...                    time-series tables: import, query, agg, sample, last, paths, info
   strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
@@ -96,12 +104,16 @@ func run(cmd string, args []string) error {
 		err = runTake(args)
 	case "agg":
 		err = runAgg(args)
+	case "splits":
+		err = runSplits(args)
 	case "gen":
 		err = runGen(args)
 	case "sizes":
 		err = runSizes(args)
 	case "bench":
 		err = runBench(args)
+	case "ts":
+		err = runTS(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
