@@ -401,12 +401,22 @@ func (d *decoder[T]) Pos() int            { return d.pos }
 func (d *decoder[T]) Reset()              { d.pos = 0 }
 
 // DecodeSpan implements encoding.DecodeSpanner: blocks are addressed
-// directly and decoded whole.
+// directly; Read decodes a part of a block without exceptions from the
+// groups of 64 packed values that hold it, and a block with exceptions
+// whole (see Read).
 func (d *decoder[T]) DecodeSpan(from, to int) (int, int) {
 	if d.inflated || d.bs <= 0 || to <= from {
 		return 0, d.n
 	}
-	return from / d.bs * d.bs, min(d.n, (to-1)/d.bs*d.bs+d.bs)
+	b0, b1 := from/d.bs, (to-1)/d.bs
+	lo, hi := b0*d.bs, min(d.n, b1*d.bs+d.bs)
+	if d.blocks[b0].nexc == 0 {
+		lo += (from - lo) &^ 63
+	}
+	if d.blocks[b1].nexc == 0 {
+		hi = min(hi, b1*d.bs+(to-b1*d.bs+63)&^63)
+	}
+	return lo, hi
 }
 
 // Skip moves the cursor; blocks are addressed directly, so it is O(1).
