@@ -19,6 +19,8 @@ type ScanOptions struct {
 	// Offset skips this many rows (after filtering); Limit caps the rows
 	// returned (0: no limit).
 	Offset, Limit int64
+	// Split limits the scan to the stripes of one split (see File.Splits).
+	Split *Split
 }
 
 // ScanStats counts what a scan did at each level.
@@ -66,6 +68,7 @@ type Scanner struct {
 	opts   ScanOptions
 	q      *query
 	stripe int
+	end    int   // one past the last stripe of the scan
 	skip   int64 // rows still to skip for Offset
 	left   int64 // rows still to return for Limit (-1: unlimited)
 	stats  ScanStats
@@ -130,7 +133,13 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scanner{ctx: context.Background(), f: f, cols: cols, opts: opts, skip: opts.Offset, left: -1, flat: f.flatColumns(cols)}
+	s := &Scanner{ctx: context.Background(), f: f, cols: cols, opts: opts, end: f.f.NumStripes(), skip: opts.Offset, left: -1, flat: f.flatColumns(cols)}
+	if sp := opts.Split; sp != nil {
+		if err := f.checkSplit(sp); err != nil {
+			return nil, err
+		}
+		s.stripe, s.end = sp.FirstStripe, sp.FirstStripe+sp.Stripes
+	}
 	if opts.Limit > 0 {
 		s.left = opts.Limit
 	}
@@ -157,7 +166,7 @@ func (s *Scanner) Close() error { s.done = true; return nil }
 // Next returns the next batch or io.EOF.
 func (s *Scanner) Next() (arrow.Record, error) {
 	ctx := s.ctx
-	for !s.done && s.stripe < s.f.f.NumStripes() {
+	for !s.done && s.stripe < s.end {
 		if s.left == 0 {
 			s.done = true
 			break
