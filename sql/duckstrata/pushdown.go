@@ -612,15 +612,14 @@ func (p *pusher) expr(r *tableRef, e any) (filter.Expr, bool) {
 				return nil, false
 			}
 			prefix = strings.TrimSuffix(pat, "%")
-			if strings.ContainsAny(prefix, "%_") {
-				return nil, false
-			}
 		case "starts_with", "prefix":
 			prefix = pat
 		default:
 			return nil, false
 		}
-		if prefix == "" {
+		// Strata's LIKE takes a literal prefix and a final %: a prefix
+		// holding a wildcard character cannot be written in it.
+		if prefix == "" || strings.ContainsAny(prefix, "%_") {
 			return nil, false
 		}
 		return &filter.Leaf{Path: c.name, Op: filter.OpPrefix, Lits: []filter.Literal{{Kind: filter.LitString, Text: prefix + "%"}}}, true
