@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -704,6 +706,23 @@ func (p *pusher) literal(c colInfo, e any) (filter.Literal, bool) {
 			}
 		}
 	}
+	if typ, text, ok := foldGo(e); ok {
+		switch {
+		case cast == "":
+			return literalOf(c.kind, typ, text)
+		case c.kind == kDouble && isIntType(typ):
+			// Integers within 2^53 convert to DOUBLE exactly.
+			if v, ok := new(big.Int).SetString(text, 10); ok && v.IsInt64() && v.Int64() <= 1<<53 && v.Int64() >= -(1<<53) {
+				return literalOf(kDouble, "DOUBLE", strconv.FormatFloat(float64(v.Int64()), 'e', -1, 64))
+			}
+		case typ == "VARCHAR" && plainDate(text) && validDate(text):
+			// A string literal compared with a date or timestamp column:
+			// DuckDB casts it to the column's type, midnight of that day.
+			return literalOf(c.kind, "DATE", text)
+		case typ == "VARCHAR" && c.kind == kTimestamp && plainTimestamp(text) && len(text) == 19 && validDate(text[:10]):
+			return literalOf(c.kind, "TIMESTAMP", text)
+		}
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return filter.Literal{}, false
@@ -999,4 +1018,268 @@ func Query(ctx context.Context, conn *sql.Conn, query string, args ...any) (*sql
 		return nil, err
 	}
 	return conn.QueryContext(ctx, q, args...)
+}
+
+func isIntType(typ string) bool {
+	switch typ {
+	case "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+		"UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT":
+		return true
+	}
+	return false
+}
+
+func validDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+// foldGo evaluates the commonest constants without a round trip to DuckDB:
+// literals, DATE/TIMESTAMP/BOOLEAN literals, integer + - *, and a date plus
+// or minus a whole number of days, months or years. It returns DuckDB's
+// type name and rendering (the same evalBatch would get), or false for
+// anything else, which DuckDB then evaluates.
+func foldGo(e any) (typ, text string, ok bool) {
+	n := asMap(e)
+	if n == nil {
+		return "", "", false
+	}
+	switch n["type"] {
+	case "VALUE_CONSTANT":
+		v := asMap(n["value"])
+		if v == nil || v["is_null"] == true {
+			return "", "", false
+		}
+		id := constType(n)
+		switch {
+		case id == "VARCHAR":
+			s, ok := v["value"].(string)
+			return id, s, ok
+		case id == "BOOLEAN":
+			b, ok := v["value"].(bool)
+			return id, strconv.FormatBool(b), ok
+		case isIntType(id):
+			x, ok := bigOf(v["value"], id == "HUGEINT")
+			if !ok {
+				return "", "", false
+			}
+			return id, x.String(), true
+		case id == "DECIMAL":
+			t := asMap(asMap(v["type"])["type_info"])
+			w, ok1 := intOf(t["width"])
+			sc, ok2 := intOf(t["scale"])
+			x, ok3 := bigOf(v["value"], true)
+			if !ok1 || !ok2 || !ok3 || sc < 0 || sc > 38 {
+				return "", "", false
+			}
+			return fmt.Sprintf("DECIMAL(%d,%d)", w, sc), decimalText(x, int(sc)), true
+		}
+	case "OPERATOR_CAST":
+		if n["try_cast"] == true {
+			return "", "", false
+		}
+		ct, ok := asMap(n["cast_type"])["id"].(string)
+		if !ok {
+			return "", "", false
+		}
+		typ, text, ok := foldGo(n["child"])
+		if !ok || typ != "VARCHAR" {
+			return "", "", false
+		}
+		switch ct {
+		case "DATE":
+			if plainDate(text) && validDate(text) {
+				return "DATE", text, true
+			}
+		case "TIMESTAMP":
+			if plainTimestamp(text) && len(text) <= 26 && validDate(text[:10]) {
+				return "TIMESTAMP", text, true
+			}
+		case "BOOLEAN":
+			switch strings.ToLower(text) {
+			case "t", "true":
+				return "BOOLEAN", "true", true
+			case "f", "false":
+				return "BOOLEAN", "false", true
+			}
+		}
+	case "FUNCTION":
+		if str(n["schema"]) != "" {
+			return "", "", false
+		}
+		kids, _ := n["children"].([]any)
+		name := str(n["function_name"])
+		if name == "-" && len(kids) == 1 {
+			typ, text, ok := foldGo(kids[0])
+			if ok && isIntType(typ) {
+				x, _ := new(big.Int).SetString(text, 10)
+				return "HUGEINT", x.Neg(x).String(), true
+			}
+			return "", "", false
+		}
+		if len(kids) != 2 || (name != "+" && name != "-" && name != "*") {
+			return "", "", false
+		}
+		lt, ltext, ok1 := foldGo(kids[0])
+		if !ok1 {
+			return "", "", false
+		}
+		if isIntType(lt) {
+			rt, rtext, ok := foldGo(kids[1])
+			if !ok || !isIntType(rt) {
+				return "", "", false
+			}
+			a, _ := new(big.Int).SetString(ltext, 10)
+			b, _ := new(big.Int).SetString(rtext, 10)
+			switch name {
+			case "+":
+				a.Add(a, b)
+			case "-":
+				a.Sub(a, b)
+			default:
+				a.Mul(a, b)
+			}
+			return "HUGEINT", a.String(), true
+		}
+		if lt == "DATE" && name != "*" {
+			unit, k, ok := intervalOf(kids[1])
+			if !ok {
+				return "", "", false
+			}
+			if name == "-" {
+				k = -k
+			}
+			d, _ := time.Parse("2006-01-02", ltext)
+			switch unit {
+			case "days":
+				d = d.AddDate(0, 0, k)
+			default:
+				if unit == "years" {
+					k *= 12
+				}
+				d = addMonths(d, k)
+			}
+			if d.Year() < 1 || d.Year() > 9999 {
+				return "", "", false
+			}
+			// DATE + INTERVAL is a TIMESTAMP in DuckDB.
+			return "TIMESTAMP", d.Format("2006-01-02 15:04:05"), true
+		}
+	}
+	return "", "", false
+}
+
+// addMonths adds k months the way DuckDB does: the day is kept, or clamped
+// to the last day of a shorter month.
+func addMonths(d time.Time, k int) time.Time {
+	m := int(d.Month()) - 1 + k
+	y := d.Year() + m/12
+	m %= 12
+	if m < 0 {
+		m += 12
+		y--
+	}
+	last := time.Date(y, time.Month(m+2), 0, 0, 0, 0, 0, time.UTC).Day()
+	return time.Date(y, time.Month(m+1), min(d.Day(), last), 0, 0, 0, 0, time.UTC)
+}
+
+// intervalOf recognizes INTERVAL n DAY|MONTH|YEAR as DuckDB's parser
+// writes it: to_days(CAST(trunc(CAST(n AS DOUBLE)) AS INTEGER)), n an
+// integer or a string of one.
+func intervalOf(e any) (unit string, k int, ok bool) {
+	n := asMap(e)
+	if n == nil || n["type"] != "FUNCTION" || str(n["schema"]) != "" {
+		return "", 0, false
+	}
+	switch str(n["function_name"]) {
+	case "to_days":
+		unit = "days"
+	case "to_months":
+		unit = "months"
+	case "to_years":
+		unit = "years"
+	default:
+		return "", 0, false
+	}
+	kids, _ := n["children"].([]any)
+	if len(kids) != 1 {
+		return "", 0, false
+	}
+	x := asMap(kids[0])
+	// Unwrap CAST(trunc(CAST(v AS DOUBLE)) AS INTEGER).
+	if x["type"] == "OPERATOR_CAST" {
+		x = asMap(x["child"])
+		if x["type"] != "FUNCTION" || str(x["function_name"]) != "trunc" {
+			return "", 0, false
+		}
+		tk, _ := x["children"].([]any)
+		if len(tk) != 1 {
+			return "", 0, false
+		}
+		x = asMap(tk[0])
+		if x["type"] != "OPERATOR_CAST" {
+			return "", 0, false
+		}
+		x = asMap(x["child"])
+	}
+	typ, text, ok := foldGo(x)
+	if !ok || !(isIntType(typ) || typ == "VARCHAR") {
+		return "", 0, false
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || v > 1e6 || v < -1e6 {
+		return "", 0, false
+	}
+	return unit, v, true
+}
+
+// bigOf reads an integer JSON value: a number, or {upper, lower} halves of
+// a 128-bit value (upper signed when signed is set).
+func bigOf(v any, signed bool) (*big.Int, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		b, ok := new(big.Int).SetString(string(x), 10)
+		return b, ok
+	case map[string]any:
+		up, ok1 := x["upper"].(json.Number)
+		lo, ok2 := x["lower"].(json.Number)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		u, ok1 := new(big.Int).SetString(string(up), 10)
+		l, ok2 := new(big.Int).SetString(string(lo), 10)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		if !signed && u.Sign() < 0 {
+			return nil, false
+		}
+		return u.Lsh(u, 64).Add(u, l), true
+	}
+	return nil, false
+}
+
+func intOf(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := n.Int64()
+	return i, err == nil
+}
+
+// decimalText writes an unscaled value with scale digits after the point.
+func decimalText(x *big.Int, scale int) string {
+	neg := x.Sign() < 0
+	d := new(big.Int).Abs(x).String()
+	if scale > 0 {
+		if len(d) <= scale {
+			d = strings.Repeat("0", scale-len(d)+1) + d
+		}
+		d = d[:len(d)-scale] + "." + d[len(d)-scale:]
+	}
+	if neg {
+		d = "-" + d
+	}
+	return d
 }
