@@ -140,9 +140,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if *explain {
 			for _, p := range pushed {
 				if p.Filter == "" {
-					fmt.Fprintf(stderr, "-- %s: nothing pushed (%d conjuncts left to DuckDB)\n", p.Table, p.Kept)
+					fmt.Fprintf(stderr, "-- %s: nothing pushed; %d WHERE conjunct(s) not pushable\n", p.Table, p.Kept)
 				} else {
-					fmt.Fprintf(stderr, "-- %s: pushed %s (%d conjuncts left to DuckDB only)\n", p.Table, p.Filter, p.Kept)
+					fmt.Fprintf(stderr, "-- %s: pushed %s; %d WHERE conjunct(s) not pushable\n", p.Table, p.Filter, p.Kept)
 				}
 			}
 			fmt.Fprintf(stderr, "%s\n", q)
@@ -207,6 +207,9 @@ func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 		default:
 			row := make([]string, len(cols))
 			for i, v := range vals {
+				if v == nil && cw != nil {
+					continue // CSV: an empty field
+				}
 				row[i] = text(v, cols[i].DatabaseTypeName())
 			}
 			if cw != nil {
