@@ -68,13 +68,15 @@ func sweepFiles(t *testing.T) map[string][]byte {
 // sparseFSSTFile holds the encodings the other files do not reach: a bool
 // column with rare trues (SparseBool), URL-like text (FSST), an integer
 // column of one value with rare exceptions (MainlyConstant) and zero-padded
-// numeric codes (DigitText).
+// numeric codes (DigitText) and full-precision doubles in a narrow range
+// (ALP-RD).
 func sparseFSSTFile(t *testing.T) []byte {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean},
 		{Name: "url", Type: arrow.BinaryTypes.String},
 		{Name: "mostly", Type: arrow.PrimitiveTypes.Float64},
 		{Name: "code", Type: arrow.BinaryTypes.String},
+		{Name: "precise", Type: arrow.PrimitiveTypes.Float64},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	defer b.Release()
@@ -88,6 +90,7 @@ func sparseFSSTFile(t *testing.T) []byte {
 		}
 		b.Field(2).(*array.Float64Builder).Append(v)
 		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("%05d", (i*7919)%100000))
+		b.Field(4).(*array.Float64Builder).Append(1 + math.Mod(float64(i)*math.Sqrt2*math.Pi, 1))
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()

@@ -65,6 +65,12 @@ type Codec struct {
 	// suffix bytes), so selection weighs it against the Fallback after
 	// zstd rather than against the Fallback's uncompressed trial.
 	TrialCountsZstd bool
+	// SizeOverZstd: the encoding competes with the Fallback+zstd on size
+	// (ALP, ALP-RD, Chimp): when it wins on uncompressed size, it is kept
+	// only if smaller than the Fallback's compressed node (estimated on the
+	// sample, and only where the zstd post-pass would keep zstd). Trial
+	// sizes exclude zstd, which would otherwise never be weighed.
+	SizeOverZstd bool
 }
 
 // IsLeaf reports whether nodes of type t never nest children.

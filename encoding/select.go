@@ -291,8 +291,8 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 // Fallback (which the zstd post-pass will compress) by FSSTZstdRatio × the
 // Fallback's compressed size, against anything else by score.
 func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fast, zc *Codec
-	bestScore, fastScore, zcScore := math.Inf(1), math.Inf(1), math.Inf(1)
+	var best, fast, zc, fallback *Codec
+	bestScore, fastScore, zcScore, fallbackScore := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
 	var sample any
 	var sampleSt *Stats
 	for _, cd := range c.p.Registry.Codecs() {
@@ -337,6 +337,9 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			zc, zcScore = cd, score
 			continue
 		}
+		if cd.Fallback {
+			fallback, fallbackScore = cd, score
+		}
 		if score < bestScore {
 			best, bestScore = cd, score
 		}
@@ -369,6 +372,22 @@ func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
 			}
 		case fastScore < bestScore:
 			best = fast
+		}
+	}
+	// A SizeOverZstd winner (the float encodings) is weighed against the
+	// Fallback's size after zstd, when zstd would be kept on that node:
+	// trial sizes are compared before the zstd post-pass, which finds what
+	// those encodings cannot (float32 values printed as doubles, repeated
+	// byte patterns).
+	if c.p.Zstd && best != nil && best.SizeOverZstd && fallback != nil && fallback.Zstd {
+		z := c.zstdTrivialSize(vals, st, fallback, sample, sampleSt)
+		raw := fallbackScore / max(fallback.ReadFactor, 1)
+		minSaving := c.p.MinSaving
+		if raw < float64(c.p.ZstdMinBytes) {
+			minSaving = max(minSaving, c.p.SmallZstdSaving)
+		}
+		if z <= raw*(1-minSaving) && z*max(fallback.ReadFactor, 1) < bestScore {
+			best = fallback
 		}
 	}
 	if best == nil {

@@ -2,8 +2,9 @@
 // fetcher that turns many small wanted ranges into few reads.
 //
 // The reader is sans-IO: it computes the byte ranges it needs and hands them
-// to a Fetcher, so the same reader works on local files, memory and (later)
-// object storage. Every type here is safe for concurrent use.
+// to a Fetcher, so the same reader works on local files, memory and object
+// storage (the sources of iox/remote and iox/s3, which register their URL
+// schemes with Open). Every type here is safe for concurrent use.
 package iox
 
 import (

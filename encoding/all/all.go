@@ -7,7 +7,10 @@ import (
 	"sync"
 
 	"strata/encoding"
+	"strata/encoding/alp"
+	"strata/encoding/alprd"
 	"strata/encoding/blockfor"
+	"strata/encoding/chimp"
 	"strata/encoding/constant"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
@@ -47,6 +50,9 @@ func Registry() *encoding.Registry {
 			fsst.Codec,
 			frontcoding.Codec,
 			digittext.Codec,
+			alp.Codec,
+			alprd.Codec,
+			chimp.Codec,
 		)
 	})
 	return reg

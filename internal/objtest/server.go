@@ -138,7 +138,7 @@ func Start(bin, dir string) (*Server, error) {
 			"--port", addr, "--quiet", "posix", "--sidecar", side, root)
 		s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 		s.cmd.Env = append(os.Environ(), "VGW_QUIET=true")
-		if err := s.cmd.Start(); err != nil {
+		if err := startChild(s.cmd); err != nil {
 			return nil, fmt.Errorf("starting versitygw: %w", err)
 		}
 		s.done = make(chan struct{})

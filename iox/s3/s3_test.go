@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -290,5 +291,48 @@ func TestOpenFromEnv(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
 	if _, err := iox.Open(ctx, "s3://strata-test/"+key); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("wrong secret: %v", err)
+	}
+}
+
+// BenchmarkRangeGet reads a 16 MiB object in ranged GETs of 1 MiB and
+// 16 MiB, one at a time, through the test proxy (no added latency) and
+// straight from the server: what one request costs and how fast bytes
+// move, apart from any reader.
+func BenchmarkRangeGet(b *testing.B) {
+	const size = 16 << 20
+	data := randomBytes(size, 9)
+	srv := objtest.Need(b)
+	ctx := context.Background()
+	if err := srv.Put(ctx, "strata-test", "bench-16m", data); err != nil {
+		b.Fatal(err)
+	}
+	p, err := objtest.NewProxy(srv.Endpoint)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, via := range []struct{ name, endpoint string }{{"proxy", p.URL}, {"direct", srv.Endpoint}} {
+		c, err := s3.NewClient(ctx, srv.Config(via.endpoint))
+		if err != nil {
+			b.Fatal(err)
+		}
+		o, err := c.Open(ctx, "strata-test", "bench-16m")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, req := range []int64{1 << 20, 16 << 20} {
+			b.Run(fmt.Sprintf("%s/%dMiB", via.name, req>>20), func(b *testing.B) {
+				b.SetBytes(size)
+				buf := make([]byte, req)
+				for b.Loop() {
+					for off := int64(0); off < size; off += req {
+						if err := iox.ReadFull(ctx, o, buf, off); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+		c.Close()
 	}
 }
