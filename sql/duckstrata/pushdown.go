@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"strata"
 	"strata/filter"
 )
 
@@ -26,6 +27,10 @@ type Pushed struct {
 	// Kept counts the WHERE conjuncts that were not pushed (DuckDB applies
 	// them, as it applies every conjunct).
 	Kept int
+	// Estimate is the fraction of rows the pushable conjuncts are
+	// estimated to keep (see WithPushAll); when it is high nothing is
+	// pushed.
+	Estimate float64
 }
 
 // Pushdown rewrites query so that the scan of each Strata file it names gets
@@ -81,7 +86,14 @@ type Pushed struct {
 // reference's alias. A sampled reference (USING SAMPLE) is left alone. A
 // query DuckDB cannot serialize (not a SELECT) is returned unchanged.
 func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option) (string, []Pushed, error) {
-	p := &pusher{ctx: ctx, conn: conn, cfg: newConfig(opts), query: query, schemas: map[string]*arrow.Schema{}}
+	p := &pusher{ctx: ctx, conn: conn, cfg: newConfig(opts), query: query, files: map[string]*strata.File{}}
+	defer func() {
+		for _, f := range p.files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
 	var js string
 	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", query).Scan(&js); err != nil {
 		return query, nil, fmt.Errorf("duckstrata: parsing the query: %w", err)
@@ -112,7 +124,26 @@ func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option)
 	var out []Pushed
 	for _, r := range p.refs {
 		exprs, kept := p.convertRef(r)
-		pu := Pushed{Table: r.path, Kept: kept}
+		pu := Pushed{Table: r.path, Kept: kept, Estimate: 1}
+		if f := p.files[r.path]; f != nil && !p.cfg.pushAll && len(exprs) > 0 {
+			// Keep the conjuncts worth pushing (see estimate.go).
+			var sel []filter.Expr
+			keep, all := 1.0, 1.0
+			for _, e := range exprs {
+				k := keepEstimate(f, e)
+				all *= k
+				if k < maxConjunctKeep {
+					sel = append(sel, e)
+					keep *= k
+				}
+			}
+			pu.Estimate = all
+			if keep > maxKeep {
+				sel = nil
+			}
+			pu.Kept += len(exprs) - len(sel)
+			exprs = sel
+		}
 		if len(exprs) > 0 {
 			var e filter.Expr = exprs[0]
 			if len(exprs) > 1 {
@@ -148,12 +179,12 @@ type edit struct {
 }
 
 type pusher struct {
-	ctx     context.Context
-	conn    *sql.Conn
-	cfg     *config
-	query   string
-	refs    []*tableRef
-	schemas map[string]*arrow.Schema
+	ctx   context.Context
+	conn  *sql.Conn
+	cfg   *config
+	query string
+	refs  []*tableRef
+	files map[string]*strata.File
 	// consts maps a constant's key (its JSON and the cast it needs) to its
 	// value; in the first pass it collects what to evaluate.
 	consts map[constKey]*constVal
@@ -338,19 +369,18 @@ func conjuncts(e any, out []any) []any {
 // expressions, and how many were kept back.
 func (p *pusher) convertRef(r *tableRef) ([]filter.Expr, int) {
 	if r.schema == nil {
-		sch, ok := p.schemas[r.path]
+		f, ok := p.files[r.path]
 		if !ok {
-			f, err := p.cfg.open(p.ctx, r.path)
-			if err == nil {
-				sch = f.Schema()
-				f.Close()
+			var err error
+			if f, err = p.cfg.open(p.ctx, r.path); err != nil {
+				f = nil // unreadable: DuckDB will say why
 			}
-			p.schemas[r.path] = sch // nil: unreadable, DuckDB will say why
+			p.files[r.path] = f
 		}
-		r.schema = sch
-		if sch == nil {
+		if f == nil {
 			return nil, 0
 		}
+		r.schema = f.Schema()
 	}
 	var out []filter.Expr
 	kept := 0

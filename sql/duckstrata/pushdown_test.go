@@ -331,7 +331,7 @@ func TestPushdownRandom(t *testing.T) {
 		// themselves are fetched only to report a difference.
 		digest := func(q string) string { return "SELECT count(*), sum(hash(q))::VARCHAR FROM (" + q + ") q" }
 		wantRows, wantErr := tryRows(conn, digest(refQ))
-		pushed, pu, err := duckstrata.Pushdown(ctx, conn, fmt.Sprintf(q, from))
+		pushed, pu, err := duckstrata.Pushdown(ctx, conn, fmt.Sprintf(q, from), duckstrata.WithPushAll())
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

@@ -53,6 +53,7 @@ type Option func(*config)
 type config struct {
 	open       func(ctx context.Context, path string) (*strata.File, error)
 	splitBytes int64
+	pushAll    bool
 }
 
 // WithOpen sets how strata_scan opens a path (default strata.OpenContext,
@@ -65,6 +66,11 @@ func WithOpen(open func(ctx context.Context, path string) (*strata.File, error))
 // WithSplitBytes sets the stripe data per split, the unit a DuckDB thread
 // claims (default: one stripe per split).
 func WithSplitBytes(n int64) Option { return func(c *config) { c.splitBytes = n } }
+
+// WithPushAll makes Pushdown push every pushable conjunct, without
+// estimating from the file's statistics whether the filter is selective
+// enough to pay for itself (see Pushdown).
+func WithPushAll() Option { return func(c *config) { c.pushAll = true } }
 
 func newConfig(opts []Option) *config {
 	c := &config{open: strata.OpenContext}

@@ -113,13 +113,14 @@ func runBench(args []string) error {
 	type system struct {
 		name  string
 		table string
-		push  bool
+		push  []duckstrata.Option // nil: no pushdown
 	}
 	systems := []system{
-		{"duckdb/parquet-zstd", "read_parquet(" + sqlQuote(pqPath) + ")", false},
-		{"duckdb/native", "nat.lineitem", false},
-		{"strata (duckstrata)", sqlQuote(stPath), true},
-		{"strata, no pushdown", sqlQuote(stPath), false},
+		{"duckdb/parquet-zstd", "read_parquet(" + sqlQuote(pqPath) + ")", nil},
+		{"duckdb/native", "nat.lineitem", nil},
+		{"strata (duckstrata)", sqlQuote(stPath), []duckstrata.Option{}},
+		{"strata, push all", sqlQuote(stPath), []duckstrata.Option{duckstrata.WithPushAll()}},
+		{"strata, no pushdown", sqlQuote(stPath), nil},
 	}
 	queries := []struct{ name, sql string }{{"Q1", duckstrata.TPCHQ1}, {"Q6", duckstrata.TPCHQ6}}
 	times := make([][][]time.Duration, len(systems))
@@ -135,8 +136,8 @@ func runBench(args []string) error {
 				s := systems[si]
 				start := time.Now()
 				text := fmt.Sprintf(q.sql, s.table)
-				if s.push {
-					if text, _, err = duckstrata.Pushdown(ctx, conn, text); err != nil {
+				if s.push != nil {
+					if text, _, err = duckstrata.Pushdown(ctx, conn, text, s.push...); err != nil {
 						return err
 					}
 				}
