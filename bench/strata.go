@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"reflect"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -109,22 +108,17 @@ func (s *strataSys) QMonth(w *Workload, verify bool) (Out, error) {
 	return s.scan(strata.ScanOptions{Columns: monthCols, Where: monthWhere(w)}, verify)
 }
 
-// QAgg calls File.Aggregate through reflection so that the harness keeps
-// building whichever of the facade's signatures is current
-// (([]AggValue, error) or ([]AggValue, ScanStats, error)), and reports the
-// query as unsupported if the method is missing.
+// QAgg is count(*) and sum(l_quantity) with the filter of QMonth.
 func (s *strataSys) QAgg(w *Workload) (Out, error) {
-	m := reflect.ValueOf(s.f).MethodByName("Aggregate")
-	if !m.IsValid() {
-		return Out{}, fmt.Errorf("strata: File.Aggregate missing: %w", errUnsupported)
+	vals, _, err := s.f.Aggregate(strata.AggregateOptions{
+		Aggs:  []strata.Agg{strata.CountAll(), strata.Sum("l_quantity")},
+		Where: monthWhere(w),
+	})
+	if err != nil {
+		return Out{}, err
 	}
-	res := m.Call([]reflect.Value{reflect.ValueOf("count(*), sum(l_quantity)"), reflect.ValueOf(monthWhere(w))})
-	if e := res[len(res)-1]; !e.IsNil() {
-		return Out{}, e.Interface().(error)
-	}
-	vals, ok := res[0].Interface().([]strata.AggValue)
-	if !ok || len(vals) != 2 {
-		return Out{}, fmt.Errorf("strata: Aggregate returned %v", res[0].Interface())
+	if len(vals) != 2 {
+		return Out{}, fmt.Errorf("strata: Aggregate returned %d values", len(vals))
 	}
 	out := Out{AggCount: vals[0].Int()}
 	if !vals[1].Null {

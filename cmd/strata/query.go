@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"strata/read"
+	"strata"
 )
 
 func runTake(args []string) error {
@@ -83,7 +83,7 @@ func runAgg(args []string) error {
 	}
 	defer f.Close()
 	start := time.Now()
-	vals, st, err := f.Aggregate(pos[1], *where)
+	vals, st, err := f.Aggregate(strata.AggregateOptions{Exprs: pos[1], Where: *where})
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func runInspect(args []string) error {
 	return nil
 }
 
-func printReport(r *read.Report) {
+func printReport(r *strata.Report) {
 	fmt.Printf("rows %d, stripes %d, bytes %d\n\n", r.Rows, r.Stripes, r.Bytes)
 	fmt.Printf("%-24s %-22s %12s %7s  %s\n", "column", "type", "bytes", "share", "encodings (bytes)")
 	for _, c := range r.Columns {

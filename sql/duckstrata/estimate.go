@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"strata"
-	"strata/encoding"
 	"strata/filter"
-	"strata/schema"
 )
 
 // Whether pushing pays. A pushed filter makes Strata evaluate it row by row
@@ -118,52 +116,38 @@ func literalValue(l filter.Literal) float64 {
 	return math.NaN()
 }
 
-// columnRange returns the file's min and max of a top-level column on
-// literalValue's scale and the fraction of its rows that are not null.
+// columnRange returns the file's min and max of a column on literalValue's
+// scale and the fraction of its rows that are not null.
 func columnRange(f *strata.File, name string) (lo, hi, nonNull float64, ok bool) {
-	idx := f.Schema().FieldIndices(name)
-	if len(idx) == 0 {
-		return 0, 0, 0, false
-	}
-	n := f.StrataSchema().Column(idx[0])
-	if len(n.Children) > 0 {
-		return 0, 0, 0, false
-	}
-	cs, ok := f.FileStats(n.StreamID(schema.RoleValues))
+	cs, ok := f.ColumnStats(name)
 	if !ok || cs.Rows == 0 {
 		return 0, 0, 0, false
 	}
 	nonNull = float64(cs.Rows-cs.Nulls) / float64(cs.Rows)
-	if !cs.HasMinMax {
-		return math.NaN(), math.NaN(), nonNull, true
+	lo, hi = math.NaN(), math.NaN()
+	if cs.HasMinMax {
+		lo, hi = statValue(cs.Min), statValue(cs.Max)
 	}
-	conv := func(v float64) float64 {
-		switch n.Kind {
-		case schema.Decimal:
-			return v / math.Pow10(n.Scale)
-		case schema.Date:
-			return v * 86400
-		case schema.Timestamp:
-			return v / [...]float64{1, 1e3, 1e6, 1e9}[min(int(n.Unit), 3)]
-		}
-		return v
-	}
-	num := func(v interface {
-		Int() int64
-		Uint() uint64
-		Float() float64
-	}) float64 {
-		switch t := cs.Type; {
-		case t.IsFloat():
-			return v.Float()
-		case t.IsSigned():
-			return float64(v.Int())
-		default:
-			return float64(v.Uint())
+	return lo, hi, nonNull, true
+}
+
+// statValue maps a statistics bound to literalValue's scale (NaN for
+// strings, bools and bytes, which get no range estimate).
+func statValue(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case float64:
+		return x
+	case time.Time:
+		return float64(x.UnixNano()) / 1e9
+	case strata.Decimal:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err == nil {
+			return f
 		}
 	}
-	if cs.Type == encoding.Binary || cs.Type == encoding.Bool {
-		return math.NaN(), math.NaN(), nonNull, true
-	}
-	return conv(num(cs.Min)), conv(num(cs.Max)), nonNull, true
+	return math.NaN()
 }

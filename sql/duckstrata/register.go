@@ -54,6 +54,13 @@ type config struct {
 	open       func(ctx context.Context, path string) (*strata.File, error)
 	splitBytes int64
 	pushAll    bool
+	openOpts   []strata.OpenOption
+}
+
+// WithOpenOptions passes options (memory limit, verification, caches) to
+// the default opener.
+func WithOpenOptions(opts ...strata.OpenOption) Option {
+	return func(c *config) { c.openOpts = append(c.openOpts, opts...) }
 }
 
 // WithOpen sets how strata_scan opens a path (default strata.OpenContext,
@@ -73,7 +80,10 @@ func WithSplitBytes(n int64) Option { return func(c *config) { c.splitBytes = n 
 func WithPushAll() Option { return func(c *config) { c.pushAll = true } }
 
 func newConfig(opts []Option) *config {
-	c := &config{open: strata.OpenContext}
+	c := &config{}
+	c.open = func(ctx context.Context, path string) (*strata.File, error) {
+		return strata.OpenContext(ctx, path, c.openOpts...)
+	}
 	for _, o := range opts {
 		o(c)
 	}

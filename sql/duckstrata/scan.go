@@ -26,7 +26,6 @@ import (
 
 	"strata"
 	"strata/interop"
-	"strata/read"
 )
 
 // The table function is written against DuckDB's C API (through duckdb-go's
@@ -83,7 +82,7 @@ type bindData struct {
 	where  string
 	file   *strata.File
 	cols   []column
-	splits []read.Split
+	splits []strata.Split
 }
 
 func (b *bindData) close() {
@@ -177,7 +176,7 @@ type scanState struct {
 	mu      sync.Mutex
 	cond    sync.Cond
 	next    int // next split to open
-	idle    []*read.Scanner
+	idle    []*strata.Scanner
 	busy    int // scanners being read by a thread
 	queue   []arrow.Record
 	headOff int64 // rows of queue[0] already handed out
@@ -290,7 +289,7 @@ func (s *scanState) take(max int64) (piece, error) {
 			}
 			return piece{rec: r, lo: lo, hi: hi}, nil
 		}
-		var sc *read.Scanner
+		var sc *strata.Scanner
 		switch {
 		case len(s.idle) > 0:
 			sc = s.idle[len(s.idle)-1]
