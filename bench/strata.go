@@ -114,15 +114,17 @@ func (s *strataSys) QMonth(w *Workload, verify bool) (Out, error) {
 	return s.scan(strata.ScanOptions{Columns: monthCols, Where: monthWhere(w)}, verify)
 }
 
-// QAgg runs File.Aggregate.
+// QAgg is count(*) and sum(l_quantity) with the filter of QMonth.
 func (s *strataSys) QAgg(w *Workload) (Out, error) {
-	vals, st, err := s.f.Aggregate("count(*), sum(l_quantity)", monthWhere(w))
+	vals, _, err := s.f.Aggregate(strata.AggregateOptions{
+		Aggs:  []strata.Agg{strata.CountAll(), strata.Sum("l_quantity")},
+		Where: monthWhere(w),
+	})
 	if err != nil {
 		return Out{}, err
 	}
-	s.last = st
 	if len(vals) != 2 {
-		return Out{}, fmt.Errorf("strata: Aggregate returned %v", vals)
+		return Out{}, fmt.Errorf("strata: Aggregate returned %d values", len(vals))
 	}
 	out := Out{AggCount: vals[0].Int()}
 	if !vals[1].Null {
