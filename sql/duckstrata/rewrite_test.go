@@ -42,8 +42,9 @@ func TestPushdownRewrite(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("%s\npushed %q, want %q", c.q, got, c.want)
 		}
-		// The rewritten query runs and returns what the original does.
-		if !strings.HasPrefix(c.q, "CREATE") {
+		// The rewritten query runs and returns what the original does
+		// (a sample draws other rows on every run).
+		if !strings.HasPrefix(c.q, "CREATE") && !strings.Contains(c.q, "SAMPLE") {
 			sameRows(t, c.q, rowsOf(t, conn, out), rowsOf(t, conn, c.q))
 		}
 	}
