@@ -146,9 +146,10 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	nb := (n + bs - 1) / bs
 	plans := make([]blockPlan, nb)
 	offs := make([]uint64, min(bs, n))
+	tmp := make([]uint64, min(bs, n))
 	for b := range plans {
 		blk := vals[b*bs : min(n, (b+1)*bs)]
-		plans[b] = plan(blk, offs[:len(blk)])
+		plans[b] = plan(blk, offs[:len(blk)], tmp[:len(blk)])
 	}
 	dst = binary.AppendUvarint(dst, uint64(bs))
 	var prev uint64
@@ -189,8 +190,8 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 
 // plan picks the base and width of one block that minimize its packed size:
 // n*w bits for the slots plus, per exception, its position and its full
-// offset from the block minimum. offs is scratch of len(blk).
-func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
+// offset from the block minimum. offs and tmp are scratch of len(blk).
+func plan[T encoding.Integer](blk []T, offs, tmp []uint64) blockPlan {
 	mn, mx := blk[0], blk[0]
 	for _, v := range blk[1:] {
 		mn = min(mn, v)
@@ -207,7 +208,7 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 	for i, v := range blk {
 		offs[i] = wide(v) - p.min
 	}
-	slices.Sort(offs)
+	sortOffsets(offs, tmp, rangeBits)
 	excBits := bits.Len(uint(n-1)) + rangeBits
 	best := n * rangeBits
 	// count returns how many values the best window [base, base+2^w) holds
@@ -251,6 +252,54 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 	consider(0, c0, at0)
 	visit(0, c0, rangeBits, n)
 	return p
+}
+
+// sortOffsets sorts offs, whose values are below 2^rangeBits, in place; tmp
+// is scratch of len(offs). Planning sorts every block of every trial encode,
+// which made comparison sorting a third of the writer's time on large
+// integer columns; a least-significant-digit radix sort over the bytes the
+// values use (skipping bytes they all share) does the same in a few linear
+// passes. Input already in order (sorted columns) returns after one pass.
+func sortOffsets(offs, tmp []uint64, rangeBits int) {
+	n := len(offs)
+	ordered := true
+	for i := 1; i < n; i++ {
+		if offs[i] < offs[i-1] {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		return
+	}
+	if n < 64 {
+		slices.Sort(offs)
+		return
+	}
+	src, dst := offs, tmp[:n]
+	for shift := 0; shift < rangeBits; shift += 8 {
+		var cnt [256]int
+		for _, v := range src {
+			cnt[byte(v>>uint(shift))]++
+		}
+		if cnt[byte(src[0]>>uint(shift))] == n {
+			continue // every value has this byte: the pass would not move anything
+		}
+		sum := 0
+		for i, c := range cnt {
+			cnt[i] = sum
+			sum += c
+		}
+		for _, v := range src {
+			d := byte(v >> uint(shift))
+			dst[cnt[d]] = v
+			cnt[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &offs[0] {
+		copy(offs, src)
+	}
 }
 
 // block is one parsed block header with the byte offsets of its sections.
