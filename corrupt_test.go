@@ -95,7 +95,8 @@ func sparseFSSTFile(t *testing.T) []byte {
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
-	w, err := strata.NewWriter(&buf, sch, &strata.WriteOptions{ChunkValues: 120, NoZstd: true})
+	w, err := strata.NewWriter(&buf, sch, &strata.WriteOptions{ChunkValues: 120, NoZstd: true,
+		Metadata: map[string]string{"origin": "corruption sweep", "strata.arrow.schema": "kept by import"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,8 @@ func (r *readResult) equal(o *readResult) error {
 }
 
 // readAll reads data every way: a full scan, a Take, count/min/max of
-// every leaf column, Inspect. An error is returned as is.
+// every leaf column, the user metadata, Inspect. An error is returned as
+// is.
 func readAll(data []byte) (*readResult, error) {
 	f, err := strata.OpenSource(iox.Bytes(data))
 	if err != nil {
@@ -228,6 +230,14 @@ func readAll(data []byte) (*readResult, error) {
 	for _, v := range vals {
 		fmt.Fprintf(&b, "%s=%s;", v.Name, v.String())
 	}
+	keys := make([]string, 0, len(f.Metadata()))
+	for k := range f.Metadata() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "meta %q=%q;", k, f.Metadata()[k])
+	}
 	res.aggs = b.String()
 	if _, err := f.Inspect(); err != nil {
 		res.release()
@@ -276,6 +286,9 @@ type sweepCounts struct {
 }
 
 func TestCorruptionSweep(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine sweep; runs without -race")
+	}
 	full := os.Getenv("STRATA_SWEEP") == "full"
 	files := sweepFiles(t)
 	names := make([]string, 0, len(files))

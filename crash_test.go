@@ -133,6 +133,9 @@ func checkComplete(t *testing.T, path string, seed uint64) error {
 }
 
 func TestCrashKill(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine sweep; runs without -race")
+	}
 	if testing.Short() {
 		t.Skip("spawns 100 writer processes")
 	}
@@ -241,6 +244,9 @@ func TestCrashKill(t *testing.T) {
 // the writer fails with an error naming the cause and leaves neither the
 // destination nor a temporary file.
 func TestFullDisk(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine sweep; runs without -race")
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.strata")
 	if out, err := crashChild(path, 5, 0).CombinedOutput(); err != nil {

@@ -102,13 +102,15 @@ type OpenOptions struct {
 	// (File.Verify also locates it). Without it every read checks the
 	// checksums of what it loads.
 	Verify bool
-	// MaxMemory bounds what reading the file may allocate on the strength
-	// of sizes and counts the file declares: the footer, sections and
-	// stripe groups, each chunk, each decoded buffer and the decoder
-	// cache. A file that declares more is refused with an error wrapping
-	// encoding.ErrLimit. Zero keeps the defaults (about 1-2 GiB per
-	// buffer). Results a caller asks for (a scan batch, a Take of many
-	// rows) are not counted against it.
+	// MaxMemory bounds every buffer the reader sizes from what the file
+	// declares (the footer, each section and stripe group, each chunk,
+	// each decoded buffer, the rows of a stripe: at most MaxMemory/32
+	// rows), the counts of stripes, streams and chunks, and the decoder
+	// cache (a quarter of it). A file that declares more is refused with
+	// an error wrapping encoding.ErrLimit. A read holds a few such buffers
+	// at once, about one per column it decodes, so its peak is a small
+	// multiple of the limit per projected column. Zero keeps the defaults
+	// (about 1-2 GiB per buffer).
 	MaxMemory int64
 }
 
@@ -119,8 +121,12 @@ func (o OpenOptions) readOptions() read.Options {
 		lim := int(min(m, 1<<40))
 		dec := *all.Options()
 		dec.MaxBytes = lim
+		dec.MaxRows = max(lim/32, 1) // a stripe of int64 values and a child of as many fit in half the limit
 		ro.Decode = &dec
-		ro.Format = format.ReaderOptions{MaxFooterSize: lim, MaxSectionSize: lim, MaxGroupSize: lim, MaxChunkSize: lim}
+		// Directory entries cost a few dozen bytes each once parsed.
+		entries := max(lim/64, 1)
+		ro.Format = format.ReaderOptions{MaxFooterSize: lim, MaxSectionSize: lim, MaxGroupSize: lim, MaxChunkSize: lim,
+			MaxStripes: entries, MaxStreams: entries, MaxChunks: entries, MaxSections: entries}
 		ro.DecoderCacheBytes = max(m/4, 1)
 	}
 	return ro

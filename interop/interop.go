@@ -188,7 +188,16 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	return &parquetReader{pf: pf, rr: rr}, nil
+	pr := &parquetReader{pf: pf, rr: rr}
+	sch, changed, err := parquetLogicalTypes(fr, rr.Schema())
+	if err != nil {
+		rr.Release()
+		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	if changed {
+		return &retypingReader{RecordReader: pr, sch: sch, mem: opts.Mem}, nil
+	}
+	return pr, nil
 }
 
 func (p *parquetReader) Schema() *arrow.Schema { return p.rr.Schema() }

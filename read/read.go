@@ -109,6 +109,17 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 			return nil, err
 		}
 	}
+	// Row bitmaps and batches are sized by a stripe's declared rows: bound
+	// them as the decoders bound a node's rows.
+	maxRows := opts.Decode.MaxRows
+	if maxRows <= 0 {
+		maxRows = encoding.DefaultMaxRows
+	}
+	for i := 0; i < ff.NumStripes(); i++ {
+		if r := ff.Stripe(i).Rows; r > int64(maxRows) {
+			return nil, fmt.Errorf("read: stripe %d declares %d rows, limit %d: %w", i, r, maxRows, encoding.ErrLimit)
+		}
+	}
 	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
 		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}
 	sb, ok, err := ff.Section(ctx, "schema")
@@ -140,8 +151,15 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(f.sstats), ff.NumStripes(), encoding.ErrCorrupt)
 		}
 	}
-	if b, ok, err := ff.Section(ctx, "user"); err == nil && ok {
-		f.user, _ = meta.UnmarshalKV(b)
+	// The user section carries application metadata (interop keeps the
+	// source's Arrow types there): a damaged one is an error, not an empty
+	// map.
+	if b, ok, err := ff.Section(ctx, "user"); err != nil {
+		return nil, fmt.Errorf("read: user section: %w", err)
+	} else if ok {
+		if f.user, err = meta.UnmarshalKV(b); err != nil {
+			return nil, fmt.Errorf("read: user section: %w", err)
+		}
 	}
 	f.openBytes = fetch.Stats().BytesRead
 	return f, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
 	"strata/interop"
@@ -75,6 +76,20 @@ func runImport(args []string) error {
 	return nil
 }
 
+// projectSchema returns the fields of sch named in cols (all when empty).
+func projectSchema(sch *arrow.Schema, cols []string) *arrow.Schema {
+	if len(cols) == 0 {
+		return sch
+	}
+	var fs []arrow.Field
+	for _, c := range cols {
+		if idx := sch.FieldIndices(c); len(idx) > 0 {
+			fs = append(fs, sch.Field(idx[0]))
+		}
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
@@ -96,6 +111,12 @@ func runExport(args []string) error {
 	if err != nil {
 		return err
 	}
+	// The types import read from the source, where Strata stores a
+	// stand-in (JSON, UUID, float16, fixed-size binary, decimal256, ...).
+	outSch, restore, err := interop.RestoreSchema(f.Metadata(), projectSchema(f.Schema(), splitList(*cols)))
+	if err != nil {
+		return err
+	}
 	var sink interop.Sink
 	p := newProgress("export", "rows", f.NumRows(), pf)
 	var n int64
@@ -106,6 +127,14 @@ func runExport(args []string) error {
 		}
 		if err != nil {
 			return err
+		}
+		if restore {
+			out, err := interop.RestoreRecord(memory.DefaultAllocator, rec, outSch)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			rec = out
 		}
 		if sink == nil {
 			if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{}); err != nil {
@@ -121,7 +150,7 @@ func runExport(args []string) error {
 		p.update(n)
 	}
 	if sink == nil {
-		if sink, err = interop.Create(pos[1], f.Schema(), interop.WriteOptions{}); err != nil {
+		if sink, err = interop.Create(pos[1], outSch, interop.WriteOptions{}); err != nil {
 			return err
 		}
 	}

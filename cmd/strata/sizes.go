@@ -213,6 +213,26 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 		return 0, err
 	}
 	defer rr.Close()
+	// The source's types where Strata stores a stand-in, for export.
+	meta, err := interop.SourceMetadata(rr)
+	if err != nil {
+		return 0, err
+	}
+	if len(meta) > 0 {
+		o := strata.WriteOptions{}
+		if opts != nil {
+			o = *opts
+		}
+		md := map[string]string{}
+		for k, v := range o.Metadata {
+			md[k] = v
+		}
+		for k, v := range meta {
+			md[k] = v
+		}
+		o.Metadata = md
+		opts = &o
+	}
 	w, err := strata.Create(dst, rr.Schema(), opts)
 	if err != nil {
 		return 0, err
