@@ -145,12 +145,12 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	n := len(vals)
 	nb := (n + bs - 1) / bs
 	plans := make([]blockPlan, nb)
-	offs := make([]uint64, min(bs, n))
-	tmp := make([]uint64, min(bs, n))
+	sc := newPlanScratch(min(bs, n))
 	for b := range plans {
 		blk := vals[b*bs : min(n, (b+1)*bs)]
-		plans[b] = plan(blk, offs[:len(blk)], tmp[:len(blk)])
+		plans[b] = plan(blk, sc)
 	}
+	offs := sc.offs
 	dst = binary.AppendUvarint(dst, uint64(bs))
 	var prev uint64
 	for b, p := range plans {
@@ -188,10 +188,20 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	return dst
 }
 
+// planScratch is plan's scratch space for blocks of up to n values.
+type planScratch struct {
+	offs, tmp []uint64
+	starts    []int32
+}
+
+func newPlanScratch(n int) *planScratch {
+	return &planScratch{offs: make([]uint64, n), tmp: make([]uint64, n), starts: make([]int32, n+1)}
+}
+
 // plan picks the base and width of one block that minimize its packed size:
 // n*w bits for the slots plus, per exception, its position and its full
-// offset from the block minimum. offs and tmp are scratch of len(blk).
-func plan[T encoding.Integer](blk []T, offs, tmp []uint64) blockPlan {
+// offset from the block minimum.
+func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 	mn, mx := blk[0], blk[0]
 	for _, v := range blk[1:] {
 		mn = min(mn, v)
@@ -205,23 +215,37 @@ func plan[T encoding.Integer](blk []T, offs, tmp []uint64) blockPlan {
 	if rangeBits <= 1 || n < 8 {
 		return p
 	}
+	offs := sc.offs[:n]
 	for i, v := range blk {
 		offs[i] = wide(v) - p.min
 	}
-	sortOffsets(offs, tmp, rangeBits)
+	sortOffsets(offs, sc.tmp[:n], rangeBits)
+	// The distinct offsets (uniq, ascending) and where each starts in offs;
+	// windows are counted over them, which is the same count in fewer steps
+	// when values repeat.
+	uniq, starts := sc.tmp[:0], sc.starts[:0]
+	for i, o := range offs {
+		if i == 0 || o != offs[i-1] {
+			uniq = append(uniq, o)
+			starts = append(starts, int32(i))
+		}
+	}
+	u := len(uniq)
+	starts = append(starts, int32(n))
 	excBits := bits.Len(uint(n-1)) + rangeBits
 	best := n * rangeBits
 	// count returns how many values the best window [base, base+2^w) holds
-	// and where it starts; values outside it become exceptions.
+	// and where it starts in offs (the first such window in value order);
+	// values outside it become exceptions.
 	count := func(w int) (cnt, at int) {
 		win := uint64(1)<<uint(w) - 1
 		lo := 0
-		for hi := 0; hi < n; hi++ {
-			for offs[hi]-offs[lo] > win {
+		for hi := 0; hi < u; hi++ {
+			for uniq[hi]-uniq[lo] > win {
 				lo++
 			}
-			if hi-lo+1 > cnt {
-				cnt, at = hi-lo+1, lo
+			if c := int(starts[hi+1] - starts[lo]); c > cnt {
+				cnt, at = c, int(starts[lo])
 			}
 		}
 		return cnt, at

@@ -46,6 +46,9 @@ func TestPlanMatchesBruteForce(t *testing.T) {
 		width := 1 + rng.IntN(20)
 		for i := range vals {
 			vals[i] = int64(rng.Uint64N(1 << uint(width)))
+			if trial%3 == 0 { // few distinct values: windows over repeats
+				vals[i] = int64(rng.IntN(6)) * int64(1+width)
+			}
 			switch rng.IntN(40) {
 			case 0:
 				vals[i] = int64(rng.Uint64())
@@ -53,7 +56,7 @@ func TestPlanMatchesBruteForce(t *testing.T) {
 				vals[i] = -int64(rng.Uint64N(1 << 40))
 			}
 		}
-		p := plan(vals, make([]uint64, n), make([]uint64, n))
+		p := plan(vals, newPlanScratch(n))
 		w, nexc, base := bruteForce(vals)
 		if p.w != w || p.nexc != nexc || p.base != base {
 			t.Fatalf("trial %d: plan w=%d nexc=%d base=%d, brute force w=%d nexc=%d base=%d", trial, p.w, p.nexc, p.base, w, nexc, base)
@@ -106,9 +109,9 @@ func BenchmarkPlan(b *testing.B) {
 			for i := range blk {
 				blk[i] = int64(rng.Uint64() >> uint(64-w))
 			}
-			offs, tmp := make([]uint64, len(blk)), make([]uint64, len(blk))
+			sc := newPlanScratch(len(blk))
 			for b.Loop() {
-				plan(blk, offs, tmp)
+				plan(blk, sc)
 			}
 		})
 	}
