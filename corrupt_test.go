@@ -220,7 +220,7 @@ func readAll(data []byte) (*readResult, error) {
 			}
 		}
 	}
-	vals, _, err := f.Aggregate(strings.Join(aggs, ", "), "")
+	vals, _, err := f.Aggregate(strata.AggregateOptions{Exprs: strings.Join(aggs, ", ")})
 	if err != nil {
 		res.release()
 		return nil, err

@@ -23,6 +23,10 @@ if [ -f bench/go.mod ]; then
   echo "== bench module (tiny scale, correctness only)"
   (cd bench && go vet ./... && go test -count=1 -timeout 10m ./...)
 fi
+if [ -f sql/go.mod ]; then
+  echo "== sql module (DuckDB over Strata: TPC-H Q1/Q6 and random pushdown cases against DuckDB on Parquet)"
+  (cd sql && go vet ./... && go test -count=1 -timeout 10m ./...)
+fi
 if [ -f difftest/go.mod ]; then
   echo "== difftest module (10,000 random cases against DuckDB, and the kept regressions)"
   (cd difftest && go vet ./... && go test -count=1 -timeout 20m ./...)

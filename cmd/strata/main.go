@@ -15,6 +15,7 @@
 //	strata ts import|query|agg|sample|last|paths|info ...   time-series tables
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
+//	strata sql "SELECT ... FROM 'f.strata'"  SQL through DuckDB (sql/ module's strata-sql)
 //
 // Every FILE a command reads may also be s3://bucket/key or an http(s) URL.
 package main
@@ -46,6 +47,8 @@ usage:
   strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
+  strata sql [--format table|csv|json] [--explain] "SELECT ... FROM 'FILE.strata' ..."
+                                           SQL executed by DuckDB, Strata scanning (runs strata-sql)
 
 A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL.
 For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
@@ -114,6 +117,8 @@ func run(cmd string, args []string) error {
 		err = runBench(args)
 	case "ts":
 		err = runTS(args)
+	case "sql":
+		err = runSQL(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

@@ -145,11 +145,12 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	n := len(vals)
 	nb := (n + bs - 1) / bs
 	plans := make([]blockPlan, nb)
-	offs := make([]uint64, min(bs, n))
+	sc := newPlanScratch(min(bs, n))
 	for b := range plans {
 		blk := vals[b*bs : min(n, (b+1)*bs)]
-		plans[b] = plan(blk, offs[:len(blk)])
+		plans[b] = plan(blk, sc)
 	}
+	offs := sc.offs
 	dst = binary.AppendUvarint(dst, uint64(bs))
 	var prev uint64
 	for b, p := range plans {
@@ -187,10 +188,20 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	return dst
 }
 
+// planScratch is plan's scratch space for blocks of up to n values.
+type planScratch struct {
+	offs, tmp []uint64
+	starts    []int32
+}
+
+func newPlanScratch(n int) *planScratch {
+	return &planScratch{offs: make([]uint64, n), tmp: make([]uint64, n), starts: make([]int32, n+1)}
+}
+
 // plan picks the base and width of one block that minimize its packed size:
 // n*w bits for the slots plus, per exception, its position and its full
-// offset from the block minimum. offs is scratch of len(blk).
-func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
+// offset from the block minimum.
+func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 	mn, mx := blk[0], blk[0]
 	for _, v := range blk[1:] {
 		mn = min(mn, v)
@@ -204,23 +215,37 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 	if rangeBits <= 1 || n < 8 {
 		return p
 	}
+	offs := sc.offs[:n]
 	for i, v := range blk {
 		offs[i] = wide(v) - p.min
 	}
-	slices.Sort(offs)
+	sortOffsets(offs, sc.tmp[:n], rangeBits)
+	// The distinct offsets (uniq, ascending) and where each starts in offs;
+	// windows are counted over them, which is the same count in fewer steps
+	// when values repeat.
+	uniq, starts := sc.tmp[:0], sc.starts[:0]
+	for i, o := range offs {
+		if i == 0 || o != offs[i-1] {
+			uniq = append(uniq, o)
+			starts = append(starts, int32(i))
+		}
+	}
+	u := len(uniq)
+	starts = append(starts, int32(n))
 	excBits := bits.Len(uint(n-1)) + rangeBits
 	best := n * rangeBits
 	// count returns how many values the best window [base, base+2^w) holds
-	// and where it starts; values outside it become exceptions.
+	// and where it starts in offs (the first such window in value order);
+	// values outside it become exceptions.
 	count := func(w int) (cnt, at int) {
 		win := uint64(1)<<uint(w) - 1
 		lo := 0
-		for hi := 0; hi < n; hi++ {
-			for offs[hi]-offs[lo] > win {
+		for hi := 0; hi < u; hi++ {
+			for uniq[hi]-uniq[lo] > win {
 				lo++
 			}
-			if hi-lo+1 > cnt {
-				cnt, at = hi-lo+1, lo
+			if c := int(starts[hi+1] - starts[lo]); c > cnt {
+				cnt, at = c, int(starts[lo])
 			}
 		}
 		return cnt, at
@@ -251,6 +276,54 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 	consider(0, c0, at0)
 	visit(0, c0, rangeBits, n)
 	return p
+}
+
+// sortOffsets sorts offs, whose values are below 2^rangeBits, in place; tmp
+// is scratch of len(offs). Planning sorts every block of every trial encode,
+// which made comparison sorting a third of the writer's time on large
+// integer columns; a least-significant-digit radix sort over the bytes the
+// values use (skipping bytes they all share) does the same in a few linear
+// passes. Input already in order (sorted columns) returns after one pass.
+func sortOffsets(offs, tmp []uint64, rangeBits int) {
+	n := len(offs)
+	ordered := true
+	for i := 1; i < n; i++ {
+		if offs[i] < offs[i-1] {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		return
+	}
+	if n < 64 {
+		slices.Sort(offs)
+		return
+	}
+	src, dst := offs, tmp[:n]
+	for shift := 0; shift < rangeBits; shift += 8 {
+		var cnt [256]int
+		for _, v := range src {
+			cnt[byte(v>>uint(shift))]++
+		}
+		if cnt[byte(src[0]>>uint(shift))] == n {
+			continue // every value has this byte: the pass would not move anything
+		}
+		sum := 0
+		for i, c := range cnt {
+			cnt[i] = sum
+			sum += c
+		}
+		for _, v := range src {
+			d := byte(v >> uint(shift))
+			dst[cnt[d]] = v
+			cnt[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &offs[0] {
+		copy(offs, src)
+	}
 }
 
 // block is one parsed block header with the byte offsets of its sections.
