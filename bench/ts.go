@@ -137,8 +137,22 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of the data and the windows")
 	tiny := fs.Bool("tiny", false, "seconds: 20 hosts × 6 h, 2 runs, 200 windows")
 	experiments := fs.Bool("experiments", true, "run seed experiments B-D on the Strata file")
+	real := fs.String("real", "", "real series instead of the generator: PATH@TIME[@KEY+KEY],... (sizes against DuckDB's zstd Parquet, latest points from metadata)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *real != "" {
+		d := *dir
+		if d == "" {
+			t, err := os.MkdirTemp("", "strata-ts-real-")
+			if err != nil {
+				fmt.Fprintln(stderr, "bench ts:", err)
+				return 1
+			}
+			defer os.RemoveAll(t)
+			d = t
+		}
+		return runTSReal(*real, d, *threads, stdout, stderr)
 	}
 	if *tiny {
 		*hosts, *dur, *runs, *nwin, *duckWin = 20, 6*time.Hour, 2, 200, 50

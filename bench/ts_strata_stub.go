@@ -21,3 +21,7 @@ func (s *strataTS) Windows(*tsWork, []tsWin, bool) (tsOut, error) {
 }
 func (s *strataTS) Downsample(*tsWork, bool) (tsOut, error) { return tsOut{}, errUnsupported }
 func (s *strataTS) Last(*tsWork, bool) (tsOut, error)       { return tsOut{}, errUnsupported }
+
+func strataTSReal(string, *Source, []string, string, int) (int, int64, float64, error) {
+	return 0, 0, 0, errUnsupported
+}
