@@ -124,10 +124,12 @@ func (s *stripeIO) need(stream, c int) error {
 		return err
 	}
 	s.queue(ch)
-	if ch.rows > 0 && !s.defs[stream] {
+	if ch.rows > 0 && ch.dec == nil && !s.defs[stream] {
 		// Chunks of no rows define what the stream's chunks share (a
 		// stripe's dictionary alphabet): a chunk that refers to one reads
-		// it when it opens, so it is fetched with the plan.
+		// it when it opens, so it is fetched with the plan — unless the
+		// chunk is opened already (its decoder holds what it refers to)
+		// or the definition's built object is in the file's shared cache.
 		if s.defs == nil {
 			s.defs = map[int]bool{}
 		}
@@ -138,7 +140,9 @@ func (s *stripeIO) need(stream, c int) error {
 				if err != nil {
 					return err
 				}
-				s.queue(def)
+				if _, ok := s.f.shared.get(def.key); !ok {
+					s.queue(def)
+				}
 			}
 		}
 	}
