@@ -829,3 +829,61 @@ func TestCachedTakeReadsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestReferencesComeWithThePlan: once a Correlated chunk has shown which
+// stream it is stored relative to, a cold lookup fetches the reference
+// chunks under it with its plan, in one fetch call per stripe, instead of in
+// a round trip of their own; the rows are those of a full scan.
+func TestReferencesComeWithThePlan(t *testing.T) {
+	data := lineitemWith(t, write.Options{}) // TPC-H lineitem: dates stored relative to l_shipdate
+	open := func() *read.File {
+		f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 1, DecoderCacheBytes: 64 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := open()
+	all, _ := scanAll(t, f, read.ScanOptions{})
+	defer all.Release()
+	n := f.NumRows()
+	// Find a row whose first lookup, on a file that has learned nothing,
+	// needs a reference chunk outside the row's own chunks.
+	learned := int64(-1)
+	for row := int64(0); row < n; row += n / 64 {
+		g := open()
+		fetches, _, stop := read.ChunkEvents()
+		rec, err := g.Take([]int64{row}, nil)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		if len(*fetches) > 1 {
+			learned, f = row, g
+			break
+		}
+	}
+	if learned < 0 {
+		t.Fatal("no lookup needed a reference chunk outside its plan: the test would not test them")
+	}
+	for i := int64(1); i <= 40; i++ {
+		row := (learned + i*n/41) % n
+		f.DropCaches()
+		fetches, _, stop := read.ChunkEvents()
+		rec, err := f.Take([]int64{row}, nil)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOnce(t, fmt.Sprint("cold take ", row), *fetches, nil, 1)
+		for c := 0; c < int(all.NumCols()); c++ {
+			want, got := array.NewSlice(all.Column(c), row, row+1), rec.Column(c)
+			if !array.ApproxEqual(want, got, array.WithNaNsEqual(true)) {
+				t.Fatalf("row %d column %s: %v, want %v", row, all.ColumnName(c), got, want)
+			}
+			want.Release()
+		}
+		rec.Release()
+	}
+}
