@@ -150,6 +150,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Duration("take-budget", takeBudget, "time budget of one timed take run: slower readers are timed on a prefix of the lookups")
 	dir := fs.String("dir", "", "directory for the files written (default: a temporary one, removed at exit)")
 	objstore := fs.Bool("objstore", false, "measure reading Strata and arrow-go's Parquet from an S3-compatible server (versitygw, started on 127.0.0.1) through a latency-adding proxy, instead of the local comparison")
+	threadCounts := fs.String("thread-counts", "", "measure the systems at each of these thread counts (e.g. 1,2,0; 0: all cores) in one process, interleaved round by round, with same-round ratios")
 	latencyList := fs.String("latency", "0,20ms", "with --objstore: latencies added to every request")
 	realMode := addRealFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -206,6 +207,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "dataset %s: %d rows; object storage, runs=%d\n", src.Name, src.Rows, *runs)
 		return runObjstore(stdout, stderr, src, wl, *runs, lats, workDir)
+	}
+
+	if *threadCounts != "" {
+		counts, err := parseThreadCounts(*threadCounts)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 2
+		}
+		return runThreadCounts(stdout, stderr, src, wl, *systems, counts, *runs, workDir)
 	}
 
 	sel, err := selectSystems(allSystems(config{threads: *threads}), *systems)

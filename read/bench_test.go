@@ -26,7 +26,7 @@ var (
 
 // lineitem returns TPC-H lineitem at SF 0.05 written as Strata in memory
 // with the given chunk size (0: the default).
-func lineitem(b *testing.B, chunkValues ...int) []byte {
+func lineitem(b testing.TB, chunkValues ...int) []byte {
 	var o write.Options
 	if len(chunkValues) > 0 {
 		// a fixed count of values per chunk
@@ -36,7 +36,7 @@ func lineitem(b *testing.B, chunkValues ...int) []byte {
 }
 
 // lineitemWith is lineitem written with the given options.
-func lineitemWith(b *testing.B, o write.Options) []byte {
+func lineitemWith(b testing.TB, o write.Options) []byte {
 	lineitemMu.Lock()
 	defer lineitemMu.Unlock()
 	key := fmt.Sprintf("%d/%d", o.ChunkValues, o.ChunkTarget)

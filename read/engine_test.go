@@ -762,3 +762,131 @@ func TestBloomFiltersInline(t *testing.T) {
 	}
 	got.Release()
 }
+
+// TestCachedTakeReadsNothing: a lookup whose chunks are all in the decoder
+// cache reads nothing, not even the shared dictionary definitions of their
+// streams, whose alphabets the decoders already hold.
+func TestCachedTakeReadsNothing(t *testing.T) {
+	const rows = 12000
+	data, recs := writeFile(t, 78, rows, write.Options{StripeBytes: 96 << 10, ChunkValues: 700})
+	all := concat(t, recs)
+	defer all.Release()
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{DecoderCacheBytes: 64 << 20, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := f.Container()
+	// The flat columns; nested ones read their stripe on every lookup.
+	cols := []string{"id", "grp", "price", "tag", "day", "flag", "u"}
+	var streams []int
+	for c := range cols {
+		streams = append(streams, f.StrataSchema().ColumnStreams(c)...)
+	}
+	defs := 0
+	for s := 0; s < ff.NumStripes(); s++ {
+		for _, id := range streams {
+			info, err := ff.Stream(context.Background(), s, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range info.Chunks {
+				if ch.Rows == 0 {
+					defs++
+				}
+			}
+		}
+	}
+	if defs == 0 {
+		t.Fatal("the flat columns hold no shared definition: the test would not test them")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 20; trial++ {
+		req := []int64{r.Int64N(rows), r.Int64N(rows)}
+		_, first, err := f.TakeContext(context.Background(), req, read.TakeOptions{Columns: cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Requests == 0 {
+			// Earlier trials may have cached these chunks; the first
+			// lookups of the file cannot have.
+			if trial == 0 {
+				t.Fatalf("take %v: first lookup read nothing", req)
+			}
+		}
+		fetches, _, stop := read.ChunkEvents()
+		rec, st, err := f.TakeContext(context.Background(), req, read.TakeOptions{Columns: cols})
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, row := range req {
+			for c := range cols {
+				if !array.ApproxEqual(array.NewSlice(all.Column(c), row, row+1), array.NewSlice(rec.Column(c), int64(i), int64(i+1)), array.WithNaNsEqual(true)) {
+					t.Fatalf("take %v: row %d column %s differs", req, row, all.ColumnName(c))
+				}
+			}
+		}
+		rec.Release()
+		if st.Requests != 0 || st.BytesRead != 0 || len(*fetches) != 0 {
+			t.Fatalf("take %v again: %d requests, %d bytes, fetched %v; want nothing read", req, st.Requests, st.BytesRead, *fetches)
+		}
+	}
+}
+
+// TestReferencesComeWithThePlan: once a Correlated chunk has shown which
+// stream it is stored relative to, a cold lookup fetches the reference
+// chunks under it with its plan, in one fetch call per stripe, instead of in
+// a round trip of their own; the rows are those of a full scan.
+func TestReferencesComeWithThePlan(t *testing.T) {
+	data := lineitemWith(t, write.Options{}) // TPC-H lineitem: dates stored relative to l_shipdate
+	open := func() *read.File {
+		f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 1, DecoderCacheBytes: 64 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := open()
+	all, _ := scanAll(t, f, read.ScanOptions{})
+	defer all.Release()
+	n := f.NumRows()
+	// Find a row whose first lookup, on a file that has learned nothing,
+	// needs a reference chunk outside the row's own chunks.
+	learned := int64(-1)
+	for row := int64(0); row < n; row += n / 64 {
+		g := open()
+		fetches, _, stop := read.ChunkEvents()
+		rec, err := g.Take([]int64{row}, nil)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		if len(*fetches) > 1 {
+			learned, f = row, g
+			break
+		}
+	}
+	if learned < 0 {
+		t.Fatal("no lookup needed a reference chunk outside its plan: the test would not test them")
+	}
+	for i := int64(1); i <= 40; i++ {
+		row := (learned + i*n/41) % n
+		f.DropCaches()
+		fetches, _, stop := read.ChunkEvents()
+		rec, err := f.Take([]int64{row}, nil)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOnce(t, fmt.Sprint("cold take ", row), *fetches, nil, 1)
+		for c := 0; c < int(all.NumCols()); c++ {
+			want, got := array.NewSlice(all.Column(c), row, row+1), rec.Column(c)
+			if !array.ApproxEqual(want, got, array.WithNaNsEqual(true)) {
+				t.Fatalf("row %d column %s: %v, want %v", row, all.ColumnName(c), got, want)
+			}
+			want.Release()
+		}
+		rec.Release()
+	}
+}

@@ -47,6 +47,11 @@ type fileMeta struct {
 	chunkSt  map[[2]int][]chunkStat // (stripe, stream) → each chunk's statistics
 	clusters map[int]*clusterIndex  // values stream → index; nil: not sorted
 	blooms   map[[2]int]*stats.Bloom
+	// refs maps (stripe, stream) to the stream a Correlated chunk of it
+	// was found to refer to, learned when such a chunk opens, so that
+	// later plans fetch the reference chunks with the chunk instead of in
+	// a round trip of their own (stripeIO.need).
+	refs map[[2]int]int
 	// derived counts the bytes of the decoded state above, for the cache.
 	derived atomic.Int64
 }
@@ -319,4 +324,33 @@ func (c *MetaCache) Clear() {
 	defer c.mu.Unlock()
 	c.lru.Init()
 	clear(c.byKey)
+}
+
+// learnRef records that a chunk of stream in stripe refers to stream ref.
+func (m *fileMeta) learnRef(stripe, stream, ref int) {
+	k := [2]int{stripe, stream}
+	m.mu.RLock()
+	r, ok := m.refs[k]
+	m.mu.RUnlock()
+	if ok && r == ref {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refs == nil {
+		m.refs = map[[2]int]int{}
+	}
+	if _, ok := m.refs[k]; !ok {
+		m.derived.Add(48) // a map entry, for the metadata cache's budget
+	}
+	m.refs[k] = ref
+}
+
+// refOf returns the stream the chunks of stream in stripe were last found
+// to refer to.
+func (m *fileMeta) refOf(stripe, stream int) (int, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	r, ok := m.refs[[2]int{stripe, stream}]
+	return r, ok
 }

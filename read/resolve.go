@@ -78,6 +78,7 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 	if info.Rows != own.Rows || r.chunk >= len(own.Chunks) {
 		return nil, encoding.Corruptf("%s is absent or holds other rows than the chunk's stream", where)
 	}
+	s.f.m.learnRef(s.stripe, r.stream, ref)
 	ch := own.Chunks[r.chunk]
 	first := info.ChunkForRow(ch.FirstRow)
 	if ch.Rows == 0 || first < 0 {
