@@ -136,3 +136,7 @@ func Decompress(src []byte, rawLen int) ([]byte, error) {
 	}
 	return decompress(src, rawLen)
 }
+
+// DefaultZstdDecode is the cost of inflating a zstd body: PerValue per
+// frame, PerByte per inflated byte (strata calibrate; docs/benchmarks.md).
+var DefaultZstdDecode = Cost{PerValue: 7570, PerByte: 1.42}

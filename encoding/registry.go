@@ -19,9 +19,11 @@ type Codec struct {
 	// Selection offers the encoding only for these, and the shared test
 	// suite (encodingtest) tests every one of them.
 	Types TypeSet
-	// ReadFactor weighs the encoded size by the relative cost of decoding
-	// (1.0 for plain data); selection minimizes size × ReadFactor.
-	ReadFactor float64
+	// Decode is what decoding a node of this kind costs on its own, its
+	// children not counted, as measured by strata calibrate (package
+	// encoding/calibrate). Selection weighs it against bytes as
+	// Policy.Optimize says.
+	Decode Cost
 
 	// Where the encoding may sit in a cascade. MaxDepth is Policy.MaxDepth.
 	//
@@ -31,8 +33,7 @@ type Codec struct {
 	// deeper only leaves, and at exactly MaxDepth also the Fallback, whose
 	// children must then be leaves. Fallback marks the encoding that stores
 	// any sequence of its types (Trivial), so every sequence has an
-	// encoding at the bottom of a cascade; selection also compares
-	// SpeedOverZstd encodings with it.
+	// encoding at the bottom of a cascade.
 	Leaf     bool
 	LeafFor  func(t Type) bool
 	Fallback bool
@@ -52,14 +53,21 @@ type Codec struct {
 	// skip it).
 	NeedsDistinct bool
 	// Zstd: the policy's zstd post-pass may compress the node's body (kept
-	// where it saves Policy.MinSaving). Plain and bit-packed layouts benefit;
+	// where it pays, see Optimize). Plain and bit-packed layouts benefit;
 	// encodings that nest children leave compression to their leaves.
 	Zstd bool
-	// SpeedOverZstd: the encoding is never compressed and is chosen for its
-	// decode speed over the Fallback+zstd it competes with (FSST): when the
-	// Fallback would win on uncompressed size, it still wins if its node is
-	// at most Policy.FSSTZstdRatio times the Fallback's compressed node.
-	SpeedOverZstd bool
+}
+
+// Cost is a decode cost in nanoseconds: PerValue for every row of a node and
+// PerByte for every byte it decodes to (rows × width for fixed-width types,
+// the values' bytes for binary).
+type Cost struct {
+	PerValue, PerByte float64
+}
+
+// Time returns the cost of decoding rows values of bytes bytes in all.
+func (c Cost) Time(rows, bytes int) float64 {
+	return c.PerValue*float64(rows) + c.PerByte*float64(bytes)
 }
 
 // IsLeaf reports whether nodes of type t never nest children.
@@ -139,14 +147,4 @@ type Encoder interface {
 	// Encode appends the node body for vals (a []T or Bytes matching st.Type)
 	// to dst. Child sequences are encoded through ctx.
 	Encode(dst []byte, vals any, st *Stats, ctx *Ctx) ([]byte, error)
-}
-
-// FixedSizer is implemented by encoders whose nodes hold a part that does
-// not grow with the number of values (FSST's symbol table). When selection
-// estimates a long sequence from a sample's trial node, it scales only the
-// rest of the node by the sequence's length.
-type FixedSizer interface {
-	// FixedSize returns how many bytes of the trial node (prefix included)
-	// are fixed.
-	FixedSize(node []byte) int
 }

@@ -3,6 +3,7 @@ package encoding
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Tree is the shape of an encoding tree: the kind of each node and whether
@@ -13,6 +14,10 @@ type Tree struct {
 	Kind     Kind
 	Zstd     bool
 	Children []*Tree
+
+	// time is selection's estimate of decoding the subtree, in ns, scaled
+	// to the whole sequence when the node was encoded from a sample.
+	time float64
 }
 
 func (t *Tree) String() string {
@@ -36,6 +41,76 @@ func (t *Tree) String() string {
 	return s
 }
 
+// Optimize says how selection trades bytes for decode time.
+//
+// Every candidate encoding of a sequence, zstd on a leaf included, gets two
+// estimates: its size S in bytes and its decode time T in nanoseconds, the
+// sum over its nodes of Codec.Decode (rows and decoded bytes) and, for
+// zstd bodies, Policy.ZstdDecode (per frame and per inflated byte), all
+// measured by strata calibrate. Selection keeps the candidate with the
+// least S + w·T, where w = Weight() is what a nanosecond of decoding is
+// worth in bytes: a candidate larger by k bytes wins only when it decodes
+// at least k/w ns faster. zstd is kept on a node only when the bytes it
+// saves pay for its inflate time in the same way (and save at least
+// Policy.MinSaving).
+type Optimize uint8
+
+// Optimization goals.
+const (
+	// OptimizeBalanced, the default, takes a larger encoding only where it
+	// decodes clearly faster: 16 ns of decoding are worth a byte (w =
+	// 1/16), which minimizes the time to fetch a chunk at 62.5 MB/s and
+	// decode it. FSST is kept for text that zstd stores smaller when it
+	// decodes over 16 ns faster per byte saved (TPC-H l_comment: about 23),
+	// and zstd on a leaf must save at least the 7 µs its frame costs to set
+	// up and a tenth of the leaf (its per-byte inflate time).
+	OptimizeBalanced Optimize = iota
+	// OptimizeSize ignores decode time (w = 0): the smallest estimate wins,
+	// and zstd is kept wherever it saves Policy.MinSaving.
+	OptimizeSize
+	// OptimizeSpeed weighs a nanosecond as a byte (w = 1, fetching at
+	// 1 GB/s from a local disk or the page cache): decode time decides, and
+	// zstd practically never pays.
+	OptimizeSpeed
+)
+
+var optimizeNames = [...]string{"balanced", "size", "speed"}
+
+func (o Optimize) String() string {
+	if int(o) < len(optimizeNames) {
+		return optimizeNames[o]
+	}
+	return fmt.Sprintf("optimize(%d)", uint8(o))
+}
+
+// Weight is the number of bytes one nanosecond of decoding is worth.
+func (o Optimize) Weight() float64 {
+	switch o {
+	case OptimizeSize:
+		return 0
+	case OptimizeSpeed:
+		return 1
+	}
+	return 1.0 / 16
+}
+
+// zstdTrialNest is how many levels of trial encodes apply zstd: the
+// candidates of a real selection are trial-encoded with zstd where the
+// post-pass would apply it, and so are the children those trials select;
+// deeper trials count their leaves uncompressed, which keeps a selection's
+// work linear in the size of the tree instead of exponential.
+const zstdTrialNest = 1
+
+// ParseOptimize parses "speed", "balanced" or "size".
+func ParseOptimize(s string) (Optimize, error) {
+	for i, n := range optimizeNames {
+		if s == n {
+			return Optimize(i), nil
+		}
+	}
+	return 0, fmt.Errorf("optimize %q: want speed, balanced or size", s)
+}
+
 // Policy chooses encodings. The zero value is not usable; start from
 // DefaultPolicy.
 type Policy struct {
@@ -43,47 +118,37 @@ type Policy struct {
 	// MaxDepth bounds the cascade: the root is depth 0 and nodes at MaxDepth
 	// must be leaves (Codec.Leaf).
 	MaxDepth int
-	// Zstd enables leaf compression, kept when it saves at least MinSaving.
+	// Zstd enables zstd on the bodies of Codec.Zstd encodings, kept where
+	// it saves at least MinSaving and pays for its decode time (Optimize).
 	Zstd      bool
 	MinSaving float64
-	// Leaves smaller than ZstdMinBytes keep zstd only when it saves at
-	// least SmallZstdSaving (instead of MinSaving). Inflating a zstd frame
-	// costs a fixed setup (entropy tables) of several microseconds, as much
-	// as decoding a whole small bit-packed leaf: on TPC-H lineitem with
-	// 8 Ki-value chunks, compressing the 3-4 KiB bit-packed leaves (10-45 %
-	// savings) made the file 2 % smaller and cost about 12 % of a full scan
-	// and much of a point lookup. Small leaves that zstd shrinks several
-	// times (text in short chunks) and large leaves keep it.
-	ZstdMinBytes    int
-	SmallZstdSaving float64
+	// Optimize chooses how bytes are traded for decode time.
+	Optimize Optimize
+	// ZstdDecode is the cost of inflating a zstd body: PerValue is charged
+	// once per frame, PerByte per inflated byte.
+	ZstdDecode Cost
 	// SampleRuns × SampleLen values are trial-encoded to estimate sizes of
-	// sequences longer than ExactBelow; shorter ones are trial-encoded whole.
+	// sequences longer than ExactBelow; shorter ones are encoded whole.
 	SampleRuns, SampleLen int
 	ExactBelow            int
+	// For a column's own values longer than ExactBelow, the candidates
+	// whose sampled estimate is within FinalistWindow of the best (at most
+	// Finalists of them) are encoded whole and the best result kept: a
+	// sample sees neither a dictionary's whole alphabet nor the long-range
+	// repeats zstd finds.
+	Finalists      int
+	FinalistWindow float64
 	// Allow restricts the kinds selection may choose; nil allows all.
 	Allow map[Kind]bool
 	// Force replays a tree: each node takes the forced kind when it fits the
 	// data, otherwise selection runs for that subtree.
 	Force *Tree
-	// FSSTZstdRatio is how much larger than Trivial+zstd an FSST node may
-	// be and still be chosen over it. Selection compares trial sizes
-	// without zstd, so FSST would otherwise beat plain Trivial on almost
-	// any text; the zstd post-pass then makes Trivial smaller again. FSST
-	// nodes are never zstd-compressed because FSST is chosen for decode
-	// speed: it decodes several times faster than zstd inflates (see
-	// docs/benchmarks.md), and 1.25 is the size that speed is worth — on
-	// TPC-H l_comment FSST is about 1.19× Trivial+zstd, and a column where
-	// zstd finds long repeats FSST cannot see keeps zstd. When FSST and
-	// Trivial are both candidates and Trivial would win, the Trivial trial
-	// (of the sample only) is compressed once to decide. 0 disables FSST
-	// against Trivial when Zstd is on.
-	FSSTZstdRatio float64
 }
 
 // DefaultPolicy returns the policy Strata writes with.
 func DefaultPolicy(r *Registry) *Policy {
-	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdMinBytes: 8 << 10, SmallZstdSaving: 0.5,
-		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, FSSTZstdRatio: 1.25}
+	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdDecode: DefaultZstdDecode,
+		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, Finalists: 2, FinalistWindow: 0.25}
 }
 
 // Encode selects an encoding tree for vals and appends the root node to dst.
@@ -91,8 +156,8 @@ func (p *Policy) Encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	if TypeOf(vals) == TypeInvalid {
 		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
 	}
-	c := &Ctx{p: p, force: p.Force}
-	return c.encode(dst, vals, false)
+	c := &Ctx{p: p, force: p.Force, scale: 1}
+	return c.encode(dst, vals)
 }
 
 // EncodeWith encodes vals with kind k at the root whatever its Fit says,
@@ -112,7 +177,7 @@ func (p *Policy) EncodeWith(dst []byte, vals any, k Kind) ([]byte, *Tree, error)
 	case !cd.Types.Has(typ):
 		return dst, nil, fmt.Errorf("encoding: %v does not store %v", k, typ)
 	}
-	c := &Ctx{p: p, force: p.Force}
+	c := &Ctx{p: p, force: p.Force, scale: 1}
 	return c.encodeWith(dst, vals, ComputeStats(vals), cd, p.Force)
 }
 
@@ -123,7 +188,13 @@ type Ctx struct {
 	depth  int
 	parent Kind
 	trial  bool
-	force  *Tree
+	// nest counts the trial encodes this one is inside: 0 for a real
+	// encode, 1 inside the trial of a candidate of a real selection.
+	nest  int
+	force *Tree
+	// scale is the number of values of the whole sequence per value
+	// encoded: above 1 inside the trial encode of a sample.
+	scale float64
 	// set while encoding a node's body
 	self     Kind
 	children []*Tree
@@ -133,8 +204,8 @@ type Ctx struct {
 // Depth is the depth of the node being encoded.
 func (c *Ctx) Depth() int { return c.depth }
 
-// Trial reports whether this is a size-estimation encode, whose output is
-// discarded; encoders may skip expensive refinements.
+// Trial reports whether this is a size-estimation encode of a sample, whose
+// output is discarded; encoders may skip expensive refinements.
 func (c *Ctx) Trial() bool { return c.trial }
 
 // EncodeChild selects and encodes a child sequence, appending it to dst as a
@@ -144,8 +215,8 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 	if c.forced != nil && len(c.children) < len(c.forced.Children) {
 		f = c.forced.Children[len(c.children)]
 	}
-	cc := &Ctx{p: c.p, depth: c.depth + 1, parent: c.self, trial: c.trial, force: f}
-	node, t, err := cc.encode(nil, vals, true)
+	cc := &Ctx{p: c.p, depth: c.depth + 1, parent: c.self, trial: c.trial, nest: c.nest, force: f, scale: c.scale}
+	node, t, err := cc.encode(nil, vals)
 	if err != nil {
 		return dst, err
 	}
@@ -204,40 +275,43 @@ func (c *Ctx) needsDistinct(k Kind) bool {
 	return cd == nil || cd.NeedsDistinct
 }
 
-func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
+func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	var st *Stats
 	if c.force != nil && !c.needsDistinct(c.force.Kind) {
 		st = ComputeStatsNoDistinct(vals)
 	} else {
 		st = ComputeStats(vals)
 	}
-	var chosen *Codec
 	if c.force != nil {
 		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) {
-			chosen = cd
+			return c.encodeWith(dst, vals, st, cd, c.force)
+		}
+		if st.skipDistinct {
+			st = ComputeStats(vals) // the replayed kind does not fit: select with full statistics
 		}
 	}
-	if chosen == nil && st.skipDistinct {
-		st = ComputeStats(vals) // the replayed kind does not fit: select with full statistics
-	}
-	if chosen == nil {
-		var err error
-		chosen, err = c.choose(vals, st)
-		if err != nil {
-			return dst, nil, err
-		}
-	}
-	node, t, err := c.encodeWith(dst, vals, st, chosen, c.force)
+	best, err := c.choose(vals, st)
 	if err != nil {
 		return dst, nil, err
 	}
-	return node, t, nil
+	if best.node != nil {
+		return append(dst, best.node...), best.tree, nil
+	}
+	return c.encodeWith(dst, vals, st, best.cd, nil)
+}
+
+// decodedBytes is the size of the values of a sequence once decoded.
+func decodedBytes(st *Stats) int {
+	if st.Type == Binary {
+		return st.TotalBytes
+	}
+	return st.N * max(st.Type.Size(), 1)
 }
 
 func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree) ([]byte, *Tree, error) {
 	start := len(dst)
 	dst = AppendHeader(dst, cd.Kind, st.Type, st.N)
-	nc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: c.trial, self: cd.Kind}
+	nc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: c.trial, nest: c.nest, self: cd.Kind, scale: c.scale}
 	if force != nil && force.Kind == cd.Kind {
 		nc.forced = force
 	}
@@ -246,131 +320,191 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
 	t := &Tree{Kind: cd.Kind, Children: nc.children}
+	t.time = c.scale * cd.Decode.Time(st.N, decodedBytes(st))
+	for _, ch := range nc.children {
+		t.time += ch.time
+	}
 	wantZstd := c.p.Zstd && cd.Zstd
 	if force != nil && force.Kind == cd.Kind {
 		wantZstd = force.Zstd && c.p.Zstd
 	}
-	if wantZstd && !c.trial {
+	if wantZstd && c.nest <= zstdTrialNest {
 		node := out[start:]
-		minSaving := c.p.MinSaving
-		if len(node) < c.p.ZstdMinBytes {
-			minSaving = max(minSaving, c.p.SmallZstdSaving)
-		}
-		z, err := Compress(node, minSaving, nil)
-		if err != nil {
-			return dst[:start], nil, err
-		}
-		if len(z) < len(node) {
-			out = append(out[:start], z...)
-			t.Zstd = true
+		if need := c.zstdNeed(float64(len(node)) * c.scale); need < 1 {
+			z, err := Compress(node, need, nil)
+			if err != nil {
+				return dst[:start], nil, err
+			}
+			if len(z) < len(node) {
+				out = append(out[:start], z...)
+				t.Zstd = true
+				t.time += c.zstdTime(float64(len(node)) * c.scale)
+			}
 		}
 	}
 	return out, t, nil
 }
 
-// choose estimates every allowed candidate and returns the one with the
-// smallest size × read factor. A SpeedOverZstd candidate (FSST), never
-// zstd-compressed, is then weighed against that choice: against the
-// Fallback (which the zstd post-pass will compress) by FSSTZstdRatio × the
-// Fallback's compressed size, against anything else by score.
-func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fast *Codec
-	bestScore, fastScore := math.Inf(1), math.Inf(1)
-	var sample any
-	var sampleSt *Stats
+// zstdTime is the estimated time to inflate a body of raw bytes.
+func (c *Ctx) zstdTime(raw float64) float64 {
+	return c.p.ZstdDecode.PerValue + c.p.ZstdDecode.PerByte*raw
+}
+
+// zstdNeed returns the fraction of a node of size bytes (at the scale of
+// the whole sequence) that zstd must save to be kept: MinSaving, or more
+// when the bytes saved must pay for the inflate time (Optimize: saved ≥
+// w·(frame + size·perByte)). 1 or more means zstd cannot pay.
+func (c *Ctx) zstdNeed(size float64) float64 {
+	need := c.p.MinSaving
+	if size <= 0 {
+		return 1
+	}
+	if w := c.p.Optimize.Weight(); w > 0 {
+		need = max(need, w*c.zstdTime(size)/size)
+	}
+	return need
+}
+
+// candidate is one encoding selection weighs: its estimated size in bytes
+// and decode time in ns for the whole sequence and, when it was encoded
+// whole for real, the node itself.
+type candidate struct {
+	cd         *Codec
+	size, time float64
+	node       []byte
+	tree       *Tree
+	// sure is false when the estimate rests on what a sample cannot show
+	// well: zstd (long-range repeats), a scaled alphabet or symbol table,
+	// or the children of a composite (estimated without zstd).
+	sure bool
+}
+
+func (c *Ctx) cost(size, time float64) float64 { return size + c.p.Optimize.Weight()*time }
+
+// choose estimates every allowed candidate and returns the one of least
+// cost (Optimize). An encoding whose size follows from statistics and that
+// zstd would not touch is sized by Estimate; every other candidate is
+// trial-encoded, whole when the sequence has at most ExactBelow values,
+// else on a sample of SampleRuns × SampleLen values whose size it scales
+// (SampleScaler). The trial applies zstd where the post-pass would (see
+// zstdTrialNest). For a column's own values, when the two best estimates
+// are within FinalistWindow and one of them rests on what a sample shows
+// poorly (zstd, a scaled alphabet, a composite's children), both are
+// encoded whole and the better result is kept as it is.
+func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
+	var cands []candidate
+	var sample any = vals
+	sampleSt := st
+	scale := 1.0
+	if st.N > c.p.ExactBelow {
+		sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
+		sampleSt = ComputeStats(sample)
+		scale = float64(st.N) / float64(max(sampleSt.N, 1))
+	}
 	for _, cd := range c.p.Registry.Codecs() {
 		if !c.allowed(cd, st) {
 			continue
 		}
+		k := candidate{cd: cd}
+		zstd := c.p.Zstd && cd.Zstd && c.nest+1 <= zstdTrialNest
 		size, ok := cd.Encoder.Estimate(st)
-		if !ok {
-			var err error
-			if st.N <= c.p.ExactBelow {
-				size, err = c.trialSize(vals, st, cd)
-			} else {
-				if sample == nil {
-					sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
-					sampleSt = ComputeStats(sample)
-				}
-				if !cd.Encoder.Fit(sampleSt) {
-					continue
-				}
-				var node []byte
-				node, err = c.trialNode(sample, sampleSt, cd)
-				fixed := 0
-				if fs, ok := cd.Encoder.(FixedSizer); ok && err == nil {
-					fixed = min(fs.FixedSize(node), len(node))
-				}
-				size = fixed + int(float64(len(node)-fixed)*float64(st.N)/float64(sampleSt.N))
-			}
+		if ok {
+			size += headerSize(st)
+			zstd = zstd && c.zstdNeed(float64(size)*c.scale) < 1
+		}
+		if ok && !zstd {
+			k.size, k.sure = float64(size), true
+			k.time = c.scale * cd.Decode.Time(st.N, decodedBytes(st))
+			cands = append(cands, k)
+			continue
+		}
+		if zstd && cd.Fallback && st.Type == Binary && scale != 1 && !c.trial && c.ownValues() {
+			// zstd on a sample of text misses the repeats a whole chunk
+			// holds, so the plain layout of a column's own binary values
+			// is compressed whole: an exact yardstick, kept as it is if it
+			// wins.
+			node, tree, err := c.encodeWith(nil, vals, st, cd, nil)
 			if err != nil {
 				continue
 			}
-		}
-		rf := cd.ReadFactor
-		if rf <= 0 {
-			rf = 1
-		}
-		score := float64(size) * rf
-		if cd.SpeedOverZstd {
-			fast, fastScore = cd, score
+			k.size, k.time, k.node, k.tree, k.sure = float64(len(node)), tree.time, node, tree, true
+			cands = append(cands, k)
 			continue
 		}
-		if score < bestScore {
-			best, bestScore = cd, score
+		tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true, nest: c.nest + 1, scale: c.scale * scale}
+		node, tree, err := tc.encodeWith(nil, sample, sampleSt, cd, nil)
+		if err != nil {
+			continue
+		}
+		k.time = tree.time
+		k.sure = scale == 1 || (len(tree.Children) == 0 && !tree.Zstd)
+		switch sc, ok := cd.Encoder.(SampleScaler); {
+		case scale == 1:
+			k.size = float64(len(node))
+		case ok:
+			k.size, k.sure = float64(sc.ScaleSample(node, sampleSt, st)), false
+		default:
+			k.size = float64(len(node)) * scale
+		}
+		cands = append(cands, k)
+	}
+	if len(cands) == 0 {
+		return candidate{}, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		return c.cost(cands[i].size, cands[i].time) < c.cost(cands[j].size, cands[j].time)
+	})
+	best := cands[0]
+	if scale == 1 || c.trial || !c.ownValues() || c.p.Finalists < 2 {
+		return best, nil
+	}
+	// Encode the finalists whole and keep the better one, unless both
+	// estimates are sure.
+	limit := c.cost(best.size, best.time) * (1 + c.p.FinalistWindow)
+	var fin []candidate
+	for _, k := range cands {
+		if len(fin) == c.p.Finalists || c.cost(k.size, k.time) > limit {
+			break
+		}
+		fin = append(fin, k)
+	}
+	if len(fin) < 2 || (fin[0].sure && fin[1].sure) {
+		return best, nil
+	}
+	var kept candidate
+	keptCost := math.Inf(1)
+	for _, k := range fin {
+		node, tree, err := c.encodeWith(nil, vals, st, k.cd, nil)
+		if err != nil {
+			continue
+		}
+		if cost := c.cost(float64(len(node)), tree.time); cost < keptCost {
+			kept, keptCost = candidate{cd: k.cd, size: float64(len(node)), time: tree.time, node: node, tree: tree}, cost
 		}
 	}
-	if fast != nil {
-		switch {
-		case best == nil:
-			best = fast
-		case best.Fallback && c.p.Zstd:
-			if c.p.FSSTZstdRatio > 0 && fastScore <= c.p.FSSTZstdRatio*c.zstdTrivialSize(vals, st, best, sample, sampleSt) {
-				best = fast
-			}
-		case fastScore < bestScore:
-			best = fast
-		}
+	if kept.node == nil {
+		return best, nil
 	}
-	if best == nil {
-		return nil, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
-	}
-	return best, nil
+	return kept, nil
 }
 
-func (c *Ctx) trialSize(vals any, st *Stats, cd *Codec) (int, error) {
-	out, err := c.trialNode(vals, st, cd)
-	return len(out), err
+// headerSize is the size of a node's prefix (kind, type, flags, rows).
+func headerSize(st *Stats) int {
+	n := 4
+	for v := uint64(st.N) >> 7; v > 0; v >>= 7 {
+		n++
+	}
+	return n
 }
 
-// trialNode encodes vals with cd for size estimation (no zstd).
-func (c *Ctx) trialNode(vals any, st *Stats, cd *Codec) ([]byte, error) {
-	tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true}
-	out, _, err := tc.encodeWith(nil, vals, st, cd, nil)
-	return out, err
-}
-
-// zstdTrivialSize estimates the size of the Trivial node of vals after the
-// zstd post-pass, compressing the trial of the sample (vals itself when it
-// is not longer than ExactBelow) and scaling it.
-func (c *Ctx) zstdTrivialSize(vals any, st *Stats, triv *Codec, sample any, sampleSt *Stats) float64 {
-	v, vst := vals, st
-	if st.N > c.p.ExactBelow {
-		if sample == nil {
-			sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
-			sampleSt = ComputeStats(sample)
-		}
-		v, vst = sample, sampleSt
-	}
-	node, err := c.trialNode(v, vst, triv)
-	if err != nil {
-		return math.Inf(1)
-	}
-	z, err := Compress(node, c.p.MinSaving, nil)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return float64(len(z)) * float64(st.N) / float64(max(vst.N, 1))
+// SampleScaler is implemented by encoders whose node does not grow in
+// proportion to the number of values: FSST's symbol table is fixed, a
+// dictionary's alphabet grows with the distinct count. Selection estimates
+// a long sequence from the trial node of a sample; ScaleSample returns the
+// estimated size of the whole sequence's node from it (others scale it by
+// full.N / sample.N).
+type SampleScaler interface {
+	ScaleSample(node []byte, sample, full *Stats) int
 }
 
 // Sample returns runs slices of runLen consecutive values spread evenly over
@@ -442,8 +576,8 @@ func (p *Policy) EncodeSequence(dst []byte, vals any, depth int, parent Kind, fo
 	if TypeOf(vals) == TypeInvalid {
 		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
 	}
-	c := &Ctx{p: p, depth: depth, parent: parent, force: force}
-	return c.encode(dst, vals, depth > 0)
+	c := &Ctx{p: p, depth: depth, parent: parent, force: force, scale: 1}
+	return c.encode(dst, vals)
 }
 
 // Capture returns the tree of an encoded node by walking its children.

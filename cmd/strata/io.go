@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"strata"
+	"strata/encoding"
 	"strata/interop"
 	"strata/write"
 )
@@ -88,9 +89,14 @@ func runImport(args []string) error {
 	chunkValues := fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk")
 	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
 	flatmap := fs.String("flatmap", "", "comma-separated map columns to store as FlatMap")
+	optimize := fs.String("optimize", "balanced", "speed, balanced or size: how encodings trade bytes for decode time")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	opt, err := encoding.ParseOptimize(*optimize)
+	if err != nil {
+		return usagef("%v", err)
 	}
 	if len(pos) != 2 {
 		return usagef("want SRC and DST, got %d arguments", len(pos))
@@ -102,7 +108,7 @@ func runImport(args []string) error {
 	}
 	defer rr.Close()
 	w, err := strata.Create(dst, rr.Schema(), &strata.WriteOptions{StripeBytes: *stripeMB << 20,
-		ChunkValues: *chunkValues, NoZstd: *noZstd, FlatMap: splitList(*flatmap)})
+		ChunkValues: *chunkValues, NoZstd: *noZstd, Optimize: opt, FlatMap: splitList(*flatmap)})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@
 //	strata agg FILE "count(*), sum(col)" [--where EXPR]
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
+//	strata calibrate                     measure the decode costs encoding selection weighs
 package main
 
 import (
@@ -23,7 +24,8 @@ const usage = `strata — columnar files with cascading encodings and selective 
 
 usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
-  strata import SRC DST.strata             SRC is .parquet, .csv or .arrow
+  strata import SRC DST.strata [--optimize speed|balanced|size]
+                                           SRC is .parquet, .csv or .arrow
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
   strata inspect FILE [--json]             rows, stripes, bytes and encodings per column
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
@@ -33,6 +35,8 @@ usage:
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
+  strata calibrate [--rounds 15]           measure each encoding's decode cost and zstd's on this machine
+                                           (the figures encoding selection weighs bytes against)
 
 Run 'strata COMMAND -h' for a command's flags.
 `
@@ -88,6 +92,8 @@ func run(cmd string, args []string) error {
 		err = runGen(args)
 	case "bench":
 		err = runBench(args)
+	case "calibrate":
+		err = runCalibrate(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

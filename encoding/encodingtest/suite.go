@@ -20,8 +20,8 @@
 // interleavings, Gather, Bounds, Filter with every operator, and the run
 // and dictionary views. Run also checks the codec's declarations: Types
 // against Fit, Leaf against the tree it builds, Estimate against the body
-// it writes, and that encodings not declaring NeedsDistinct write the same
-// bytes without the distinct count.
+// it writes, a measured Decode cost, and that encodings not declaring
+// NeedsDistinct write the same bytes without the distinct count.
 //
 // Encoding-specific tests (golden bytes, hostile nodes, selection) use the
 // helpers in helpers.go.
@@ -154,6 +154,9 @@ func (s *suite) declarations(t *testing.T) {
 	}
 	if c.Open == nil {
 		t.Errorf("%v has no Open", c.Kind)
+	}
+	if c.Decode.PerValue <= 0 && c.Decode.PerByte <= 0 {
+		t.Errorf("%v declares no Decode cost: measure it with strata calibrate", c.Kind)
 	}
 	if c.Fallback && (c.Encoder == nil || c.Types != encoding.AllTypes && c.Types != 0) {
 		t.Errorf("%v is the Fallback but does not store every type", c.Kind)

@@ -26,11 +26,11 @@ import (
 
 // Codec registers RLE.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindRLE,
-	Types:      encoding.AllTypes,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.1,
+	Kind:    encoding.KindRLE,
+	Types:   encoding.AllTypes,
+	Open:    open,
+	Decode:  encoding.Cost{PerValue: 4.57, PerByte: 0.23}, // strata calibrate
+	Encoder: encoder{},
 }
 
 // RunReader is the run view RLE decoders of fixed-width types implement;
