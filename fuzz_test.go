@@ -2,6 +2,7 @@ package strata_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -159,7 +160,7 @@ func FuzzOpenRead(f *testing.F) {
 // valid framing and checksums and the damage reaches the decoders, the
 // schema and statistics parsers and the assembler.
 func repack(src []byte, patch func(blob int, b []byte) []byte) ([]byte, error) {
-	in, err := format.Open(iox.Bytes(src), format.ReaderOptions{})
+	in, err := format.Open(context.Background(), iox.Bytes(src), format.ReaderOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +168,13 @@ func repack(src []byte, patch func(blob int, b []byte) []byte) ([]byte, error) {
 	w := format.NewWriter(&buf, format.WriterOptions{GroupSize: 2})
 	blob := 0
 	for s := range in.NumStripes() {
-		streams, err := in.Streams(s)
+		streams, err := in.Streams(context.Background(), s)
 		if err != nil {
 			return nil, err
 		}
 		for id, st := range streams {
 			for c, ch := range st.Chunks {
-				p, err := in.ReadChunk(s, id, c)
+				p, err := in.ReadChunk(context.Background(), s, id, c)
 				if err != nil {
 					return nil, err
 				}
@@ -188,7 +189,7 @@ func repack(src []byte, patch func(blob int, b []byte) []byte) ([]byte, error) {
 		}
 	}
 	for _, sec := range in.Sections() {
-		b, _, err := in.Section(sec.Name)
+		b, _, err := in.Section(context.Background(), sec.Name)
 		if err != nil {
 			return nil, err
 		}

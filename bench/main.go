@@ -145,6 +145,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	svgOut := fs.String("svg", "", "write a bar chart (ratios to Parquet+zstd) to FILE")
 	budget := fs.Duration("take-budget", takeBudget, "time budget of one timed take run: slower readers are timed on a prefix of the lookups")
 	dir := fs.String("dir", "", "directory for the files written (default: a temporary one, removed at exit)")
+	objstore := fs.Bool("objstore", false, "measure reading Strata and arrow-go's Parquet from an S3-compatible server (versitygw, started on 127.0.0.1) through a latency-adding proxy, instead of the local comparison")
+	latencyList := fs.String("latency", "0,20ms", "with --objstore: latencies added to every request")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -186,6 +188,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if err := os.MkdirAll(workDir, 0o755); err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 1
+	}
+
+	if *objstore {
+		lats, err := parseLatencies(*latencyList)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 2
+		}
+		fmt.Fprintf(stderr, "dataset %s: %d rows; object storage, runs=%d\n", src.Name, src.Rows, *runs)
+		return runObjstore(stdout, stderr, src, wl, *runs, lats, workDir)
 	}
 
 	sel, err := selectSystems(allSystems(config{threads: *threads}), *systems)
@@ -405,6 +417,24 @@ func intValues(a arrow.Array) ([]int64, error) {
 		}
 	default:
 		return nil, fmt.Errorf("not an integer column: %s", a.DataType())
+	}
+	return out, nil
+}
+
+// parseLatencies reads "0,20ms".
+func parseLatencies(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "0" {
+			out = append(out, 0)
+			continue
+		}
+		d, err := time.ParseDuration(p)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("latency %q: want durations such as 0,20ms", p)
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }

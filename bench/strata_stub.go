@@ -2,6 +2,12 @@
 
 package main
 
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
 // Built with -tags nostrata (e.g. while the strata facade does not compile),
 // the Strata systems report every figure as unsupported.
 
@@ -19,3 +25,8 @@ func (s *strataSys) QRange(*Workload, bool) (Out, error)   { return Out{}, errUn
 func (s *strataSys) QMonth(*Workload, bool) (Out, error)   { return Out{}, errUnsupported }
 func (s *strataSys) QAgg(*Workload) (Out, error)           { return Out{}, errUnsupported }
 func (s *strataSys) Take([]int64, bool) (Out, error)       { return Out{}, errUnsupported }
+
+func runObjstore(_, stderr io.Writer, _ *Source, _ *Workload, _ int, _ []time.Duration, _ string) int {
+	fmt.Fprintln(stderr, "bench: --objstore needs the Strata systems (built with -tags nostrata)")
+	return 2
+}

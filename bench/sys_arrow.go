@@ -90,9 +90,12 @@ func (s *arrowSys) Close() error {
 	}
 	if s.pfTake != nil {
 		s.pfTake.Close()
+		s.pfTake = nil
 	}
 	if s.pf != nil {
-		return s.pf.Close()
+		err := s.pf.Close()
+		s.pf = nil
+		return err
 	}
 	return nil
 }

@@ -139,4 +139,4 @@ func Decompress(src []byte, rawLen int) ([]byte, error) {
 
 // DefaultZstdDecode is the cost of inflating a zstd body: PerValue per
 // frame, PerByte per inflated byte (strata calibrate; docs/benchmarks.md).
-var DefaultZstdDecode = Cost{PerValue: 7570, PerByte: 1.42}
+var DefaultZstdDecode = Cost{PerValue: 8020, PerByte: 1.41}

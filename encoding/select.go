@@ -225,10 +225,12 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 }
 
 // EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
-// falls back to selection if that kind cannot encode the values.
+// falls back to selection if that kind cannot encode the values. zstd is
+// tried on the child as on a selected one (trials included, see
+// zstdTrialNest) and kept where it pays.
 func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 	saved := c.forced
-	ft := &Tree{Kind: k}
+	ft := &Tree{Kind: k, Zstd: true}
 	tmp := &Tree{Children: make([]*Tree, len(c.children)+1)}
 	tmp.Children[len(c.children)] = ft
 	c.forced = tmp

@@ -1,6 +1,7 @@
 package encoding
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 
@@ -44,6 +45,12 @@ type Stats struct {
 	// Binary: total bytes of all values and the value length bounds.
 	TotalBytes     int
 	MinLen, MaxLen int
+	// Binary: PrefixBytes is the sum over values of the bytes each shares
+	// with the start of its predecessor (what front coding saves); Digits
+	// reports that every value is 0 to 19 ASCII digits (what DigitText
+	// stores as integers). Sorted is set for binary too (bytewise order).
+	PrefixBytes int
+	Digits      bool
 
 	// Bool: number of true values.
 	Trues int
@@ -267,6 +274,7 @@ func binaryStats(st *Stats, b *Bytes) {
 	st.TotalBytes = int(b.Offsets[n] - b.Offsets[0])
 	st.MinLen, st.MaxLen = math.MaxInt, 0
 	runs := 1
+	sorted, digits := true, true
 	var prev []byte
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
@@ -277,12 +285,22 @@ func binaryStats(st *Stats, b *Bytes) {
 		if l > st.MaxLen {
 			st.MaxLen = l
 		}
-		if i > 0 && string(x) != string(prev) {
-			runs++
+		if digits {
+			digits = l <= MaxDigits && allDigits(x)
+		}
+		if i > 0 {
+			p := CommonPrefix(prev, x)
+			st.PrefixBytes += p
+			if p < len(x) || p < len(prev) {
+				runs++
+				if sorted && p < len(prev) && (p == len(x) || x[p] < prev[p]) {
+					sorted = false
+				}
+			}
 		}
 		prev = x
 	}
-	st.Runs = runs
+	st.Runs, st.Sorted, st.Digits = runs, sorted, digits
 	distinct(st, n, func(i int) uint64 { return xxh3.Hash(b.Value(i)) })
 }
 
@@ -335,4 +353,34 @@ func (st *Stats) fillMode(keys []uint64, counts, first []int32) {
 			st.ModeCount, st.ModeIndex = int(c), int(first[i])
 		}
 	}
+}
+
+// MaxDigits is the longest digit string Stats.Digits accepts: every string
+// of up to 19 decimal digits has a value below 10^19, which fits a uint64.
+const MaxDigits = 19
+
+func allDigits(x []byte) bool {
+	for _, c := range x {
+		if c-'0' > 9 {
+			return false
+		}
+	}
+	return true
+}
+
+// CommonPrefix returns the number of leading bytes a and b share.
+func CommonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n {
+		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+		if x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }

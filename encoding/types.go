@@ -97,7 +97,11 @@ const (
 	KindSparseBool     Kind = 10
 	KindNullable       Kind = 11
 	KindFSST           Kind = 12
-	KindALP            Kind = 13 // reserved for a later issue
+	KindALP            Kind = 13
+	KindALPRD          Kind = 14
+	KindFrontCoding    Kind = 15
+	KindDigitText      Kind = 16
+	KindChimp          Kind = 20
 )
 
 var kindNames = map[Kind]string{
@@ -105,6 +109,8 @@ var kindNames = map[Kind]string{
 	KindBlockFOR: "BlockFOR", KindVarint: "Varint", KindDelta: "Delta", KindRLE: "RLE",
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
+	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
+	KindALPRD: "ALP-RD", KindChimp: "Chimp",
 }
 
 func (k Kind) String() string {

@@ -226,7 +226,25 @@ func bindLeaf(l *Leaf, lookup func(string) (ColumnInfo, bool)) (Expr, error) {
 }
 
 func (l *Leaf) litErr(lit Literal) error {
-	return &BindError{l.Path, lit.Pos, fmt.Sprintf("%s is %s; cannot compare with %s", l.Path, l.Col.describe(), lit)}
+	return &BindError{l.Path, lit.Pos, fmt.Sprintf("%s is %s; cannot compare with %s%s", l.Path, l.Col.describe(), lit, l.Col.literalHint(lit))}
+}
+
+// literalHint shows how to write a literal of the column's type when the
+// given one has the wrong kind, the commonest mistake in a WHERE string.
+func (c *ColumnInfo) literalHint(lit Literal) string {
+	switch {
+	case c.Logical == LogicalString && lit.Kind != LitString:
+		return fmt.Sprintf(" (text literals are quoted: %s)", quote(lit.Text))
+	case c.Logical == LogicalDate && lit.Kind != LitDate:
+		return " (write dates as DATE 'YYYY-MM-DD')"
+	case c.Logical == LogicalTimestamp && lit.Kind != LitTimestamp && lit.Kind != LitDate:
+		return " (write timestamps as TIMESTAMP 'YYYY-MM-DD HH:MM:SS')"
+	case c.Type == encoding.Bool && lit.Kind != LitBool:
+		return " (write TRUE or FALSE)"
+	case lit.Kind == LitString && c.Logical != LogicalString && c.Type != encoding.Binary && c.Type != encoding.Bool:
+		return fmt.Sprintf(" (numbers are written without quotes: %s)", lit.Text)
+	}
+	return ""
 }
 
 func bindPrefix(l *Leaf) error {

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -50,11 +51,11 @@ func BenchmarkOpen(b *testing.B) {
 	}
 	data := iox.Bytes(buf.Bytes())
 	for b.Loop() {
-		f, err := Open(data, ReaderOptions{})
+		f, err := Open(context.Background(), data, ReaderOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.Streams(500); err != nil {
+		if _, err := f.Streams(context.Background(), 500); err != nil {
 			b.Fatal(err)
 		}
 	}

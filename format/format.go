@@ -218,6 +218,25 @@ func DecodeChunk(raw []byte) ([]byte, error) {
 	return decodeChunk(raw, DefaultMaxChunkSize, true)
 }
 
+// CheckChunk checks the framing and checksum of one whole chunk without
+// decompressing its payload.
+func CheckChunk(raw []byte) error {
+	if len(raw) < ChunkHeaderSize {
+		return encoding.Corruptf("chunk of %d bytes is shorter than its %d-byte header", len(raw), ChunkHeaderSize)
+	}
+	if n := binary.LittleEndian.Uint32(raw); uint64(n) != uint64(len(raw)-ChunkHeaderSize) {
+		return encoding.Corruptf("chunk header declares %d payload bytes, chunk holds %d", n, len(raw)-ChunkHeaderSize)
+	}
+	if c := Compression(raw[4]); c != CompressionNone && c != CompressionZstd {
+		return encoding.Corruptf("chunk header: unknown compression %d", uint8(c))
+	}
+	sum := binary.LittleEndian.Uint32(raw[5:])
+	if got := Checksum32(raw[ChunkHeaderSize:]); got != sum {
+		return fmt.Errorf("chunk payload: stored %#08x, computed %#08x: %w", sum, got, ErrChecksum)
+	}
+	return nil
+}
+
 func decodeChunk(raw []byte, maxRaw int, verify bool) ([]byte, error) {
 	if len(raw) < ChunkHeaderSize {
 		return nil, encoding.Corruptf("chunk of %d bytes is shorter than its %d-byte header", len(raw), ChunkHeaderSize)

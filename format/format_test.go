@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -148,7 +149,7 @@ func checkSpec(t testing.TB, f *File, s fileSpec) {
 			t.Fatalf("StripeForRow in stripe %d", i)
 		}
 		rows += int64(st.rows)
-		streams, err := f.Streams(i)
+		streams, err := f.Streams(context.Background(), i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +184,7 @@ func checkSpec(t testing.TB, f *File, s fileSpec) {
 					t.Fatalf("ChunkForRow stripe %d stream %d chunk %d", i, id, c)
 				}
 				srows += int64(want.rows)
-				p, err := f.ReadChunk(i, id, c)
+				p, err := f.ReadChunk(context.Background(), i, id, c)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -206,15 +207,15 @@ func checkSpec(t testing.TB, f *File, s fileSpec) {
 		t.Fatalf("%d sections, want %d", len(f.Sections()), len(s.sections))
 	}
 	for _, sec := range s.sections {
-		b, ok, err := f.Section(sec.name)
+		b, ok, err := f.Section(context.Background(), sec.name)
 		if err != nil || !ok || !bytes.Equal(b, sec.data) {
 			t.Fatalf("section %q: ok=%v err=%v equal=%v", sec.name, ok, err, bytes.Equal(b, sec.data))
 		}
 	}
-	if _, ok, err := f.Section("nope"); ok || err != nil {
+	if _, ok, err := f.Section(context.Background(), "nope"); ok || err != nil {
 		t.Fatal("missing section found")
 	}
-	if err := f.Verify(); err != nil {
+	if err := f.Verify(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -232,7 +233,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		data := build(t, s, opts, uint64(iter))
 		for _, tail := range []int64{0, PostscriptSize, 100, 1 << 30} {
-			f, err := Open(iox.Bytes(data), ReaderOptions{TailSize: tail})
+			f, err := Open(context.Background(), iox.Bytes(data), ReaderOptions{TailSize: tail})
 			if err != nil {
 				t.Fatalf("iter %d tail %d: %v", iter, tail, err)
 			}
@@ -255,12 +256,12 @@ func TestEmptyFile(t *testing.T) {
 	if len(data) != len(Magic)+1+3+PostscriptSize {
 		t.Logf("empty file is %d bytes", len(data))
 	}
-	f, err := Open(iox.Bytes(data), ReaderOptions{})
+	f, err := Open(context.Background(), iox.Bytes(data), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSpec(t, f, fileSpec{})
-	if _, err := f.Streams(0); !errors.Is(err, ErrIndex) {
+	if _, err := f.Streams(context.Background(), 0); !errors.Is(err, ErrIndex) {
 		t.Fatalf("Streams(0) of empty file: %v", err)
 	}
 }
@@ -278,11 +279,11 @@ func TestCompressionUsed(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(iox.Bytes(buf.Bytes()), ReaderOptions{})
+	f, err := Open(context.Background(), iox.Bytes(buf.Bytes()), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, _ := f.Streams(0)
+	ss, _ := f.Streams(context.Background(), 0)
 	if ss[0].Size >= int64(len(big))/10 || ss[1].Size != int64(len(big))+ChunkHeaderSize || ss[2].Size != 4+ChunkHeaderSize {
 		t.Fatalf("stream sizes %d %d %d", ss[0].Size, ss[1].Size, ss[2].Size)
 	}
@@ -295,7 +296,7 @@ func TestCompressionUsed(t *testing.T) {
 		t.Fatalf("user section %+v", si)
 	}
 	for id := range 3 {
-		p, err := f.ReadChunk(0, id, 0)
+		p, err := f.ReadChunk(context.Background(), 0, id, 0)
 		if err != nil || (id < 2 && !bytes.Equal(p, big)) {
 			t.Fatalf("chunk %d: %v", id, err)
 		}
@@ -319,7 +320,7 @@ func TestReads(t *testing.T) {
 	s := genSpec(rng, 20, 5, 2000)
 	data := build(t, s, WriterOptions{GroupSize: 4}, 1)
 	src := iox.NewFetcher(iox.Bytes(data), iox.FetcherOptions{})
-	f, err := Open(src, ReaderOptions{TailSize: 4096})
+	f, err := Open(context.Background(), src, ReaderOptions{TailSize: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,10 +330,10 @@ func TestReads(t *testing.T) {
 	// Stripe group 0 is far from the tail: one read, cached afterwards.
 	src.ResetStats()
 	for range 3 {
-		if _, err := f.Streams(1); err != nil {
+		if _, err := f.Streams(context.Background(), 1); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.Streams(3); err != nil {
+		if _, err := f.Streams(context.Background(), 3); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -341,7 +342,7 @@ func TestReads(t *testing.T) {
 	}
 	// A footer larger than the tail costs exactly one more read.
 	src.ResetStats()
-	if _, err := Open(src, ReaderOptions{TailSize: PostscriptSize + 1}); err != nil {
+	if _, err := Open(context.Background(), src, ReaderOptions{TailSize: PostscriptSize + 1}); err != nil {
 		t.Fatal(err)
 	}
 	if st := src.Stats(); st.Reads != 2 {
@@ -349,27 +350,27 @@ func TestReads(t *testing.T) {
 	}
 	// With the whole file as tail, sections and groups need no reads.
 	src.ResetStats()
-	f, err = Open(src, ReaderOptions{TailSize: int64(len(data))})
+	f, err = Open(context.Background(), src, ReaderOptions{TailSize: int64(len(data))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range f.NumStripes() {
-		f.Streams(i)
+		f.Streams(context.Background(), i)
 	}
 	for _, sec := range f.Sections() {
-		f.Section(sec.Name)
+		f.Section(context.Background(), sec.Name)
 	}
 	if st := src.Stats(); st.Reads != 1 {
 		t.Fatalf("whole-file tail: %+v", st)
 	}
 	// Coalesced chunk reads through the fetcher decode to the same payloads.
-	f, _ = Open(src, ReaderOptions{})
+	f, _ = Open(context.Background(), src, ReaderOptions{})
 	var rs []iox.Range
 	var want [][]byte
 	for i, st := range s.stripes {
 		for id, cs := range st.streams {
 			for c := range cs {
-				r, err := f.ChunkRange(i, id, c)
+				r, err := f.ChunkRange(context.Background(), i, id, c)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -379,7 +380,7 @@ func TestReads(t *testing.T) {
 		}
 	}
 	src.ResetStats()
-	raws, err := src.Fetch(rs)
+	raws, err := src.Fetch(context.Background(), rs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +397,7 @@ func TestConcurrentReaders(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	s := genSpec(rng, 30, 6, 500)
 	data := build(t, s, WriterOptions{GroupSize: 3}, 2)
-	f, err := Open(iox.NewFetcher(iox.Bytes(data), iox.FetcherOptions{}), ReaderOptions{TailSize: 1024})
+	f, err := Open(context.Background(), iox.NewFetcher(iox.Bytes(data), iox.FetcherOptions{}), ReaderOptions{TailSize: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,14 +407,14 @@ func TestConcurrentReaders(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(g), 1))
 			for range 200 {
 				i := r.IntN(len(s.stripes))
-				ss, err := f.Streams(i)
+				ss, err := f.Streams(context.Background(), i)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				for id, info := range ss {
 					for c := range info.Chunks {
-						p, err := f.ReadChunk(i, id, c)
+						p, err := f.ReadChunk(context.Background(), i, id, c)
 						if err != nil || !bytes.Equal(p, s.stripes[i].streams[id][c].payload) {
 							t.Error("bad chunk", err)
 							return
@@ -549,7 +550,7 @@ func TestCreateFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	f, err := Open(src, ReaderOptions{})
+	f, err := Open(context.Background(), src, ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,23 +563,23 @@ func TestCreateFile(t *testing.T) {
 
 // readAll touches every section, stream table and chunk of data.
 func readAll(data []byte, opts ReaderOptions) error {
-	f, err := Open(iox.Bytes(data), opts)
+	f, err := Open(context.Background(), iox.Bytes(data), opts)
 	if err != nil {
 		return err
 	}
 	for _, s := range f.Sections() {
-		if _, _, err := f.Section(s.Name); err != nil {
+		if _, _, err := f.Section(context.Background(), s.Name); err != nil {
 			return err
 		}
 	}
 	for i := range f.NumStripes() {
-		ss, err := f.Streams(i)
+		ss, err := f.Streams(context.Background(), i)
 		if err != nil {
 			return err
 		}
 		for id, s := range ss {
 			for c := range s.Chunks {
-				if _, err := f.ReadChunk(i, id, c); err != nil {
+				if _, err := f.ReadChunk(context.Background(), i, id, c); err != nil {
 					return err
 				}
 			}
@@ -626,10 +627,10 @@ func TestCorruptEveryByte(t *testing.T) {
 				bad[i] ^= x
 				err := readAll(bad, ReaderOptions{TailSize: 64})
 				if err == nil {
-					f, oerr := Open(iox.Bytes(bad), ReaderOptions{TailSize: 1 << 20})
+					f, oerr := Open(context.Background(), iox.Bytes(bad), ReaderOptions{TailSize: 1 << 20})
 					if oerr != nil {
 						err = oerr // the leading magic, seen when the tail covers it
-					} else if err = f.Verify(); err == nil {
+					} else if err = f.Verify(context.Background()); err == nil {
 						t.Fatalf("byte %d^%#x: undetected", i, x)
 					}
 				}
@@ -650,8 +651,8 @@ func TestTruncate(t *testing.T) {
 		// A file cut in the middle and padded back to size fails too.
 		padded := append(slices.Clone(data[:n]), make([]byte, len(data)-n)...)
 		if err := readAll(padded, ReaderOptions{}); err == nil && n < len(data)-PostscriptSize {
-			f, _ := Open(iox.Bytes(padded), ReaderOptions{})
-			if f.Verify() == nil {
+			f, _ := Open(context.Background(), iox.Bytes(padded), ReaderOptions{})
+			if f.Verify(context.Background()) == nil {
 				t.Fatalf("zeroed tail from %d undetected", n)
 			}
 		}
@@ -660,32 +661,32 @@ func TestTruncate(t *testing.T) {
 
 func TestChunkErrorContext(t *testing.T) {
 	data := smallFile(t, WriterOptions{})
-	f, err := Open(iox.Bytes(data), ReaderOptions{})
+	f, err := Open(context.Background(), iox.Bytes(data), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ci, _ := f.Chunk(2, 1, 0)
+	ci, _ := f.Chunk(context.Background(), 2, 1, 0)
 	bad := slices.Clone(data)
 	bad[ci.Offset+ChunkHeaderSize+3] ^= 1
-	f, _ = Open(iox.Bytes(bad), ReaderOptions{})
-	_, err = f.ReadChunk(2, 1, 0)
+	f, _ = Open(context.Background(), iox.Bytes(bad), ReaderOptions{})
+	_, err = f.ReadChunk(context.Background(), 2, 1, 0)
 	if !errors.Is(err, ErrChecksum) || !errors.Is(err, encoding.ErrCorrupt) || !strings.Contains(err.Error(), "stripe 2, stream 1, chunk 0") {
 		t.Fatalf("error %v", err)
 	}
-	if _, err := f.ReadChunk(2, 1, 1); err != nil {
+	if _, err := f.ReadChunk(context.Background(), 2, 1, 1); err != nil {
 		t.Fatalf("neighbour chunk: %v", err)
 	}
 	for _, c := range [][3]int{{3, 0, 0}, {-1, 0, 0}, {0, -1, 0}, {0, 0, 2}, {0, 9, 0}} {
-		if _, err := f.ReadChunk(c[0], c[1], c[2]); !errors.Is(err, ErrIndex) {
+		if _, err := f.ReadChunk(context.Background(), c[0], c[1], c[2]); !errors.Is(err, ErrIndex) {
 			t.Fatalf("%v: %v", c, err)
 		}
 	}
 	// An absent stream is empty, located at the stripe's end.
-	s, err := f.Stream(1, 7)
+	s, err := f.Stream(context.Background(), 1, 7)
 	if err != nil || len(s.Chunks) != 0 || s.Offset != f.Stripe(1).Offset+f.Stripe(1).Size {
 		t.Fatalf("absent stream %+v %v", s, err)
 	}
-	ss, _ := f.Streams(1)
+	ss, _ := f.Streams(context.Background(), 1)
 	if len(ss[1].Chunks) != 0 || ss[1].Size != 0 {
 		t.Fatalf("skipped stream %+v", ss[1])
 	}
@@ -773,12 +774,12 @@ func ExampleWriter() {
 	if err := w.Close(); err != nil {
 		panic(err)
 	}
-	f, err := Open(iox.Bytes(buf.Bytes()), ReaderOptions{})
+	f, err := Open(context.Background(), iox.Bytes(buf.Bytes()), ReaderOptions{})
 	if err != nil {
 		panic(err)
 	}
-	streams, _ := f.Streams(0)
-	p, _ := f.ReadChunk(0, 1, 0)
+	streams, _ := f.Streams(context.Background(), 0)
+	p, _ := f.ReadChunk(context.Background(), 0, 1, 0)
 	fmt.Println(f.NumRows(), len(streams), string(p), string(streams[1].Chunks[0].Stats))
 	// Output: 3 2 encoded node of stream 1 min/max
 }

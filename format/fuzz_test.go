@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,11 +34,11 @@ func FuzzOpen(f *testing.F) {
 			t.Fatalf("not a format error: %v", err)
 		}
 		if err == nil {
-			fl, err := Open(iox.Bytes(data), opts)
+			fl, err := Open(context.Background(), iox.Bytes(data), opts)
 			if err != nil {
 				t.Fatalf("second open: %v", err)
 			}
-			if err := fl.Verify(); err != nil && !isFormatErr(err) {
+			if err := fl.Verify(context.Background()); err != nil && !isFormatErr(err) {
 				t.Fatalf("verify: not a format error: %v", err)
 			}
 		}

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"flag"
 	"os"
@@ -77,7 +78,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := Open(iox.Bytes(data), ReaderOptions{})
+			f, err := Open(context.Background(), iox.Bytes(data), ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +88,7 @@ func TestGolden(t *testing.T) {
 			checkSpec(t, f, s)
 			if g.opts.ChunkCompression == CompressionZstd {
 				si, _ := f.SectionInfo("schema")
-				c, _ := f.Chunk(0, 2, 0)
+				c, _ := f.Chunk(context.Background(), 0, 2, 0)
 				if si.Compression != CompressionZstd || data[c.Offset+4] != byte(CompressionZstd) {
 					t.Fatal("zstd golden file holds no zstd section or chunk")
 				}
@@ -113,11 +114,11 @@ func TestDocExample(t *testing.T) {
 	if got := hex.EncodeToString(buf.Bytes()); got != strings.ReplaceAll(want, " ", "") {
 		t.Fatalf("got %s", got)
 	}
-	f, err := Open(iox.Bytes(buf.Bytes()), ReaderOptions{})
+	f, err := Open(context.Background(), iox.Bytes(buf.Bytes()), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := f.ReadChunk(0, 0, 0); err != nil || !bytes.Equal(p, []byte{0xAA, 0xBB}) {
+	if p, err := f.ReadChunk(context.Background(), 0, 0, 0); err != nil || !bytes.Equal(p, []byte{0xAA, 0xBB}) {
 		t.Fatalf("chunk %x %v", p, err)
 	}
 }

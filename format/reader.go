@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -157,7 +158,7 @@ type groupSlot struct {
 // Open reads the postscript and footer of a Strata file with one read from
 // its end (two when the footer is larger than opts.TailSize) and checks the
 // footer's checksum. It does not verify the whole file; see Verify.
-func Open(src iox.Source, opts ReaderOptions) (*File, error) {
+func Open(ctx context.Context, src iox.Source, opts ReaderOptions) (*File, error) {
 	opts = opts.withDefaults()
 	size := src.Size()
 	if size < int64(len(Magic)+PostscriptSize) {
@@ -165,7 +166,7 @@ func Open(src iox.Source, opts ReaderOptions) (*File, error) {
 	}
 	tailLen := min(opts.TailSize, size)
 	tailOff := size - tailLen
-	tail, err := iox.ReadRange(src, iox.Range{Off: tailOff, Len: tailLen})
+	tail, err := iox.ReadRange(ctx, src, iox.Range{Off: tailOff, Len: tailLen})
 	if err != nil {
 		return nil, fmt.Errorf("reading file tail: %w", err)
 	}
@@ -182,7 +183,7 @@ func Open(src iox.Source, opts ReaderOptions) (*File, error) {
 	}
 	footOff := footEnd - int64(ps.footerSize)
 	if footOff < tailOff { // second read: the footer's head
-		head, err := iox.ReadRange(src, iox.Range{Off: footOff, Len: tailOff - footOff})
+		head, err := iox.ReadRange(ctx, src, iox.Range{Off: footOff, Len: tailOff - footOff})
 		if err != nil {
 			return nil, fmt.Errorf("reading footer: %w", err)
 		}
@@ -253,13 +254,13 @@ func (f *File) SectionInfo(name string) (SectionInfo, bool) {
 // Section reads, checks and decompresses the named section. It reports
 // false, without error, when the file has no such section. Each call returns
 // a fresh buffer the caller owns.
-func (f *File) Section(name string) ([]byte, bool, error) {
+func (f *File) Section(ctx context.Context, name string) ([]byte, bool, error) {
 	i, ok := f.foot.byName[name]
 	if !ok {
 		return nil, false, nil
 	}
 	s := f.foot.sections[i]
-	b, fromTail, err := f.readBlob(blobRef{s.Offset, s.Size, s.Compression, s.Checksum}, f.opts.MaxSectionSize, "section "+name)
+	b, fromTail, err := f.readBlob(ctx, blobRef{s.Offset, s.Size, s.Compression, s.Checksum}, f.opts.MaxSectionSize, "section "+name)
 	if err != nil {
 		return nil, true, err
 	}
@@ -271,7 +272,7 @@ func (f *File) Section(name string) ([]byte, bool, error) {
 
 // readBlob reads a stored blob, checks its checksum and decompresses it.
 // fromTail reports that the stored bytes alias the cached tail.
-func (f *File) readBlob(r blobRef, maxRaw int, what string) (raw []byte, fromTail bool, err error) {
+func (f *File) readBlob(ctx context.Context, r blobRef, maxRaw int, what string) (raw []byte, fromTail bool, err error) {
 	// Writers store compressed only when it is smaller, so a stored size
 	// beyond the raw limit is refused before reading.
 	if r.Size > int64(maxRaw) {
@@ -282,7 +283,7 @@ func (f *File) readBlob(r blobRef, maxRaw int, what string) (raw []byte, fromTai
 		stored = f.tail[r.Off-f.tailOff : r.Off-f.tailOff+r.Size]
 		fromTail = true
 	} else {
-		stored, err = iox.ReadRange(f.src, iox.Range{Off: r.Off, Len: r.Size})
+		stored, err = iox.ReadRange(ctx, f.src, iox.Range{Off: r.Off, Len: r.Size})
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", what, err)
 		}
@@ -295,7 +296,7 @@ func (f *File) readBlob(r blobRef, maxRaw int, what string) (raw []byte, fromTai
 }
 
 // group returns the stream tables of group g, loading it on first use.
-func (f *File) group(g int) ([][]StreamInfo, error) {
+func (f *File) group(ctx context.Context, g int) ([][]StreamInfo, error) {
 	slot := &f.groups[g]
 	if p := slot.v.Load(); p != nil {
 		return *p, nil
@@ -306,7 +307,7 @@ func (f *File) group(g int) ([][]StreamInfo, error) {
 		return *p, nil
 	}
 	ref := f.foot.groups[g]
-	raw, _, err := f.readBlob(ref.Ref, f.opts.MaxGroupSize, fmt.Sprintf("stripe group %d", g))
+	raw, _, err := f.readBlob(ctx, ref.Ref, f.opts.MaxGroupSize, fmt.Sprintf("stripe group %d", g))
 	if err != nil {
 		return nil, err
 	}
@@ -322,12 +323,12 @@ func (f *File) group(g int) ([][]StreamInfo, error) {
 // caching the stripe's group on first use. A stream id at or beyond the
 // returned length is absent from the stripe. The result is shared: do not
 // modify it.
-func (f *File) Streams(stripe int) ([]StreamInfo, error) {
+func (f *File) Streams(ctx context.Context, stripe int) ([]StreamInfo, error) {
 	if stripe < 0 || stripe >= len(f.foot.stripes) {
 		return nil, fmt.Errorf("stripe %d of %d: %w", stripe, len(f.foot.stripes), ErrIndex)
 	}
 	g := f.foot.stripes[stripe].Group
-	t, err := f.group(g)
+	t, err := f.group(ctx, g)
 	if err != nil {
 		return nil, fmt.Errorf("stripe %d: %w", stripe, err)
 	}
@@ -339,8 +340,8 @@ var ErrIndex = errors.New("format: index out of range")
 
 // Stream returns one stream of a stripe; an absent stream is a zero
 // StreamInfo at the stripe's end offset.
-func (f *File) Stream(stripe, stream int) (StreamInfo, error) {
-	ss, err := f.Streams(stripe)
+func (f *File) Stream(ctx context.Context, stripe, stream int) (StreamInfo, error) {
+	ss, err := f.Streams(ctx, stripe)
 	if err != nil {
 		return StreamInfo{}, err
 	}
@@ -355,8 +356,8 @@ func (f *File) Stream(stripe, stream int) (StreamInfo, error) {
 }
 
 // StreamRange returns the byte range of a whole stream of a stripe.
-func (f *File) StreamRange(stripe, stream int) (iox.Range, error) {
-	s, err := f.Stream(stripe, stream)
+func (f *File) StreamRange(ctx context.Context, stripe, stream int) (iox.Range, error) {
+	s, err := f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return iox.Range{}, err
 	}
@@ -364,8 +365,8 @@ func (f *File) StreamRange(stripe, stream int) (iox.Range, error) {
 }
 
 // Chunk returns the directory entry of one chunk.
-func (f *File) Chunk(stripe, stream, chunk int) (ChunkInfo, error) {
-	s, err := f.Stream(stripe, stream)
+func (f *File) Chunk(ctx context.Context, stripe, stream, chunk int) (ChunkInfo, error) {
+	s, err := f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return ChunkInfo{}, err
 	}
@@ -377,8 +378,8 @@ func (f *File) Chunk(stripe, stream, chunk int) (ChunkInfo, error) {
 
 // ChunkRange returns the byte range of one framed chunk, for a caller that
 // plans and coalesces its own reads and then calls DecodeChunkAt.
-func (f *File) ChunkRange(stripe, stream, chunk int) (iox.Range, error) {
-	c, err := f.Chunk(stripe, stream, chunk)
+func (f *File) ChunkRange(ctx context.Context, stripe, stream, chunk int) (iox.Range, error) {
+	c, err := f.Chunk(ctx, stripe, stream, chunk)
 	if err != nil {
 		return iox.Range{}, err
 	}
@@ -386,12 +387,12 @@ func (f *File) ChunkRange(stripe, stream, chunk int) (iox.Range, error) {
 }
 
 // ReadChunk reads and decodes one chunk with a read of its own.
-func (f *File) ReadChunk(stripe, stream, chunk int) ([]byte, error) {
-	r, err := f.ChunkRange(stripe, stream, chunk)
+func (f *File) ReadChunk(ctx context.Context, stripe, stream, chunk int) ([]byte, error) {
+	r, err := f.ChunkRange(ctx, stripe, stream, chunk)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := iox.ReadRange(f.src, r)
+	raw, err := iox.ReadRange(ctx, f.src, r)
 	if err != nil {
 		return nil, fmtChunk(stripe, stream, chunk, err)
 	}
@@ -410,8 +411,8 @@ func (f *File) DecodeChunkAt(stripe, stream, chunk int, raw []byte) ([]byte, err
 
 // Verify reads the whole file and checks its leading magic and the file
 // checksum in the postscript.
-func (f *File) Verify() error {
-	head, err := iox.ReadRange(f.src, iox.Range{Off: 0, Len: int64(len(Magic))})
+func (f *File) Verify(ctx context.Context) error {
+	head, err := iox.ReadRange(ctx, f.src, iox.Range{Off: 0, Len: int64(len(Magic))})
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
@@ -423,7 +424,7 @@ func (f *File) Verify() error {
 	buf := make([]byte, min(end, 1<<20))
 	for off := int64(0); off < end; {
 		n := min(int64(len(buf)), end-off)
-		if err := iox.ReadFull(f.src, buf[:n], off); err != nil {
+		if err := iox.ReadFull(ctx, f.src, buf[:n], off); err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
 		h.Write(buf[:n])

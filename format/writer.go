@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/zeebo/xxh3"
 )
@@ -88,12 +89,23 @@ func NewWriter(dst io.Writer, opts WriterOptions) *Writer {
 	return w
 }
 
+// TempSuffix is what the temporary file of a CreateFile writer adds to the
+// destination's name, before a random part: "t.strata" is written as
+// "t.strata.tmp-123456789" and renamed when complete.
+const TempSuffix = ".tmp-"
+
 // CreateFile writes a container to a temporary file next to path
-// ("path.tmp-*") and renames it to path when Close succeeds. Abort, or a
-// failing Close, removes the temporary file, so a crash or error never
-// leaves a truncated file under path.
+// (path + TempSuffix + random digits) and renames it to path when Close
+// succeeds. Abort, or a failing Close, removes the temporary file, so an
+// error never leaves a file under path, and a crash at any point leaves
+// path as it was (absent, or the previous complete file).
+//
+// A crashed writer's temporary file is left behind; the writer holds an
+// advisory lock on it while it lives (on Unix), and the next CreateFile to
+// the same path removes every such file whose lock is free.
 func CreateFile(path string, opts WriterOptions) (*Writer, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	removeAbandoned(path)
+	f, err := createLockedTemp(path)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +117,47 @@ func CreateFile(path string, opts WriterOptions) (*Writer, error) {
 		return nil, w.err
 	}
 	return w, nil
+}
+
+// removeAbandoned removes the temporary files that crashed writers to path
+// left behind.
+func removeAbandoned(path string) {
+	dir, base := filepath.Dir(path), filepath.Base(path)+TempSuffix
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if name := e.Name(); strings.HasPrefix(name, base) && e.Type().IsRegular() {
+			removeIfAbandoned(filepath.Join(dir, name))
+		}
+	}
+}
+
+// createLockedTemp creates and locks a new temporary file for path. Another
+// writer's removeAbandoned may open a file between its creation and its
+// lock and remove it; the file is then no longer linked under its name,
+// and a fresh one is made.
+func createLockedTemp(path string) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+TempSuffix+"*")
+		if err != nil {
+			return nil, err
+		}
+		err = lockTemp(f)
+		if err == nil {
+			fi, err1 := f.Stat()
+			li, err2 := os.Stat(f.Name())
+			if err1 == nil && err2 == nil && os.SameFile(fi, li) {
+				return f, nil
+			}
+			err = errors.New("temporary file removed by another writer")
+		}
+		f.Close()
+		if try == 10 {
+			return nil, fmt.Errorf("format: cannot lock a temporary file for %s: %w", path, err)
+		}
+	}
 }
 
 // write appends p to the output and the running file checksum.
@@ -323,10 +376,13 @@ func (w *Writer) finishFile(err error) error {
 	if err == nil {
 		err = w.file.Sync()
 	}
+	if err == nil && renameOpen {
+		err = os.Rename(w.tmp, w.path) // still locked: no other writer removes it
+	}
 	if cerr := w.file.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && !renameOpen {
 		err = os.Rename(w.tmp, w.path)
 	}
 	if err != nil {

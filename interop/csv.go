@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,16 +24,14 @@ import (
 var csvNulls = []string{"", "NULL", "null"}
 
 type csvReader struct {
-	f   *os.File
-	r   *csv.Reader
-	sch *arrow.Schema // authoritative: arrow-go renames fields after the header
+	f    input
+	cr   *countingReader
+	size int64
+	r    *csv.Reader
+	sch  *arrow.Schema // authoritative: arrow-go renames fields after the header
 }
 
-func openCSV(path string, opts ReadOptions) (_ RecordReader, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("interop: %w", err)
-	}
+func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
 	defer func() {
 		// arrow-go's csv.NewReader panics on a schema it cannot parse into.
 		if r := recover(); r != nil {
@@ -63,7 +60,8 @@ func openCSV(path string, opts ReadOptions) (_ RecordReader, err error) {
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows), csv.WithHeader(!opts.CSVNoHeader),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}
-	return &csvReader{f: f, r: csv.NewReader(f, sch, copts...), sch: sch}, nil
+	cr := &countingReader{r: f}
+	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, sch, copts...), sch: sch}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the

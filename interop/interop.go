@@ -78,10 +78,60 @@ type ReadOptions struct {
 	Mem       memory.Allocator
 }
 
+// input is a table file opened for reading: a local file, or an object
+// read through an io.ReaderAt.
+type input interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+}
+
+// sectionInput reads an io.ReaderAt as an input.
+type sectionInput struct {
+	*io.SectionReader
+	c io.Closer
+}
+
+func (s sectionInput) Close() error {
+	if s.c != nil {
+		return s.c.Close()
+	}
+	return nil
+}
+
 // Open opens a Parquet, CSV or Arrow IPC file as a record stream.
 func Open(path string, opts ReadOptions) (RecordReader, error) {
+	if _, err := FormatOf(path); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("interop: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("interop: %w", err)
+	}
+	return openInput(path, f, st.Size(), opts)
+}
+
+// OpenReaderAt opens a Parquet, CSV or Arrow IPC table of size bytes read
+// through r (an object in remote storage, say); name, whose extension tells
+// the format, is used in errors. Closing the reader closes c, if not nil.
+func OpenReaderAt(name string, r io.ReaderAt, size int64, c io.Closer, opts ReadOptions) (RecordReader, error) {
+	if _, err := FormatOf(name); err != nil {
+		return nil, err
+	}
+	return openInput(name, sectionInput{io.NewSectionReader(r, 0, size), c}, size, opts)
+}
+
+// openInput reads in as a record stream; it owns in (closing it on error).
+func openInput(path string, in input, size int64, opts ReadOptions) (RecordReader, error) {
 	f, err := FormatOf(path)
 	if err != nil {
+		in.Close()
 		return nil, err
 	}
 	if opts.BatchRows <= 0 {
@@ -93,11 +143,11 @@ func Open(path string, opts ReadOptions) (RecordReader, error) {
 	var r RecordReader
 	switch f {
 	case Parquet:
-		r, err = openParquet(path, opts)
+		r, err = openParquet(path, in, opts)
 	case CSV:
-		r, err = openCSV(path, opts)
+		r, err = openCSV(path, in, size, opts)
 	default:
-		r, err = openIPC(path, opts)
+		r, err = openIPC(path, in, size, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -109,15 +159,12 @@ func Open(path string, opts ReadOptions) (RecordReader, error) {
 }
 
 type parquetReader struct {
-	pf *file.Reader // owns the os.File
-	rr pqarrow.RecordReader
+	pf   *file.Reader // owns the os.File
+	rr   pqarrow.RecordReader
+	done int64 // rows returned
 }
 
-func openParquet(path string, opts ReadOptions) (_ RecordReader, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("interop: %w", err)
-	}
+func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
 	var pf *file.Reader
 	defer func() {
 		// arrow-go panics on some malformed footers and schemas (for
@@ -141,7 +188,16 @@ func openParquet(path string, opts ReadOptions) (_ RecordReader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	return &parquetReader{pf: pf, rr: rr}, nil
+	pr := &parquetReader{pf: pf, rr: rr}
+	sch, changed, err := parquetLogicalTypes(fr, rr.Schema())
+	if err != nil {
+		rr.Release()
+		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	if changed {
+		return &retypingReader{RecordReader: pr, sch: sch, mem: opts.Mem}, nil
+	}
+	return pr, nil
 }
 
 func (p *parquetReader) Schema() *arrow.Schema { return p.rr.Schema() }
@@ -161,6 +217,7 @@ func (p *parquetReader) Next() (rec arrow.Record, err error) {
 		return nil, fmt.Errorf("interop: parquet: %w", err)
 	}
 	rec.Retain()
+	p.done += rec.NumRows()
 	return rec, nil
 }
 
@@ -175,7 +232,7 @@ var errIPCFileMagic = errors.New("starts with the Arrow IPC file magic")
 // before arrow-go sizes a buffer from it: read as a stream, a file's
 // "ARROW1" magic or random bytes give lengths of up to 2 GiB, which
 // arrow-go would allocate before failing. It leaves f at offset 0.
-func checkIPCStreamStart(f *os.File) error {
+func checkIPCStreamStart(f input, fileSize int64) error {
 	var hdr [8]byte
 	n, err := f.ReadAt(hdr[:], 0)
 	if n < 4 {
@@ -184,10 +241,6 @@ func checkIPCStreamStart(f *os.File) error {
 	if string(hdr[:6]) == "ARROW1" {
 		return errIPCFileMagic
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	size := uint64(binary.LittleEndian.Uint32(hdr[:4]))
 	if size == 0xFFFFFFFF { // continuation marker, then the length
 		if n < 8 {
@@ -195,25 +248,22 @@ func checkIPCStreamStart(f *os.File) error {
 		}
 		size = uint64(binary.LittleEndian.Uint32(hdr[4:8]))
 	}
-	if size > uint64(st.Size()) {
-		return fmt.Errorf("not an Arrow IPC stream: first message of %d bytes in a %d-byte file", size, st.Size())
+	if size > uint64(fileSize) {
+		return fmt.Errorf("not an Arrow IPC stream: first message of %d bytes in a %d-byte file", size, fileSize)
 	}
 	_, err = f.Seek(0, io.SeekStart)
 	return err
 }
 
 type ipcReader struct {
-	f  *os.File
-	fr *ipc.FileReader
-	sr *ipc.Reader
-	i  int
+	f       input
+	fr      *ipc.FileReader
+	sr      *ipc.Reader
+	i       int
+	batches int // batches read from a stream
 }
 
-func openIPC(path string, opts ReadOptions) (_ RecordReader, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("interop: %w", err)
-	}
+func openIPC(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			f.Close()
@@ -224,7 +274,7 @@ func openIPC(path string, opts ReadOptions) (_ RecordReader, err error) {
 	if ferr == nil {
 		return &ipcReader{f: f, fr: fr}, nil
 	}
-	if err := checkIPCStreamStart(f); err != nil {
+	if err := checkIPCStreamStart(f, size); err != nil {
 		f.Close()
 		if errors.Is(err, errIPCFileMagic) {
 			return nil, fmt.Errorf("interop: %s: truncated or corrupt Arrow IPC file: %w", path, ferr)
@@ -273,6 +323,7 @@ func (r *ipcReader) Next() (rec arrow.Record, err error) {
 	}
 	rec = r.sr.Record()
 	rec.Retain()
+	r.batches++
 	return rec, nil
 }
 
@@ -400,31 +451,51 @@ func csvSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
 }
 
 func (c *csvSink) Write(rec arrow.Record) error {
-	if !slices.Contains(c.nested, true) {
-		return c.w.Write(rec)
+	out, err := csvRecord(rec, c.sch, c.nested, c.mem)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	return c.w.Write(out)
+}
+
+// CSVRecord returns rec as CSV export writes it: nested columns (struct,
+// list, map, ...) become string columns of each value's JSON text. The
+// caller releases the result (rec itself, retained, when it has no nested
+// column).
+func CSVRecord(rec arrow.Record, mem memory.Allocator) (arrow.Record, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	sch, nested := csvSchema(rec.Schema())
+	return csvRecord(rec, sch, nested, mem)
+}
+
+func csvRecord(rec arrow.Record, sch *arrow.Schema, nested []bool, mem memory.Allocator) (arrow.Record, error) {
+	if !slices.Contains(nested, true) {
+		rec.Retain()
+		return rec, nil
 	}
 	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
 		for i, a := range cols {
-			if a != nil && c.nested[i] {
+			if a != nil && nested[i] {
 				a.Release()
 			}
 		}
 	}()
 	for i := range cols {
-		if !c.nested[i] {
+		if !nested[i] {
 			cols[i] = rec.Column(i)
 			continue
 		}
-		a, err := jsonColumn(rec.Column(i), c.mem)
+		a, err := jsonColumn(rec.Column(i), mem)
 		if err != nil {
-			return fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
+			return nil, fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
 		}
 		cols[i] = a
 	}
-	out := array.NewRecord(c.sch, cols, rec.NumRows())
-	defer out.Release()
-	return c.w.Write(out)
+	return array.NewRecord(sch, cols, rec.NumRows()), nil
 }
 
 // jsonColumn renders every value of a nested array as JSON text; nulls stay

@@ -1,6 +1,7 @@
 package iox
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -18,17 +19,19 @@ const (
 	DefaultMaxRead = 16 << 20
 )
 
-// FetcherOptions tune range coalescing.
+// FetcherOptions tune range coalescing. A field left at zero takes the
+// source's Hints when it states them, else the default.
 type FetcherOptions struct {
 	// Gap is the largest distance between two ranges that are still merged
-	// into one read. 0 means DefaultGap; a negative value merges only
-	// overlapping or touching ranges.
+	// into one read. 0 means the source's hint or DefaultGap; a negative
+	// value merges only overlapping or touching ranges.
 	Gap int64
 	// MaxRead is the largest merged read; a single range longer than it is
-	// still read in one piece. 0 means DefaultMaxRead.
+	// still read in one piece. 0 means the source's hint or DefaultMaxRead.
 	MaxRead int64
 	// Parallel is the number of merged reads one Fetch call may have in
-	// flight at once; 0 or 1 reads them one after another.
+	// flight at once; 0 means the source's hint, and 0 or 1 after that
+	// reads them one after another.
 	Parallel int
 }
 
@@ -53,6 +56,16 @@ type Fetcher struct {
 
 // NewFetcher returns a Fetcher over src.
 func NewFetcher(src Source, opts FetcherOptions) *Fetcher {
+	h := HintsOf(src)
+	if opts.Gap == 0 {
+		opts.Gap = h.Gap
+	}
+	if opts.MaxRead == 0 {
+		opts.MaxRead = h.MaxRead
+	}
+	if opts.Parallel == 0 {
+		opts.Parallel = h.InFlight
+	}
 	f := &Fetcher{src: src, gap: opts.Gap, maxRead: opts.MaxRead, parallel: opts.Parallel}
 	switch {
 	case f.gap == 0:
@@ -75,9 +88,19 @@ func (f *Fetcher) Source() Source { return f.src }
 // Size returns the size of the underlying source.
 func (f *Fetcher) Size() int64 { return f.src.Size() }
 
+// Hints returns the coalescing the Fetcher applies, so a Fetcher wrapped in
+// another keeps its settings.
+func (f *Fetcher) Hints() Hints {
+	gap := f.gap
+	if gap == 0 {
+		gap = -1 // merging only touching ranges, as in FetcherOptions
+	}
+	return Hints{Gap: gap, MaxRead: f.maxRead, InFlight: f.parallel}
+}
+
 // ReadAt reads from the underlying source and counts one read.
-func (f *Fetcher) ReadAt(p []byte, off int64) (int, error) {
-	n, err := f.src.ReadAt(p, off)
+func (f *Fetcher) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	n, err := f.src.ReadAt(ctx, p, off)
 	f.reads.Add(1)
 	if n > 0 {
 		f.bytesRead.Add(int64(n))
@@ -100,10 +123,10 @@ func (f *Fetcher) ResetStats() {
 }
 
 // ReadRange reads one range without coalescing.
-func (f *Fetcher) ReadRange(r Range) ([]byte, error) {
+func (f *Fetcher) ReadRange(ctx context.Context, r Range) ([]byte, error) {
 	f.ranges.Add(1)
 	f.requested.Add(max(r.Len, 0))
-	return ReadRange(f, r)
+	return ReadRange(ctx, f, r)
 }
 
 // Plan returns the reads Fetch would issue for ranges: sorted by offset,
@@ -162,7 +185,7 @@ func (f *Fetcher) plan(ranges []Range, part func(i, read int, at int), reads *[]
 // count the reads a file source would have needed.
 // Any range outside the source fails the whole call with ErrOutOfRange
 // before anything is read.
-func (f *Fetcher) Fetch(ranges []Range) ([][]byte, error) {
+func (f *Fetcher) Fetch(ctx context.Context, ranges []Range) ([][]byte, error) {
 	size := f.src.Size()
 	var want int64
 	for i, r := range ranges {
@@ -186,7 +209,7 @@ func (f *Fetcher) Fetch(ranges []Range) ([][]byte, error) {
 			f.reads.Add(1)
 			f.bytesRead.Add(r.Len)
 		}
-	} else if err := f.readAll(reads, bufs); err != nil {
+	} else if err := f.readAll(ctx, reads, bufs); err != nil {
 		return nil, err
 	}
 	out := make([][]byte, len(ranges))
@@ -203,10 +226,10 @@ func (f *Fetcher) Fetch(ranges []Range) ([][]byte, error) {
 }
 
 // readAll performs the merged reads, in parallel when configured.
-func (f *Fetcher) readAll(reads []Range, bufs [][]byte) error {
+func (f *Fetcher) readAll(ctx context.Context, reads []Range, bufs [][]byte) error {
 	one := func(k int) error {
 		b := make([]byte, reads[k].Len)
-		if err := ReadFull(f, b, reads[k].Off); err != nil {
+		if err := ReadFull(ctx, f, b, reads[k].Off); err != nil {
 			return err
 		}
 		bufs[k] = b
@@ -220,6 +243,10 @@ func (f *Fetcher) readAll(reads []Range, bufs [][]byte) error {
 		}
 		return nil
 	}
+	// The first failure cancels the reads still in flight: their bytes
+	// would be thrown away, and on a network source they may take long.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var (
 		wg       sync.WaitGroup
 		next     atomic.Int64
@@ -236,7 +263,7 @@ func (f *Fetcher) readAll(reads []Range, bufs [][]byte) error {
 					return
 				}
 				if err := one(k); err != nil {
-					errOnce.Do(func() { firstErr = err })
+					errOnce.Do(func() { firstErr = err; cancel() })
 					failed.Store(true)
 					return
 				}

@@ -2,22 +2,56 @@
 // fetcher that turns many small wanted ranges into few reads.
 //
 // The reader is sans-IO: it computes the byte ranges it needs and hands them
-// to a Fetcher, so the same reader works on local files, memory and (later)
-// object storage. Every type here is safe for concurrent use.
+// to a Fetcher, so the same reader works on local files, memory and object
+// storage (the sources of iox/remote and iox/s3, which register their URL
+// schemes with Open). Every type here is safe for concurrent use.
 package iox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Source is a random-access, fixed-size byte source. ReadAt follows the
-// io.ReaderAt contract and must be safe for concurrent calls.
+// io.ReaderAt contract, must be safe for concurrent calls, and gives up
+// with the context's error once ctx is done (a source over memory or a
+// local file may finish a read it has started).
 type Source interface {
-	ReadAt(p []byte, off int64) (int, error)
+	ReadAt(ctx context.Context, p []byte, off int64) (int, error)
 	Size() int64
+}
+
+// Hints describe how a source prefers to be read. A local file is cheap to
+// seek, so small holes between wanted ranges are better skipped; an object
+// store charges a round trip per request, so holes up to about a megabyte
+// are better read through, requests may be large and many may be in flight.
+// A zero field means no preference.
+type Hints struct {
+	// Gap is the largest hole between two ranges worth reading through;
+	// negative means none (only touching ranges are merged).
+	Gap int64
+	// MaxRead is the largest single read worth issuing.
+	MaxRead int64
+	// InFlight is how many reads are worth having in flight at once.
+	InFlight int
+}
+
+// Hinter is implemented by sources that state their preferred read shape;
+// NewFetcher uses it for the options its caller leaves at zero.
+type Hinter interface {
+	Hints() Hints
+}
+
+// HintsOf returns src's hints, or zero Hints when it states none.
+func HintsOf(src Source) Hints {
+	if h, ok := src.(Hinter); ok {
+		return h.Hints()
+	}
+	return Hints{}
 }
 
 // ErrOutOfRange reports a read outside [0, Size()) of its source.
@@ -44,12 +78,12 @@ func (r Range) check(size int64) error {
 // ReadRange reads exactly r from src into a new buffer. A range beyond the
 // source's size fails with ErrOutOfRange before anything is allocated; a
 // short read fails with an error wrapping io.ErrUnexpectedEOF.
-func ReadRange(src Source, r Range) ([]byte, error) {
+func ReadRange(ctx context.Context, src Source, r Range) ([]byte, error) {
 	if err := r.check(src.Size()); err != nil {
 		return nil, err
 	}
 	p := make([]byte, r.Len)
-	if err := ReadFull(src, p, r.Off); err != nil {
+	if err := ReadFull(ctx, src, p, r.Off); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -57,9 +91,9 @@ func ReadRange(src Source, r Range) ([]byte, error) {
 
 // ReadFull fills p from src at off, retrying short reads; a read that ends
 // early fails with an error wrapping io.ErrUnexpectedEOF.
-func ReadFull(src Source, p []byte, off int64) error {
+func ReadFull(ctx context.Context, src Source, p []byte, off int64) error {
 	for len(p) > 0 {
-		n, err := src.ReadAt(p, off)
+		n, err := src.ReadAt(ctx, p, off)
 		if n == len(p) {
 			return nil // io.ReaderAt may return io.EOF with a full read.
 		}
@@ -83,8 +117,8 @@ func ReadFull(src Source, p []byte, off int64) error {
 // Bytes is an in-memory Source.
 type Bytes []byte
 
-// ReadAt implements io.ReaderAt.
-func (b Bytes) ReadAt(p []byte, off int64) (int, error) {
+// ReadAt copies from b; it never blocks, so it ignores ctx.
+func (b Bytes) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("iox: negative offset %d: %w", off, ErrOutOfRange)
 	}
@@ -116,8 +150,9 @@ func (b Bytes) Slice(r Range) []byte { return b[r.Off:r.End():r.End()] }
 // File is a Source over an operating-system file. Its size is taken once,
 // when it is opened: Strata files are immutable once written.
 type File struct {
-	f    *os.File
-	size int64
+	f     *os.File
+	size  int64
+	mtime time.Time
 }
 
 // OpenFile opens the named file for reading.
@@ -140,11 +175,18 @@ func NewFile(f *os.File) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, size: st.Size()}, nil
+	return &File{f: f, size: st.Size(), mtime: st.ModTime()}, nil
 }
 
-// ReadAt implements io.ReaderAt (os.File.ReadAt is safe for concurrent use).
-func (f *File) ReadAt(p []byte, off int64) (int, error) { return f.f.ReadAt(p, off) }
+// ReadAt reads with pread (os.File.ReadAt is safe for concurrent use). A
+// local read is not interruptible once started, so ctx is only checked
+// before it.
+func (f *File) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return f.f.ReadAt(p, off)
+}
 
 // Size returns the file size at open time.
 func (f *File) Size() int64 { return f.size }
@@ -154,3 +196,14 @@ func (f *File) Name() string { return f.f.Name() }
 
 // Close closes the underlying file.
 func (f *File) Close() error { return f.f.Close() }
+
+// ReaderAt adapts a Source to io.ReaderAt for libraries that take one,
+// reading under ctx.
+func ReaderAt(ctx context.Context, src Source) io.ReaderAt { return readerAt{ctx, src} }
+
+type readerAt struct {
+	ctx context.Context
+	src Source
+}
+
+func (r readerAt) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(r.ctx, p, off) }

@@ -2,28 +2,32 @@ package iox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestBytesReadAt(t *testing.T) {
+	ctx := context.Background()
 	b := Bytes("hello world")
 	p := make([]byte, 5)
-	if n, err := b.ReadAt(p, 6); n != 5 || err != nil || string(p) != "world" {
+	if n, err := b.ReadAt(ctx, p, 6); n != 5 || err != nil || string(p) != "world" {
 		t.Fatalf("ReadAt = %d %v %q", n, err, p)
 	}
-	if n, err := b.ReadAt(p, 8); n != 3 || err != io.EOF {
+	if n, err := b.ReadAt(ctx, p, 8); n != 3 || err != io.EOF {
 		t.Fatalf("short ReadAt = %d %v", n, err)
 	}
-	if _, err := b.ReadAt(p, -1); !errors.Is(err, ErrOutOfRange) {
+	if _, err := b.ReadAt(ctx, p, -1); !errors.Is(err, ErrOutOfRange) {
 		t.Fatalf("negative offset: %v", err)
 	}
-	if _, err := b.ReadAt(p, 11); err != io.EOF {
+	if _, err := b.ReadAt(ctx, p, 11); err != io.EOF {
 		t.Fatalf("at end: %v", err)
 	}
 }
@@ -31,12 +35,12 @@ func TestBytesReadAt(t *testing.T) {
 func TestReadRange(t *testing.T) {
 	b := Bytes("0123456789")
 	for _, r := range []Range{{-1, 1}, {0, -1}, {0, 11}, {11, 0}, {5, 6}, {1 << 62, 1 << 62}} {
-		if _, err := ReadRange(b, r); !errors.Is(err, ErrOutOfRange) {
+		if _, err := ReadRange(context.Background(), b, r); !errors.Is(err, ErrOutOfRange) {
 			t.Errorf("%v: %v, want ErrOutOfRange", r, err)
 		}
 	}
 	for _, r := range []Range{{0, 0}, {10, 0}, {0, 10}, {3, 4}} {
-		p, err := ReadRange(b, r)
+		p, err := ReadRange(context.Background(), b, r)
 		if err != nil || string(p) != string(b[r.Off:r.End()]) {
 			t.Errorf("%v: %q %v", r, p, err)
 		}
@@ -49,7 +53,7 @@ type choppy struct {
 	cut int64
 }
 
-func (c choppy) ReadAt(p []byte, off int64) (int, error) {
+func (c choppy) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
 	if off >= c.cut {
 		return 0, io.EOF
 	}
@@ -60,12 +64,12 @@ func (c choppy) Size() int64 { return int64(len(c.b)) }
 
 func TestReadFullShortReads(t *testing.T) {
 	data := []byte("abcdefghijklmnopqrstuvwxyz")
-	p, err := ReadRange(choppy{data, 100}, Range{2, 20})
+	p, err := ReadRange(context.Background(), choppy{data, 100}, Range{2, 20})
 	if err != nil || string(p) != string(data[2:22]) {
 		t.Fatalf("%q %v", p, err)
 	}
 	// A source shorter than it claims fails cleanly.
-	if _, err := ReadRange(choppy{data, 10}, Range{2, 20}); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := ReadRange(context.Background(), choppy{data, 10}, Range{2, 20}); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("truncated source: %v", err)
 	}
 }
@@ -84,7 +88,7 @@ func TestFile(t *testing.T) {
 	if f.Size() != int64(len(data)) {
 		t.Fatalf("size %d", f.Size())
 	}
-	p, err := ReadRange(f, Range{5990, 10})
+	p, err := ReadRange(context.Background(), f, Range{5990, 10})
 	if err != nil || !bytes.Equal(p, data[5990:]) {
 		t.Fatalf("%q %v", p, err)
 	}
@@ -143,7 +147,7 @@ func TestFetchRandom(t *testing.T) {
 			rs[i] = Range{off, l}
 			want += l
 		}
-		out, err := f.Fetch(rs)
+		out, err := f.Fetch(context.Background(), rs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +170,7 @@ func TestFetchRandom(t *testing.T) {
 
 func TestFetchErrors(t *testing.T) {
 	f := NewFetcher(Bytes(make([]byte, 100)), FetcherOptions{})
-	if _, err := f.Fetch([]Range{{0, 10}, {95, 10}}); !errors.Is(err, ErrOutOfRange) {
+	if _, err := f.Fetch(context.Background(), []Range{{0, 10}, {95, 10}}); !errors.Is(err, ErrOutOfRange) {
 		t.Fatalf("out of range: %v", err)
 	}
 	if st := f.Stats(); st.Reads != 0 {
@@ -175,7 +179,7 @@ func TestFetchErrors(t *testing.T) {
 	// A source that lies about its size fails with ErrUnexpectedEOF.
 	for _, par := range []int{1, 4} {
 		f = NewFetcher(choppy{make([]byte, 1000), 500}, FetcherOptions{Gap: -1, Parallel: par})
-		if _, err := f.Fetch([]Range{{0, 10}, {100, 10}, {600, 10}, {900, 10}}); !errors.Is(err, io.ErrUnexpectedEOF) {
+		if _, err := f.Fetch(context.Background(), []Range{{0, 10}, {100, 10}, {600, 10}, {900, 10}}); !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Fatalf("parallel %d: %v", par, err)
 		}
 	}
@@ -200,7 +204,7 @@ func TestFetchConcurrent(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(g), 9))
 			for range 100 {
 				rs := []Range{{rng.Int64N(60000), 100}, {rng.Int64N(60000), 1000}}
-				out, err := f.Fetch(rs)
+				out, err := f.Fetch(context.Background(), rs)
 				if err != nil {
 					t.Error(err)
 					return
@@ -232,7 +236,7 @@ func BenchmarkFetch(b *testing.B) {
 	f := NewFetcher(noSlice{Bytes(data)}, FetcherOptions{})
 	b.SetBytes(4000 * 1000)
 	for b.Loop() {
-		if _, err := f.Fetch(rs); err != nil {
+		if _, err := f.Fetch(context.Background(), rs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -244,5 +248,113 @@ func BenchmarkMemcpy(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		copy(dst, src)
+	}
+}
+
+// hinted is a source stating its preferred read shape.
+type hinted struct {
+	Source
+	h Hints
+}
+
+func (s hinted) Hints() Hints { return s.h }
+
+func TestFetcherHints(t *testing.T) {
+	data := make([]byte, 1000)
+	src := hinted{noSlice{Bytes(data)}, Hints{Gap: 300, MaxRead: 400, InFlight: 3}}
+	f := NewFetcher(src, FetcherOptions{})
+	if got := f.Hints(); got != (Hints{Gap: 300, MaxRead: 400, InFlight: 3}) {
+		t.Fatalf("hints taken: %+v", got)
+	}
+	if got := f.Plan([]Range{{0, 10}, {250, 10}, {500, 10}}); len(got) != 2 || got[0] != (Range{0, 260}) {
+		t.Fatalf("plan with source gap: %v", got)
+	}
+	// Options given explicitly win over the source's hints.
+	f = NewFetcher(src, FetcherOptions{Gap: -1, MaxRead: 50, Parallel: 1})
+	if got := f.Hints(); got != (Hints{Gap: -1, MaxRead: 50, InFlight: 1}) {
+		t.Fatalf("explicit options: %+v", got)
+	}
+	// A Fetcher over a Fetcher keeps the inner one's settings.
+	if got := NewFetcher(f, FetcherOptions{}).Hints(); got != f.Hints() {
+		t.Fatalf("nested: %+v, want %+v", got, f.Hints())
+	}
+	if got := HintsOf(Bytes(data)); got != (Hints{}) {
+		t.Fatalf("Bytes states hints %+v", got)
+	}
+}
+
+func TestReaderAtAndCancel(t *testing.T) {
+	data := []byte("0123456789")
+	r := ReaderAt(context.Background(), Bytes(data))
+	p := make([]byte, 4)
+	if n, err := r.ReadAt(p, 3); n != 4 || err != nil || string(p) != "3456" {
+		t.Fatalf("ReaderAt = %d %v %q", n, err, p)
+	}
+	path := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ReadRange(ctx, f, Range{0, 4}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("read under a cancelled context: %v", err)
+	}
+}
+
+func TestOpenRegistry(t *testing.T) {
+	for _, c := range []struct{ in, scheme string }{
+		{"s3://b/k", "s3"}, {"HTTPS://x/y", "https"}, {"file:///tmp/x", "file"}, {"/tmp/x", ""},
+		{"rel/path", ""}, {"c:/x", ""}, {"a b://x", ""}, {"://x", ""}, {"x+y.z-1://q", "x+y.z-1"}, {"1x://q", ""},
+	} {
+		if got := Scheme(c.in); got != c.scheme {
+			t.Errorf("Scheme(%q) = %q, want %q", c.in, got, c.scheme)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(path, []byte("abcdef"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, loc := range []string{path, "file://" + path} {
+		src, err := Open(ctx, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ReadRange(ctx, src, Range{1, 3}); err != nil || string(got) != "bcd" {
+			t.Fatalf("%s: %q %v", loc, got, err)
+		}
+		id := IdentityOf(src)
+		if !strings.Contains(id, path) || !strings.Contains(id, "size=6") {
+			t.Fatalf("identity %q", id)
+		}
+		src.(*File).Close()
+	}
+	if _, err := Open(ctx, "zz-test://b/k"); err == nil || !strings.Contains(err.Error(), "zz-test://") {
+		t.Fatalf("unregistered scheme: %v", err)
+	}
+	Register("zz-test", func(_ context.Context, loc string) (Source, error) { return Bytes(loc), nil })
+	src, err := Open(ctx, "zz-test://b/k")
+	if err != nil || src.Size() != int64(len("zz-test://b/k")) {
+		t.Fatalf("registered scheme: %v", err)
+	}
+	if IdentityOf(Bytes("x")) != "" {
+		t.Fatal("Bytes has an identity")
+	}
+	// A rewritten file gets another identity.
+	f1, _ := OpenFile(path)
+	defer f1.Close()
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(path, []byte("abcdefg"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := OpenFile(path)
+	defer f2.Close()
+	if f1.Identity() == f2.Identity() {
+		t.Fatalf("same identity after a rewrite: %s", f1.Identity())
 	}
 }

@@ -1,8 +1,10 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 	"time"
 
@@ -13,23 +15,54 @@ import (
 )
 
 // AggValue is the result of one aggregate.
+//
+// Semantics (the same as DuckDB's unless noted): count(*) counts rows,
+// count(c) non-null values; sum, min and max ignore nulls and are NULL when
+// no non-null value is selected. An integer sum is exact: it is computed in
+// 128 bits (DuckDB's HUGEINT), I holds it when it fits in int64, and
+// otherwise Wide is set and W holds it. A float sum is the correctly
+// rounded sum of the values (see floatSum): independent of their order,
+// where DuckDB adds in an unspecified order, so the two may differ in the
+// last bits. min and max order NaN above every number (max is NaN when any
+// selected value is NaN, min only when all are), as DuckDB does; -0 and +0
+// are equal, so either may be returned for a min or max of zeros.
 type AggValue struct {
 	Name  string
 	Null  bool // no non-null input (min/max/sum of nothing)
 	Float bool // the value is a float
 	I     int64
 	F     float64
+	// Wide reports an integer sum beyond the int64 range; W holds it.
+	Wide bool
+	W    Int128
 	// Text is the value formatted for the column's logical type (a date,
 	// a decimal, a string); empty when the plain number says it all.
 	Text string
 }
 
-// Int returns the value as an integer.
+// Int returns the value as an integer. A Wide sum saturates to
+// math.MinInt64 or math.MaxInt64; check Wide, or use Big, where that matters.
 func (v AggValue) Int() int64 {
-	if v.Float {
+	switch {
+	case v.Float:
 		return int64(v.F)
+	case v.Wide && v.W.Hi < 0:
+		return math.MinInt64
+	case v.Wide:
+		return math.MaxInt64
 	}
 	return v.I
+}
+
+// Big returns an integer value exactly (nil for a float or NULL).
+func (v AggValue) Big() *big.Int {
+	switch {
+	case v.Null || v.Float:
+		return nil
+	case v.Wide:
+		return v.W.Big()
+	}
+	return big.NewInt(v.I)
 }
 
 func (v AggValue) String() string {
@@ -40,6 +73,8 @@ func (v AggValue) String() string {
 		return v.Text
 	case v.Float:
 		return fmt.Sprint(v.F)
+	case v.Wide:
+		return v.W.String()
 	}
 	return fmt.Sprint(v.I)
 }
@@ -77,7 +112,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		if arg != "*" || fn != "count" {
 			c := f.sch.ColumnIndex(arg)
 			if c < 0 {
-				return nil, fmt.Errorf("read: aggregate %q: no column %q", part, arg)
+				return nil, fmt.Errorf("aggregate %q: %w", part, f.unknownColumn(arg, true))
 			}
 			s.col = c
 			s.stream = f.rowAligned(c)
@@ -87,6 +122,16 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			t := f.sch.Stream(s.stream).Type
 			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
 				return nil, fmt.Errorf("read: aggregate %q: cannot sum %v values", part, t)
+			}
+			if n := f.sch.Column(c); n.Kind == schema.Decimal && t == encoding.Binary && fn != "count" {
+				// Wide decimals are 16-byte little-endian values: their
+				// byte order (and their byte statistics) is not their
+				// numeric order.
+				return nil, fmt.Errorf("read: aggregate %q: %s of decimals wider than 18 digits is not supported: %w", part, fn, encoding.ErrUnsupported)
+			}
+			if k := f.sch.Column(c).Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp) {
+				// As in SQL: a sum of dates or instants means nothing.
+				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values", part, arg)
 			}
 		}
 		out = append(out, s)
@@ -100,9 +145,10 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 type aggState struct {
 	compressed int // chunks folded on runs or dictionary ids
 	count      int64
-	sumI       int64
-	sumF       float64
+	sumI       Int128   // integer columns: exact
+	sumF       floatSum // float columns: exactly rounded
 	have       bool
+	nan        bool // a selected float value is NaN (min and max exclude it)
 	min        stats.Value
 	max        stats.Value
 }
@@ -112,6 +158,7 @@ type aggState struct {
 // min and max from statistics; other chunks decode only the aggregated
 // column's surviving rows.
 func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
+	ctx := context.Background()
 	var st ScanStats
 	specs, err := f.parseAggs(exprs)
 	if err != nil {
@@ -132,7 +179,7 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 		rows := int(f.f.Stripe(i).Rows)
 		var sel encoding.Bitmap
 		if q != nil {
-			if sel, err = f.stripeSelection(i, q, &st); err != nil {
+			if sel, err = f.stripeSelection(ctx, i, q, &st); err != nil {
 				return nil, st, err
 			}
 			if sel == nil {
@@ -153,7 +200,7 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 				states[k].count += int64(selected)
 				continue
 			}
-			if err := f.aggColumn(i, s, sel, &states[k], &st); err != nil {
+			if err := f.aggColumn(ctx, i, s, sel, &states[k], &st); err != nil {
 				return nil, st, err
 			}
 		}
@@ -168,17 +215,26 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 			v.I = a.count
 		case "sum":
 			t := f.sch.Stream(s.stream).Type
-			if !a.have {
+			switch {
+			case !a.have:
 				v.Null = true
-			} else if t.IsFloat() {
-				v.Float, v.F = true, a.sumF
-			} else {
-				v.I = a.sumI
+			case t.IsFloat():
+				v.Float, v.F = true, a.sumF.value()
+			case a.sumI.IsInt64():
+				v.I = int64(a.sumI.Lo)
+			default:
+				v.Wide, v.W = true, a.sumI
 			}
 		case "min", "max":
 			x := a.min
 			if s.fn == "max" {
 				x = a.max
+			}
+			if a.nan && (s.fn == "max" || !x.Valid()) {
+				// NaN orders above every number: it is the max whenever
+				// present, and the min only of NaNs alone.
+				v.Float, v.F = true, math.NaN()
+				break
 			}
 			if !a.have || !x.Valid() {
 				v.Null = true
@@ -196,7 +252,11 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 			}
 		}
 		if !v.Null && !v.Float && s.col >= 0 && s.fn != "count" {
-			v.Text = formatLogical(f.sch.Column(s.col), v.I, v.Text)
+			if v.Wide {
+				v.Text = formatWide(f.sch.Column(s.col), v.W.Big())
+			} else {
+				v.Text = formatLogical(f.sch.Column(s.col), v.I, v.Text)
+			}
 		}
 		out[k] = v
 	}
@@ -204,8 +264,8 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 }
 
 // aggColumn folds one stripe's selected rows of a column into a.
-func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState, st *ScanStats) error {
-	info, err := f.f.Stream(stripe, s.stream)
+func (f *File) aggColumn(ctx context.Context, stripe int, s aggSpec, sel encoding.Bitmap, a *aggState, st *ScanStats) error {
+	info, err := f.f.Stream(ctx, stripe, s.stream)
 	if err != nil {
 		return err
 	}
@@ -223,6 +283,9 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 				if cs.HasMinMax {
 					a.fold(cs.Min, cs.Max)
 				}
+				if cs.NaNs > 0 {
+					a.nan, a.have = true, true
+				}
 				continue
 			}
 		}
@@ -234,7 +297,7 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 		if sub != nil && countRange(sel, lo, hi) < int(ch.Rows)/4 {
 			// Few selected rows: reuse the cached decoder as point lookups
 			// and sparse payload reads do.
-			e, err := f.cachedDecoder(chunkKey{stripe, s.stream, ci}, int(ch.Rows), st)
+			e, err := f.cachedDecoder(ctx, chunkKey{stripe, s.stream, ci}, int(ch.Rows), st)
 			if err != nil {
 				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
 			}
@@ -248,7 +311,7 @@ func (f *File) aggColumn(stripe int, s aggSpec, sel encoding.Bitmap, a *aggState
 			st.ChunksAggCompressed += a.compressed - before
 			continue
 		}
-		payloads, err := f.fetchChunks(stripe, s.stream, []int{ci}, st)
+		payloads, err := f.fetchChunks(ctx, stripe, s.stream, []int{ci}, st)
 		if err != nil {
 			return err
 		}
@@ -367,14 +430,15 @@ func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggS
 }
 
 func foldInts[T int8 | int16 | int32 | int64](a *aggState, v []T, valid []bool, sel encoding.Bitmap) {
-	var sum, cnt int64
+	var sum Int128
+	var cnt int64
 	mn, mx := T(0), T(0)
 	first := true
 	for i, x := range v {
 		if !valid[i] || (sel != nil && !sel.Get(i)) {
 			continue
 		}
-		sum += int64(x)
+		sum.addInt(int64(x))
 		cnt++
 		if first || x < mn {
 			mn = x
@@ -388,13 +452,12 @@ func foldInts[T int8 | int16 | int32 | int64](a *aggState, v []T, valid []bool, 
 		return
 	}
 	a.count += cnt
-	a.sumI += sum
-	a.sumF += float64(sum)
+	a.sumI.add(sum)
 	a.fold(stats.Of(mn), stats.Of(mx))
 }
 
 func foldUints[T uint8 | uint16 | uint32 | uint64](a *aggState, v []T, valid []bool, sel encoding.Bitmap) {
-	var sum uint64
+	var sum Int128
 	var cnt int64
 	mn, mx := T(0), T(0)
 	first := true
@@ -402,7 +465,7 @@ func foldUints[T uint8 | uint16 | uint32 | uint64](a *aggState, v []T, valid []b
 		if !valid[i] || (sel != nil && !sel.Get(i)) {
 			continue
 		}
-		sum += uint64(x)
+		sum.addUint(uint64(x))
 		cnt++
 		if first || x < mn {
 			mn = x
@@ -416,22 +479,25 @@ func foldUints[T uint8 | uint16 | uint32 | uint64](a *aggState, v []T, valid []b
 		return
 	}
 	a.count += cnt
-	a.sumI += int64(sum)
-	a.sumF += float64(sum)
+	a.sumI.add(sum)
 	a.fold(stats.Of(mn), stats.Of(mx))
 }
 
 func foldFloats[T float32 | float64](a *aggState, v []T, valid []bool, sel encoding.Bitmap) {
-	var sum float64
-	var cnt int64
+	var cnt, ordered int64
 	mn, mx := math.Inf(1), math.Inf(-1)
 	for i, x := range v {
 		if !valid[i] || (sel != nil && !sel.Get(i)) {
 			continue
 		}
 		f := float64(x)
-		sum += f
+		a.sumF.add(f)
 		cnt++
+		if f != f {
+			a.nan = true
+			continue
+		}
+		ordered++
 		if f < mn {
 			mn = f
 		}
@@ -443,13 +509,29 @@ func foldFloats[T float32 | float64](a *aggState, v []T, valid []bool, sel encod
 		return
 	}
 	a.count += cnt
-	a.sumF += sum
 	t := encoding.TypeFor[T]()
-	if !math.IsInf(mn, 1) {
+	if ordered > 0 {
 		a.fold(stats.Float(t, mn), stats.Float(t, mx))
 	} else {
 		a.have = true
 	}
+}
+
+// formatWide renders an integer sum beyond int64 in the column's logical
+// type (a decimal keeps its scale).
+func formatWide(n *schema.Node, v *big.Int) string {
+	if n.Kind != schema.Decimal || n.Scale <= 0 {
+		return v.String()
+	}
+	digits := new(big.Int).Abs(v).String()
+	if len(digits) <= n.Scale {
+		digits = strings.Repeat("0", n.Scale-len(digits)+1) + digits
+	}
+	s := digits[:len(digits)-n.Scale] + "." + digits[len(digits)-n.Scale:]
+	if v.Sign() < 0 {
+		s = "-" + s
+	}
+	return s
 }
 
 // formatLogical renders an integer aggregate in the column's logical type.

@@ -34,9 +34,11 @@ func aggCompressed(d encoding.Decoder, n int, sel encoding.Bitmap, a *aggState) 
 }
 
 func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encoding.Bitmap, a *aggState) (bool, error) {
+	signed := d.Type().IsSigned()
 	if rr, ok := d.(encoding.RunReader[T]); ok {
 		lengths, values := rr.Runs()
-		var sum, cnt int64
+		var sum Int128
+		var cnt int64
 		var mn, mx T
 		have := false
 		start := 0
@@ -51,7 +53,7 @@ func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encodi
 				continue
 			}
 			v := values[i]
-			sum += c * int64(v)
+			addMul(&sum, signed, uint64(c), v)
 			cnt += c
 			if !have || v < mn {
 				mn = v
@@ -94,7 +96,8 @@ func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encodi
 				}
 			}
 		}
-		var sum, cnt int64
+		var sum Int128
+		var cnt int64
 		var mn, mx T
 		have := false
 		for id, c := range counts {
@@ -102,7 +105,7 @@ func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encodi
 				continue
 			}
 			v := alpha[id]
-			sum += c * int64(v)
+			addMul(&sum, signed, uint64(c), v)
 			cnt += c
 			if !have || v < mn {
 				mn = v
@@ -118,13 +121,21 @@ func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encodi
 	return false, nil
 }
 
-func (a *aggState) add(sum, cnt int64, have bool, mn, mx stats.Value) {
+// addMul adds n copies of v to sum exactly.
+func addMul[T encoding.Integer](sum *Int128, signed bool, n uint64, v T) {
+	if signed {
+		sum.addMulInt(n, int64(v))
+	} else {
+		sum.addMulUint(n, uint64(v))
+	}
+}
+
+func (a *aggState) add(sum Int128, cnt int64, have bool, mn, mx stats.Value) {
 	if !have {
 		return
 	}
 	a.count += cnt
-	a.sumI += sum
-	a.sumF += float64(sum)
+	a.sumI.add(sum)
 	a.fold(mn, mx)
 }
 

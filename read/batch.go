@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"unsafe"
 
@@ -31,8 +32,8 @@ func (f *File) flatColumns(cols []int) bool {
 
 // batchEnd returns the end row (stripe-relative) of the batch starting at
 // lo: the end of the chunk of the first projected column holding lo.
-func (f *File) batchEnd(stripe, col int, lo int64) (int64, error) {
-	info, err := f.f.Stream(stripe, f.rowAligned(col))
+func (f *File) batchEnd(ctx context.Context, stripe, col int, lo int64) (int64, error) {
+	info, err := f.f.Stream(ctx, stripe, f.rowAligned(col))
 	if err != nil {
 		return 0, err
 	}
@@ -45,7 +46,7 @@ func (f *File) batchEnd(stripe, col int, lo int64) (int64, error) {
 }
 
 // readRange reads rows [lo, hi) of a stripe's row-aligned columns.
-func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (arrow.Record, error) {
+func (f *File) readRange(ctx context.Context, stripe int, cols []int, lo, hi int64, st *ScanStats) (arrow.Record, error) {
 	n := int(hi - lo)
 	arrs := make([]arrow.Array, len(cols))
 	fields := make([]arrow.Field, len(cols))
@@ -59,7 +60,7 @@ func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (a
 	for k, c := range cols {
 		fields[k] = f.arrow.Field(c)
 		stream := f.rowAligned(c)
-		s, err := f.readStreamRange(stripe, stream, lo, hi, st)
+		s, err := f.readStreamRange(ctx, stripe, stream, lo, hi, st)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
 		}
@@ -73,8 +74,8 @@ func (f *File) readRange(stripe int, cols []int, lo, hi int64, st *ScanStats) (a
 }
 
 // readStreamRange decodes entries [lo, hi) of a row-aligned stream.
-func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) (*shred.Stream, error) {
-	info, err := f.f.Stream(stripe, stream)
+func (f *File) readStreamRange(ctx context.Context, stripe, stream int, lo, hi int64, st *ScanStats) (*shred.Stream, error) {
+	info, err := f.f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (f *File) readStreamRange(stripe, stream int, lo, hi int64, st *ScanStats) 
 	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < hi; c++ {
 		idx = append(idx, c)
 	}
-	payloads, err := f.fetchChunks(stripe, stream, idx, st)
+	payloads, err := f.fetchChunks(ctx, stripe, stream, idx, st)
 	if err != nil {
 		return nil, err
 	}

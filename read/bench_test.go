@@ -2,6 +2,7 @@ package read_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -65,7 +66,7 @@ func lineitem(b *testing.B, chunkValues ...int) []byte {
 
 func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
 	data := lineitem(b, chunkValues...)
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func BenchmarkScanMonth(b *testing.B) {
 
 func BenchmarkTake(b *testing.B) {
 	data := lineitem(b)
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	f, err := read.Open(src, read.Options{})
+	f, err := read.Open(context.Background(), src, read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 
 func BenchmarkAggMonth(b *testing.B) {
 	data := lineitem(b)
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package read
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -50,13 +52,19 @@ func (f *File) compile(where string) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	missing := map[string]bool{}
 	e, err = filter.Bind(e, func(path string) (filter.ColumnInfo, bool) {
 		n, err := f.sch.Find(path)
 		if err != nil || !n.Kind.IsLeaf() {
+			missing[path] = true
 			return filter.ColumnInfo{}, false
 		}
 		return columnInfo(n), true
 	})
+	var be *filter.BindError
+	if errors.As(err, &be) && missing[be.Path] {
+		return nil, &hintedError{msg: err.Error() + f.columnHint(be.Path, true), errs: []error{err, ErrUnknownColumn}}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +199,7 @@ func (q *query) bloomRejects(e filter.Expr, bloomOf func(stream int) *stats.Bloo
 }
 
 // evalExpr narrows sel (rows of the stripe) to rows matching e.
-func (f *File) evalExpr(q *query, stripe int, e filter.Expr, sel encoding.Bitmap, rows int, st *ScanStats) error {
+func (f *File) evalExpr(ctx context.Context, q *query, stripe int, e filter.Expr, sel encoding.Bitmap, rows int, st *ScanStats) error {
 	switch x := e.(type) {
 	case *filter.Const:
 		if !x.Value {
@@ -202,7 +210,7 @@ func (f *File) evalExpr(q *query, stripe int, e filter.Expr, sel encoding.Bitmap
 		args := append([]filter.Expr(nil), x.Args...)
 		sort.SliceStable(args, func(i, j int) bool { return f.cost(args[i]) < f.cost(args[j]) })
 		for _, a := range args {
-			if err := f.evalExpr(q, stripe, a, sel, rows, st); err != nil {
+			if err := f.evalExpr(ctx, q, stripe, a, sel, rows, st); err != nil {
 				return err
 			}
 			if !anySet(sel) {
@@ -218,7 +226,7 @@ func (f *File) evalExpr(q *query, stripe int, e filter.Expr, sel encoding.Bitmap
 			for i := range cur {
 				cur[i] = sel[i] &^ acc[i]
 			}
-			if err := f.evalExpr(q, stripe, a, cur, rows, st); err != nil {
+			if err := f.evalExpr(ctx, q, stripe, a, cur, rows, st); err != nil {
 				return err
 			}
 			for i := range acc {
@@ -229,18 +237,18 @@ func (f *File) evalExpr(q *query, stripe int, e filter.Expr, sel encoding.Bitmap
 		return nil
 	case *filter.Not:
 		cur := append(encoding.Bitmap(nil), sel...)
-		if err := f.evalExpr(q, stripe, x.X, cur, rows, st); err != nil {
+		if err := f.evalExpr(ctx, q, stripe, x.X, cur, rows, st); err != nil {
 			return err
 		}
 		for i := range sel {
 			sel[i] &^= cur[i]
 		}
 		// NOT over a comparison must not select nulls: re-check null rows.
-		return f.dropNulls(q, stripe, x.X, sel, st)
+		return f.dropNulls(ctx, q, stripe, x.X, sel, st)
 	case *filter.Leaf:
 		start := time.Now()
 		before := sel.Count()
-		err := f.evalLeaf(q, stripe, x, sel, st)
+		err := f.evalLeaf(ctx, q, stripe, x, sel, st)
 		c := f.costOf(x.String())
 		c.mu.Lock()
 		c.nanos += time.Since(start).Nanoseconds()
@@ -286,7 +294,7 @@ func (f *File) cost(e filter.Expr) float64 {
 
 // dropNulls clears rows where a column under a negated comparison is null
 // (SQL: NOT (x < 5) is unknown for a null x).
-func (f *File) dropNulls(q *query, stripe int, e filter.Expr, sel encoding.Bitmap, st *ScanStats) error {
+func (f *File) dropNulls(ctx context.Context, q *query, stripe int, e filter.Expr, sel encoding.Bitmap, st *ScanStats) error {
 	var err error
 	filter.Walk(e, func(l *filter.Leaf) {
 		if err != nil || l.Op == filter.OpIsNull || l.Op == filter.OpIsNotNull {
@@ -295,7 +303,7 @@ func (f *File) dropNulls(q *query, stripe int, e filter.Expr, sel encoding.Bitma
 		nn := &filter.Leaf{Path: l.Path, Op: filter.OpIsNotNull, Col: l.Col}
 		// A query belongs to one scan, so its maps need no lock.
 		q.stream[nn], q.anc[nn] = q.stream[l], q.anc[l]
-		err = f.evalLeaf(q, stripe, nn, sel, st)
+		err = f.evalLeaf(ctx, q, stripe, nn, sel, st)
 		delete(q.stream, nn)
 		delete(q.anc, nn)
 	})
@@ -313,20 +321,20 @@ func anySet(b encoding.Bitmap) bool {
 
 // evalLeaf narrows sel by one single-column predicate, then accounts for
 // the nulls of the column's struct ancestors.
-func (f *File) evalLeaf(q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+func (f *File) evalLeaf(ctx context.Context, q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
 	anc := q.anc[l]
 	if len(anc) == 0 {
-		return f.evalLeafOwn(q, stripe, l, sel, st)
+		return f.evalLeafOwn(ctx, q, stripe, l, sel, st)
 	}
 	if l.Op == filter.OpIsNull {
 		// null when the field or any ancestor is null
 		own := append(encoding.Bitmap(nil), sel...)
-		if err := f.evalLeafOwn(q, stripe, l, own, st); err != nil {
+		if err := f.evalLeafOwn(ctx, q, stripe, l, own, st); err != nil {
 			return err
 		}
 		ancNull := make(encoding.Bitmap, len(sel))
 		for _, id := range anc {
-			present, err := f.readBools(stripe, id, st)
+			present, err := f.readBools(ctx, stripe, id, st)
 			if err != nil {
 				return err
 			}
@@ -341,14 +349,14 @@ func (f *File) evalLeaf(q *query, stripe int, l *filter.Leaf, sel encoding.Bitma
 		}
 		return nil
 	}
-	if err := f.evalLeafOwn(q, stripe, l, sel, st); err != nil {
+	if err := f.evalLeafOwn(ctx, q, stripe, l, sel, st); err != nil {
 		return err
 	}
 	for _, id := range anc {
 		if !anySet(sel) {
 			return nil
 		}
-		present, err := f.readBools(stripe, id, st)
+		present, err := f.readBools(ctx, stripe, id, st)
 		if err != nil {
 			return err
 		}
@@ -362,8 +370,8 @@ func (f *File) evalLeaf(q *query, stripe int, l *filter.Leaf, sel encoding.Bitma
 }
 
 // readBools reads a whole bool stream (a struct's nulls) of a stripe.
-func (f *File) readBools(stripe, stream int, st *ScanStats) ([]bool, error) {
-	s, err := f.readStream(stripe, stream, st)
+func (f *File) readBools(ctx context.Context, stripe, stream int, st *ScanStats) ([]bool, error) {
+	s, err := f.readStream(ctx, stripe, stream, st)
 	if err != nil {
 		return nil, err
 	}
@@ -380,9 +388,9 @@ func (f *File) readBools(stripe, stream int, st *ScanStats) ([]bool, error) {
 // evalLeafOwn narrows sel by one single-column predicate, chunk by chunk:
 // chunk statistics decide none/all without decoding; the rest run the
 // predicate inside the decoder on the encoded form.
-func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+func (f *File) evalLeafOwn(ctx context.Context, q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
 	stream := q.stream[l]
-	info, err := f.f.Stream(stripe, stream)
+	info, err := f.f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return err
 	}
@@ -412,7 +420,7 @@ func (f *File) evalLeafOwn(q *query, stripe int, l *filter.Leaf, sel encoding.Bi
 		return nil
 	}
 	// One coalesced fetch for every chunk statistics could not settle.
-	payloads, err := f.fetchChunks(stripe, stream, todo, st)
+	payloads, err := f.fetchChunks(ctx, stripe, stream, todo, st)
 	if err != nil {
 		return err
 	}

@@ -1,19 +1,61 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"sort"
+	"unicode/utf8"
 
 	"strata/encoding"
+	"strata/schema"
+	"strata/stats"
 )
 
-// Report describes a file's layout for people and tools: rows, stripes and,
-// per column, bytes and the encoding trees its chunks use.
+// Report describes a file's layout for people and tools: rows, stripes,
+// the schema and, per column, bytes, the encoding trees its chunks use and
+// the statistics of every stripe and chunk.
 type Report struct {
 	Rows    int64          `json:"rows"`
 	Bytes   int64          `json:"bytes"`
 	Stripes int            `json:"stripes"`
+	Schema  []SchemaLine   `json:"schema"`
 	Columns []ColumnReport `json:"columns"`
+}
+
+// SchemaLine is one node of the schema, listed depth first.
+type SchemaLine struct {
+	Path     string `json:"path"`
+	Depth    int    `json:"depth"`
+	Type     string `json:"type"`
+	Nullable bool   `json:"nullable"`
+}
+
+// ChunkReport is one chunk of one of a column's streams.
+type ChunkReport struct {
+	Stripe int    `json:"stripe"`
+	Stream int    `json:"stream"`
+	Role   string `json:"role"` // values, nulls, lengths or inmap
+	Path   string `json:"path"` // the schema node the stream belongs to
+	Chunk  int    `json:"chunk"`
+	Rows   int64  `json:"rows"`
+	Bytes  int64  `json:"bytes"`
+	Tree   string `json:"tree"`
+	// Statistics of a values chunk, formatted in the column's logical
+	// type; empty where the chunk has none.
+	Nulls int64  `json:"nulls"`
+	Min   string `json:"min,omitempty"`
+	Max   string `json:"max,omitempty"`
+}
+
+// StripeColumn is a column's share of one stripe.
+type StripeColumn struct {
+	Stripe int    `json:"stripe"`
+	Rows   int64  `json:"rows"`
+	Bytes  int64  `json:"bytes"`
+	Chunks int    `json:"chunks"`
+	Nulls  int64  `json:"nulls"`
+	Min    string `json:"min,omitempty"`
+	Max    string `json:"max,omitempty"`
 }
 
 // ColumnReport is one top-level column of a Report.
@@ -25,6 +67,9 @@ type ColumnReport struct {
 	Encodings map[string]int64 `json:"encodings"`
 	Chunks    int              `json:"chunks"`
 	Trees     []TreeCount      `json:"trees"`
+	// PerStripe and ChunkList break the column down by stripe and chunk.
+	PerStripe []StripeColumn `json:"stripes"`
+	ChunkList []ChunkReport  `json:"chunk_list"`
 }
 
 // TreeCount is an encoding tree and the number of chunks that use it.
@@ -35,20 +80,32 @@ type TreeCount struct {
 
 // Inspect walks every chunk of the file and reports its layout.
 func (f *File) Inspect() (*Report, error) {
+	ctx := context.Background()
 	r := &Report{Rows: f.NumRows(), Stripes: f.f.NumStripes()}
+	for _, n := range f.sch.Root.Children {
+		r.Schema = appendSchema(r.Schema, n, "", 0)
+	}
 	for c := 0; c < f.arrow.NumFields(); c++ {
 		fld := f.arrow.Field(c)
 		cr := ColumnReport{Name: fld.Name, Type: fld.Type.String(), Encodings: map[string]int64{}}
 		trees := map[string]int{}
 		for s := 0; s < f.f.NumStripes(); s++ {
-			infos, err := f.f.Streams(s)
+			infos, err := f.f.Streams(ctx, s)
 			if err != nil {
 				return nil, err
+			}
+			sc := StripeColumn{Stripe: s, Rows: f.f.Stripe(s).Rows}
+			if ss := f.StripeStats(s); ss != nil {
+				if cs, ok := ss.Columns[f.valuesStream(c)]; ok {
+					sc.Nulls = cs.Nulls
+					sc.Min, sc.Max = f.formatBounds(f.valuesStream(c), &cs)
+				}
 			}
 			for _, id := range f.sch.ColumnStreams(c) {
 				if id >= len(infos) {
 					continue
 				}
+				si := f.sch.Stream(id)
 				chunks := infos[id].Chunks
 				idx := make([]int, len(chunks))
 				for i := range idx {
@@ -56,8 +113,10 @@ func (f *File) Inspect() (*Report, error) {
 				}
 				for _, ch := range chunks {
 					cr.Bytes += int64(ch.Size)
+					sc.Bytes += int64(ch.Size)
 				}
-				payloads, err := f.fetchChunks(s, id, idx, nil)
+				sc.Chunks += len(chunks)
+				payloads, err := f.fetchChunks(ctx, s, id, idx, nil)
 				if err != nil {
 					return nil, err
 				}
@@ -74,16 +133,83 @@ func (f *File) Inspect() (*Report, error) {
 					}
 					trees[t.String()]++
 					cr.Chunks++
+					chr := ChunkReport{Stripe: s, Stream: id, Role: string(si.Role), Path: si.Node.Path(), Chunk: i,
+						Rows: chunks[i].Rows, Bytes: chunks[i].Size, Tree: t.String()}
+					if si.Role == schema.RoleValues && len(chunks[i].Stats) > 0 {
+						if cs, _, err := stats.DecodeColumnStats(chunks[i].Stats); err == nil {
+							chr.Nulls = cs.Nulls
+							chr.Min, chr.Max = f.formatBounds(id, &cs)
+						}
+					}
+					cr.ChunkList = append(cr.ChunkList, chr)
 				}
 			}
+			cr.PerStripe = append(cr.PerStripe, sc)
 		}
 		for t, n := range trees {
 			cr.Trees = append(cr.Trees, TreeCount{Tree: t, Chunks: n})
 		}
-		sort.Slice(cr.Trees, func(i, j int) bool { return cr.Trees[i].Chunks > cr.Trees[j].Chunks })
+		sort.Slice(cr.Trees, func(i, j int) bool {
+			if cr.Trees[i].Chunks != cr.Trees[j].Chunks {
+				return cr.Trees[i].Chunks > cr.Trees[j].Chunks
+			}
+			return cr.Trees[i].Tree < cr.Trees[j].Tree
+		})
 		r.Columns = append(r.Columns, cr)
 	}
 	return r, nil
+}
+
+// valuesStream returns the values stream of a top-level leaf column, or -1
+// for a nested column (whose statistics live on its leaves).
+func (f *File) valuesStream(col int) int {
+	n := f.sch.Column(col)
+	if len(n.Children) > 0 || n.Kind == schema.FlatMap {
+		return -1
+	}
+	return n.StreamID(schema.RoleValues)
+}
+
+// formatBounds renders the min and max of chunk or stripe statistics in the
+// logical type of the stream's column (dates as dates, decimals with their
+// scale, text as text).
+func (f *File) formatBounds(stream int, cs *stats.ColumnStats) (lo, hi string) {
+	if stream < 0 || !cs.HasMinMax {
+		return "", ""
+	}
+	n := f.sch.Stream(stream).Node
+	return formatStat(n, cs.Min), formatStat(n, cs.Max)
+}
+
+func formatStat(n *schema.Node, v stats.Value) string {
+	switch v.Type {
+	case encoding.Binary:
+		b := v.Bytes()
+		if utf8.Valid(b) && n.Kind == schema.String {
+			return string(b)
+		}
+		return fmt.Sprintf("%x", b)
+	case encoding.Int8, encoding.Int16, encoding.Int32, encoding.Int64:
+		return formatLogical(n, v.Int(), v.String())
+	}
+	return v.String()
+}
+
+// appendSchema lists n and its descendants depth first.
+func appendSchema(dst []SchemaLine, n *schema.Node, prefix string, depth int) []SchemaLine {
+	path := n.Name
+	if prefix != "" {
+		path = prefix + "." + n.Name
+	}
+	typ := n.TypeString()
+	if len(n.Children) > 0 {
+		typ = n.Kind.String() // its children follow on lines of their own
+	}
+	dst = append(dst, SchemaLine{Path: path, Depth: depth, Type: typ, Nullable: n.Nullable})
+	for _, c := range n.Children {
+		dst = appendSchema(dst, c, path, depth+1)
+	}
+	return dst
 }
 
 // walk attributes the bytes of a node to the kinds in its tree: a node's own

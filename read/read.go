@@ -6,6 +6,8 @@
 package read
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,7 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/format"
+	"strata/internal/suggest"
 	"strata/iox"
 	"strata/meta"
 	"strata/schema"
@@ -34,6 +37,17 @@ type Options struct {
 	// point lookups reuse (default 256 MiB; negative disables it).
 	DecoderCacheBytes int64
 	Mem               memory.Allocator
+	// Verify makes Open read the whole file and check its checksum (in the
+	// postscript), so corruption anywhere, also in chunks no later read
+	// touches, is an error before any data is returned. Without it Open
+	// checks the footer, and every read checks the checksums of the
+	// stripe groups, sections and chunks it loads. File.Verify also
+	// locates the first corrupt chunk.
+	Verify bool
+	// Format bounds what the container may declare (footer, sections,
+	// stripe groups, chunk sizes and counts); zero fields take the
+	// defaults of package format.
+	Format format.ReaderOptions
 }
 
 // File is an open Strata file. It is safe for concurrent use.
@@ -70,7 +84,7 @@ func (f *File) OpenBytes() int64 { return f.openBytes }
 func (f *File) BytesRead() int64 { return f.fetch.Stats().BytesRead }
 
 // Open reads the metadata of a Strata file.
-func Open(src iox.Source, opts Options) (*File, error) {
+func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	if opts.Decode == nil {
 		opts.Decode = all.Options()
 	}
@@ -86,13 +100,29 @@ func Open(src iox.Source, opts Options) (*File, error) {
 		opts.DecoderCacheBytes = 256 << 20
 	}
 	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: opts.CoalesceGap})
-	ff, err := format.Open(fetch, format.ReaderOptions{})
+	ff, err := format.Open(ctx, fetch, opts.Format)
 	if err != nil {
 		return nil, err
 	}
+	if opts.Verify {
+		if err := ff.Verify(ctx); err != nil {
+			return nil, err
+		}
+	}
+	// Row bitmaps and batches are sized by a stripe's declared rows: bound
+	// them as the decoders bound a node's rows.
+	maxRows := opts.Decode.MaxRows
+	if maxRows <= 0 {
+		maxRows = encoding.DefaultMaxRows
+	}
+	for i := 0; i < ff.NumStripes(); i++ {
+		if r := ff.Stripe(i).Rows; r > int64(maxRows) {
+			return nil, fmt.Errorf("read: stripe %d declares %d rows, limit %d: %w", i, r, maxRows, encoding.ErrLimit)
+		}
+	}
 	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
 		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}
-	sb, ok, err := ff.Section("schema")
+	sb, ok, err := ff.Section(ctx, "schema")
 	if err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)
 	}
@@ -104,14 +134,14 @@ func Open(src iox.Source, opts Options) (*File, error) {
 	}
 	f.binHint = make([]atomic.Int64, f.sch.NumStreams())
 	f.arrow = shred.ToArrow(f.sch)
-	if b, ok, err := ff.Section("stats.file"); err != nil {
+	if b, ok, err := ff.Section(ctx, "stats.file"); err != nil {
 		return nil, fmt.Errorf("read: file stats section: %w", err)
 	} else if ok {
 		if f.fstats, err = meta.UnmarshalFileStats(b); err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
 	}
-	if b, ok, err := ff.Section("stats.stripe"); err != nil {
+	if b, ok, err := ff.Section(ctx, "stats.stripe"); err != nil {
 		return nil, fmt.Errorf("read: stripe stats section: %w", err)
 	} else if ok {
 		if f.sstats, err = meta.UnmarshalStripeStats(b); err != nil {
@@ -121,8 +151,15 @@ func Open(src iox.Source, opts Options) (*File, error) {
 			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(f.sstats), ff.NumStripes(), encoding.ErrCorrupt)
 		}
 	}
-	if b, ok, err := ff.Section("user"); err == nil && ok {
-		f.user, _ = meta.UnmarshalKV(b)
+	// The user section carries application metadata (interop keeps the
+	// source's Arrow types there): a damaged one is an error, not an empty
+	// map.
+	if b, ok, err := ff.Section(ctx, "user"); err != nil {
+		return nil, fmt.Errorf("read: user section: %w", err)
+	} else if ok {
+		if f.user, err = meta.UnmarshalKV(b); err != nil {
+			return nil, fmt.Errorf("read: user section: %w", err)
+		}
 	}
 	f.openBytes = fetch.Stats().BytesRead
 	return f, nil
@@ -157,6 +194,44 @@ func (f *File) StripeStats(i int) *meta.StripeStats {
 	return nil
 }
 
+// ErrUnknownColumn reports a column name the file does not have; the
+// message suggests the closest names.
+var ErrUnknownColumn = errors.New("unknown column")
+
+// unknownColumn returns an ErrUnknownColumn error for name with the
+// closest column names (every leaf path when leaves is set, the top-level
+// columns otherwise).
+func (f *File) unknownColumn(name string, leaves bool) error {
+	return fmt.Errorf("read: %w %q%s", ErrUnknownColumn, name, f.columnHint(name, leaves))
+}
+
+// hintedError is an error whose message carries a hint for the user and
+// which wraps several errors.
+type hintedError struct {
+	msg  string
+	errs []error
+}
+
+func (e *hintedError) Error() string   { return e.msg }
+func (e *hintedError) Unwrap() []error { return e.errs }
+
+// columnHint suggests the column names closest to name.
+func (f *File) columnHint(name string, leaves bool) string {
+	var names []string
+	if leaves {
+		for _, si := range f.sch.Streams() {
+			if si.Role == schema.RoleValues {
+				names = append(names, si.Node.Path())
+			}
+		}
+	} else {
+		for _, fl := range f.arrow.Fields() {
+			names = append(names, fl.Name)
+		}
+	}
+	return suggest.Hint(name, names)
+}
+
 // columnIndexes resolves projected column names to top-level indexes.
 func (f *File) columnIndexes(names []string) ([]int, error) {
 	if len(names) == 0 {
@@ -170,7 +245,7 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 	for _, n := range names {
 		is := f.arrow.FieldIndices(n)
 		if len(is) == 0 {
-			return nil, fmt.Errorf("read: no column %q", n)
+			return nil, f.unknownColumn(n, false)
 		}
 		idx = append(idx, is[0])
 	}
@@ -179,16 +254,16 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 
 // fetchChunks reads and unframes the given chunks of a stream, coalescing
 // adjacent ranges into few reads.
-func (f *File) fetchChunks(stripe, stream int, chunks []int, st *ScanStats) ([][]byte, error) {
+func (f *File) fetchChunks(ctx context.Context, stripe, stream int, chunks []int, st *ScanStats) ([][]byte, error) {
 	ranges := make([]iox.Range, len(chunks))
 	for i, c := range chunks {
-		r, err := f.f.ChunkRange(stripe, stream, c)
+		r, err := f.f.ChunkRange(ctx, stripe, stream, c)
 		if err != nil {
 			return nil, err
 		}
 		ranges[i] = r
 	}
-	bufs, err := f.fetch.Fetch(ranges)
+	bufs, err := f.fetch.Fetch(ctx, ranges)
 	if err != nil {
 		return nil, fmt.Errorf("read: stripe %d, stream %d: %w", stripe, stream, err)
 	}
@@ -208,8 +283,8 @@ func (f *File) fetchChunks(stripe, stream int, chunks []int, st *ScanStats) ([][
 }
 
 // readStream decodes a whole stream of a stripe.
-func (f *File) readStream(stripe, stream int, st *ScanStats) (*shred.Stream, error) {
-	info, err := f.f.Streams(stripe)
+func (f *File) readStream(ctx context.Context, stripe, stream int, st *ScanStats) (*shred.Stream, error) {
+	info, err := f.f.Streams(ctx, stripe)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +307,7 @@ func (f *File) readStream(stripe, stream int, st *ScanStats) (*shred.Stream, err
 	if err := f.dec.CheckAlloc(total, max(typ.Size(), 4), "stream rows"); err != nil {
 		return nil, err
 	}
-	payloads, err := f.fetchChunks(stripe, stream, idx, st)
+	payloads, err := f.fetchChunks(ctx, stripe, stream, idx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +350,7 @@ func (f *File) readStream(stripe, stream int, st *ScanStats) (*shred.Stream, err
 }
 
 // ReadStripe reads the projected top-level columns of one stripe.
-func (f *File) ReadStripe(stripe int, cols []int, st *ScanStats) (arrow.Record, error) {
+func (f *File) ReadStripe(ctx context.Context, stripe int, cols []int, st *ScanStats) (arrow.Record, error) {
 	rows := f.f.Stripe(stripe).Rows
 	arrs := make([]arrow.Array, len(cols))
 	fields := make([]arrow.Field, len(cols))
@@ -288,7 +363,7 @@ func (f *File) ReadStripe(stripe int, cols []int, st *ScanStats) (arrow.Record, 
 	}()
 	for i, c := range cols {
 		streams := map[int]*shred.Stream{}
-		infos, err := f.f.Streams(stripe)
+		infos, err := f.f.Streams(ctx, stripe)
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +373,7 @@ func (f *File) ReadStripe(stripe int, cols []int, st *ScanStats) (arrow.Record, 
 				// later stripe. The assembler treats the key as absent.
 				continue
 			}
-			s, err := f.readStream(stripe, id, st)
+			s, err := f.readStream(ctx, stripe, id, st)
 			if err != nil {
 				return nil, err
 			}

@@ -2,6 +2,7 @@ package read_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -177,7 +178,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, rows := range sizes {
 		data, recs := writeFile(t, uint64(rows), rows, write.Options{StripeBytes: 64 << 10, ChunkValues: 1000})
-		f, err := read.Open(iox.Bytes(data), read.Options{})
+		f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +341,7 @@ func TestFilteredScan(t *testing.T) {
 	const rows = 30000
 	data, recs := writeFile(t, 42, rows, write.Options{StripeBytes: 256 << 10, ChunkValues: 2048})
 	all := concat(t, recs)
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +420,7 @@ func TestTake(t *testing.T) {
 	const rows = 12000
 	data, recs := writeFile(t, 5, rows, write.Options{StripeBytes: 128 << 10, ChunkValues: 1500})
 	all := concat(t, recs)
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +458,7 @@ func TestTake(t *testing.T) {
 // to the pool while still referenced would show up as changed values.
 func TestPooledBatches(t *testing.T) {
 	data, _ := writeFile(t, 11, 20000, write.Options{StripeBytes: 64 << 10, ChunkValues: 1000})
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +504,7 @@ func TestPooledBatches(t *testing.T) {
 // alphabet without a match) are reported in the scan statistics.
 func TestBlocksPrunedCounted(t *testing.T) {
 	data, _ := writeFile(t, 21, 20000, write.Options{ChunkValues: 20000})
-	f, err := read.Open(iox.Bytes(data), read.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -59,6 +60,7 @@ func (s *ScanStats) String() string {
 
 // Scanner streams the batches of a scan, one per stripe with surviving rows.
 type Scanner struct {
+	ctx    context.Context // the reads of the scan run under it
 	f      *File
 	cols   []int
 	opts   ScanOptions
@@ -75,6 +77,7 @@ type Scanner struct {
 // nextFlat returns the next chunk-sized batch of a flat scan without a
 // filter, or nil when the current stripe is done (the caller moves on).
 func (s *Scanner) nextFlat() (arrow.Record, error) {
+	ctx := s.ctx
 	i := s.stripe
 	rows := s.f.f.Stripe(i).Rows
 	if s.pos == 0 {
@@ -88,7 +91,7 @@ func (s *Scanner) nextFlat() (arrow.Record, error) {
 	}
 	for s.pos < rows {
 		lo := s.pos
-		hi, err := s.f.batchEnd(i, s.cols[0], lo)
+		hi, err := s.f.batchEnd(ctx, i, s.cols[0], lo)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +108,7 @@ func (s *Scanner) nextFlat() (arrow.Record, error) {
 		if s.left >= 0 && hi-lo > s.left {
 			hi = lo + s.left
 		}
-		rec, err := s.f.readRange(i, s.cols, lo, hi, &s.stats)
+		rec, err := s.f.readRange(ctx, i, s.cols, lo, hi, &s.stats)
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +130,7 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scanner{f: f, cols: cols, opts: opts, skip: opts.Offset, left: -1, flat: f.flatColumns(cols)}
+	s := &Scanner{ctx: context.Background(), f: f, cols: cols, opts: opts, skip: opts.Offset, left: -1, flat: f.flatColumns(cols)}
 	if opts.Limit > 0 {
 		s.left = opts.Limit
 	}
@@ -153,6 +156,7 @@ func (s *Scanner) Close() error { s.done = true; return nil }
 
 // Next returns the next batch or io.EOF.
 func (s *Scanner) Next() (arrow.Record, error) {
+	ctx := s.ctx
 	for !s.done && s.stripe < s.f.f.NumStripes() {
 		if s.left == 0 {
 			s.done = true
@@ -176,13 +180,13 @@ func (s *Scanner) Next() (arrow.Record, error) {
 				continue
 			}
 			s.stats.RowsScanned += rows
-			rec, err := s.f.ReadStripe(i, s.cols, &s.stats)
+			rec, err := s.f.ReadStripe(ctx, i, s.cols, &s.stats)
 			if err != nil {
 				return nil, err
 			}
 			return s.window(rec), nil
 		}
-		rec, err := s.f.scanStripe(i, s.cols, s.q, &s.stats)
+		rec, err := s.f.scanStripe(ctx, i, s.cols, s.q, &s.stats)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,7 +15,7 @@ import (
 
 // stripeSelection prunes a stripe and evaluates the filter into a row
 // bitmap. It returns nil when no row of the stripe can match.
-func (f *File) stripeSelection(i int, q *query, st *ScanStats) (encoding.Bitmap, error) {
+func (f *File) stripeSelection(ctx context.Context, i int, q *query, st *ScanStats) (encoding.Bitmap, error) {
 	rows := int(f.f.Stripe(i).Rows)
 	if ss := f.StripeStats(i); ss != nil {
 		switch q.prune(q.expr, func(s int) (stats.ColumnStats, bool) { c, ok := ss.Columns[s]; return c, ok }) {
@@ -32,7 +33,7 @@ func (f *File) stripeSelection(i int, q *query, st *ScanStats) (encoding.Bitmap,
 	}
 	st.RowsScanned += int64(rows)
 	sel := encoding.NewBitmap(rows, true)
-	if err := f.evalExpr(q, i, q.expr, sel, rows, st); err != nil {
+	if err := f.evalExpr(ctx, q, i, q.expr, sel, rows, st); err != nil {
 		return nil, err
 	}
 	if !anySet(sel) {
@@ -71,8 +72,8 @@ func (f *File) bloom(stripe, stream int) *stats.Bloom {
 
 // scanStripe runs a filtered scan of one stripe: filters first, then the
 // projected columns read only for the surviving rows.
-func (f *File) scanStripe(i int, cols []int, q *query, st *ScanStats) (arrow.Record, error) {
-	sel, err := f.stripeSelection(i, q, st)
+func (f *File) scanStripe(ctx context.Context, i int, cols []int, q *query, st *ScanStats) (arrow.Record, error) {
+	sel, err := f.stripeSelection(ctx, i, q, st)
 	if err != nil || sel == nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (f *File) scanStripe(i int, cols []int, q *query, st *ScanStats) (arrow.Rec
 	}()
 	for k, c := range cols {
 		fields[k] = f.arrow.Field(c)
-		a, err := f.materialize(i, c, sel, rows, st)
+		a, err := f.materialize(ctx, i, c, sel, rows, st)
 		if err != nil {
 			return nil, fmt.Errorf("read: stripe %d, column %q: %w", i, fields[k].Name, err)
 		}
@@ -100,10 +101,10 @@ func (f *File) scanStripe(i int, cols []int, q *query, st *ScanStats) (arrow.Rec
 // materialize reads column col for the selected rows of a stripe. A
 // row-aligned column reads only chunks holding survivors and gathers from
 // the encoded form when few rows of a chunk survive.
-func (f *File) materialize(stripe, col int, sel encoding.Bitmap, rows []int32, st *ScanStats) (arrow.Array, error) {
+func (f *File) materialize(ctx context.Context, stripe, col int, sel encoding.Bitmap, rows []int32, st *ScanStats) (arrow.Array, error) {
 	stream := f.rowAligned(col)
 	if stream < 0 {
-		rec, err := f.ReadStripe(stripe, []int{col}, st)
+		rec, err := f.ReadStripe(ctx, stripe, []int{col}, st)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +112,7 @@ func (f *File) materialize(stripe, col int, sel encoding.Bitmap, rows []int32, s
 		return takeRuns(rec.Column(0), rows, f)
 	}
 	typ := f.sch.Stream(stream).Type
-	info, err := f.f.Stream(stripe, stream)
+	info, err := f.f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +146,7 @@ func (f *File) materialize(stripe, col int, sel encoding.Bitmap, rows []int32, s
 			// decoder cache, so a chunk whose open is costly (runs,
 			// alphabets, zstd bodies) is opened once across queries.
 			st.ChunksGathered++
-			e, err := f.cachedDecoder(chunkKey{stripe, stream, ci}, int(ch.Rows), st)
+			e, err := f.cachedDecoder(ctx, chunkKey{stripe, stream, ci}, int(ch.Rows), st)
 			if err != nil {
 				return nil, fmt.Errorf("chunk %d: %w", ci, err)
 			}
@@ -158,7 +159,7 @@ func (f *File) materialize(stripe, col int, sel encoding.Bitmap, rows []int32, s
 			at = j
 			continue
 		}
-		payloads, err := f.fetchChunks(stripe, stream, []int{ci}, st)
+		payloads, err := f.fetchChunks(ctx, stripe, stream, []int{ci}, st)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -17,6 +18,7 @@ import (
 // gathering from the chunk's encoded form, touching only the chunks that
 // hold requested rows; nested columns read their stripe.
 func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
+	ctx := context.Background()
 	cols, err := f.columnIndexes(columns)
 	if err != nil {
 		return nil, err
@@ -48,7 +50,7 @@ func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
 	}()
 	for ci, c := range cols {
 		fields[ci] = f.arrow.Field(c)
-		a, err := f.takeColumn(c, sorted, order)
+		a, err := f.takeColumn(ctx, c, sorted, order)
 		if err != nil {
 			return nil, fmt.Errorf("read: take column %q: %w", fields[ci].Name, err)
 		}
@@ -81,7 +83,7 @@ func (f *File) rowAligned(col int) int {
 	return ids[0]
 }
 
-func (f *File) takeColumn(col int, sorted []int64, order []int) (arrow.Array, error) {
+func (f *File) takeColumn(ctx context.Context, col int, sorted []int64, order []int) (arrow.Array, error) {
 	stream := f.rowAligned(col)
 	typ := encoding.TypeInvalid
 	if stream >= 0 {
@@ -114,7 +116,7 @@ func (f *File) takeColumn(col int, sorted []int64, order []int) (arrow.Array, er
 		}
 		if stream < 0 {
 			// Nested: read the stripe's column and slice out each row.
-			rec, err := f.ReadStripe(s, []int{col}, nil)
+			rec, err := f.ReadStripe(ctx, s, []int{col}, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -125,7 +127,7 @@ func (f *File) takeColumn(col int, sorted []int64, order []int) (arrow.Array, er
 			i = j
 			continue
 		}
-		if err := f.takeStripe(s, stream, info.FirstRow, sorted[i:j], i, vals, &valid); err != nil {
+		if err := f.takeStripe(ctx, s, stream, info.FirstRow, sorted[i:j], i, vals, &valid); err != nil {
 			return nil, fmt.Errorf("stripe %d: %w", s, err)
 		}
 		i = j
@@ -147,8 +149,8 @@ func (f *File) takeColumn(col int, sorted []int64, order []int) (arrow.Array, er
 }
 
 // takeStripe gathers rows (absolute, sorted) of one stripe into vals[at:].
-func (f *File) takeStripe(stripe, stream int, first int64, rows []int64, at int, vals any, valid *[]bool) error {
-	info, err := f.f.Stream(stripe, stream)
+func (f *File) takeStripe(ctx context.Context, stripe, stream int, first int64, rows []int64, at int, vals any, valid *[]bool) error {
+	info, err := f.f.Stream(ctx, stripe, stream)
 	if err != nil {
 		return err
 	}
@@ -169,7 +171,7 @@ func (f *File) takeStripe(stripe, stream int, first int64, rows []int64, at int,
 				rel = append(rel, v)
 			}
 		}
-		e, err := f.cachedDecoder(chunkKey{stripe, stream, c}, int(ch.Rows), nil)
+		e, err := f.cachedDecoder(ctx, chunkKey{stripe, stream, c}, int(ch.Rows), nil)
 		if err != nil {
 			return fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
 		}
@@ -186,11 +188,11 @@ func (f *File) takeStripe(stripe, stream int, first int64, rows []int64, at int,
 
 // cachedDecoder returns an opened decoder for a chunk, from the cache or
 // freshly fetched and opened (and then cached).
-func (f *File) cachedDecoder(k chunkKey, rows int, st *ScanStats) (*cacheEntry, error) {
+func (f *File) cachedDecoder(ctx context.Context, k chunkKey, rows int, st *ScanStats) (*cacheEntry, error) {
 	if e := f.cache.get(k); e != nil {
 		return e, nil
 	}
-	payloads, err := f.fetchChunks(k.stripe, k.stream, []int{k.chunk}, st)
+	payloads, err := f.fetchChunks(ctx, k.stripe, k.stream, []int{k.chunk}, st)
 	if err != nil {
 		return nil, err
 	}

@@ -17,3 +17,7 @@ if [ -f bench/go.mod ]; then
   echo "== bench module (tiny scale, correctness only)"
   (cd bench && go vet ./... && go test -count=1 -timeout 10m ./...)
 fi
+if [ -f difftest/go.mod ]; then
+  echo "== difftest module (10,000 random cases against DuckDB, and the kept regressions)"
+  (cd difftest && go vet ./... && go test -count=1 -timeout 20m ./...)
+fi

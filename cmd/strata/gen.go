@@ -2,9 +2,7 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -19,6 +17,7 @@ func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	sf := fs.Float64("sf", 0.1, "TPC-H scale factor")
 	seed := fs.Uint64("seed", 1, "random seed")
+	pf := addProgressFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -46,7 +45,7 @@ func runGen(args []string) error {
 		}
 		sink = s
 	}
-	p := newProgress("gen", gen.Rows())
+	p := newProgress("gen", "rows", gen.Rows(), pf)
 	var n int64
 	for {
 		rec, err := gen.Next()
@@ -68,6 +67,6 @@ func runGen(args []string) error {
 		return err
 	}
 	p.finish(n)
-	fmt.Fprintf(os.Stderr, "wrote %s: %d rows, %d bytes\n", out, n, fileSize(out))
+	p.summary("wrote %s: %d rows, %d bytes\n", out, n, fileSize(out))
 	return nil
 }

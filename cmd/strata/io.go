@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,12 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
-	"golang.org/x/term"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
-	"strata/encoding"
 	"strata/interop"
-	"strata/write"
 )
 
 // parseInterspersed parses flags that may come before, between or after
@@ -50,100 +49,52 @@ func splitList(s string) []string {
 	return out
 }
 
-// progress prints a progress line on stderr when it is a terminal.
-type progress struct {
-	on    bool
-	label string
-	total int64
-	start time.Time
-	last  time.Time
-}
-
-func newProgress(label string, total int64) *progress {
-	return &progress{on: term.IsTerminal(int(os.Stderr.Fd())), label: label, total: total, start: time.Now()}
-}
-
-func (p *progress) update(done int64) {
-	if !p.on || time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	if p.total > 0 {
-		frac := float64(done) / float64(p.total)
-		bar := int(frac * 30)
-		fmt.Fprintf(os.Stderr, "\r%s [%s%s] %5.1f%% %d rows", p.label, strings.Repeat("#", bar), strings.Repeat(".", 30-bar), 100*frac, done)
-	} else {
-		fmt.Fprintf(os.Stderr, "\r%s %d rows", p.label, done)
-	}
-}
-
-func (p *progress) finish(done int64) {
-	if p.on {
-		fmt.Fprintf(os.Stderr, "\r%s %d rows in %v%s\n", p.label, done, time.Since(p.start).Round(time.Millisecond), strings.Repeat(" ", 20))
-	}
-}
-
 func runImport(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	stripeMB := fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data")
-	chunkValues := fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk")
-	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
-	flatmap := fs.String("flatmap", "", "comma-separated map columns to store as FlatMap")
-	optimize := fs.String("optimize", "balanced", "speed, balanced or size: how encodings trade bytes for decode time")
+	wo := addWriteFlags(fs)
+	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
-	}
-	opt, err := encoding.ParseOptimize(*optimize)
-	if err != nil {
-		return usagef("%v", err)
 	}
 	if len(pos) != 2 {
 		return usagef("want SRC and DST, got %d arguments", len(pos))
 	}
 	src, dst := pos[0], pos[1]
-	rr, err := interop.Open(src, interop.ReadOptions{})
+	opts, err := wo.options()
 	if err != nil {
 		return err
 	}
-	defer rr.Close()
-	w, err := strata.Create(dst, rr.Schema(), &strata.WriteOptions{StripeBytes: *stripeMB << 20,
-		ChunkValues: *chunkValues, NoZstd: *noZstd, Optimize: opt, FlatMap: splitList(*flatmap)})
+	p := newProgress("import", "rows", 0, pf)
+	n, err := importFile(src, dst, sf, opts, p)
 	if err != nil {
-		return err
-	}
-	p := newProgress("import", 0)
-	var n int64
-	for {
-		rec, err := rr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			w.Abort()
-			return err
-		}
-		n += rec.NumRows()
-		err = w.Write(rec)
-		rec.Release()
-		if err != nil {
-			w.Abort()
-			return err
-		}
-		p.update(n)
-	}
-	if err := w.Close(); err != nil {
 		return err
 	}
 	p.finish(n)
-	st, _ := os.Stat(dst)
-	fmt.Fprintf(os.Stderr, "wrote %s: %d rows, %d bytes\n", dst, n, st.Size())
+	p.summary("wrote %s: %d rows, %d bytes\n", dst, n, fileSize(dst))
 	return nil
+}
+
+// projectSchema returns the fields of sch named in cols (all when empty).
+func projectSchema(sch *arrow.Schema, cols []string) *arrow.Schema {
+	if len(cols) == 0 {
+		return sch
+	}
+	var fs []arrow.Field
+	for _, c := range cols {
+		if idx := sch.FieldIndices(c); len(idx) > 0 {
+			fs = append(fs, sch.Field(idx[0]))
+		}
+	}
+	return arrow.NewSchema(fs, nil)
 }
 
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -151,7 +102,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -160,8 +111,14 @@ func runExport(args []string) error {
 	if err != nil {
 		return err
 	}
+	// The types import read from the source, where Strata stores a
+	// stand-in (JSON, UUID, float16, fixed-size binary, decimal256, ...).
+	outSch, restore, err := interop.RestoreSchema(f.Metadata(), projectSchema(f.Schema(), splitList(*cols)))
+	if err != nil {
+		return err
+	}
 	var sink interop.Sink
-	p := newProgress("export", f.NumRows())
+	p := newProgress("export", "rows", f.NumRows(), pf)
 	var n int64
 	for {
 		rec, err := sc.Next()
@@ -170,6 +127,14 @@ func runExport(args []string) error {
 		}
 		if err != nil {
 			return err
+		}
+		if restore {
+			out, err := interop.RestoreRecord(memory.DefaultAllocator, rec, outSch)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			rec = out
 		}
 		if sink == nil {
 			if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{}); err != nil {
@@ -185,7 +150,7 @@ func runExport(args []string) error {
 		p.update(n)
 	}
 	if sink == nil {
-		if sink, err = interop.Create(pos[1], f.Schema(), interop.WriteOptions{}); err != nil {
+		if sink, err = interop.Create(pos[1], outSch, interop.WriteOptions{}); err != nil {
 			return err
 		}
 	}
@@ -216,10 +181,16 @@ func newPrinter(format string, w io.Writer) (*printer, error) {
 func (p *printer) print(rec arrow.Record) error {
 	switch p.format {
 	case "csv":
-		if p.csv == nil {
-			p.csv = csv.NewWriter(p.w, rec.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		// Nested columns are written as JSON text, as export does.
+		out, err := interop.CSVRecord(rec, nil)
+		if err != nil {
+			return err
 		}
-		return p.csv.Write(rec)
+		defer out.Release()
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.w, out.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+		}
+		return p.csv.Write(out)
 	case "json":
 		enc := json.NewEncoder(p.w)
 		for i := 0; i < int(rec.NumRows()); i++ {
@@ -351,6 +322,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		where = fs.String("where", "", "filter, e.g. \"l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'\"")
 		showStats = fs.Bool("stats", false, "print scan statistics on stderr")
 	}
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -358,7 +330,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -398,7 +370,10 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		el := time.Since(start)
 		total := f.BytesRead()
 		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
-			st.String(), total, 100*float64(total)/float64(fileSize(pos[0])), el.Round(time.Microsecond))
+			st.String(), total, 100*float64(total)/float64(max(f.Size(), 1)), el.Round(time.Microsecond))
+		if rl := f.requestLine(); rl != "" {
+			fmt.Fprintln(os.Stderr, rl)
+		}
 	}
 	return nil
 }

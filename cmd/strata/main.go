@@ -8,13 +8,16 @@
 //	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format ...]
 //	strata take FILE ROW...
 //	strata agg FILE "count(*), sum(col)" [--where EXPR]
+//	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+//	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 //	strata calibrate                     measure the decode costs encoding selection weighs
+//
+// Every FILE a command reads may also be s3://bucket/key or an http(s) URL.
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -27,18 +30,30 @@ usage:
   strata import SRC DST.strata [--optimize speed|balanced|size]
                                            SRC is .parquet, .csv or .arrow
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
-  strata inspect FILE [--json]             rows, stripes, bytes and encodings per column
+  strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
+  strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+  strata sizes DIR|FILE.parquet... [--optimize speed|balanced|size]
+                                           Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
   strata calibrate [--rounds 15]           measure each encoding's decode cost and zstd's on this machine
                                            (the figures encoding selection weighs bytes against)
 
+A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL.
+For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoint,
+--region, --access-key, --secret-key and --anonymous.
+
 Run 'strata COMMAND -h' for a command's flags.
+
+Exit status: 0 done; 1 failed (I/O, unsupported data, a decode limit);
+2 the command line is wrong (command, flags, arguments, column names,
+expressions); 3 the file is corrupt, truncated or not a Strata file.
 `
 
 func main() {
@@ -58,11 +73,7 @@ func main() {
 	}
 	err := run(cmd, args)
 	if err != nil {
-		var ue usageError
-		code := 1
-		if errors.As(err, &ue) {
-			code = 2
-		}
+		code := exitCode(err)
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
 		pprof.StopCPUProfile()
 		os.Exit(code)
@@ -80,6 +91,8 @@ func run(cmd string, args []string) error {
 		err = runExport(args)
 	case "inspect":
 		err = runInspect(args)
+	case "verify":
+		err = runVerify(args)
 	case "cat":
 		err = runCat(args)
 	case "scan":
@@ -90,6 +103,8 @@ func run(cmd string, args []string) error {
 		err = runAgg(args)
 	case "gen":
 		err = runGen(args)
+	case "sizes":
+		err = runSizes(args)
 	case "bench":
 		err = runBench(args)
 	case "calibrate":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"strata"
 	"strata/read"
 )
 
@@ -18,6 +18,7 @@ func runTake(args []string) error {
 	fs := flag.NewFlagSet("take", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
 	format := fs.String("format", "table", "table, csv or json")
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -35,7 +36,7 @@ func runTake(args []string) error {
 			rows = append(rows, r)
 		}
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -58,6 +59,9 @@ func runTake(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%d rows in %v\n", len(rows), el.Round(time.Microsecond))
+	if rl := f.requestLine(); rl != "" {
+		fmt.Fprintln(os.Stderr, rl)
+	}
 	return nil
 }
 
@@ -65,6 +69,7 @@ func runAgg(args []string) error {
 	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
 	where := fs.String("where", "", "filter")
 	showStats := fs.Bool("stats", false, "print scan statistics on stderr")
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -72,7 +77,7 @@ func runAgg(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want FILE and an aggregate list such as \"count(*), sum(l_quantity)\"")
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -88,6 +93,9 @@ func runAgg(args []string) error {
 	}
 	if *showStats {
 		fmt.Fprintf(os.Stderr, "%s\nelapsed %v\n", st.String(), el.Round(time.Microsecond))
+		if rl := f.requestLine(); rl != "" {
+			fmt.Fprintln(os.Stderr, rl)
+		}
 	}
 	return nil
 }
@@ -95,6 +103,8 @@ func runAgg(args []string) error {
 func runInspect(args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "machine-readable output")
+	asHTML := fs.Bool("html", false, "a self-contained HTML page (bytes by column and encoding, trees, stripe and chunk statistics, schema)")
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -102,7 +112,7 @@ func runInspect(args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE")
 	}
-	f, err := strata.Open(pos[0])
+	f, err := openStrata(context.Background(), pos[0], sf)
 	if err != nil {
 		return err
 	}
@@ -111,7 +121,10 @@ func runInspect(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep.Bytes = fileSize(pos[0])
+	rep.Bytes = f.Size()
+	if *asHTML {
+		return writeHTMLReport(os.Stdout, pos[0], rep)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")

@@ -7,11 +7,16 @@ import (
 	"sync"
 
 	"strata/encoding"
+	"strata/encoding/alp"
+	"strata/encoding/alprd"
 	"strata/encoding/blockfor"
+	"strata/encoding/chimp"
 	"strata/encoding/constant"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
+	"strata/encoding/digittext"
 	"strata/encoding/fixedbitwidth"
+	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
@@ -43,6 +48,11 @@ func Registry() *encoding.Registry {
 			sparsebool.Codec,
 			nullable.Codec,
 			fsst.Codec,
+			frontcoding.Codec,
+			digittext.Codec,
+			alp.Codec,
+			alprd.Codec,
+			chimp.Codec,
 		)
 	})
 	return reg

@@ -16,7 +16,7 @@ var Codec = &encoding.Codec{
 	Kind:          encoding.KindConstant,
 	Types:         encoding.AllTypes,
 	Open:          open,
-	Decode:        encoding.Cost{PerValue: 2.27, PerByte: 0.19}, // strata calibrate
+	Decode:        encoding.Cost{PerValue: 2.70, PerByte: 0.178}, // strata calibrate (docs/benchmarks.md)
 	Encoder:       encoder{},
 	Leaf:          true,
 	Zstd:          true,
@@ -328,7 +328,12 @@ func (d *binaryDec) ReadBinary(dst *encoding.Bytes, n int) error {
 // grow checks that n more copies fit the decode limits, then reserves them.
 func (d *binaryDec) grow(dst *encoding.Bytes, n int) error {
 	if len(d.v) > 0 {
-		if err := d.opts.CheckAlloc(len(dst.Data)+n, len(d.v), "constant: binary values"); err != nil {
+		// n copies, then the bytes the buffer will hold in all (it may
+		// already hold the earlier chunks of a stream).
+		if err := d.opts.CheckAlloc(n, len(d.v), "constant: binary values"); err != nil {
+			return err
+		}
+		if err := d.opts.CheckAlloc(len(dst.Data)+n*len(d.v), 1, "constant: binary bytes"); err != nil {
 			return err
 		}
 		if n > (math.MaxInt32-len(dst.Data))/len(d.v) {

@@ -94,3 +94,33 @@ func TestHostile(t *testing.T) {
 		t.Fatalf("huge read: got %v, want ErrLimit", err)
 	}
 }
+
+// A chunk of a long constant value decodes into a buffer that already
+// holds earlier chunks of its stream: the limit applies to the bytes the
+// buffer will hold, not to its bytes times the value's length (which
+// refused 52 values of 2726 bytes after 880 KB of earlier chunks; found by
+// the differential test, difftest regression 1000847).
+func TestBinaryAppendAfterEarlierChunks(t *testing.T) {
+	p, opts := policy(), all.Options()
+	v := string(make([]byte, 2726))
+	node := encodingtest.RoundTrip(t, p, opts, bytesOf(v, 52))
+	d, err := encoding.Open(node, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := bytesOf("earlier chunk value ", 44000) // 880 KB
+	before := dst.Len()
+	if err := d.(encoding.BinaryReader).ReadBinary(&dst, 52); err != nil {
+		t.Fatal(err)
+	}
+	if dst.Len() != before+52 || string(dst.Value(before+51)) != v || string(dst.Value(before-1)) != "earlier chunk value " {
+		t.Fatalf("appended %d values", dst.Len()-before)
+	}
+	// The limit still holds for the total.
+	small := *opts
+	small.MaxBytes = len(dst.Data) + 2726*10
+	d, _ = encoding.Open(node, &small)
+	if err := d.(encoding.BinaryReader).ReadBinary(&dst, 52); !errors.Is(err, encoding.ErrLimit) {
+		t.Fatalf("over the limit: %v", err)
+	}
+}

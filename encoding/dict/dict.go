@@ -32,7 +32,7 @@ var Codec = &encoding.Codec{
 	Types:         encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
 	Open:          open,
 	Encoder:       encoder{},
-	Decode:        encoding.Cost{PerValue: 3.08, PerByte: 0.29}, // strata calibrate
+	Decode:        encoding.Cost{PerValue: 2.93, PerByte: 0.283}, // strata calibrate (docs/benchmarks.md)
 	NeedsDistinct: true,
 }
 

@@ -323,6 +323,15 @@ func numberCaps[T encoding.Number](c *checker, r any, want []T, valid []bool) er
 		if dec.Pos() != start+n {
 			return mismatchf("Pos after Filter = %d, want %d", dec.Pos(), start+n)
 		}
+		if start+n < len(want) {
+			next := make([]T, 1)
+			if err := dec.Read(next); err != nil {
+				return fmt.Errorf("Read after Filter to row %d: %w", start+n, err)
+			}
+			if !Same(next[0], want[start+n]) {
+				return mismatchf("Read after Filter: row %d = %v, want %v", start+n, next[0], want[start+n])
+			}
+		}
 		if c.lenient {
 			continue
 		}
@@ -682,12 +691,23 @@ func binaryPreds(c *checker, want *encoding.Bytes) []*encoding.BytesPred {
 }
 
 func filterBinary(c *checker, r encoding.BinaryReader, want *encoding.Bytes, valid []bool) error {
+	if _, ok := r.(encoding.BinaryFilterer); !ok || want.Len() == 0 {
+		return nil
+	}
+	return filterBinaryPreds(c, r, want, valid, binaryPreds(c, want))
+}
+
+// filterBinaryPreds runs each predicate over a random span (every third
+// over all rows) with a sparse incoming selection every other time, checks
+// the selection against BytesPred.Match and the cursor after the span, and
+// reads the row after the span.
+func filterBinaryPreds(c *checker, r encoding.BinaryReader, want *encoding.Bytes, valid []bool, preds []*encoding.BytesPred) error {
 	f, ok := r.(encoding.BinaryFilterer)
 	n := want.Len()
 	if !ok || n == 0 {
 		return nil
 	}
-	for i, p := range binaryPreds(c, want) {
+	for i, p := range preds {
 		start := c.rng.IntN(n)
 		k := 1 + c.rng.IntN(n-start)
 		if i%3 == 0 {
@@ -711,6 +731,15 @@ func filterBinary(c *checker, r encoding.BinaryReader, want *encoding.Bytes, val
 		}
 		if r.Pos() != start+k {
 			return mismatchf("Pos after FilterBinary = %d, want %d", r.Pos(), start+k)
+		}
+		if start+k < n {
+			var next encoding.Bytes
+			if err := r.ReadBinary(&next, 1); err != nil {
+				return fmt.Errorf("ReadBinary after FilterBinary to row %d: %w", start+k, err)
+			}
+			if !bytes.Equal(next.Value(0), want.Value(start+k)) {
+				return mismatchf("ReadBinary after FilterBinary: row %d = %q, want %q", start+k, next.Value(0), want.Value(start+k))
+			}
 		}
 		if c.lenient {
 			continue

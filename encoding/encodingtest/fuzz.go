@@ -1,9 +1,11 @@
 package encodingtest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"strata/encoding"
@@ -154,12 +156,21 @@ func FuzzDecode(f *testing.F, c *encoding.Codec) {
 // seedShapes are the shapes fuzz seeds are drawn from.
 var seedShapes = []Shape{ShapeLowCard, ShapeSortedRepeats, ShapeRandom, ShapeExtremes, ShapeMainlyConstant, ShapeDecimal}
 
+// seedShapesFor returns the seed shapes of typ: seedShapes, and TextShapes
+// after them for Binary.
+func seedShapesFor(typ encoding.Type) []Shape {
+	if typ == encoding.Binary {
+		return append(slices.Clip(seedShapes), TextShapes...)
+	}
+	return seedShapes
+}
+
 // seeds returns small nodes of c for every type and seed shape, plain and
 // as the values of a Nullable node.
 func (s *suite) seeds() [][]byte {
 	var out [][]byte
 	for _, typ := range s.types() {
-		for i, shape := range seedShapes {
+		for i, shape := range seedShapesFor(typ) {
 			vals := Values(typ, shape, 100+50*i, seedOf(typ, shape, i))
 			if s.c.Encoder != nil {
 				if node, _, err := s.p.EncodeWith(nil, vals, s.c.Kind); err == nil {
@@ -181,27 +192,36 @@ func (s *suite) seeds() [][]byte {
 }
 
 // FuzzRoundTrip is the round-trip fuzz target of codec c: the fuzzer's
-// bytes become values of one of c's types (little-endian for fixed widths,
-// length-prefixed for binary) and, when nulls is not empty, a validity
-// pattern (its bits, repeated); c encodes them at the root (or as the
-// present values of a Nullable node) and every read path must return them.
-// An encoder may refuse values its Fit declines.
+// bytes become values of one of c's types (sel modulo their number;
+// little-endian for fixed widths, length-prefixed for binary, then put in
+// the text form the rest of sel names) and, when nulls is not empty, a
+// validity pattern (its bits, repeated); c encodes them at the root (or
+// as the present values of a Nullable node) and every read path must
+// return them. An encoder may refuse values its Fit declines.
 func FuzzRoundTrip(f *testing.F, c *encoding.Codec) {
 	s := newSuite(c)
 	types := s.types()
 	for i, typ := range types {
-		for j, shape := range seedShapes {
+		for j, shape := range seedShapesFor(typ) {
 			vals := Values(typ, shape, 24+8*j, seedOf(typ, shape, j))
 			var nulls []byte
 			if j%2 == 1 || c.Encoder == nil {
 				nulls = []byte{0x6d}
 			}
 			f.Add(uint8(i), nulls, valueBytes(vals))
+			if typ == encoding.Binary {
+				// The same bytes in the other text forms.
+				f.Add(uint8(i+len(types)*formSorted), nulls, valueBytes(vals))
+				f.Add(uint8(i+len(types)*formDigits), nulls, valueBytes(vals))
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, sel uint8, nulls, data []byte) {
 		typ := types[int(sel)%len(types)]
 		vals := valuesOf(typ, data)
+		if typ == encoding.Binary {
+			vals = textForm(vals.(encoding.Bytes), int(sel)/len(types)%numForms)
+		}
 		if len(nulls) == 0 && c.Encoder != nil {
 			s.check(t, vals)
 			return
@@ -213,6 +233,44 @@ func FuzzRoundTrip(f *testing.F, c *encoding.Codec) {
 		}
 		s.checkNullable(t, vals, valid, force)
 	})
+}
+
+// Text forms of fuzzed binary values: as the fuzzer wrote them, sorted
+// (neighbours share prefixes, Stats.Sorted), or digit strings (every byte
+// mapped to a digit, values cut to encoding.MaxDigits, Stats.Digits).
+// Arbitrary bytes almost never take the forms text encodings exist for.
+const (
+	formRaw = iota
+	formSorted
+	formDigits
+	numForms
+)
+
+// textForm returns b in the given text form.
+func textForm(b encoding.Bytes, form int) encoding.Bytes {
+	if form == formRaw {
+		return b
+	}
+	vals := make([][]byte, b.Len())
+	for i := range vals {
+		vals[i] = b.Value(i)
+	}
+	if form == formSorted {
+		slices.SortFunc(vals, bytes.Compare)
+	}
+	var out encoding.Bytes
+	out.Offsets = append(out.Offsets, 0)
+	for _, v := range vals {
+		if form == formDigits {
+			d := make([]byte, min(len(v), encoding.MaxDigits))
+			for k := range d {
+				d[k] = '0' + v[k]%10
+			}
+			v = d
+		}
+		out.Append(v)
+	}
+	return out
 }
 
 // maxFuzzRows bounds the rows of a round-trip fuzz case.

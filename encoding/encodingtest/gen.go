@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"strata/encoding"
 )
@@ -27,9 +28,38 @@ const (
 	ShapeDecimal        Shape = "decimal"     // few decimal digits: prices, coordinates, zero-padded digit strings
 )
 
-// Shapes lists every shape.
+// Shapes lists every shape values of every type take.
 var Shapes = []Shape{ShapeConstant, ShapeMainlyConstant, ShapeSorted, ShapeSortedRepeats,
 	ShapeLowCard, ShapeRandom, ShapeExtremes, ShapeSmallRandom, ShapeOutliers, ShapeDecimal}
+
+// Text shapes: forms of binary values that encodings exist for and that
+// the shapes above produce rarely or never. They are binary only: Gen
+// returns zero values for them.
+const (
+	// ShapeDigits is numbers as text (zip codes, ids, counts): 1 to 19
+	// digits (encoding.MaxDigits), some zero-padded, a few empty or at the
+	// extremes of 19 nines or zeros; every value is all ASCII digits
+	// (Stats.Digits).
+	ShapeDigits Shape = "digits"
+	// ShapeClustered is runs of values sharing a stem (paths, names grouped
+	// by key), the runs in random order: neighbours share long prefixes
+	// (Stats.PrefixBytes) but the values are not sorted. Stems mix ASCII,
+	// multi-byte UTF-8, 0x00 and 0xff; a few values are cut short inside
+	// their stem, some to nothing.
+	ShapeClustered Shape = "clustered"
+)
+
+// TextShapes lists the binary-only shapes.
+var TextShapes = []Shape{ShapeDigits, ShapeClustered}
+
+// ShapesFor returns the shapes values of typ are tested in: Shapes, and
+// TextShapes after them for Binary.
+func ShapesFor(typ encoding.Type) []Shape {
+	if typ == encoding.Binary {
+		return append(slices.Clip(Shapes), TextShapes...)
+	}
+	return Shapes
+}
 
 // Gen returns n values of type T in the given shape, deterministic for seed.
 func Gen[T encoding.Fixed](shape Shape, n int, seed uint64) []T {
@@ -333,12 +363,52 @@ func GenBytes(shape Shape, n int, seed uint64) encoding.Bytes {
 		for i := 0; i < n; i++ {
 			out.Append(fmt.Appendf(nil, "%05d", r.IntN(100000)))
 		}
+	case ShapeDigits:
+		extremes := []string{"0", "00", "9999999999999999999", "0000000000000000000"}
+		for i := 0; i < n; i++ {
+			w := 1 + r.IntN(encoding.MaxDigits)
+			v := r.Uint64N(pow10(w))
+			switch k := r.IntN(64); {
+			case k == 0:
+				out.Append(nil)
+			case k == 1:
+				out.Append([]byte(extremes[r.IntN(len(extremes))]))
+			case k < 10:
+				out.Append(fmt.Appendf(nil, "%0*d", w+r.IntN(encoding.MaxDigits-w+1), v))
+			default:
+				out.Append(strconv.AppendUint(nil, v, 10))
+			}
+		}
+	case ShapeClustered:
+		pieces := []string{"a", "b", "c", "x", "/", " ", "\u00e9", "\u4e2d", "\x00", "\xff"}
+		for out.Len() < n {
+			var stem []byte
+			for k := 3 + r.IntN(10); k > 0; k-- {
+				stem = append(stem, pieces[r.IntN(len(pieces))]...)
+			}
+			for k := 1 + r.IntN(30); k > 0 && out.Len() < n; k-- {
+				v := append(slices.Clip(stem), word(r.IntN(5))...)
+				if r.IntN(16) == 0 {
+					v = v[:r.IntN(len(v)+1)]
+				}
+				out.Append(v)
+			}
+		}
 	default:
 		for i := 0; i < n; i++ {
 			out.Append(word(r.IntN(40)))
 		}
 	}
 	return out
+}
+
+// pow10 returns 10^k for k <= encoding.MaxDigits.
+func pow10(k int) uint64 {
+	p := uint64(1)
+	for ; k > 0; k-- {
+		p *= 10
+	}
+	return p
 }
 
 // Nulls names a validity pattern: which rows of a nullable sequence are

@@ -148,3 +148,18 @@ func CheckBinaryReader(t testing.TB, r encoding.BinaryReader, want encoding.Byte
 		t.Fatal(err)
 	}
 }
+
+// CheckBinaryFilters runs each of preds through r's FilterBinary over a
+// random span with a sparse incoming selection every other time, and
+// checks the selection row by row against BytesPred.Match on want, the
+// cursor after the span and the value after it. The suite draws its own
+// operands; an encoding adds the ones its filters treat specially.
+func CheckBinaryFilters(t testing.TB, r encoding.BinaryReader, want encoding.Bytes, preds []*encoding.BytesPred, seed uint64) {
+	t.Helper()
+	if _, ok := r.(encoding.BinaryFilterer); !ok {
+		t.Fatalf("%T is not a BinaryFilterer", r)
+	}
+	if err := filterBinaryPreds(newChecker(seed, false), r, &want, nil, preds); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,18 +6,21 @@
 //	func FuzzRoundTrip(f *testing.F) { encodingtest.FuzzRoundTrip(f, rle.Codec) }
 //	func FuzzDecode(f *testing.F)    { encodingtest.FuzzDecode(f, rle.Codec) }
 //
-// Run encodes every data shape (Shapes: constant, mainly constant, sorted,
-// sorted with repeats, low cardinality, random, extremes such as min/max
-// integers and NaN/±0/±Inf, narrow ranges, outliers, decimals) at every
+// Run encodes every data shape (ShapesFor: constant, mainly constant,
+// sorted, sorted with repeats, low cardinality, random, extremes such as
+// min/max integers and NaN/±0/±Inf, narrow ranges, outliers, decimals, and
+// for binary values digit strings and prefix-sharing text) at every
 // length (Lengths: 0, 1, 7, 8, 9, 1023-1025 and one past 64 Ki) of every
 // physical type the codec declares (Codec.Types), with the codec at the
 // root whatever its Fit says (Policy.EncodeWith: an encoder either stores
 // the values exactly or refuses them with an error; it must not refuse
 // what its Fit accepts). The same values go through a Nullable root in
 // every null pattern (NullPatterns) with the codec holding the present
-// values. Each node is then checked value by value against the input
-// through every read path (check.go): Read, Skip and ReadNullable in random
-// interleavings, Gather, Bounds, Filter with every operator, and the run
+// values, in a shape its Fit accepts where one does, so that encodings
+// with a narrow Fit are tested under Nullable too. Each node is then
+// checked value by value against the input through every read path
+// (check.go): Read, Skip and ReadNullable in random interleavings, Gather,
+// Bounds, Filter with every operator (and a read after it), and the run
 // and dictionary views. Run also checks the codec's declarations: Types
 // against Fit, Leaf against the tree it builds, Estimate against the body
 // it writes, a measured Decode cost, and that encodings not declaring
@@ -105,7 +108,7 @@ func Run(t *testing.T, c *encoding.Codec) {
 	}
 	for _, typ := range s.types() {
 		t.Run(typ.String(), func(t *testing.T) {
-			for _, shape := range Shapes {
+			for _, shape := range ShapesFor(typ) {
 				for _, n := range Lengths {
 					if long(shape, n) {
 						continue
@@ -117,19 +120,46 @@ func Run(t *testing.T, c *encoding.Codec) {
 			}
 			for pi, pat := range NullPatterns {
 				for li, n := range nullLengths {
-					shape := Shapes[(pi+li)%len(Shapes)]
-					if long(shape, n) && pat != RandomNulls {
+					valid := Validity(pat, n, uint64(n))
+					shape, vals, ok := s.nullShape(typ, pi+li, n, valid, func(shape Shape) bool {
+						return long(shape, n) && pat != RandomNulls
+					})
+					if !ok {
 						continue
 					}
 					t.Run(fmt.Sprintf("%s/%s/%d", pat, shape, n), func(t *testing.T) {
-						valid := Validity(pat, n, uint64(n))
-						vals := Values(typ, shape, count(valid), seedOf(typ, shape, n))
 						s.checkNullable(t, vals, valid, &encoding.Tree{Kind: c.Kind})
 					})
 				}
 			}
 		})
 	}
+}
+
+// nullShape returns the shape and present values of the nullable case
+// numbered i with validity valid over n rows: the first shape from the
+// i-th on (cyclically, skipping those skip drops) whose values the codec's
+// Fit accepts, so that an encoding with a narrow Fit (runs, repeats, digit
+// strings) is tested under Nullable too, or the i-th when none fits. ok is
+// false when the case is skipped.
+func (s *suite) nullShape(typ encoding.Type, i, n int, valid []bool, skip func(Shape) bool) (shape Shape, vals any, ok bool) {
+	shapes := ShapesFor(typ)
+	gen := func(shape Shape) any { return Values(typ, shape, count(valid), seedOf(typ, shape, n)) }
+	for k := range shapes {
+		sh := shapes[(i+k)%len(shapes)]
+		if skip(sh) {
+			continue
+		}
+		v := gen(sh)
+		if s.c.Encoder.Fit(encoding.ComputeStats(v)) {
+			return sh, v, true
+		}
+	}
+	sh := shapes[i%len(shapes)]
+	if skip(sh) {
+		return "", nil, false
+	}
+	return sh, gen(sh), true
 }
 
 func count(valid []bool) int {

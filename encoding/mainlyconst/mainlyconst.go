@@ -27,7 +27,7 @@ var Codec = &encoding.Codec{
 	Kind:          encoding.KindMainlyConstant,
 	Types:         encoding.AllTypes,
 	Open:          open,
-	Decode:        encoding.Cost{PerValue: 3.03, PerByte: 0.22}, // strata calibrate
+	Decode:        encoding.Cost{PerValue: 3.47, PerByte: 0.218}, // strata calibrate (docs/benchmarks.md)
 	Encoder:       encoder{},
 	NeedsDistinct: true,
 }

@@ -16,6 +16,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -56,6 +57,14 @@ type Options struct {
 	// MapKeys are the key types of generated maps (default string, int32,
 	// int64). FlatMaps use only string and integer keys from this list.
 	MapKeys []arrow.DataType
+	// SQLSafe keeps values inside what SQL engines and Parquet represent
+	// without loss: dates and timestamps in years 1..9999 (nanosecond
+	// timestamps in their int64 range) and strings valid UTF-8. Integer,
+	// float and decimal extremes stay.
+	SQLSafe bool
+	// LongStrings makes about one string or binary value in 40 long
+	// (200 to 3000 bytes, multi-byte runes included).
+	LongStrings bool
 }
 
 func (o Options) mapKeys() []arrow.DataType {
@@ -258,8 +267,44 @@ func (g *Gen) Append(b array.Builder, f arrow.Field, path string) {
 			g.Append(bb.ItemBuilder(), mt.ItemField(), path+".value")
 		}
 	default:
-		appendLeaf(b, g.value(s, f.Type))
+		v := g.value(s, f.Type)
+		if g.opts.SQLSafe {
+			v = sqlSafe(f.Type, v)
+		}
+		appendLeaf(b, v)
 	}
+}
+
+// Day and second bounds of years 1..9999 (SQL's date range).
+const (
+	minSafeDay = -719162 // 0001-01-01
+	maxSafeDay = 2932896 // 9999-12-31
+)
+
+// sqlSafe folds a value into the range SQLSafe promises.
+func sqlSafe(t arrow.DataType, v any) any {
+	wrap := func(x, lo, hi int64) int64 {
+		if x >= lo && x <= hi {
+			return x
+		}
+		n := uint64(hi - lo + 1)
+		return lo + int64(uint64(x)%n)
+	}
+	switch t.ID() {
+	case arrow.DATE32:
+		return wrap(v.(int64), minSafeDay, maxSafeDay)
+	case arrow.TIMESTAMP:
+		per := map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Millisecond: 1e3, arrow.Microsecond: 1e6}[t.(*arrow.TimestampType).Unit]
+		if per == 0 {
+			// nanoseconds: int64 spans 1677-09-21..2262-04-11; keep to
+			// the whole years 1678..2261 inside it
+			return wrap(v.(int64), -106650*86400*1e9, 106651*86400*1e9-1)
+		}
+		return wrap(v.(int64), minSafeDay*86400*per, (maxSafeDay+1)*86400*per-1)
+	case arrow.STRING:
+		return strings.ToValidUTF8(v.(string), "\uFFFD")
+	}
+	return v
 }
 
 // length draws a list or map length: often empty, sometimes long.
@@ -372,7 +417,24 @@ func (g *Gen) random(t arrow.DataType) any {
 			return float64(float32(r.NormFloat64() * 1e6))
 		}
 		return r.NormFloat64() * 1e12
-	case arrow.STRING:
+	case arrow.STRING, arrow.BINARY:
+		if g.opts.LongStrings && r.IntN(40) == 0 {
+			b := make([]rune, 200+r.IntN(2800))
+			for i := range b {
+				b[i] = []rune("abcdefgh xyzäé€𝄞")[r.IntN(16)]
+			}
+			if t.ID() == arrow.BINARY {
+				return []byte(string(b))
+			}
+			return string(b)
+		}
+		if t.ID() == arrow.BINARY {
+			b := make([]byte, r.IntN(10))
+			for i := range b {
+				b[i] = byte(r.Uint32())
+			}
+			return b
+		}
 		n := r.IntN(14)
 		if r.IntN(3) == 0 {
 			n = r.IntN(3)
@@ -386,12 +448,6 @@ func (g *Gen) random(t arrow.DataType) any {
 			}
 		}
 		return string(b)
-	case arrow.BINARY:
-		b := make([]byte, r.IntN(10))
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-		return b
 	case arrow.DATE32:
 		return int64(r.IntN(80000) - 20000)
 	case arrow.TIMESTAMP:

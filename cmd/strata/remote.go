@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"strata"
+	"strata/interop"
+	"strata/iox"
+	"strata/iox/remote"
+	"strata/iox/s3"
+)
+
+// storeFlags are the object-storage settings every reading command takes.
+// Each defaults to the usual AWS environment variable.
+type storeFlags struct {
+	endpoint, region, accessKey, secretKey *string
+	anonymous                              *bool
+}
+
+func addStoreFlags(fs *flag.FlagSet) *storeFlags {
+	return &storeFlags{
+		endpoint:  fs.String("endpoint", "", "S3-compatible endpoint URL for s3:// paths (default $AWS_ENDPOINT_URL_S3 or $AWS_ENDPOINT_URL; path-style addressing)"),
+		region:    fs.String("region", "", "region for s3:// paths (default $AWS_REGION, else us-east-1)"),
+		accessKey: fs.String("access-key", "", "access key id for s3:// paths (default $AWS_ACCESS_KEY_ID or the AWS config files)"),
+		secretKey: fs.String("secret-key", "", "secret access key for s3:// paths (default $AWS_SECRET_ACCESS_KEY; prefer the environment, flags show in ps)"),
+		anonymous: fs.Bool("anonymous", false, "send unsigned requests (public buckets)"),
+	}
+}
+
+// openSource opens a local path, an s3://bucket/key object or an http(s)
+// URL. The caller closes the source when it is an io.Closer.
+func openSource(ctx context.Context, path string, sf *storeFlags) (iox.Source, error) {
+	switch iox.Scheme(path) {
+	case "s3":
+		cfg := s3.Config{Endpoint: *sf.endpoint, Region: *sf.region, Anonymous: *sf.anonymous,
+			AccessKeyID: *sf.accessKey, SecretAccessKey: *sf.secretKey}
+		if cfg.AccessKeyID == "" && cfg.SecretAccessKey != "" || cfg.AccessKeyID != "" && cfg.SecretAccessKey == "" {
+			// One from a flag, the other from the environment.
+			cfg.AccessKeyID = firstSet(cfg.AccessKeyID, os.Getenv("AWS_ACCESS_KEY_ID"))
+			cfg.SecretAccessKey = firstSet(cfg.SecretAccessKey, os.Getenv("AWS_SECRET_ACCESS_KEY"))
+		}
+		return s3.Open(ctx, path, cfg)
+	case "http", "https":
+		return remote.OpenHTTP(ctx, path, remote.HTTPOptions{})
+	}
+	return iox.Open(ctx, path)
+}
+
+func firstSet(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// openTable opens a Parquet, CSV or Arrow IPC table at a local path or an
+// s3:// or http(s) URL; sf nil means the environment's settings.
+func openTable(ctx context.Context, path string, sf *storeFlags) (interop.RecordReader, error) {
+	if iox.Scheme(path) == "" {
+		return interop.Open(path, interop.ReadOptions{})
+	}
+	if sf == nil {
+		sf = addStoreFlags(flag.NewFlagSet("", flag.ContinueOnError))
+	}
+	src, err := openSource(ctx, path, sf)
+	if err != nil {
+		return nil, err
+	}
+	c, _ := src.(io.Closer)
+	rr, err := interop.OpenReaderAt(path, iox.ReaderAt(ctx, src), src.Size(), c, interop.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rr, nil
+}
+
+// openedFile is a Strata file with the remote source it reads from (nil
+// for a local file, which the File closes itself).
+type openedFile struct {
+	*strata.File
+	src iox.Source
+}
+
+// openStrata opens a Strata file at a local path (with openFile's advice
+// on errors) or a URL.
+func openStrata(ctx context.Context, path string, sf *storeFlags) (*openedFile, error) {
+	if iox.Scheme(path) == "" {
+		f, err := openFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return &openedFile{File: f}, nil
+	}
+	src, err := openSource(ctx, path, sf)
+	if err != nil {
+		return nil, err
+	}
+	f, err := strata.OpenSource(src)
+	if err != nil {
+		closeSource(src)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &openedFile{File: f, src: src}, nil
+}
+
+func (f *openedFile) Close() error {
+	err := f.File.Close()
+	if f.src != nil {
+		return closeSource(f.src)
+	}
+	return err
+}
+
+// Size returns the file's size in bytes.
+func (f *openedFile) Size() int64 { return f.Container().Size() }
+
+// requestLine describes the requests a remote source made ("" for a
+// local file).
+func (f *openedFile) requestLine() string {
+	s, ok := f.src.(interface{ Stats() remote.Stats })
+	if !ok {
+		return ""
+	}
+	st := s.Stats()
+	return fmt.Sprintf("requests %d (retries %d, the opening HEAD included), response bytes %d", st.Requests, st.Retries, st.BytesRead)
+}
+
+func closeSource(src iox.Source) error {
+	if c, ok := src.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

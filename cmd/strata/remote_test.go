@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"strata/internal/objtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(objtest.Main(m)) }
+
+// capture runs a command in-process and returns what it printed on stdout
+// and stderr.
+func capture(t *testing.T, cmd string, args ...string) (string, string, error) {
+	t.Helper()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = outW, errW
+	var outB, errB bytes.Buffer
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(&outB, outR); done <- struct{}{} }()
+	go func() { io.Copy(&errB, errR); done <- struct{}{} }()
+	runErr := run(cmd, args)
+	os.Stdout, os.Stderr = stdout, stderr
+	outW.Close()
+	errW.Close()
+	<-done
+	<-done
+	return outB.String(), errB.String(), runErr
+}
+
+// TestReadCommandsRemote runs every command that reads a Strata file on a
+// local path, on an s3:// object (configured by the environment, then by
+// flags) and on an http:// URL, and expects the same output.
+func TestReadCommandsRemote(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "li.strata")
+	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.002", path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := objtest.Need(t)
+	if err := srv.Put(context.Background(), "cli", "dir/li.strata", data); err != nil {
+		t.Fatal(err)
+	}
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"li"`)
+		http.ServeContent(w, r, "", time.Unix(1700000000, 0), bytes.NewReader(data))
+	}))
+	defer web.Close()
+
+	commands := [][]string{
+		{"cat", "--limit", "5", "--format", "csv"},
+		{"scan", "--where", "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'", "--columns", "l_orderkey,l_extendedprice", "--format", "json"},
+		{"take", "3", "1000", "--format", "csv"},
+		{"agg", "count(*), sum(l_quantity)", "--where", "l_quantity < 10"},
+		{"inspect", "--json"},
+		{"export"}, // to a CSV file, compared below
+	}
+	output := func(t *testing.T, location string, extra []string, c []string) string {
+		t.Helper()
+		args := append([]string{location}, c[1:]...)
+		if c[0] == "export" {
+			out := filepath.Join(t.TempDir(), "out.csv")
+			args = append(args, out)
+			if _, stderr, err := capture(t, c[0], append(args, extra...)...); err != nil {
+				t.Fatalf("%s %v: %v\n%s", c[0], args, err, stderr)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		stdout, stderr, err := capture(t, c[0], append(args, extra...)...)
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", c[0], args, err, stderr)
+		}
+		return stdout
+	}
+	want := map[string]string{}
+	for _, c := range commands {
+		want[c[0]] = output(t, path, nil, c)
+		if len(want[c[0]]) < 20 {
+			t.Fatalf("%s printed %q", c[0], want[c[0]])
+		}
+	}
+	check := func(name, location string, extra ...string) {
+		for _, c := range commands {
+			if got := output(t, location, extra, c); got != want[c[0]] {
+				t.Errorf("%s: %s differs from the local file's:\n%s\nwant:\n%s", name, c[0], got, want[c[0]])
+			}
+		}
+	}
+	for _, kv := range srv.Env("") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	check("s3 from the environment", "s3://cli/dir/li.strata")
+	check("http", web.URL+"/li.strata")
+	// Flags instead of the environment: endpoint, region and keys.
+	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"} {
+		t.Setenv(k, "")
+	}
+	check("s3 from flags", "s3://cli/dir/li.strata", "--endpoint", srv.Endpoint, "--region", srv.Region,
+		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey)
+
+	// import reads a Parquet file from S3 as from disk.
+	pq := filepath.Join(dir, "li.parquet")
+	if _, stderr, err := capture(t, "export", path, pq); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	pqData, err := os.ReadFile(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Put(context.Background(), "cli", "li.parquet", pqData); err != nil {
+		t.Fatal(err)
+	}
+	fromDisk, fromS3 := filepath.Join(dir, "disk.strata"), filepath.Join(dir, "s3.strata")
+	if _, stderr, err := capture(t, "import", pq, fromDisk); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := capture(t, "import", "s3://cli/li.parquet", fromS3, "--endpoint", srv.Endpoint,
+		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey); err != nil {
+		t.Fatalf("import from S3: %v\n%s", err, stderr)
+	}
+	a, _, _ := capture(t, "cat", fromDisk, "--format", "csv")
+	b, _, _ := capture(t, "cat", fromS3, "--format", "csv")
+	if a != b || len(a) < 1000 {
+		t.Fatalf("import from S3 differs from import from disk (%d vs %d bytes of CSV)", len(b), len(a))
+	}
+
+	// --stats reports the requests a remote read made.
+	_, stderr, err := capture(t, "scan", "s3://cli/dir/li.strata", "--where", "l_quantity < 2", "--stats", "--format", "csv",
+		"--endpoint", srv.Endpoint, "--access-key", srv.AccessKey, "--secret-key", srv.SecretKey)
+	if err != nil || !strings.Contains(stderr, "requests ") {
+		t.Fatalf("scan --stats: %v\n%s", err, stderr)
+	}
+	// Errors name what failed.
+	_, _, err = capture(t, "cat", "s3://cli/dir/missing.strata", "--endpoint", srv.Endpoint,
+		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey)
+	if err == nil || !strings.Contains(err.Error(), "s3://cli/dir/missing.strata") {
+		t.Fatalf("missing object: %v", err)
+	}
+	_, _, err = capture(t, "cat", "s3://cli/dir/li.strata", "--endpoint", srv.Endpoint,
+		"--access-key", srv.AccessKey, "--secret-key", "wrong")
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("wrong secret: %v", err)
+	}
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"strata"
+	"strata/encoding"
+	"strata/interop"
+	"strata/write"
+)
+
+// sizeColumn is one column of a size report: Strata's bytes for it beside
+// the bytes of the Parquet file's column chunks for it.
+type sizeColumn struct {
+	Name    string  `json:"name"`
+	Type    string  `json:"type"`
+	Strata  int64   `json:"strata_bytes"`
+	Parquet int64   `json:"parquet_bytes"`
+	Ratio   float64 `json:"ratio"`
+	Tree    string  `json:"tree"` // the encoding tree most chunks use
+}
+
+// sizeSet is one Parquet file of a size report.
+type sizeSet struct {
+	Name    string       `json:"name"`
+	Rows    int64        `json:"rows"`
+	Parquet int64        `json:"parquet_bytes"`
+	Strata  int64        `json:"strata_bytes"`
+	Ratio   float64      `json:"ratio"`
+	WriteMS float64      `json:"write_ms"`
+	Columns []sizeColumn `json:"columns"`
+}
+
+// runSizes imports every Parquet file it is given (files, or directories
+// whose *.parquet files are taken) with the writer options of `import`,
+// and prints Strata's bytes beside the Parquet file's, per set and per
+// column, with the geometric mean of the per-set ratios. It is the size
+// report a user runs on their own data before adopting Strata.
+func runSizes(args []string) error {
+	fs := flag.NewFlagSet("sizes", flag.ContinueOnError)
+	wo := addWriteFlags(fs)
+	pf := addProgressFlags(fs)
+	perColumn := fs.Bool("columns", true, "print a line per column")
+	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+	keep := fs.String("keep", "", "keep the written .strata files in this directory")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("want one or more Parquet files or directories")
+	}
+	var files []string
+	for _, p := range pos {
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		m, err := filepath.Glob(filepath.Join(p, "*.parquet"))
+		if err != nil {
+			return err
+		}
+		sort.Strings(m)
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no .parquet files in %s", strings.Join(pos, ", "))
+	}
+	dir := *keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "strata-sizes-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	opts, err := wo.options()
+	if err != nil {
+		return err
+	}
+	var sets []sizeSet
+	logSum := 0.0
+	fmt.Printf("%-16s %10s %12s %12s %7s %9s\n", "set", "rows", "parquet", "strata", "ratio", "write")
+	for _, src := range files {
+		name := strings.TrimSuffix(filepath.Base(src), ".parquet")
+		set, err := sizeOne(src, filepath.Join(dir, name+".strata"), opts, newProgress("import "+name, "rows", 0, pf))
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		set.Name = name
+		fmt.Printf("%-16s %10d %12d %12d %7.3f %7.0fms\n", name, set.Rows, set.Parquet, set.Strata, set.Ratio, set.WriteMS)
+		if *perColumn {
+			for _, c := range set.Columns {
+				fmt.Printf("    %-28s %-14s %12d %12d %7.3f  %s\n", c.Name, shorten(c.Type, 14), c.Parquet, c.Strata, c.Ratio, c.Tree)
+			}
+		}
+		logSum += math.Log(set.Ratio)
+		sets = append(sets, *set)
+	}
+	geo := math.Exp(logSum / float64(len(sets)))
+	worst := sets[0]
+	for _, s := range sets {
+		if s.Ratio > worst.Ratio {
+			worst = s
+		}
+	}
+	fmt.Printf("\n%d sets: geometric mean of strata/parquet %.3f, worst %s %.3f\n", len(sets), geo, worst.Name, worst.Ratio)
+	if *jsonOut != "" {
+		b, err := json.MarshalIndent(map[string]any{"sets": sets, "geomean": geo}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sizeOne imports src into dst and measures both files.
+func sizeOne(src, dst string, opts *strata.WriteOptions, p *progress) (*sizeSet, error) {
+	pq, err := interop.ReadParquetSizes(src)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	rows, err := importFile(src, dst, nil, opts, p)
+	if err != nil {
+		return nil, err
+	}
+	elapsed := time.Since(start)
+	p.finish(rows)
+	f, err := strata.Open(dst)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rep, err := f.Inspect()
+	if err != nil {
+		return nil, err
+	}
+	set := &sizeSet{Rows: rows, Parquet: pq.File, Strata: fileSize(dst), WriteMS: float64(elapsed.Microseconds()) / 1000}
+	set.Ratio = ratio(set.Strata, set.Parquet)
+	for _, c := range rep.Columns {
+		sc := sizeColumn{Name: c.Name, Type: c.Type, Strata: c.Bytes, Parquet: pq.Columns[c.Name]}
+		sc.Ratio = ratio(sc.Strata, sc.Parquet)
+		if len(c.Trees) > 0 {
+			sc.Tree = c.Trees[0].Tree
+			if len(c.Trees) > 1 {
+				sc.Tree += fmt.Sprintf(" (+%d other trees)", len(c.Trees)-1)
+			}
+		}
+		set.Columns = append(set.Columns, sc)
+	}
+	return set, nil
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return math.Inf(1)
+	}
+	return float64(a) / float64(b)
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// writeFlags are the writer options shared by import and sizes.
+type writeFlags struct {
+	stripeMB    *int
+	chunkValues *int
+	noZstd      *bool
+	flatmap     *string
+	optimize    *string
+}
+
+func addWriteFlags(fs *flag.FlagSet) *writeFlags {
+	return &writeFlags{
+		stripeMB:    fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data"),
+		chunkValues: fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk"),
+		noZstd:      fs.Bool("no-zstd", false, "disable zstd on encoding leaves"),
+		flatmap:     fs.String("flatmap", "", "comma-separated map columns to store as FlatMap"),
+		optimize:    fs.String("optimize", "balanced", "speed, balanced or size: how encoding selection trades bytes for decode time"),
+	}
+}
+
+func (w *writeFlags) options() (*strata.WriteOptions, error) {
+	opt, err := encoding.ParseOptimize(*w.optimize)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues,
+		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap)}, nil
+}
+
+// importFile copies a .parquet, .csv or .arrow file into a Strata file,
+// reporting progress to p when it is not nil.
+func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress) (int64, error) {
+	rr, err := openTable(context.Background(), src, sf)
+	if err != nil {
+		return 0, err
+	}
+	defer rr.Close()
+	// The source's types where Strata stores a stand-in, for export.
+	meta, err := interop.SourceMetadata(rr)
+	if err != nil {
+		return 0, err
+	}
+	if len(meta) > 0 {
+		o := strata.WriteOptions{}
+		if opts != nil {
+			o = *opts
+		}
+		md := map[string]string{}
+		for k, v := range o.Metadata {
+			md[k] = v
+		}
+		for k, v := range meta {
+			md[k] = v
+		}
+		o.Metadata = md
+		opts = &o
+	}
+	w, err := strata.Create(dst, rr.Schema(), opts)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			w.Abort()
+			return n, err
+		}
+		n += rec.NumRows()
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			w.Abort()
+			return n, err
+		}
+		if p != nil {
+			if done, total, unit, ok := interop.ExtentOf(rr); ok && total > 0 {
+				p.setTotal(total, unit)
+				p.update(done)
+			} else {
+				p.update(n)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return n, err
+	}
+	return n, nil
+}

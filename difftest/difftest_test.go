@@ -1,0 +1,144 @@
+package difftest
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bounded run: tables of seeds [0, ciTables), each with queriesPerTable
+// queries: 10,000 (table, query) cases in every CI run.
+const (
+	ciTables        = 400
+	queriesPerTable = 25
+)
+
+// TestDifferential runs the fixed seed range. DIFFTEST_TABLES overrides the
+// number of tables (for a quick local run).
+func TestDifferential(t *testing.T) {
+	tables := uint64(ciTables)
+	if s := os.Getenv("DIFFTEST_TABLES"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables = n
+	}
+	if testing.Short() {
+		tables = 20
+	}
+	cases, fails := runSeeds(t, 0, tables, 0)
+	t.Logf("%d cases on %d tables, %d failures", cases, tables, len(fails))
+	if cases < int(tables)*queriesPerTable {
+		t.Fatalf("ran %d cases, want %d", cases, int(tables)*queriesPerTable)
+	}
+}
+
+// TestRegressions replays every case kept in testdata/regressions.txt: one
+// "seed query" pair a line, with a comment saying what it found.
+func TestRegressions(t *testing.T) {
+	byTable := map[uint64][]int{}
+	var order []uint64
+	fh, err := os.Open("testdata/regressions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var seed uint64
+		var qi int
+		if _, err := fmt.Sscanf(line, "%d %d", &seed, &qi); err != nil {
+			t.Fatalf("regressions.txt: %q: %v", line, err)
+		}
+		if _, ok := byTable[seed]; !ok {
+			order = append(order, seed)
+		}
+		byTable[seed] = append(byTable[seed], qi)
+	}
+	r := newRunner(t)
+	n := 0
+	for _, seed := range order {
+		cases, fails, err := r.RunTable(seed, 0, byTable[seed])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += cases
+		for _, f := range fails {
+			t.Error(f)
+		}
+	}
+	t.Logf("%d regression cases", n)
+}
+
+// TestLong runs tables from seed DIFFTEST_FROM (default 1,000,000) for
+// DIFFTEST_LONG (a duration such as 2h), reporting progress every minute.
+// It is skipped unless DIFFTEST_LONG is set. Run it with -timeout 0.
+func TestLong(t *testing.T) {
+	d := os.Getenv("DIFFTEST_LONG")
+	if d == "" {
+		t.Skip("set DIFFTEST_LONG=2h to run the long mode")
+	}
+	dur, err := time.ParseDuration(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := uint64(1_000_000)
+	if s := os.Getenv("DIFFTEST_FROM"); s != "" {
+		if from, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases, fails := runSeeds(t, from, ^uint64(0), dur)
+	t.Logf("long mode: %d cases in %v, %d failures", cases, dur, len(fails))
+}
+
+func newRunner(t *testing.T) *Runner {
+	t.Helper()
+	r, err := NewRunner(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// runSeeds runs tables [from, to) or until the duration is spent, and
+// reports every failure (at most 50 in full).
+func runSeeds(t *testing.T, from, to uint64, dur time.Duration) (int, []Failure) {
+	r := newRunner(t)
+	defer func() { t.Logf("compared: %s", r.Stats) }()
+	start := time.Now()
+	last := start
+	cases := 0
+	var fails []Failure
+	for seed := from; seed < to; seed++ {
+		if dur > 0 && time.Since(start) > dur {
+			break
+		}
+		n, fs, err := r.RunTable(seed, queriesPerTable, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases += n
+		for _, f := range fs {
+			if len(fails) < 50 {
+				t.Error(f)
+			}
+			fails = append(fails, f)
+		}
+		if dur > 0 && time.Since(last) > time.Minute {
+			last = time.Now()
+			fmt.Printf("difftest: %v: seed %d, %d cases, %d failures; %s\n", time.Since(start).Round(time.Second), seed, cases, len(fails), r.Stats)
+		}
+	}
+	return cases, fails
+}

@@ -1,0 +1,521 @@
+package difftest
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/duckdb/duckdb-go/v2"
+
+	"strata"
+)
+
+// Runner runs cases against one DuckDB connection.
+type Runner struct {
+	db  *sql.DB
+	dir string
+	// Stats counts what the cases compared.
+	Stats Stats
+}
+
+// Stats counts cases by kind and the values they compared.
+type Stats struct {
+	Scans, Takes, Aggs int
+	Filtered           int // cases with a WHERE
+	EmptyResults       int // scans whose answer had no row
+	Rows, Values       int // rows and values compared
+	AggValues          int
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates compared",
+		s.Scans, s.EmptyResults, s.Takes, s.Aggs, s.Filtered, s.Rows, s.Values, s.AggValues)
+}
+
+// NewRunner opens an in-memory DuckDB; dir holds the tables' files.
+func NewRunner(dir string) (*Runner, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	for _, s := range []string{"SET threads = 1", "SET TimeZone = 'UTC'"} {
+		if _, err := db.Exec(s); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb: %s: %w", s, err)
+		}
+	}
+	return &Runner{db: db, dir: dir}, nil
+}
+
+// Close closes DuckDB.
+func (r *Runner) Close() error { return r.db.Close() }
+
+// Failure is one case whose answers differ (or that failed to run).
+type Failure struct {
+	Seed  uint64
+	Query int
+	Msg   string
+}
+
+func (f Failure) Error() string { return fmt.Sprintf("case %d/%d: %s", f.Seed, f.Query, f.Msg) }
+
+// RunTable generates the table of seed and runs the queries listed (all of
+// 0..queries-1 when only is nil). It returns the number of cases run and
+// the failures.
+func (r *Runner) RunTable(seed uint64, queries int, only []int) (int, []Failure, error) {
+	t, err := NewTable(seed, r.dir)
+	if err != nil {
+		return 0, nil, fmt.Errorf("table %d: %w", seed, err)
+	}
+	defer t.Release()
+	f, err := strata.Open(t.Strata)
+	if err != nil {
+		return 0, []Failure{{seed, -1, "open: " + err.Error()}}, nil
+	}
+	defer f.Close()
+	if _, err := r.db.Exec("CREATE OR REPLACE VIEW t AS SELECT * FROM read_parquet('" + t.Parquet + "', file_row_number = true)"); err != nil {
+		return 0, nil, fmt.Errorf("table %d: duckdb view: %w", seed, err)
+	}
+	if only == nil {
+		for qi := range queries {
+			only = append(only, qi)
+		}
+	}
+	var fails []Failure
+	for _, qi := range only {
+		q := NewQuery(t, qi)
+		if err := r.runQuery(t, f, q); err != nil {
+			fails = append(fails, Failure{seed, qi, fmt.Sprintf("%v\n  query: %s\n  table: %s", err, q, t.Describe())})
+		}
+	}
+	return len(only), fails, nil
+}
+
+func (r *Runner) runQuery(t *Table, f *strata.File, q *Query) error {
+	if q.Where != "" {
+		r.Stats.Filtered++
+	}
+	switch q.Kind {
+	case "scan":
+		r.Stats.Scans++
+		return r.scan(t, f, q)
+	case "take":
+		r.Stats.Takes++
+		return r.take(t, f, q)
+	}
+	r.Stats.Aggs++
+	return r.agg(t, f, q)
+}
+
+// fields returns the Arrow fields of the projected columns.
+func projected(t *Table, cols []string) []arrow.Field {
+	sch := t.Rec.Schema()
+	if cols == nil {
+		return sch.Fields()
+	}
+	out := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		out[i] = sch.Field(sch.FieldIndices(c)[0])
+	}
+	return out
+}
+
+func selectList(fields []arrow.Field) string {
+	s := "file_row_number"
+	for _, f := range fields {
+		s += ", " + quoteIdent(f.Name)
+	}
+	return s
+}
+
+// duckRows runs sql and renders each row (after its leading row number) in
+// canonical form; it returns the row numbers too.
+func (r *Runner) duckRows(query string, fields []arrow.Field) ([]int64, [][]string, error) {
+	rows, err := r.db.Query(query)
+	if err != nil {
+		return nil, nil, fmt.Errorf("duckdb: %s: %w", query, err)
+	}
+	defer rows.Close()
+	var nums []int64
+	var out [][]string
+	vals := make([]any, len(fields)+1)
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, nil, fmt.Errorf("duckdb: scan: %w", err)
+		}
+		nums = append(nums, vals[0].(int64))
+		row := make([]string, len(fields))
+		for i, f := range fields {
+			row[i] = canonDuck(f, vals[i+1])
+		}
+		out = append(out, row)
+	}
+	return nums, out, rows.Err()
+}
+
+func strataRows(rec arrow.RecordBatch, fields []arrow.Field, out [][]string) ([][]string, error) {
+	if int(rec.NumCols()) != len(fields) {
+		return nil, fmt.Errorf("strata returned %d columns, want %d", rec.NumCols(), len(fields))
+	}
+	for i := range int(rec.NumRows()) {
+		row := make([]string, len(fields))
+		for c := range fields {
+			if rec.Schema().Field(c).Name != fields[c].Name {
+				return nil, fmt.Errorf("strata column %d is %q, want %q", c, rec.Schema().Field(c).Name, fields[c].Name)
+			}
+			row[c] = canonArrow(rec.Schema().Field(c), rec.Column(c), i)
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func (r *Runner) scan(t *Table, f *strata.File, q *Query) error {
+	fields := projected(t, q.Columns)
+	sqlq := "SELECT " + selectList(fields) + " FROM t"
+	if q.SQL != "" {
+		sqlq += " WHERE " + q.SQL
+	}
+	sqlq += " ORDER BY file_row_number"
+	if q.Limit > 0 {
+		sqlq += fmt.Sprintf(" LIMIT %d", q.Limit)
+	}
+	if q.Offset > 0 {
+		sqlq += fmt.Sprintf(" OFFSET %d", q.Offset)
+	}
+	nums, want, err := r.duckRows(sqlq, fields)
+	if err != nil {
+		return err
+	}
+	sc, err := f.Scan(strata.ScanOptions{Columns: q.Columns, Where: q.Where, Offset: q.Offset, Limit: q.Limit})
+	if err != nil {
+		return fmt.Errorf("strata scan: %w", err)
+	}
+	var got [][]string
+	for {
+		rec, err := sc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("strata scan: %w", err)
+		}
+		got, err = strataRows(rec, fields, got)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if len(want) == 0 {
+		r.Stats.EmptyResults++
+	}
+	return r.compareRows(fields, nums, want, got)
+}
+
+func (r *Runner) compareRows(fields []arrow.Field, nums []int64, want, got [][]string) error {
+	for i := range min(len(want), len(got)) {
+		for c := range fields {
+			if want[i][c] != got[i][c] {
+				return fmt.Errorf("row %d (file row %d), column %s: strata %s, duckdb %s", i, nums[i], fields[c].Name, clip(got[i][c]), clip(want[i][c]))
+			}
+		}
+	}
+	if len(want) != len(got) {
+		return fmt.Errorf("strata returned %d rows, duckdb %d", len(got), len(want))
+	}
+	r.Stats.Rows += len(want)
+	r.Stats.Values += len(want) * len(fields)
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+func (r *Runner) take(t *Table, f *strata.File, q *Query) error {
+	fields := projected(t, q.Columns)
+	if len(q.Rows) == 0 {
+		return nil
+	}
+	list := make([]string, len(q.Rows))
+	for i, x := range q.Rows {
+		list[i] = strconv.FormatInt(x, 10)
+	}
+	nums, rows, err := r.duckRows("SELECT "+selectList(fields)+" FROM t WHERE file_row_number IN ("+strings.Join(list, ",")+")", fields)
+	if err != nil {
+		return err
+	}
+	byNum := map[int64][]string{}
+	for i, n := range nums {
+		byNum[n] = rows[i]
+	}
+	want := make([][]string, len(q.Rows))
+	for i, x := range q.Rows {
+		want[i] = byNum[x]
+		if want[i] == nil {
+			return fmt.Errorf("duckdb has no row %d", x)
+		}
+	}
+	rec, err := f.Take(q.Rows, q.Columns)
+	if err != nil {
+		return fmt.Errorf("strata take: %w", err)
+	}
+	defer rec.Release()
+	got, err := strataRows(rec, fields, nil)
+	if err != nil {
+		return err
+	}
+	return r.compareRows(fields, q.Rows, want, got)
+}
+
+func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
+	sch := t.Rec.Schema()
+	exprs := make([]string, len(q.Aggs))
+	sqlExprs := make([]string, len(q.Aggs))
+	for i, a := range q.Aggs {
+		if a.Col < 0 {
+			exprs[i], sqlExprs[i] = "count(*)", "count(*)"
+			continue
+		}
+		name := sch.Field(a.Col).Name
+		exprs[i] = a.Fn + "(" + name + ")"
+		sqlExprs[i] = a.Fn + "(" + quoteIdent(name) + ")"
+	}
+	sqlq := "SELECT " + strings.Join(sqlExprs, ", ") + " FROM t"
+	if q.SQL != "" {
+		sqlq += " WHERE " + q.SQL
+	}
+	vals := make([]any, len(q.Aggs))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := r.db.QueryRow(sqlq).Scan(ptrs...); err != nil {
+		return fmt.Errorf("duckdb: %s: %w", sqlq, err)
+	}
+	got, _, err := f.Aggregate(strings.Join(exprs, ", "), q.Where)
+	if err != nil {
+		return fmt.Errorf("strata aggregate: %w", err)
+	}
+	if len(got) != len(q.Aggs) {
+		return fmt.Errorf("strata returned %d aggregates, want %d", len(got), len(q.Aggs))
+	}
+	var selected []int64 // rows DuckDB selects, for exact float sums
+	for i, a := range q.Aggs {
+		var want, have string
+		if a.Col >= 0 && a.Fn == "sum" && isFloat(sch.Field(a.Col).Type) {
+			if selected == nil {
+				sel := "SELECT file_row_number FROM t"
+				if q.SQL != "" {
+					sel += " WHERE " + q.SQL
+				}
+				if selected, err = r.rowNumbers(sel); err != nil {
+					return err
+				}
+			}
+			want = exactFloatSum(t.Rec.Column(a.Col), selected)
+			have = canonAggFloat(got[i])
+			// DuckDB adds in its own order: only close to the exact sum.
+			if err := closeFloat(vals[i], want); err != nil {
+				return fmt.Errorf("%s: duckdb %v, exact %s: %w", exprs[i], vals[i], want, err)
+			}
+		} else {
+			want = canonAggDuck(sch, a, vals[i])
+			have = canonAgg(sch, a, got[i])
+		}
+		if want != have {
+			return fmt.Errorf("%s: strata %s, duckdb %s", exprs[i], clip(have), clip(want))
+		}
+		r.Stats.AggValues++
+	}
+	return nil
+}
+
+func (r *Runner) rowNumbers(query string) ([]int64, error) {
+	rows, err := r.db.Query(query)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb: %s: %w", query, err)
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// exactFloatSum is the correctly rounded sum of the selected non-null
+// values (IEEE for NaN and infinities), "NULL" when there are none.
+func exactFloatSum(col arrow.Array, rows []int64) string {
+	sum := new(big.Float).SetPrec(4000)
+	n := 0
+	nan, pos, neg := false, false, false
+	for _, i := range rows {
+		if col.IsNull(int(i)) {
+			continue
+		}
+		var v float64
+		switch c := col.(type) {
+		case *array.Float32:
+			v = float64(c.Value(int(i)))
+		case *array.Float64:
+			v = c.Value(int(i))
+		}
+		n++
+		switch {
+		case math.IsNaN(v):
+			nan = true
+		case math.IsInf(v, 1):
+			pos = true
+		case math.IsInf(v, -1):
+			neg = true
+		default:
+			sum.Add(sum, big.NewFloat(v))
+		}
+	}
+	switch {
+	case n == 0:
+		return nullText
+	case nan || pos && neg:
+		return "NaN"
+	case pos:
+		return "+Inf"
+	case neg:
+		return "-Inf"
+	}
+	v, _ := sum.Float64()
+	return zeroless(canonFloat(v, 64))
+}
+
+// zeroless folds -0 into 0: the sign of a zero sum or extreme depends on
+// the order values meet, which neither system fixes.
+func zeroless(s string) string {
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+func closeFloat(v any, exact string) error {
+	if exact == nullText {
+		if v != nil {
+			return errors.New("want NULL")
+		}
+		return nil
+	}
+	d, ok := v.(float64)
+	if !ok {
+		return fmt.Errorf("type %T", v)
+	}
+	e, _ := strconv.ParseFloat(exact, 64)
+	switch {
+	case math.IsNaN(e) || math.IsInf(e, 0) || math.IsNaN(d) || math.IsInf(d, 0):
+		// A naive sum overflows where an exact one need not (and the
+		// reverse); only NaN must agree.
+		if math.IsNaN(e) != math.IsNaN(d) && !math.IsInf(d, 0) && !math.IsInf(e, 0) {
+			return errors.New("NaN disagrees")
+		}
+		return nil
+	}
+	return nil // the magnitude of the rounding error depends on the terms; the exact check is Strata's
+}
+
+func canonAggFloat(v strata.AggValue) string {
+	if v.Null {
+		return nullText
+	}
+	if !v.Float {
+		return "<not a float: " + v.String() + ">"
+	}
+	return zeroless(canonFloat(v.F, 64))
+}
+
+// canonAgg renders a Strata aggregate of column type t.
+func canonAgg(sch *arrow.Schema, a Agg, v strata.AggValue) string {
+	if v.Null {
+		return nullText
+	}
+	if a.Fn == "count" {
+		return strconv.FormatInt(v.I, 10)
+	}
+	t := sch.Field(a.Col).Type
+	switch t.ID() {
+	case arrow.FLOAT32:
+		if !v.Float {
+			return "<not a float: " + v.String() + ">"
+		}
+		if a.Fn == "sum" {
+			return zeroless(canonFloat(v.F, 64))
+		}
+		return zeroless(canonFloat(v.F, 32))
+	case arrow.FLOAT64:
+		if !v.Float {
+			return "<not a float: " + v.String() + ">"
+		}
+		return zeroless(canonFloat(v.F, 64))
+	case arrow.UINT64:
+		if a.Fn != "sum" {
+			return strconv.FormatUint(uint64(v.I), 10)
+		}
+	case arrow.BOOL:
+		return strconv.FormatBool(v.I != 0)
+	case arrow.STRING:
+		return strconv.Quote(v.Text)
+	case arrow.BINARY:
+		return "x" + fmt.Sprintf("%x", v.Text)
+	case arrow.TIMESTAMP:
+		return canonInstant(tsInstant(arrow.Timestamp(v.I), t.(*arrow.TimestampType).Unit))
+	case arrow.DECIMAL128:
+		if t.(*arrow.Decimal128Type).Precision > 18 {
+			return "<wide decimal " + fmt.Sprintf("%q", v.Text) + ">"
+		}
+	}
+	if b := v.Big(); b != nil {
+		return b.String()
+	}
+	return v.String()
+}
+
+// canonAggDuck renders a DuckDB aggregate of column type t.
+func canonAggDuck(sch *arrow.Schema, a Agg, v any) string {
+	if v == nil {
+		return nullText
+	}
+	if a.Fn == "count" {
+		return canonScalar(v)
+	}
+	f := sch.Field(a.Col)
+	switch f.Type.ID() {
+	case arrow.FLOAT32, arrow.FLOAT64:
+		switch x := v.(type) {
+		case float32:
+			return zeroless(canonFloat(float64(x), 32))
+		case float64:
+			return zeroless(canonFloat(x, 64))
+		}
+	case arrow.DECIMAL128:
+		if d, ok := v.(duckdb.Decimal); ok {
+			return rescale(d.Value, int(d.Scale), int(f.Type.(*arrow.Decimal128Type).Scale)).String()
+		}
+	}
+	return canonDuck(f, v)
+}

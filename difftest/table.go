@@ -1,0 +1,296 @@
+// Package difftest checks Strata against DuckDB: it generates random tables,
+// writes each as a Strata file and as a Parquet file, runs random queries
+// (projections, filters, offset/limit, Take, aggregates) through Strata and
+// through DuckDB on the Parquet file, and compares the answers value by
+// value. It is a module of its own so that the library stays free of cgo.
+//
+// Every case is a pair (table seed, query index) and is fully determined by
+// it, so a failure is reproduced by its pair alone; failures found are kept
+// in testdata/regressions.txt and run in every CI run.
+package difftest
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"strata"
+	"strata/internal/randtable"
+)
+
+// flatMapKey marks the map columns the table stores as FlatMap.
+const flatMapKey = "difftest.flatmap"
+
+// Table is one generated table, written as Strata and as Parquet.
+type Table struct {
+	Seed    uint64
+	Rec     arrow.RecordBatch // every row, in file order
+	Opts    strata.WriteOptions
+	Order   string // "generated", "sorted by cN" or "clustered by cN"
+	Strata  string // file paths
+	Parquet string
+}
+
+// Describe says how the table was made, for failure reports.
+func (t *Table) Describe() string {
+	return fmt.Sprintf("seed %d: %d rows, schema %s, order %s, chunk values %d, stripe bytes %d, stripe group %d, flatmap %v",
+		t.Seed, t.Rec.NumRows(), t.Rec.Schema(), t.Order, t.Opts.ChunkValues, t.Opts.StripeBytes, t.Opts.StripeGroup, t.Opts.FlatMap)
+}
+
+// rowCounts straddle the chunk sizes below (and their multiples), so rows
+// fall on both sides of every chunk and stripe boundary.
+var rowCounts = []int{0, 1, 2, 15, 16, 17, 63, 64, 65, 99, 100, 101, 255, 256, 257, 1000, 1023, 1024, 1025, 2047, 2049, 4096}
+
+// NewTable generates the table of a seed and writes both files into dir.
+func NewTable(seed uint64, dir string) (*Table, error) {
+	g := randtable.New(seed, randtable.Options{
+		MaxDepth:    int(seed % 3),
+		FlatMapKey:  flatMapKey,
+		SQLSafe:     true,
+		LongStrings: true,
+	})
+	r := g.Rand()
+	sch := g.Schema(1 + r.IntN(6))
+	rows := rowCounts[r.IntN(len(rowCounts))]
+	if r.IntN(4) == 0 {
+		rows = r.IntN(3000)
+	}
+	mem := memory.DefaultAllocator
+	var parts []arrow.RecordBatch
+	for done := 0; done < rows || len(parts) == 0; {
+		n := min(rows-done, 1+r.IntN(1500))
+		parts = append(parts, g.Record(mem, sch, n))
+		done += n
+	}
+	rec, err := randtable.Concat(mem, sch, parts)
+	for _, p := range parts {
+		p.Release()
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Seed: seed, Order: "generated"}
+	if rec, t.Order, err = reorder(r, rec); err != nil {
+		return nil, err
+	}
+	t.Rec = rec
+	t.Opts = strata.WriteOptions{
+		ChunkValues: []int{16, 64, 100, 1000, 0}[r.IntN(5)],
+		StripeBytes: []int{1 << 10, 4 << 10, 32 << 10, 0}[r.IntN(4)],
+		StripeGroup: []int{1, 2, 0}[r.IntN(3)],
+		Parallel:    1,
+	}
+	for _, f := range sch.Fields() {
+		if i := f.Metadata.FindKey(flatMapKey); i >= 0 && f.Metadata.Values()[i] == "true" {
+			t.Opts.FlatMap = append(t.Opts.FlatMap, f.Name)
+		}
+	}
+	t.Strata = filepath.Join(dir, fmt.Sprintf("t%d.strata", seed))
+	t.Parquet = filepath.Join(dir, fmt.Sprintf("t%d.parquet", seed))
+	if err := t.write(); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Release frees the table's record and removes its files.
+func (t *Table) Release() {
+	t.Rec.Release()
+	os.Remove(t.Strata)
+	os.Remove(t.Parquet)
+}
+
+func (t *Table) write() error {
+	w, err := strata.Create(t.Strata, t.Rec.Schema(), &t.Opts)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(t.Rec); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	pw, err := pqarrow.NewFileWriter(t.Rec.Schema(), &buf,
+		parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000),
+			// arrow-go writes bounds for all-null timestamp columns that
+			// DuckDB cannot convert; the statistics are not under test.
+			parquet.WithStats(false)), pqarrow.DefaultWriterProps())
+	if err != nil {
+		return err
+	}
+	if err := pw.Write(t.Rec); err != nil {
+		return err
+	}
+	if err := pw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(t.Parquet, buf.Bytes(), 0o644)
+}
+
+// reorder sorts the rows by a primitive top-level column (ascending, nulls
+// first), clusters them (sorted, then shuffled within windows of 50 rows),
+// or keeps the generated order.
+func reorder(r *rand.Rand, rec arrow.RecordBatch) (arrow.RecordBatch, string, error) {
+	var keys []int
+	for i, f := range rec.Schema().Fields() {
+		if sortable(f.Type) {
+			keys = append(keys, i)
+		}
+	}
+	mode := r.IntN(3)
+	if mode == 0 || len(keys) == 0 || rec.NumRows() < 2 {
+		return rec, "generated", nil
+	}
+	k := keys[r.IntN(len(keys))]
+	col := rec.Column(k)
+	perm := make([]int, rec.NumRows())
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int { return compareCell(col, a, b) })
+	order := "sorted by " + rec.Schema().Field(k).Name
+	if mode == 2 {
+		for lo := 0; lo < len(perm); lo += 50 {
+			w := perm[lo:min(lo+50, len(perm))]
+			r.Shuffle(len(w), func(i, j int) { w[i], w[j] = w[j], w[i] })
+		}
+		order = "clustered by " + rec.Schema().Field(k).Name
+	}
+	out, err := takeRows(rec, perm)
+	rec.Release()
+	return out, order, err
+}
+
+func sortable(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+		arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.DATE32, arrow.TIMESTAMP:
+		return true
+	}
+	return false
+}
+
+// compareCell orders two cells of a primitive column: nulls first, NaN last.
+func compareCell(a arrow.Array, i, j int) int {
+	switch ni, nj := a.IsNull(i), a.IsNull(j); {
+	case ni && nj:
+		return 0
+	case ni:
+		return -1
+	case nj:
+		return 1
+	}
+	switch c := a.(type) {
+	case *array.Boolean:
+		return cmpBool(c.Value(i), c.Value(j))
+	case *array.Int8:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Int16:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Int32:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Int64:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Uint8:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Uint16:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Uint32:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Uint64:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Float32:
+		return cmpFloat(float64(c.Value(i)), float64(c.Value(j)))
+	case *array.Float64:
+		return cmpFloat(c.Value(i), c.Value(j))
+	case *array.String:
+		return strings.Compare(c.Value(i), c.Value(j))
+	case *array.Binary:
+		return bytes.Compare(c.Value(i), c.Value(j))
+	case *array.Date32:
+		return cmpNum(c.Value(i), c.Value(j))
+	case *array.Timestamp:
+		return cmpNum(c.Value(i), c.Value(j))
+	}
+	return 0
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+func cmpNum[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | arrow.Date32 | arrow.Timestamp](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// takeRows returns the rows of rec in the order perm gives.
+func takeRows(rec arrow.RecordBatch, perm []int) (arrow.RecordBatch, error) {
+	mem := memory.DefaultAllocator
+	cols := make([]arrow.Array, rec.NumCols())
+	for c := range cols {
+		parts := make([]arrow.Array, 0, len(perm))
+		for _, i := range perm {
+			parts = append(parts, array.NewSlice(rec.Column(c), int64(i), int64(i)+1))
+		}
+		a, err := array.Concatenate(parts, mem)
+		for _, p := range parts {
+			p.Release()
+		}
+		if err != nil {
+			for _, x := range cols[:c] {
+				x.Release()
+			}
+			return nil, err
+		}
+		cols[c] = a
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, int64(len(perm)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}

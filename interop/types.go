@@ -1,0 +1,455 @@
+package interop
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"strata/encoding"
+)
+
+// Faithful types. Strata stores a few Arrow types as a lossless stand-in
+// (StorableType: extension types as their storage, float16 as float32,
+// fixed_size_binary as binary, decimal256 as decimal128). So that export
+// gives back the types import read, import keeps the source's Arrow schema
+// in the file's metadata under SchemaKey whenever a stand-in was used, and
+// export (RestoreSchema, RestoreRecord) converts the columns back.
+//
+// Parquet logical types that arrow-go reads as plain binary are mapped
+// first: JSON becomes the canonical arrow.json extension type (a string),
+// so it comes back as JSON. ENUM, BSON, INTERVAL, GEOMETRY and GEOGRAPHY
+// have no Arrow type that arrow-go writes back with the same logical type:
+// importing them fails with an error naming the column, rather than
+// losing the type.
+
+// SchemaKey is the file metadata key holding the source's Arrow schema
+// (an IPC schema message, base64) when import stored a stand-in type.
+const SchemaKey = "strata.arrow.schema"
+
+// SourceMetadata returns the metadata import should store with the file
+// written from r: the source's Arrow schema when any column is stored as a
+// stand-in type, nothing otherwise.
+func SourceMetadata(r RecordReader) (map[string]string, error) {
+	src := r.Schema()
+	if c, ok := r.(*coercingReader); ok {
+		src = c.RecordReader.Schema()
+	}
+	changed := false
+	for _, f := range src.Fields() {
+		changed = changed || !arrow.TypeEqual(storedType(f.Type), f.Type)
+	}
+	if !changed {
+		return nil, nil
+	}
+	s, err := encodeSchema(src)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{SchemaKey: s}, nil
+}
+
+func encodeSchema(sch *arrow.Schema) (string, error) {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+	if err := w.Close(); err != nil {
+		return "", fmt.Errorf("interop: encoding the source schema: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+func decodeSchema(s string) (*arrow.Schema, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("interop: %s: %v: %w", SchemaKey, err, encoding.ErrCorrupt)
+	}
+	r, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("interop: %s: %v: %w", SchemaKey, err, encoding.ErrCorrupt)
+	}
+	defer r.Release()
+	return r.Schema(), nil
+}
+
+// storedType is the type Strata returns for a column imported as t: the
+// stand-in of StorableType, with large strings, binaries and lists as
+// their 32-bit-offset forms and dictionaries as their values.
+func storedType(t arrow.DataType) arrow.DataType {
+	t, _ = StorableType(t)
+	switch t := t.(type) {
+	case *arrow.DictionaryType:
+		return storedType(t.ValueType)
+	case *arrow.StructType:
+		fs := t.Fields()
+		for i := range fs {
+			fs[i].Type = storedType(fs[i].Type)
+		}
+		return arrow.StructOf(fs...)
+	case *arrow.LargeListType:
+		ef := t.ElemField()
+		ef.Type = storedType(ef.Type)
+		return arrow.ListOfField(ef)
+	case *arrow.ListType:
+		ef := t.ElemField()
+		ef.Type = storedType(ef.Type)
+		return arrow.ListOfField(ef)
+	case *arrow.MapType:
+		kf, vf := t.KeyField(), t.ItemField()
+		kf.Type, vf.Type = storedType(kf.Type), storedType(vf.Type)
+		m := arrow.MapOfFields(kf, vf)
+		m.KeysSorted = t.KeysSorted
+		return m
+	}
+	switch t.ID() {
+	case arrow.LARGE_STRING:
+		return arrow.BinaryTypes.String
+	case arrow.LARGE_BINARY:
+		return arrow.BinaryTypes.Binary
+	}
+	return t
+}
+
+// RestoreSchema returns the schema export should write for batches of
+// schema stored read from a file with metadata meta: each column's source
+// type where import kept one (matched by name, and only when it is the
+// stand-in of what is stored), the stored type otherwise. It reports
+// whether any column changes.
+func RestoreSchema(meta map[string]string, stored *arrow.Schema) (*arrow.Schema, bool, error) {
+	enc, ok := meta[SchemaKey]
+	if !ok {
+		return stored, false, nil
+	}
+	src, err := decodeSchema(enc)
+	if err != nil {
+		return nil, false, err
+	}
+	fields := stored.Fields()
+	changed := false
+	for i, f := range fields {
+		idx := src.FieldIndices(f.Name)
+		if len(idx) != 1 {
+			continue
+		}
+		sf := src.Field(idx[0])
+		if !arrow.TypeEqual(storedType(sf.Type), storedType(f.Type)) || arrow.TypeEqual(sf.Type, f.Type) {
+			continue
+		}
+		fields[i].Type = sf.Type
+		changed = true
+	}
+	if !changed {
+		return stored, false, nil
+	}
+	md := stored.Metadata()
+	return arrow.NewSchema(fields, &md), true, nil
+}
+
+// RestoreRecord converts a batch read from Strata to sch (from
+// RestoreSchema).
+func RestoreRecord(mem memory.Allocator, rec arrow.Record, sch *arrow.Schema) (arrow.Record, error) {
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, col := range rec.Columns() {
+		d, err := restoreData(mem, col.Data(), sch.Field(i).Type)
+		if err != nil {
+			return nil, fmt.Errorf("interop: column %q: %w", sch.Field(i).Name, err)
+		}
+		cols[i] = array.MakeFromData(d)
+		d.Release()
+	}
+	return array.NewRecord(sch, cols, rec.NumRows()), nil
+}
+
+// restoreData converts d (a stored type) to its source type to.
+func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arrow.ArrayData, error) {
+	from := d.DataType()
+	if arrow.TypeEqual(from, to) {
+		d.Retain()
+		return d, nil
+	}
+	if ext, ok := to.(arrow.ExtensionType); ok {
+		st, err := restoreData(mem, d, ext.StorageType())
+		if err != nil {
+			return nil, err
+		}
+		defer st.Release()
+		return array.NewData(ext, st.Len(), st.Buffers(), st.Children(), st.NullN(), st.Offset()), nil
+	}
+	if dt, ok := to.(*arrow.DictionaryType); ok {
+		vals, err := restoreData(mem, d, dt.ValueType)
+		if err != nil {
+			return nil, err
+		}
+		defer vals.Release()
+		va := array.MakeFromData(vals)
+		defer va.Release()
+		b := array.NewDictionaryBuilder(mem, dt)
+		defer b.Release()
+		if err := b.AppendArray(va); err != nil {
+			return nil, err
+		}
+		a := b.NewArray()
+		defer a.Release()
+		a.Data().Retain()
+		return a.Data(), nil
+	}
+	switch from.ID() {
+	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
+		kids := d.Children()
+		targets, err := childTypes(to, len(kids))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]arrow.ArrayData, len(kids))
+		for i, k := range kids {
+			if out[i], err = restoreData(mem, k, targets[i]); err != nil {
+				for _, o := range out[:i] {
+					o.Release()
+				}
+				return nil, err
+			}
+		}
+		bufs := d.Buffers()
+		if from.ID() == arrow.LIST && to.ID() == arrow.LARGE_LIST {
+			// 32-bit offsets to 64-bit ones
+			n := d.Offset() + d.Len() + 1
+			offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[:n]
+			wide := memory.NewResizableBuffer(mem)
+			wide.Resize(arrow.Int64Traits.BytesRequired(n))
+			w := arrow.Int64Traits.CastFromBytes(wide.Bytes())
+			for i, o := range offs {
+				w[i] = int64(o)
+			}
+			defer wide.Release()
+			bufs = []*memory.Buffer{bufs[0], wide}
+		}
+		nd := array.NewData(to, d.Len(), bufs, out, d.NullN(), d.Offset())
+		for _, o := range out {
+			o.Release()
+		}
+		return nd, nil
+	}
+	n := d.Offset() + d.Len()
+	full := array.NewData(from, n, d.Buffers(), nil, -1, 0)
+	defer full.Release()
+	src := array.MakeFromData(full)
+	defer src.Release()
+	conv, err := restoreLeaf(mem, src, to)
+	if err != nil {
+		return nil, err
+	}
+	defer conv.Release()
+	return array.NewSliceData(conv.Data(), int64(d.Offset()), int64(n)), nil
+}
+
+// restoreLeaf converts a stored leaf array (unsliced) back to type to.
+func restoreLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	switch a := src.(type) {
+	case *array.Float32:
+		if to.ID() != arrow.FLOAT16 {
+			break
+		}
+		b := array.NewFloat16Builder(mem)
+		defer b.Release()
+		for i, v := range a.Float32Values() {
+			if a.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(float16.New(v))
+			}
+		}
+		return b.NewArray(), nil
+	case *array.String:
+		if to.ID() == arrow.LARGE_STRING {
+			b := array.NewLargeStringBuilder(mem)
+			defer b.Release()
+			for i := 0; i < a.Len(); i++ {
+				if a.IsNull(i) {
+					b.AppendNull()
+				} else {
+					b.Append(a.Value(i))
+				}
+			}
+			return b.NewArray(), nil
+		}
+	case *array.Binary:
+		if to.ID() == arrow.STRING { // same layout: a change of type
+			return array.MakeFromData(array.NewData(to, a.Len(), a.Data().Buffers(), nil, a.NullN(), 0)), nil
+		}
+		if to.ID() == arrow.LARGE_BINARY {
+			b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.LargeBinary)
+			defer b.Release()
+			for i := 0; i < a.Len(); i++ {
+				if a.IsNull(i) {
+					b.AppendNull()
+				} else {
+					b.Append(a.Value(i))
+				}
+			}
+			return b.NewArray(), nil
+		}
+		ft, ok := to.(*arrow.FixedSizeBinaryType)
+		if !ok {
+			break
+		}
+		b := array.NewFixedSizeBinaryBuilder(mem, ft)
+		defer b.Release()
+		for i := 0; i < a.Len(); i++ {
+			switch {
+			case a.IsNull(i):
+				b.AppendNull()
+			case len(a.Value(i)) != ft.ByteWidth:
+				return nil, fmt.Errorf("value %d has %d bytes, %s needs %d: %w", i, len(a.Value(i)), ft, ft.ByteWidth, encoding.ErrCorrupt)
+			default:
+				b.Append(a.Value(i))
+			}
+		}
+		return b.NewArray(), nil
+	case *array.Decimal128:
+		dt, ok := to.(*arrow.Decimal256Type)
+		if !ok {
+			break
+		}
+		b := array.NewDecimal256Builder(mem, dt)
+		defer b.Release()
+		for i := 0; i < a.Len(); i++ {
+			if a.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			v := a.Value(i)
+			ext := uint64(0)
+			if v.HighBits() < 0 {
+				ext = math.MaxUint64
+			}
+			b.Append(decimal256.New(ext, ext, uint64(v.HighBits()), v.LowBits()))
+		}
+		return b.NewArray(), nil
+	}
+	return nil, fmt.Errorf("cannot restore %s as %s", src.DataType(), to)
+}
+
+// parquetLogicalTypes maps the Parquet logical types arrow-go reads as
+// plain binary: JSON → arrow.json (a string), and refuses ENUM, BSON,
+// INTERVAL, GEOMETRY and GEOGRAPHY, which it could not write back. It returns the schema batches
+// should have, and whether it differs from fr's.
+func parquetLogicalTypes(fr *pqarrow.FileReader, sch *arrow.Schema) (*arrow.Schema, bool, error) {
+	colSchema := fr.ParquetReader().MetaData().Schema
+	changed := false
+	var walk func(sf pqarrow.SchemaField, path string) (arrow.DataType, error)
+	walk = func(sf pqarrow.SchemaField, path string) (arrow.DataType, error) {
+		t := sf.Field.Type
+		if len(sf.Children) == 0 {
+			if sf.ColIndex < 0 || sf.ColIndex >= colSchema.NumColumns() {
+				return t, nil
+			}
+			switch lt := colSchema.Column(sf.ColIndex).LogicalType().(type) {
+			case schema.JSONLogicalType:
+				if t.ID() == arrow.BINARY {
+					changed = true
+					return extensions.NewJSONType(arrow.BinaryTypes.String)
+				}
+			case schema.EnumLogicalType, schema.BSONLogicalType, schema.IntervalLogicalType,
+				schema.GeometryLogicalType, schema.GeographyLogicalType:
+				return nil, fmt.Errorf("interop: column %q: Parquet logical type %s has no Arrow type arrow-go writes back as %s: %w",
+					path, lt, lt, encoding.ErrUnsupported)
+			}
+			return t, nil
+		}
+		kids := make([]arrow.DataType, len(sf.Children))
+		any := false
+		for i, c := range sf.Children {
+			k, err := walk(c, path+"."+c.Field.Name)
+			if err != nil {
+				return nil, err
+			}
+			kids[i] = k
+			any = any || !arrow.TypeEqual(k, c.Field.Type)
+		}
+		if !any {
+			return t, nil
+		}
+		switch t := t.(type) {
+		case *arrow.StructType:
+			fs := t.Fields()
+			for i := range fs {
+				fs[i].Type = kids[i]
+			}
+			return arrow.StructOf(fs...), nil
+		case *arrow.ListType:
+			ef := t.ElemField()
+			ef.Type = kids[0]
+			return arrow.ListOfField(ef), nil
+		case *arrow.LargeListType:
+			ef := t.ElemField()
+			ef.Type = kids[0]
+			return arrow.LargeListOfField(ef), nil
+		case *arrow.MapType:
+			kf, vf := t.KeyField(), t.ItemField()
+			switch {
+			case len(kids) == 2:
+				kf.Type, vf.Type = kids[0], kids[1]
+			case len(kids) == 1 && kids[0].ID() == arrow.STRUCT:
+				kv := kids[0].(*arrow.StructType) // the key_value group
+				kf.Type, vf.Type = kv.Field(0).Type, kv.Field(1).Type
+			default:
+				return nil, fmt.Errorf("interop: column %q: unexpected map layout: %w", path, encoding.ErrUnsupported)
+			}
+			m := arrow.MapOfFields(kf, vf)
+			m.KeysSorted = t.KeysSorted
+			return m, nil
+		}
+		return nil, fmt.Errorf("interop: column %q: cannot map logical types inside %s: %w", path, t, encoding.ErrUnsupported)
+	}
+	fields := sch.Fields()
+	for i, sf := range fr.Manifest.Fields {
+		if i >= len(fields) {
+			break
+		}
+		t, err := walk(sf, sf.Field.Name)
+		if err != nil {
+			return nil, false, err
+		}
+		fields[i].Type = t
+	}
+	if !changed {
+		return sch, false, nil
+	}
+	md := sch.Metadata()
+	return arrow.NewSchema(fields, &md), true, nil
+}
+
+// retypingReader gives a reader's batches the types parquetLogicalTypes
+// chose (same layouts, other types).
+type retypingReader struct {
+	RecordReader
+	sch *arrow.Schema
+	mem memory.Allocator
+}
+
+func (r *retypingReader) Schema() *arrow.Schema { return r.sch }
+
+func (r *retypingReader) Next() (arrow.Record, error) {
+	rec, err := r.RecordReader.Next()
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	return RestoreRecord(r.mem, rec, r.sch)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package strata_test
+
+const raceEnabled = false

@@ -1,0 +1,340 @@
+package read_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/format"
+	"strata/iox"
+	"strata/read"
+	"strata/write"
+)
+
+// aggFile writes one record as a file cut into small chunks and stripes, so
+// sums cross chunk and stripe boundaries, and opens it.
+func aggFile(t *testing.T, rec arrow.Record) *read.File {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{GroupSize: 2}), rec.Schema(), write.Options{ChunkValues: 100, StripeBytes: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Integer sums that pass 2^63 (and go below -2^63) come back exact, on
+// every chunk shape: runs, a small dictionary, random values; with and
+// without a filter that keeps part of a chunk.
+func TestAggregateSumNeverWraps(t *testing.T) {
+	const n = 3000
+	r := rand.New(rand.NewPCG(1, 2))
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "runs", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "dict", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "rand", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "neg", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "u32", Type: arrow.PrimitiveTypes.Uint32},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	dictVals := []int64{math.MaxInt64, math.MaxInt64 - 1, 1 << 62, -5}
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		b.Field(1).(*array.Int64Builder).Append(math.MaxInt64 - int64(i/500))
+		if i%7 == 0 {
+			b.Field(2).AppendNull()
+		} else {
+			b.Field(2).(*array.Int64Builder).Append(dictVals[r.IntN(len(dictVals))])
+		}
+		b.Field(3).(*array.Int64Builder).Append(int64(r.Uint64()>>1) | 1<<61)
+		b.Field(4).(*array.Int64Builder).Append(math.MinInt64 + int64(r.IntN(1000)))
+		b.Field(5).(*array.Uint64Builder).Append(math.MaxUint64 - uint64(r.IntN(3)))
+		b.Field(6).(*array.Uint32Builder).Append(math.MaxUint32 - uint32(r.IntN(2)))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+
+	cols := []string{"runs", "dict", "rand", "neg", "u64", "u32"}
+	for _, where := range []string{"", "id < 1234", "id >= 100 AND id < 2900", "id = 17", "id < 0"} {
+		var exprs string
+		for i, c := range cols {
+			if i > 0 {
+				exprs += ", "
+			}
+			exprs += "sum(" + c + ")"
+		}
+		aggs, _, err := f.Aggregate(exprs, where)
+		if err != nil {
+			t.Fatalf("%q: %v", where, err)
+		}
+		for k, c := range cols {
+			want := new(big.Int)
+			cnt := 0
+			col := rec.Column(k + 1)
+			for i := 0; i < n; i++ {
+				if !matches(where, i) || col.IsNull(i) {
+					continue
+				}
+				cnt++
+				switch a := col.(type) {
+				case *array.Int64:
+					want.Add(want, big.NewInt(a.Value(i)))
+				case *array.Uint64:
+					want.Add(want, new(big.Int).SetUint64(a.Value(i)))
+				case *array.Uint32:
+					want.Add(want, big.NewInt(int64(a.Value(i))))
+				}
+			}
+			got := aggs[k]
+			if cnt == 0 {
+				if !got.Null {
+					t.Errorf("%q: sum(%s) = %v, want NULL", where, c, got)
+				}
+				continue
+			}
+			if got.Null || got.Float || got.Big().Cmp(want) != 0 {
+				t.Errorf("%q: sum(%s) = %v, want %v", where, c, got, want)
+			}
+			if got.Wide != !want.IsInt64() {
+				t.Errorf("%q: sum(%s): Wide = %v for %v", where, c, got.Wide, want)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%q: sum(%s) prints %q, want %q", where, c, got.String(), want.String())
+			}
+			if got.Wide && (got.Int() != math.MaxInt64 && got.Int() != math.MinInt64) {
+				t.Errorf("%q: sum(%s).Int() = %d, want saturation", where, c, got.Int())
+			}
+		}
+	}
+}
+
+func matches(where string, i int) bool {
+	switch where {
+	case "id < 1234":
+		return i < 1234
+	case "id >= 100 AND id < 2900":
+		return i >= 100 && i < 2900
+	case "id = 17":
+		return i == 17
+	case "id < 0":
+		return false
+	}
+	return true
+}
+
+// A decimal sum beyond int64 keeps its scale in the text form.
+func TestAggregateWideDecimalText(t *testing.T) {
+	mem := memory.DefaultAllocator
+	dt := &arrow.Decimal128Type{Precision: 18, Scale: 2}
+	sch := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dt}}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	want := new(big.Int)
+	for i := 0; i < 500; i++ {
+		v := int64(999999999999999999) - int64(i)
+		b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(v))
+		want.Add(want, big.NewInt(v))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	aggs, _, err := f.Aggregate("sum(d)", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := want.String()
+	wantText := s[:len(s)-2] + "." + s[len(s)-2:]
+	if !aggs[0].Wide || aggs[0].Text != wantText || aggs[0].String() != wantText {
+		t.Fatalf("sum(d) = %+v, want %s", aggs[0], wantText)
+	}
+}
+
+// Float sums are correctly rounded whatever the order: values that
+// cancel exactly, tiny values beside huge ones, and NaN/Inf propagation;
+// min and max order NaN above every number.
+func TestAggregateFloatSemantics(t *testing.T) {
+	cases := []struct {
+		name           string
+		vals           []float64
+		sum, min, max  float64
+		nullMin, empty bool
+	}{
+		{name: "cancel", vals: []float64{1e100, 1, -1e100, 1}, sum: 2, min: -1e100, max: 1e100},
+		{name: "tiny", vals: []float64{1, 1e-16, 1e-16, 1e-16, 1e-16}, sum: 1.0000000000000004, min: 1e-16, max: 1},
+		{name: "overflowing partials", vals: []float64{math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64}, sum: math.MaxFloat64, min: -math.MaxFloat64, max: math.MaxFloat64},
+		{name: "overflow", vals: []float64{math.MaxFloat64, math.MaxFloat64}, sum: math.Inf(1), min: math.MaxFloat64, max: math.MaxFloat64},
+		{name: "nan", vals: []float64{1, math.NaN(), 3}, sum: math.NaN(), min: 1, max: math.NaN()},
+		{name: "all nan", vals: []float64{math.NaN(), math.NaN()}, sum: math.NaN(), min: math.NaN(), max: math.NaN()},
+		{name: "inf", vals: []float64{math.Inf(1), 5}, sum: math.Inf(1), min: 5, max: math.Inf(1)},
+		{name: "both inf", vals: []float64{math.Inf(1), math.Inf(-1)}, sum: math.NaN(), min: math.Inf(-1), max: math.Inf(1)},
+		{name: "only +inf", vals: []float64{math.Inf(1), math.Inf(1)}, sum: math.Inf(1), min: math.Inf(1), max: math.Inf(1)},
+		{name: "empty", empty: true},
+	}
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := array.NewRecordBuilder(mem, sch)
+			defer b.Release()
+			// Repeat each value in its own chunk region, with nulls between,
+			// so the sum crosses chunks and stripes.
+			for i, v := range c.vals {
+				for j := 0; j < 150; j++ {
+					if j%3 == 0 {
+						b.Field(0).AppendNull()
+					}
+				}
+				_ = i
+				b.Field(0).(*array.Float64Builder).Append(v)
+			}
+			if c.empty {
+				b.Field(0).AppendNull()
+			}
+			rec := b.NewRecord()
+			defer rec.Release()
+			f := aggFile(t, rec)
+			aggs, _, err := f.Aggregate("sum(x), min(x), max(x), count(x), count(*)", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.empty {
+				for _, a := range aggs[:3] {
+					if !a.Null {
+						t.Errorf("%s = %v, want NULL", a.Name, a)
+					}
+				}
+				if aggs[3].I != 0 || aggs[4].I != 1 {
+					t.Errorf("counts %v %v", aggs[3], aggs[4])
+				}
+				return
+			}
+			for k, want := range []float64{c.sum, c.min, c.max} {
+				got := aggs[k]
+				if got.Null || !got.Float || !sameFloat(got.F, want) {
+					t.Errorf("%s = %+v, want %v", got.Name, got, want)
+				}
+			}
+			if aggs[3].I != int64(len(c.vals)) {
+				t.Errorf("count(x) = %v, want %d", aggs[3], len(c.vals))
+			}
+		})
+	}
+}
+
+func sameFloat(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return a == b
+}
+
+// The float sum equals the exactly rounded sum of random values of wildly
+// different magnitudes, whatever subset a filter selects.
+func TestAggregateFloatSumExact(t *testing.T) {
+	const n = 4000
+	r := rand.New(rand.NewPCG(7, 7))
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "y", Type: arrow.PrimitiveTypes.Float32},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	xs := make([]float64, n)
+	ys := make([]float32, n)
+	for i := range xs {
+		xs[i] = math.Ldexp(r.NormFloat64(), r.IntN(200)-100)
+		ys[i] = float32(math.Ldexp(r.NormFloat64(), r.IntN(60)-30))
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		b.Field(1).(*array.Float64Builder).Append(xs[i])
+		b.Field(2).(*array.Float32Builder).Append(ys[i])
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	for _, lim := range []int{n, 1234, 10} {
+		aggs, _, err := f.Aggregate("sum(x), sum(y)", fmt.Sprintf("id < %d", lim))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wx := new(big.Float).SetPrec(4000)
+		wy := new(big.Float).SetPrec(4000)
+		for i := 0; i < lim; i++ {
+			wx.Add(wx, big.NewFloat(xs[i]))
+			wy.Add(wy, big.NewFloat(float64(ys[i])))
+		}
+		ex, _ := wx.Float64()
+		ey, _ := wy.Float64()
+		if aggs[0].F != ex || aggs[1].F != ey {
+			t.Errorf("id < %d: sums %v %v, want exactly rounded %v %v", lim, aggs[0].F, aggs[1].F, ex, ey)
+		}
+	}
+}
+
+// sum of a date or timestamp column is refused, as in SQL.
+func TestAggregateSumOfDateRefused(t *testing.T) {
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{{Name: "d", Type: arrow.FixedWidthTypes.Date32}}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	b.Field(0).(*array.Date32Builder).Append(1)
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	if _, _, err := f.Aggregate("sum(d)", ""); err == nil {
+		t.Fatal("sum(d) of a date column accepted")
+	}
+	if a, _, err := f.Aggregate("min(d)", ""); err != nil || a[0].Text != "1970-01-02" {
+		t.Fatalf("min(d) = %v, %v", a, err)
+	}
+}
+
+// min and max of decimals wider than 18 digits are refused with a clear
+// error (their stored bytes do not order like their values); count works.
+func TestAggregateWideDecimalRefused(t *testing.T) {
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{{Name: "d", Type: &arrow.Decimal128Type{Precision: 30, Scale: 2}, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(-5))
+	b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(7))
+	b.Field(0).AppendNull()
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	for _, fn := range []string{"min", "max", "sum"} {
+		_, _, err := f.Aggregate(fn+"(d)", "")
+		if err == nil || !strings.Contains(err.Error(), "d") {
+			t.Errorf("%s(d) of a decimal(30,2): err %v, want a clear refusal", fn, err)
+		}
+	}
+	if a, _, err := f.Aggregate("count(d)", ""); err != nil || a[0].I != 2 {
+		t.Fatalf("count(d) = %v, %v", a, err)
+	}
+}
