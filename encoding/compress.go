@@ -137,6 +137,6 @@ func Decompress(src []byte, rawLen int) ([]byte, error) {
 	return decompress(src, rawLen)
 }
 
-// DefaultZstdDecode is the cost of inflating a zstd body: PerValue per
-// frame, PerByte per inflated byte (strata calibrate; docs/benchmarks.md).
-var DefaultZstdDecode = Cost{PerValue: 8020, PerByte: 1.41}
+// DefaultZstdDecode is the cost of inflating a zstd body, as strata
+// calibrate measured it (docs/benchmarks.md).
+var DefaultZstdDecode = ZstdCost{PerFrame: 8170, PerByte: 1.37}

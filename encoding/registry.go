@@ -58,16 +58,28 @@ type Codec struct {
 	Zstd bool
 }
 
-// Cost is a decode cost in nanoseconds: PerValue for every row of a node and
-// PerByte for every byte it decodes to (rows × width for fixed-width types,
-// the values' bytes for binary).
+// Cost is what decoding a node costs on its own, in nanoseconds: PerValue
+// for every row of a fixed-width type (integers, floats, booleans: their
+// width hardly matters), and for binary values PerString for every value
+// and PerByte for every byte of the values. strata calibrate fits these
+// separately on fixed-width and binary nodes.
 type Cost struct {
-	PerValue, PerByte float64
+	PerValue, PerString, PerByte float64
 }
 
-// Time returns the cost of decoding rows values of bytes bytes in all.
-func (c Cost) Time(rows, bytes int) float64 {
-	return c.PerValue*float64(rows) + c.PerByte*float64(bytes)
+// Time returns the cost of decoding rows values of type t, bytes bytes in
+// all for binary values.
+func (c Cost) Time(t Type, rows, bytes int) float64 {
+	if t == Binary {
+		return c.PerString*float64(rows) + c.PerByte*float64(bytes)
+	}
+	return c.PerValue * float64(rows)
+}
+
+// ZstdCost is what inflating a zstd body costs, in nanoseconds: PerFrame
+// once (entropy tables and frame setup) and PerByte per inflated byte.
+type ZstdCost struct {
+	PerFrame, PerByte float64
 }
 
 // IsLeaf reports whether nodes of type t never nest children.

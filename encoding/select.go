@@ -124,9 +124,8 @@ type Policy struct {
 	MinSaving float64
 	// Optimize chooses how bytes are traded for decode time.
 	Optimize Optimize
-	// ZstdDecode is the cost of inflating a zstd body: PerValue is charged
-	// once per frame, PerByte per inflated byte.
-	ZstdDecode Cost
+	// ZstdDecode is the cost of inflating a zstd body.
+	ZstdDecode ZstdCost
 	// SampleRuns × SampleLen values are trial-encoded to estimate sizes of
 	// sequences longer than ExactBelow; shorter ones are encoded whole.
 	SampleRuns, SampleLen int
@@ -302,14 +301,6 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	return c.encodeWith(dst, vals, st, best.cd, nil)
 }
 
-// decodedBytes is the size of the values of a sequence once decoded.
-func decodedBytes(st *Stats) int {
-	if st.Type == Binary {
-		return st.TotalBytes
-	}
-	return st.N * max(st.Type.Size(), 1)
-}
-
 func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree) ([]byte, *Tree, error) {
 	start := len(dst)
 	dst = AppendHeader(dst, cd.Kind, st.Type, st.N)
@@ -322,7 +313,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
 	t := &Tree{Kind: cd.Kind, Children: nc.children}
-	t.time = c.scale * cd.Decode.Time(st.N, decodedBytes(st))
+	t.time = c.scale * cd.Decode.Time(st.Type, st.N, st.TotalBytes)
 	for _, ch := range nc.children {
 		t.time += ch.time
 	}
@@ -349,7 +340,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 
 // zstdTime is the estimated time to inflate a body of raw bytes.
 func (c *Ctx) zstdTime(raw float64) float64 {
-	return c.p.ZstdDecode.PerValue + c.p.ZstdDecode.PerByte*raw
+	return c.p.ZstdDecode.PerFrame + c.p.ZstdDecode.PerByte*raw
 }
 
 // zstdNeed returns the fraction of a node of size bytes (at the scale of
@@ -416,7 +407,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		}
 		if ok && !zstd {
 			k.size, k.sure = float64(size), true
-			k.time = c.scale * cd.Decode.Time(st.N, decodedBytes(st))
+			k.time = c.scale * cd.Decode.Time(st.Type, st.N, st.TotalBytes)
 			cands = append(cands, k)
 			continue
 		}

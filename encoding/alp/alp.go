@@ -71,7 +71,7 @@ func NewCodec(vs int) *encoding.Codec {
 		Open:    open,
 		Encoder: encoder{vs: vs},
 		Types:   encoding.FloatTypes,
-		Decode:  encoding.Cost{PerValue: 5.93}, // strata calibrate (docs/benchmarks.md)
+		Decode:  encoding.Cost{PerValue: 5.65}, // strata calibrate (docs/benchmarks.md)
 	}
 }
 

@@ -13,14 +13,14 @@
 // timed once per round in turn (on a shared machine the fastest round is
 // the one least disturbed by other work, and taking turns gives every node
 // the same chances); each child node is timed on its own the same way and
-// subtracted. Each encoding is measured on int64 and
-// uint32 values and, when it stores them, on short and long binary values;
-// a least-squares fit of time = PerValue·rows + PerByte·bytes over those
-// cases gives its Cost (PerByte is only fitted for encodings that store
-// binary values; for the others the byte term is folded into PerValue).
-// zstd is measured the same way on plain leaves of 1 to 256 KiB compressed
-// and not: the difference is fitted as PerValue per frame plus PerByte per
-// inflated byte.
+// subtracted. Each encoding is measured on int64 and uint32 values (float64
+// for float encodings, booleans for boolean ones) and, when it stores them,
+// on short and long binary values. Least squares then give its Cost:
+// PerValue from the fixed-width cases (time = PerValue·rows; the width
+// hardly matters), PerString and PerByte from the binary ones (time =
+// PerString·rows + PerByte·bytes). zstd is measured the same way on plain
+// leaves of 1 to 256 KiB compressed and not: the difference is fitted as
+// PerFrame plus PerByte per inflated byte.
 package calibrate
 
 import (
@@ -77,7 +77,7 @@ type KindResult struct {
 // Result is a whole calibration.
 type Result struct {
 	Kinds []KindResult
-	Zstd  encoding.Cost // PerValue: per frame
+	Zstd  encoding.ZstdCost
 	// ZstdSamples are (inflated bytes, extra ns) pairs.
 	ZstdSamples [][2]float64
 	Rows        int
@@ -161,8 +161,7 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 		k.Samples = append(k.Samples, pd.sample)
 	}
 	for i := range res.Kinds {
-		cd := reg.Codec(res.Kinds[i].Kind)
-		res.Kinds[i].Cost = fit(res.Kinds[i].Samples, cd.Types.Has(encoding.Binary))
+		res.Kinds[i].Cost = fit(res.Kinds[i].Samples)
 	}
 	res.Zstd, res.ZstdSamples = fitZstd(zs)
 	return res, nil
@@ -318,44 +317,54 @@ func readFixed[T encoding.Fixed](rows int) func(encoding.Decoder) error {
 	}
 }
 
-// fit solves time = PerValue·rows + PerByte·bytes by least squares over
-// the samples (PerByte only when withBytes and the samples differ in bytes
-// per row), keeping both non-negative.
-func fit(ss []Sample, withBytes bool) encoding.Cost {
-	if len(ss) == 0 {
-		return encoding.Cost{}
-	}
-	var sr, sb, srr, sbb, srb, srt, sbt float64
+// fit fits the samples' own times: PerValue by least squares over the
+// fixed-width samples (time = PerValue·rows), PerString and PerByte over
+// the binary ones (time = PerString·rows + PerByte·bytes), both kept non-negative.
+func fit(ss []Sample) encoding.Cost {
+	var c encoding.Cost
+	var srr, srt float64
+	var bin []Sample
 	for _, s := range ss {
-		r, b, t := float64(s.Rows), float64(s.Bytes), s.Ns
-		if !withBytes || s.Type != encoding.Binary {
-			b = 0
+		if s.Type == encoding.Binary {
+			bin = append(bin, s)
+			continue
 		}
-		sr += r
-		sb += b
+		srr += float64(s.Rows) * float64(s.Rows)
+		srt += float64(s.Rows) * s.Ns
+	}
+	if srr > 0 {
+		c.PerValue = round(srt / srr)
+	}
+	c.PerString, c.PerByte = fit2(bin)
+	return c
+}
+
+// fit2 solves t = a·rows + b·bytes by least squares, a and b not negative.
+func fit2(ss []Sample) (a, b float64) {
+	var srr, sbb, srb, srt, sbt float64
+	for _, s := range ss {
+		r, by, t := float64(s.Rows), float64(s.Bytes), s.Ns
 		srr += r * r
-		sbb += b * b
-		srb += r * b
+		sbb += by * by
+		srb += r * by
 		srt += r * t
-		sbt += b * t
+		sbt += by * t
 	}
-	perValue := srt / srr
-	if withBytes && sbb > 0 {
-		det := srr*sbb - srb*srb
-		if det > 1e-9*srr*sbb {
-			v := (srt*sbb - sbt*srb) / det
-			b := (srr*sbt - srb*srt) / det
-			switch {
-			case v >= 0 && b >= 0:
-				return encoding.Cost{PerValue: round(v), PerByte: round(b)}
-			case b < 0:
-				return encoding.Cost{PerValue: round(srt / srr)}
-			default:
-				return encoding.Cost{PerByte: round(sbt / sbb)}
-			}
+	if srr == 0 {
+		return 0, 0
+	}
+	if det := srr*sbb - srb*srb; sbb > 0 && det > 1e-9*srr*sbb {
+		a, b = (srt*sbb-sbt*srb)/det, (srr*sbt-srb*srt)/det
+		switch {
+		case a >= 0 && b >= 0:
+			return round(a), round(b)
+		case b < 0:
+			return round(srt / srr), 0
+		default:
+			return 0, round(sbt / sbb)
 		}
 	}
-	return encoding.Cost{PerValue: round(perValue)}
+	return round(srt / srr), 0
 }
 
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }
@@ -401,7 +410,7 @@ func zstdNodes(reg *encoding.Registry, tm *timer, dopts *encoding.Options) ([][2
 
 // fitZstd fits extra time = frame + perByte·bytes to the measured pairs,
 // by least squares on the relative error (every size counts alike).
-func fitZstd(pairs [][2]*timed) (encoding.Cost, [][2]float64) {
+func fitZstd(pairs [][2]*timed) (encoding.ZstdCost, [][2]float64) {
 	var pts [][2]float64
 	for _, pr := range pairs {
 		pts = append(pts, [2]float64{float64(len(pr[0].node)), max(pr[1].ns-pr[0].ns, 0)})
@@ -421,11 +430,11 @@ func fitZstd(pairs [][2]*timed) (encoding.Cost, [][2]float64) {
 	}
 	det := sw*sxx - sx*sx
 	if det == 0 {
-		return encoding.Cost{}, pts
+		return encoding.ZstdCost{}, pts
 	}
 	b := (sw*sxy - sx*sy) / det
 	a := (sy - b*sx) / sw
-	return encoding.Cost{PerValue: round(max(a, 0)), PerByte: round(max(b, 0))}, pts
+	return encoding.ZstdCost{PerFrame: round(max(a, 0)), PerByte: round(max(b, 0))}, pts
 }
 
 // Report formats a result: a table of every sample, then the fitted costs
@@ -447,8 +456,8 @@ func (r *Result) Report() string {
 	ks := slices.Clone(r.Kinds)
 	sort.Slice(ks, func(i, j int) bool { return ks[i].Kind < ks[j].Kind })
 	for _, k := range ks {
-		fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerByte: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerByte)
+		fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerString, k.Cost.PerByte)
 	}
-	fmt.Fprintf(&b, "  %-15s DefaultZstdDecode = Cost{PerValue: %g, PerByte: %g}\n", "zstd", r.Zstd.PerValue, r.Zstd.PerByte)
+	fmt.Fprintf(&b, "  %-15s DefaultZstdDecode = ZstdCost{PerFrame: %g, PerByte: %g}\n", "zstd", r.Zstd.PerFrame, r.Zstd.PerByte)
 	return b.String()
 }

@@ -3,7 +3,6 @@ package calibrate_test
 import (
 	"testing"
 
-	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/calibrate"
 )
@@ -19,7 +18,7 @@ func TestRun(t *testing.T) {
 		if len(k.Samples) == 0 {
 			t.Errorf("%v: no case measured", k.Kind)
 		}
-		if k.Cost.PerValue < 0 || k.Cost.PerByte < 0 {
+		if k.Cost.PerValue < 0 || k.Cost.PerString < 0 || k.Cost.PerByte < 0 {
 			t.Errorf("%v: negative cost %+v", k.Kind, k.Cost)
 		}
 	}
@@ -44,13 +43,17 @@ func BenchmarkCalibrate(b *testing.B) {
 		}
 	}
 	for _, k := range res.Kinds {
-		b.ReportMetric(k.Cost.PerValue, k.Kind.String()+"-ns/value")
+		if k.Cost.PerValue > 0 {
+			b.ReportMetric(k.Cost.PerValue, k.Kind.String()+"-ns/value")
+		}
+		if k.Cost.PerString > 0 {
+			b.ReportMetric(k.Cost.PerString, k.Kind.String()+"-ns/string")
+		}
 		if k.Cost.PerByte > 0 {
 			b.ReportMetric(k.Cost.PerByte, k.Kind.String()+"-ns/byte")
 		}
 	}
-	b.ReportMetric(res.Zstd.PerValue, "zstd-ns/frame")
+	b.ReportMetric(res.Zstd.PerFrame, "zstd-ns/frame")
 	b.ReportMetric(res.Zstd.PerByte, "zstd-ns/byte")
 	b.Log("\n" + res.Report())
-	_ = encoding.Cost{}
 }

@@ -49,7 +49,7 @@ func NewCodec(blockSize int) *encoding.Codec {
 		Kind:    encoding.KindDelta,
 		Types:   encoding.IntegerTypes,
 		Open:    open,
-		Decode:  encoding.Cost{PerValue: 1.30}, // strata calibrate (docs/benchmarks.md)
+		Decode:  encoding.Cost{PerValue: 1.24}, // strata calibrate (docs/benchmarks.md)
 		Encoder: encoder{blockSize: blockSize},
 	}
 }

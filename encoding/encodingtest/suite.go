@@ -185,8 +185,11 @@ func (s *suite) declarations(t *testing.T) {
 	if c.Open == nil {
 		t.Errorf("%v has no Open", c.Kind)
 	}
-	if c.Decode.PerValue <= 0 && c.Decode.PerByte <= 0 {
-		t.Errorf("%v declares no Decode cost: measure it with strata calibrate", c.Kind)
+	if c.Types.Has(encoding.Binary) && c.Decode.PerString <= 0 && c.Decode.PerByte <= 0 {
+		t.Errorf("%v declares no Decode cost for binary values: measure it with strata calibrate", c.Kind)
+	}
+	if (c.Types == 0 || c.Types&^encoding.TypesOf(encoding.Binary) != 0) && c.Decode.PerValue <= 0 {
+		t.Errorf("%v declares no Decode cost for fixed-width values: measure it with strata calibrate", c.Kind)
 	}
 	if c.Fallback && (c.Encoder == nil || c.Types != encoding.AllTypes && c.Types != 0) {
 		t.Errorf("%v is the Fallback but does not store every type", c.Kind)
