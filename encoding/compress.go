@@ -51,9 +51,32 @@ func fastEncoder() *zstd.Encoder {
 	return zfast
 }
 
+var (
+	zbestOnce sync.Once
+	zbest     *zstd.Encoder
+)
+
+// bestEncoder is zstd's strongest level, which OptimizeSize uses on every
+// leaf: several times slower to write than the default level, 5-10 %
+// smaller on text, and as fast to inflate.
+func bestEncoder() *zstd.Encoder {
+	zbestOnce.Do(func() {
+		zbest, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+	})
+	return zbest
+}
+
 // ZstdAppend appends the zstd frame of src to dst.
 func ZstdAppend(dst, src []byte) []byte {
-	if len(src) >= largeLeaf {
+	return zstdAppend(dst, src, false)
+}
+
+func zstdAppend(dst, src []byte, best bool) []byte {
+	switch {
+	case best:
+		return bestEncoder().EncodeAll(src, dst)
+	case len(src) >= largeLeaf:
 		return fastEncoder().EncodeAll(src, dst)
 	}
 	return encoder().EncodeAll(src, dst)
@@ -91,6 +114,15 @@ func decompress(src []byte, rawLen int) ([]byte, error) {
 // minSaving (a fraction, e.g. 0.02) of the node's size; else it returns node.
 // dst is reused for the result when possible.
 func Compress(node []byte, minSaving float64, opts *Options) ([]byte, error) {
+	return compress(node, minSaving, false, opts)
+}
+
+// CompressBest is Compress at zstd's strongest level.
+func CompressBest(node []byte, minSaving float64, opts *Options) ([]byte, error) {
+	return compress(node, minSaving, true, opts)
+}
+
+func compress(node []byte, minSaving float64, best bool, opts *Options) ([]byte, error) {
 	h, err := ParseHeader(node, 0, opts)
 	if err != nil {
 		return nil, err
@@ -103,7 +135,7 @@ func Compress(node []byte, minSaving float64, opts *Options) ([]byte, error) {
 	// compression instead of a full one.
 	if len(h.Body) > 4*probeSize {
 		mid := len(h.Body)/2 - probeSize/2
-		probe := ZstdAppend(nil, h.Body[mid:mid+probeSize])
+		probe := zstdAppend(nil, h.Body[mid:mid+probeSize], best)
 		if float64(len(probe)) > float64(probeSize)*(1-minSaving/2) {
 			return node, nil
 		}
@@ -113,7 +145,7 @@ func Compress(node []byte, minSaving float64, opts *Options) ([]byte, error) {
 	out = append(out, node[:prefix]...)
 	out[2] |= FlagZstd
 	out = appendUvarint(out, uint64(len(h.Body)))
-	out = ZstdAppend(out, h.Body)
+	out = zstdAppend(out, h.Body, best)
 	if float64(len(out)) > float64(len(node))*(1-minSaving) {
 		return node, nil
 	}

@@ -61,12 +61,14 @@ const (
 	// decodes clearly faster: 16 ns of decoding are worth a byte (w =
 	// 1/16), which minimizes the time to fetch a chunk at 62.5 MB/s and
 	// decode it. FSST is kept for text that zstd stores smaller when it
-	// decodes over 16 ns faster per byte saved (TPC-H l_comment: about 23),
-	// and zstd on a leaf must save at least the 7 µs its frame costs to set
-	// up and a tenth of the leaf (its per-byte inflate time).
+	// decodes over 16 ns faster per byte saved (TPC-H l_comment: about 20),
+	// and zstd on a leaf must save at least 500 bytes (the 8 µs its frame
+	// costs to set up) and about a tenth of the leaf (its inflate time per
+	// byte).
 	OptimizeBalanced Optimize = iota
 	// OptimizeSize ignores decode time (w = 0): the smallest estimate wins,
-	// and zstd is kept wherever it saves Policy.MinSaving.
+	// and zstd, at its strongest level (slower to write, as fast to
+	// inflate), is kept wherever it saves Policy.MinSaving.
 	OptimizeSize
 	// OptimizeSpeed weighs a nanosecond as a byte (w = 1, fetching at
 	// 1 GB/s from a local disk or the page cache): decode time decides, and
@@ -147,7 +149,7 @@ type Policy struct {
 // DefaultPolicy returns the policy Strata writes with.
 func DefaultPolicy(r *Registry) *Policy {
 	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdDecode: DefaultZstdDecode,
-		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, Finalists: 2, FinalistWindow: 0.25}
+		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, Finalists: 3, FinalistWindow: 0.25}
 }
 
 // Encode selects an encoding tree for vals and appends the root node to dst.
@@ -301,6 +303,14 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	return c.encodeWith(dst, vals, st, best.cd, nil)
 }
 
+// decodedBytes is the size of the values of a sequence stored plainly.
+func decodedBytes(st *Stats) int {
+	if st.Type == Binary {
+		return st.TotalBytes
+	}
+	return st.N * max(st.Type.Size(), 1)
+}
+
 func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree) ([]byte, *Tree, error) {
 	start := len(dst)
 	dst = AppendHeader(dst, cd.Kind, st.Type, st.N)
@@ -324,7 +334,11 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 	if wantZstd && c.nest <= zstdTrialNest {
 		node := out[start:]
 		if need := c.zstdNeed(float64(len(node)) * c.scale); need < 1 {
-			z, err := Compress(node, need, nil)
+			compress := Compress
+			if c.p.Optimize == OptimizeSize {
+				compress = CompressBest
+			}
+			z, err := compress(node, need, nil)
 			if err != nil {
 				return dst[:start], nil, err
 			}
@@ -368,8 +382,10 @@ type candidate struct {
 	tree       *Tree
 	// sure is false when the estimate rests on what a sample cannot show
 	// well: zstd (long-range repeats), a scaled alphabet or symbol table,
-	// or the children of a composite (estimated without zstd).
+	// or the children of a composite.
 	sure bool
+	// zstd: the trial compressed some node of the candidate.
+	zstd bool
 }
 
 func (c *Ctx) cost(size, time float64) float64 { return size + c.p.Optimize.Weight()*time }
@@ -380,10 +396,17 @@ func (c *Ctx) cost(size, time float64) float64 { return size + c.p.Optimize.Weig
 // trial-encoded, whole when the sequence has at most ExactBelow values,
 // else on a sample of SampleRuns × SampleLen values whose size it scales
 // (SampleScaler). The trial applies zstd where the post-pass would (see
-// zstdTrialNest). For a column's own values, when the two best estimates
-// are within FinalistWindow and one of them rests on what a sample shows
-// poorly (zstd, a scaled alphabet, a composite's children), both are
-// encoded whole and the better result is kept as it is.
+// zstdTrialNest).
+//
+// A sample misses what only the whole sequence shows: zstd finds repeats
+// thousands of rows apart, a dictionary's alphabet is larger. So for a
+// column's own values the plain layout (the Fallback, with zstd) is encoded
+// whole, an exact yardstick, and compared with its sample's trial: when zstd
+// does better on the whole by a factor f < 1, the estimates of candidates
+// whose trial used zstd are scaled by f to rank them. Then the candidates
+// whose (ranked) estimate rests on a sample and lies within FinalistWindow
+// of the best, at most Finalists of them, are encoded whole, and the least
+// cost among those results and the exact estimates wins.
 func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 	var cands []candidate
 	var sample any = vals
@@ -394,6 +417,8 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		sampleSt = ComputeStats(sample)
 		scale = float64(st.N) / float64(max(sampleSt.N, 1))
 	}
+	whole := scale != 1 && !c.trial && c.ownValues() && c.p.Finalists > 0
+	f := 1.0 // zstd's ratio on the whole sequence over its ratio on the sample
 	for _, cd := range c.p.Registry.Codecs() {
 		if !c.allowed(cd, st) {
 			continue
@@ -411,29 +436,41 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			cands = append(cands, k)
 			continue
 		}
-		if zstd && cd.Fallback && st.Type == Binary && scale != 1 && !c.trial && c.ownValues() {
-			// zstd on a sample of text misses the repeats a whole chunk
-			// holds, so the plain layout of a column's own binary values
-			// is compressed whole: an exact yardstick, kept as it is if it
-			// wins.
-			node, tree, err := c.encodeWith(nil, vals, st, cd, nil)
-			if err != nil {
-				continue
-			}
-			k.size, k.time, k.node, k.tree, k.sure = float64(len(node)), tree.time, node, tree, true
-			cands = append(cands, k)
-			continue
-		}
 		tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true, nest: c.nest + 1, scale: c.scale * scale}
 		node, tree, err := tc.encodeWith(nil, sample, sampleSt, cd, nil)
 		if err != nil {
 			continue
 		}
+		if zstd && cd.Fallback && whole {
+			// The yardstick: encoded whole, kept as it is if it wins.
+			wnode, wtree, err := c.encodeWith(nil, vals, st, cd, nil)
+			if err != nil {
+				continue
+			}
+			if hasZstd(tree) && hasZstd(wtree) {
+				f = min(1, float64(len(wnode))/float64(max(decodedBytes(st), 1))/
+					(float64(len(node))/float64(max(decodedBytes(sampleSt), 1))))
+			}
+			k.size, k.time, k.node, k.tree, k.sure = float64(len(wnode)), wtree.time, wnode, wtree, true
+			cands = append(cands, k)
+			continue
+		}
 		k.time = tree.time
+		k.zstd = hasZstd(tree)
 		k.sure = scale == 1 || (len(tree.Children) == 0 && !tree.Zstd)
+		exact, sampleEst := -1, -1
+		if size, ok := cd.Encoder.Estimate(st); ok {
+			if e, ok := cd.Encoder.Estimate(sampleSt); ok {
+				exact, sampleEst = size+headerSize(st), e+headerSize(sampleSt)
+			}
+		}
 		switch sc, ok := cd.Encoder.(SampleScaler); {
 		case scale == 1:
 			k.size = float64(len(node))
+		case exact >= 0:
+			// The size before zstd is known exactly (a constant does not
+			// grow with the rows): the sample tells only what zstd saves.
+			k.size = float64(exact) * min(float64(len(node))/float64(max(sampleEst, 1)), 1)
 		case ok:
 			k.size, k.sure = float64(sc.ScaleSample(node, sampleSt, st)), false
 		default:
@@ -444,41 +481,59 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 	if len(cands) == 0 {
 		return candidate{}, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		return c.cost(cands[i].size, cands[i].time) < c.cost(cands[j].size, cands[j].time)
-	})
-	best := cands[0]
-	if scale == 1 || c.trial || !c.ownValues() || c.p.Finalists < 2 {
-		return best, nil
-	}
-	// Encode the finalists whole and keep the better one, unless both
-	// estimates are sure.
-	limit := c.cost(best.size, best.time) * (1 + c.p.FinalistWindow)
-	var fin []candidate
-	for _, k := range cands {
-		if len(fin) == c.p.Finalists || c.cost(k.size, k.time) > limit {
-			break
+	rank := func(k candidate) float64 {
+		if k.zstd && !k.sure {
+			return c.cost(k.size*f, k.time)
 		}
-		fin = append(fin, k)
+		return c.cost(k.size, k.time)
 	}
-	if len(fin) < 2 || (fin[0].sure && fin[1].sure) {
+	sort.SliceStable(cands, func(i, j int) bool { return rank(cands[i]) < rank(cands[j]) })
+	best := cands[0]
+	if !whole {
 		return best, nil
 	}
+	// Encode the finalists whole; the least cost among them and the exact
+	// estimates wins.
+	limit := rank(best) * (1 + c.p.FinalistWindow)
 	var kept candidate
 	keptCost := math.Inf(1)
-	for _, k := range fin {
+	n := 0
+	for _, k := range cands {
+		if k.sure || k.node != nil {
+			if cost := c.cost(k.size, k.time); cost < keptCost {
+				kept, keptCost = k, cost
+			}
+			continue
+		}
+		if n == c.p.Finalists || rank(k) > limit {
+			continue
+		}
+		n++
 		node, tree, err := c.encodeWith(nil, vals, st, k.cd, nil)
 		if err != nil {
 			continue
 		}
 		if cost := c.cost(float64(len(node)), tree.time); cost < keptCost {
-			kept, keptCost = candidate{cd: k.cd, size: float64(len(node)), time: tree.time, node: node, tree: tree}, cost
+			kept, keptCost = candidate{cd: k.cd, size: float64(len(node)), time: tree.time, node: node, tree: tree, sure: true}, cost
 		}
 	}
-	if kept.node == nil {
+	if kept.cd == nil {
 		return best, nil
 	}
 	return kept, nil
+}
+
+// hasZstd reports whether any node of t has a zstd body.
+func hasZstd(t *Tree) bool {
+	if t.Zstd {
+		return true
+	}
+	for _, ch := range t.Children {
+		if hasZstd(ch) {
+			return true
+		}
+	}
+	return false
 }
 
 // headerSize is the size of a node's prefix (kind, type, flags, rows).
