@@ -51,6 +51,10 @@ var fuzzSeeds = sync.OnceValue(func() [][]byte {
 	sf := shapesSchema().Fields()
 	nested := arrow.NewSchema(sf[:7], nil)
 	add(&table{sch: nested, flats: []string{"fm"}, recs: []arrow.RecordBatch{g.Record(mem, nested, 12)}}, strata.WriteOptions{})
+	// shared dictionaries and Correlated columns, two stripes
+	lsch, lrecs := goldenLayout()
+	add(&table{sch: lsch, recs: []arrow.RecordBatch{lrecs[0].NewSlice(0, 1200), lrecs[1].NewSlice(0, 1100)}},
+		strata.WriteOptions{StripeBytes: 64 << 10, ChunkValues: 256, ChunkTarget: 256})
 	// random nested with FlatMap metadata, several stripes and groups
 	for seed := range uint64(3) {
 		g := randtable.New(100+seed, randtable.Options{MaxDepth: 2, FlatMapKey: shred.FlatMapMetadataKey})

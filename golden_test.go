@@ -59,6 +59,52 @@ var goldenCases = []goldenCase{
 	{"types", strata.WriteOptions{ChunkValues: 64}, goldenTypes},
 	{"flatmap", strata.WriteOptions{StripeBytes: 4 << 10, FlatMap: []string{"attrs", "counts"}}, goldenFlatMap},
 	{"nozstd", strata.WriteOptions{NoZstd: true, StripeBytes: 8 << 10, ChunkValues: 128}, goldenNested},
+	// byte-sized chunks, stripe-scoped shared dictionaries (kind 17) and
+	// Correlated columns (kind 18)
+	{"layout", strata.WriteOptions{ChunkValues: 1024, ChunkTarget: 1 << 10, StripeBytes: 96 << 10}, goldenLayout},
+}
+
+// goldenLayout returns 6000 rows whose columns exercise the stripe-level
+// layouts: low-cardinality text and integers, cut into several chunks per
+// stripe, share one alphabet per stripe (one with nulls); a receipt date
+// lies 1..30 days after a ship date and an end time after a
+// start time (0..15 seconds), so both are stored relative to their earlier column.
+func goldenLayout() (*arrow.Schema, []arrow.RecordBatch) {
+	i64, i32, str, date := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "ship", Type: date}, {Name: "receipt", Type: date},
+		{Name: "start", Type: i64}, {Name: "end", Type: i64},
+		{Name: "mode", Type: str}, {Name: "county", Type: str, Nullable: true},
+		{Name: "code", Type: i32},
+	}, nil)
+	r := rand.New(rand.NewPCG(2024, 17))
+	counties := make([]string, 300)
+	for i := range counties {
+		counties[i] = fmt.Sprintf("County %03d of %s", i, []string{"Alabama", "Ohio", "Utah", "Maine"}[i%4])
+	}
+	var recs []arrow.RecordBatch
+	t := int64(1_700_000_000)
+	for range 3 {
+		b := array.NewRecordBuilder(mem, sch)
+		for range 2000 {
+			ship := arrow.Date32(8036 + r.IntN(2500))
+			b.Field(0).(*array.Date32Builder).Append(ship)
+			b.Field(1).(*array.Date32Builder).Append(ship + 1 + arrow.Date32(r.IntN(30)))
+			t += int64(r.IntN(1000))
+			b.Field(2).(*array.Int64Builder).Append(t)
+			b.Field(3).(*array.Int64Builder).Append(t + int64(r.IntN(16)))
+			b.Field(4).(*array.StringBuilder).Append([]string{"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"}[r.IntN(7)])
+			if r.IntN(10) == 0 {
+				b.Field(5).AppendNull()
+			} else {
+				b.Field(5).(*array.StringBuilder).Append(counties[r.IntN(len(counties))])
+			}
+			b.Field(6).(*array.Int32Builder).Append(int32(1000 * r.IntN(200)))
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	return sch, recs
 }
 
 // lineitemLike returns 600 rows shaped like TPC-H lineitem: sorted keys,

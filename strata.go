@@ -95,6 +95,19 @@ type ScanStats = read.ScanStats
 // AggValue is one aggregate result.
 type AggValue = read.AggValue
 
+// TakeOptions select the columns of File.TakeContext.
+type TakeOptions = read.TakeOptions
+
+// AggregateOptions select the rows of File.AggregateContext.
+type AggregateOptions = read.AggregateOptions
+
+// Split is a stripe-aligned piece of a file for one worker of a
+// distributed scan (File.Splits, ScanOptions.Split).
+type Split = read.Split
+
+// ParseSplit decodes a Split from its JSON form.
+func ParseSplit(b []byte) (*Split, error) { return read.ParseSplit(b) }
+
 // OpenOptions tune Open; the zero value gives the defaults.
 type OpenOptions struct {
 	// Verify reads the whole file on open and checks its checksum, so a
@@ -112,11 +125,18 @@ type OpenOptions struct {
 	// multiple of the limit per projected column. Zero keeps the defaults
 	// (about 1-2 GiB per buffer).
 	MaxMemory int64
+	// Parallelism is how many goroutines a query decodes on: 0 means all
+	// cores, 1 the calling goroutine only (ScanOptions can override it).
+	Parallelism int
+	// PrefetchBytes bounds what a parallel scan holds ahead of its caller
+	// (fetched bytes and decoded batches not yet returned); 0 means
+	// read.DefaultPrefetchBytes.
+	PrefetchBytes int64
 }
 
 // readOptions turns OpenOptions into the reader's limits.
 func (o OpenOptions) readOptions() read.Options {
-	ro := read.Options{Verify: o.Verify}
+	ro := read.Options{Verify: o.Verify, Parallelism: o.Parallelism, PrefetchBytes: o.PrefetchBytes}
 	if m := o.MaxMemory; m > 0 {
 		lim := int(min(m, 1<<40))
 		dec := *all.Options()
@@ -135,6 +155,9 @@ func (o OpenOptions) readOptions() read.Options {
 // Open opens a Strata file: a local path, or a URL whose scheme a source
 // package has registered with iox (import strata/iox/s3 for s3:// and
 // https:// URLs, strata/iox/remote for https:// alone).
+// Queries decode on all cores by default, and the file's metadata stays
+// in the process-wide cache (read.DefaultMetaCache): opening the same file
+// again reads nothing until it changes.
 func Open(path string) (*File, error) { return OpenContext(context.Background(), path) }
 
 // OpenContext is Open whose reading of the file's metadata (and, for a

@@ -42,7 +42,40 @@ type Result struct {
 	QMonth  *Fig // ms
 	QAgg    *Fig // ms
 	Take    *Fig // µs per row
-	Errors  []string
+	// TakeCold is take with the system's own caches dropped before each
+	// run and every row in a chunk no earlier row of the run touched
+	// (systems that implement coldTaker only).
+	TakeCold *Fig // µs per row
+	// IO holds, per query, the requests and bytes one run read (systems
+	// that implement ioCounter only).
+	IO     map[string][2]int64
+	Errors []string
+}
+
+// coldTaker is implemented by systems that can drop the caches they keep of
+// opened data, so that lookups can be timed cold.
+type coldTaker interface {
+	DropCaches()
+}
+
+// ioCounter is implemented by systems that count the requests and bytes
+// their last query read.
+type ioCounter interface {
+	LastIO() (requests, bytes int64)
+}
+
+// coldRows keeps, in order, the rows of rows that fall in a block of 8192
+// rows (the default chunk of Strata's writer) no earlier kept row fell in.
+func coldRows(rows []int64) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, r := range rows {
+		if !seen[r/8192] {
+			seen[r/8192] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Report is the whole run.
@@ -140,7 +173,26 @@ func measure(s System, src *Source, wl *Workload, dir string, runs int, ck *cros
 		if perRow > 0 {
 			unit = "µs/row"
 		}
-		fmt.Fprintf(log, "  %-8s %10.3f %s (min %.3f, max %.3f), %d rows\n", name, f.Median, unit, f.Min, f.Max, out.Rows)
+		io := ""
+		if c, ok := s.(ioCounter); ok {
+			req, n := c.LastIO()
+			if res.IO == nil {
+				res.IO = map[string][2]int64{}
+			}
+			res.IO[name] = [2]int64{req, n}
+			io = fmt.Sprintf(", %d requests, %d bytes", req, n)
+			if ct, ok := s.(coldTaker); ok && perRow == 0 {
+				// Once more, untimed, with the system's caches dropped: what
+				// the query reads when nothing is cached.
+				ct.DropCaches()
+				if _, err := q(false); err == nil {
+					req, n := c.LastIO()
+					res.IO[name+"_cold"] = [2]int64{req, n}
+					io += fmt.Sprintf(" (cold: %d requests, %d bytes)", req, n)
+				}
+			}
+		}
+		fmt.Fprintf(log, "  %-8s %10.3f %s (min %.3f, max %.3f), %d rows%s\n", name, f.Median, unit, f.Min, f.Max, out.Rows, io)
 		return f
 	}
 
@@ -172,6 +224,23 @@ func measure(s System, src *Source, wl *Workload, dir string, runs int, ck *cros
 				}
 				return s.Take(rows, false)
 			}, len(rows))
+			if ct, ok := s.(coldTaker); ok {
+				cold := coldRows(rows)
+				var xs []float64
+				for range runs {
+					ct.DropCaches()
+					t0 := time.Now()
+					if _, err := s.Take(cold, false); err != nil {
+						fail("take_cold", err)
+						break
+					}
+					xs = append(xs, float64(time.Since(t0).Nanoseconds())/1e3/float64(len(cold)))
+				}
+				if res.TakeCold = summarize(xs); res.TakeCold != nil {
+					fmt.Fprintf(log, "  %-8s %10.3f µs/row (min %.3f, max %.3f), %d rows in distinct chunks, caches dropped before each run\n",
+						"take_cold", res.TakeCold.Median, res.TakeCold.Min, res.TakeCold.Max, len(cold))
+				}
+			}
 		}
 	}
 	return res

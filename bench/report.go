@@ -41,6 +41,7 @@ var metrics = []metric{
 	{"q_month", "ms", "q_month_ms", figGet(func(r *Result) *Fig { return r.QMonth }), func(r *Result) *Fig { return r.QMonth }},
 	{"q_agg", "ms", "q_agg_ms", figGet(func(r *Result) *Fig { return r.QAgg }), func(r *Result) *Fig { return r.QAgg }},
 	{"take", "µs/row", "take_us", figGet(func(r *Result) *Fig { return r.Take }), func(r *Result) *Fig { return r.Take }},
+	{"take_cold", "µs/row", "take_cold_us", figGet(func(r *Result) *Fig { return r.TakeCold }), func(r *Result) *Fig { return r.TakeCold }},
 }
 
 func baseline(rep *Report) *Result {
@@ -127,11 +128,43 @@ func printTable(w io.Writer, rep *Report) {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
+	printIO(w, rep)
 	for _, r := range rep.Results {
 		for _, e := range r.Errors {
 			fmt.Fprintf(w, "error: %s/%s: %s\n", r.System, r.Variant, e)
 		}
 	}
+}
+
+// printIO lists the requests and bytes one run of each query read, for the
+// systems that count them.
+func printIO(w io.Writer, rep *Report) {
+	queries := []string{"scan", "q_range", "q_range_cold", "q_month", "q_month_cold", "q_agg", "q_agg_cold", "take"}
+	any := false
+	for _, r := range rep.Results {
+		any = any || len(r.IO) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintf(w, "\nrequests / bytes read by one run (take: all lookups of a run; _cold: caches dropped first)\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "system/variant\t"+strings.Join(queries, "\t")+"\t")
+	for _, r := range rep.Results {
+		if len(r.IO) == 0 {
+			continue
+		}
+		row := []string{r.System + "/" + r.Variant}
+		for _, q := range queries {
+			if v, ok := r.IO[q]; ok {
+				row = append(row, fmt.Sprintf("%d / %s", v[0], groupDigits(v[1])))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
 }
 
 // jsonResult is one entry of the JSON report; nil pointers encode as null.
@@ -145,6 +178,8 @@ type jsonResult struct {
 	QMonthMs *float64              `json:"q_month_ms"`
 	QAggMs   *float64              `json:"q_agg_ms"`
 	TakeUs   *float64              `json:"take_us"`
+	TakeCold *float64              `json:"take_cold_us"`
+	IO       map[string][2]int64   `json:"io,omitempty"`
 	Spread   map[string][2]float64 `json:"spread"`
 	Errors   []string              `json:"errors,omitempty"`
 }
@@ -168,8 +203,8 @@ func toJSON(rep *Report) jsonReport {
 	for _, r := range rep.Results {
 		j := jsonResult{System: r.System, Variant: r.Variant, Bytes: r.Bytes,
 			WriteMs: med(r.Write), ScanMs: med(r.Scan), QRangeMs: med(r.QRange),
-			QMonthMs: med(r.QMonth), QAggMs: med(r.QAgg), TakeUs: med(r.Take),
-			Spread: map[string][2]float64{}, Errors: r.Errors}
+			QMonthMs: med(r.QMonth), QAggMs: med(r.QAgg), TakeUs: med(r.Take), TakeCold: med(r.TakeCold),
+			IO: r.IO, Spread: map[string][2]float64{}, Errors: r.Errors}
 		for _, m := range metrics[1:] {
 			if f := m.spread(r); f != nil {
 				j.Spread[m.jsonKey] = [2]float64{f.Min, f.Max}

@@ -3,11 +3,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"reflect"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -21,6 +21,7 @@ type strataSys struct {
 	variant string
 	cfg     config
 	f       *strata.File
+	last    strata.ScanStats
 }
 
 func newStrataSys(variant string, cfg config) *strataSys {
@@ -49,8 +50,9 @@ func (s *strataSys) Write(dir string, src *Source) (string, error) {
 	return path, nil
 }
 
+// Open opens the file with one query decoding on --threads goroutines.
 func (s *strataSys) Open(path string) error {
-	f, err := strata.Open(path)
+	f, err := strata.OpenWith(context.Background(), path, strata.OpenOptions{Parallelism: s.cfg.threads})
 	if err != nil {
 		return err
 	}
@@ -76,7 +78,10 @@ func (s *strataSys) scan(opts strata.ScanOptions, verify bool) (Out, error) {
 	if err != nil {
 		return out, err
 	}
-	defer sc.Close()
+	defer func() {
+		s.last = sc.Stats()
+		sc.Close()
+	}()
 	for {
 		rec, err := sc.Next()
 		if errors.Is(err, io.EOF) {
@@ -109,22 +114,15 @@ func (s *strataSys) QMonth(w *Workload, verify bool) (Out, error) {
 	return s.scan(strata.ScanOptions{Columns: monthCols, Where: monthWhere(w)}, verify)
 }
 
-// QAgg calls File.Aggregate through reflection so that the harness keeps
-// building whichever of the facade's signatures is current
-// (([]AggValue, error) or ([]AggValue, ScanStats, error)), and reports the
-// query as unsupported if the method is missing.
+// QAgg runs File.Aggregate.
 func (s *strataSys) QAgg(w *Workload) (Out, error) {
-	m := reflect.ValueOf(s.f).MethodByName("Aggregate")
-	if !m.IsValid() {
-		return Out{}, fmt.Errorf("strata: File.Aggregate missing: %w", errUnsupported)
+	vals, st, err := s.f.Aggregate("count(*), sum(l_quantity)", monthWhere(w))
+	if err != nil {
+		return Out{}, err
 	}
-	res := m.Call([]reflect.Value{reflect.ValueOf("count(*), sum(l_quantity)"), reflect.ValueOf(monthWhere(w))})
-	if e := res[len(res)-1]; !e.IsNil() {
-		return Out{}, e.Interface().(error)
-	}
-	vals, ok := res[0].Interface().([]strata.AggValue)
-	if !ok || len(vals) != 2 {
-		return Out{}, fmt.Errorf("strata: Aggregate returned %v", res[0].Interface())
+	s.last = st
+	if len(vals) != 2 {
+		return Out{}, fmt.Errorf("strata: Aggregate returned %v", vals)
 	}
 	out := Out{AggCount: vals[0].Int()}
 	if !vals[1].Null {
@@ -139,13 +137,16 @@ func (s *strataSys) Take(rows []int64, verify bool) (Out, error) {
 	if verify {
 		out.Sum = newChecksum()
 	}
+	s.last = strata.ScanStats{}
 	one := make([]int64, 1)
 	for _, r := range rows {
 		one[0] = r
-		rec, err := s.f.Take(one, nil)
+		rec, st, err := s.f.TakeContext(context.Background(), one, strata.TakeOptions{})
 		if err != nil {
 			return out, err
 		}
+		s.last.Requests += st.Requests
+		s.last.BytesRead += st.BytesRead
 		if rec.NumRows() != 1 {
 			rec.Release()
 			return out, fmt.Errorf("strata: take row %d returned %d rows", r, rec.NumRows())
@@ -161,5 +162,12 @@ func (s *strataSys) Take(rows []int64, verify bool) (Out, error) {
 	}
 	return out, nil
 }
+
+// DropCaches forgets the decoders lookups keep opened (the metadata stays
+// cached), so that take can be timed cold.
+func (s *strataSys) DropCaches() { s.f.DropCaches() }
+
+// LastIO reports the requests and bytes the last scan or aggregate read.
+func (s *strataSys) LastIO() (int64, int64) { return s.last.Requests, s.last.BytesRead }
 
 var _ arrow.Record

@@ -127,6 +127,11 @@ type Options struct {
 	MaxBytes int
 	// MaxDepth bounds the nesting of encoding trees.
 	MaxDepth int
+	// Resolver, set by a file reader for one chunk, gives the chunk's
+	// decoders what its nodes refer to outside themselves (a stripe's
+	// shared alphabet, a reference column). Nodes that refer outside
+	// themselves fail to open without one.
+	Resolver Resolver
 }
 
 // Default decode limits.

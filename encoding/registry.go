@@ -52,6 +52,20 @@ type Codec struct {
 	// must count distinct values (the costliest statistic; other replays
 	// skip it).
 	NeedsDistinct bool
+	// NeedsShared: the encoder encodes against the stripe-scoped alphabet
+	// the writer sets in Policy.Shared (SharedDictionary), so selection
+	// offers it, and replays it, only when the policy carries one.
+	// BuildShared builds that alphabet from a stream's values of a stripe
+	// (nil when they hold more than maxDistinct distinct values), to be
+	// defined by chunk `chunk` of the stream.
+	NeedsShared bool
+	BuildShared func(vals any, chunk, maxDistinct int) SharedAlphabet
+	// EncodeRelative, for an encoding that stores a column relative to
+	// another column of the stripe (Correlated), appends the node of vals
+	// against ref (the reference's values for the same rows, nulls as 0,
+	// from stream refStream) to dst, replaying force when non-nil. Writers
+	// build such nodes themselves; selection never offers them.
+	EncodeRelative func(p *Policy, dst []byte, vals, ref any, refStream int, force *Tree) ([]byte, *Tree, error)
 	// Zstd: the policy's zstd post-pass may compress the node's body (kept
 	// where it pays, see Optimize). Plain and bit-packed layouts benefit;
 	// encodings that nest children leave compression to their leaves.

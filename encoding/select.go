@@ -144,6 +144,11 @@ type Policy struct {
 	// Force replays a tree: each node takes the forced kind when it fits the
 	// data, otherwise selection runs for that subtree.
 	Force *Tree
+	// Shared is the stripe-scoped alphabet (Codec.BuildShared) the writer
+	// built for the stream being encoded, nil when it has none. Codecs that
+	// declare NeedsShared (SharedDictionary) are offered only with one, and
+	// are RootOnly: they encode a column's own values.
+	Shared SharedAlphabet
 }
 
 // DefaultPolicy returns the policy Strata writes with.
@@ -205,6 +210,9 @@ type Ctx struct {
 // Depth is the depth of the node being encoded.
 func (c *Ctx) Depth() int { return c.depth }
 
+// Shared returns the policy's stripe-scoped alphabet (Policy.Shared).
+func (c *Ctx) Shared() SharedAlphabet { return c.p.Shared }
+
 // Trial reports whether this is a size-estimation encode of a sample, whose
 // output is discarded; encoders may skip expensive refinements.
 func (c *Ctx) Trial() bool { return c.trial }
@@ -255,6 +263,9 @@ func (c *Ctx) allowed(cd *Codec, st *Stats) bool {
 	if cd.RootOnly && !c.ownValues() {
 		return false
 	}
+	if cd.NeedsShared && c.p.Shared == nil {
+		return false
+	}
 	return cd.Encoder.Fit(st)
 }
 
@@ -286,7 +297,8 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 		st = ComputeStats(vals)
 	}
 	if c.force != nil {
-		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) {
+		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) &&
+			(!cd.NeedsShared || c.p.Shared != nil && c.ownValues()) {
 			return c.encodeWith(dst, vals, st, cd, c.force)
 		}
 		if st.skipDistinct {

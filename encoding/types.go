@@ -101,7 +101,13 @@ const (
 	KindALPRD          Kind = 14
 	KindFrontCoding    Kind = 15
 	KindDigitText      Kind = 16
-	KindChimp          Kind = 20
+	// KindSharedDictionary nodes define a stripe-scoped alphabet or encode
+	// ids into one; KindCorrelated nodes store a column as its difference
+	// from another column of the stripe. Both resolve what they refer to
+	// through Options.Resolver.
+	KindSharedDictionary Kind = 17
+	KindCorrelated       Kind = 18
+	KindChimp            Kind = 20
 )
 
 var kindNames = map[Kind]string{
@@ -111,6 +117,7 @@ var kindNames = map[Kind]string{
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
 	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
 	KindALPRD: "ALP-RD", KindChimp: "Chimp",
+	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
 }
 
 func (k Kind) String() string {
@@ -162,7 +169,8 @@ type Fixed interface {
 
 // Bytes holds variable-length values in Arrow layout: value i is
 // Data[Offsets[i]:Offsets[i+1]]. len(Offsets) is the value count plus one;
-// Offsets[0] need not be zero.
+// Offsets[0] need not be zero, but Data ends at the last offset, so that
+// values appended later start where it says.
 type Bytes struct {
 	Offsets []int32
 	Data    []byte

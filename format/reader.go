@@ -137,10 +137,19 @@ func parsePostscript(b []byte) (postscript, error) {
 	return ps, nil
 }
 
-// File is an open Strata container. Its methods are safe for concurrent use
-// by many goroutines; stripe groups are loaded on first use and cached.
+// File is an open Strata container: a source and the metadata read from it.
+// Its methods are safe for concurrent use by many goroutines; stripe groups
+// are loaded on first use and cached in the Meta.
 type File struct {
-	src     iox.Source
+	src iox.Source
+	*Meta
+}
+
+// Meta is what Open learns about a container: postscript, footer and the
+// stripe groups loaded so far. It does not hold the source, so Files opened
+// on the same bytes can share it (Bind) and a reader can keep it across
+// opens without another read; groups loaded through any of them are kept.
+type Meta struct {
 	opts    ReaderOptions
 	size    int64
 	ps      postscript
@@ -148,6 +157,23 @@ type File struct {
 	tailOff int64
 	foot    *footer
 	groups  []groupSlot
+	// loaded counts the raw bytes of the stripe groups loaded so far.
+	loaded atomic.Int64
+}
+
+// Bind returns a File reading the bytes m describes from src. The caller
+// vouches that src holds the same bytes as the source m was read from.
+func (m *Meta) Bind(src iox.Source) *File { return &File{src: src, Meta: m} }
+
+// Bytes estimates the memory m holds: the file tail, the decoded footer
+// and the stripe groups loaded so far.
+func (m *Meta) Bytes() int64 {
+	n := int64(len(m.tail)) + m.loaded.Load()
+	n += int64(len(m.foot.stripes))*48 + int64(len(m.foot.groups))*48
+	for _, s := range m.foot.sections {
+		n += int64(len(s.Name)) + 64
+	}
+	return n
 }
 
 type groupSlot struct {
@@ -204,8 +230,8 @@ func Open(ctx context.Context, src iox.Source, opts ReaderOptions) (*File, error
 	if err != nil {
 		return nil, err
 	}
-	return &File{src: src, opts: opts, size: size, ps: ps, tail: tail, tailOff: tailOff,
-		foot: foot, groups: make([]groupSlot, len(foot.groups))}, nil
+	return &File{src: src, Meta: &Meta{opts: opts, size: size, ps: ps, tail: tail, tailOff: tailOff,
+		foot: foot, groups: make([]groupSlot, len(foot.groups))}}, nil
 }
 
 // Source returns the source the file reads from.
@@ -316,6 +342,14 @@ func (f *File) group(ctx context.Context, g int) ([][]StreamInfo, error) {
 		return nil, err
 	}
 	slot.v.Store(&t)
+	n := int64(len(raw))
+	for _, streams := range t {
+		n += int64(len(streams)) * 64
+		for _, s := range streams {
+			n += int64(len(s.Chunks)) * 64
+		}
+	}
+	f.loaded.Add(n)
 	return t, nil
 }
 

@@ -326,6 +326,35 @@ func (w *Writer) AddSection(name string, data []byte) error {
 	return nil
 }
 
+// AddSectionRaw writes a named section stored uncompressed, whatever the
+// writer's metadata compression: its bytes sit at SectionInfo.Offset as
+// given, so a reader may read a sub-range of it without the rest (the
+// section checksum then covers only whole-section reads; a sub-range needs
+// a checksum of its own).
+func (w *Writer) AddSectionRaw(name string, data []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if name == "" || len(name) > MaxNameLen {
+		return fmt.Errorf("format: section name of %d bytes, want 1..%d", len(name), MaxNameLen)
+	}
+	if w.names[name] {
+		return fmt.Errorf("format: section %q added twice", name)
+	}
+	if len(w.foot.sections) >= DefaultMaxSections {
+		return fmt.Errorf("format: more than %d sections", DefaultMaxSections)
+	}
+	r := blobRef{Off: w.off, Size: int64(len(data)), Comp: CompressionNone, Sum: Checksum32(data)}
+	w.write(data)
+	if w.err != nil {
+		return w.err
+	}
+	w.names[name] = true
+	w.foot.sections = append(w.foot.sections, SectionInfo{Name: name, Offset: r.Off, Size: r.Size,
+		Compression: r.Comp, Checksum: r.Sum})
+	return nil
+}
+
 // Close writes the last stripe group, the footer and the postscript. Chunks
 // written since the last FinishStripe are an error. For a Writer made by
 // CreateFile, Close also syncs and closes the file and renames it into

@@ -118,6 +118,66 @@ func UnmarshalStripeStats(b []byte) ([]StripeStats, error) {
 	return out, nil
 }
 
+// BloomRef locates one stripe's bloom filter of one stream inside the
+// stats.bloom section: Len bytes from Off (relative to the section's
+// first byte), whose Checksum32 is Sum.
+type BloomRef struct {
+	Off, Len int64
+	Sum      uint32
+}
+
+// MarshalBloomIndex encodes, per stripe, where its bloom filters lie in
+// the stats.bloom section (refs[stripe][streamID]).
+func MarshalBloomIndex(refs []map[int]BloomRef) []byte {
+	out := binary.AppendUvarint(nil, uint64(len(refs)))
+	for _, m := range refs {
+		out = binary.AppendUvarint(out, uint64(len(m)))
+		for _, id := range sortedKeys(m) {
+			r := m[id]
+			out = binary.AppendUvarint(out, uint64(id))
+			out = binary.AppendUvarint(out, uint64(r.Off))
+			out = binary.AppendUvarint(out, uint64(r.Len))
+			out = binary.LittleEndian.AppendUint32(out, r.Sum)
+		}
+	}
+	return out
+}
+
+// UnmarshalBloomIndex decodes MarshalBloomIndex output; every range must
+// lie within a section of sectionSize bytes.
+func UnmarshalBloomIndex(b []byte, sectionSize int64) ([]map[int]BloomRef, error) {
+	d := dec{b: b, what: "bloom index"}
+	n := d.count(1)
+	out := make([]map[int]BloomRef, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		k := d.count(7)
+		m := make(map[int]BloomRef, k)
+		for j := 0; j < k && d.err == nil; j++ {
+			id := d.count(0)
+			off, ln := d.uvarint(), d.uvarint()
+			var sum uint32
+			if len(d.b) >= 4 {
+				sum = binary.LittleEndian.Uint32(d.b)
+				d.b = d.b[4:]
+			} else if d.err == nil {
+				d.err = encoding.Corruptf("%s: truncated checksum", d.what)
+			}
+			if d.err == nil && (off > uint64(sectionSize) || ln > uint64(sectionSize)-off) {
+				d.err = encoding.Corruptf("%s: stripe %d, stream %d: bloom [%d,+%d) outside the %d-byte section", d.what, i, id, off, ln, sectionSize)
+			}
+			m[id] = BloomRef{Off: int64(off), Len: int64(ln), Sum: sum}
+		}
+		out = append(out, m)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.b) > 0 {
+		return nil, encoding.Corruptf("%s: %d trailing bytes", d.what, len(d.b))
+	}
+	return out, nil
+}
+
 // MarshalKV encodes a string map, keys sorted.
 func MarshalKV(m map[string]string) []byte {
 	ks := make([]string, 0, len(m))

@@ -6,10 +6,10 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"strata/encoding"
-	"strata/meta"
 	"strata/schema"
 	"strata/stats"
 )
@@ -153,59 +153,167 @@ type aggState struct {
 	max        stats.Value
 }
 
+// AggregateOptions select the rows an aggregate folds.
+type AggregateOptions struct {
+	// Where is a filter in the syntax of package filter ("" = every row).
+	Where string
+	// Split limits the aggregate to the stripes of one split.
+	Split *Split
+	// Parallelism overrides the file's Parallelism.
+	Parallelism int
+}
+
 // Aggregate computes count/sum/min/max over the rows matching where. Whole
 // stripes and chunks that the filter accepts on statistics answer count,
 // min and max from statistics; other chunks decode only the aggregated
 // column's surviving rows.
 func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
-	ctx := context.Background()
+	return f.AggregateContext(context.Background(), exprs, AggregateOptions{Where: where})
+}
+
+// AggregateContext is Aggregate under a context and options. Stripes are
+// folded in parallel (and the chunks within a stripe), each stripe's
+// filter and aggregated chunks fetched in one call each.
+func (f *File) AggregateContext(ctx context.Context, exprs string, opts AggregateOptions) ([]AggValue, ScanStats, error) {
 	var st ScanStats
 	specs, err := f.parseAggs(exprs)
 	if err != nil {
 		return nil, st, err
 	}
 	var q *query
-	if where != "" {
-		if q, err = f.compile(where); err != nil {
+	if opts.Where != "" {
+		if q, err = f.compile(opts.Where); err != nil {
 			return nil, st, err
 		}
 	}
-	states := make([]aggState, len(specs))
-	if q != nil && f.filePruned(q) {
-		st.FilePruned = true
+	x := f.newExec(ctx, opts.Parallelism)
+	r, err := f.stripeRange(x.ctx, opts.Split, q, &st)
+	if err != nil {
+		return nil, st, err
 	}
-	for i := 0; i < f.f.NumStripes() && !st.FilePruned; i++ {
-		st.Stripes++
-		rows := int(f.f.Stripe(i).Rows)
-		var sel encoding.Bitmap
-		if q != nil {
-			if sel, err = f.stripeSelection(ctx, i, q, &st); err != nil {
-				return nil, st, err
-			}
-			if sel == nil {
-				continue
-			}
-		} else {
-			st.RowsScanned += int64(rows)
-		}
-		selected := rows
-		if sel != nil {
-			selected = sel.Count()
-			if selected == rows {
-				sel = nil // every row: the whole-chunk paths apply
-			}
-		}
-		for k, s := range specs {
-			if s.col < 0 {
-				states[k].count += int64(selected)
-				continue
-			}
-			if err := f.aggColumn(ctx, i, s, sel, &states[k], &st); err != nil {
-				return nil, st, err
-			}
-		}
-		st.RowsReturned += int64(selected)
+	if x.par > 1 {
+		x.w = newWorkers(x.par)
 	}
+	n := r.hi - r.lo
+	states := make([][]aggState, n)
+	stats := make([]ScanStats, n)
+	run := func(x *exec, k int) error {
+		i := r.lo + k
+		lo, hi := r.rows(f, i)
+		if lo >= hi {
+			return nil
+		}
+		states[k] = make([]aggState, len(specs))
+		return f.aggStripe(x, i, specs, q, int(lo), int(hi), states[k], &stats[k])
+	}
+	if x.w == nil || n <= 1 {
+		for k := 0; k < n && err == nil; k++ {
+			err = run(x, k)
+		}
+	} else {
+		err = f.eachStripe(x, n, run)
+	}
+	if err != nil {
+		return nil, st, err
+	}
+	total := make([]aggState, len(specs))
+	for k := range states {
+		st.add(&stats[k])
+		for j := range states[k] {
+			total[j].merge(&states[k][j])
+		}
+	}
+	return f.aggValues(specs, total), st, nil
+}
+
+// eachStripe runs fn for k in [0, n), each on a goroutine of its own that
+// holds a token; fn may use the tokens left for work within its stripe.
+// The first error cancels the jobs not yet started and those running.
+func (f *File) eachStripe(x *exec, n int, fn func(x *exec, k int) error) error {
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	ctx, cancel := context.WithCancel(x.ctx)
+	defer cancel()
+	x2 := &exec{ctx: ctx, w: x.w, par: x.par}
+	for k := 0; k < n; k++ {
+		if err := x.w.acquire(ctx); err != nil {
+			once.Do(func() { firstErr = err })
+			break
+		}
+		wg.Add(1)
+		go func(k int) {
+			defer func() {
+				x.w.release()
+				wg.Done()
+			}()
+			if err := fn(x2, k); err != nil {
+				once.Do(func() { firstErr = err })
+				cancel()
+			}
+		}(k)
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// aggStripe folds the selected rows [lo, hi) of one stripe into states.
+func (f *File) aggStripe(x *exec, i int, specs []aggSpec, q *query, lo, hi int, states []aggState, st *ScanStats) error {
+	io, err := f.newStripeIO(x.ctx, i)
+	if err != nil {
+		return err
+	}
+	defer io.flush(st)
+	rows := int(f.f.Stripe(i).Rows)
+	var sel encoding.Bitmap
+	if q != nil {
+		if sel, err = f.stripeSelection(x, io, q, lo, hi, st); err != nil || sel == nil {
+			return err
+		}
+	} else {
+		st.RowsScanned += int64(rows)
+	}
+	selected := rows
+	if sel != nil {
+		selected = sel.Count()
+		if selected == rows {
+			sel = nil // every row: the whole-chunk paths apply
+		}
+	}
+	plans := make([][]aggChunk, len(specs))
+	for k, s := range specs {
+		if s.col < 0 {
+			continue
+		}
+		plans[k] = f.aggChunks(io, s, sel, st)
+		for _, c := range plans[k] {
+			if !c.fromStats {
+				if err := io.need(s.stream, c.ci); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := io.fetch(); err != nil {
+		return err
+	}
+	for k, s := range specs {
+		if s.col < 0 {
+			states[k].count += int64(selected)
+			continue
+		}
+		if err := f.aggColumn(x, io, s, sel, plans[k], &states[k], st); err != nil {
+			return err
+		}
+	}
+	st.RowsReturned += int64(selected)
+	return nil
+}
+
+// aggValues turns the folded states into results.
+func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 	out := make([]AggValue, len(specs))
 	for k, s := range specs {
 		v := AggValue{Name: s.name}
@@ -260,67 +368,104 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 		}
 		out[k] = v
 	}
-	return out, st, nil
+	return out
 }
 
-// aggColumn folds one stripe's selected rows of a column into a.
-func (f *File) aggColumn(ctx context.Context, stripe int, s aggSpec, sel encoding.Bitmap, a *aggState, st *ScanStats) error {
-	info, err := f.f.Stream(ctx, stripe, s.stream)
-	if err != nil {
-		return err
-	}
+// aggChunk is one chunk an aggregate reads: its statistics answer it
+// (fromStats: every row selected, count/min/max with exact bounds), or its
+// values must be folded.
+type aggChunk struct {
+	ci        int
+	fromStats bool
+	stats     stats.ColumnStats
+}
+
+// aggChunks lists the chunks of a column holding selected rows; chunks
+// without any are counted as ChunksNoSurvivors.
+func (f *File) aggChunks(io *stripeIO, s aggSpec, sel encoding.Bitmap, st *ScanStats) []aggChunk {
+	info := io.stream(s.stream)
+	cstats, _ := f.chunkStats(io.ctx, io.stripe, s.stream)
+	var out []aggChunk
 	for ci, ch := range info.Chunks {
 		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
-		whole := sel == nil || allIn(sel, lo, hi)
 		if sel != nil && !sel.AnyIn(lo, hi) {
 			st.ChunksNoSurvivors++
 			continue
 		}
-		if whole && s.fn != "sum" && len(ch.Stats) > 0 {
-			if cs, err := meta.DecodeStats(ch.Stats); err == nil && (s.fn == "count" || cs.HasMinMax && !cs.MinTruncated && !cs.MaxTruncated) {
-				st.ChunksAllMatch++
-				a.count += cs.Rows - cs.Nulls
-				if cs.HasMinMax {
-					a.fold(cs.Min, cs.Max)
-				}
-				if cs.NaNs > 0 {
-					a.nan, a.have = true, true
-				}
+		whole := sel == nil || allIn(sel, lo, hi)
+		if whole && s.fn != "sum" && ci < len(cstats) && cstats[ci].ok {
+			if cs := cstats[ci].cs; s.fn == "count" || cs.HasMinMax && !cs.MinTruncated && !cs.MaxTruncated {
+				out = append(out, aggChunk{ci: ci, fromStats: true, stats: cs})
 				continue
 			}
 		}
-		var sub encoding.Bitmap
-		if sel != nil && !whole {
-			sub = extractBits(sel, lo, hi)
-		}
-		before := a.compressed
-		if sub != nil && countRange(sel, lo, hi) < int(ch.Rows)/4 {
-			// Few selected rows: reuse the cached decoder as point lookups
-			// and sparse payload reads do.
-			e, err := f.cachedDecoder(ctx, chunkKey{stripe, s.stream, ci}, int(ch.Rows), st)
-			if err != nil {
-				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
+		out = append(out, aggChunk{ci: ci})
+	}
+	return out
+}
+
+// aggColumn folds one stripe's selected rows of a column into a: chunks
+// answered by statistics first, then the others decoded in parallel into
+// partial states merged in chunk order.
+func (f *File) aggColumn(x *exec, io *stripeIO, s aggSpec, sel encoding.Bitmap, plan []aggChunk, a *aggState, st *ScanStats) error {
+	info := io.stream(s.stream)
+	var todo []aggChunk
+	for _, c := range plan {
+		if c.fromStats {
+			st.ChunksAllMatch++
+			a.count += c.stats.Rows - c.stats.Nulls
+			if c.stats.HasMinMax {
+				a.fold(c.stats.Min, c.stats.Max)
 			}
-			e.mu.Lock()
-			e.dec.Reset()
-			err = f.aggDecoder(e.dec, int(ch.Rows), sub, s, a)
-			e.mu.Unlock()
-			if err != nil {
-				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
+			if c.stats.NaNs > 0 {
+				a.nan, a.have = true, true
 			}
-			st.ChunksAggCompressed += a.compressed - before
 			continue
 		}
-		payloads, err := f.fetchChunks(ctx, stripe, s.stream, []int{ci}, st)
-		if err != nil {
-			return err
+		todo = append(todo, c)
+	}
+	parts := make([]aggState, len(todo))
+	err := x.w.each(x.ctx, len(todo), func(k int) error {
+		ci := todo[k].ci
+		ch := info.Chunks[ci]
+		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
+		var sub encoding.Bitmap
+		if sel != nil && !allIn(sel, lo, hi) {
+			sub = extractBits(sel, lo, hi)
 		}
-		if err := f.aggChunk(payloads[0], int(ch.Rows), sub, s, a); err != nil {
-			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, s.stream, ci, err)
-		}
-		st.ChunksAggCompressed += a.compressed - before
+		// Few selected rows: keep the opened decoder cached, as point
+		// lookups and sparse payload reads do.
+		sparse := sub != nil && countRange(sel, lo, hi) < int(ch.Rows)/4
+		return io.use(s.stream, ci, sparse, func(d encoding.Decoder) error {
+			return f.aggDecoder(d, int(ch.Rows), sub, s, &parts[k])
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for k := range parts {
+		st.ChunksAggCompressed += parts[k].compressed
+		a.merge(&parts[k])
 	}
 	return nil
+}
+
+// merge folds the partial state o into a. Sums stay exact (integers in
+// 128 bits, floats correctly rounded), so the result does not depend on
+// how stripes and chunks were split among goroutines.
+func (a *aggState) merge(o *aggState) {
+	a.count += o.count
+	a.sumI.add(o.sumI)
+	a.sumF.merge(&o.sumF)
+	a.nan = a.nan || o.nan
+	if !o.have {
+		return
+	}
+	if o.min.Valid() {
+		a.fold(o.min, o.max)
+	} else {
+		a.have = true
+	}
 }
 
 func allIn(sel encoding.Bitmap, lo, hi int) bool {
@@ -350,18 +495,6 @@ func (a *aggState) fold(mn, mx stats.Value) {
 		a.max = mx.Clone()
 	}
 	a.have = true
-}
-
-// aggChunk decodes a chunk and folds the selected rows (all when sel is nil).
-func (f *File) aggChunk(node []byte, n int, sel encoding.Bitmap, s aggSpec, a *aggState) error {
-	d, err := encoding.Open(node, f.dec)
-	if err != nil {
-		return err
-	}
-	if d.Len() != n {
-		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), n)
-	}
-	return f.aggDecoder(d, n, sel, s, a)
 }
 
 // aggDecoder folds the selected rows of an opened chunk decoder into a.

@@ -1,7 +1,6 @@
 package read
 
 import (
-	"context"
 	"fmt"
 	"unsafe"
 
@@ -9,12 +8,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata/encoding"
+	"strata/format"
 	"strata/shred"
 )
 
 // Flat scans (every projected column row-aligned) return one batch per
-// chunk of the first projected column, about 8 Ki rows by default, rather
-// than one per stripe: each column decodes only the chunks that overlap the
+// largest chunk among the projected columns (see batchEnd), rather than
+// one per stripe: each column decodes only the chunks that overlap the
 // batch, straight into a batch-sized buffer (or, for a binary chunk that
 // covers the batch exactly, sharing the decoder's bytes), which keeps
 // buffers small and cache-resident and lets offset and limit skip whole
@@ -31,71 +31,82 @@ func (f *File) flatColumns(cols []int) bool {
 }
 
 // batchEnd returns the end row (stripe-relative) of the batch starting at
-// lo: the end of the chunk of the first projected column holding lo.
-func (f *File) batchEnd(ctx context.Context, stripe, col int, lo int64) (int64, error) {
-	info, err := f.f.Stream(ctx, stripe, f.rowAligned(col))
-	if err != nil {
-		return 0, err
+// lo: the furthest end of the chunks holding lo among the projected
+// columns. Writers nest the chunk boundaries of all columns (write/size.go),
+// so the batch then covers whole chunks of every column and no chunk is
+// opened twice; with other boundaries a chunk that straddles the end is
+// read in parts.
+func (f *File) batchEnd(infos []format.StreamInfo, stripe int, cols []int, lo int64) (int64, error) {
+	end := int64(-1)
+	for _, col := range cols {
+		id := f.rowAligned(col)
+		if id < 0 || id >= len(infos) {
+			return 0, encoding.Corruptf("stripe %d: no stream %d for column %d", stripe, id, col)
+		}
+		info := &infos[id]
+		c := info.ChunkForRow(lo)
+		if c < 0 {
+			return 0, encoding.Corruptf("stripe %d: row %d outside the chunks of column %d", stripe, lo, col)
+		}
+		ch := info.Chunks[c]
+		end = max(end, ch.FirstRow+ch.Rows)
 	}
-	c := info.ChunkForRow(lo)
-	if c < 0 {
-		return 0, encoding.Corruptf("stripe %d: row %d outside the chunks of column %d", stripe, lo, col)
-	}
-	ch := info.Chunks[c]
-	return ch.FirstRow + ch.Rows, nil
+	return end, nil
 }
 
-// readRange reads rows [lo, hi) of a stripe's row-aligned columns.
-func (f *File) readRange(ctx context.Context, stripe int, cols []int, lo, hi int64, st *ScanStats) (arrow.Record, error) {
+// needRange declares the chunks of the row-aligned columns cols that hold
+// stripe rows [lo, hi).
+func (f *File) needRows(io *stripeIO, cols []int, lo, hi int64) error {
+	for _, c := range cols {
+		if err := io.needRange(f.rowAligned(c), lo, hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRange reads rows [lo, hi) of a stripe's row-aligned columns (their
+// chunks declared with needRows), the columns decoding in parallel.
+func (f *File) readRange(x *exec, io *stripeIO, cols []int, lo, hi int64) (arrow.Record, error) {
 	n := int(hi - lo)
 	arrs := make([]arrow.Array, len(cols))
 	fields := make([]arrow.Field, len(cols))
-	defer func() {
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
-			}
-		}
-	}()
+	defer releaseAll(arrs)
 	for k, c := range cols {
 		fields[k] = f.arrow.Field(c)
-		stream := f.rowAligned(c)
-		s, err := f.readStreamRange(ctx, stripe, stream, lo, hi, st)
+	}
+	err := x.w.each(x.ctx, len(cols), func(k int) error {
+		c := cols[k]
+		s, err := f.readStreamRange(io, f.rowAligned(c), lo, hi)
 		if err != nil {
-			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
+			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, fields[k].Name, err)
 		}
 		a, err := shred.AssembleLeaf(f.sch, c, n, s, f.opts.Mem)
 		if err != nil {
-			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, fields[k].Name, err)
+			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, fields[k].Name, err)
 		}
 		arrs[k] = a
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(n)), nil
 }
 
 // readStreamRange decodes entries [lo, hi) of a row-aligned stream.
-func (f *File) readStreamRange(ctx context.Context, stripe, stream int, lo, hi int64, st *ScanStats) (*shred.Stream, error) {
-	info, err := f.f.Stream(ctx, stripe, stream)
-	if err != nil {
-		return nil, err
-	}
+func (f *File) readStreamRange(io *stripeIO, stream int, lo, hi int64) (*shred.Stream, error) {
+	info := io.stream(stream)
 	typ := f.sch.Stream(stream).Type
 	n := int(hi - lo)
 	first := info.ChunkForRow(lo)
 	if first < 0 {
 		return nil, encoding.Corruptf("stream %d: row %d outside its chunks", stream, lo)
 	}
-	var idx []int
-	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < hi; c++ {
-		idx = append(idx, c)
-	}
-	payloads, err := f.fetchChunks(ctx, stripe, stream, idx, st)
-	if err != nil {
-		return nil, err
-	}
 	var vals any
 	var bin *encoding.Bytes
 	var pooled [2]unsafe.Pointer
+	var err error
 	if typ == encoding.Binary {
 		bin, pooled = f.pooledBytes(stream, n)
 		vals = bin
@@ -104,37 +115,32 @@ func (f *File) readStreamRange(ctx context.Context, stripe, stream int, lo, hi i
 	}
 	var valid []bool
 	at := 0
-	for k, c := range idx {
+	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < hi; c++ {
 		ch := info.Chunks[c]
 		from := max(lo, ch.FirstRow) - ch.FirstRow
 		to := min(hi, ch.FirstRow+ch.Rows) - ch.FirstRow
-		d, err := encoding.Open(payloads[k], f.dec)
-		if err != nil {
-			return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
-		}
-		if int64(d.Len()) != ch.Rows {
-			return nil, encoding.Corruptf("stream %d, chunk %d holds %d rows, index says %d", stream, c, d.Len(), ch.Rows)
-		}
-		if from > 0 {
-			if err := d.Skip(int(from)); err != nil {
-				return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
-			}
-		}
 		m := int(to - from)
-		nullable := d.Kind() == encoding.KindNullable
-		if nullable && valid == nil {
-			valid = make([]bool, n)
-			for i := 0; i < at; i++ {
-				valid[i] = true
+		err := io.use(stream, c, false, func(d encoding.Decoder) error {
+			if from > 0 {
+				if err := d.Skip(int(from)); err != nil {
+					return err
+				}
 			}
-		}
-		if err := readPart(d, vals, at, m, valid, nullable); err != nil {
-			return nil, fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
-		}
-		if valid != nil && !nullable {
-			for i := at; i < at+m; i++ {
-				valid[i] = true
+			nullable := d.Kind() == encoding.KindNullable
+			if nullable && valid == nil {
+				valid = make([]bool, n)
+				fillTrue(valid[:at])
 			}
+			if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+				return err
+			}
+			if valid != nil && !nullable {
+				fillTrue(valid[at : at+m])
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		at += m
 	}

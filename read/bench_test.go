@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -20,25 +21,32 @@ import (
 
 var (
 	lineitemMu   sync.Mutex
-	lineitemData = map[int][]byte{}
+	lineitemData = map[string][]byte{}
 )
 
 // lineitem returns TPC-H lineitem at SF 0.05 written as Strata in memory
 // with the given chunk size (0: the default).
 func lineitem(b *testing.B, chunkValues ...int) []byte {
+	var o write.Options
+	if len(chunkValues) > 0 {
+		// a fixed count of values per chunk
+		o.ChunkValues, o.ChunkTarget = chunkValues[0], -1
+	}
+	return lineitemWith(b, o)
+}
+
+// lineitemWith is lineitem written with the given options.
+func lineitemWith(b *testing.B, o write.Options) []byte {
 	lineitemMu.Lock()
 	defer lineitemMu.Unlock()
-	cv := 0
-	if len(chunkValues) > 0 {
-		cv = chunkValues[0]
-	}
-	if d, ok := lineitemData[cv]; ok {
+	key := fmt.Sprintf("%d/%d", o.ChunkValues, o.ChunkTarget)
+	if d, ok := lineitemData[key]; ok {
 		return d
 	}
 	{
 		var buf bytes.Buffer
 		fw := format.NewWriter(&buf, format.WriterOptions{})
-		w, err := write.New(fw, tpch.Schema(), write.Options{ChunkValues: cv})
+		w, err := write.New(fw, tpch.Schema(), o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,14 +67,17 @@ func lineitem(b *testing.B, chunkValues ...int) []byte {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
-		lineitemData[cv] = buf.Bytes()
+		lineitemData[key] = buf.Bytes()
 	}
-	return lineitemData[cv]
+	return lineitemData[key]
 }
 
 func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
-	data := lineitem(b, chunkValues...)
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	benchScanData(b, opts, lineitem(b, chunkValues...))
+}
+
+func benchScanData(b *testing.B, opts read.ScanOptions, data []byte) {
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +103,19 @@ func benchScan(b *testing.B, opts read.ScanOptions, chunkValues ...int) {
 	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
 }
 
+// benchThreads is the parallelism of the benchmarks below: one goroutine,
+// so their figures compare with earlier rounds; BenchmarkScanAllThreads
+// varies it.
+const benchThreads = 1
+
 func BenchmarkScanAll(b *testing.B) { benchScan(b, read.ScanOptions{}) }
+
+// BenchmarkScanAllThreads is a full scan on 1, 2 and all cores.
+func BenchmarkScanAllThreads(b *testing.B) {
+	for _, p := range []int{1, 2, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprint(p), func(b *testing.B) { benchScan(b, read.ScanOptions{Parallelism: p}) })
+	}
+}
 
 // BenchmarkScanAllChunks shows what the chunk size costs a full scan.
 func BenchmarkScanAllChunks(b *testing.B) {
@@ -106,9 +129,10 @@ func BenchmarkScanMonth(b *testing.B) {
 		Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
 }
 
-func BenchmarkTake(b *testing.B) {
-	data := lineitem(b)
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+func BenchmarkTake(b *testing.B) { benchTake(b, lineitem(b)) }
+
+func benchTake(b *testing.B, data []byte) {
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -167,7 +191,7 @@ func BenchmarkScanAllFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	f, err := read.Open(context.Background(), src, read.Options{})
+	f, err := read.Open(context.Background(), src, read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -190,9 +214,10 @@ func BenchmarkScanAllFile(b *testing.B) {
 	}
 }
 
-func BenchmarkAggMonth(b *testing.B) {
-	data := lineitem(b)
-	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+func BenchmarkAggMonth(b *testing.B) { benchAggMonth(b, lineitem(b)) }
+
+func benchAggMonth(b *testing.B, data []byte) {
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: benchThreads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -209,5 +234,28 @@ func BenchmarkAggMonth(b *testing.B) {
 func BenchmarkScanColumn(b *testing.B) {
 	for _, c := range tpch.Schema().Fields() {
 		b.Run(c.Name, func(b *testing.B) { benchScan(b, read.ScanOptions{Columns: []string{c.Name}}) })
+	}
+}
+
+// BenchmarkChunkLayout compares, in one run, the reads of lineitem written
+// with 8 Ki values per chunk (the layout before byte-sized chunks) and with
+// byte-sized chunks at several targets.
+func BenchmarkChunkLayout(b *testing.B) {
+	layouts := []struct {
+		name string
+		o    write.Options
+	}{
+		{"8Ki-values", write.Options{ChunkValues: 8 << 10, ChunkTarget: -1}},
+		{"default", write.Options{}},
+		{"32KiB", write.Options{ChunkTarget: 32 << 10}},
+		{"128KiB", write.Options{ChunkTarget: 128 << 10}},
+	}
+	month := read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"},
+		Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"}
+	for _, l := range layouts {
+		b.Run("scan/"+l.name, func(b *testing.B) { benchScanData(b, read.ScanOptions{}, lineitemWith(b, l.o)) })
+		b.Run("month/"+l.name, func(b *testing.B) { benchScanData(b, month, lineitemWith(b, l.o)) })
+		b.Run("agg/"+l.name, func(b *testing.B) { benchAggMonth(b, lineitemWith(b, l.o)) })
+		b.Run("take/"+l.name, func(b *testing.B) { benchTake(b, lineitemWith(b, l.o)) })
 	}
 }

@@ -7,8 +7,19 @@ import (
 	"strata/encoding"
 )
 
-// chunkKey names one chunk of a file.
-type chunkKey struct{ stripe, stream, chunk int }
+// chunkKey names one chunk of a file: the file by its metadata, which
+// Files opened on the same bytes share.
+type chunkKey struct {
+	m                     *fileMeta
+	stripe, stream, chunk int
+}
+
+// DefaultDecoderCacheBytes is the budget of the process-wide decoder cache.
+const DefaultDecoderCacheBytes = 256 << 20
+
+// sharedDecoders is the decoder cache of every File opened without a
+// budget of its own, so one budget bounds the process.
+var sharedDecoders = newDecoderCache(DefaultDecoderCacheBytes)
 
 // decoderCache keeps opened chunk decoders — with their zstd bodies
 // inflated and dictionary alphabets decoded — so repeated point lookups
@@ -69,8 +80,27 @@ func (c *decoderCache) put(k chunkKey, dec encoding.Decoder, cost int64) *cacheE
 	return e
 }
 
+// dropFile removes every decoder of one file.
+func (c *decoderCache) dropFile(m *fileMeta) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		if e := el.Value.(*cacheEntry); e.key.m == m {
+			c.lru.Remove(el)
+			delete(c.byKey, e.key)
+			c.used -= e.cost
+		}
+		el = next
+	}
+}
+
 // decodedCost estimates the memory an opened decoder holds: the payload,
-// plus the inflated size of a compressed body, plus per-row buffers.
+// plus the inflated size of a compressed body (or, for binary, the value
+// offsets and bytes), plus per-row buffers.
 func decodedCost(payload []byte, rows int, t encoding.Type) int64 {
 	cost := int64(len(payload))
 	if len(payload) > 2 && payload[2]&encoding.FlagZstd != 0 || t == encoding.Binary {

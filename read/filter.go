@@ -1,16 +1,15 @@
 package read
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"sort"
 	"sync"
 	"time"
 
 	"strata/encoding"
 	"strata/filter"
-	"strata/meta"
 	"strata/schema"
 	"strata/stats"
 )
@@ -27,7 +26,36 @@ type query struct {
 	// expression-level pruning ignores them (noStats).
 	anc     map[*filter.Leaf][]int
 	noStats map[string]bool
+	// nn holds, per leaf, the IS NOT NULL leaf on its column that NOT
+	// evaluates to drop null rows (built at compile: a query is shared by
+	// stripes evaluated in parallel and is read-only once compiled).
+	nn map[*filter.Leaf]*filter.Leaf
+	// ordered marks the leaves whose cost is measured: arguments of an AND
+	// that orders its arguments by cost.
+	ordered map[*filter.Leaf]bool
 }
+
+// markOrdered marks the leaves under every AND of two or more arguments.
+func markOrdered(e filter.Expr, m map[*filter.Leaf]bool) {
+	switch e := e.(type) {
+	case *filter.And:
+		for _, a := range e.Args {
+			if len(e.Args) > 1 {
+				filter.Walk(a, func(l *filter.Leaf) { m[l] = true })
+			}
+			markOrdered(a, m)
+		}
+	case *filter.Or:
+		for _, a := range e.Args {
+			markOrdered(a, m)
+		}
+	case *filter.Not:
+		markOrdered(e.X, m)
+	}
+}
+
+// notNull returns the IS NOT NULL leaf on l's column.
+func (q *query) notNull(l *filter.Leaf) *filter.Leaf { return q.nn[l] }
 
 // filterCost tracks, per leaf, time spent per row dropped; AND evaluates its
 // cheapest-per-drop children first, and the order carries across stripes.
@@ -108,6 +136,14 @@ func (f *File) compile(where string) (*query, error) {
 	if werr != nil {
 		return nil, werr
 	}
+	q.ordered = map[*filter.Leaf]bool{}
+	markOrdered(e, q.ordered)
+	q.nn = map[*filter.Leaf]*filter.Leaf{}
+	filter.Walk(e, func(l *filter.Leaf) {
+		nn := &filter.Leaf{Path: l.Path, Op: filter.OpIsNotNull, Col: l.Col}
+		q.stream[nn], q.anc[nn] = q.stream[l], q.anc[l]
+		q.nn[l] = nn
+	})
 	return q, nil
 }
 
@@ -198,19 +234,19 @@ func (q *query) bloomRejects(e filter.Expr, bloomOf func(stream int) *stats.Bloo
 	})
 }
 
-// evalExpr narrows sel (rows of the stripe) to rows matching e.
-func (f *File) evalExpr(ctx context.Context, q *query, stripe int, e filter.Expr, sel encoding.Bitmap, rows int, st *ScanStats) error {
-	switch x := e.(type) {
+// evalExpr narrows sel (rows of the stripe of io) to rows matching e.
+func (f *File) evalExpr(x *exec, io *stripeIO, q *query, e filter.Expr, sel encoding.Bitmap, st *ScanStats) error {
+	switch e := e.(type) {
 	case *filter.Const:
-		if !x.Value {
+		if !e.Value {
 			clear(sel)
 		}
 		return nil
 	case *filter.And:
-		args := append([]filter.Expr(nil), x.Args...)
+		args := append([]filter.Expr(nil), e.Args...)
 		sort.SliceStable(args, func(i, j int) bool { return f.cost(args[i]) < f.cost(args[j]) })
 		for _, a := range args {
-			if err := f.evalExpr(ctx, q, stripe, a, sel, rows, st); err != nil {
+			if err := f.evalExpr(x, io, q, a, sel, st); err != nil {
 				return err
 			}
 			if !anySet(sel) {
@@ -220,13 +256,13 @@ func (f *File) evalExpr(ctx context.Context, q *query, stripe int, e filter.Expr
 		return nil
 	case *filter.Or:
 		acc := make(encoding.Bitmap, len(sel))
-		for _, a := range x.Args {
+		for _, a := range e.Args {
 			// Rows already accepted need not be tested again.
 			cur := make(encoding.Bitmap, len(sel))
 			for i := range cur {
 				cur[i] = sel[i] &^ acc[i]
 			}
-			if err := f.evalExpr(ctx, q, stripe, a, cur, rows, st); err != nil {
+			if err := f.evalExpr(x, io, q, a, cur, st); err != nil {
 				return err
 			}
 			for i := range acc {
@@ -237,22 +273,25 @@ func (f *File) evalExpr(ctx context.Context, q *query, stripe int, e filter.Expr
 		return nil
 	case *filter.Not:
 		cur := append(encoding.Bitmap(nil), sel...)
-		if err := f.evalExpr(ctx, q, stripe, x.X, cur, rows, st); err != nil {
+		if err := f.evalExpr(x, io, q, e.X, cur, st); err != nil {
 			return err
 		}
 		for i := range sel {
 			sel[i] &^= cur[i]
 		}
 		// NOT over a comparison must not select nulls: re-check null rows.
-		return f.dropNulls(ctx, q, stripe, x.X, sel, st)
+		return f.dropNulls(x, io, q, e.X, sel, st)
 	case *filter.Leaf:
+		if !q.ordered[e] {
+			return f.evalLeaf(x, io, q, e, sel, st)
+		}
 		start := time.Now()
-		before := sel.Count()
-		err := f.evalLeaf(ctx, q, stripe, x, sel, st)
-		c := f.costOf(x.String())
+		before := selCount(sel)
+		err := f.evalLeaf(x, io, q, e, sel, st)
+		c := f.costOf(e.String())
 		c.mu.Lock()
 		c.nanos += time.Since(start).Nanoseconds()
-		c.dropped += int64(before - sel.Count())
+		c.dropped += int64(before - selCount(sel))
 		c.mu.Unlock()
 		return err
 	}
@@ -294,18 +333,13 @@ func (f *File) cost(e filter.Expr) float64 {
 
 // dropNulls clears rows where a column under a negated comparison is null
 // (SQL: NOT (x < 5) is unknown for a null x).
-func (f *File) dropNulls(ctx context.Context, q *query, stripe int, e filter.Expr, sel encoding.Bitmap, st *ScanStats) error {
+func (f *File) dropNulls(x *exec, io *stripeIO, q *query, e filter.Expr, sel encoding.Bitmap, st *ScanStats) error {
 	var err error
 	filter.Walk(e, func(l *filter.Leaf) {
 		if err != nil || l.Op == filter.OpIsNull || l.Op == filter.OpIsNotNull {
 			return
 		}
-		nn := &filter.Leaf{Path: l.Path, Op: filter.OpIsNotNull, Col: l.Col}
-		// A query belongs to one scan, so its maps need no lock.
-		q.stream[nn], q.anc[nn] = q.stream[l], q.anc[l]
-		err = f.evalLeaf(ctx, q, stripe, nn, sel, st)
-		delete(q.stream, nn)
-		delete(q.anc, nn)
+		err = f.evalLeaf(x, io, q, q.notNull(l), sel, st)
 	})
 	return err
 }
@@ -321,20 +355,20 @@ func anySet(b encoding.Bitmap) bool {
 
 // evalLeaf narrows sel by one single-column predicate, then accounts for
 // the nulls of the column's struct ancestors.
-func (f *File) evalLeaf(ctx context.Context, q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+func (f *File) evalLeaf(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
 	anc := q.anc[l]
 	if len(anc) == 0 {
-		return f.evalLeafOwn(ctx, q, stripe, l, sel, st)
+		return f.evalLeafOwn(x, io, q, l, sel, st)
 	}
 	if l.Op == filter.OpIsNull {
 		// null when the field or any ancestor is null
 		own := append(encoding.Bitmap(nil), sel...)
-		if err := f.evalLeafOwn(ctx, q, stripe, l, own, st); err != nil {
+		if err := f.evalLeafOwn(x, io, q, l, own, st); err != nil {
 			return err
 		}
 		ancNull := make(encoding.Bitmap, len(sel))
 		for _, id := range anc {
-			present, err := f.readBools(ctx, stripe, id, st)
+			present, err := f.readBools(io, id)
 			if err != nil {
 				return err
 			}
@@ -349,14 +383,14 @@ func (f *File) evalLeaf(ctx context.Context, q *query, stripe int, l *filter.Lea
 		}
 		return nil
 	}
-	if err := f.evalLeafOwn(ctx, q, stripe, l, sel, st); err != nil {
+	if err := f.evalLeafOwn(x, io, q, l, sel, st); err != nil {
 		return err
 	}
 	for _, id := range anc {
 		if !anySet(sel) {
 			return nil
 		}
-		present, err := f.readBools(ctx, stripe, id, st)
+		present, err := f.readBools(io, id)
 		if err != nil {
 			return err
 		}
@@ -370,8 +404,8 @@ func (f *File) evalLeaf(ctx context.Context, q *query, stripe int, l *filter.Lea
 }
 
 // readBools reads a whole bool stream (a struct's nulls) of a stripe.
-func (f *File) readBools(ctx context.Context, stripe, stream int, st *ScanStats) ([]bool, error) {
-	s, err := f.readStream(ctx, stripe, stream, st)
+func (f *File) readBools(io *stripeIO, stream int) ([]bool, error) {
+	s, err := f.readStream(io, stream)
 	if err != nil {
 		return nil, err
 	}
@@ -379,75 +413,212 @@ func (f *File) readBools(ctx context.Context, stripe, stream int, st *ScanStats)
 	if !ok {
 		return nil, encoding.Corruptf("stream %d holds %v, want bool", stream, s.Type)
 	}
-	if s.Len != int(f.f.Stripe(stripe).Rows) {
-		return nil, encoding.Corruptf("nulls stream %d holds %d entries for %d rows", stream, s.Len, f.f.Stripe(stripe).Rows)
+	if rows := f.f.Stripe(io.stripe).Rows; int64(s.Len) != rows {
+		return nil, encoding.Corruptf("nulls stream %d holds %d entries for %d rows", stream, s.Len, rows)
 	}
 	return v, nil
 }
 
-// evalLeafOwn narrows sel by one single-column predicate, chunk by chunk:
-// chunk statistics decide none/all without decoding; the rest run the
-// predicate inside the decoder on the encoded form.
-func (f *File) evalLeafOwn(ctx context.Context, q *query, stripe int, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+// leafChunks returns the chunks of a leaf's stream that hold selected rows
+// and that the chunk statistics cannot settle; chunks they settle as
+// matching no row are cleared from sel here.
+func (f *File) leafChunks(io *stripeIO, q *query, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) ([]int, error) {
 	stream := q.stream[l]
-	info, err := f.f.Stream(ctx, stripe, stream)
+	info := io.stream(stream)
+	cstats, err := f.chunkStats(io.ctx, io.stripe, stream)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	pred := q.preds[l]
+	useStats := !q.noStats[l.Path]
+	lo, hi, ok := selBounds(sel)
+	if !ok {
+		return nil, nil
+	}
 	var todo []int
-	for ci, ch := range info.Chunks {
-		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
-		if !sel.AnyIn(lo, hi) {
+	for ci := info.ChunkForRow(int64(lo)); ci >= 0 && ci < len(info.Chunks); ci++ {
+		ch := info.Chunks[ci]
+		clo, chi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
+		if clo >= hi {
+			break
+		}
+		if !sel.AnyIn(clo, chi) {
 			continue
 		}
-		if len(ch.Stats) > 0 {
-			if cs, err := meta.DecodeStats(ch.Stats); err == nil {
-				switch filter.Prune(l, func(string) (stats.ColumnStats, bool) { return cs, true }) {
-				case filter.None:
-					sel.ClearRange(lo, hi)
-					st.ChunksPrunedStats++
-					continue
-				case filter.All:
-					st.ChunksAllMatch++
-					continue
-				}
+		if useStats && ci < len(cstats) && cstats[ci].ok {
+			cs := cstats[ci].cs
+			switch filter.Prune(l, func(string) (stats.ColumnStats, bool) { return cs, true }) {
+			case filter.None:
+				sel.ClearRange(clo, chi)
+				st.ChunksPrunedStats++
+				continue
+			case filter.All:
+				st.ChunksAllMatch++
+				continue
 			}
 		}
 		todo = append(todo, ci)
 	}
-	if len(todo) == 0 {
+	return todo, nil
+}
+
+// selCount counts the set rows of sel, looking only between the first and
+// the last set word (a narrow selection in a large stripe is cheap).
+func selCount(sel encoding.Bitmap) int {
+	lo, hi, ok := selBounds(sel)
+	if !ok {
+		return 0
+	}
+	return countRange(sel, lo, hi)
+}
+
+// selRows lists the set rows of sel, sized in advance.
+func selRows(sel encoding.Bitmap) []int32 {
+	lo, hi, ok := selBounds(sel)
+	if !ok {
 		return nil
 	}
-	// One coalesced fetch for every chunk statistics could not settle.
-	payloads, err := f.fetchChunks(ctx, stripe, stream, todo, st)
+	out := make([]int32, 0, countRange(sel, lo, hi))
+	for wi := lo >> 6; wi <= (hi-1)>>6; wi++ {
+		for w := sel[wi]; w != 0; w &= w - 1 {
+			out = append(out, int32(wi*64+bits.TrailingZeros64(w)))
+		}
+	}
+	return out
+}
+
+// selBounds returns the first and one past the last set row of sel.
+func selBounds(sel encoding.Bitmap) (lo, hi int, ok bool) {
+	i := 0
+	for i < len(sel) && sel[i] == 0 {
+		i++
+	}
+	if i == len(sel) {
+		return 0, 0, false
+	}
+	j := len(sel) - 1
+	for sel[j] == 0 {
+		j--
+	}
+	return i*64 + bits.TrailingZeros64(sel[i]), j*64 + 64 - bits.LeadingZeros64(sel[j]), true
+}
+
+// evalLeafOwn narrows sel by one single-column predicate, chunk by chunk:
+// chunk statistics decide none/all without decoding; the rest run the
+// predicate inside the decoder on the encoded form, chunks in parallel.
+func (f *File) evalLeafOwn(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+	todo, err := f.leafChunks(io, q, l, sel, st)
+	if err != nil || len(todo) == 0 {
+		return err
+	}
+	stream := q.stream[l]
+	info := io.stream(stream)
+	pred := q.preds[l]
+	subs := make([]encoding.Bitmap, len(todo))
+	blocks := make([]int, len(todo))
+	for k, ci := range todo {
+		ch := info.Chunks[ci]
+		subs[k] = extractBits(sel, int(ch.FirstRow), int(ch.FirstRow+ch.Rows))
+	}
+	err = x.w.each(x.ctx, len(todo), func(k int) error {
+		ci := todo[k]
+		n := int(info.Chunks[ci].Rows)
+		// Filter decoders stay in the decoder cache, as a database keeps the
+		// pages its filters scan in its buffer pool: a repeated selective
+		// query then neither reads nor reopens its filter column.
+		return io.use(stream, ci, true, func(d encoding.Decoder) error {
+			var before int
+			sc, counts := d.(encoding.SkipCounter)
+			if counts {
+				before = sc.Skipped()
+			}
+			err := filterChunk(d, l, pred, subs[k], n)
+			if counts {
+				blocks[k] = sc.Skipped() - before
+			}
+			return err
+		})
+	})
 	if err != nil {
 		return err
 	}
 	for k, ci := range todo {
 		ch := info.Chunks[ci]
-		lo, hi := int(ch.FirstRow), int(ch.FirstRow+ch.Rows)
-		sub := extractBits(sel, lo, hi)
-		if err := f.filterChunk(payloads[k], l, pred, sub, hi-lo, st); err != nil {
-			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, ci, err)
-		}
-		storeBits(sel, sub, lo, hi)
+		storeBits(sel, subs[k], int(ch.FirstRow), int(ch.FirstRow+ch.Rows))
+		st.BlocksPruned += blocks[k]
 	}
 	return nil
 }
 
-// filterChunk evaluates a leaf on one chunk's encoded node.
-func (f *File) filterChunk(node []byte, l *filter.Leaf, pred any, sel encoding.Bitmap, n int, st *ScanStats) error {
-	d, err := encoding.Open(node, f.dec)
-	if err != nil {
-		return err
+// planFilter declares the filter chunks a stripe's evaluation will read:
+// for every leaf, the chunks holding rows of sel that the chunk statistics
+// cannot settle, and the nulls streams of nullable struct ancestors. First,
+// for each leaf that is a conjunct of the filter, the chunks its statistics
+// rule out are cleared from sel, so that no leaf reads rows another has
+// already excluded.
+func (f *File) planFilter(io *stripeIO, q *query, sel encoding.Bitmap, st *ScanStats) error {
+	var conj []filter.Expr
+	switch e := q.expr.(type) {
+	case *filter.And:
+		conj = e.Args
+	default:
+		conj = []filter.Expr{e}
 	}
-	if sc, ok := d.(encoding.SkipCounter); ok {
-		defer func() { st.BlocksPruned += sc.Skipped() }()
+	var scratch ScanStats
+	for _, c := range conj {
+		if l, ok := c.(*filter.Leaf); ok && len(q.anc[l]) == 0 {
+			if _, err := f.leafChunks(io, q, l, sel, &scratch); err != nil {
+				return err
+			}
+		}
 	}
-	if d.Len() != n {
-		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), n)
+	st.ChunksPrunedStats += scratch.ChunksPrunedStats
+	return f.planLeaves(io, q, q.expr, false, sel)
+}
+
+func (f *File) planLeaves(io *stripeIO, q *query, e filter.Expr, negated bool, sel encoding.Bitmap) error {
+	switch e := e.(type) {
+	case *filter.And:
+		for _, a := range e.Args {
+			if err := f.planLeaves(io, q, a, negated, sel); err != nil {
+				return err
+			}
+		}
+	case *filter.Or:
+		for _, a := range e.Args {
+			if err := f.planLeaves(io, q, a, negated, sel); err != nil {
+				return err
+			}
+		}
+	case *filter.Not:
+		return f.planLeaves(io, q, e.X, !negated, sel)
+	case *filter.Leaf:
+		leaves := []*filter.Leaf{e}
+		if negated {
+			leaves = append(leaves, q.notNull(e))
+		}
+		var scratch ScanStats
+		for _, l := range leaves {
+			todo, err := f.leafChunks(io, q, l, append(encoding.Bitmap(nil), sel...), &scratch)
+			if err != nil {
+				return err
+			}
+			for _, ci := range todo {
+				if err := io.need(q.stream[l], ci); err != nil {
+					return err
+				}
+			}
+			for _, id := range q.anc[l] {
+				if err := io.needAll(id); err != nil {
+					return err
+				}
+			}
+		}
 	}
+	return nil
+}
+
+// filterChunk evaluates a leaf on one chunk's opened decoder.
+func filterChunk(d encoding.Decoder, l *filter.Leaf, pred any, sel encoding.Bitmap, n int) error {
 	if l.Op == filter.OpIsNull || l.Op == filter.OpIsNotNull {
 		valid, err := readValidity(d, n)
 		if err != nil {

@@ -90,7 +90,7 @@ func (f *File) Inspect() (*Report, error) {
 		cr := ColumnReport{Name: fld.Name, Type: fld.Type.String(), Encodings: map[string]int64{}}
 		trees := map[string]int{}
 		for s := 0; s < f.f.NumStripes(); s++ {
-			infos, err := f.f.Streams(ctx, s)
+			io, err := f.newStripeIO(ctx, s)
 			if err != nil {
 				return nil, err
 			}
@@ -101,42 +101,39 @@ func (f *File) Inspect() (*Report, error) {
 					sc.Min, sc.Max = f.formatBounds(f.valuesStream(c), &cs)
 				}
 			}
+			if err := f.needColumn(io, c); err != nil {
+				return nil, err
+			}
+			if err := io.fetch(); err != nil {
+				return nil, err
+			}
 			for _, id := range f.sch.ColumnStreams(c) {
-				if id >= len(infos) {
-					continue
-				}
 				si := f.sch.Stream(id)
-				chunks := infos[id].Chunks
-				idx := make([]int, len(chunks))
-				for i := range idx {
-					idx[i] = i
-				}
-				for _, ch := range chunks {
-					cr.Bytes += int64(ch.Size)
-					sc.Bytes += int64(ch.Size)
-				}
+				chunks := io.stream(id).Chunks
 				sc.Chunks += len(chunks)
-				payloads, err := f.fetchChunks(ctx, s, id, idx, nil)
-				if err != nil {
-					return nil, err
-				}
-				for i, p := range payloads {
+				for i, ch := range chunks {
+					cr.Bytes += ch.Size
+					sc.Bytes += ch.Size
+					p, err := io.payload(id, i)
+					if err != nil {
+						return nil, err
+					}
 					sizes := map[encoding.Kind]float64{}
-					t, err := f.walk(p, 0, sizes)
+					t, err := f.walk(p, 0, sizes, io.chunkOptions(id, i, true))
 					if err != nil {
 						return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s, id, i, err)
 					}
 					// Framing bytes are attributed to the root kind.
-					sizes[t.Kind] += float64(int(chunks[i].Size) - len(p))
+					sizes[t.Kind] += float64(int(ch.Size) - len(p))
 					for k, v := range sizes {
 						cr.Encodings[k.String()] += int64(v + 0.5)
 					}
 					trees[t.String()]++
 					cr.Chunks++
 					chr := ChunkReport{Stripe: s, Stream: id, Role: string(si.Role), Path: si.Node.Path(), Chunk: i,
-						Rows: chunks[i].Rows, Bytes: chunks[i].Size, Tree: t.String()}
-					if si.Role == schema.RoleValues && len(chunks[i].Stats) > 0 {
-						if cs, _, err := stats.DecodeColumnStats(chunks[i].Stats); err == nil {
+						Rows: ch.Rows, Bytes: ch.Size, Tree: t.String()}
+					if si.Role == schema.RoleValues && len(ch.Stats) > 0 {
+						if cs, _, err := stats.DecodeColumnStats(ch.Stats); err == nil {
 							chr.Nulls = cs.Nulls
 							chr.Min, chr.Max = f.formatBounds(id, &cs)
 						}
@@ -215,8 +212,8 @@ func appendSchema(dst []SchemaLine, n *schema.Node, prefix string, depth int) []
 // walk attributes the bytes of a node to the kinds in its tree: a node's own
 // bytes are its size less its children's. Inside a zstd body, sizes are
 // scaled to the compressed size.
-func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64) (*encoding.Tree, error) {
-	d, err := encoding.OpenAt(node, depth, f.dec)
+func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64, opts *encoding.Options) (*encoding.Tree, error) {
+	d, err := encoding.OpenAt(node, depth, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +238,7 @@ func (f *File) walk(node []byte, depth int, sizes map[encoding.Kind]float64) (*e
 	own := rawSize
 	if w, ok := d.(encoding.Walker); ok {
 		for _, ch := range w.Children() {
-			ct, err := f.walk(ch.Node, depth+1, sub)
+			ct, err := f.walk(ch.Node, depth+1, sub, opts)
 			if err != nil {
 				return nil, err
 			}

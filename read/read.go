@@ -31,12 +31,28 @@ import (
 type Options struct {
 	// Decode bounds what decoders may allocate from declared sizes.
 	Decode *encoding.Options
-	// CoalesceGap merges byte ranges closer than this into one read.
+	// CoalesceGap merges byte ranges closer than this into one read (0:
+	// what the source prefers, else iox.DefaultGap).
 	CoalesceGap int64
-	// DecoderCacheBytes bounds the cache of opened chunk decoders that
-	// point lookups reuse (default 256 MiB; negative disables it).
+	// DecoderCacheBytes bounds a cache of opened chunk decoders that point
+	// lookups and sparse reads reuse. 0 shares one process-wide cache of
+	// DefaultDecoderCacheBytes among all files; a negative value disables
+	// it; a positive one gives the file a cache of its own.
 	DecoderCacheBytes int64
-	Mem               memory.Allocator
+	// MetaCache keeps the file's metadata across Open calls (nil: the
+	// process-wide DefaultMetaCache); NoMetaCache opens without it. A file
+	// opened with Format limits of its own does not use the cache.
+	MetaCache   *MetaCache
+	NoMetaCache bool
+	// Parallelism is how many goroutines a query decodes on (0: all cores,
+	// 1: the calling goroutine only). ScanOptions can override it.
+	Parallelism int
+	// PrefetchBytes bounds what a parallel scan holds ahead of its caller:
+	// fetched chunk bytes plus decoded batches not yet returned (default
+	// DefaultPrefetchBytes). It is a bound on the scan's own buffers, not on
+	// batches the caller keeps.
+	PrefetchBytes int64
+	Mem           memory.Allocator
 	// Verify makes Open read the whole file and check its checksum (in the
 	// postscript), so corruption anywhere, also in chunks no later read
 	// touches, is an error before any data is returned. Without it Open
@@ -50,40 +66,49 @@ type Options struct {
 	Format format.ReaderOptions
 }
 
+// DefaultPrefetchBytes is the default bound of a scan's prefetch window.
+const DefaultPrefetchBytes = 64 << 20
+
 // File is an open Strata file. It is safe for concurrent use.
 type File struct {
 	src     iox.Source
 	fetch   *iox.Fetcher
 	f       *format.File
+	m       *fileMeta
 	sch     *schema.Schema
 	arrow   *arrow.Schema
 	opts    Options
 	dec     *encoding.Options
-	fstats  map[int]stats.ColumnStats
-	sstats  []meta.StripeStats
-	user    map[string]string
-	mu      sync.Mutex
-	blooms  map[[2]int]*stats.Bloom
 	adaptMu sync.Mutex
 	adapt   map[string]*filterCost
 	cache   *decoderCache
+	shared  sharedCache // decoded shared alphabets (resolve.go)
 	pool    *bufferPool
 	// binHint holds, per stream, the bytes per value of the last binary
 	// batch read (scaled by 1024), which sizes the next batch's buffer.
 	binHint []atomic.Int64
-	// openBytes is what Open read: postscript, footer and sections.
+	// openBytes is what Open read: postscript, footer and sections (0 when
+	// the metadata came from the cache).
 	openBytes int64
+	// key is the source's identity ("" when it has none).
+	key string
 }
 
 // OpenBytes returns the bytes Open read (postscript, footer, metadata
-// sections); scans add their own BytesRead on top.
+// sections; 0 when they came from the metadata cache); scans add their own
+// BytesRead on top.
 func (f *File) OpenBytes() int64 { return f.openBytes }
 
 // BytesRead returns every byte read from the source so far, metadata
 // included, by all scans and lookups.
 func (f *File) BytesRead() int64 { return f.fetch.Stats().BytesRead }
 
-// Open reads the metadata of a Strata file.
+// Reads returns the number of reads issued to the source so far (Open
+// included).
+func (f *File) Reads() int64 { return f.fetch.Stats().Reads }
+
+// Open reads the metadata of a Strata file, or takes it from the metadata
+// cache when the source has an identity (iox.Identifier) already opened.
 func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	if opts.Decode == nil {
 		opts.Decode = all.Options()
@@ -96,74 +121,69 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
-	if opts.DecoderCacheBytes == 0 {
-		opts.DecoderCacheBytes = 256 << 20
+	if opts.PrefetchBytes <= 0 {
+		opts.PrefetchBytes = DefaultPrefetchBytes
+	}
+	mc := opts.MetaCache
+	if mc == nil {
+		mc = defaultMetaCache
+	}
+	if opts.NoMetaCache {
+		mc = nil
 	}
 	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: opts.CoalesceGap})
-	ff, err := format.Open(ctx, fetch, opts.Format)
-	if err != nil {
-		return nil, err
+	key := iox.IdentityOf(src)
+	if opts.Format != (format.ReaderOptions{}) {
+		// Cached metadata was checked against the default limits.
+		mc = nil
+	}
+	var m *fileMeta
+	if mc != nil && key != "" {
+		m = mc.get(key)
+	}
+	var ff *format.File
+	if m != nil {
+		ff = m.c.Bind(fetch)
+	} else {
+		var err error
+		if ff, err = format.Open(ctx, fetch, opts.Format); err != nil {
+			return nil, err
+		}
+		if m, err = readMeta(ctx, ff); err != nil {
+			return nil, err
+		}
+		m.openBytes = fetch.Stats().BytesRead
+		if mc != nil && key != "" {
+			m = mc.put(key, m)
+			ff = m.c.Bind(fetch)
+		}
+	}
+	f := &File{src: src, fetch: fetch, f: ff, m: m, sch: m.sch, arrow: m.arrow, opts: opts, dec: opts.Decode,
+		adapt: map[string]*filterCost{}, pool: newBufferPool(), key: key}
+	switch {
+	case opts.DecoderCacheBytes == 0:
+		f.cache = sharedDecoders
+	case opts.DecoderCacheBytes > 0:
+		f.cache = newDecoderCache(opts.DecoderCacheBytes)
+	}
+	f.shared.limit = 16 << 20
+	if opts.DecoderCacheBytes > 0 {
+		f.shared.limit = max(opts.DecoderCacheBytes/4, 1<<20)
 	}
 	if opts.Verify {
 		if err := ff.Verify(ctx); err != nil {
 			return nil, err
 		}
 	}
-	// Row bitmaps and batches are sized by a stripe's declared rows: bound
-	// them as the decoders bound a node's rows.
-	maxRows := opts.Decode.MaxRows
-	if maxRows <= 0 {
-		maxRows = encoding.DefaultMaxRows
-	}
-	for i := 0; i < ff.NumStripes(); i++ {
-		if r := ff.Stripe(i).Rows; r > int64(maxRows) {
-			return nil, fmt.Errorf("read: stripe %d declares %d rows, limit %d: %w", i, r, maxRows, encoding.ErrLimit)
-		}
-	}
-	f := &File{src: src, fetch: fetch, f: ff, opts: opts, dec: opts.Decode, blooms: map[[2]int]*stats.Bloom{}, adapt: map[string]*filterCost{},
-		cache: newDecoderCache(opts.DecoderCacheBytes), pool: newBufferPool()}
-	sb, ok, err := ff.Section(ctx, "schema")
-	if err != nil {
-		return nil, fmt.Errorf("read: schema section: %w", err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("read: no schema section: %w", encoding.ErrCorrupt)
-	}
-	if f.sch, err = schema.Unmarshal(sb); err != nil {
-		return nil, fmt.Errorf("read: schema section: %w", err)
-	}
 	f.binHint = make([]atomic.Int64, f.sch.NumStreams())
-	f.arrow = shred.ToArrow(f.sch)
-	if b, ok, err := ff.Section(ctx, "stats.file"); err != nil {
-		return nil, fmt.Errorf("read: file stats section: %w", err)
-	} else if ok {
-		if f.fstats, err = meta.UnmarshalFileStats(b); err != nil {
-			return nil, fmt.Errorf("read: %w", err)
-		}
-	}
-	if b, ok, err := ff.Section(ctx, "stats.stripe"); err != nil {
-		return nil, fmt.Errorf("read: stripe stats section: %w", err)
-	} else if ok {
-		if f.sstats, err = meta.UnmarshalStripeStats(b); err != nil {
-			return nil, fmt.Errorf("read: %w", err)
-		}
-		if len(f.sstats) != ff.NumStripes() {
-			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(f.sstats), ff.NumStripes(), encoding.ErrCorrupt)
-		}
-	}
-	// The user section carries application metadata (interop keeps the
-	// source's Arrow types there): a damaged one is an error, not an empty
-	// map.
-	if b, ok, err := ff.Section(ctx, "user"); err != nil {
-		return nil, fmt.Errorf("read: user section: %w", err)
-	} else if ok {
-		if f.user, err = meta.UnmarshalKV(b); err != nil {
-			return nil, fmt.Errorf("read: user section: %w", err)
-		}
-	}
 	f.openBytes = fetch.Stats().BytesRead
 	return f, nil
 }
+
+// DropCaches forgets the opened decoders this file's queries cached, so
+// the next lookups open their chunks again (what a first lookup costs).
+// The metadata stays cached.
+func (f *File) DropCaches() { f.cache.dropFile(f.m) }
 
 // Schema returns the file's Arrow schema.
 func (f *File) Schema() *arrow.Schema { return f.arrow }
@@ -178,18 +198,18 @@ func (f *File) Container() *format.File { return f.f }
 func (f *File) NumRows() int64 { return f.f.NumRows() }
 
 // Metadata returns the user key/value metadata.
-func (f *File) Metadata() map[string]string { return f.user }
+func (f *File) Metadata() map[string]string { return f.m.user }
 
 // FileStats returns the file statistics of a stream.
 func (f *File) FileStats(stream int) (stats.ColumnStats, bool) {
-	s, ok := f.fstats[stream]
+	s, ok := f.m.fstats[stream]
 	return s, ok
 }
 
 // StripeStats returns the statistics of one stripe.
 func (f *File) StripeStats(i int) *meta.StripeStats {
-	if i < len(f.sstats) {
-		return &f.sstats[i]
+	if i < len(f.m.sstats) {
+		return &f.m.sstats[i]
 	}
 	return nil
 }
@@ -252,44 +272,30 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 	return idx, nil
 }
 
-// fetchChunks reads and unframes the given chunks of a stream, coalescing
-// adjacent ranges into few reads.
-func (f *File) fetchChunks(ctx context.Context, stripe, stream int, chunks []int, st *ScanStats) ([][]byte, error) {
-	ranges := make([]iox.Range, len(chunks))
-	for i, c := range chunks {
-		r, err := f.f.ChunkRange(ctx, stripe, stream, c)
-		if err != nil {
-			return nil, err
-		}
-		ranges[i] = r
-	}
-	bufs, err := f.fetch.Fetch(ctx, ranges)
-	if err != nil {
-		return nil, fmt.Errorf("read: stripe %d, stream %d: %w", stripe, stream, err)
-	}
-	out := make([][]byte, len(bufs))
-	for i, raw := range bufs {
-		if st != nil {
-			st.BytesRead += int64(len(raw))
-			st.ChunksDecoded++
-		}
-		p, err := format.DecodeChunk(raw)
-		if err != nil {
-			return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, chunks[i], err)
-		}
-		out[i] = p
-	}
-	return out, nil
+// exec is what one query runs with: its context, the goroutines it may
+// decode on (nil: the caller's only), and its parallelism.
+type exec struct {
+	ctx context.Context
+	w   *workers
+	par int
 }
 
-// readStream decodes a whole stream of a stripe.
-func (f *File) readStream(ctx context.Context, stripe, stream int, st *ScanStats) (*shred.Stream, error) {
-	info, err := f.f.Streams(ctx, stripe)
-	if err != nil {
-		return nil, err
+func (f *File) newExec(ctx context.Context, par int) *exec {
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	if par == 0 {
+		par = f.opts.Parallelism
+	}
+	par = parallelism(par)
+	return &exec{ctx: ctx, par: par}
+}
+
+// readStream decodes a whole stream of a stripe (declared with needAll).
+func (f *File) readStream(io *stripeIO, stream int) (*shred.Stream, error) {
 	typ := f.sch.Stream(stream).Type
-	if stream >= len(info) || len(info[stream].Chunks) == 0 {
+	chunks := io.stream(stream).Chunks
+	if len(chunks) == 0 {
 		// A stream with no entries in this stripe.
 		vals, err := newBuf(typ, 0)
 		if err != nil {
@@ -297,18 +303,11 @@ func (f *File) readStream(ctx context.Context, stripe, stream int, st *ScanStats
 		}
 		return &shred.Stream{ID: stream, Type: typ, Values: vals}, nil
 	}
-	chunks := info[stream].Chunks
 	total := 0
-	idx := make([]int, len(chunks))
-	for i, c := range chunks {
-		idx[i] = i
+	for _, c := range chunks {
 		total += int(c.Rows)
 	}
 	if err := f.dec.CheckAlloc(total, max(typ.Size(), 4), "stream rows"); err != nil {
-		return nil, err
-	}
-	payloads, err := f.fetchChunks(ctx, stripe, stream, idx, st)
-	if err != nil {
 		return nil, err
 	}
 	vals, err := newBuf(typ, total)
@@ -316,14 +315,8 @@ func (f *File) readStream(ctx context.Context, stripe, stream int, st *ScanStats
 		return nil, err
 	}
 	var valid []bool
-	for _, p := range payloads {
-		if len(p) > 0 && encoding.Kind(p[0]) == encoding.KindNullable {
-			valid = make([]bool, total)
-			break
-		}
-	}
 	at := 0
-	for i, p := range payloads {
+	for i := range chunks {
 		rows := int(chunks[i].Rows)
 		if b, ok := vals.(*encoding.Bytes); ok && i == 1 && at > 0 {
 			// Size the stripe's value bytes once from the first chunk's
@@ -335,60 +328,128 @@ func (f *File) readStream(ctx context.Context, stripe, stream int, st *ScanStats
 				b.Data = nd
 			}
 		}
-		nullable, err := decodeInto(p, f.dec, vals, at, rows, valid)
-		if err != nil {
-			return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", stripe, stream, i, err)
-		}
-		if valid != nil && !nullable {
-			for j := at; j < at+rows; j++ {
-				valid[j] = true
+		err := io.use(stream, i, false, func(d encoding.Decoder) error {
+			nullable := d.Kind() == encoding.KindNullable
+			if nullable && valid == nil {
+				valid = make([]bool, total)
+				fillTrue(valid[:at])
 			}
+			if err := readPart(d, vals, at, rows, valid, nullable); err != nil {
+				return err
+			}
+			if valid != nil && !nullable {
+				fillTrue(valid[at : at+rows])
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		at += rows
 	}
 	return &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: total}, nil
 }
 
-// ReadStripe reads the projected top-level columns of one stripe.
-func (f *File) ReadStripe(ctx context.Context, stripe int, cols []int, st *ScanStats) (arrow.Record, error) {
-	rows := f.f.Stripe(stripe).Rows
-	arrs := make([]arrow.Array, len(cols))
-	fields := make([]arrow.Field, len(cols))
-	defer func() {
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
-			}
+func fillTrue(b []bool) {
+	for i := range b {
+		b[i] = true
+	}
+}
+
+// needColumn declares every chunk of every stream of column col.
+func (f *File) needColumn(io *stripeIO, col int) error {
+	for _, id := range f.sch.ColumnStreams(col) {
+		if err := io.needAll(id); err != nil {
+			return err
 		}
-	}()
-	for i, c := range cols {
-		streams := map[int]*shred.Stream{}
-		infos, err := f.f.Streams(ctx, stripe)
+	}
+	return nil
+}
+
+// readColumn assembles the whole of column col in the stripe of io.
+func (f *File) readColumn(io *stripeIO, col int) (arrow.Array, error) {
+	rows := f.f.Stripe(io.stripe).Rows
+	streams := map[int]*shred.Stream{}
+	for _, id := range f.sch.ColumnStreams(col) {
+		if id >= len(io.infos) || len(io.infos[id].Chunks) == 0 {
+			// Absent from this stripe: a FlatMap key first seen in a
+			// later stripe. The assembler treats the key as absent.
+			continue
+		}
+		s, err := f.readStream(io, id)
 		if err != nil {
 			return nil, err
 		}
-		for _, id := range f.sch.ColumnStreams(c) {
-			if id >= len(infos) || len(infos[id].Chunks) == 0 {
-				// Absent from this stripe: a FlatMap key first seen in a
-				// later stripe. The assembler treats the key as absent.
-				continue
-			}
-			s, err := f.readStream(ctx, stripe, id, st)
-			if err != nil {
-				return nil, err
-			}
-			streams[id] = s
-		}
-		a, err := shred.AssembleRows(f.sch, c, int(rows), streams, f.opts.Mem)
-		if err != nil {
-			return nil, fmt.Errorf("read: stripe %d, column %q: %w", stripe, f.arrow.Field(c).Name, err)
-		}
-		if int64(a.Len()) != rows {
-			a.Release()
-			return nil, fmt.Errorf("read: stripe %d, column %q: %d values for %d rows: %w", stripe, f.arrow.Field(c).Name, a.Len(), rows, encoding.ErrCorrupt)
-		}
+		streams[id] = s
+	}
+	a, err := shred.AssembleRows(f.sch, col, int(rows), streams, f.opts.Mem)
+	if err != nil {
+		return nil, fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.arrow.Field(col).Name, err)
+	}
+	if int64(a.Len()) != rows {
+		a.Release()
+		return nil, fmt.Errorf("read: stripe %d, column %q: %d values for %d rows: %w", io.stripe, f.arrow.Field(col).Name, a.Len(), rows, encoding.ErrCorrupt)
+	}
+	return a, nil
+}
+
+// readColumns assembles whole columns of the stripe of io (declared with
+// needColumn and fetched), the columns decoding in parallel.
+func (f *File) readColumns(x *exec, io *stripeIO, cols []int) (arrow.Record, error) {
+	rows := f.f.Stripe(io.stripe).Rows
+	arrs := make([]arrow.Array, len(cols))
+	fields := make([]arrow.Field, len(cols))
+	defer releaseAll(arrs)
+	err := x.w.each(x.ctx, len(cols), func(i int) error {
+		a, err := f.readColumn(io, cols[i])
 		arrs[i] = a
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cols {
 		fields[i] = f.arrow.Field(c)
 	}
-	return array.NewRecord(arrow.NewSchema(fields, nil), arrs, rows), nil
+	return array.NewRecord(f.projectedSchema(cols, fields), arrs, rows), nil
+}
+
+// releaseAll drops the references a function holds on the arrays it built
+// (array.NewRecord takes references of its own).
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+// ReadStripe reads the projected top-level columns of one stripe.
+func (f *File) ReadStripe(ctx context.Context, stripe int, cols []int, st *ScanStats) (arrow.Record, error) {
+	if stripe < 0 || stripe >= f.f.NumStripes() {
+		return nil, fmt.Errorf("read: stripe %d of %d: %w", stripe, f.f.NumStripes(), format.ErrIndex)
+	}
+	for _, c := range cols {
+		if c < 0 || c >= f.sch.NumColumns() {
+			return nil, fmt.Errorf("read: column %d of %d: %w", c, f.sch.NumColumns(), format.ErrIndex)
+		}
+	}
+	x := f.newExec(ctx, 1)
+	io, err := f.newStripeIO(x.ctx, stripe)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		st = &ScanStats{}
+	}
+	defer io.flush(st)
+	for _, c := range cols {
+		if err := f.needColumn(io, c); err != nil {
+			return nil, err
+		}
+	}
+	if err := io.fetch(); err != nil {
+		return nil, err
+	}
+	return f.readColumns(x, io, cols)
 }

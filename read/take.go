@@ -3,6 +3,7 @@ package read
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,51 +13,267 @@ import (
 	"strata/shred"
 )
 
+// TakeOptions select what a lookup returns.
+type TakeOptions struct {
+	// Columns are the top-level columns to return, all when empty.
+	Columns []string
+	// Parallelism overrides the file's Parallelism for this lookup.
+	Parallelism int
+}
+
 // Take returns the rows at the given row numbers, in the order given, with
 // the projected columns (all when columns is empty). Row-aligned columns are
 // read by locating each row's stripe and chunk from the row counts and
 // gathering from the chunk's encoded form, touching only the chunks that
-// hold requested rows; nested columns read their stripe.
+// hold requested rows (kept opened in the decoder cache for the next
+// lookups); nested columns read their stripe.
 func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
-	ctx := context.Background()
-	cols, err := f.columnIndexes(columns)
+	rec, _, err := f.TakeContext(context.Background(), rows, TakeOptions{Columns: columns})
+	return rec, err
+}
+
+// TakeContext is Take under a context, with options, reporting what it read.
+// Per stripe, the chunks of every projected column that hold requested rows
+// and are not in the decoder cache are fetched in one coalesced call.
+func (f *File) TakeContext(ctx context.Context, rows []int64, opts TakeOptions) (arrow.Record, ScanStats, error) {
+	var st ScanStats
+	cols, err := f.columnIndexes(opts.Columns)
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	n := f.NumRows()
 	for _, r := range rows {
 		if r < 0 || r >= n {
-			return nil, fmt.Errorf("read: row %d out of range [0, %d)", r, n)
+			return nil, st, fmt.Errorf("read: row %d out of range [0, %d)", r, n)
 		}
+	}
+	x := f.newExec(ctx, opts.Parallelism)
+	if x.par > 1 && len(rows) > 1 {
+		x.w = newWorkers(x.par - 1)
 	}
 	// Sort the request, keeping where each row goes.
 	order := make([]int, len(rows))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return rows[order[a]] < rows[order[b]] })
-	sorted := make([]int64, len(rows))
-	for i, o := range order {
-		sorted[i] = rows[o]
+	sorted := rows
+	if !slices.IsSorted(rows) {
+		sort.SliceStable(order, func(a, b int) bool { return rows[order[a]] < rows[order[b]] })
+		sorted = make([]int64, len(rows))
+		for i, o := range order {
+			sorted[i] = rows[o]
+		}
+	}
+	t := &taker{f: f, x: x, cols: cols, sorted: sorted, order: order, st: &st}
+	if err := t.run(); err != nil {
+		t.release()
+		return nil, st, err
 	}
 	arrs := make([]arrow.Array, len(cols))
 	fields := make([]arrow.Field, len(cols))
-	defer func() {
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
-			}
-		}
-	}()
+	defer releaseAll(arrs)
 	for ci, c := range cols {
 		fields[ci] = f.arrow.Field(c)
-		a, err := f.takeColumn(ctx, c, sorted, order)
+		a, err := t.column(ci)
 		if err != nil {
-			return nil, fmt.Errorf("read: take column %q: %w", fields[ci].Name, err)
+			t.release()
+			return nil, st, fmt.Errorf("read: take column %q: %w", fields[ci].Name, err)
 		}
 		arrs[ci] = a
 	}
-	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(len(rows))), nil
+	st.RowsReturned = int64(len(rows))
+	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(len(rows))), st, nil
+}
+
+// taker gathers the requested rows (sorted) of every projected column,
+// stripe by stripe.
+type taker struct {
+	f      *File
+	x      *exec
+	cols   []int
+	sorted []int64
+	order  []int
+	st     *ScanStats
+	vals   []any    // per column: gathered values (row-aligned columns)
+	valid  [][]bool // per column
+	pieces [][]arrow.Array
+}
+
+func (t *taker) release() {
+	for _, ps := range t.pieces {
+		for _, p := range ps {
+			p.Release()
+		}
+	}
+	t.pieces = nil
+}
+
+func (t *taker) run() error {
+	f, k := t.f, len(t.sorted)
+	t.vals = make([]any, len(t.cols))
+	t.valid = make([][]bool, len(t.cols))
+	t.pieces = make([][]arrow.Array, len(t.cols))
+	for ci, c := range t.cols {
+		stream := f.rowAligned(c)
+		if stream < 0 {
+			continue
+		}
+		typ := f.sch.Stream(stream).Type
+		if typ == encoding.Binary {
+			t.vals[ci] = make([][]byte, k)
+		} else {
+			v, err := newBuf(typ, k)
+			if err != nil {
+				return err
+			}
+			t.vals[ci] = v
+		}
+	}
+	for i := 0; i < k; {
+		s := f.f.StripeForRow(t.sorted[i])
+		info := f.f.Stripe(s)
+		j := i
+		for j < k && t.sorted[j] < info.FirstRow+info.Rows {
+			j++
+		}
+		if err := t.stripe(s, info.FirstRow, i, j); err != nil {
+			return fmt.Errorf("read: stripe %d: %w", s, err)
+		}
+		i = j
+	}
+	return nil
+}
+
+// stripe gathers requested rows sorted[i:j], all in stripe s.
+func (t *taker) stripe(s int, first int64, i, j int) error {
+	f := t.f
+	io, err := f.newStripeIO(t.x.ctx, s)
+	if err != nil {
+		return err
+	}
+	defer io.flush(t.st)
+	rows := t.sorted[i:j]
+	for _, c := range t.cols {
+		stream := f.rowAligned(c)
+		if stream < 0 {
+			if err := f.needColumn(io, c); err != nil {
+				return err
+			}
+			continue
+		}
+		info := io.stream(stream)
+		for a := 0; a < len(rows); {
+			ci := info.ChunkForRow(rows[a] - first)
+			if ci < 0 {
+				return encoding.Corruptf("row %d not in any chunk of stream %d", rows[a], stream)
+			}
+			if err := io.need(stream, ci); err != nil {
+				return err
+			}
+			end := first + info.Chunks[ci].FirstRow + info.Chunks[ci].Rows
+			for a < len(rows) && rows[a] < end {
+				a++
+			}
+		}
+	}
+	if err := io.fetch(); err != nil {
+		return err
+	}
+	return t.x.w.each(t.x.ctx, len(t.cols), func(ci int) error {
+		c := t.cols[ci]
+		stream := f.rowAligned(c)
+		if stream < 0 {
+			// Nested: assemble the stripe's column and slice out each row.
+			a, err := f.readColumn(io, c)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				t.pieces[ci] = append(t.pieces[ci], array.NewSlice(a, r-first, r-first+1))
+			}
+			a.Release()
+			return nil
+		}
+		return t.gather(io, ci, stream, first, i, rows)
+	})
+}
+
+// gather reads rows (absolute, sorted; the requests sorted[at:]) of one
+// stripe's row-aligned stream into the column's values.
+func (t *taker) gather(io *stripeIO, ci, stream int, first int64, at int, rows []int64) error {
+	info := io.stream(stream)
+	for i := 0; i < len(rows); {
+		c := info.ChunkForRow(rows[i] - first)
+		if c < 0 {
+			return encoding.Corruptf("row %d not in any chunk", rows[i])
+		}
+		ch := info.Chunks[c]
+		j := i
+		for j < len(rows) && rows[j]-first < ch.FirstRow+ch.Rows {
+			j++
+		}
+		rel := make([]int32, 0, j-i)
+		for _, r := range rows[i:j] {
+			v := int32(r - first - ch.FirstRow)
+			if len(rel) == 0 || rel[len(rel)-1] != v {
+				rel = append(rel, v)
+			}
+		}
+		base := first + ch.FirstRow
+		err := io.use(stream, c, true, func(d encoding.Decoder) error {
+			return gatherFrom(d, rel, rows[i:j], base, at+i, t.vals[ci], &t.valid[ci])
+		})
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// column assembles the gathered values of projected column ci in request
+// order.
+func (t *taker) column(ci int) (arrow.Array, error) {
+	f, col, k := t.f, t.cols[ci], len(t.sorted)
+	stream := f.rowAligned(col)
+	if stream < 0 {
+		pieces := t.pieces[ci]
+		if k == 0 {
+			return array.MakeArrayOfNull(f.opts.Mem, f.arrow.Field(col).Type, 0), nil
+		}
+		// Concatenate in sorted order, then permute to the request order.
+		perm := make([]arrow.Array, k)
+		for i, o := range t.order {
+			perm[o] = pieces[i]
+		}
+		a, err := array.Concatenate(perm, f.opts.Mem)
+		for _, p := range pieces {
+			p.Release()
+		}
+		t.pieces[ci] = nil
+		return a, err
+	}
+	vals, valid := t.vals[ci], t.valid[ci]
+	if !isIdentity(t.order) {
+		vals, valid = permute(vals, valid, t.order)
+	} else if b, ok := vals.([][]byte); ok {
+		bb := &encoding.Bytes{Offsets: make([]int32, 1, len(b)+1)}
+		for _, x := range b {
+			bb.Append(x)
+		}
+		vals = bb
+	}
+	s := &shred.Stream{ID: stream, Type: f.sch.Stream(stream).Type, Values: vals, Valid: valid, Len: k}
+	return shred.AssembleLeaf(f.sch, col, k, s, f.opts.Mem)
+}
+
+func isIdentity(order []int) bool {
+	for i, o := range order {
+		if i != o {
+			return false
+		}
+	}
+	return true
 }
 
 // projectedSchema returns the Arrow schema of cols: the file's own when cols
@@ -75,154 +292,12 @@ func (f *File) projectedSchema(cols []int, fields []arrow.Field) *arrow.Schema {
 
 // rowAligned returns the values stream of a column whose streams hold one
 // entry per row (a primitive top-level column), or -1.
-func (f *File) rowAligned(col int) int {
-	ids := f.sch.ColumnStreams(col)
-	if len(ids) != 1 || !f.sch.Column(col).Kind.IsLeaf() {
-		return -1
-	}
-	return ids[0]
-}
-
-func (f *File) takeColumn(ctx context.Context, col int, sorted []int64, order []int) (arrow.Array, error) {
-	stream := f.rowAligned(col)
-	typ := encoding.TypeInvalid
-	if stream >= 0 {
-		typ = f.sch.Stream(stream).Type
-	}
-	k := len(sorted)
-	var vals any
-	var valid []bool
-	var err error
-	switch {
-	case stream >= 0 && typ == encoding.Binary:
-		vals = make([][]byte, k)
-	case stream >= 0:
-		if vals, err = newBuf(typ, k); err != nil {
-			return nil, err
-		}
-	}
-	var pieces []arrow.Array
-	defer func() {
-		for _, p := range pieces {
-			p.Release()
-		}
-	}()
-	for i := 0; i < k; {
-		s := f.f.StripeForRow(sorted[i])
-		info := f.f.Stripe(s)
-		j := i
-		for j < k && sorted[j] < info.FirstRow+info.Rows {
-			j++
-		}
-		if stream < 0 {
-			// Nested: read the stripe's column and slice out each row.
-			rec, err := f.ReadStripe(ctx, s, []int{col}, nil)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range sorted[i:j] {
-				pieces = append(pieces, array.NewSlice(rec.Column(0), r-info.FirstRow, r-info.FirstRow+1))
-			}
-			rec.Release()
-			i = j
-			continue
-		}
-		if err := f.takeStripe(ctx, s, stream, info.FirstRow, sorted[i:j], i, vals, &valid); err != nil {
-			return nil, fmt.Errorf("stripe %d: %w", s, err)
-		}
-		i = j
-	}
-	if stream < 0 {
-		// Concatenate in sorted order, then permute to the request order.
-		perm := make([]arrow.Array, k)
-		for i, o := range order {
-			perm[o] = pieces[i]
-		}
-		if k == 0 {
-			return array.MakeArrayOfNull(f.opts.Mem, f.arrow.Field(col).Type, 0), nil
-		}
-		return array.Concatenate(perm, f.opts.Mem)
-	}
-	vals, valid = permute(vals, valid, order)
-	st := &shred.Stream{ID: stream, Type: typ, Values: vals, Valid: valid, Len: k}
-	return shred.AssembleLeaf(f.sch, col, k, st, f.opts.Mem)
-}
-
-// takeStripe gathers rows (absolute, sorted) of one stripe into vals[at:].
-func (f *File) takeStripe(ctx context.Context, stripe, stream int, first int64, rows []int64, at int, vals any, valid *[]bool) error {
-	info, err := f.f.Stream(ctx, stripe, stream)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < len(rows); {
-		c := info.ChunkForRow(rows[i] - first)
-		if c < 0 {
-			return encoding.Corruptf("row %d not in any chunk", rows[i])
-		}
-		ch := info.Chunks[c]
-		j := i
-		for j < len(rows) && rows[j]-first < ch.FirstRow+int64(ch.Rows) {
-			j++
-		}
-		rel := make([]int32, 0, j-i)
-		for _, r := range rows[i:j] {
-			v := int32(r - first - ch.FirstRow)
-			if len(rel) == 0 || rel[len(rel)-1] != v {
-				rel = append(rel, v)
-			}
-		}
-		e, err := f.cachedDecoder(ctx, chunkKey{stripe, stream, c}, int(ch.Rows), nil)
-		if err != nil {
-			return fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
-		}
-		e.mu.Lock()
-		err = f.gatherFrom(e.dec, int(ch.Rows), rel, rows[i:j], first+ch.FirstRow, at+i, vals, valid)
-		e.mu.Unlock()
-		if err != nil {
-			return fmt.Errorf("stream %d, chunk %d: %w", stream, c, err)
-		}
-		i = j
-	}
-	return nil
-}
-
-// cachedDecoder returns an opened decoder for a chunk, from the cache or
-// freshly fetched and opened (and then cached).
-func (f *File) cachedDecoder(ctx context.Context, k chunkKey, rows int, st *ScanStats) (*cacheEntry, error) {
-	if e := f.cache.get(k); e != nil {
-		return e, nil
-	}
-	payloads, err := f.fetchChunks(ctx, k.stripe, k.stream, []int{k.chunk}, st)
-	if err != nil {
-		return nil, err
-	}
-	d, err := encoding.Open(payloads[0], f.dec)
-	if err != nil {
-		return nil, err
-	}
-	if d.Len() != rows {
-		return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
-	}
-	return f.cache.put(k, d, decodedCost(payloads[0], rows, d.Type())), nil
-}
-
-// gatherChunk reads the values at rel (sorted, unique, chunk-relative) of
-// an encoded chunk; see gatherFrom.
-func (f *File) gatherChunk(node []byte, chunkRows int, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool) error {
-	d, err := encoding.Open(node, f.dec)
-	if err != nil {
-		return err
-	}
-	if d.Len() != chunkRows {
-		return encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), chunkRows)
-	}
-	return f.gatherFrom(d, chunkRows, rel, rows, base, at, vals, valid)
-}
+func (f *File) rowAligned(col int) int { return f.m.aligned[col] }
 
 // gatherFrom reads the values at rel (sorted, unique, chunk-relative) from
 // an opened decoder and stores them for every requested row (rows may
 // repeat) at out positions.
-func (f *File) gatherFrom(d encoding.Decoder, chunkRows int, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool) error {
+func gatherFrom(d encoding.Decoder, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool) error {
 	d.Reset()
 	nullable := d.Kind() == encoding.KindNullable
 	if nullable && *valid == nil {

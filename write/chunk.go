@@ -15,6 +15,18 @@ type chunkEncoder struct {
 	tree     *encoding.Tree
 	bpv      float64 // bytes per value when tree was selected
 	replayed int
+	// bpvEst is the bytes per value of the stream's last chunk, which
+	// sizes its next chunk (kept across stripes).
+	bpvEst float64
+	// shared is the stripe's shared alphabet of the stream (a
+	// *dict.Shared), nil when it has none; last is the tree of the node
+	// encode returned last.
+	shared encoding.SharedAlphabet
+	last   *encoding.Tree
+	// corr plans the stream's Correlated chunks in this stripe (nil: none);
+	// corrTree is the tree of its last Correlated chunk, replayed.
+	corr     *corrPlan
+	corrTree *encoding.Tree
 	// nullable encodes a node with validity; injected to keep this file
 	// independent of the nullable package's location.
 	nullable func(p *encoding.Policy, dst []byte, vals any, valid []bool) ([]byte, *encoding.Tree, error)
@@ -36,6 +48,7 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 		}
 	}
 	p := *c.policy
+	p.Shared = c.shared
 	replay := c.tree != nil && c.replayed < reselectEvery
 	if replay {
 		p.Force = c.tree
@@ -56,6 +69,7 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 	if err != nil {
 		return dst[:start], err
 	}
+	c.last = tree
 	size := float64(len(out) - start)
 	if n == 0 {
 		return out, nil
@@ -80,6 +94,7 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 			c.tree, c.bpv, c.replayed = altTree, float64(len(alt))/float64(n), 0
 			if len(alt) < len(out)-start {
 				out = append(out[:start], alt...)
+				c.last = altTree
 			}
 		}
 		return out, nil

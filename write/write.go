@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -28,10 +29,19 @@ import (
 type Options struct {
 	// StripeBytes flushes a stripe once this many raw bytes are buffered.
 	StripeBytes int
-	// ChunkValues and ChunkBytes cut a stream into chunks at whichever limit
-	// comes first.
+	// ChunkTarget is the encoded size a chunk aims at: each stream's chunks
+	// hold as many values as fit in about this many bytes, judged by the
+	// bytes per value of the stream's previous chunks (a trial encode of
+	// the stream's start for its first chunk), up to ChunkValues. A
+	// negative value cuts every chunk at ChunkValues, as writers before
+	// byte-sized chunks did.
+	ChunkTarget int
+	// ChunkValues is the most values a chunk holds, whatever its bytes:
+	// the granularity of chunk statistics and of point lookups.
 	ChunkValues int
-	ChunkBytes  int
+	// ChunkBytes cuts binary chunks at this many raw value bytes, bounding
+	// the memory a chunk's decoder needs.
+	ChunkBytes int
 	// NoZstd disables leaf compression.
 	NoZstd bool
 	// MinSaving is the fraction of a leaf's size zstd must save to be kept.
@@ -58,15 +68,23 @@ type Options struct {
 	Metadata map[string]string
 	// Policy overrides the encoding selection policy (tests).
 	Policy *encoding.Policy
+	// NoShared disables stripe-scoped shared dictionaries (shared.go).
+	NoShared bool
+	// NoCorrelated disables Correlated columns (correlate.go), and
+	// CorrelationRefWeight is the share of a reference's bytes charged to a
+	// column stored relative to it (default DefaultCorrelationRefWeight).
+	NoCorrelated         bool
+	CorrelationRefWeight float64
 }
 
 // Defaults.
 const (
 	DefaultStripeBytes = 64 << 20
-	// Chunks of 8 Ki values keep a selective read of a few rows within
-	// about 1.4 % of a column's bytes, while costing under 2 % in size
-	// against 64 Ki chunks on TPC-H lineitem (docs/benchmarks.md).
-	DefaultChunkValues = 8 << 10
+	// Chunks aim at DefaultChunkTarget encoded bytes and hold at most
+	// DefaultChunkValues values (docs/benchmarks.md, "Chunk sizes", has
+	// the measurements behind both).
+	DefaultChunkTarget = 64 << 10
+	DefaultChunkValues = 64 << 10
 	DefaultChunkBytes  = 256 << 10
 )
 
@@ -76,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ChunkValues <= 0 {
 		o.ChunkValues = DefaultChunkValues
+	}
+	if o.ChunkTarget == 0 {
+		o.ChunkTarget = DefaultChunkTarget
 	}
 	if o.ChunkBytes <= 0 {
 		o.ChunkBytes = DefaultChunkBytes
@@ -88,6 +109,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StripeGroup <= 0 {
 		o.StripeGroup = 8
+	}
+	if o.CorrelationRefWeight <= 0 {
+		o.CorrelationRefWeight = DefaultCorrelationRefWeight
 	}
 	if o.BloomFPP <= 0 || o.BloomFPP >= 1 {
 		o.BloomFPP = stats.DefaultFPP
@@ -151,9 +175,11 @@ func (w *Writer) Write(rec arrow.Record) error {
 }
 
 type encodedChunk struct {
-	node  []byte
-	rows  int
-	stats []byte
+	node   []byte
+	rows   int
+	stats  []byte
+	lo     int  // first entry of the stream
+	shared bool // refers to the stream's shared alphabet
 }
 
 type streamResult struct {
@@ -173,6 +199,10 @@ func (w *Writer) flush() error {
 	}
 	for len(w.encs) < len(streams) {
 		w.encs = append(w.encs, &chunkEncoder{policy: w.policy, nullable: nullable.Encode})
+	}
+	plans := w.correlate(streams)
+	for i := range streams {
+		w.encs[i].corr = plans[streams[i].ID]
 	}
 	results := make([]streamResult, len(streams))
 	var wg sync.WaitGroup
@@ -238,8 +268,15 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	var hashes []uint64
 	wantBloom := valuesRole && s.Type != encoding.Bool && w.bloomed(info.Node.Path())
 	var buf []byte
+	enc.shared = nil
+	if valuesRole {
+		if sh := w.sharedFor(s, max(1, w.opts.ChunkValues>>minChunkShift)); sh != nil {
+			enc.shared = sh
+		}
+	}
+	sizer := w.newSizer(s, enc)
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
-		hi := w.chunkEnd(s, lo)
+		hi := w.chunkEnd(s, lo, sizer)
 		vals := sliceValues(s.Values, lo, hi)
 		var valid []bool
 		if s.Valid != nil {
@@ -251,7 +288,15 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
 			return
 		}
-		c := encodedChunk{node: append([]byte(nil), buf...), rows: hi - lo}
+		node := buf
+		if enc.corr != nil && valid == nil && hi > lo {
+			if node, err = enc.encodeCorrelated(buf, vals, lo, hi); err != nil {
+				res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
+				return
+			}
+		}
+		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last)}
+		sizer.observe(hi-lo, len(node))
 		if valuesRole {
 			cs := stats.FromValues(vals, valid)
 			c.stats = cs.AppendBinary(nil)
@@ -268,6 +313,11 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		lo = hi
 		if n == 0 {
 			break
+		}
+	}
+	if enc.shared != nil {
+		if res.err = w.finishShared(s, enc, &res); res.err != nil {
+			return
 		}
 	}
 	if wantBloom && len(hashes) > 0 {
@@ -292,23 +342,35 @@ func (w *Writer) bloomed(path string) bool {
 	return false
 }
 
-// chunkEnd returns the end of the chunk starting at lo.
-func (w *Writer) chunkEnd(s *shred.Stream, lo int) int {
-	hi := min(s.Len, lo+w.opts.ChunkValues)
-	if b, ok := s.Values.(*encoding.Bytes); ok {
-		// cut binary chunks by bytes too, searching the offsets
-		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
-		if b.Offsets[hi] > limit {
-			l, h := lo+1, hi
-			for l < h {
-				m := (l + h) / 2
-				if b.Offsets[m] > limit {
-					h = m
-				} else {
-					l = m + 1
-				}
+// chunkEnd returns the end of the chunk starting at lo: after the number
+// of values the sizer asks for, and for binary values halved until the raw
+// bytes fit ChunkBytes (which keeps the boundaries nested, see size.go).
+// With a negative ChunkTarget, chunks are cut as before byte-sized chunks:
+// every ChunkValues values, binary ones also at the last value that fits
+// ChunkBytes.
+func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
+	b, isBinary := s.Values.(*encoding.Bytes)
+	if z.target <= 0 {
+		hi := min(s.Len, lo+z.ceil)
+		if isBinary {
+			limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
+			if b.Offsets[hi] > limit {
+				hi = lo + max(1, sort.Search(hi-lo, func(i int) bool { return b.Offsets[lo+i+1] > limit }))
 			}
-			hi = max(l-1, lo+1)
+		}
+		return hi
+	}
+	k := z.size()
+	hi := min(s.Len, (lo/k+1)*k)
+	if isBinary {
+		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
+		for b.Offsets[hi] > limit && hi > lo+1 {
+			if k > 1 {
+				k >>= 1
+				hi = min(s.Len, (lo/k+1)*k)
+			} else {
+				hi = lo + 1
+			}
 		}
 	}
 	return hi
@@ -328,7 +390,30 @@ func (w *Writer) Close() error {
 		fs[id] = *c
 	}
 	w.fw.AddSection("stats.file", meta.MarshalFileStats(fs))
+	// Bloom filters go to a section of their own, stored uncompressed, with
+	// an index of where each lies: a reader reads the index when it opens
+	// the file and a stripe's filter only when a predicate needs it.
+	var blooms []byte
+	refs := make([]map[int]meta.BloomRef, len(w.stripes))
+	for i := range w.stripes {
+		refs[i] = map[int]meta.BloomRef{}
+		ids := make([]int, 0, len(w.stripes[i].Blooms))
+		for id := range w.stripes[i].Blooms {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids) // deterministic bytes
+		for _, id := range ids {
+			b := w.stripes[i].Blooms[id]
+			refs[i][id] = meta.BloomRef{Off: int64(len(blooms)), Len: int64(len(b)), Sum: format.Checksum32(b)}
+			blooms = append(blooms, b...)
+		}
+		w.stripes[i].Blooms = nil
+	}
 	w.fw.AddSection("stats.stripe", meta.MarshalStripeStats(w.stripes))
+	if len(blooms) > 0 {
+		w.fw.AddSectionRaw("stats.bloom", blooms)
+		w.fw.AddSection("stats.bloom.index", meta.MarshalBloomIndex(refs))
+	}
 	if len(w.opts.Metadata) > 0 {
 		w.fw.AddSection("user", meta.MarshalKV(w.opts.Metadata))
 	}
@@ -336,5 +421,46 @@ func (w *Writer) Close() error {
 	if err := w.fw.Close(); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
+	return nil
+}
+
+// finishShared stores the stream's shared alphabet as its first chunk when
+// enough chunks chose it, and otherwise encodes the few that did again
+// without it.
+func (w *Writer) finishShared(s *shred.Stream, enc *chunkEncoder, res *streamResult) error {
+	sh := enc.shared
+	uses := 0
+	for _, c := range res.chunks {
+		if c.shared {
+			uses++
+		}
+	}
+	if uses == 0 {
+		return nil
+	}
+	if uses < minSharedUses {
+		enc.shared, enc.tree = nil, nil
+		for i, c := range res.chunks {
+			if !c.shared {
+				continue
+			}
+			vals := sliceValues(s.Values, c.lo, c.lo+c.rows)
+			var valid []bool
+			if s.Valid != nil {
+				valid = s.Valid[c.lo : c.lo+c.rows]
+			}
+			node, err := enc.encode(nil, vals, valid)
+			if err != nil {
+				return fmt.Errorf("chunk %d: %w", i, err)
+			}
+			res.chunks[i].node, res.chunks[i].shared = node, false
+		}
+		return nil
+	}
+	def, err := sh.Definition(w.policy)
+	if err != nil {
+		return err
+	}
+	res.chunks = append([]encodedChunk{{node: def}}, res.chunks...)
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -40,8 +41,11 @@ func exitCode(err error) int {
 // openFile opens a Strata file for a command, turning the commonest
 // mistakes into advice: a missing file names the path tried, and a Parquet,
 // CSV or Arrow file given where a Strata file belongs suggests importing it.
-func openFile(path string) (*strata.File, error) {
-	f, err := strata.Open(path)
+func openFile(path string) (*strata.File, error) { return openFileWith(path, strata.OpenOptions{}) }
+
+// openFileWith is openFile with options.
+func openFileWith(path string, opts strata.OpenOptions) (*strata.File, error) {
+	f, err := strata.OpenWith(context.Background(), path, opts)
 	if err == nil {
 		return f, nil
 	}

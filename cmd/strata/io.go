@@ -93,6 +93,7 @@ func projectSchema(sch *arrow.Schema, cols []string) *arrow.Schema {
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -102,7 +103,7 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
 	}
-	f, err := openStrata(context.Background(), pos[0], sf)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
@@ -316,6 +317,8 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
 	format := fs.String("format", "table", "table, csv or json")
+	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
+	split := fs.String("split", "", "scan one split only: its JSON (from 'strata splits') or @FILE")
 	var where *string
 	var showStats *bool
 	if withWhere {
@@ -330,7 +333,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
-	f, err := openStrata(context.Background(), pos[0], sf)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
@@ -338,6 +341,11 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	opts := strata.ScanOptions{Columns: splitList(*cols), Offset: *offset, Limit: *limit}
 	if where != nil {
 		opts.Where = *where
+	}
+	if *split != "" {
+		if opts.Split, err = parseSplit(*split); err != nil {
+			return usagef("--split: %v", err)
+		}
 	}
 	start := time.Now()
 	sc, err := f.Scan(opts)

@@ -5,9 +5,10 @@
 //	strata export SRC.strata DST         DST: .parquet, .csv or .arrow
 //	strata inspect FILE [--json]
 //	strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
-//	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format ...]
+//	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON] [--threads N] [--format ...]
 //	strata take FILE ROW...
-//	strata agg FILE "count(*), sum(col)" [--where EXPR]
+//	strata agg FILE "count(*), sum(col)" [--where EXPR] [--split JSON]
+//	strata splits FILE [--target 128MiB]  stripe-aligned pieces for a distributed scan, as JSON lines
 //	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
@@ -32,9 +33,11 @@ usage:
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
-  strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--format table|csv|json]
+  strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
-  strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR]
+  strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR] [--split JSON|@F]
+  strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
+                                           (reading commands take --threads N: goroutines per query, 0 = all cores)
   strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
   strata sizes DIR|FILE.parquet... [--optimize speed|balanced|size]
@@ -101,6 +104,8 @@ func run(cmd string, args []string) error {
 		err = runTake(args)
 	case "agg":
 		err = runAgg(args)
+	case "splits":
+		err = runSplits(args)
 	case "gen":
 		err = runGen(args)
 	case "sizes":

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"strata"
 	"strata/read"
 )
 
@@ -18,6 +19,7 @@ func runTake(args []string) error {
 	fs := flag.NewFlagSet("take", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
 	format := fs.String("format", "table", "table, csv or json")
+	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -36,7 +38,7 @@ func runTake(args []string) error {
 			rows = append(rows, r)
 		}
 	}
-	f, err := openStrata(context.Background(), pos[0], sf)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
@@ -69,6 +71,8 @@ func runAgg(args []string) error {
 	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
 	where := fs.String("where", "", "filter")
 	showStats := fs.Bool("stats", false, "print scan statistics on stderr")
+	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
+	split := fs.String("split", "", "aggregate one split only: its JSON (from 'strata splits') or @FILE")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -77,13 +81,19 @@ func runAgg(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want FILE and an aggregate list such as \"count(*), sum(l_quantity)\"")
 	}
-	f, err := openStrata(context.Background(), pos[0], sf)
+	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	opts := strata.AggregateOptions{Where: *where}
+	if *split != "" {
+		if opts.Split, err = parseSplit(*split); err != nil {
+			return usagef("--split: %v", err)
+		}
+	}
 	start := time.Now()
-	vals, st, err := f.Aggregate(pos[1], *where)
+	vals, st, err := f.AggregateContext(context.Background(), pos[1], opts)
 	if err != nil {
 		return err
 	}

@@ -88,8 +88,13 @@ type openedFile struct {
 // openStrata opens a Strata file at a local path (with openFile's advice
 // on errors) or a URL.
 func openStrata(ctx context.Context, path string, sf *storeFlags) (*openedFile, error) {
+	return openStrataWith(ctx, path, sf, strata.OpenOptions{})
+}
+
+// openStrataWith is openStrata with options (--threads).
+func openStrataWith(ctx context.Context, path string, sf *storeFlags, opts strata.OpenOptions) (*openedFile, error) {
 	if iox.Scheme(path) == "" {
-		f, err := openFile(path)
+		f, err := openFileWith(path, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +104,7 @@ func openStrata(ctx context.Context, path string, sf *storeFlags) (*openedFile, 
 	if err != nil {
 		return nil, err
 	}
-	f, err := strata.OpenSource(src)
+	f, err := strata.OpenSourceWith(src, opts)
 	if err != nil {
 		closeSource(src)
 		return nil, fmt.Errorf("%s: %w", path, err)

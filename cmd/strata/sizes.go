@@ -188,6 +188,7 @@ func shorten(s string, n int) string {
 type writeFlags struct {
 	stripeMB    *int
 	chunkValues *int
+	chunkTarget *int
 	noZstd      *bool
 	flatmap     *string
 	optimize    *string
@@ -196,7 +197,8 @@ type writeFlags struct {
 func addWriteFlags(fs *flag.FlagSet) *writeFlags {
 	return &writeFlags{
 		stripeMB:    fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data"),
-		chunkValues: fs.Int("chunk-values", write.DefaultChunkValues, "values per chunk"),
+		chunkValues: fs.Int("chunk-values", write.DefaultChunkValues, "most values per chunk"),
+		chunkTarget: fs.Int("chunk-target", write.DefaultChunkTarget, "encoded bytes a chunk aims at (negative: cut every chunk at --chunk-values)"),
 		noZstd:      fs.Bool("no-zstd", false, "disable zstd on encoding leaves"),
 		flatmap:     fs.String("flatmap", "", "comma-separated map columns to store as FlatMap"),
 		optimize:    fs.String("optimize", "balanced", "speed, balanced or size: how encoding selection trades bytes for decode time"),
@@ -208,7 +210,7 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	return &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues,
+	return &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
 		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap)}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"strata/encoding/blockfor"
 	"strata/encoding/chimp"
 	"strata/encoding/constant"
+	"strata/encoding/correlated"
 	"strata/encoding/delta"
 	"strata/encoding/dict"
 	"strata/encoding/digittext"
@@ -53,6 +54,8 @@ func Registry() *encoding.Registry {
 			alp.Codec,
 			alprd.Codec,
 			chimp.Codec,
+			dict.SharedCodec,
+			correlated.Codec,
 		)
 	})
 	return reg

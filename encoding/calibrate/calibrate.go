@@ -115,18 +115,18 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 				lengths = []int{6, 40}
 			}
 			for _, avg := range lengths {
-				nodes, err := kindNodes(p, cd, typ, avg, opts)
+				nodes, err := kindNodes(p, cd, typ, avg, opts, dopts)
 				if err != nil {
 					return nil, fmt.Errorf("calibrate %v %v: %w", cd.Kind, typ, err)
 				}
 				for _, kn := range nodes {
-					root, err := tm.add(kn.node, dopts)
+					root, err := tm.add(kn.node, kn.opts)
 					if err != nil {
 						return nil, fmt.Errorf("calibrate %v %v: %w", cd.Kind, typ, err)
 					}
 					pd := pending{kind: ki, root: root,
 						sample: Sample{Type: typ, Shape: kn.shape, Tree: kn.tree, Rows: root.rows, Bytes: root.bytes}}
-					d, err := encoding.Open(kn.node, dopts)
+					d, err := encoding.Open(kn.node, kn.opts)
 					if err != nil {
 						return nil, err
 					}
@@ -175,11 +175,107 @@ var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardina
 type kindNode struct {
 	node        []byte
 	shape, tree string
+	// opts decode the node: a resolver for nodes that refer to a shared
+	// alphabet or a reference column.
+	opts *encoding.Options
+}
+
+// resolver serves the nodes calibrate builds that read data outside their
+// own node: the definition of a shared alphabet (chunk 0, built once and
+// cached, as a file reader caches it per stripe) and a reference column
+// (a plain Trivial node behind encoding.Concat, as a file reader serves it,
+// so the measured time includes decoding the reference rows a second time,
+// as a real read does, at the cheapest).
+type resolver struct {
+	def   []byte
+	built any
+	ref   []byte
+	opts  *encoding.Options
+}
+
+func (r *resolver) Shared(chunk int, build func([]byte) (any, error)) (any, error) {
+	if chunk != 0 || r.def == nil {
+		return nil, encoding.Corruptf("calibrate: no shared chunk %d", chunk)
+	}
+	if r.built == nil {
+		v, err := build(r.def)
+		if err != nil {
+			return nil, err
+		}
+		r.built = v
+	}
+	return r.built, nil
+}
+
+func (r *resolver) Reference(stream int, typ encoding.Type) (encoding.Decoder, error) {
+	if r.ref == nil {
+		return nil, encoding.Corruptf("calibrate: no reference stream %d", stream)
+	}
+	d, err := encoding.Open(r.ref, r.opts)
+	if err != nil {
+		return nil, err
+	}
+	return encoding.Concat([]encoding.Decoder{d}, 0, d.Len())
+}
+
+// relative encodes vals with an EncodeRelative codec against a reference
+// that differs from them by small amounts (a ship date and a receipt date).
+func relative(p *encoding.Policy, cd *encoding.Codec, vals any, dopts *encoding.Options) ([]byte, *encoding.Tree, *encoding.Options, error) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var ref any
+	switch v := vals.(type) {
+	case []int64:
+		ref = mapSlice(v, func(x int64) int64 { return x - int64(r.IntN(30)) })
+	case []uint32:
+		ref = mapSlice(v, func(x uint32) uint32 { return x - uint32(r.IntN(min(30, int(x)+1))) })
+	default:
+		return nil, nil, nil, nil
+	}
+	node, tree, err := cd.EncodeRelative(p, nil, vals, ref, 1, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	plain, _, err := p.EncodeWith(nil, ref, encoding.KindTrivial)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o := *dopts
+	o.Resolver = &resolver{ref: plain, opts: dopts}
+	return node, tree, &o, nil
+}
+
+func mapSlice[T any](v []T, f func(T) T) []T {
+	out := make([]T, len(v))
+	for i, x := range v {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// shared encodes vals against a shared alphabet of their own values.
+func shared(p *encoding.Policy, cd *encoding.Codec, vals any, dopts *encoding.Options) ([]byte, *encoding.Tree, *encoding.Options, error) {
+	sh := cd.BuildShared(vals, 0, 1<<16)
+	if sh == nil {
+		return nil, nil, nil, nil
+	}
+	pp := *p
+	pp.Shared = sh
+	def, err := sh.Definition(&pp)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	node, tree, err := pp.EncodeWith(nil, vals, cd.Kind)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o := *dopts
+	o.Resolver = &resolver{def: def}
+	return node, tree, &o, nil
 }
 
 // kindNodes encodes the shapes an encoding is measured on with it at the
 // root.
-func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen int, opts Options) ([]kindNode, error) {
+func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen int, opts Options, dopts *encoding.Options) ([]kindNode, error) {
 	var out []kindNode
 	for _, sh := range shapes {
 		if sh == "constant" && len(out) > 0 {
@@ -192,14 +288,26 @@ func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen
 		var node []byte
 		var tree *encoding.Tree
 		var err error
-		if cd.Encoder == nil {
+		nodeOpts := dopts
+		switch {
+		case cd.EncodeRelative != nil:
+			if valid != nil {
+				continue
+			}
+			node, tree, nodeOpts, err = relative(p, cd, vals, dopts)
+		case cd.NeedsShared && cd.BuildShared != nil:
+			if valid != nil || !cd.Encoder.Fit(encoding.ComputeStats(vals)) {
+				continue
+			}
+			node, tree, nodeOpts, err = shared(p, cd, vals, dopts)
+		case cd.Encoder == nil:
 			if !cd.Wrapper || valid == nil {
 				continue
 			}
 			pp := *p
 			pp.Force = &encoding.Tree{Kind: cd.Kind}
 			node, tree, err = nullable.Encode(&pp, nil, vals, valid)
-		} else {
+		default:
 			if valid != nil || !cd.Encoder.Fit(encoding.ComputeStats(vals)) {
 				continue
 			}
@@ -208,7 +316,7 @@ func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen
 		if err != nil {
 			return nil, err
 		}
-		if tree.Kind != cd.Kind {
+		if tree == nil || tree.Kind != cd.Kind {
 			continue
 		}
 		// Only data the encoding would be chosen for: not larger than the
@@ -216,7 +324,7 @@ func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen
 		if plain, _, err := p.EncodeWith(nil, vals, encoding.KindTrivial); err == nil && len(node) > len(plain)+16 && cd.Encoder != nil {
 			continue
 		}
-		out = append(out, kindNode{node: node, shape: sh, tree: tree.String()})
+		out = append(out, kindNode{node: node, shape: sh, tree: tree.String(), opts: nodeOpts})
 	}
 	return out, nil
 }

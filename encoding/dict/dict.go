@@ -250,33 +250,45 @@ type numDict[T encoding.Number] struct {
 	core
 	alpha []T
 	nn    int // entries before the first NaN (all of them for integers)
-	adec  encoding.Reader[T]
 	bm    encoding.Bitmap
 }
 
 func openNum[T encoding.Number](c core, an []byte, opts *encoding.Options) (*numDict[T], error) {
-	ad, err := cascade.OpenFixed[T](an, c.depth, opts, -1, "alphabet")
+	alpha, nn, err := readNumAlphabet[T](an, c.depth, opts, c.rows)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAlphabetSize(ad.Len(), c.rows); err != nil {
-		return nil, err
-	}
-	alpha, err := cascade.ReadAll(ad, opts, "alphabet")
+	c.d = len(alpha)
+	return &numDict[T]{core: c, alpha: alpha, nn: nn}, nil
+}
+
+// readNumAlphabet decodes an alphabet node and checks it is strictly
+// increasing and, when rows ≥ 0, sized for a node of that many rows. nn is
+// the count of entries before the first NaN.
+func readNumAlphabet[T encoding.Number](an []byte, depth int, opts *encoding.Options, rows int) (alpha []T, nn int, err error) {
+	ad, err := cascade.OpenFixed[T](an, depth, opts, -1, "alphabet")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if rows >= 0 {
+		if err := checkAlphabetSize(ad.Len(), rows); err != nil {
+			return nil, 0, err
+		}
+	}
+	alpha, err = cascade.ReadAll(ad, opts, "alphabet")
+	if err != nil {
+		return nil, 0, err
 	}
 	for i := 1; i < len(alpha); i++ {
 		if compare(alpha[i-1], alpha[i]) >= 0 {
-			return nil, encoding.Corruptf("alphabet not strictly increasing at entry %d", i)
+			return nil, 0, encoding.Corruptf("alphabet not strictly increasing at entry %d", i)
 		}
 	}
-	nn := len(alpha)
+	nn = len(alpha)
 	for nn > 0 && alpha[nn-1] != alpha[nn-1] {
 		nn--
 	}
-	c.d = len(alpha)
-	return &numDict[T]{core: c, alpha: alpha, nn: nn, adec: ad}, nil
+	return alpha, nn, nil
 }
 
 // Alphabet implements Dictionary.
@@ -546,26 +558,37 @@ func (d *binDict) padAlphabet() {
 }
 
 func openBinary(c core, an []byte, opts *encoding.Options) (*binDict, error) {
-	ad, err := cascade.OpenBinary(an, c.depth, opts, -1, "alphabet")
+	alpha, err := readBinaryAlphabet(an, c.depth, opts, c.rows)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkAlphabetSize(ad.Len(), c.rows); err != nil {
-		return nil, err
-	}
-	alpha, err := cascade.ReadAllBinary(ad, opts, "alphabet")
-	if err != nil {
-		return nil, err
-	}
-	for i := 1; i < alpha.Len(); i++ {
-		if bytes.Compare(alpha.Value(i-1), alpha.Value(i)) >= 0 {
-			return nil, encoding.Corruptf("alphabet not strictly increasing at entry %d", i)
-		}
 	}
 	c.d = alpha.Len()
 	d := &binDict{core: c, alpha: alpha}
 	d.padAlphabet()
 	return d, nil
+}
+
+// readBinaryAlphabet is readNumAlphabet for binary alphabets.
+func readBinaryAlphabet(an []byte, depth int, opts *encoding.Options, rows int) (encoding.Bytes, error) {
+	ad, err := cascade.OpenBinary(an, depth, opts, -1, "alphabet")
+	if err != nil {
+		return encoding.Bytes{}, err
+	}
+	if rows >= 0 {
+		if err := checkAlphabetSize(ad.Len(), rows); err != nil {
+			return encoding.Bytes{}, err
+		}
+	}
+	alpha, err := cascade.ReadAllBinary(ad, opts, "alphabet")
+	if err != nil {
+		return encoding.Bytes{}, err
+	}
+	for i := 1; i < alpha.Len(); i++ {
+		if bytes.Compare(alpha.Value(i-1), alpha.Value(i)) >= 0 {
+			return encoding.Bytes{}, encoding.Corruptf("alphabet not strictly increasing at entry %d", i)
+		}
+	}
+	return alpha, nil
 }
 
 // BinaryAlphabet implements BinaryDictionary.

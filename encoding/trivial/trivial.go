@@ -401,11 +401,14 @@ func (d *binaryDec) ReadBinary(dst *encoding.Bytes, n int) error {
 	}
 	if len(dst.Offsets) == 0 && len(dst.Data) == 0 {
 		// An empty destination shares the decoder's offsets and bytes
-		// instead of copying them (Offsets[0] need not be zero). The caps
-		// are clipped so a later append reallocates rather than writing
-		// into memory the decoder or its source still owns.
+		// instead of copying them (Offsets[0] need not be zero). The data
+		// ends at the last value read, so that values appended later
+		// start where the last offset says; the caps are clipped so a
+		// later append reallocates rather than writing into memory the
+		// decoder or its source still owns.
+		end := d.offs[d.pos+n]
 		dst.Offsets = d.offs[d.pos : d.pos+n+1 : d.pos+n+1]
-		dst.Data = d.data[:len(d.data):len(d.data)]
+		dst.Data = d.data[:end:end]
 		d.pos += n
 		return nil
 	}

@@ -90,3 +90,43 @@ func TestHostile(t *testing.T) {
 		t.Fatal("Gather past end: no error")
 	}
 }
+
+// TestReadBinarySharedThenAppend: a read that shares the decoder's bytes,
+// followed by reads that append, keeps every value where its offsets say
+// (the shared data once ran past the last value read, and the next value
+// then started after the chunk's remaining bytes).
+func TestReadBinarySharedThenAppend(t *testing.T) {
+	vals := [][]byte{[]byte("alpha"), []byte("be"), []byte("gamma-delta"), []byte(""), []byte("epsilon")}
+	var src encoding.Bytes
+	for _, v := range vals {
+		src.Append(v)
+	}
+	node, _, err := goldenPolicy().Encode(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for first := 0; first < len(vals); first++ {
+		d, err := encoding.Open(node, all.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := d.(encoding.BinaryReader)
+		var dst encoding.Bytes
+		if err := d.Skip(first); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ReadBinary(&dst, 1); err != nil {
+			t.Fatal(err)
+		}
+		d2, _ := encoding.Open(node, all.Options())
+		if err := d2.(encoding.BinaryReader).ReadBinary(&dst, 2); err != nil {
+			t.Fatal(err)
+		}
+		want := [][]byte{vals[first], vals[0], vals[1]}
+		for i, w := range want {
+			if got := dst.Value(i); string(got) != string(w) {
+				t.Fatalf("first %d: value %d = %q, want %q", first, i, got, w)
+			}
+		}
+	}
+}

@@ -100,7 +100,18 @@ type dec[T encoding.Integer] struct {
 	body   []byte
 	signed bool
 	bits   uint // width of T
+	// marks[i] is the byte offset of value i·markEvery, built by the first
+	// long Skip: a cached decoder then serves point lookups (Gather through
+	// a sequential cursor) in O(markEvery) instead of O(rows).
+	marks []int32
 }
+
+// markEvery is the spacing of Skip's checkpoints, and longSkip the skip
+// length from which they are built and used.
+const (
+	markEvery = 256
+	longSkip  = 4 * markEvery
+)
 
 // newDec checks that the body holds exactly h.Rows varints: every value ends
 // in a byte with the high bit clear, so the count of such bytes must equal
@@ -138,21 +149,45 @@ func (d *dec[T]) check(n int, what string) error {
 	return nil
 }
 
-// Skip scans continuation bits: a value ends at each byte below 0x80.
+// Skip scans continuation bits: a value ends at each byte below 0x80. A
+// long skip first jumps to the last checkpoint before its target.
 func (d *dec[T]) Skip(n int) error {
 	if err := d.check(n, "skip"); err != nil {
 		return err
 	}
-	off := d.off
+	target := d.pos + n
+	from, off := d.pos, d.off
+	if n >= longSkip {
+		if d.marks == nil {
+			d.buildMarks()
+		}
+		if m := target / markEvery; m < len(d.marks) && m*markEvery > from {
+			from, off = m*markEvery, int(d.marks[m])
+		}
+	}
 	body := d.body
-	for k := n; k > 0; off++ {
+	for k := target - from; k > 0; off++ {
 		if body[off] < 0x80 {
 			k--
 		}
 	}
 	d.off = off
-	d.pos += n
+	d.pos = target
 	return nil
+}
+
+// buildMarks records the byte offset of every markEvery-th value.
+func (d *dec[T]) buildMarks() {
+	d.marks = make([]int32, 0, d.n/markEvery+1)
+	v := 0
+	for off, b := range d.body {
+		if v%markEvery == 0 && len(d.marks) == v/markEvery {
+			d.marks = append(d.marks, int32(off))
+		}
+		if b < 0x80 {
+			v++
+		}
+	}
 }
 
 func (d *dec[T]) Read(dst []T) error {

@@ -89,3 +89,48 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// TestLongSkips checks skips long enough to use the checkpoints, from every
+// kind of position, against the values read in order.
+func TestLongSkips(t *testing.T) {
+	p, opts := policy(), all.Options()
+	for _, n := range []int{1023, 1024, 1025, 4096, 5000} {
+		vals := make([]int64, n)
+		for i := range vals {
+			// one- to five-byte values, so checkpoints fall at uneven offsets
+			vals[i] = int64((i*2654435761)%(1<<uint(7*(1+i%5)))) - 1<<20
+		}
+		node, _, err := p.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := encoding.OpenTyped[int64](node, 0, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, start := range []int{0, 1, 255, 256, 257, 700, n - 1025} {
+			for _, skip := range []int{1024, 1025, 1279, 1280, 2048, n - start - 1, n - start} {
+				if start < 0 || skip < 0 || start+skip > n {
+					continue
+				}
+				d.Reset()
+				if err := d.Skip(start); err != nil {
+					t.Fatal(err)
+				}
+				if err := d.Skip(skip); err != nil {
+					t.Fatalf("n %d: skip %d from %d: %v", n, skip, start, err)
+				}
+				if start+skip == n {
+					continue
+				}
+				got := make([]int64, 1)
+				if err := d.Read(got); err != nil {
+					t.Fatal(err)
+				}
+				if got[0] != vals[start+skip] {
+					t.Fatalf("n %d: after skipping %d from %d got %d, want %d", n, skip, start, got[0], vals[start+skip])
+				}
+			}
+		}
+	}
+}

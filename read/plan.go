@@ -1,0 +1,353 @@
+package read
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"strata/encoding"
+	"strata/format"
+	"strata/iox"
+)
+
+// The one way the reader reads chunks.
+//
+// Every query — scan, filtered scan, lookup, aggregate — works stripe by
+// stripe (or a byte-bounded piece of one) through a stripeIO:
+//
+//  1. plan: the query declares every chunk it will need (need, needRange,
+//     needAll), filter columns first; chunks whose statistics settle them,
+//     and payload chunks without surviving rows, are never declared;
+//  2. fetch: all declared chunks are read in one call to the Fetcher, which
+//     coalesces them across streams and columns with the thresholds the
+//     source prefers (small holes on a local disk, large ones on an object
+//     store) and may keep several reads in flight;
+//  3. open: each chunk is unframed, checked and opened once (openChunk) and
+//     its decoder is shared by every consumer — filtering, gathering,
+//     reading a range, aggregating — through use, which resets it first.
+//
+// A filtered scan plans and fetches twice per stripe: the filter columns,
+// then the payload chunks that hold survivors. A consumer that uses a chunk
+// nobody declared still works (it is fetched on its own, counted as one
+// more request); tests hold the planners to their consumers by counting.
+
+// onFetch and onOpen, when set (by this package's tests only), see every
+// fetch call's chunks and every chunk opened.
+var (
+	onFetch func([]chunkKey)
+	onOpen  func(chunkKey)
+)
+
+// chunk is one chunk of a stripe as a query sees it.
+type chunk struct {
+	key  chunkKey
+	rows int
+	rng  iox.Range
+	// mu serializes the query's users of dec (decoders are cursors).
+	mu  sync.Mutex
+	raw []byte // fetched bytes, framing included; nil until fetched
+	dec encoding.Decoder
+	// payload is the unframed node dec reads, for the decoder cache's cost.
+	payload []byte
+	// entry is set when dec is shared through the decoder cache; users then
+	// also hold entry.mu, since other queries may use it at the same time.
+	entry *cacheEntry
+	// queued is set while the chunk waits in the stripeIO's pending list.
+	queued bool
+	// readLen is the length of the coalesced read the chunk's bytes came
+	// from, which stays alive as long as anything aliases them.
+	readLen int64
+}
+
+// stripeIO plans, fetches and opens the chunks one query needs from one
+// stripe. Declaring and fetching happen on one goroutine; use may be called
+// from many (different or equal chunks) once the fetch is done.
+type stripeIO struct {
+	f      *File
+	ctx    context.Context
+	stripe int
+	infos  []format.StreamInfo
+
+	mu      sync.Mutex
+	chunks  map[chunkKey]*chunk
+	pending []*chunk
+	defs    map[int]bool // streams whose shared definitions are declared
+
+	requests, bytes, opened atomic.Int64
+}
+
+func (f *File) newStripeIO(ctx context.Context, stripe int) (*stripeIO, error) {
+	infos, err := f.f.Streams(ctx, stripe)
+	if err != nil {
+		return nil, err
+	}
+	return &stripeIO{f: f, ctx: ctx, stripe: stripe, infos: infos, chunks: map[chunkKey]*chunk{}}, nil
+}
+
+// stream returns the chunk table of a stream (empty when the stripe does
+// not hold it).
+func (s *stripeIO) stream(id int) *format.StreamInfo {
+	if id >= 0 && id < len(s.infos) {
+		return &s.infos[id]
+	}
+	return &format.StreamInfo{}
+}
+
+// lookup returns the chunk, registering it (and finding it in the decoder
+// cache) on first sight. The caller holds s.mu.
+func (s *stripeIO) lookup(stream, c int) (*chunk, error) {
+	k := chunkKey{s.f.m, s.stripe, stream, c}
+	if ch, ok := s.chunks[k]; ok {
+		return ch, nil
+	}
+	info := s.stream(stream)
+	if c < 0 || c >= len(info.Chunks) {
+		return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d of %d: %w", s.stripe, stream, c, len(info.Chunks), format.ErrIndex)
+	}
+	ci := &info.Chunks[c]
+	ch := &chunk{key: k, rows: int(ci.Rows), rng: iox.Range{Off: ci.Offset, Len: ci.Size}}
+	if e := s.f.cache.get(k); e != nil {
+		ch.entry, ch.dec = e, e.dec
+	}
+	s.chunks[k] = ch
+	return ch, nil
+}
+
+// need declares that the query will use chunk c of a stream.
+func (s *stripeIO) need(stream, c int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, err := s.lookup(stream, c)
+	if err != nil {
+		return err
+	}
+	s.queue(ch)
+	if ch.rows > 0 && !s.defs[stream] {
+		// Chunks of no rows define what the stream's chunks share (a
+		// stripe's dictionary alphabet): a chunk that refers to one reads
+		// it when it opens, so it is fetched with the plan.
+		if s.defs == nil {
+			s.defs = map[int]bool{}
+		}
+		s.defs[stream] = true
+		for k, ci := range s.stream(stream).Chunks {
+			if ci.Rows == 0 {
+				def, err := s.lookup(stream, k)
+				if err != nil {
+					return err
+				}
+				s.queue(def)
+			}
+		}
+	}
+	return nil
+}
+
+// queue adds a chunk to the pending fetch unless it is fetched, opened or
+// queued already. The caller holds s.mu.
+func (s *stripeIO) queue(ch *chunk) {
+	if ch.dec == nil && ch.raw == nil && !ch.queued {
+		ch.queued = true
+		s.pending = append(s.pending, ch)
+	}
+}
+
+// needRange declares the chunks of a stream that overlap its rows [lo, hi).
+func (s *stripeIO) needRange(stream int, lo, hi int64) error {
+	info := s.stream(stream)
+	if lo >= hi {
+		return nil
+	}
+	c := info.ChunkForRow(lo)
+	if c < 0 {
+		return nil
+	}
+	for ; c < len(info.Chunks) && info.Chunks[c].FirstRow < hi; c++ {
+		if err := s.need(stream, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// needAll declares every chunk of a stream.
+func (s *stripeIO) needAll(stream int) error {
+	for c := range s.stream(stream).Chunks {
+		if err := s.need(stream, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetch reads every declared chunk not yet fetched, in one coalesced call.
+func (s *stripeIO) fetch() error {
+	s.mu.Lock()
+	todo := s.pending
+	s.pending = nil
+	for _, ch := range todo {
+		ch.queued = false
+	}
+	s.mu.Unlock()
+	return s.fetchChunks(todo)
+}
+
+func (s *stripeIO) fetchChunks(todo []*chunk) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	ranges := make([]iox.Range, len(todo))
+	for i, ch := range todo {
+		ranges[i] = ch.rng
+	}
+	if onFetch != nil {
+		keys := make([]chunkKey, len(todo))
+		for i, ch := range todo {
+			keys[i] = ch.key
+		}
+		onFetch(keys)
+	}
+	reads := s.f.fetch.Plan(ranges)
+	bufs, err := s.f.fetchRanges(s.ctx, ranges)
+	if err != nil {
+		return fmt.Errorf("read: stripe %d: %w", s.stripe, err)
+	}
+	s.requests.Add(int64(len(reads)))
+	var n int64
+	for _, r := range reads {
+		n += r.Len
+	}
+	s.bytes.Add(n)
+	for i, ch := range todo {
+		ch.raw = bufs[i]
+		// Reads are sorted and disjoint: find the one holding the chunk.
+		k := sort.Search(len(reads), func(k int) bool { return reads[k].End() > ch.rng.Off })
+		if k < len(reads) {
+			ch.readLen = reads[k].Len
+		}
+	}
+	return nil
+}
+
+// use opens chunk c of a stream if needed (fetching it on its own when no
+// plan declared it), resets its decoder and calls fn with it. cache asks
+// for the opened decoder to be kept in the decoder cache, for chunks read
+// sparsely (gathers, lookups), where reopening would cost more than the
+// rows read.
+func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) error) error {
+	s.mu.Lock()
+	ch, err := s.lookup(stream, c)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.dec == nil {
+		if ch.raw == nil {
+			if err := s.fetchChunks([]*chunk{ch}); err != nil {
+				return err
+			}
+		}
+		p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		d, err := s.openChunk(stream, c, p, ch.rows)
+		if err != nil {
+			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
+		}
+		ch.dec, ch.payload = d, p
+		s.opened.Add(1)
+		if onOpen != nil {
+			onOpen(ch.key)
+		}
+	}
+	if cache && ch.entry == nil && s.f.cache != nil {
+		if ch.readLen > 4*ch.rng.Len && ch.readLen > 1<<20 {
+			// The decoder may alias a read much larger than its chunk, which
+			// the cache would keep alive without counting it: cache a
+			// decoder over a copy of the chunk's own bytes instead.
+			own := append([]byte(nil), ch.raw...)
+			p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, own)
+			if err != nil {
+				return fmt.Errorf("read: %w", err)
+			}
+			d, err := s.openChunk(stream, c, p, ch.rows)
+			if err != nil {
+				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
+			}
+			ch.dec, ch.payload, ch.raw, ch.readLen = d, p, own, int64(len(own))
+		}
+		ch.entry = s.f.cache.put(ch.key, ch.dec, decodedCost(ch.payload, ch.rows, ch.dec.Type()))
+		ch.dec = ch.entry.dec
+	}
+	if ch.entry != nil {
+		ch.entry.mu.Lock()
+		defer ch.entry.mu.Unlock()
+	}
+	ch.dec.Reset()
+	if err := fn(ch.dec); err != nil {
+		return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
+	}
+	return nil
+}
+
+// payload returns the unframed, checked node of a chunk without opening
+// it (for tools that walk encoding trees).
+func (s *stripeIO) payload(stream, c int) ([]byte, error) {
+	s.mu.Lock()
+	ch, err := s.lookup(stream, c)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.payload != nil {
+		return ch.payload, nil
+	}
+	if ch.raw == nil {
+		if err := s.fetchChunks([]*chunk{ch}); err != nil {
+			return nil, err
+		}
+	}
+	p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return p, nil
+}
+
+// flush adds the stripeIO's traffic to st.
+func (s *stripeIO) flush(st *ScanStats) {
+	st.Requests += s.requests.Swap(0)
+	st.BytesRead += s.bytes.Swap(0)
+	st.ChunksDecoded += int(s.opened.Swap(0))
+}
+
+// openChunk opens the decoder of chunk c of a stream from its payload and
+// checks its row count. Every chunk any query reads is opened here, with a
+// resolver (resolve.go) that gives the decoder what lies outside its own
+// bytes: a dictionary shared between the stream's chunks, the column it is
+// stored relative to.
+func (s *stripeIO) openChunk(stream, c int, payload []byte, rows int) (encoding.Decoder, error) {
+	d, err := encoding.Open(payload, s.chunkOptions(stream, c, true))
+	if err != nil {
+		return nil, err
+	}
+	if d.Len() != rows {
+		return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
+	}
+	return d, nil
+}
+
+// fetchRanges reads ranges through the file's Fetcher under ctx.
+func (f *File) fetchRanges(ctx context.Context, ranges []iox.Range) ([][]byte, error) {
+	return f.fetch.Fetch(ctx, ranges)
+}

@@ -1,0 +1,257 @@
+package write
+
+import (
+	"math/bits"
+	"slices"
+
+	"strata/encoding"
+	"strata/schema"
+	"strata/shred"
+)
+
+// Correlated columns. Per stripe, the writer looks for integer columns that
+// are cheaper stored as their difference from an earlier integer column of
+// the same physical type (a receipt date from a ship date): on samples of
+// the stripe's rows it compares the encoded size of each column with the
+// size of its difference from every candidate reference, charging the
+// difference for the reference's bytes at CorrelationRefWeight, since a
+// reader of the column must decode the reference's rows too. Each column
+// keeps its best reference when that saves at least minCorrSaving; a
+// column that serves as a reference is never stored relative to another,
+// so references do not chain. Chunks of a chosen column then take the
+// Correlated encoding only where it is the smaller, by the same charge.
+
+// corrPlan is a stream's Correlated plan for one stripe.
+type corrPlan struct {
+	encode func(p *encoding.Policy, dst []byte, vals, ref any, refStream int, force *encoding.Tree) ([]byte, *encoding.Tree, error)
+	ref    int     // reference stream
+	vals   any     // the reference's values, nulls as 0
+	refBPV float64 // the reference's encoded bytes per value, from the sample
+	weight float64 // CorrelationRefWeight
+}
+
+// Sampling of the correlation search: corrRuns runs of corrRunLen
+// consecutive rows spread over the stripe, the same rows for every column.
+const (
+	corrRuns   = 16
+	corrRunLen = 256
+	// minCorrRows is the shortest stripe searched.
+	minCorrRows = 1024
+	// maxCorrColumns bounds the columns compared pairwise in one stripe.
+	maxCorrColumns = 64
+	// minCorrSaving is the fraction of a column's estimated bytes a
+	// reference must save, its charge included.
+	minCorrSaving = 0.1
+)
+
+// DefaultCorrelationRefWeight is the share of a reference's bytes charged
+// to a column stored relative to it: what decoding the reference's rows a
+// second time costs, against what a stored byte costs a full scan. On
+// TPC-H lineitem SF 0.1 a full scan takes 4.1 ns of CPU per stored byte,
+// and decoding the bit-packed l_shipdate 0.72 ns per byte, a fifth; the
+// default rounds it up (docs/benchmarks.md, "Correlated columns").
+const DefaultCorrelationRefWeight = 0.25
+
+type corrCand struct {
+	id     int
+	vals   any // whole stream
+	sample any
+	size   int // encoded bytes of the sample
+	lo, hi int64
+	nulls  bool
+}
+
+// correlate returns the Correlated plans of this stripe's streams by id.
+func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
+	var encode func(*encoding.Policy, []byte, any, any, int, *encoding.Tree) ([]byte, *encoding.Tree, error)
+	for _, c := range w.policy.Registry.Codecs() {
+		if c.EncodeRelative != nil {
+			encode = c.EncodeRelative
+		}
+	}
+	if w.opts.NoCorrelated || encode == nil {
+		return nil
+	}
+	var cands []*corrCand
+	for i := range streams {
+		s := &streams[i]
+		info := w.sch.Stream(s.ID)
+		if info.Role != schema.RoleValues || !s.Type.IsInteger() || s.Len < minCorrRows ||
+			info.Node.Parent() != w.sch.Root || len(cands) == maxCorrColumns {
+			continue
+		}
+		c := &corrCand{id: s.ID, vals: sliceValues(s.Values, 0, s.Len)}
+		for _, ok := range s.Valid {
+			if !ok {
+				c.nulls = true
+				c.vals = zeroNulls(c.vals, s.Valid)
+				break
+			}
+		}
+		cands = append(cands, c)
+	}
+	if len(cands) < 2 {
+		return nil
+	}
+	p := *w.policy
+	p.Zstd, p.Force, p.Shared = false, nil, nil
+	for _, c := range cands {
+		c.sample = encoding.Sample(c.vals, corrRuns, corrRunLen)
+		node, _, err := p.Encode(nil, c.sample)
+		if err != nil {
+			return nil
+		}
+		c.size = len(node)
+		st := encoding.ComputeStatsNoDistinct(c.sample)
+		c.lo, c.hi = st.MinI, st.MaxI
+	}
+	type pick struct {
+		dep, ref *corrCand
+		saving   float64
+	}
+	var picks []pick
+	weight := w.opts.CorrelationRefWeight
+	for _, d := range cands {
+		if d.nulls {
+			continue // Correlated nodes are chunk roots: no Nullable layer
+		}
+		own := bits.Len64(uint64(d.hi - d.lo))
+		best := pick{}
+		for _, r := range cands {
+			// a column refers only to an earlier column of the schema:
+			// derived columns (an end, a total) usually follow the ones
+			// they derive from, and a column read alone (a ship date in a
+			// filter) is then not the one that pays for its reference
+			if r.id >= d.id || encoding.TypeOf(r.vals) != encoding.TypeOf(d.vals) {
+				continue
+			}
+			// a difference no narrower than the column is not worth a trial
+			if diffBits(d.sample, r.sample)+2 > own {
+				continue
+			}
+			node, _, err := encode(&p, nil, d.sample, r.sample, r.id, nil)
+			if err != nil {
+				continue
+			}
+			cost := float64(len(node)) + weight*float64(r.size)
+			if saving := 1 - cost/float64(d.size); saving >= minCorrSaving && saving > best.saving {
+				best = pick{d, r, saving}
+			}
+		}
+		if best.dep != nil {
+			picks = append(picks, best)
+		}
+	}
+	slices.SortStableFunc(picks, func(a, b pick) int {
+		switch {
+		case a.saving > b.saving:
+			return -1
+		case a.saving < b.saving:
+			return 1
+		}
+		return 0
+	})
+	plans := map[int]*corrPlan{}
+	isRef := map[int]bool{}
+	for _, pk := range picks {
+		if isRef[pk.dep.id] || plans[pk.ref.id] != nil {
+			continue // references do not chain
+		}
+		n := encoding.LenOf(pk.ref.sample)
+		plans[pk.dep.id] = &corrPlan{encode: encode, ref: pk.ref.id, vals: pk.ref.vals, weight: weight,
+			refBPV: float64(pk.ref.size) / float64(max(n, 1))}
+		isRef[pk.ref.id] = true
+	}
+	return plans
+}
+
+// zeroNulls returns a copy of integer values with the null rows set to 0,
+// as readers of a reference see them.
+func zeroNulls(vals any, valid []bool) any {
+	switch v := vals.(type) {
+	case []int8:
+		return zeroed(v, valid)
+	case []int16:
+		return zeroed(v, valid)
+	case []int32:
+		return zeroed(v, valid)
+	case []int64:
+		return zeroed(v, valid)
+	case []uint8:
+		return zeroed(v, valid)
+	case []uint16:
+		return zeroed(v, valid)
+	case []uint32:
+		return zeroed(v, valid)
+	case []uint64:
+		return zeroed(v, valid)
+	}
+	return vals
+}
+
+func zeroed[T encoding.Integer](v []T, valid []bool) []T {
+	out := slices.Clone(v)
+	for i, ok := range valid {
+		if !ok {
+			out[i] = 0
+		}
+	}
+	return out
+}
+
+// encodeCorrelated encodes a chunk relative to its reference and returns
+// the node when its bytes, plus the reference's charge, are fewer than
+// plain's; otherwise plain.
+func (c *chunkEncoder) encodeCorrelated(plain []byte, vals any, lo, hi int) ([]byte, error) {
+	pl := c.corr
+	ref := sliceValues(pl.vals, lo, hi)
+	p := *c.policy
+	p.Force, p.Shared = nil, nil
+	node, tree, err := pl.encode(&p, nil, vals, ref, pl.ref, c.corrTree)
+	if err != nil {
+		return plain, nil // not representable: keep the plain node
+	}
+	c.corrTree = tree
+	if float64(len(node))+pl.weight*pl.refBPV*float64(hi-lo) < float64(len(plain)) {
+		c.last = tree
+		return node, nil
+	}
+	return plain, nil
+}
+
+// diffBits returns the bit width of the range of vals - ref, computed as
+// the signed integers of the values' width the Correlated encoding stores.
+func diffBits(vals, ref any) int {
+	switch v := vals.(type) {
+	case []int8:
+		return rangeBits[int8, int8](v, ref)
+	case []int16:
+		return rangeBits[int16, int16](v, ref)
+	case []int32:
+		return rangeBits[int32, int32](v, ref)
+	case []int64:
+		return rangeBits[int64, int64](v, ref)
+	case []uint8:
+		return rangeBits[uint8, int8](v, ref)
+	case []uint16:
+		return rangeBits[uint16, int16](v, ref)
+	case []uint32:
+		return rangeBits[uint32, int32](v, ref)
+	case []uint64:
+		return rangeBits[uint64, int64](v, ref)
+	}
+	return 64
+}
+
+func rangeBits[T encoding.Integer, S int8 | int16 | int32 | int64](v []T, ref any) int {
+	r, ok := ref.([]T)
+	if !ok || len(r) != len(v) || len(v) == 0 {
+		return 64
+	}
+	lo, hi := int64(S(v[0]-r[0])), int64(S(v[0]-r[0]))
+	for i, x := range v {
+		d := int64(S(x - r[i]))
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	return bits.Len64(uint64(hi - lo))
+}
