@@ -62,6 +62,7 @@ func sweepFiles(t *testing.T) map[string][]byte {
 		files[fmt.Sprintf("seed%d", i)] = b
 	}
 	files["sparse-fsst"] = sparseFSSTFile(t)
+	files["timeseries"] = timeseriesFile(t)
 	return files
 }
 

@@ -357,6 +357,10 @@ func duckType(f arrow.Field) (string, mapping.Type, error) {
 		return "DOUBLE", mapping.TypeDouble, nil
 	case arrow.DATE32:
 		return "DATE", mapping.TypeDate, nil
+	case arrow.TIMESTAMP:
+		if f.Type.(*arrow.TimestampType).Unit == arrow.Microsecond {
+			return "TIMESTAMP", mapping.TypeTimestamp, nil
+		}
 	case arrow.STRING, arrow.LARGE_STRING:
 		return "VARCHAR", mapping.TypeVarchar, nil
 	case arrow.BINARY:
@@ -466,6 +470,8 @@ func fillDuckVector(vec mapping.Vector, a arrow.Array, off, n int) error {
 		copyFixed(data, a.Float64Values()[off:off+n])
 	case *array.Date32:
 		copyFixed(data, a.Date32Values()[off:off+n])
+	case *array.Timestamp:
+		copyFixed(data, a.TimestampValues()[off:off+n])
 	case *array.String:
 		for i := range n {
 			if a.IsValid(off + i) {

@@ -79,6 +79,39 @@ type Bounder[T Number] interface {
 	Bounds() (min, max T, ok bool)
 }
 
+// BlockBounder is implemented by decoders whose header table bounds each
+// block of rows (Delta, DeltaOfDelta): a reader settles whole blocks from
+// the headers alone, without decoding them (TsFile's TS2DIFF block peek),
+// and knows that Skip reaches a block's first row without decoding the
+// rows before it. Blocks are consecutive and cover the node; BlockBounds
+// returns block b's first row, its row count and bounds of its values
+// (conservative: every value lies in [lo, hi], the bounds need not be
+// attained).
+type BlockBounder[T Number] interface {
+	Blocks() int
+	BlockBounds(b int) (first, rows int, lo, hi T)
+}
+
+// DecodeSpanner reports the work a read takes. DecodeSpan(from, to), for
+// 0 <= from < to <= Len, returns the rows [lo, hi) the decoder decodes —
+// or inflates — to deliver rows [from, to) from a fresh cursor:
+// [from, to) for layouts whose Skip jumps straight to any row (plain,
+// bit-packed), widened to block boundaries by block encodings, [0, Len)
+// for a body inflated whole. Readers that account for decode work (read
+// amplification in the time-series layer) use it through DecodeSpan.
+type DecodeSpanner interface {
+	DecodeSpan(from, to int) (lo, hi int)
+}
+
+// DecodeSpan returns d's answer to DecodeSpan, or [0, to) for a decoder
+// that does not say: its Skip is taken to decode every row it passes.
+func DecodeSpan(d Decoder, from, to int) (lo, hi int) {
+	if s, ok := d.(DecodeSpanner); ok {
+		return s.DecodeSpan(from, to)
+	}
+	return 0, to
+}
+
 // BinaryBounder is the binary counterpart of Bounder.
 type BinaryBounder interface {
 	BinaryBounds() (min, max []byte, ok bool)

@@ -107,6 +107,7 @@ const (
 	// through Options.Resolver.
 	KindSharedDictionary Kind = 17
 	KindCorrelated       Kind = 18
+	KindDeltaOfDelta     Kind = 19
 	KindChimp            Kind = 20
 )
 
@@ -116,7 +117,7 @@ var kindNames = map[Kind]string{
 	KindDictionary: "Dictionary", KindMainlyConstant: "MainlyConstant",
 	KindSparseBool: "SparseBool", KindNullable: "Nullable", KindFSST: "FSST", KindALP: "ALP",
 	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
-	KindALPRD: "ALP-RD", KindChimp: "Chimp",
+	KindALPRD: "ALP-RD", KindChimp: "Chimp", KindDeltaOfDelta: "DeltaOfDelta",
 	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
 }
 

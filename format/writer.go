@@ -30,6 +30,13 @@ type WriterOptions struct {
 	// NoMetadataCompression stores sections, stripe groups and the footer
 	// uncompressed even where zstd would save space.
 	NoMetadataCompression bool
+	// OnStripe, when set, is called by FinishStripe with the index and
+	// directory entry of the stripe just written and its streams, indexed
+	// by stream id, with every chunk's absolute offset, size, rows and
+	// first row (Stats is left empty). It lets a caller index the layout
+	// before it adds sections, as the time-series layer's series index
+	// does. The slices are the callee's to keep.
+	OnStripe func(stripe int, info StripeInfo, streams []StreamInfo)
 }
 
 // DefaultGroupSize is the default number of stripes per stripe group.
@@ -73,6 +80,7 @@ type streamBuf struct {
 	data   []byte // framed chunks
 	table  []byte // rows | size | statsLen | stats per chunk
 	chunks int
+	infos  []ChunkInfo // sizes and rows, kept only for OnStripe
 }
 
 // NewWriter starts a Strata container on dst and writes its leading magic.
@@ -224,6 +232,9 @@ func (w *Writer) WriteChunkWith(stream int, payload []byte, rows int, stats []by
 	s.table = binary.AppendUvarint(s.table, uint64(len(stats)))
 	s.table = append(s.table, stats...)
 	s.chunks++
+	if w.opts.OnStripe != nil {
+		s.infos = append(s.infos, ChunkInfo{Size: int64(size), Rows: int64(rows)})
+	}
 	w.used = max(w.used, stream+1)
 	w.buffered += int64(size)
 	w.stripeHas = true
@@ -245,9 +256,25 @@ func (w *Writer) FinishStripe(rows int) error {
 		return w.err
 	}
 	st := StripeInfo{Rows: int64(rows), Offset: w.off, Group: len(w.foot.groups)}
+	var layout []StreamInfo
+	if w.opts.OnStripe != nil {
+		layout = make([]StreamInfo, w.used)
+	}
 	w.groupBody = binary.AppendUvarint(w.groupBody, uint64(w.used))
 	for id := range w.streams[:w.used] {
 		s := &w.streams[id]
+		if layout != nil {
+			li := &layout[id]
+			li.Offset, li.Size, li.Chunks = w.off, int64(len(s.data)), s.infos
+			off := w.off
+			for i := range li.Chunks {
+				c := &li.Chunks[i]
+				c.Offset, c.FirstRow = off, li.Rows
+				off += c.Size
+				li.Rows += c.Rows
+			}
+			s.infos = nil
+		}
 		w.write(s.data)
 		w.groupBody = binary.AppendUvarint(w.groupBody, uint64(s.chunks))
 		w.groupBody = append(w.groupBody, s.table...)
@@ -267,6 +294,9 @@ func (w *Writer) FinishStripe(rows int) error {
 	w.foot.stripes = append(w.foot.stripes, st)
 	w.foot.rows += st.Rows
 	w.used, w.buffered, w.stripeHas = 0, 0, false
+	if layout != nil {
+		w.opts.OnStripe(len(w.foot.stripes)-1, st, layout)
+	}
 	if len(w.foot.stripes)-w.groupFrom >= w.opts.GroupSize {
 		w.flushGroup()
 	}
@@ -294,6 +324,11 @@ func (w *Writer) writeBlob(raw []byte) blobRef {
 	if w.opts.NoMetadataCompression {
 		c = CompressionNone
 	}
+	return w.writeBlobWith(raw, c)
+}
+
+// writeBlobWith writes raw, compressed with c where it saves MinSaving.
+func (w *Writer) writeBlobWith(raw []byte, c Compression) blobRef {
 	stored, used := appendStored(nil, raw, c, w.opts.MinSaving)
 	r := blobRef{Off: w.off, Size: int64(len(stored)), Comp: used, Sum: Checksum32(stored)}
 	w.write(stored)
@@ -304,6 +339,19 @@ func (w *Writer) writeBlob(raw []byte) blobRef {
 // saves MinSaving). Names are 1..MaxNameLen bytes and unique in a file. The
 // section may be added at any time before Close; data is not retained.
 func (w *Writer) AddSection(name string, data []byte) error {
+	c := CompressionZstd
+	if w.opts.NoMetadataCompression {
+		c = CompressionNone
+	}
+	return w.AddSectionWith(name, data, c)
+}
+
+// AddSectionWith is AddSection with the compression chosen by the caller
+// (zstd is still kept only where it saves MinSaving). CompressionNone keeps
+// the section's bytes as they are in the file, so a reader can read parts
+// of it by range (SectionInfo) — the time-series index is a section of
+// separately framed pages read one at a time.
+func (w *Writer) AddSectionWith(name string, data []byte, c Compression) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -316,7 +364,10 @@ func (w *Writer) AddSection(name string, data []byte) error {
 	if len(w.foot.sections) >= DefaultMaxSections {
 		return fmt.Errorf("format: more than %d sections", DefaultMaxSections)
 	}
-	r := w.writeBlob(data)
+	if c != CompressionNone && c != CompressionZstd {
+		return fmt.Errorf("format: section %q: unknown compression %d", name, c)
+	}
+	r := w.writeBlobWith(data, c)
 	if w.err != nil {
 		return w.err
 	}

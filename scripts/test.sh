@@ -13,6 +13,8 @@ go test -count=1 -timeout 15m ./...
 echo "== go test -race (packages with concurrency)"
 race_pkgs=$(go list ./iox/... ./format/... ./read/... ./ 2>/dev/null || true)
 if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 15m $race_pkgs; fi
+# the time-series layer decodes in parallel and shares caches between reads
+go test -count=1 -race -timeout 10m -run 'TestConcurrentReads|TestSample' ./timeseries
 if [ -f bench/go.mod ]; then
   echo "== bench module (tiny scale, correctness only)"
   (cd bench && go vet ./... && go test -count=1 -timeout 10m ./...)

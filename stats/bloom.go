@@ -121,6 +121,41 @@ func (f *Bloom) block(h uint64) *bloomBlock {
 	return &f.blocks[((h>>32)*uint64(len(f.blocks)))>>32]
 }
 
+// NumBlocks returns the number of 32-byte blocks of the filter.
+func (f *Bloom) NumBlocks() int { return len(f.blocks) }
+
+// BloomBlockIndex returns the block of a filter of n blocks that hash h
+// falls into. With AppendBlock and BlockMayContain it lets a filter be
+// stored as separately readable blocks and probed by reading one block:
+// the time-series index keeps its series-path filter that way.
+func BloomBlockIndex(h uint64, n int) int { return int(((h >> 32) * uint64(n)) >> 32) }
+
+// AppendBlock appends block i's 32 bytes (eight little-endian words, as
+// AppendBinary stores them) to dst.
+func (f *Bloom) AppendBlock(dst []byte, i int) []byte {
+	for _, w := range f.blocks[i] {
+		dst = binary.LittleEndian.AppendUint32(dst, w)
+	}
+	return dst
+}
+
+// BloomBlockMayContain reports whether the block b (32 bytes as
+// AppendBlock wrote it) may hold hash h; false means h was certainly never
+// inserted. It returns false for a b of the wrong length.
+func BloomBlockMayContain(b []byte, h uint64) bool {
+	if len(b) != bloomBlockBytes {
+		return false
+	}
+	key := uint32(h)
+	for i := range bloomSalt {
+		w := binary.LittleEndian.Uint32(b[4*i:])
+		if w&(1<<((key*bloomSalt[i])>>27)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Insert adds a hash (from Value.Hash, HashUint, HashFloat or HashBytes).
 func (f *Bloom) Insert(h uint64) {
 	b := f.block(h)

@@ -27,6 +27,10 @@ type chunkEncoder struct {
 	// corrTree is the tree of its last Correlated chunk, replayed.
 	corr     *corrPlan
 	corrTree *encoding.Tree
+	// fixed, when set, is the tree every chunk starts from (Options.Force);
+	// it is never replaced by a captured one.
+	fixed *encoding.Tree
+	yield float64 // bytes per value above which fixed yields to selection
 	// nullable encodes a node with validity; injected to keep this file
 	// independent of the nullable package's location.
 	nullable func(p *encoding.Policy, dst []byte, vals any, valid []bool) ([]byte, *encoding.Tree, error)
@@ -49,6 +53,38 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 	}
 	p := *c.policy
 	p.Shared = c.shared
+	if c.fixed != nil {
+		p.Force = c.fixed
+		var out []byte
+		var tree *encoding.Tree
+		var err error
+		if hasNulls {
+			// the forced tree describes the non-null values under Nullable
+			p.Force = &encoding.Tree{Kind: encoding.KindNullable, Children: []*encoding.Tree{nil, c.fixed}}
+			out, tree, err = c.nullable(&p, dst, compact(vals, valid), valid)
+		} else {
+			out, tree, err = p.Encode(dst, vals)
+		}
+		c.last = tree
+		if err != nil || c.yield <= 0 || n == 0 || float64(len(out)-len(dst)) <= c.yield*float64(n) {
+			return out, err
+		}
+		start := len(dst)
+		forced := len(out) - start
+		p.Force = nil
+		var alt []byte
+		var altTree *encoding.Tree
+		if hasNulls {
+			alt, altTree, err = c.nullable(&p, nil, compact(vals, valid), valid)
+		} else {
+			alt, altTree, err = p.Encode(nil, vals)
+		}
+		if err == nil && len(alt) < forced {
+			out = append(out[:start], alt...)
+			c.last = altTree
+		}
+		return out, nil
+	}
 	replay := c.tree != nil && c.replayed < reselectEvery
 	if replay {
 		p.Force = c.tree

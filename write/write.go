@@ -66,7 +66,9 @@ type Options struct {
 	FlatMap []string
 	// Metadata is stored in the file's user section.
 	Metadata map[string]string
-	// Policy overrides the encoding selection policy (tests).
+	// Policy overrides the encoding selection policy (tests, and writers
+	// that offer encodings default selection does not, such as the
+	// time-series layer's DeltaOfDelta).
 	Policy *encoding.Policy
 	// NoShared disables stripe-scoped shared dictionaries (shared.go).
 	NoShared bool
@@ -75,6 +77,20 @@ type Options struct {
 	// column stored relative to it (default DefaultCorrelationRefWeight).
 	NoCorrelated         bool
 	CorrelationRefWeight float64
+	// Force maps a column path ("ts", "s.a") to the encoding tree every
+	// chunk of its values stream starts from, as a replayed capture does:
+	// each node takes the forced kind where it fits the data, selection
+	// runs for the rest. A time-series table forces DeltaOfDelta on its
+	// time column, so every chunk has block headers a time filter reads.
+	Force map[string]*encoding.Tree
+	// ForceYield, when positive, lets a forced tree yield: a chunk whose
+	// forced encoding takes more than ForceYield bytes per value is also
+	// encoded by selection, and the smaller kept. The time-series layer
+	// forces DeltaOfDelta on its time column, which costs a few hundredths
+	// of a bit per value at a regular interval, but tens of bits on
+	// irregular times that selection stores far smaller (runs of equal
+	// minutes in flight records).
+	ForceYield float64
 }
 
 // Defaults.
@@ -133,6 +149,8 @@ type Writer struct {
 	stripe  int
 	stripes []meta.StripeStats
 	file    map[int]*stats.ColumnStats
+	cuts    []int  // rows of the pending stripe at which Cut ended a chunk
+	aligned []bool // per stream: one entry per row (Cut applies)
 	err     error
 }
 
@@ -150,8 +168,55 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 		p.MinSaving = opts.MinSaving
 		p.Optimize = opts.Optimize
 	}
-	return &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
-		file: map[int]*stats.ColumnStats{}}, nil
+	w := &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
+		file: map[int]*stats.ColumnStats{}}
+	for path := range opts.Force {
+		n, err := s.Find(path)
+		if err != nil || n.StreamID(schema.RoleValues) < 0 {
+			return nil, fmt.Errorf("write: forced encoding for %q: no such leaf column", path)
+		}
+	}
+	w.aligned = make([]bool, s.NumStreams())
+	for id := range w.aligned {
+		w.aligned[id] = rowAligned(s.Stream(id).Node)
+	}
+	return w, nil
+}
+
+// rowAligned reports whether the streams of n hold one entry per row: no
+// list, map or FlatMap lies above n.
+func rowAligned(n *schema.Node) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Kind == schema.List || p.Kind == schema.Map || p.Kind == schema.FlatMap {
+			return false
+		}
+	}
+	return n.Kind != schema.List && n.Kind != schema.Map && n.Kind != schema.FlatMap
+}
+
+// Cut ends the current chunk of every row-aligned stream (every stream of
+// a flat table) after the rows written so far, whatever the chunk limits:
+// the time-series layer cuts chunks at series boundaries, so a chunk never
+// mixes two series. Streams inside lists and maps ignore cuts. Chunks are
+// still cut by the ChunkValues and ChunkBytes limits between cuts.
+func (w *Writer) Cut() {
+	if w.pending > 0 && (len(w.cuts) == 0 || w.cuts[len(w.cuts)-1] != w.pending) {
+		w.cuts = append(w.cuts, w.pending)
+	}
+}
+
+// Flush ends the current stripe now (a no-op when no row is pending), so a
+// caller can end stripes at boundaries of its own and learn their layout
+// (format.WriterOptions.OnStripe) before it adds metadata sections.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.flush(); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
 }
 
 // Write appends a record batch.
@@ -198,7 +263,12 @@ func (w *Writer) flush() error {
 		return nil
 	}
 	for len(w.encs) < len(streams) {
-		w.encs = append(w.encs, &chunkEncoder{policy: w.policy, nullable: nullable.Encode})
+		e := &chunkEncoder{policy: w.policy, nullable: nullable.Encode}
+		if id := len(w.encs); w.sch.Stream(id).Role == schema.RoleValues {
+			e.fixed = w.opts.Force[w.sch.Stream(id).Node.Path()]
+			e.yield = w.opts.ForceYield
+		}
+		w.encs = append(w.encs, e)
 	}
 	plans := w.correlate(streams)
 	for i := range streams {
@@ -252,6 +322,7 @@ func (w *Writer) flush() error {
 	w.stripe++
 	w.shred.Reset()
 	w.pending = 0
+	w.cuts = w.cuts[:0]
 	return nil
 }
 
@@ -289,7 +360,10 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			return
 		}
 		node := buf
-		if enc.corr != nil && valid == nil && hi > lo {
+		// A forced tree (Options.Force) stays: the time-series layer
+		// forces DeltaOfDelta for its block headers, which a Correlated
+		// node would hide.
+		if enc.corr != nil && enc.fixed == nil && valid == nil && hi > lo {
 			if node, err = enc.encodeCorrelated(buf, vals, lo, hi); err != nil {
 				res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
 				return
@@ -344,14 +418,23 @@ func (w *Writer) bloomed(path string) bool {
 
 // chunkEnd returns the end of the chunk starting at lo: after the number
 // of values the sizer asks for, and for binary values halved until the raw
-// bytes fit ChunkBytes (which keeps the boundaries nested, see size.go).
-// With a negative ChunkTarget, chunks are cut as before byte-sized chunks:
-// every ChunkValues values, binary ones also at the last value that fits
+// bytes fit ChunkBytes (which keeps the boundaries nested, see size.go);
+// never past the next Cut of a row-aligned stream. With a negative
+// ChunkTarget, chunks are cut as before byte-sized chunks: every
+// ChunkValues values, binary ones also at the last value that fits
 // ChunkBytes.
 func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
+	end := s.Len
+	if s.ID < len(w.aligned) && w.aligned[s.ID] {
+		// the first cut after lo, if it comes before the stream's end
+		i, _ := slices.BinarySearch(w.cuts, lo+1)
+		if i < len(w.cuts) && w.cuts[i] < end {
+			end = w.cuts[i]
+		}
+	}
 	b, isBinary := s.Values.(*encoding.Bytes)
 	if z.target <= 0 {
-		hi := min(s.Len, lo+z.ceil)
+		hi := min(end, lo+z.ceil)
 		if isBinary {
 			limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
 			if b.Offsets[hi] > limit {
@@ -361,13 +444,13 @@ func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
 		return hi
 	}
 	k := z.size()
-	hi := min(s.Len, (lo/k+1)*k)
+	hi := min(end, (lo/k+1)*k)
 	if isBinary {
 		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
 		for b.Offsets[hi] > limit && hi > lo+1 {
 			if k > 1 {
 				k >>= 1
-				hi = min(s.Len, (lo/k+1)*k)
+				hi = min(end, (lo/k+1)*k)
 			} else {
 				hi = lo + 1
 			}

@@ -23,7 +23,7 @@ func runCalibrate(args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("calibrate takes no arguments")
 	}
-	res, err := calibrate.Run(all.Registry(), calibrate.Options{Rows: *rows, Rounds: *rounds, Reps: *reps})
+	res, err := calibrate.Run(all.Measured(), calibrate.Options{Rows: *rows, Rounds: *rounds, Reps: *reps})
 	if err != nil {
 		return err
 	}

@@ -5,25 +5,37 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata"
 	"strata/interop"
+	"strata/timeseries"
 	"strata/tpch"
+	"strata/tsbs"
 )
 
 func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	sf := fs.Float64("sf", 0.1, "TPC-H scale factor")
 	seed := fs.Uint64("seed", 1, "random seed")
+	hosts := fs.Int("hosts", 100, "tsbs: hosts")
+	duration := fs.Duration("duration", 24*time.Hour, "tsbs: time span")
+	interval := fs.Duration("interval", 10*time.Second, "tsbs: reporting interval")
+	precise := fs.Bool("precise", false, "tsbs: keep the random walks' full float64 values instead of whole numbers")
+	timeMajor := fs.Bool("time-major", false, "tsbs: emit rows in TSBS's order (every host at each time) instead of (hostname, time)")
 	pf := addProgressFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
+	if len(pos) == 2 && pos[0] == "tsbs" {
+		return genTSBS(pos[1], tsbs.Options{Hosts: *hosts, Duration: *duration, Interval: *interval, Seed: *seed,
+			Precise: *precise, TimeMajor: *timeMajor}, pf)
+	}
 	if len(pos) != 2 || pos[0] != "tpch" {
-		return usagef("want: gen tpch [--sf 0.1] [--seed 1] OUT")
+		return usagef("want: gen tpch [--sf 0.1] [--seed 1] OUT, or gen tsbs [--hosts 100] [--duration 24h] OUT")
 	}
 	out := pos[1]
 	gen := tpch.NewLineitem(*sf, *seed, 64<<10)
@@ -49,6 +61,57 @@ func runGen(args []string) error {
 	var n int64
 	for {
 		rec, err := gen.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n += rec.NumRows()
+		err = sink.Write(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+		p.update(n)
+	}
+	if err := sink.Close(); err != nil {
+		return err
+	}
+	p.finish(n)
+	p.summary("wrote %s: %d rows, %d bytes\n", out, n, fileSize(out))
+	return nil
+}
+
+// genTSBS writes the TSBS cpu-only workload: a time-series table keyed by
+// the ten host tags for .strata, plain rows for .parquet and .csv.
+func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
+	g, err := tsbs.New(o)
+	if err != nil {
+		return err
+	}
+	var sink interface {
+		Write(rec arrow.Record) error
+		Close() error
+	}
+	if strings.ToLower(filepath.Ext(out)) == ".strata" {
+		w, err := timeseries.Create(out, g.Schema(), timeseries.Model{Keys: tsbs.Tags, Time: tsbs.TimeColumn},
+			&timeseries.WriterOptions{Sorted: !o.TimeMajor})
+		if err != nil {
+			return err
+		}
+		sink = w
+	} else {
+		s, err := interop.Create(out, g.Schema(), interop.WriteOptions{})
+		if err != nil {
+			return err
+		}
+		sink = s
+	}
+	p := newProgress("gen", "rows", g.Rows(), pf)
+	var n int64
+	for {
+		rec, err := g.Next()
 		if err == io.EOF {
 			break
 		}

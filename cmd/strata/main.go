@@ -11,6 +11,8 @@
 //	strata splits FILE [--target 128MiB]  stripe-aligned pieces for a distributed scan, as JSON lines
 //	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
+//	strata gen tsbs --hosts H --duration D OUT   the TSBS cpu-only workload
+//	strata ts import|query|agg|sample|last|paths|info ...   time-series tables
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 //	strata calibrate                     measure the decode costs encoding selection weighs
@@ -40,6 +42,9 @@ usage:
                                            (reading commands take --threads N: goroutines per query, 0 = all cores)
   strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
+  strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
+                                           the TSBS cpu-only DevOps workload (.strata: a time-series table)
+  strata ts COMMAND ...                    time-series tables: import, query, agg, sample, last, paths, info
   strata sizes DIR|FILE.parquet... [--optimize speed|balanced|size]
                                            Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
@@ -114,6 +119,8 @@ func run(cmd string, args []string) error {
 		err = runBench(args)
 	case "calibrate":
 		err = runCalibrate(args)
+	case "ts":
+		err = runTS(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

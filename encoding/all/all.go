@@ -16,6 +16,7 @@ import (
 	"strata/encoding/delta"
 	"strata/encoding/dict"
 	"strata/encoding/digittext"
+	"strata/encoding/dod"
 	"strata/encoding/fixedbitwidth"
 	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
@@ -56,9 +57,49 @@ func Registry() *encoding.Registry {
 			chimp.Codec,
 			dict.SharedCodec,
 			correlated.Codec,
+			dod.ReadOnly,
 		)
 	})
 	return reg
+}
+
+// Measured returns the full registry with DeltaOfDelta, which Registry
+// only reads, able to encode: the codecs strata calibrate measures (the
+// time-series layer selects DeltaOfDelta, see RegistryWithBlocks).
+func Measured() *encoding.Registry {
+	var cs []*encoding.Codec
+	for _, c := range Registry().Codecs() {
+		if c.Kind == encoding.KindDeltaOfDelta {
+			c = dod.Codec
+		}
+		cs = append(cs, c)
+	}
+	return encoding.NewRegistry(cs...)
+}
+
+// RegistryWithBlocks returns the full registry with the block encodings
+// retuned for reads that start anywhere: Delta, BlockFOR and DeltaOfDelta
+// (which Registry only reads; here it is offered to selection and to
+// forced trees) all write blocks of the given rows. Smaller blocks cost a
+// few header bytes and let a reader decode from closer to the first row it
+// needs — BlockFOR decodes whole blocks, Delta and DeltaOfDelta from a
+// block's start — which the time-series layer's windows and time filters
+// depend on. Decoding does not depend on it: every node stores its block
+// size.
+func RegistryWithBlocks(rows int) *encoding.Registry {
+	var cs []*encoding.Codec
+	for _, c := range Registry().Codecs() {
+		switch c.Kind {
+		case encoding.KindDelta:
+			c = delta.NewCodec(rows)
+		case encoding.KindBlockFOR:
+			c = blockfor.NewCodec(rows)
+		case encoding.KindDeltaOfDelta:
+			c = dod.NewCodec(rows)
+		}
+		cs = append(cs, c)
+	}
+	return encoding.NewRegistry(cs...)
 }
 
 // Options returns decode options with the full registry and default limits.

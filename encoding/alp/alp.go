@@ -562,6 +562,12 @@ func (d *decoder[T, I]) advance(n int) {
 	}
 }
 
+// DecodeSpan implements encoding.DecodeSpanner: values are turned back
+// into floats one by one, so the digits child decides what a read decodes.
+func (d *decoder[T, I]) DecodeSpan(from, to int) (int, int) {
+	return encoding.DecodeSpan(d.digits, from, to)
+}
+
 // Skip advances the cursor.
 func (d *decoder[T, I]) Skip(n int) error {
 	if err := d.check(n, "skip"); err != nil {

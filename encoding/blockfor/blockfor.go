@@ -264,13 +264,14 @@ type block struct {
 }
 
 type decoder[T encoding.Integer] struct {
-	skipped int // blocks Filter settled from their bounds (encoding.SkipCounter)
-	typ     encoding.Type
-	n, bs   int
-	blocks  []block
-	data    []byte
-	pos     int
-	lo, hi  T // node bounds
+	skipped  int // blocks Filter settled from their bounds (encoding.SkipCounter)
+	inflated bool
+	typ      encoding.Type
+	n, bs    int
+	blocks   []block
+	data     []byte
+	pos      int
+	lo, hi   T // node bounds
 
 	cached int // index of the block held in cache, -1 if none
 	cache  []T
@@ -303,7 +304,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 }
 
 func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
-	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1}
+	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
 		return nil, err
@@ -397,6 +398,15 @@ func (d *decoder[T]) Type() encoding.Type { return d.typ }
 func (d *decoder[T]) Len() int            { return d.n }
 func (d *decoder[T]) Pos() int            { return d.pos }
 func (d *decoder[T]) Reset()              { d.pos = 0 }
+
+// DecodeSpan implements encoding.DecodeSpanner: blocks are addressed
+// directly and decoded whole.
+func (d *decoder[T]) DecodeSpan(from, to int) (int, int) {
+	if d.inflated || d.bs <= 0 || to <= from {
+		return 0, d.n
+	}
+	return from / d.bs * d.bs, min(d.n, (to-1)/d.bs*d.bs+d.bs)
+}
 
 // Skip moves the cursor; blocks are addressed directly, so it is O(1).
 func (d *decoder[T]) Skip(n int) error {

@@ -221,6 +221,9 @@ func (c *cursor) Len() int            { return c.n }
 func (c *cursor) Pos() int            { return c.pos }
 func (c *cursor) Reset()              { c.pos = 0 }
 
+// DecodeSpan implements encoding.DecodeSpanner: nothing is decoded per row.
+func (c *cursor) DecodeSpan(from, to int) (int, int) { return from, to }
+
 func (c *cursor) Skip(n int) error {
 	if err := c.check(n, "skip"); err != nil {
 		return err

@@ -342,6 +342,30 @@ func (d *decoder[T]) BlockBounds(b int) (first, rows int, lo, hi T) {
 	return b * d.bs, d.rows(b), bl.lo, bl.hi
 }
 
+// DecodeSpan implements encoding.DecodeSpanner: a read sums differences
+// from the start of the block it starts in, and decodes whatever span of
+// the differences child that takes.
+func (d *decoder[T]) DecodeSpan(from, to int) (int, int) {
+	bs := d.bs
+	lo := from / bs * bs
+	if bs < 2 || to <= from {
+		return lo, max(to, lo)
+	}
+	// Row r = b·bs + k (k ≥ 1) holds child row b·(bs-1) + k - 1.
+	child := func(r int) int { return r/bs*(bs-1) + r%bs - 1 }
+	row := func(c int) int { return c/(bs-1)*bs + c%(bs-1) + 1 }
+	cfrom := lo / bs * (bs - 1)
+	cto := child(to-1) + 1
+	if (to-1)%bs == 0 {
+		cto = (to - 1) / bs * (bs - 1)
+	}
+	if cto <= cfrom {
+		return lo, to
+	}
+	clo, chi := encoding.DecodeSpan(d.cur.child, cfrom, cto)
+	return min(lo, row(clo)-1), max(to, row(chi-1)+1)
+}
+
 // Children exposes the deltas child.
 func (d *decoder[T]) Children() []encoding.ChildNode {
 	return []encoding.ChildNode{{Role: "deltas", Node: d.node}}

@@ -77,6 +77,10 @@ func (c *core) Skip(n int) error {
 	return c.ids.Skip(n)
 }
 
+// DecodeSpan implements encoding.DecodeSpanner: the ids child decides;
+// the alphabet is decoded when the node is opened.
+func (c *core) DecodeSpan(from, to int) (int, int) { return encoding.DecodeSpan(c.ids, from, to) }
+
 // Children implements encoding.Walker.
 func (c *core) Children() []encoding.ChildNode {
 	return []encoding.ChildNode{{Role: "alphabet", Node: c.nodes[0]}, {Role: "ids", Node: c.nodes[1]}}

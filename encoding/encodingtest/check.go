@@ -837,6 +837,9 @@ func checkNode(c *checker, node []byte, opts *encoding.Options, vals any, valid 
 
 // checkDecoder dispatches on the type of want.
 func checkDecoder(c *checker, d encoding.Decoder, want any, valid []bool) error {
+	if err := checkDecodeSpan(c, d); err != nil {
+		return err
+	}
 	switch w := want.(type) {
 	case []bool:
 		return checkTyped(c, d, w, valid)
@@ -868,6 +871,25 @@ func checkDecoder(c *checker, d encoding.Decoder, want any, valid []bool) error 
 		return checkBinary(c, r, &w, valid)
 	}
 	return errors.New("encodingtest: unsupported value type")
+}
+
+// checkDecodeSpan checks that DecodeSpan covers the rows asked for and
+// stays within the node.
+func checkDecodeSpan(c *checker, d encoding.Decoder) error {
+	ds, ok := d.(encoding.DecodeSpanner)
+	n := d.Len()
+	if !ok || n == 0 {
+		return nil
+	}
+	for k := 0; k < 20; k++ {
+		from := c.rng.IntN(n)
+		to := from + 1 + c.rng.IntN(n-from)
+		lo, hi := ds.DecodeSpan(from, to)
+		if !c.lenient && (lo < 0 || lo > from || hi < to || hi > n) {
+			return mismatchf("DecodeSpan(%d, %d) = [%d, %d) of %d rows", from, to, lo, hi, n)
+		}
+	}
+	return nil
 }
 
 func checkTyped[T encoding.Fixed](c *checker, d encoding.Decoder, want []T, valid []bool) error {

@@ -152,6 +152,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 type dec[T encoding.Integer] struct {
 	typ       encoding.Type
 	n, pos    int
+	inflated  bool // the body was stored zstd-compressed
 	w         int
 	base, max T
 	packed    []byte
@@ -167,7 +168,7 @@ func openInts[T encoding.Integer](h *encoding.Header) (*dec[T], error) {
 	if w > 8*size {
 		return nil, encoding.Corruptf("fixedbitwidth: width %d for a %d-byte type", w, size)
 	}
-	d := &dec[T]{typ: h.Type, n: h.Rows, w: w,
+	d := &dec[T]{typ: h.Type, n: h.Rows, w: w, inflated: h.Flags&encoding.FlagZstd != 0,
 		base: T(loadLE(h.Body[1:], size)), max: T(loadLE(h.Body[1+size:], size))}
 	if d.max < d.base {
 		return nil, encoding.Corruptf("fixedbitwidth: maximum %v below base %v", d.max, d.base)
@@ -184,6 +185,15 @@ func (d *dec[T]) Type() encoding.Type { return d.typ }
 func (d *dec[T]) Len() int            { return d.n }
 func (d *dec[T]) Pos() int            { return d.pos }
 func (d *dec[T]) Reset()              { d.pos = 0 }
+
+// DecodeSpan implements encoding.DecodeSpanner: any row is unpacked
+// directly, unless the body was inflated whole.
+func (d *dec[T]) DecodeSpan(from, to int) (int, int) {
+	if d.inflated {
+		return 0, d.n
+	}
+	return from, to
+}
 
 func (d *dec[T]) Skip(n int) error {
 	if err := d.check(n, "skip"); err != nil {
@@ -399,6 +409,9 @@ func (b *boolDec) Len() int            { return b.d.n }
 func (b *boolDec) Pos() int            { return b.d.pos }
 func (b *boolDec) Reset()              { b.d.pos = 0 }
 func (b *boolDec) Skip(n int) error    { return b.d.Skip(n) }
+
+// DecodeSpan implements encoding.DecodeSpanner.
+func (b *boolDec) DecodeSpan(from, to int) (int, int) { return b.d.DecodeSpan(from, to) }
 
 func (bd *boolDec) Read(dst []bool) error {
 	d := bd.d

@@ -173,8 +173,18 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 
 // cursor is the position state shared by every Trivial decoder.
 type cursor struct {
-	typ    encoding.Type
-	n, pos int
+	typ      encoding.Type
+	n, pos   int
+	inflated bool // the body was stored zstd-compressed
+}
+
+// span implements encoding.DecodeSpanner for the fixed-width decoders:
+// any row is addressed directly, unless the body was inflated whole.
+func (c *cursor) span(from, to int) (int, int) {
+	if c.inflated {
+		return 0, c.n
+	}
+	return from, to
 }
 
 func (c *cursor) Kind() encoding.Kind { return encoding.KindTrivial }
@@ -224,7 +234,7 @@ func openFixed[T encoding.Number](h *encoding.Header, opts *encoding.Options) (e
 		return nil, encoding.Corruptf("trivial: %d rows of %d bytes need %d body bytes, have %d",
 			h.Rows, size, uint64(h.Rows)*uint64(size), len(h.Body))
 	}
-	d := &fixedDec[T]{cursor: cursor{typ: h.Type, n: h.Rows}}
+	d := &fixedDec[T]{cursor: cursor{typ: h.Type, n: h.Rows, inflated: h.Flags&encoding.FlagZstd != 0}}
 	if h.Rows == 0 {
 		return d, nil
 	}
@@ -257,6 +267,9 @@ func loadLE[T encoding.Number](b []byte, size int) T {
 	}
 	return T(u)
 }
+
+// DecodeSpan implements encoding.DecodeSpanner.
+func (d *fixedDec[T]) DecodeSpan(from, to int) (int, int) { return d.span(from, to) }
 
 func (d *fixedDec[T]) Read(dst []T) error {
 	if err := d.check(len(dst), "read"); err != nil {
@@ -299,8 +312,11 @@ func openBool(h *encoding.Header) (encoding.Decoder, error) {
 	if want := (uint64(h.Rows) + 7) / 8; want != uint64(len(h.Body)) {
 		return nil, encoding.Corruptf("trivial: %d bools need %d body bytes, have %d", h.Rows, want, len(h.Body))
 	}
-	return &boolDec{cursor: cursor{typ: encoding.Bool, n: h.Rows}, body: h.Body}, nil
+	return &boolDec{cursor: cursor{typ: encoding.Bool, n: h.Rows, inflated: h.Flags&encoding.FlagZstd != 0}, body: h.Body}, nil
 }
+
+// DecodeSpan implements encoding.DecodeSpanner.
+func (d *boolDec) DecodeSpan(from, to int) (int, int) { return d.span(from, to) }
 
 func (d *boolDec) Read(dst []bool) error {
 	if err := d.check(len(dst), "read"); err != nil {

@@ -1,0 +1,539 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/interop"
+	"strata/timeseries"
+	"strata/write"
+)
+
+const tsUsage = `strata ts — time-series tables: series index, time-first reads, sampling
+
+usage:
+  strata ts import SRC DST.strata --series k1,k2 --time COL [--sorted] [--chunk-rows N]
+  strata ts query FILE [--series 'k=v,...'] [--from T] [--to T] [--columns a,b] [--offset N] [--limit N]
+  strata ts agg FILE --every 5m [--series ...] [--from T] [--to T] [--columns a,b] [--funcs min,max,avg]
+  strata ts sample FILE --windows N --length L [--series ...] [--columns a,b] [--seed S] [--epochs E] [--stacked]
+  strata ts last FILE [--series ...] [--columns a,b]
+  strata ts paths FILE --paths dev.meas,dev.meas [--from T] [--to T]   tree model: paths merged by time
+  strata ts info FILE
+
+Times (--from, --to) are RFC 3339 ("2016-01-01T02:00:00Z"), dates ("2016-01-01") or integers in the
+time column's unit; --from is inclusive, --to exclusive. --every takes a duration ("5m", "1h") or an
+integer. Every read command takes --stats (what was read and decoded, on stderr), --threads N and
+--format table|csv|json.
+`
+
+// ctx is the context of the ts commands' reads.
+var ctx = context.Background()
+
+func runTS(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, tsUsage)
+		return usagef("want a ts subcommand")
+	}
+	switch args[0] {
+	case "import":
+		return runTSImport(args[1:])
+	case "query":
+		return runTSQuery(args[1:])
+	case "agg":
+		return runTSAgg(args[1:])
+	case "sample":
+		return runTSSample(args[1:])
+	case "last":
+		return runTSLast(args[1:])
+	case "paths":
+		return runTSPaths(args[1:])
+	case "info":
+		return runTSInfo(args[1:])
+	case "help", "-h", "--help":
+		fmt.Print(tsUsage)
+		return nil
+	}
+	return usagef("unknown ts subcommand %q\n\n%s", args[0], tsUsage)
+}
+
+func runTSImport(args []string) error {
+	fs := flag.NewFlagSet("ts import", flag.ContinueOnError)
+	series := fs.String("series", "", "comma-separated series key columns (tags), in sort order")
+	timeCol := fs.String("time", "", "the time column (timestamp, date or int64)")
+	sorted := fs.Bool("sorted", false, "the input is already sorted by (series, time): stream it")
+	chunkRows := fs.Int("chunk-rows", timeseries.DefaultChunkRows, "most rows per chunk")
+	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
+	pf := addProgressFlags(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 || *timeCol == "" {
+		return usagef("want: ts import SRC DST.strata --series k1,k2 --time COL")
+	}
+	rr, err := interop.Open(pos[0], interop.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	defer rr.Close()
+	sch, conv, err := timeColumnSchema(rr.Schema(), *timeCol)
+	if err != nil {
+		return err
+	}
+	w, err := timeseries.Create(pos[1], sch, timeseries.Model{Keys: splitList(*series), Time: *timeCol},
+		&timeseries.WriterOptions{Sorted: *sorted, ChunkRows: *chunkRows, Table: write.Options{NoZstd: *noZstd}})
+	if err != nil {
+		return err
+	}
+	p := newProgress("ts import", "rows", 0, pf)
+	var n int64
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		n += rec.NumRows()
+		if conv != nil {
+			r2 := conv(rec)
+			rec.Release()
+			rec = r2
+		}
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		p.update(n)
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	p.finish(n)
+	p.summary("wrote %s: %d rows, %d bytes\n", pos[1], n, fileSize(pos[1]))
+	return nil
+}
+
+// timeColumnSchema turns a date time column into a timestamp (seconds for
+// date32, milliseconds for date64) and returns the record conversion.
+func timeColumnSchema(sch *arrow.Schema, col string) (*arrow.Schema, func(arrow.Record) arrow.Record, error) {
+	is := sch.FieldIndices(col)
+	if len(is) != 1 {
+		return nil, nil, fmt.Errorf("no column %q", col)
+	}
+	i := is[0]
+	var unit arrow.TimeUnit
+	var scale int64
+	switch sch.Field(i).Type.ID() {
+	case arrow.DATE32:
+		unit, scale = arrow.Second, 86400
+	case arrow.DATE64:
+		unit, scale = arrow.Millisecond, 1
+	default:
+		return sch, nil, nil
+	}
+	fields := append([]arrow.Field(nil), sch.Fields()...)
+	fields[i].Type = &arrow.TimestampType{Unit: unit}
+	out := arrow.NewSchema(fields, nil)
+	conv := func(rec arrow.Record) arrow.Record {
+		b := array.NewTimestampBuilder(memory.DefaultAllocator, fields[i].Type.(*arrow.TimestampType))
+		defer b.Release()
+		a := rec.Column(i)
+		for r := 0; r < a.Len(); r++ {
+			switch {
+			case a.IsNull(r):
+				b.AppendNull()
+			case scale == 86400:
+				b.Append(arrow.Timestamp(int64(a.(*array.Date32).Value(r)) * scale))
+			default:
+				b.Append(arrow.Timestamp(int64(a.(*array.Date64).Value(r))))
+			}
+		}
+		ta := b.NewArray()
+		defer ta.Release()
+		cols := append([]arrow.Array(nil), rec.Columns()...)
+		cols[i] = ta
+		return array.NewRecord(out, cols, rec.NumRows())
+	}
+	return out, conv, nil
+}
+
+// tsFlags are the flags every ts read command shares.
+type tsFlags struct {
+	series, from, to, cols, format *string
+	threads                        *int
+	stats                          *bool
+}
+
+func addTSFlags(fs *flag.FlagSet) *tsFlags {
+	return &tsFlags{
+		series:  fs.String("series", "", "series selector: tag=value[,tag=value...] (default: every series)"),
+		from:    fs.String("from", "", "first time (inclusive)"),
+		to:      fs.String("to", "", "end time (exclusive)"),
+		cols:    fs.String("columns", "", "comma-separated columns (default all)"),
+		format:  fs.String("format", "table", "table, csv or json"),
+		threads: fs.Int("threads", 1, "goroutines decoding columns in parallel"),
+		stats:   fs.Bool("stats", false, "print what was read and decoded on stderr"),
+	}
+}
+
+func openTS(pos []string, threads int) (*timeseries.File, error) {
+	if len(pos) != 1 {
+		return nil, usagef("want one FILE, got %d arguments", len(pos))
+	}
+	return timeseries.Open(pos[0], &timeseries.Options{Threads: threads})
+}
+
+// timeUnit returns how many time-column units make a second (0 for a raw
+// int64 time column).
+func timeUnit(f *timeseries.File) int64 {
+	t := f.Schema().Field(f.Schema().FieldIndices(f.Model().Time)[0]).Type
+	if ts, ok := t.(*arrow.TimestampType); ok {
+		return map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Millisecond: 1e3, arrow.Microsecond: 1e6, arrow.Nanosecond: 1e9}[ts.Unit]
+	}
+	return 0
+}
+
+// parseTime parses a time flag in the file's time unit.
+func parseTime(f *timeseries.File, s string) (int64, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	per := timeUnit(f)
+	if per == 0 {
+		return 0, fmt.Errorf("time %q: the time column holds plain integers", s)
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Unix()*per + int64(t.Nanosecond())*per/1e9, nil
+		}
+	}
+	return 0, fmt.Errorf("time %q: want RFC 3339, a date or an integer", s)
+}
+
+// parseEvery parses a bucket width in the file's time unit.
+func parseEvery(f *timeseries.File, s string) (int64, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("--every %q: %w", s, err)
+	}
+	per := timeUnit(f)
+	if per == 0 {
+		return 0, fmt.Errorf("--every %q: the time column holds plain integers", s)
+	}
+	return int64(d) / (1e9 / per), nil
+}
+
+func (fl *tsFlags) timeRange(f *timeseries.File) (*timeseries.TimeRange, error) {
+	if *fl.from == "" && *fl.to == "" {
+		return nil, nil
+	}
+	tr := timeseries.TimeRange{From: math.MinInt64, To: math.MaxInt64}
+	var err error
+	if *fl.from != "" {
+		if tr.From, err = parseTime(f, *fl.from); err != nil {
+			return nil, err
+		}
+	}
+	if *fl.to != "" {
+		if tr.To, err = parseTime(f, *fl.to); err != nil {
+			return nil, err
+		}
+	}
+	return &tr, nil
+}
+
+func printRecords(format string, recs ...arrow.Record) error {
+	if format == "none" {
+		return nil
+	}
+	pr, err := newPrinter(format, os.Stdout)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if err := pr.print(r); err != nil {
+			return err
+		}
+	}
+	return pr.flush()
+}
+
+func printTSStats(f *timeseries.File, st fmt.Stringer, start time.Time, path string) {
+	total := f.BytesRead()
+	fmt.Fprintf(os.Stderr, "%s\nbytes read in all, Open included: %d in %d reads (%.3f%% of the file)\nelapsed %v\n",
+		st.String(), total, f.Reads(), 100*float64(total)/float64(fileSize(path)), time.Since(start).Round(time.Microsecond))
+}
+
+func runTSQuery(args []string) error {
+	fs := flag.NewFlagSet("ts query", flag.ContinueOnError)
+	fl := addTSFlags(fs)
+	offset := fs.Int64("offset", 0, "skip N rows")
+	limit := fs.Int64("limit", 0, "return at most N rows")
+	eager := fs.Bool("eager", false, "decode value columns before filtering time (no late materialization)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	f, err := openTS(pos, *fl.threads)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sel, err := timeseries.ParseSelector(*fl.series)
+	if err != nil {
+		return err
+	}
+	tr, err := fl.timeRange(f)
+	if err != nil {
+		return err
+	}
+	rows, err := f.Query(ctx, timeseries.QueryOptions{Series: sel, Time: tr, Columns: splitList(*fl.cols),
+		Offset: *offset, Limit: *limit, Eager: *eager})
+	if err != nil {
+		return err
+	}
+	pr, err := newPrinter(*fl.format, os.Stdout)
+	if err != nil && *fl.format != "none" {
+		return err
+	}
+	for {
+		rec, err := rows.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if pr != nil {
+			err = pr.print(rec)
+		}
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if pr != nil {
+		if err := pr.flush(); err != nil {
+			return err
+		}
+	}
+	if *fl.stats {
+		st := rows.Stats()
+		printTSStats(f, &st, start, pos[0])
+	}
+	return nil
+}
+
+func runTSAgg(args []string) error {
+	fs := flag.NewFlagSet("ts agg", flag.ContinueOnError)
+	fl := addTSFlags(fs)
+	every := fs.String("every", "", "bucket width: a duration (5m, 1h) or an integer in the time unit (default: one bucket per series)")
+	funcs := fs.String("funcs", "count,min,max,avg", "aggregates: count, min, max, sum, avg")
+	noStats := fs.Bool("no-index-stats", false, "decode every row instead of folding whole units from the index statistics")
+	keys := fs.String("keys", "", "key columns naming each series in the result (default all)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	f, err := openTS(pos, *fl.threads)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sel, err := timeseries.ParseSelector(*fl.series)
+	if err != nil {
+		return err
+	}
+	tr, err := fl.timeRange(f)
+	if err != nil {
+		return err
+	}
+	var ev int64
+	if *every != "" {
+		if ev, err = parseEvery(f, *every); err != nil {
+			return err
+		}
+	}
+	var fn []string
+	for _, s := range splitList(*funcs) {
+		fn = append(fn, strings.ToLower(s))
+	}
+	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: splitList(*fl.cols), Funcs: fn, NoStats: *noStats, Keys: splitList(*keys)})
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	if err := printRecords(*fl.format, rec); err != nil {
+		return err
+	}
+	if *fl.stats {
+		printTSStats(f, aggStats{st}, start, pos[0])
+	}
+	return nil
+}
+
+type aggStats struct{ timeseries.AggStats }
+
+func (a aggStats) String() string {
+	return fmt.Sprintf("%s\nunits folded from index statistics %d, time blocks counted from headers %d",
+		a.Stats.String(), a.UnitsFromStats, a.BlocksCounted)
+}
+
+func runTSSample(args []string) error {
+	fs := flag.NewFlagSet("ts sample", flag.ContinueOnError)
+	fl := addTSFlags(fs)
+	windows := fs.Int("windows", 16, "windows per epoch")
+	length := fs.Int("length", 256, "rows per window")
+	seed := fs.Uint64("seed", 1, "random seed")
+	epoch := fs.Int("epoch", 0, "first epoch")
+	epochs := fs.Int("epochs", 1, "epochs to draw (the metadata cache stays warm between them)")
+	stacked := fs.Bool("stacked", false, "one record of all windows with a window column")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	f, err := openTS(pos, *fl.threads)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sel, err := timeseries.ParseSelector(*fl.series)
+	if err != nil {
+		return err
+	}
+	var total timeseries.Stats
+	for e := *epoch; e < *epoch+*epochs; e++ {
+		t0 := time.Now()
+		recs, st, err := f.Sample(ctx, timeseries.SampleOptions{Series: sel, Windows: *windows, Length: *length,
+			Columns: splitList(*fl.cols), Seed: *seed, Epoch: e, Stacked: *stacked})
+		if err != nil {
+			return err
+		}
+		if err := printRecords(*fl.format, recs...); err != nil {
+			return err
+		}
+		for _, r := range recs {
+			r.Release()
+		}
+		if *fl.stats {
+			el := time.Since(t0)
+			fmt.Fprintf(os.Stderr, "epoch %d: %d windows in %v (%.0f windows/s); %v\n", e, *windows, el.Round(time.Microsecond),
+				float64(*windows)/el.Seconds(), &st)
+		}
+		total = st
+	}
+	if *fl.stats {
+		cs := f.CacheStats()
+		fmt.Fprintf(os.Stderr, "metadata cache: %d pages, %d bytes, %d hits, %d misses\n", cs.Pages, cs.Bytes, cs.Hits, cs.Misses)
+		printTSStats(f, &total, start, pos[0])
+	}
+	return nil
+}
+
+func runTSLast(args []string) error {
+	fs := flag.NewFlagSet("ts last", flag.ContinueOnError)
+	fl := addTSFlags(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	f, err := openTS(pos, *fl.threads)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sel, err := timeseries.ParseSelector(*fl.series)
+	if err != nil {
+		return err
+	}
+	rec, st, err := f.Last(ctx, sel, splitList(*fl.cols))
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	if err := printRecords(*fl.format, rec); err != nil {
+		return err
+	}
+	if *fl.stats {
+		printTSStats(f, &st, start, pos[0])
+	}
+	return nil
+}
+
+func runTSPaths(args []string) error {
+	fs := flag.NewFlagSet("ts paths", flag.ContinueOnError)
+	fl := addTSFlags(fs)
+	paths := fs.String("paths", "", "comma-separated device.measurement paths")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	f, err := openTS(pos, *fl.threads)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tr, err := fl.timeRange(f)
+	if err != nil {
+		return err
+	}
+	rec, st, err := f.QueryPaths(ctx, splitList(*paths), tr)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	if err := printRecords(*fl.format, rec); err != nil {
+		return err
+	}
+	if *fl.stats {
+		printTSStats(f, &st, start, pos[0])
+	}
+	return nil
+}
+
+func runTSInfo(args []string) error {
+	fs := flag.NewFlagSet("ts info", flag.ContinueOnError)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	f, err := openTS(pos, 1)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	m := f.Model()
+	ix := f.Index()
+	lo, hi := f.TimeRange()
+	fmt.Printf("series keys %s, time %s; %d series, %d rows, time [%d, %d]\n", strings.Join(m.Keys, ","), m.Time, ix.Series, f.NumRows(), lo, hi)
+	fmt.Printf("units %d (chunks of at most %d rows, small series share below %d), time blocks of %d rows\n",
+		ix.Units, ix.ChunkRows, ix.MinChunkRows, ix.BlockSize)
+	fmt.Printf("index %d bytes: directory height %d, %d unit pages, %d statistics pages, bloom %d blocks; Open read %d bytes\n",
+		ix.IndexBytes, ix.Height, ix.UnitPages, ix.StatPages, ix.BloomBlocks, f.BytesRead())
+	return nil
+}

@@ -1,0 +1,563 @@
+package timeseries
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/encoding"
+	"strata/shred"
+)
+
+// AggOptions describe a time-bucket aggregate (downsampling).
+type AggOptions struct {
+	// Series picks the series (all when empty).
+	Series Selector
+	// Time restricts rows to a range (all when nil).
+	Time *TimeRange
+	// Every is the bucket width in the time column's unit; buckets start at
+	// multiples of it (0: one bucket per series).
+	Every int64
+	// Columns are the numeric measurements aggregated (default: all).
+	Columns []string
+	// Funcs are among count, min, max, sum, avg (default: count, min, max,
+	// avg). count counts non-null values.
+	Funcs []string
+	// Keys are the key columns the result carries to name each series
+	// (default: all of them).
+	Keys []string
+	// Threads decode in parallel (default: the file's Options.Threads).
+	Threads int
+	// NoStats decodes every row instead of answering buckets that cover
+	// whole units from their statistics (for tests and experiments).
+	NoStats bool
+}
+
+// AggStats extend Stats with what the aggregate answered without decoding.
+type AggStats struct {
+	Stats
+	UnitsFromStats int // units folded from their statistics
+	BlocksCounted  int // time blocks counted from their headers (count only)
+}
+
+// acc accumulates one column in one bucket.
+type acc struct {
+	count         int64
+	min, max, sum float64
+}
+
+func (a *acc) add(v float64) {
+	if a.count == 0 {
+		a.min, a.max = v, v
+	} else {
+		a.min, a.max = math.Min(a.min, v), math.Max(a.max, v)
+	}
+	a.sum += v
+	a.count++
+}
+
+func (a *acc) merge(b acc) {
+	if b.count == 0 {
+		return
+	}
+	if a.count == 0 {
+		*a = b
+		return
+	}
+	a.min, a.max = math.Min(a.min, b.min), math.Max(a.max, b.max)
+	a.sum += b.sum
+	a.count += b.count
+}
+
+// bucket is one bucket of one series: its start and an accumulator per
+// column.
+type bucket struct {
+	start int64
+	accs  []acc
+}
+
+// bucketOf returns the start of the bucket holding t.
+func bucketOf(t, every int64) int64 {
+	if every <= 0 {
+		return math.MinInt64
+	}
+	q := t / every
+	if t%every < 0 {
+		q--
+	}
+	return q * every
+}
+
+// appendBucket adds (start, accs) to a series' ordered buckets, merging it
+// into the last one when they share a start.
+func appendBucket(bs []bucket, start int64, accs []acc) []bucket {
+	if n := len(bs); n > 0 && bs[n-1].start == start {
+		for i := range accs {
+			bs[n-1].accs[i].merge(accs[i])
+		}
+		return bs
+	}
+	return append(bs, bucket{start: start, accs: append([]acc(nil), accs...)})
+}
+
+var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true}
+
+// Aggregate computes count/min/max/sum/avg per series and time bucket. A
+// unit whose rows all fall in one bucket (and in the time range) is folded
+// from its statistics in the index without reading it; a count-only
+// aggregate counts whole DeltaOfDelta blocks from their headers; the rest
+// is decoded, time first, values only for the rows in range.
+func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggStats, error) {
+	var st AggStats
+	tr := AllTime
+	if o.Time != nil {
+		tr = *o.Time
+	}
+	if o.Threads <= 0 {
+		o.Threads = f.opts.Threads
+	}
+	funcs := o.Funcs
+	if len(funcs) == 0 {
+		funcs = []string{"count", "min", "max", "avg"}
+	}
+	countOnly := true
+	for _, fn := range funcs {
+		if !aggFuncs[fn] {
+			return nil, st, fmt.Errorf("timeseries: unknown aggregate %q (want count, min, max, sum, avg)", fn)
+		}
+		countOnly = countOnly && fn == "count"
+	}
+	// columns and their index among the numeric measurements (statistics order)
+	var cols, statIdx []int
+	numIdx := map[int]int{}
+	k := 0
+	for j, c := range f.t.measures {
+		if f.t.classes[j].numeric() {
+			numIdx[c] = k
+			k++
+		}
+	}
+	if len(o.Columns) == 0 {
+		for _, c := range f.t.measures {
+			if i, ok := numIdx[c]; ok {
+				cols, statIdx = append(cols, c), append(statIdx, i)
+			}
+		}
+	} else {
+		for _, n := range o.Columns {
+			is := f.t.sch.FieldIndices(n)
+			if len(is) == 0 {
+				return nil, st, fmt.Errorf("timeseries: no column %q", n)
+			}
+			i, ok := numIdx[is[0]]
+			if !ok {
+				return nil, st, fmt.Errorf("timeseries: column %q is not a numeric measurement", n)
+			}
+			cols, statIdx = append(cols, is[0]), append(statIdx, i)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, st, fmt.Errorf("timeseries: no numeric measurement to aggregate")
+	}
+	es, err := f.selectEntries(ctx, o.Series, &st.Stats)
+	if err != nil {
+		return nil, st, err
+	}
+	st.SeriesMatched = len(es)
+	tasks, _, err := f.plan(ctx, es, tr, 0, 0, &st.Stats)
+	if err != nil {
+		return nil, st, err
+	}
+	// per series, ordered buckets
+	result := make(map[*seriesEntry][]bucket, len(es))
+	parts := make([][]bucket, len(tasks)) // per task, in task order
+	var decodeIdx []int
+	for i, t := range tasks {
+		if !o.NoStats && t.settled && t.u.nSeries == 1 && bucketOf(t.u.tmin, o.Every) == bucketOf(t.u.tmax, o.Every) {
+			us, err := f.unitStats(ctx, t.uo, &st.Stats)
+			if err != nil {
+				return nil, st, err
+			}
+			accs := make([]acc, len(cols))
+			for j := range cols {
+				if statIdx[j] >= len(us) {
+					return nil, st, fmt.Errorf("timeseries: unit %d has %d statistics: %w", t.uo, len(us), encoding.ErrCorrupt)
+				}
+				s := us[statIdx[j]]
+				accs[j] = acc{count: s.count, min: s.min, max: s.max, sum: s.sum}
+			}
+			parts[i] = []bucket{{start: bucketOf(t.u.tmin, o.Every), accs: accs}}
+			st.UnitsFromStats++
+			continue
+		}
+		decodeIdx = append(decodeIdx, i)
+	}
+	// A count-only aggregate counts rows from time block headers in units
+	// whose statistics show no nulls in the aggregated columns.
+	var counted, full []int
+	for _, i := range decodeIdx {
+		t := tasks[i]
+		if countOnly && !o.NoStats && o.Every > 0 {
+			us, err := f.unitStats(ctx, t.uo, &st.Stats)
+			if err != nil {
+				return nil, st, err
+			}
+			dense := true
+			for _, j := range statIdx {
+				dense = dense && j < len(us) && us[j].count == t.u.rows
+			}
+			if dense {
+				counted = append(counted, i)
+				continue
+			}
+		}
+		full = append(full, i)
+	}
+	dcols := append([]int{f.t.time}, cols...)
+	for _, group := range []struct {
+		idx   []int
+		count bool
+	}{{counted, true}, {full, false}} {
+		eo := execOpts{cols: dcols, tr: tr, wantTime: true, threads: o.Threads}
+		if group.count {
+			eo.cols, eo.wantTime = dcols[:1], false
+		}
+		proj := &projection{decoded: eo.cols}
+		// read steps of bounded size
+		for lo := 0; lo < len(group.idx); {
+			hi := lo
+			var size int64
+			for hi < len(group.idx) && (hi == lo || size < batchBytes) {
+				size += f.taskBytes(tasks[group.idx[hi]], proj)
+				hi++
+			}
+			ts := make([]*task, hi-lo)
+			for k := range ts {
+				ts[k] = tasks[group.idx[lo+k]]
+			}
+			if err := f.exec(ctx, ts, eo, &st.Stats, nil); err != nil {
+				return nil, st, err
+			}
+			for k, t := range ts {
+				var b []bucket
+				var err error
+				if group.count {
+					b, err = f.countBlocks(t, o.Every, len(cols), &st)
+				} else {
+					b, err = foldTask(t, cols, o.Every)
+				}
+				if err != nil {
+					return nil, st, err
+				}
+				parts[group.idx[lo+k]] = b
+				t.ud, t.vals, t.times = nil, nil, nil
+			}
+			lo = hi
+		}
+	}
+	for i, t := range tasks {
+		for _, b := range parts[i] {
+			result[t.e] = appendBucket(result[t.e], b.start, b.accs)
+		}
+	}
+	keys := make([]int, 0, len(f.t.keys))
+	if len(o.Keys) == 0 {
+		for i := range f.t.keys {
+			keys = append(keys, i)
+		}
+	} else {
+		names := f.t.keyNames()
+		for _, k := range o.Keys {
+			i := indexOf(names, k)
+			if i < 0 {
+				return nil, st, fmt.Errorf("timeseries: %q is not a series key column", k)
+			}
+			keys = append(keys, i)
+		}
+	}
+	rec, err := f.aggRecord(es, result, keys, cols, funcs, o.Every)
+	if err == nil {
+		st.RowsReturned = rec.NumRows()
+	}
+	return rec, st, err
+}
+
+// foldTask aggregates the decoded rows of a task into buckets.
+func foldTask(t *task, cols []int, every int64) ([]bucket, error) {
+	n := int(t.hi - t.lo)
+	if len(t.times) != n {
+		return nil, fmt.Errorf("timeseries: %d times for %d rows", len(t.times), n)
+	}
+	var out []bucket
+	accs := make([]acc, len(cols))
+	for i := 0; i < n; {
+		start := bucketOf(t.times[i], every)
+		j := i + 1
+		if every > 0 {
+			end := start + every
+			for j < n && t.times[j] < end {
+				j++
+			}
+		} else {
+			j = n
+		}
+		for k, c := range cols {
+			accs[k] = acc{}
+			if err := foldRange(&accs[k], t.vals[c], i, j); err != nil {
+				return nil, err
+			}
+		}
+		out = appendBucket(out, start, accs)
+		i = j
+	}
+	return out, nil
+}
+
+// foldRange adds values [i, j) of a decoded stream to a.
+func foldRange(a *acc, s *shred.Stream, i, j int) error {
+	if s == nil {
+		return fmt.Errorf("timeseries: column not decoded")
+	}
+	var valid []bool
+	if s.Valid != nil {
+		valid = s.Valid[i:j]
+	}
+	switch v := s.Values.(type) {
+	case []float64:
+		foldT(a, v[i:j], valid)
+	case []float32:
+		foldT(a, v[i:j], valid)
+	case []int64:
+		foldT(a, v[i:j], valid)
+	case []int32:
+		foldT(a, v[i:j], valid)
+	case []int16:
+		foldT(a, v[i:j], valid)
+	case []int8:
+		foldT(a, v[i:j], valid)
+	case []uint64:
+		foldT(a, v[i:j], valid)
+	case []uint32:
+		foldT(a, v[i:j], valid)
+	case []uint16:
+		foldT(a, v[i:j], valid)
+	case []uint8:
+		foldT(a, v[i:j], valid)
+	default:
+		return fmt.Errorf("timeseries: cannot aggregate %T", s.Values)
+	}
+	return nil
+}
+
+func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
+	if len(v) == 0 {
+		return
+	}
+	if valid == nil {
+		// Plain comparisons, with NaN then winning as in math.Min and
+		// math.Max (what the row-at-a-time path uses).
+		mn, mx := float64(v[0]), float64(v[0])
+		var sum float64
+		nan := false
+		for _, x := range v {
+			f := float64(x)
+			if f < mn {
+				mn = f
+			}
+			if f > mx {
+				mx = f
+			}
+			nan = nan || f != f
+			sum += f
+		}
+		if nan {
+			mn, mx = math.NaN(), math.NaN()
+		}
+		a.merge(acc{count: int64(len(v)), min: mn, max: mx, sum: sum})
+		return
+	}
+	for i, x := range v {
+		if valid[i] {
+			a.add(float64(x))
+		}
+	}
+}
+
+// countBlocks counts the rows of a task per bucket from the time column's
+// block headers, decoding only blocks that straddle a bucket boundary or
+// the edges of the surviving rows. Counts are of rows, which equal
+// non-null counts only for columns without nulls, so callers use it for
+// count-only aggregates of columns without nulls.
+func (f *File) countBlocks(t *task, every int64, ncols int, st *AggStats) ([]bucket, error) {
+	rd := t.ud.readers[f.t.time]
+	defer rd.release()
+	var dummy int64
+	rd.count = &dummy
+	d, err := rd.chunk(0)
+	if err != nil {
+		return nil, err
+	}
+	bb, ok := d.(encoding.BlockBounder[int64])
+	var out []bucket
+	add := func(start, n int64) {
+		accs := make([]acc, ncols)
+		for i := range accs {
+			accs[i].count = n
+		}
+		out = appendBucket(out, start, accs)
+	}
+	if !ok || len(rd.cl.sizes) != 1 {
+		times := make([]int64, t.hi-t.lo)
+		if err := rd.read(t.lo, t.hi, times, nil, 0); err != nil {
+			return nil, err
+		}
+		st.TimeDecoded += dummy
+		st.ValuesDecoded += dummy
+		for _, v := range times {
+			add(bucketOf(v, every), 1)
+		}
+		return out, nil
+	}
+	var buf []int64
+	for b := 0; b < bb.Blocks(); b++ {
+		first, rows, lo, hi := bb.BlockBounds(b)
+		s, e := max(int64(first), t.lo), min(int64(first+rows), t.hi)
+		if s >= e {
+			continue
+		}
+		if s == int64(first) && e == int64(first+rows) && bucketOf(lo, every) == bucketOf(hi, every) {
+			add(bucketOf(lo, every), e-s)
+			st.BlocksCounted++
+			continue
+		}
+		if cap(buf) < int(e-s) {
+			buf = make([]int64, e-s)
+		}
+		v := buf[:e-s]
+		if err := rd.read(s, e, v, nil, 0); err != nil {
+			return nil, err
+		}
+		for _, x := range v {
+			add(bucketOf(x, every), 1)
+		}
+	}
+	st.TimeDecoded += dummy
+	st.ValuesDecoded += dummy
+	return out, nil
+}
+
+// aggRecord builds the result: keys, bucket start, then func(column) for
+// each column and function.
+func (f *File) aggRecord(es []*seriesEntry, result map[*seriesEntry][]bucket, keys, cols []int, funcs []string, every int64) (arrow.Record, error) {
+	mem := memory.DefaultAllocator
+	var fields []arrow.Field
+	for _, k := range keys {
+		fields = append(fields, f.t.sch.Field(f.t.keys[k]))
+	}
+	tf := f.t.sch.Field(f.t.time)
+	fields = append(fields, arrow.Field{Name: "bucket", Type: tf.Type})
+	for _, c := range cols {
+		for _, fn := range funcs {
+			name := fmt.Sprintf("%s(%s)", fn, f.t.sch.Field(c).Name)
+			if fn == "count" {
+				fields = append(fields, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64})
+			} else {
+				fields = append(fields, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+			}
+		}
+	}
+	sch := arrow.NewSchema(fields, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	n := 0
+	for _, e := range es {
+		n += len(result[e])
+	}
+	for i := range fields {
+		b.Field(i).Reserve(n)
+	}
+	for _, e := range es {
+		bs := result[e]
+		for i, k := range keys {
+			for range bs {
+				if err := appendKeyValue(b.Field(i), f.t.keyKinds[k], e.key[k], f.t.render(k, e.key[k])); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, bk := range bs {
+			start := bk.start
+			if every <= 0 {
+				start = e.tmin
+			}
+			switch tb := b.Field(len(keys)).(type) {
+			case *array.TimestampBuilder:
+				tb.Append(arrow.Timestamp(start))
+			case *array.Int64Builder:
+				tb.Append(start)
+			}
+			fi := len(keys) + 1
+			for j := range cols {
+				a := bk.accs[j]
+				for _, fn := range funcs {
+					fb := b.Field(fi)
+					fi++
+					if fn == "count" {
+						fb.(*array.Int64Builder).Append(a.count)
+						continue
+					}
+					if a.count == 0 {
+						fb.AppendNull()
+						continue
+					}
+					var v float64
+					switch fn {
+					case "min":
+						v = a.min
+					case "max":
+						v = a.max
+					case "sum":
+						v = a.sum
+					default:
+						v = a.sum / float64(a.count)
+					}
+					fb.(*array.Float64Builder).Append(v)
+				}
+			}
+		}
+	}
+	return b.NewRecord(), nil
+}
+
+// appendKeyValue appends a key value to a builder of the key column's type.
+func appendKeyValue(b array.Builder, kk keyKind, v, text string) error {
+	switch bb := b.(type) {
+	case *array.StringBuilder:
+		bb.Append(v)
+	case *array.LargeStringBuilder:
+		bb.Append(v)
+	case *array.BinaryBuilder:
+		bb.Append([]byte(v))
+	default:
+		if err := b.AppendValueFromString(text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseFuncs splits "min,max,avg".
+func parseFuncs(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(strings.ToLower(p)); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,637 @@
+package timeseries
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"strata/encoding"
+	"strata/iox"
+	"strata/shred"
+)
+
+// The read step every read shares: one fetch of the chunks a batch of
+// tasks needs, time decoded and filtered unit by unit, then value columns
+// decoded unit-column by unit-column, on up to Threads goroutines.
+
+// execOpts say how exec decodes a batch.
+type execOpts struct {
+	cols     []int // columns to decode, the time column first
+	tr       TimeRange
+	wantTime bool // decode the times of the surviving rows
+	eager    bool // decode every row of [a, b), then filter
+	threads  int
+}
+
+// exec runs one read step over a batch of tasks: one fetch of every chunk
+// they need, then time decoded and filtered unit by unit, then (after
+// trim, which may cut the surviving rows for offset and limit) the value
+// columns of the surviving rows decoded unit-column by unit-column, on up
+// to threads goroutines. Results are left in the tasks.
+func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim func([]*task) []*task) error {
+	units, err := f.fetchTasks(ctx, ts, o.cols, st)
+	if err != nil {
+		return err
+	}
+	threads := max(1, o.threads)
+	parallel(len(units), threads, func(i int) {
+		ud := units[i]
+		start := time.Now()
+		for _, t := range ud.tasks {
+			if ud.err = f.filterTime(t, o.tr, o.wantTime || o.eager, o.eager, &ud.st); ud.err != nil {
+				break
+			}
+		}
+		if rd := ud.readers[f.t.time]; rd != nil {
+			rd.release()
+		}
+		ud.st.Decode += time.Since(start)
+	})
+	for _, ud := range units {
+		if ud.err != nil {
+			return ud.err
+		}
+	}
+	live := ts
+	if trim != nil {
+		live = trim(ts)
+	}
+	if o.eager {
+		live = ts // values of every row read are decoded, survivors or not
+	}
+	ncols := len(f.t.roles)
+	for _, t := range live {
+		t.vals = make([]*shred.Stream, ncols)
+	}
+	type job struct {
+		ud  *unitData
+		c   int
+		st  Stats
+		err error
+	}
+	jobs := make([]job, 0, len(units)*(len(o.cols)-1))
+	for _, ud := range units {
+		for _, c := range o.cols[1:] {
+			jobs = append(jobs, job{ud: ud, c: c})
+		}
+	}
+	// Each job owns one unit-column: it writes its column's slot of the
+	// tasks' vals, so jobs share no state.
+	parallel(len(jobs), threads, func(i int) {
+		j := &jobs[i]
+		start := time.Now()
+		for _, t := range j.ud.tasks {
+			if t.vals == nil || (!o.eager && t.hi <= t.lo) {
+				continue
+			}
+			var s *shred.Stream
+			if s, j.err = f.decodeColumn(t, j.c, o.eager, &j.st); j.err != nil {
+				break
+			}
+			t.vals[j.c] = s
+		}
+		j.ud.readers[j.c].release()
+		j.st.Decode = time.Since(start)
+	})
+	var jobErr error
+	for i := range jobs {
+		st.add(&jobs[i].st)
+		if jobs[i].err != nil && jobErr == nil {
+			jobErr = jobs[i].err
+		}
+	}
+	for _, ud := range units {
+		st.add(&ud.st)
+		ud.st = Stats{}
+	}
+	return jobErr
+}
+
+// parallel runs fn(0..n-1) on up to threads goroutines.
+func parallel(n, threads int, fn func(i int)) {
+	if threads <= 1 || n <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var next int64
+	var mu sync.Mutex
+	for g := 0; g < min(threads, n); g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := int(next)
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// fetchTasks reads, in one step, the chunks of cols of every unit the
+// tasks touch (once per unit), and checks and unframes them.
+func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats) ([]*unitData, error) {
+	byUnit := map[int]*unitData{}
+	var units []*unitData
+	for _, t := range ts {
+		ud := byUnit[t.uo]
+		if ud == nil {
+			ud = &unitData{uo: t.uo, u: t.u, readers: map[int]*colReader{}}
+			byUnit[t.uo] = ud
+			units = append(units, ud)
+		}
+		ud.tasks = append(ud.tasks, t)
+		t.ud = ud
+	}
+	var ranges []iox.Range
+	type ref struct {
+		ud   *unitData
+		c, k int
+	}
+	var refs []ref
+	for _, ud := range units {
+		st.UnitsRead++
+		for _, c := range cols {
+			cl := &ud.u.cols[c]
+			rd := f.newColReader(ud, c)
+			ud.readers[c] = rd
+			off := cl.off
+			for k, s := range cl.sizes {
+				if e := f.decs.get(off); e != nil {
+					rd.ents[k] = e
+					st.DecoderHits++
+				} else {
+					ranges = append(ranges, iox.Range{Off: off, Len: s})
+					refs = append(refs, ref{ud, c, k})
+				}
+				st.ChunkReads++
+				off += s
+			}
+		}
+	}
+	if len(ranges) == 0 {
+		return units, nil
+	}
+	bufs, err := f.fetchRanges(ctx, ranges, st)
+	if err != nil {
+		return nil, err
+	}
+	for i, raw := range bufs {
+		rf := refs[i]
+		p, err := f.fc.DecodeChunkAt(rf.ud.u.stripe, f.streamOf(rf.c), -1, raw)
+		if err != nil {
+			return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", rf.ud.uo, f.t.sch.Field(rf.c).Name, err)
+		}
+		rf.ud.readers[rf.c].pay[rf.k] = p
+	}
+	return units, nil
+}
+
+// streamOf returns the values stream of a column.
+func (f *File) streamOf(c int) int { return f.streams[c] }
+
+// fetchRanges reads ranges (deduplicated, coalesced) and counts the
+// bytes and reads in st.
+func (f *File) fetchRanges(ctx context.Context, ranges []iox.Range, st *Stats) ([][]byte, error) {
+	uniq := map[iox.Range]int{}
+	var want []iox.Range
+	idx := make([]int, len(ranges))
+	for i, r := range ranges {
+		j, ok := uniq[r]
+		if !ok {
+			j = len(want)
+			uniq[r] = j
+			want = append(want, r)
+		}
+		idx[i] = j
+	}
+	for _, r := range f.fetch.Plan(want) {
+		st.BytesRead += r.Len
+		st.Reads++
+	}
+	bufs, err := f.fetch.Fetch(ctx, want)
+	if err != nil {
+		return nil, fmt.Errorf("timeseries: %w", err)
+	}
+	out := make([][]byte, len(ranges))
+	for i, j := range idx {
+		out[i] = bufs[j]
+	}
+	return out, nil
+}
+
+// colReader reads rows of one column of a unit across its chunks. It is
+// used by one goroutine at a time; count is where it adds the values it
+// decodes.
+type colReader struct {
+	f      *File
+	cl     *colLoc
+	pay    [][]byte    // payloads read for this step (nil where cached)
+	ents   []*decEntry // decoders, from the cache or opened here
+	locked []bool      // entries whose mutex this reader holds
+	typ    encoding.Type
+	count  *int64
+}
+
+func (f *File) newColReader(ud *unitData, c int) *colReader {
+	n := len(ud.u.cols[c].sizes)
+	return &colReader{f: f, cl: &ud.u.cols[c], pay: make([][]byte, n), ents: make([]*decEntry, n), locked: make([]bool, n),
+		typ: f.stypes[c]}
+}
+
+// release unlocks the decoders this reader holds.
+func (r *colReader) release() {
+	for k, l := range r.locked {
+		if l {
+			r.ents[k].mu.Unlock()
+			r.locked[k] = false
+		}
+	}
+}
+
+// chunkOff returns the file offset of chunk k.
+func (r *colReader) chunkOff(k int) int64 {
+	o := r.cl.off
+	for _, s := range r.cl.sizes[:k] {
+		o += s
+	}
+	return o
+}
+
+// chunk returns the decoder of chunk k, opened on first use.
+func (r *colReader) chunk(k int) (encoding.Decoder, error) {
+	if e := r.ents[k]; e != nil {
+		if !r.locked[k] {
+			e.mu.Lock()
+			r.locked[k] = true
+		}
+		return e.dec, nil
+	}
+	if r.pay[k] == nil {
+		return nil, fmt.Errorf("timeseries: chunk %d not read", k)
+	}
+	d, err := encoding.Open(r.pay[k], r.f.dec)
+	if err != nil {
+		return nil, err
+	}
+	if int64(d.Len()) != r.cl.rows[k] {
+		return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), r.cl.rows[k])
+	}
+	r.ents[k] = r.f.decs.put(r.chunkOff(k), d, decoderCost(r.pay[k], d))
+	r.locked[k] = true
+	r.pay[k] = nil
+	return d, nil
+}
+
+// decoderCost estimates the memory an opened decoder holds: its payload,
+// what it inflated or decoded up front (a dictionary's alphabet), and
+// scratch buffers of a block or two.
+func decoderCost(payload []byte, d encoding.Decoder) int64 {
+	return 3*int64(len(payload)) + 1024
+}
+
+// read decodes rows [x, y) into vals[at:] (and valid, when not nil).
+func (r *colReader) read(x, y int64, vals any, valid []bool, at int) error {
+	var base int64
+	for k, n := range r.cl.rows {
+		lo, hi := max(x, base), min(y, base+n)
+		if lo < hi {
+			d, err := r.chunk(k)
+			if err != nil {
+				return err
+			}
+			d.Reset()
+			if lo > base {
+				if err := d.Skip(int(lo - base)); err != nil {
+					return err
+				}
+			}
+			m := int(hi - lo)
+			nullable := d.Kind() == encoding.KindNullable
+			if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+				return err
+			}
+			if valid != nil && !nullable {
+				for i := at; i < at+m; i++ {
+					valid[i] = true
+				}
+			}
+			*r.count += decodedRows(d, lo-base, hi-base)
+			at += m
+		}
+		base += n
+	}
+	return nil
+}
+
+// filterTime finds the rows of t that fall in tr and decodes their times
+// when they are returned (or all of [a, b) in eager mode).
+func (f *File) filterTime(t *task, tr TimeRange, want, eager bool, st *Stats) error {
+	rd := t.ud.readers[f.t.time]
+	before := st.TimeDecoded
+	rd.count = &st.TimeDecoded
+	defer func() { st.ValuesDecoded += st.TimeDecoded - before }()
+	st.RowsScanned += t.b - t.a
+	if eager || t.settled || len(rd.cl.sizes) != 1 {
+		// every row of [a, b) is decoded (or settled from the unit's range)
+		if t.settled && !eager {
+			t.lo, t.hi = t.a, t.b
+			if d, err := rd.chunk(0); err == nil {
+				if bb, ok := d.(encoding.BlockBounder[int64]); ok {
+					n := blocksIn(bb, t.a, t.b)
+					st.BlocksTotal += n
+					st.BlocksAllMatch += n
+				}
+			}
+			if want {
+				t.times = make([]int64, t.hi-t.lo)
+				return rd.read(t.lo, t.hi, t.times, nil, 0)
+			}
+			return nil
+		}
+		all := make([]int64, t.b-t.a)
+		if err := rd.read(t.a, t.b, all, nil, 0); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+		lo := sort.Search(len(all), func(i int) bool { return all[i] >= tr.From })
+		hi := sort.Search(len(all), func(i int) bool { return all[i] >= tr.To })
+		t.lo, t.hi = t.a+int64(lo), t.a+int64(max(lo, hi))
+		t.times = all[lo:max(lo, hi)]
+		return nil
+	}
+	d, err := rd.chunk(0)
+	if err != nil {
+		return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+	}
+	bb, ok := d.(encoding.BlockBounder[int64])
+	r, isR := d.(encoding.Reader[int64])
+	if !isR {
+		return fmt.Errorf("timeseries: unit %d: time chunk holds %v: %w", t.uo, d.Type(), encoding.ErrCorrupt)
+	}
+	var lo, hi int64
+	if !ok {
+		all := make([]int64, t.b-t.a)
+		if err := rd.read(t.a, t.b, all, nil, 0); err != nil {
+			return err
+		}
+		l := sort.Search(len(all), func(i int) bool { return all[i] >= tr.From })
+		h := sort.Search(len(all), func(i int) bool { return all[i] >= tr.To })
+		lo, hi = t.a+int64(l), t.a+int64(max(l, h))
+	} else {
+		// Settle blocks from their headers; decode only the (at most two)
+		// blocks where the range starts and ends.
+		var buf []int64
+		decoded := map[int]bool{}
+		bound := func(x int64) (int64, error) { // first row in [a, b) with time >= x
+			for b := 0; b < bb.Blocks(); b++ {
+				first, rows, _, bhi := bb.BlockBounds(b)
+				s, e := max(int64(first), t.a), min(int64(first+rows), t.b)
+				if s >= e {
+					continue
+				}
+				if bhi < x {
+					continue
+				}
+				_, _, blo, _ := bb.BlockBounds(b)
+				if blo >= x {
+					return s, nil
+				}
+				if !decoded[b] {
+					decoded[b] = true
+					st.BlocksDecoded++
+				}
+				if cap(buf) < int(e-s) {
+					buf = make([]int64, e-s)
+				}
+				v := buf[:e-s]
+				d.Reset()
+				if err := d.Skip(int(s)); err != nil {
+					return 0, err
+				}
+				if err := r.Read(v); err != nil {
+					return 0, err
+				}
+				st.TimeDecoded += decodedRows(d, s, e)
+				i := sort.Search(len(v), func(i int) bool { return v[i] >= x })
+				return s + int64(i), nil
+			}
+			return t.b, nil
+		}
+		if lo, err = bound(tr.From); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+		if hi, err = bound(tr.To); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+		hi = max(lo, hi)
+		// Account for every block of [a, b).
+		for b := 0; b < bb.Blocks(); b++ {
+			first, rows, _, _ := bb.BlockBounds(b)
+			s, e := max(int64(first), t.a), min(int64(first+rows), t.b)
+			if s >= e {
+				continue
+			}
+			st.BlocksTotal++
+			switch {
+			case decoded[b]:
+			case e <= lo || s >= hi:
+				st.BlocksSkipped++
+			default:
+				st.BlocksAllMatch++
+			}
+		}
+	}
+	t.lo, t.hi = lo, hi
+	if want && hi > lo {
+		// Decoded again for the output: the boundary blocks count twice,
+		// which keeps the figure an upper bound.
+		t.times = make([]int64, hi-lo)
+		if err := rd.read(lo, hi, t.times, nil, 0); err != nil {
+			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		}
+	}
+	return nil
+}
+
+func blocksIn(bb encoding.BlockBounder[int64], a, b int64) int {
+	n := 0
+	for i := 0; i < bb.Blocks(); i++ {
+		first, rows, _, _ := bb.BlockBounds(i)
+		if int64(first) < b && int64(first+rows) > a {
+			n++
+		}
+	}
+	return n
+}
+
+// decodeColumn decodes column c over the surviving rows of t (in eager
+// mode over every row of [a, b), then cut to the survivors).
+func (f *File) decodeColumn(t *task, c int, eager bool, st *Stats) (*shred.Stream, error) {
+	var count int64
+	rd := t.ud.readers[c]
+	rd.count = &count
+	x, y := t.lo+t.skip, t.hi
+	if eager {
+		x, y = t.a, t.b
+	}
+	n := int(y - x)
+	vals, err := newValues(rd.typ, n)
+	if err != nil {
+		return nil, err
+	}
+	var valid []bool
+	if f.t.sch.Field(c).Nullable {
+		valid = make([]bool, n)
+	}
+	if err := rd.read(x, y, vals, valid, 0); err != nil {
+		return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", t.uo, f.t.sch.Field(c).Name, err)
+	}
+	st.ValuesDecoded += count
+	if eager {
+		lo, hi := int(t.lo+t.skip-t.a), int(t.hi-t.a)
+		vals = sliceValues(vals, lo, hi)
+		if valid != nil {
+			valid = valid[lo:hi]
+		}
+		n = hi - lo
+	}
+	return &shred.Stream{ID: f.streamOf(c), Type: rd.typ, Values: vals, Valid: valid, Len: n}, nil
+}
+
+// decodedRows returns the values a decoder decodes to deliver rows
+// [x, y) of a chunk from a fresh cursor (encoding.DecodeSpan): y-x, plus
+// the rows before x it passes to reach them (block encodings decode from
+// their block start; a decoder that does not say counts from the chunk
+// start) and those after y a block decoded whole runs on to.
+func decodedRows(d encoding.Decoder, x, y int64) int64 {
+	lo, hi := encoding.DecodeSpan(d, int(x), int(y))
+	return int64(hi - lo)
+}
+
+// newValues allocates n values of a stream type.
+func newValues(t encoding.Type, n int) (any, error) {
+	switch t {
+	case encoding.Bool:
+		return make([]bool, n), nil
+	case encoding.Int8:
+		return make([]int8, n), nil
+	case encoding.Int16:
+		return make([]int16, n), nil
+	case encoding.Int32:
+		return make([]int32, n), nil
+	case encoding.Int64:
+		return make([]int64, n), nil
+	case encoding.Uint8:
+		return make([]uint8, n), nil
+	case encoding.Uint16:
+		return make([]uint16, n), nil
+	case encoding.Uint32:
+		return make([]uint32, n), nil
+	case encoding.Uint64:
+		return make([]uint64, n), nil
+	case encoding.Float32:
+		return make([]float32, n), nil
+	case encoding.Float64:
+		return make([]float64, n), nil
+	case encoding.Binary:
+		return &encoding.Bytes{Offsets: make([]int32, 1, n+1)}, nil
+	}
+	return nil, encoding.Unsupportedf("timeseries: values of type %v", t)
+}
+
+// sliceValues returns values [i, j) of a buffer.
+func sliceValues(vals any, i, j int) any {
+	switch v := vals.(type) {
+	case []bool:
+		return v[i:j]
+	case []int8:
+		return v[i:j]
+	case []int16:
+		return v[i:j]
+	case []int32:
+		return v[i:j]
+	case []int64:
+		return v[i:j]
+	case []uint8:
+		return v[i:j]
+	case []uint16:
+		return v[i:j]
+	case []uint32:
+		return v[i:j]
+	case []uint64:
+		return v[i:j]
+	case []float32:
+		return v[i:j]
+	case []float64:
+		return v[i:j]
+	case *encoding.Bytes:
+		b := v.Slice(i, j)
+		return &b
+	}
+	return vals
+}
+
+// readPart reads the next m values of d into vals at position at.
+func readPart(d encoding.Decoder, vals any, at, m int, valid []bool, nullable bool) error {
+	if b, ok := vals.(*encoding.Bytes); ok {
+		r, ok := d.(encoding.BinaryReader)
+		if !ok {
+			return encoding.Corruptf("%v node holds %v, column is binary", d.Kind(), d.Type())
+		}
+		if nullable && valid != nil {
+			return encoding.ReadBinaryNullable(r, b, valid[at:at+m], m)
+		}
+		return r.ReadBinary(b, m)
+	}
+	switch b := vals.(type) {
+	case []bool:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int8:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int16:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []int64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint8:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint16:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []uint64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []float32:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	case []float64:
+		return readTyped(d, b[at:at+m], valid, at, nullable)
+	}
+	return fmt.Errorf("timeseries: buffer %T", vals)
+}
+
+func readTyped[T encoding.Fixed](d encoding.Decoder, dst []T, valid []bool, at int, nullable bool) error {
+	r, ok := d.(encoding.Reader[T])
+	if !ok {
+		return encoding.Corruptf("%v node holds %v, column holds %v", d.Kind(), d.Type(), encoding.TypeFor[T]())
+	}
+	if nullable && valid != nil {
+		return encoding.ReadNullable(r, dst, valid[at:at+len(dst)])
+	}
+	if nullable {
+		tmp := make([]bool, len(dst))
+		return encoding.ReadNullable(r, dst, tmp)
+	}
+	return r.Read(dst)
+}

@@ -1,0 +1,134 @@
+package timeseries
+
+import (
+	"testing"
+	"time"
+
+	"strata/format"
+	"strata/iox"
+)
+
+// fuzzFile is a small time-series file with small pages, so its index has
+// inner pages, several unit and statistics pages and a bloom filter.
+func fuzzFile(t testing.TB) []byte {
+	recs, _ := tsbsData(t, 12, 2*time.Hour, false)
+	return writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 200, PageBytes: 256})
+}
+
+// indexPages returns the model section and every page payload of a file.
+func indexPages(t testing.TB, data []byte) (model []byte, pages [][]byte) {
+	f, err := format.Open(ctx, iox.Bytes(data), format.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _, err = f.Section(ctx, sectionModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	si, _ := f.SectionInfo(sectionIndex)
+	sec := data[si.Offset : si.Offset+si.Size]
+	for len(sec) >= format.ChunkHeaderSize {
+		n := int(uint32(sec[0]) | uint32(sec[1])<<8 | uint32(sec[2])<<16 | uint32(sec[3])<<24)
+		p, err := format.DecodeChunk(sec[:format.ChunkHeaderSize+n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, p)
+		sec = sec[format.ChunkHeaderSize+n:]
+	}
+	return model, pages
+}
+
+// parseAll runs every index parser on b with the TSBS layout.
+func parseAll(b []byte) {
+	l := &layout{nkeys: 10, ncols: 21, nnum: 10}
+	for range 10 {
+		l.classes = append(l.classes, classFloat)
+	}
+	small := &layout{nkeys: 1, ncols: 3, classes: []valueClass{classBytes, classInt}, nnum: 1}
+	_, _ = decodeMeta(b)
+	for _, x := range []*layout{l, small} {
+		_, _ = decodeLeaf(b, x)
+		_, _ = decodeInner(b, x.nkeys)
+		_, _ = decodeUnits(b, x)
+		_, _ = decodeStats(b, x)
+	}
+	_, _ = decodeBloomPage(b, 8)
+}
+
+// TestIndexParsersRoundTrip checks that every page of a real index parses,
+// and that truncated pages fail with an error rather than a panic.
+func TestIndexParsersRoundTrip(t *testing.T) {
+	data := fuzzFile(t)
+	model, pages := indexPages(t, data)
+	if _, err := decodeMeta(model); err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) < 10 {
+		t.Fatalf("only %d index pages", len(pages))
+	}
+	for _, p := range append(pages, model) {
+		for cut := 0; cut < len(p); cut++ {
+			parseAll(p[:cut])
+		}
+	}
+}
+
+// FuzzIndexPages feeds arbitrary bytes to the index parsers (directory
+// leaves and inner pages, unit, statistics and bloom pages, the model
+// section): any input must give a result or an error, never a panic or an
+// allocation sized by an unchecked count.
+//
+//	go test -run '^$' -fuzz FuzzIndexPages -fuzztime 60s ./timeseries
+func FuzzIndexPages(f *testing.F) {
+	model, pages := indexPages(f, fuzzFile(f))
+	f.Add(model)
+	for _, p := range pages {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { parseAll(b) })
+}
+
+// FuzzOpen opens arbitrary files and runs every kind of read on them.
+// Checksums reject most mutations of a real file before any parser sees
+// them; FuzzIndexPages reaches the parsers behind them.
+//
+//	go test -run '^$' -fuzz FuzzOpen -fuzztime 60s ./timeseries
+func FuzzOpen(f *testing.F) {
+	data := fuzzFile(f)
+	f.Add(data)
+	f.Add(data[:len(data)/2])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tf, err := OpenSource(ctx, iox.Bytes(b), nil)
+		if err != nil {
+			return
+		}
+		exerciseFile(tf)
+	})
+}
+
+// exerciseFile runs a query, an aggregate, a sample, last and a lookup.
+func exerciseFile(f *File) {
+	lo, hi := f.TimeRange()
+	if rows, err := f.Query(ctx, QueryOptions{Time: &TimeRange{lo + (hi-lo)/3, hi}, Limit: 500}); err == nil {
+		for {
+			rec, err := rows.Next()
+			if err != nil {
+				break
+			}
+			rec.Release()
+		}
+	}
+	if rec, _, err := f.Aggregate(ctx, AggOptions{Every: (hi-lo)/4 + 1}); err == nil {
+		rec.Release()
+	}
+	if recs, _, err := f.Sample(ctx, SampleOptions{Windows: 3, Length: 5}); err == nil {
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+	if rec, _, err := f.Last(ctx, nil, nil); err == nil {
+		rec.Release()
+	}
+	_, _ = f.Select(ctx, Selector{})
+}

@@ -1,0 +1,594 @@
+package timeseries
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata/encoding"
+	"strata/format"
+	"strata/iox"
+	"strata/read"
+	"strata/stats"
+)
+
+// ErrNotTimeSeries reports a Strata file without a series index.
+var ErrNotTimeSeries = errors.New("timeseries: not a time-series file (no series index)")
+
+// Options tune reading.
+type Options struct {
+	// CacheBytes bounds the metadata cache of decoded index pages shared by
+	// every query on the file (default 32 MiB; negative disables it).
+	CacheBytes int64
+	// DecoderCacheBytes bounds the cache of opened chunk decoders shared
+	// by every read on the file (default 256 MiB; negative disables it).
+	// Reads that come back to a chunk then skip reading, checking and
+	// opening it: Stats.BytesRead counts only what was read.
+	DecoderCacheBytes int64
+	// Threads is the default number of goroutines decoding the columns of
+	// a unit in parallel after its bytes are read (default 1).
+	Threads int
+	// Gap is the largest hole between two byte ranges one read still
+	// spans (default 4 KiB); larger holes split the read.
+	Gap int64
+	// Read passes options to the underlying table reader.
+	Read read.Options
+}
+
+// File is an open time-series file. It is safe for concurrent use.
+type File struct {
+	rf     *read.File
+	fc     *format.File
+	fetch  *iox.Fetcher
+	closer io.Closer
+	t      *table
+	l      *layout
+	meta   *indexMeta
+	sec    format.SectionInfo
+	cache  *pageCache
+	decs   *decCache
+	opts   Options
+	dec    *encoding.Options
+	stripe []int64 // first file row of each stripe
+	root   any     // *leafPage or *innerPage
+	// streams and stypes are each column's values stream and its type.
+	streams []int
+	stypes  []encoding.Type
+}
+
+// Open opens a time-series file.
+func Open(path string, opts *Options) (*File, error) {
+	src, err := iox.OpenFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("timeseries: %w", err)
+	}
+	f, err := OpenSource(context.Background(), src, opts)
+	if err != nil {
+		src.Close()
+		return nil, fmt.Errorf("timeseries: %s: %w", path, err)
+	}
+	f.closer = src
+	return f, nil
+}
+
+// OpenSource opens a time-series file from any range-readable source.
+// Every byte the file reads goes through one counting fetcher (see
+// BytesRead).
+func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = 32 << 20
+	}
+	if o.Threads <= 0 {
+		o.Threads = 1
+	}
+	if o.DecoderCacheBytes == 0 {
+		o.DecoderCacheBytes = 256 << 20
+	}
+	if o.Gap == 0 {
+		o.Gap = 4 << 10
+	}
+	fetch := iox.NewFetcher(src, iox.FetcherOptions{Gap: o.Gap})
+	rf, err := read.Open(ctx, fetch, o.Read)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{rf: rf, fc: rf.Container(), fetch: fetch, opts: o, cache: newPageCache(o.CacheBytes), decs: newDecCache(o.DecoderCacheBytes),
+		dec: o.Read.Decode}
+	if f.dec == nil {
+		f.dec = readDecodeOptions()
+	}
+	mb, ok, err := f.fc.Section(ctx, sectionModel)
+	if err != nil {
+		return nil, fmt.Errorf("timeseries: %s section: %w", sectionModel, err)
+	}
+	if !ok {
+		return nil, ErrNotTimeSeries
+	}
+	if f.sec, ok = f.fc.SectionInfo(sectionIndex); !ok {
+		return nil, fmt.Errorf("timeseries: no %s section: %w", sectionIndex, encoding.ErrCorrupt)
+	}
+	if f.sec.Compression != format.CompressionNone {
+		return nil, fmt.Errorf("timeseries: %s section is compressed: %w", sectionIndex, encoding.ErrCorrupt)
+	}
+	if f.meta, err = decodeMeta(mb); err != nil {
+		return nil, err
+	}
+	if f.t, err = fromRoles(rf.Schema(), f.meta.roles, f.meta.keyOrder); err != nil {
+		return nil, err
+	}
+	if f.meta.rows != rf.NumRows() {
+		return nil, fmt.Errorf("timeseries: index covers %d rows, file has %d: %w", f.meta.rows, rf.NumRows(), encoding.ErrCorrupt)
+	}
+	f.l = f.t.layout()
+	ssch := rf.StrataSchema()
+	for c := range f.t.roles {
+		ids := ssch.ColumnStreams(c)
+		if len(ids) != 1 || !ssch.Column(c).Kind.IsLeaf() {
+			return nil, fmt.Errorf("timeseries: column %q is not a flat column: %w", f.t.sch.Field(c).Name, encoding.ErrCorrupt)
+		}
+		f.streams = append(f.streams, ids[0])
+		f.stypes = append(f.stypes, ssch.Stream(ids[0]).Type)
+	}
+	f.stripe = make([]int64, f.fc.NumStripes())
+	for i := range f.stripe {
+		f.stripe[i] = f.fc.Stripe(i).FirstRow
+	}
+	if f.meta.series > 0 {
+		if f.meta.height == 0 {
+			f.root, err = decodeLeaf(f.meta.root, f.l)
+		} else {
+			f.root, err = decodeInner(f.meta.root, f.l.nkeys)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("timeseries: directory root: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// Close releases the file.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}
+
+// Table returns the file as a plain Strata table, for scans, lookups and
+// aggregates that do not need the series layout.
+func (f *File) Table() *read.File { return f.rf }
+
+// Schema returns the table's Arrow schema.
+func (f *File) Schema() *arrow.Schema { return f.t.sch }
+
+// Model returns the table model.
+func (f *File) Model() Model {
+	return Model{Keys: f.t.keyNames(), Time: f.t.sch.Field(f.t.time).Name}
+}
+
+// NumSeries returns the number of series.
+func (f *File) NumSeries() int { return int(f.meta.series) }
+
+// NumRows returns the number of rows.
+func (f *File) NumRows() int64 { return f.meta.rows }
+
+// TimeRange returns the smallest and largest time in the file.
+func (f *File) TimeRange() (min, max int64) { return f.meta.tmin, f.meta.tmax }
+
+// BytesRead returns every byte read from the source so far: Open's
+// metadata, index pages and data.
+func (f *File) BytesRead() int64 { return f.fetch.Stats().BytesRead }
+
+// Reads returns the number of reads issued to the source so far.
+func (f *File) Reads() int64 { return f.fetch.Stats().Reads }
+
+// CacheStats returns the metadata cache's use.
+func (f *File) CacheStats() CacheStats {
+	cs := f.cache.stats()
+	f.decs.mu.Lock()
+	cs.Decoders, cs.DecoderBytes, cs.DecoderHits, cs.DecoderMisses = len(f.decs.byOff), f.decs.used, f.decs.hits, f.decs.misses
+	f.decs.mu.Unlock()
+	return cs
+}
+
+// IndexInfo describes the index.
+type IndexInfo struct {
+	Series, Units                     int
+	Height                            int
+	UnitPages, StatPages, BloomBlocks int
+	IndexBytes                        int64
+	ChunkRows, MinChunkRows           int
+	BlockSize                         int
+}
+
+// Index describes the series index.
+func (f *File) Index() IndexInfo {
+	m := f.meta
+	return IndexInfo{Series: int(m.series), Units: m.units, Height: m.height, UnitPages: len(m.unitPages),
+		StatPages: len(m.statPages), BloomBlocks: m.bloomBlocks, IndexBytes: f.sec.Size,
+		ChunkRows: m.chunkRows, MinChunkRows: m.minChunkRows, BlockSize: m.blockSize}
+}
+
+// ---- pages ----
+
+// page returns a decoded index page from the cache or the file.
+func (f *File) page(ctx context.Context, ref pageRef, kind byte, st *Stats) (any, error) {
+	if v, ok := f.cache.get(ref.off); ok {
+		st.IndexPageHits++
+		return v, nil
+	}
+	if ref.off < 0 || ref.size <= 0 || ref.off > f.sec.Size || ref.size > f.sec.Size-ref.off {
+		return nil, errPage(pageName(kind), ref, encoding.Corruptf("outside the %d-byte index", f.sec.Size))
+	}
+	raw, err := f.fetch.ReadRange(ctx, iox.Range{Off: f.sec.Offset + ref.off, Len: ref.size})
+	if err != nil {
+		return nil, errPage(pageName(kind), ref, err)
+	}
+	st.IndexPages++
+	st.IndexBytes += ref.size
+	st.Reads++
+	payload, err := format.DecodeChunk(raw)
+	if err != nil {
+		return nil, errPage(pageName(kind), ref, err)
+	}
+	var v any
+	switch kind {
+	case pageLeaf, pageInner:
+		if len(payload) > 0 && payload[0] == pageInner {
+			v, err = decodeInner(payload, f.l.nkeys)
+		} else {
+			v, err = decodeLeaf(payload, f.l)
+		}
+	case pageUnits:
+		v, err = decodeUnits(payload, f.l)
+	case pageStats:
+		v, err = decodeStats(payload, f.l)
+	case pageBloom:
+		want := f.meta.bloomPerPage
+		if last := len(f.meta.bloomPages) - 1; last >= 0 && ref == f.meta.bloomPages[last] {
+			want = f.meta.bloomBlocks - last*f.meta.bloomPerPage
+		}
+		v, err = decodeBloomPage(payload, want)
+		if err == nil && len(v.([]byte)) == 0 {
+			err = encoding.Corruptf("empty bloom page")
+		}
+	}
+	if err != nil {
+		return nil, errPage(pageName(kind), ref, err)
+	}
+	f.cache.put(ref.off, 3*int64(len(payload))+256, v)
+	return v, nil
+}
+
+func pageName(kind byte) string {
+	switch kind {
+	case pageLeaf, pageInner:
+		return "directory"
+	case pageUnits:
+		return "unit"
+	case pageStats:
+		return "statistics"
+	}
+	return "bloom"
+}
+
+// leafFor returns the leaf page holding series ordinal ord.
+func (f *File) leafFor(ctx context.Context, ord int, st *Stats) (*leafPage, error) {
+	n := f.root
+	for depth := 0; ; depth++ {
+		switch p := n.(type) {
+		case *leafPage:
+			if ord < p.first || ord >= p.first+len(p.entries) {
+				return nil, encoding.Corruptf("timeseries: leaf [%d, %d) reached for series %d", p.first, p.first+len(p.entries), ord)
+			}
+			return p, nil
+		case *innerPage:
+			if depth >= f.meta.height {
+				return nil, encoding.Corruptf("timeseries: directory deeper than its height %d", f.meta.height)
+			}
+			i := sort.Search(len(p.entries), func(i int) bool { return p.entries[i].first > ord }) - 1
+			if i < 0 {
+				i = 0
+			}
+			c, err := f.page(ctx, p.entries[i].ref, pageLeaf, st)
+			if err != nil {
+				return nil, err
+			}
+			n = c
+		default:
+			return nil, encoding.Corruptf("timeseries: no directory")
+		}
+	}
+}
+
+// lowerBound returns the first series ordinal whose key's first len(p)
+// components are at or after p.
+func (f *File) lowerBound(ctx context.Context, p Key, st *Stats) (int, error) {
+	n := f.root
+	for depth := 0; ; depth++ {
+		switch pg := n.(type) {
+		case *leafPage:
+			i := sort.Search(len(pg.entries), func(i int) bool { return comparePrefix(pg.entries[i].key, p) >= 0 })
+			return pg.first + i, nil
+		case *innerPage:
+			if depth >= f.meta.height {
+				return 0, encoding.Corruptf("timeseries: directory deeper than its height %d", f.meta.height)
+			}
+			// the last child whose first key is before p
+			i := sort.Search(len(pg.entries), func(i int) bool { return comparePrefix(pg.entries[i].key, p) >= 0 }) - 1
+			if i < 0 {
+				return pg.entries[0].first, nil
+			}
+			c, err := f.page(ctx, pg.entries[i].ref, pageLeaf, st)
+			if err != nil {
+				return 0, err
+			}
+			n = c
+		default:
+			return 0, nil
+		}
+	}
+}
+
+// entry returns series ordinal ord.
+func (f *File) entry(ctx context.Context, ord int, st *Stats) (*seriesEntry, error) {
+	p, err := f.leafFor(ctx, ord, st)
+	if err != nil {
+		return nil, err
+	}
+	return &p.entries[ord-p.first], nil
+}
+
+// unit returns unit ord.
+func (f *File) unit(ctx context.Context, ord int, st *Stats) (*unitRec, error) {
+	pd, err := findPage(f.meta.unitPages, ord, f.meta.units)
+	if err != nil {
+		return nil, err
+	}
+	v, err := f.page(ctx, pd.ref, pageUnits, st)
+	if err != nil {
+		return nil, err
+	}
+	p := v.(*unitsPage)
+	if p.first != pd.first || ord-p.first >= len(p.recs) {
+		return nil, encoding.Corruptf("timeseries: unit page at %d holds [%d, %d), not unit %d", pd.ref.off, p.first, p.first+len(p.recs), ord)
+	}
+	u := &p.recs[ord-p.first]
+	if u.stripe >= len(f.stripe) || u.row+u.rows > f.fc.Stripe(u.stripe).Rows {
+		return nil, encoding.Corruptf("timeseries: unit %d: rows [%d, %d) of stripe %d outside the file", ord, u.row, u.row+u.rows, u.stripe)
+	}
+	return u, nil
+}
+
+// unitStats returns the statistics of unit ord.
+func (f *File) unitStats(ctx context.Context, ord int, st *Stats) ([]unitStats, error) {
+	pd, err := findPage(f.meta.statPages, ord, f.meta.units)
+	if err != nil {
+		return nil, err
+	}
+	v, err := f.page(ctx, pd.ref, pageStats, st)
+	if err != nil {
+		return nil, err
+	}
+	p := v.(*statsPage)
+	if p.first != pd.first || ord-p.first >= len(p.stats) {
+		return nil, encoding.Corruptf("timeseries: statistics page at %d does not hold unit %d", pd.ref.off, ord)
+	}
+	return p.stats[ord-p.first], nil
+}
+
+func findPage(t []pageDir, ord, n int) (pageDir, error) {
+	if ord < 0 || ord >= n {
+		return pageDir{}, encoding.Corruptf("timeseries: unit %d of %d", ord, n)
+	}
+	i := sort.Search(len(t), func(i int) bool { return t[i].first > ord }) - 1
+	if i < 0 {
+		return pageDir{}, encoding.Corruptf("timeseries: no page for unit %d", ord)
+	}
+	return t[i], nil
+}
+
+// mayContain asks the bloom filter whether a series with key prefix p
+// exists; it reads one bloom page.
+func (f *File) mayContain(ctx context.Context, p Key, st *Stats) (bool, error) {
+	m := f.meta
+	if m.bloomBlocks == 0 {
+		return m.series > 0, nil
+	}
+	h := prefixHash(p, len(p))
+	b := stats.BloomBlockIndex(h, m.bloomBlocks)
+	v, err := f.page(ctx, m.bloomPages[b/m.bloomPerPage], pageBloom, st)
+	if err != nil {
+		return false, err
+	}
+	blocks := v.([]byte)
+	i := b % m.bloomPerPage
+	if (i+1)*32 > len(blocks) {
+		return false, encoding.Corruptf("timeseries: bloom block %d beyond its page", b)
+	}
+	return stats.BloomBlockMayContain(blocks[i*32:(i+1)*32], h), nil
+}
+
+// ---- series selection ----
+
+// Selector picks series by equality on key columns ("hostname" →
+// "host_7"). An empty selector picks every series.
+type Selector map[string]string
+
+// ParseSelector parses "tag=value[,tag=value...]".
+func ParseSelector(s string) (Selector, error) {
+	sel := Selector{}
+	if strings.TrimSpace(s) == "" {
+		return sel, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("timeseries: selector %q: want tag=value", part)
+		}
+		if _, dup := sel[k]; dup {
+			return nil, fmt.Errorf("timeseries: selector names %q twice", k)
+		}
+		sel[k] = strings.Trim(strings.TrimSpace(v), `'"`)
+	}
+	return sel, nil
+}
+
+// Series describes one series.
+type Series struct {
+	Ordinal          int      // position in key order
+	Key              []string // key values as text, in key order
+	Path             string   // tree-model device path
+	FirstRow         int64    // file row of the series' first row
+	Rows             int64
+	MinTime, MaxTime int64
+	e                *seriesEntry
+}
+
+func (f *File) series(e *seriesEntry) Series {
+	k := make([]string, len(e.key))
+	for i, v := range e.key {
+		k[i] = f.t.render(i, v)
+	}
+	return Series{Ordinal: e.ord, Key: k, Path: f.t.path(e.key), FirstRow: e.firstRow, Rows: e.rows, MinTime: e.tmin, MaxTime: e.tmax, e: e}
+}
+
+// Lookup finds the series with the given key values (as text, in key
+// order). The bloom filter answers for most absent keys without touching
+// the directory; a present key costs one directory page per level.
+func (f *File) Lookup(ctx context.Context, key ...string) (Series, bool, error) {
+	var st Stats
+	return f.lookup(ctx, key, &st)
+}
+
+func (f *File) lookup(ctx context.Context, key []string, st *Stats) (Series, bool, error) {
+	if len(key) != len(f.t.keys) {
+		return Series{}, false, fmt.Errorf("timeseries: %d key values, the table has %d keys", len(key), len(f.t.keys))
+	}
+	k := make(Key, len(key))
+	for i, v := range key {
+		c, err := f.t.parse(i, v)
+		if err != nil {
+			return Series{}, false, err
+		}
+		k[i] = c
+	}
+	es, err := f.selectPrefix(ctx, k, nil, st)
+	if err != nil || len(es) == 0 {
+		return Series{}, false, err
+	}
+	return f.series(es[0]), true, nil
+}
+
+// Select returns the series a selector picks, in key order.
+func (f *File) Select(ctx context.Context, sel Selector) ([]Series, error) {
+	var st Stats
+	es, err := f.selectEntries(ctx, sel, &st)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Series, len(es))
+	for i, e := range es {
+		out[i] = f.series(e)
+	}
+	return out, nil
+}
+
+// selectEntries resolves a selector: the key columns it fixes from the
+// first one on form a prefix that the bloom filter checks and the
+// directory finds in O(log D); other equalities filter what the prefix
+// (or, without one, the whole directory) yields.
+func (f *File) selectEntries(ctx context.Context, sel Selector, st *Stats) ([]*seriesEntry, error) {
+	names := f.t.keyNames()
+	want := make(map[int]string, len(sel))
+	for k, v := range sel {
+		i := indexOf(names, k)
+		if i < 0 {
+			return nil, fmt.Errorf("timeseries: %q is not a series key column (keys: %s)", k, strings.Join(names, ", "))
+		}
+		c, err := f.t.parse(i, v)
+		if err != nil {
+			return nil, err
+		}
+		want[i] = c
+	}
+	var prefix Key
+	for i := 0; i < len(names); i++ {
+		v, ok := want[i]
+		if !ok {
+			break
+		}
+		prefix = append(prefix, v)
+	}
+	rest := map[int]string{}
+	for i, v := range want {
+		if i >= len(prefix) {
+			rest[i] = v
+		}
+	}
+	return f.selectPrefix(ctx, prefix, rest, st)
+}
+
+func (f *File) selectPrefix(ctx context.Context, prefix Key, rest map[int]string, st *Stats) ([]*seriesEntry, error) {
+	if f.meta.series == 0 {
+		return nil, nil
+	}
+	lo := 0
+	if len(prefix) > 0 {
+		ok, err := f.mayContain(ctx, prefix, st)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			st.SeriesRejectedBloom++
+			return nil, nil
+		}
+		if lo, err = f.lowerBound(ctx, prefix, st); err != nil {
+			return nil, err
+		}
+	}
+	var out []*seriesEntry
+	for ord := lo; ord < int(f.meta.series); {
+		p, err := f.leafFor(ctx, ord, st)
+		if err != nil {
+			return nil, err
+		}
+		for i := ord - p.first; i < len(p.entries); i++ {
+			e := &p.entries[i]
+			if len(prefix) > 0 && comparePrefix(e.key, prefix) != 0 {
+				return out, nil
+			}
+			match := true
+			for c, v := range rest {
+				if e.key[c] != v {
+					match = false
+					break
+				}
+			}
+			if match {
+				out = append(out, e)
+			}
+		}
+		ord = p.first + len(p.entries)
+	}
+	return out, nil
+}
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
