@@ -57,7 +57,7 @@ func TestFrozenFilesVersion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		major, minor := f.Container().Version()
+		major, minor := f.Version()
 		if major != 1 || minor != 0 {
 			t.Errorf("%s: version %d.%d; a frozen file of a new version needs its own entry in docs/COMPATIBILITY.md", p, major, minor)
 		}

@@ -104,7 +104,7 @@ func exercise(data []byte) error {
 	if _, err := f.Inspect(); err != nil {
 		return err
 	}
-	if _, _, err := f.Aggregate("count(*)", ""); err != nil {
+	if _, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*)"}); err != nil {
 		return err
 	}
 	return nil

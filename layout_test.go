@@ -270,7 +270,7 @@ func checkLayoutAggs(t *testing.T, f *strata.File, tb *table) {
 				cntCounty++
 			}
 		}
-		got, _, err := f.Aggregate("count(*), min(receipt), max(receipt), sum(end), sum(derived), count(county), min(county), max(county), sum(code), min(code), max(code)", c.where)
+		got, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*), min(receipt), max(receipt), sum(end), sum(derived), count(county), min(county), max(county), sum(code), min(code), max(code)", Where: c.where})
 		must(t, err, "aggregate where %q", c.where)
 		want := []string{fmt.Sprint(cnt), fmt.Sprint(minR), fmt.Sprint(maxR), fmt.Sprint(sumEnd), fmt.Sprint(sumDerived),
 			fmt.Sprint(cntCounty), minCounty, maxCounty, fmt.Sprint(sumCode), fmt.Sprint(minCode), fmt.Sprint(maxCode)}

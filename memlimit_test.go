@@ -191,7 +191,7 @@ func readHostile(data []byte) (error, uint64) {
 		}))
 	}
 	peak = max(peak, allocated(func() {
-		_, _, err := f.Aggregate("count(*), min(x), max(x), sum(x)", "x > 5")
+		_, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*), min(x), max(x), sum(x)", Where: "x > 5"})
 		keep(err)
 	}))
 	return first, peak

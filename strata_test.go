@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/internal/facade"
 	"strata/internal/randtable"
 	"strata/iox"
 	"strata/shred"
@@ -425,9 +426,9 @@ func TestRandomSchemas(t *testing.T) {
 			}
 			defer f.Close()
 			t.Logf("%d rows, %d batches, %d stripes, %d groups; %s\n%s", rows, len(tb.recs),
-				f.Container().NumStripes(), f.Container().NumGroups(), optString(opts), sch)
-			if opts.StripeBytes == 1 && rows > 0 && f.Container().NumStripes() < nonEmpty(tb.recs) {
-				t.Fatalf("%d stripes for %d non-empty batches with StripeBytes 1", f.Container().NumStripes(), nonEmpty(tb.recs))
+				facade.ReadFile(f).Container().NumStripes(), facade.ReadFile(f).Container().NumGroups(), optString(opts), sch)
+			if opts.StripeBytes == 1 && rows > 0 && facade.ReadFile(f).Container().NumStripes() < nonEmpty(tb.recs) {
+				t.Fatalf("%d stripes for %d non-empty batches with StripeBytes 1", facade.ReadFile(f).Container().NumStripes(), nonEmpty(tb.recs))
 			}
 			checkFile(t, f, tb, r)
 		})
@@ -497,8 +498,8 @@ func TestNestedShapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			if f.Container().NumStripes() < 3 || f.Container().NumGroups() < 2 {
-				t.Fatalf("%d stripes in %d groups; the test wants several of each", f.Container().NumStripes(), f.Container().NumGroups())
+			if facade.ReadFile(f).Container().NumStripes() < 3 || facade.ReadFile(f).Container().NumGroups() < 2 {
+				t.Fatalf("%d stripes in %d groups; the test wants several of each", facade.ReadFile(f).Container().NumStripes(), facade.ReadFile(f).Container().NumGroups())
 			}
 			checkFile(t, f, tb, g.Rand())
 		})
@@ -609,7 +610,7 @@ func TestEmptyFile(t *testing.T) {
 		if _, err := f.Inspect(); err != nil {
 			t.Fatal(err)
 		}
-		if agg, _, err := f.Aggregate("count(*)", ""); err != nil || agg[0].Int() != 0 {
+		if agg, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*)"}); err != nil || agg[0].Int() != 0 {
 			t.Fatalf("count(*) of an empty file: %v, %v", agg, err)
 		}
 		f.Close()
@@ -834,7 +835,7 @@ func readEverything(data []byte) (arrow.RecordBatch, error) {
 		got.Release()
 		return nil, err
 	}
-	if _, _, err := f.Aggregate("count(*)", ""); err != nil {
+	if _, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*)"}); err != nil {
 		got.Release()
 		return nil, err
 	}

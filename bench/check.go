@@ -18,8 +18,9 @@ import (
 //
 // Values are hashed by logical kind, not by physical width, so an int32 date
 // read by one system and an int64 read by another agree: every integer (and
-// date) hashes as its int64 value, every float as its float64 bits, every string
-// or binary as its bytes.
+// date) hashes as its int64 value, every timestamp as the instant it denotes,
+// every float as its float64 bits, every decimal as its unscaled 128-bit
+// value, every string or binary as its bytes. Nested columns are summed per leaf (see nested.go).
 type Checksum struct {
 	Rows int64
 	Cols map[string]uint64
@@ -88,6 +89,12 @@ func (c *Checksum) AddRecord(rec arrow.Record, sel []bool) error {
 	}
 	c.Rows += int64(cnt)
 	for i, f := range rec.Schema().Fields() {
+		if isNested(f.Type) {
+			if err := c.addNested(rec.Column(i), f.Name, sel); err != nil {
+				return fmt.Errorf("column %s: %w", f.Name, err)
+			}
+			continue
+		}
 		h, err := hashArrow(rec.Column(i), sel)
 		if err != nil {
 			return fmt.Errorf("column %s: %w", f.Name, err)
@@ -165,9 +172,10 @@ func hashArrow(a arrow.Array, sel []bool) (uint64, error) {
 			}
 		}
 	case *array.Timestamp:
+		ps := arrowPerSec(a.DataType().(*arrow.TimestampType).Unit)
 		for i, v := range a.TimestampValues() {
 			if valid(i) {
-				s += hashInt(int64(v))
+				s += hashTS(int64(v), ps)
 			}
 		}
 	case *array.Float32:
@@ -222,7 +230,15 @@ func hashArrow(a arrow.Array, sel []bool) (uint64, error) {
 			}
 		}
 	default:
-		return 0, fmt.Errorf("unsupported Arrow type %s", a.DataType())
+		for i := 0; i < n; i++ {
+			if valid(i) {
+				h, err := hashAt(a, i)
+				if err != nil {
+					return 0, err
+				}
+				s += h
+			}
+		}
 	}
 	return s, nil
 }

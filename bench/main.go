@@ -15,6 +15,7 @@
 //	go run . [--parquet FILE | --sf 0.1] [--runs 7] [--threads 1]
 //	         [--systems arrow-go,duckdb/native,...] [--take 1000]
 //	         [--json FILE] [--svg FILE] [--tiny]
+//	go run . --real DIR[,FILE...] [--budget 15s] [--runs 11] [--json FILE] [--markdown]
 package main
 
 import (
@@ -150,8 +151,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "directory for the files written (default: a temporary one, removed at exit)")
 	objstore := fs.Bool("objstore", false, "measure reading Strata and arrow-go's Parquet from an S3-compatible server (versitygw, started on 127.0.0.1) through a latency-adding proxy, instead of the local comparison")
 	latencyList := fs.String("latency", "0,20ms", "with --objstore: latencies added to every request")
+	realMode := addRealFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *realMode.inputs != "" {
+		return realMode.run(fs, args, stdout, stderr)
 	}
 	if *tiny {
 		*sf, *runs, *nTake = 0.001, 2, 50

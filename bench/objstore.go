@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"strata"
+	"strata/internal/facade"
 	"strata/internal/objtest"
 	"strata/iox"
 	"strata/iox/remote"
@@ -215,7 +216,7 @@ func runObjstore(stdout, stderr io.Writer, src *Source, wl *Workload, runs int, 
 			return fail(err)
 		}
 		rows[len(rows)-1].Note = fmt.Sprintf("%d rows; %d of %d stripes with survivors: target %d requests",
-			refMonth.Rows, survivors, sf.Container().NumStripes(), 2+2*survivors)
+			refMonth.Rows, survivors, sf.NumStripes(), 2+2*survivors)
 		if err := measureQ(lat, "scan", "strata", nil, func(i int) (osRun, error) {
 			out, err := st.Scan(i == 0)
 			return osRun{out: out}, err
@@ -231,8 +232,9 @@ func runObjstore(stdout, stderr io.Writer, src *Source, wl *Workload, runs int, 
 			if err != nil {
 				return err
 			}
-			for i := range f.Container().NumStripes() {
-				if _, err := f.Container().Streams(ctx, i); err != nil {
+			c := facade.ReadFile(f).Container()
+			for i := range c.NumStripes() {
+				if _, err := c.Streams(ctx, i); err != nil {
 					return err
 				}
 			}

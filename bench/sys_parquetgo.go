@@ -7,11 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // pqgoSys is Parquet through parquet-go: written column by column
@@ -24,10 +21,12 @@ type pqgoSys struct {
 	cfg   config
 	f     *os.File
 	pf    *parquet.File
-	names []string // leaf column names in file order
-	// unsigned[i] tells that column i holds unsigned integers.
-	unsigned []bool
-	rgStart  []int64
+	names []string // leaf column checksum names in file order
+	// leaves describes every leaf column, in file order.
+	leaves []pqLeaf
+	// tsDiv: timestamp[s] leaves (by name) written as milliseconds.
+	tsDiv   map[string]int64
+	rgStart []int64
 	// takePages holds one open page reader per row group and column for take.
 	takePages [][]parquet.Pages
 }
@@ -40,109 +39,26 @@ func newParquetGoSys(cfg config) *pqgoSys { return &pqgoSys{cfg: cfg} }
 func (s *pqgoSys) Name() string    { return "parquet-go" }
 func (s *pqgoSys) Variant() string { return "zstd" }
 
-func pqNode(f arrow.Field) (parquet.Node, error) {
-	var n parquet.Node
-	switch f.Type.ID() {
-	case arrow.INT8:
-		n = parquet.Int(8)
-	case arrow.INT16:
-		n = parquet.Int(16)
-	case arrow.INT32:
-		n = parquet.Int(32)
-	case arrow.INT64:
-		n = parquet.Int(64)
-	case arrow.UINT8:
-		n = parquet.Uint(8)
-	case arrow.UINT16:
-		n = parquet.Uint(16)
-	case arrow.UINT32:
-		n = parquet.Uint(32)
-	case arrow.UINT64:
-		n = parquet.Uint(64)
-	case arrow.FLOAT32:
-		n = parquet.Leaf(parquet.FloatType)
-	case arrow.FLOAT64:
-		n = parquet.Leaf(parquet.DoubleType)
-	case arrow.BOOL:
-		n = parquet.Leaf(parquet.BooleanType)
-	case arrow.DATE32:
-		n = parquet.Date()
-	case arrow.STRING, arrow.LARGE_STRING:
-		n = parquet.String()
-	case arrow.BINARY:
-		n = parquet.Leaf(parquet.ByteArrayType)
-	default:
-		return nil, fmt.Errorf("parquet-go: unsupported column type %s for %s: %w", f.Type, f.Name, errUnsupported)
-	}
-	if f.Nullable {
-		n = parquet.Optional(n)
-	}
-	return n, nil
-}
-
-// appendValues converts one Arrow column to parquet-go values (one per row).
-func appendValues(dst []parquet.Value, a arrow.Array, col int, nullable bool) ([]parquet.Value, error) {
-	def := 0
-	if nullable {
-		def = 1
-	}
-	n := a.Len()
-	for i := 0; i < n; i++ {
-		if a.IsNull(i) {
-			dst = append(dst, parquet.NullValue().Level(0, 0, col))
-			continue
-		}
-		var v parquet.Value
-		switch a := a.(type) {
-		case *array.Int8:
-			v = parquet.Int32Value(int32(a.Value(i)))
-		case *array.Int16:
-			v = parquet.Int32Value(int32(a.Value(i)))
-		case *array.Int32:
-			v = parquet.Int32Value(a.Value(i))
-		case *array.Int64:
-			v = parquet.Int64Value(a.Value(i))
-		case *array.Uint8:
-			v = parquet.Int32Value(int32(a.Value(i)))
-		case *array.Uint16:
-			v = parquet.Int32Value(int32(a.Value(i)))
-		case *array.Uint32:
-			v = parquet.Int32Value(int32(a.Value(i)))
-		case *array.Uint64:
-			v = parquet.Int64Value(int64(a.Value(i)))
-		case *array.Float32:
-			v = parquet.FloatValue(a.Value(i))
-		case *array.Float64:
-			v = parquet.DoubleValue(a.Value(i))
-		case *array.Boolean:
-			v = parquet.BooleanValue(a.Value(i))
-		case *array.Date32:
-			v = parquet.Int32Value(int32(a.Value(i)))
-		case *array.String:
-			v = parquet.ByteArrayValue([]byte(a.Value(i)))
-		case *array.LargeString:
-			v = parquet.ByteArrayValue([]byte(a.Value(i)))
-		case *array.Binary:
-			v = parquet.ByteArrayValue(a.Value(i))
-		default:
-			return nil, fmt.Errorf("parquet-go: unsupported array %s: %w", a.DataType(), errUnsupported)
-		}
-		dst = append(dst, v.Level(0, def, col))
-	}
-	return dst, nil
-}
-
 func (s *pqgoSys) Write(dir string, src *Source) (string, error) {
 	path := filepath.Join(dir, "data.parquet")
 	group := parquet.Group{}
-	for _, f := range src.Schema.Fields() {
-		n, err := pqNode(f)
+	shapes := make([]*pqShape, len(src.Schema.Fields()))
+	var leaves []*pqLeafPlan
+	for i, f := range src.Schema.Fields() {
+		n, sh, err := pqBuild(f.Type, f.Nullable, []string{f.Name}, f.Name, 0, &leaves)
 		if err != nil {
 			return "", err
 		}
-		group[f.Name] = n
+		group[f.Name], shapes[i] = n, sh
 	}
 	schema := parquet.NewSchema("schema", group)
+	for _, l := range leaves {
+		lc, ok := schema.Lookup(l.path...)
+		if !ok {
+			return "", fmt.Errorf("parquet-go: no column %v in the schema built", l.path)
+		}
+		l.col = lc.ColumnIndex
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return "", err
@@ -150,25 +66,54 @@ func (s *pqgoSys) Write(dir string, src *Source) (string, error) {
 	defer f.Close()
 	w := parquet.NewWriter(f, schema, parquet.Compression(&parquet.Zstd))
 	cws := w.ColumnWriters()
-	// parquet.Group orders columns by name; map Arrow field index → column.
-	leaf := map[string]int{}
-	for i, p := range schema.Columns() {
-		leaf[p[0]] = i
+	// Hand values over in small slices of whole rows so that the writer's
+	// page buffer (parquet-go's default 256 KiB), not our batch size, decides
+	// where pages end: a single call becomes a single page.
+	flush := func(l *pqLeafPlan) error {
+		if _, err := cws[l.col].WriteRowValues(l.vals); err != nil {
+			return err
+		}
+		l.vals = l.vals[:0]
+		return nil
 	}
-	var buf []parquet.Value
 	for _, rec := range src.Records {
+		nrows := int(rec.NumRows())
 		for i, fld := range src.Schema.Fields() {
-			col := leaf[fld.Name]
-			buf, err = appendValues(buf[:0], rec.Column(i), col, fld.Nullable)
-			if err != nil {
-				return "", err
+			a, sh := rec.Column(i), shapes[i]
+			if sh.kind == 'l' { // flat: one value per row
+				l := leaves[sh.leaf]
+				def := 0
+				if fld.Nullable {
+					def = 1
+				}
+				for off := 0; off < nrows; off += pqgoWriteSlice {
+					for r := off; r < min(off+pqgoWriteSlice, nrows); r++ {
+						if a.IsNull(r) {
+							l.vals = append(l.vals, parquet.NullValue().Level(0, 0, l.col))
+							continue
+						}
+						v, err := pqValueAt(a, r, l.tsMul)
+						if err != nil {
+							return "", err
+						}
+						l.vals = append(l.vals, v.Level(0, def, l.col))
+					}
+					if err := flush(l); err != nil {
+						return "", err
+					}
+				}
+				continue
 			}
-			// Hand values over in small slices so that the writer's page
-			// buffer (parquet-go's default 256 KiB), not our batch size,
-			// decides where pages end: a single call becomes a single page.
-			for off := 0; off < len(buf); off += pqgoWriteSlice {
-				if _, err := cws[col].WriteRowValues(buf[off:min(off+pqgoWriteSlice, len(buf))]); err != nil {
-					return "", err
+			for off := 0; off < nrows; off += pqgoWriteSlice {
+				for r := off; r < min(off+pqgoWriteSlice, nrows); r++ {
+					if err := sh.shred(a, r, 0, 0, leaves); err != nil {
+						return "", err
+					}
+				}
+				for _, l := range leaves[sh.first:sh.end] {
+					if err := flush(l); err != nil {
+						return "", err
+					}
 				}
 			}
 		}
@@ -195,16 +140,14 @@ func (s *pqgoSys) Open(path string) error {
 		return err
 	}
 	s.f, s.pf = f, pf
-	s.names, s.unsigned = nil, nil
-	for _, c := range pf.Schema().Columns() {
-		s.names = append(s.names, c[0])
-		leaf, _ := pf.Schema().Lookup(c...)
-		lt := leaf.Node.Type().LogicalType()
-		if lt == nil {
-			lt = &format.LogicalType{}
-		}
-		it, _ := lt.Value.(*format.IntType)
-		s.unsigned = append(s.unsigned, it != nil && !it.IsSigned)
+	s.leaves, err = pqLeaves(pf.Schema())
+	if err != nil {
+		f.Close()
+		return err
+	}
+	s.names = nil
+	for _, l := range s.leaves {
+		s.names = append(s.names, l.name)
 	}
 	s.rgStart = nil
 	var n int64
@@ -293,17 +236,17 @@ func hashValue(v parquet.Value, unsigned bool) uint64 {
 
 // hashPage sums the hashes of the page rows with sel[i] true (all if sel is
 // nil) and returns the sum and the number of rows hashed.
-func (h *pageHasher) hashPage(p parquet.Page, sel []bool, unsigned bool) (uint64, int64, error) {
+func (h *pageHasher) hashPage(p parquet.Page, sel []bool, l *pqLeaf) (uint64, int64, error) {
 	var s uint64
 	var n int64
 	use := func(i int) bool { return sel == nil || sel[i] }
-	if p.Dictionary() == nil && p.NumNulls() == 0 {
+	if l.maxRep > 0 {
+		return h.hashLevels(p, sel, l)
+	}
+	if p.Dictionary() == nil && p.NumNulls() == 0 && l.plain() {
 		d := p.Data()
 		switch d.Kind() {
 		case encoding.Int32:
-			if unsigned {
-				break
-			}
 			for i, v := range d.Int32() {
 				if use(i) {
 					s += hashInt(int64(v))
@@ -315,6 +258,14 @@ func (h *pageHasher) hashPage(p parquet.Page, sel []bool, unsigned bool) (uint64
 			for i, v := range d.Int64() {
 				if use(i) {
 					s += hashInt(v)
+					n++
+				}
+			}
+			return s, n, nil
+		case encoding.Float:
+			for i, v := range d.Float() {
+				if use(i) {
+					s += hashFloat(float64(v))
 					n++
 				}
 			}
@@ -344,7 +295,52 @@ func (h *pageHasher) hashPage(p parquet.Page, sel []bool, unsigned bool) (uint64
 	}
 	for i, v := range vals {
 		if use(i) {
-			s += hashValue(v, unsigned)
+			if v.IsNull() {
+				s += nullHash
+			} else {
+				s += hashPQValue(v, l)
+			}
+			n++
+		}
+	}
+	return s, n, nil
+}
+
+// hashLevels checksums a page of a nested leaf column (nested.go): one term
+// per value, the rows being where the repetition level is 0.
+func (h *pageHasher) hashLevels(p parquet.Page, sel []bool, l *pqLeaf) (uint64, int64, error) {
+	vals, err := h.rowValues(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	var s uint64
+	row, pos := int64(-1), int64(0)
+	for _, v := range vals {
+		r := v.RepetitionLevel()
+		if r == 0 {
+			row++
+		}
+		if r < l.maxRep {
+			pos = 0
+		} else {
+			pos++
+		}
+		if sel != nil && !sel[row] {
+			continue
+		}
+		d := v.DefinitionLevel()
+		switch {
+		case d == l.maxDef:
+			s += mixPos(hashPQValue(v, l), pos)
+		case l.empty&(1<<d) != 0:
+			s += emptyHash
+		default:
+			s += nullHash
+		}
+	}
+	var n int64
+	for i := int64(0); i <= row; i++ {
+		if sel == nil || sel[i] {
 			n++
 		}
 	}
@@ -403,7 +399,7 @@ func (s *pqgoSys) Scan(verify bool) (Out, error) {
 					return out, err
 				}
 				if verify {
-					sum, _, err := h.hashPage(p, nil, s.unsigned[ci])
+					sum, _, err := h.hashPage(p, nil, &s.leaves[ci])
 					if err != nil {
 						pages.Close()
 						return out, err
@@ -565,7 +561,7 @@ func (s *pqgoSys) query(p Pred, cols []string, verify bool) (Out, error) {
 			}
 			return nil
 		}
-		sum, n, err := h.hashPage(page, sel, s.unsigned[col])
+		sum, n, err := h.hashPage(page, sel, &s.leaves[col])
 		if err != nil {
 			return err
 		}
@@ -654,7 +650,7 @@ func (s *pqgoSys) Take(rows []int64, verify bool) (Out, error) {
 				return out, errors.New("empty page after seek")
 			}
 			if verify {
-				sum, _, err := h.hashPage(page.Slice(0, 1), nil, s.unsigned[ci])
+				sum, _, err := h.hashPage(page.Slice(0, 1), nil, &s.leaves[ci])
 				if err != nil {
 					return out, err
 				}

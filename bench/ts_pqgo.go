@@ -56,7 +56,9 @@ func tsPqNode(f arrow.Field) (parquet.Node, error) {
 	if f.Type.ID() == arrow.TIMESTAMP {
 		return parquet.Timestamp(parquet.Microsecond), nil
 	}
-	return pqNode(f)
+	var leaves []*pqLeafPlan
+	n, _, err := pqBuild(f.Type, f.Nullable, []string{f.Name}, f.Name, 0, &leaves)
+	return n, err
 }
 
 func (s *pqgoTS) Write(dir string, src *Source, _ *tsWork) (string, error) {
@@ -116,7 +118,19 @@ func tsAppendValues(dst []parquet.Value, a arrow.Array, col int) ([]parquet.Valu
 		}
 		return dst, nil
 	}
-	return appendValues(dst, a, col, false)
+	// the ts tables' other columns are flat and hold no nulls
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			dst = append(dst, parquet.NullValue().Level(0, 0, col))
+			continue
+		}
+		v, err := pqValueAt(a, i, 1)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, v.Level(0, 0, col))
+	}
+	return dst, nil
 }
 
 func (s *pqgoTS) Open(path string) error {
@@ -289,7 +303,7 @@ func (s *pqgoTS) HostHour(w *tsWork, verify bool) (tsOut, error) {
 				if sel[i] {
 					cnt++
 					if verify {
-						out.Sum.Cols["time"] += hashInt(times[i])
+						out.Sum.Cols["time"] += hashTS(times[i], 1e6) // microseconds, hashed as instants like Arrow timestamps
 					}
 				}
 			}
@@ -489,7 +503,7 @@ func (a *streamAgg) flush() {
 		a.out.Sum.Rows++
 		c := a.out.Sum.Cols
 		c["host"] += hashBytes(a.host)
-		c["bucket"] += hashInt(a.bucket)
+		c["bucket"] += hashTS(a.bucket, 1e6)
 		c["min"] += hashFloat(a.mn)
 		c["max"] += hashFloat(a.mx)
 		c["avg"] += hashFloat(a.sum / float64(a.n))
@@ -523,7 +537,7 @@ func (l *lastRows) flush() {
 		l.out.Sum.Rows++
 		c := l.out.Sum.Cols
 		c["host"] += hashBytes(l.host)
-		c["time"] += hashInt(l.t)
+		c["time"] += hashTS(l.t, 1e6)
 		for i, n := range l.names {
 			c[n] += hashFloat(l.vals[i])
 		}

@@ -308,7 +308,7 @@ func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
 	if err := r.db.QueryRow(sqlq).Scan(ptrs...); err != nil {
 		return fmt.Errorf("duckdb: %s: %w", sqlq, err)
 	}
-	got, _, err := f.Aggregate(strings.Join(exprs, ", "), q.Where)
+	got, _, err := f.Aggregate(strata.AggregateOptions{Exprs: strings.Join(exprs, ", "), Where: q.Where})
 	if err != nil {
 		return fmt.Errorf("strata aggregate: %w", err)
 	}

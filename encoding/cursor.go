@@ -142,6 +142,22 @@ type BinaryGatherer interface {
 	GatherBinary(rows []int32, dst *Bytes) error
 }
 
+// DiffReader is implemented by integer decoders that store each row as its
+// difference from the row before (Delta), so that a parent which turns the
+// values into something else (ALP's floats) can fold the running sum into
+// its own pass over them instead of reading them twice. ReadDiffs moves
+// the cursor over len(dst) rows as Read does, and hands the rows to
+// finish one run at a time, a run lying inside one block: finish(out, src,
+// base) must set out[i] to base + src[0] + ... + src[i] (wrapping), or to
+// anything the parent makes of that sum, and return the last sum. out is
+// the run's part of dst; src holds the run's differences (a run that
+// starts a block begins with the block's first value and base 0) and
+// lies in dst's memory at out's position or after it, so finish may
+// write out[i] once it has read src[0..i]. Runs come in row order.
+type DiffReader[T Integer] interface {
+	ReadDiffs(dst []T, finish func(out, src []T, base T) T) error
+}
+
 // SkipCounter is implemented by decoders whose Filter can settle whole
 // blocks (or the whole node) from headers without decoding them: BlockFOR
 // and Delta block bounds, a dictionary whose alphabet has no or only

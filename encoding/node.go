@@ -61,12 +61,19 @@ func Length(buf []byte, max int, what string) (int, []byte, error) {
 	return int(v), rest, nil
 }
 
-// Child splits a length-prefixed child node off the front of buf.
+// Child splits a length-prefixed child node off the front of buf. (It
+// reads the length itself rather than through Length, so that naming the
+// field for an error costs nothing when there is none: decoders call it
+// for every node they open.)
 func Child(buf []byte, what string) (child, rest []byte, err error) {
-	n, rest, err := Length(buf, len(buf), what+" length")
-	if err != nil {
-		return nil, buf, err
+	v, k := binary.Uvarint(buf)
+	if k <= 0 {
+		return nil, buf, Corruptf("%s length: bad uvarint", what)
 	}
+	if v > uint64(len(buf)) {
+		return nil, buf, Corruptf("%s length: %d exceeds %d", what, v, len(buf))
+	}
+	n, rest := int(v), buf[k:]
 	if n > len(rest) {
 		return nil, buf, Corruptf("%s: length %d beyond %d remaining bytes", what, n, len(rest))
 	}

@@ -358,7 +358,10 @@ func TestPrefetchBoundsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := write.New(format.NewWriter(out, format.WriterOptions{}), sch, write.Options{})
+	// Chunks of 32 KiB keep a batch of the four columns well under the
+	// smaller window (one larger than the window is admitted alone, which
+	// would make the bound the batch, not the window).
+	w, err := write.New(format.NewWriter(out, format.WriterOptions{}), sch, write.Options{ChunkTarget: 32 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -184,7 +184,15 @@ func leafPred(l *filter.Leaf, t encoding.Type) (any, error) {
 		}
 		return p, nil
 	case encoding.Bool:
-		// bools compare as 0/1 bytes
+		// bools compare as 0/1 bytes. A range comparison that Bind found
+		// true for every value (b <= TRUE, b >= FALSE) or none (b > TRUE)
+		// arrives as OpAll / OpNone, which have no encoding operator.
+		switch l.Op {
+		case filter.OpAll:
+			return &encoding.Pred[uint8]{Op: encoding.OpGe}, nil
+		case filter.OpNone:
+			return &encoding.Pred[uint8]{Op: encoding.OpIn}, nil
+		}
 		return numPred[uint8](l, func(v stats.Value) uint8 {
 			if v.Bool() {
 				return 1

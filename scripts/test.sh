@@ -9,15 +9,23 @@ if [ -n "$bad" ]; then echo "not gofmt-clean:"; echo "$bad"; exit 1; fi
 echo "== go vet"
 go vet ./...
 echo "== go test"
-go test -count=1 -timeout 15m ./...
+go test -count=1 -timeout 25m ./...
+echo "== ALP without its assembly kernels (purego build, other architectures)"
+go vet -tags purego ./encoding/alp
+GOARCH=arm64 go vet ./encoding/alp
+go test -count=1 -tags purego ./encoding/alp
 echo "== go test -race (packages with concurrency)"
 race_pkgs=$(go list ./iox/... ./format/... ./read/... ./ 2>/dev/null || true)
-if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 15m $race_pkgs; fi
+if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 25m $race_pkgs; fi
 # the time-series layer decodes in parallel and shares caches between reads
 go test -count=1 -race -timeout 10m -run 'TestConcurrentReads|TestSample' ./timeseries
 if [ -f bench/go.mod ]; then
   echo "== bench module (tiny scale, correctness only)"
   (cd bench && go vet ./... && go test -count=1 -timeout 10m ./...)
+fi
+if [ -f sql/go.mod ]; then
+  echo "== sql module (DuckDB over Strata: TPC-H Q1/Q6 and random pushdown cases against DuckDB on Parquet)"
+  (cd sql && go vet ./... && go test -count=1 -timeout 10m ./...)
 fi
 if [ -f difftest/go.mod ]; then
   echo "== difftest module (10,000 random cases against DuckDB, and the kept regressions)"

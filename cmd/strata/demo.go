@@ -197,7 +197,7 @@ func runDemo(args []string) error {
 	var aggVals []strata.AggValue
 	sAgg, err := timeIt(*runs, func() error {
 		var err error
-		aggVals, _, err = f.Aggregate("count(*), sum(l_quantity)", where)
+		aggVals, _, err = f.Aggregate(strata.AggregateOptions{Aggs: []strata.Agg{strata.CountAll(), strata.Sum("l_quantity")}, Where: where})
 		return err
 	})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"strata/read"
+	"strata"
 )
 
 // htmlChunkRows bounds the chunk table of one column in the HTML report so a
@@ -46,11 +46,11 @@ type htmlSeg struct {
 }
 
 type htmlColumn struct {
-	read.ColumnReport
+	strata.ColumnReport
 	Share     float64
 	Segs      []htmlSeg
 	TreeRows  []htmlTree
-	ChunkRows []read.ChunkReport
+	ChunkRows []strata.ChunkReport
 	MoreChunk int
 }
 
@@ -71,7 +71,7 @@ type htmlKind struct {
 
 type htmlPage struct {
 	Name          string
-	R             *read.Report
+	R             *strata.Report
 	Columns       []htmlColumn
 	Kinds         []htmlKind
 	ColumnBytes   int64
@@ -85,7 +85,7 @@ type htmlPage struct {
 // styles, one small inline script that only records what was laid out, and
 // nothing fetched from the network, so it opens offline and can be attached
 // to a ticket.
-func writeHTMLReport(w io.Writer, path string, r *read.Report) error {
+func writeHTMLReport(w io.Writer, path string, r *strata.Report) error {
 	p := htmlPage{Name: filepath.Base(path), R: r}
 	kindBytes := map[string]int64{}
 	var widest int64 = 1

@@ -16,6 +16,7 @@
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
 //	strata calibrate                     measure the decode costs encoding selection weighs
+//	strata sql "SELECT ... FROM 'f.strata'"  SQL through DuckDB (sql/ module's strata-sql)
 //
 // Every FILE a command reads may also be s3://bucket/key or an http(s) URL.
 package main
@@ -51,6 +52,8 @@ usage:
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
   strata calibrate [--rounds 15]           measure each encoding's decode cost and zstd's on this machine
                                            (the figures encoding selection weighs bytes against)
+  strata sql [--format table|csv|json] [--explain] "SELECT ... FROM 'FILE.strata' ..."
+                                           SQL executed by DuckDB, Strata scanning (runs strata-sql)
 
 A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL.
 For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
@@ -121,6 +124,8 @@ func run(cmd string, args []string) error {
 		err = runCalibrate(args)
 	case "ts":
 		err = runTS(args)
+	case "sql":
+		err = runSQL(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

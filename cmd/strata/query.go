@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"strata"
-	"strata/read"
 )
 
 func runTake(args []string) error {
@@ -93,7 +92,7 @@ func runAgg(args []string) error {
 		}
 	}
 	start := time.Now()
-	vals, st, err := f.AggregateContext(context.Background(), pos[1], opts)
+	vals, st, err := f.AggregateContext(context.Background(), strata.AggregateOptions{Exprs: pos[1], Where: opts.Where, Split: opts.Split})
 	if err != nil {
 		return err
 	}
@@ -144,7 +143,7 @@ func runInspect(args []string) error {
 	return nil
 }
 
-func printReport(r *read.Report) {
+func printReport(r *strata.Report) {
 	fmt.Printf("rows %d, stripes %d, bytes %d\n\n", r.Rows, r.Stripes, r.Bytes)
 	fmt.Printf("%-24s %-22s %12s %7s  %s\n", "column", "type", "bytes", "share", "encodings (bytes)")
 	for _, c := range r.Columns {

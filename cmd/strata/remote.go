@@ -121,7 +121,7 @@ func (f *openedFile) Close() error {
 }
 
 // Size returns the file's size in bytes.
-func (f *openedFile) Size() int64 { return f.Container().Size() }
+func (f *openedFile) Size() int64 { return f.File.Size() }
 
 // requestLine describes the requests a remote source made ("" for a
 // local file).

@@ -104,7 +104,11 @@ func RegistryWithBlocks(rows int) *encoding.Registry {
 
 // Options returns decode options with the full registry and default limits.
 func Options() *encoding.Options {
-	return &encoding.Options{Registry: Registry()}
+	// The limits are spelled out (they are the defaults a zero field
+	// stands for) so that opening a node need not copy the options to
+	// fill them in.
+	return &encoding.Options{Registry: Registry(), MaxRows: encoding.DefaultMaxRows,
+		MaxBytes: encoding.DefaultMaxBytes, MaxDepth: encoding.DefaultMaxDepth}
 }
 
 // Policy returns the default selection policy over the full registry.

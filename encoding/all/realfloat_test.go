@@ -2,6 +2,7 @@ package all_test
 
 import (
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -19,8 +20,15 @@ import (
 	"strata/encoding/encodingtest"
 )
 
-// chunkValues is the writer's chunk size (write.DefaultChunkValues).
-const chunkValues = 8 << 10
+// realChunk is the number of values per chunk the real-data float tests
+// and benchmarks encode: 8 Ki, the writer's fixed chunk size when these
+// figures were first taken. The writer now closes chunks at a byte target
+// (up to write.DefaultChunkValues = 64 Ki values), so float columns of a
+// few bytes a value come in chunks of 16-64 Ki values; -realchunk 65536
+// measures that layout:
+//
+//	go test ./encoding/all -run '^$' -bench RealFloatDecode -args -realchunk 65536
+var realChunk = flag.Int("realchunk", 8<<10, "values per chunk in the real-data float tests")
 
 // floatColumn is one float leaf column of a real data set: its present
 // values, in order, and the bytes of its Parquet column chunks.
@@ -106,6 +114,7 @@ func realFloatColumns(t testing.TB) []floatColumn {
 func encodeChunks[T float32 | float64](t testing.TB, p *encoding.Policy, vals []T) ([][]byte, []string) {
 	var nodes [][]byte
 	var trees []string
+	chunkValues := *realChunk
 	for i := 0; i < len(vals); i += chunkValues {
 		node, tree, err := p.Encode(nil, vals[i:min(len(vals), i+chunkValues)])
 		if err != nil {
@@ -207,6 +216,7 @@ func encodingAppend32(dst []byte, v float32) []byte {
 // checkNodes decodes nodes and compares them bit for bit with vals.
 func checkNodes[T float32 | float64](t testing.TB, nodes [][]byte, vals []T) {
 	t.Helper()
+	chunkValues := *realChunk
 	for i, node := range nodes {
 		want := vals[i*chunkValues : min(len(vals), (i+1)*chunkValues)]
 		r, err := encoding.OpenTyped[T](node, 0, all.Options())
@@ -249,6 +259,7 @@ func BenchmarkRealFloatDecode(b *testing.B) {
 
 func benchDecode[T float32 | float64](b *testing.B, name string, p *encoding.Policy, vals []T) {
 	nodes, _ := encodeChunks(b, p, vals)
+	chunkValues := *realChunk
 	dst := make([]T, chunkValues)
 	b.Run(name, func(b *testing.B) {
 		cpu0 := cpuTime()

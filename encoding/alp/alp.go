@@ -71,7 +71,7 @@ func NewCodec(vs int) *encoding.Codec {
 		Open:    open,
 		Encoder: encoder{vs: vs},
 		Types:   encoding.FloatTypes,
-		Decode:  encoding.Cost{PerValue: 5.65}, // strata calibrate (docs/benchmarks.md)
+		Decode:  encoding.Cost{PerValue: 5.79}, // strata calibrate (docs/benchmarks.md)
 	}
 }
 
@@ -409,6 +409,43 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 	return nil, encoding.Unsupportedf("alp: type %v", h.Type)
 }
 
+// convert turns the digits held in dst's memory (of T's width), all of
+// pair c, into their floats in place, through the kernels of kernels.go.
+func convert[T floatx.Float](dst []T, c combo) {
+	e, f := int(c.e), int(c.f)
+	if floatx.Size[T]() == 4 {
+		digitsF32(floatx.View[float32](dst), floatx.View[int32](dst), e, f)
+		return
+	}
+	out, src := floatx.View[float64](dst), floatx.View[int64](dst)
+	if c.narrow {
+		digitsNarrow(out, src, e, f, int(c.k))
+		return
+	}
+	digitsF64(out, src, e, f)
+}
+
+// sumConvert sums the differences src from base and writes the floats of
+// those digits of pair c into out's memory (T has I's width), returning
+// the last sum. src lies at out's position or after it (see
+// encoding.DiffReader); the kernels read each difference before they
+// write the float at or before it.
+func sumConvert[T floatx.Float, I int32 | int64](out, src []I, base I, c combo) I {
+	if len(src) == 0 {
+		return base
+	}
+	e, f := int(c.e), int(c.f)
+	po, ps := unsafe.Pointer(&out[0]), unsafe.Pointer(&src[0])
+	if floatx.Size[T]() == 4 {
+		return I(sumF32(unsafe.Slice((*float32)(po), len(out)), unsafe.Slice((*int32)(ps), len(src)), int32(base), e, f))
+	}
+	dst, digits := unsafe.Slice((*float64)(po), len(out)), unsafe.Slice((*int64)(ps), len(src))
+	if c.narrow {
+		return I(sumNarrow(dst, digits, int64(base), e, f, int(c.k)))
+	}
+	return I(sumF64(dst, digits, int64(base), e, f))
+}
+
 // decoder reads an ALP node of T whose digits are I (int32 for float32,
 // int64 for float64, the same width as T so digits decode in place).
 type decoder[T floatx.Float, I int32 | int64] struct {
@@ -421,6 +458,9 @@ type decoder[T floatx.Float, I int32 | int64] struct {
 	bok    bool
 
 	digits  encoding.Reader[I]
+	diffs   encoding.DiffReader[I] // the digits child when it is Delta
+	finish  func(out, src []I, base I) I
+	row     int // row of the next run finishRun gets
 	nodes   []encoding.ChildNode
 	excPos  []uint32
 	excVal  []T
@@ -485,6 +525,9 @@ func openT[T floatx.Float, I int32 | int64](h *encoding.Header, opts *encoding.O
 	}
 	if d.digits, err = cascade.OpenFixed[I](dn, d.depth, opts, d.n, "alp digits"); err != nil {
 		return nil, err
+	}
+	if dr, ok := d.digits.(encoding.DiffReader[I]); ok {
+		d.diffs, d.finish = dr, d.finishRun
 	}
 	d.nodes = append(d.nodes, encoding.ChildNode{Role: "digits", Node: dn})
 	ne, body, err := encoding.Length(body, d.n, "alp exception count")
@@ -580,8 +623,12 @@ func (d *decoder[T, I]) Skip(n int) error {
 	return nil
 }
 
-// Read decodes the digits straight into dst (I has T's width), turns them
-// into floats in place vector by vector, then patches the exceptions.
+// Read decodes the digits straight into dst (I has T's width) and turns
+// them into floats in place, a vector (or a run of vectors sharing one
+// pair) at a time; a Delta child leaves its running sum to the conversion
+// (finishRun). Exceptions are patched last. (Decoding and converting in
+// batches of 1024 values, to convert while the digits are in the
+// first-level cache, was not faster than one child Read.)
 func (d *decoder[T, I]) Read(dst []T) error {
 	if err := d.check(len(dst), "read"); err != nil {
 		return err
@@ -589,41 +636,26 @@ func (d *decoder[T, I]) Read(dst []T) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	iv := unsafe.Slice((*I)(unsafe.Pointer(&dst[0])), len(dst))
-	if err := d.digits.Read(iv); err != nil {
-		return err
-	}
 	start := d.pos
-	for k := 0; k < len(dst); {
-		r := start + k
-		v := r / d.vs
-		m := min(len(dst)-k, (v+1)*d.vs-r)
-		c := d.combos[v]
-		a, b := pow10[c.f], pow10[c.e]
-		seg, ds := dst[k:k+m], iv[k:k+m]
-		if c.narrow {
-			// decodeDigit written out, so the common path has no call.
-			pk := pow10[c.k]
-			for i := range seg {
-				t := float64(float64(float32(float64(float64(ds[i])*a)/b)) * pk)
-				if t > -(1<<51) && t < 1<<51 {
-					t = float64(t+magic) - magic
-				} else {
-					t = math.RoundToEven(t)
-				}
-				seg[i] = T(t / pk)
-			}
-		} else if c.f == 0 {
-			// × 10^0 is exact: one division a value.
-			for i := range seg {
-				seg[i] = T(float64(ds[i]) / b)
-			}
-		} else {
-			for i := range seg {
-				seg[i] = T(float64(float64(ds[i])*a) / b)
-			}
+	if d.diffs != nil {
+		d.row = start
+		if err := d.diffs.ReadDiffs(floatx.View[I](dst), d.finish); err != nil {
+			return err
 		}
-		k += m
+	} else {
+		if err := d.digits.Read(floatx.View[I](dst)); err != nil {
+			return err
+		}
+		for k := 0; k < len(dst); {
+			r := start + k
+			v := r / d.vs
+			m := len(dst) - k
+			if !d.single {
+				m = min(m, (v+1)*d.vs-r)
+			}
+			convert(dst[k:k+m], d.combos[v])
+			k += m
+		}
 	}
 	end := start + len(dst)
 	for d.xi < len(d.excPos) && int(d.excPos[d.xi]) < end {
@@ -632,6 +664,24 @@ func (d *decoder[T, I]) Read(dst []T) error {
 	}
 	d.pos = end
 	return nil
+}
+
+// finishRun is the finish function of encoding.DiffReader: it sums the
+// differences src from base and converts the sums into out, vector by
+// vector, returning the last sum.
+func (d *decoder[T, I]) finishRun(out, src []I, base I) I {
+	for k := 0; k < len(out); {
+		r := d.row + k
+		v := r / d.vs
+		m := len(out) - k
+		if !d.single {
+			m = min(m, (v+1)*d.vs-r)
+		}
+		base = sumConvert[T](out[k:k+m], src[k:k+m], base, d.combos[v])
+		k += m
+	}
+	d.row += len(out)
+	return base
 }
 
 // Gather reads rows through the digits child's Gatherer (or a private

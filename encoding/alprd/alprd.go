@@ -45,7 +45,7 @@ var Codec = &encoding.Codec{
 	Open:    open,
 	Encoder: encoder{},
 	Types:   encoding.FloatTypes,
-	Decode:  encoding.Cost{PerValue: 4.05}, // strata calibrate (docs/benchmarks.md)
+	Decode:  encoding.Cost{PerValue: 3.43}, // strata calibrate (docs/benchmarks.md)
 	Leaf:    true,
 	Zstd:    true,
 }

@@ -47,7 +47,7 @@ func NewCodec(blockSize int) *encoding.Codec {
 		Kind:    encoding.KindBlockFOR,
 		Types:   encoding.IntegerTypes,
 		Open:    open,
-		Decode:  encoding.Cost{PerValue: 1.76}, // strata calibrate (docs/benchmarks.md)
+		Decode:  encoding.Cost{PerValue: 1.25}, // strata calibrate (docs/benchmarks.md)
 		Encoder: encoder{blockSize: blockSize},
 		Leaf:    true,
 		Zstd:    true,
@@ -145,11 +145,12 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	n := len(vals)
 	nb := (n + bs - 1) / bs
 	plans := make([]blockPlan, nb)
-	offs := make([]uint64, min(bs, n))
+	sc := newPlanScratch(min(bs, n))
 	for b := range plans {
 		blk := vals[b*bs : min(n, (b+1)*bs)]
-		plans[b] = plan(blk, offs[:len(blk)])
+		plans[b] = plan(blk, sc)
 	}
+	offs := sc.offs
 	dst = binary.AppendUvarint(dst, uint64(bs))
 	var prev uint64
 	for b, p := range plans {
@@ -187,10 +188,20 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	return dst
 }
 
+// planScratch is plan's scratch space for blocks of up to n values.
+type planScratch struct {
+	offs, tmp []uint64
+	starts    []int32
+}
+
+func newPlanScratch(n int) *planScratch {
+	return &planScratch{offs: make([]uint64, n), tmp: make([]uint64, n), starts: make([]int32, n+1)}
+}
+
 // plan picks the base and width of one block that minimize its packed size:
 // n*w bits for the slots plus, per exception, its position and its full
-// offset from the block minimum. offs is scratch of len(blk).
-func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
+// offset from the block minimum.
+func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 	mn, mx := blk[0], blk[0]
 	for _, v := range blk[1:] {
 		mn = min(mn, v)
@@ -204,23 +215,37 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 	if rangeBits <= 1 || n < 8 {
 		return p
 	}
+	offs := sc.offs[:n]
 	for i, v := range blk {
 		offs[i] = wide(v) - p.min
 	}
-	slices.Sort(offs)
+	sortOffsets(offs, sc.tmp[:n], rangeBits)
+	// The distinct offsets (uniq, ascending) and where each starts in offs;
+	// windows are counted over them, which is the same count in fewer steps
+	// when values repeat.
+	uniq, starts := sc.tmp[:0], sc.starts[:0]
+	for i, o := range offs {
+		if i == 0 || o != offs[i-1] {
+			uniq = append(uniq, o)
+			starts = append(starts, int32(i))
+		}
+	}
+	u := len(uniq)
+	starts = append(starts, int32(n))
 	excBits := bits.Len(uint(n-1)) + rangeBits
 	best := n * rangeBits
 	// count returns how many values the best window [base, base+2^w) holds
-	// and where it starts; values outside it become exceptions.
+	// and where it starts in offs (the first such window in value order);
+	// values outside it become exceptions.
 	count := func(w int) (cnt, at int) {
 		win := uint64(1)<<uint(w) - 1
 		lo := 0
-		for hi := 0; hi < n; hi++ {
-			for offs[hi]-offs[lo] > win {
+		for hi := 0; hi < u; hi++ {
+			for uniq[hi]-uniq[lo] > win {
 				lo++
 			}
-			if hi-lo+1 > cnt {
-				cnt, at = hi-lo+1, lo
+			if c := int(starts[hi+1] - starts[lo]); c > cnt {
+				cnt, at = c, int(starts[lo])
 			}
 		}
 		return cnt, at
@@ -253,6 +278,54 @@ func plan[T encoding.Integer](blk []T, offs []uint64) blockPlan {
 	return p
 }
 
+// sortOffsets sorts offs, whose values are below 2^rangeBits, in place; tmp
+// is scratch of len(offs). Planning sorts every block of every trial encode,
+// which made comparison sorting a third of the writer's time on large
+// integer columns; a least-significant-digit radix sort over the bytes the
+// values use (skipping bytes they all share) does the same in a few linear
+// passes. Input already in order (sorted columns) returns after one pass.
+func sortOffsets(offs, tmp []uint64, rangeBits int) {
+	n := len(offs)
+	ordered := true
+	for i := 1; i < n; i++ {
+		if offs[i] < offs[i-1] {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		return
+	}
+	if n < 64 {
+		slices.Sort(offs)
+		return
+	}
+	src, dst := offs, tmp[:n]
+	for shift := 0; shift < rangeBits; shift += 8 {
+		var cnt [256]int
+		for _, v := range src {
+			cnt[byte(v>>uint(shift))]++
+		}
+		if cnt[byte(src[0]>>uint(shift))] == n {
+			continue // every value has this byte: the pass would not move anything
+		}
+		sum := 0
+		for i, c := range cnt {
+			cnt[i] = sum
+			sum += c
+		}
+		for _, v := range src {
+			d := byte(v >> uint(shift))
+			dst[cnt[d]] = v
+			cnt[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &offs[0] {
+		copy(offs, src)
+	}
+}
+
 // block is one parsed block header with the byte offsets of its sections.
 type block struct {
 	min, max, base uint64 // widened
@@ -277,6 +350,7 @@ type decoder[T encoding.Integer] struct {
 	cache  []T
 	u64    []uint64
 	u32    []uint32
+	excs   []uint64 // exception positions and values of a block, unpacked
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -400,12 +474,22 @@ func (d *decoder[T]) Pos() int            { return d.pos }
 func (d *decoder[T]) Reset()              { d.pos = 0 }
 
 // DecodeSpan implements encoding.DecodeSpanner: blocks are addressed
-// directly and decoded whole.
+// directly; Read decodes a part of a block without exceptions from the
+// groups of 64 packed values that hold it, and a block with exceptions
+// whole (see Read).
 func (d *decoder[T]) DecodeSpan(from, to int) (int, int) {
 	if d.inflated || d.bs <= 0 || to <= from {
 		return 0, d.n
 	}
-	return from / d.bs * d.bs, min(d.n, (to-1)/d.bs*d.bs+d.bs)
+	b0, b1 := from/d.bs, (to-1)/d.bs
+	lo, hi := b0*d.bs, min(d.n, b1*d.bs+d.bs)
+	if d.blocks[b0].nexc == 0 {
+		lo += (from - lo) &^ 63
+	}
+	if d.blocks[b1].nexc == 0 {
+		hi = min(hi, b1*d.bs+(to-b1*d.bs+63)&^63)
+	}
+	return lo, hi
 }
 
 // Skip moves the cursor; blocks are addressed directly, so it is O(1).
@@ -430,8 +514,12 @@ func (d *decoder[T]) BlockBounds(b int) (first, rows int, lo, hi T) {
 	return b * d.bs, int(bl.rows), T(bl.min), T(bl.max)
 }
 
-// Read decodes len(dst) values. Whole blocks decode straight into dst;
-// partial ones go through the one-block cache.
+// Read decodes len(dst) values straight into dst, a block or a part of
+// one at a time, so a parent reading in cache-sized batches (ALP) gets
+// its digits without a copy. A block held in the cache is copied from it,
+// and a part of a block with exceptions is decoded into the cache: the
+// exceptions of a block are all read whatever part is asked for, and
+// small reads must not pay for them again each time.
 func (d *decoder[T]) Read(dst []T) error {
 	if len(dst) > d.n-d.pos {
 		return fmt.Errorf("blockfor: read %d at %d of %d: %w", len(dst), d.pos, d.n, encoding.ErrCorrupt)
@@ -441,11 +529,14 @@ func (d *decoder[T]) Read(dst []T) error {
 		k := d.pos - b*d.bs
 		rows := int(d.blocks[b].rows)
 		m := min(rows-k, len(dst))
-		if k == 0 && m == rows && d.cached != b {
-			if err := d.decode(b, dst[:m]); err != nil {
+		switch {
+		case d.cached == b:
+			copy(dst[:m], d.cache[k:k+m])
+		case m == rows || d.blocks[b].nexc == 0:
+			if err := d.decodeAt(b, k, dst[:m]); err != nil {
 				return err
 			}
-		} else {
+		default:
 			if err := d.load(b); err != nil {
 				return err
 			}
@@ -474,7 +565,12 @@ func (d *decoder[T]) load(b int) error {
 }
 
 // decode writes all values of block b into out (len = block rows).
-func (d *decoder[T]) decode(b int, out []T) error {
+func (d *decoder[T]) decode(b int, out []T) error { return d.decodeAt(b, 0, out) }
+
+// decodeAt writes rows [k, k+len(out)) of block b into out. Every
+// exception position of the block is checked, whichever rows are asked
+// for, so a corrupt block fails the same way however it is read.
+func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 	bl := &d.blocks[b]
 	base := bl.base
 	if bl.w == 0 {
@@ -483,39 +579,70 @@ func (d *decoder[T]) decode(b int, out []T) error {
 			out[i] = v
 		}
 	} else {
-		d.unpack(out, d.data[bl.data:bl.pos], int(bl.w), base)
+		d.unpack(out, d.data[bl.data:bl.pos], int(bl.w), k, base)
 	}
 	if bl.nexc == 0 {
 		return nil
 	}
 	pos, exc := d.data[bl.pos:bl.exc], d.data[bl.exc:]
 	pw, ew := int(bl.pw), int(bl.ew)
+	ne := int(bl.nexc)
+	if ne < bulkExceptions {
+		prev := -1
+		for j := 0; j < ne; j++ {
+			p := int(bitpack.Get(pos, pw, j))
+			if p <= prev || p >= int(bl.rows) {
+				return d.badException(b, j, p, prev)
+			}
+			prev = p
+			if p -= k; p >= 0 && p < len(out) {
+				out[p] = T(bl.min + bitpack.Get(exc, ew, j))
+			}
+		}
+		return nil
+	}
+	if len(d.excs) < 2*ne {
+		d.excs = make([]uint64, 2*ne)
+	}
+	ps, vs := d.excs[:ne], d.excs[ne:2*ne]
+	bitpack.Unpack(ps, pos, pw, 0)
+	bitpack.UnpackAdd(vs, exc, ew, 0, bl.min)
 	prev := -1
-	for j := 0; j < int(bl.nexc); j++ {
-		p := int(bitpack.Get(pos, pw, j))
-		if p <= prev || p >= len(out) {
-			return encoding.Corruptf("blockfor block %d: exception %d at position %d (previous %d, %d rows)", b, j, p, prev, len(out))
+	for j, p64 := range ps {
+		p := int(p64)
+		if p <= prev || p >= int(bl.rows) {
+			return d.badException(b, j, p, prev)
 		}
 		prev = p
-		out[p] = T(bl.min + bitpack.Get(exc, ew, j))
+		if p -= k; p >= 0 && p < len(out) {
+			out[p] = T(vs[j])
+		}
 	}
 	return nil
 }
 
-// unpack writes T(base + slot) for len(out) slots of width w. 64-bit and
-// 32-bit values are unpacked in place in out, base added by the kernels;
-// narrower ones through a 32-bit scratch when the width allows, since only
-// the low bits of base + slot survive.
-func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
+// bulkExceptions is the exception count from which a block's exception
+// positions and values are unpacked in bulk rather than one by one.
+const bulkExceptions = 16
+
+func (d *decoder[T]) badException(b, j, p, prev int) error {
+	return encoding.Corruptf("blockfor block %d: exception %d at position %d (previous %d, %d rows)", b, j, p, prev, d.blocks[b].rows)
+}
+
+// unpack writes T(base + slot) for len(out) slots of width w from slot
+// start on. 64-bit and 32-bit values are unpacked in place in out, base
+// added by the kernels; narrower ones through a 32-bit scratch when the
+// width allows, since only the low bits of base + slot survive.
+func (d *decoder[T]) unpack(out []T, src []byte, w, start int, base uint64) {
 	switch unsafe.Sizeof(out[0]) {
 	case 8:
 		u := unsafe.Slice((*uint64)(unsafe.Pointer(&out[0])), len(out))
-		bitpack.UnpackAdd(u, src, w, 0, base)
+		bitpack.UnpackAdd(u, src, w, start, base)
 		return
 	case 4:
 		if w <= 32 {
 			u := unsafe.Slice((*uint32)(unsafe.Pointer(&out[0])), len(out))
-			bitpack.Unpack32Add(u, src, w, 0, uint32(base))
+			bitpack.Unpack32Add(u, src, w, start, uint32(base))
 			return
 		}
 	}
@@ -524,7 +651,7 @@ func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
 			d.u32 = make([]uint32, min(d.bs, d.n))
 		}
 		u := d.u32[:len(out)]
-		bitpack.Unpack32(u, src, w, 0)
+		bitpack.Unpack32(u, src, w, start)
 		b := uint32(base)
 		for i, x := range u {
 			out[i] = T(b + x)
@@ -535,7 +662,7 @@ func (d *decoder[T]) unpack(out []T, src []byte, w int, base uint64) {
 		d.u64 = make([]uint64, min(d.bs, d.n))
 	}
 	u := d.u64[:len(out)]
-	bitpack.Unpack(u, src, w, 0)
+	bitpack.Unpack(u, src, w, start)
 	for i, x := range u {
 		out[i] = T(base + x)
 	}

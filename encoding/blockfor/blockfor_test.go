@@ -74,6 +74,21 @@ func TestExceptions(t *testing.T) {
 	if !ok || mn != math.MinInt64 || mx != math.MaxInt64 {
 		t.Fatalf("Bounds = %d %d %v", mn, mx, ok)
 	}
+	// Blocks 0-2 hold an exception each and are decoded whole; block 3
+	// (rows 3072-4095) is read by groups of 64 packed values.
+	ds := d.(encoding.DecodeSpanner)
+	for _, c := range []struct{ from, to, lo, hi int }{
+		{3100, 3200, 3072, 3200},
+		{3200, 3300, 3200, 3328},
+		{4000, 4096, 3968, 4096},
+		{2100, 2200, 2048, 3072},
+		{2100, 3100, 2048, 3136},
+		{1000, 1030, 0, 2048},
+	} {
+		if lo, hi := ds.DecodeSpan(c.from, c.to); lo != c.lo || hi != c.hi {
+			t.Errorf("DecodeSpan(%d, %d) = [%d, %d), want [%d, %d)", c.from, c.to, lo, hi, c.lo, c.hi)
+		}
+	}
 }
 
 // TestFilterPrunes checks block pruning on sorted data: a selective

@@ -1,6 +1,7 @@
 package blockfor
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -45,6 +46,9 @@ func TestPlanMatchesBruteForce(t *testing.T) {
 		width := 1 + rng.IntN(20)
 		for i := range vals {
 			vals[i] = int64(rng.Uint64N(1 << uint(width)))
+			if trial%3 == 0 { // few distinct values: windows over repeats
+				vals[i] = int64(rng.IntN(6)) * int64(1+width)
+			}
 			switch rng.IntN(40) {
 			case 0:
 				vals[i] = int64(rng.Uint64())
@@ -52,10 +56,63 @@ func TestPlanMatchesBruteForce(t *testing.T) {
 				vals[i] = -int64(rng.Uint64N(1 << 40))
 			}
 		}
-		p := plan(vals, make([]uint64, n))
+		p := plan(vals, newPlanScratch(n))
 		w, nexc, base := bruteForce(vals)
 		if p.w != w || p.nexc != nexc || p.base != base {
 			t.Fatalf("trial %d: plan w=%d nexc=%d base=%d, brute force w=%d nexc=%d base=%d", trial, p.w, p.nexc, p.base, w, nexc, base)
 		}
+	}
+}
+
+// TestSortOffsets checks the radix sort against slices.Sort on widths that
+// need one to eight byte passes, on sorted, reversed and constant-byte input.
+func TestSortOffsets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 400; trial++ {
+		n := 1 + rng.IntN(1500)
+		bitsN := rng.IntN(65)
+		offs := make([]uint64, n)
+		for i := range offs {
+			if bitsN > 0 {
+				offs[i] = rng.Uint64() >> uint(64-bitsN)
+			}
+			if trial%5 == 1 { // a byte all values share
+				offs[i] = offs[i]&^0xff00 | 0x3300
+			}
+		}
+		switch trial % 5 {
+		case 2:
+			slices.Sort(offs)
+		case 3:
+			slices.Sort(offs)
+			slices.Reverse(offs)
+		}
+		rangeBits := 0
+		for _, v := range offs {
+			rangeBits = max(rangeBits, bits.Len64(v))
+		}
+		want := slices.Clone(offs)
+		slices.Sort(want)
+		sortOffsets(offs, make([]uint64, n), rangeBits)
+		if !slices.Equal(offs, want) {
+			t.Fatalf("trial %d (n=%d, %d bits): radix sort differs from slices.Sort", trial, n, rangeBits)
+		}
+	}
+}
+
+// BenchmarkPlan plans blocks of 1024 random values of a few widths.
+func BenchmarkPlan(b *testing.B) {
+	for _, w := range []int{8, 20, 40, 63} {
+		b.Run(fmt.Sprintf("bits%d", w), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			blk := make([]int64, 1024)
+			for i := range blk {
+				blk[i] = int64(rng.Uint64() >> uint(64-w))
+			}
+			sc := newPlanScratch(len(blk))
+			for b.Loop() {
+				plan(blk, sc)
+			}
+		})
 	}
 }

@@ -73,7 +73,7 @@ func NewCodec(bs int) *encoding.Codec {
 		Open:    open,
 		Encoder: encoder{bs: bs},
 		Types:   encoding.FloatTypes,
-		Decode:  encoding.Cost{PerValue: 10.3}, // strata calibrate (docs/benchmarks.md)
+		Decode:  encoding.Cost{PerValue: 9.89}, // strata calibrate (docs/benchmarks.md)
 		Leaf:    true,
 		Zstd:    true,
 	}

@@ -39,7 +39,7 @@ var Codec = &encoding.Codec{
 	Kind:           encoding.KindCorrelated,
 	Types:          encoding.IntegerTypes,
 	Open:           open,
-	Decode:         encoding.Cost{PerValue: 1.43}, // strata calibrate (docs/benchmarks.md)
+	Decode:         encoding.Cost{PerValue: 1.37}, // strata calibrate (docs/benchmarks.md)
 	EncodeRelative: Encode,
 }
 

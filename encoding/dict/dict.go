@@ -32,7 +32,7 @@ var Codec = &encoding.Codec{
 	Types:         encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
 	Open:          open,
 	Encoder:       encoder{},
-	Decode:        encoding.Cost{PerValue: 1.63, PerString: 7, PerByte: 0.164}, // strata calibrate (docs/benchmarks.md)
+	Decode:        encoding.Cost{PerValue: 1.72, PerString: 7.42, PerByte: 0.161}, // strata calibrate (docs/benchmarks.md)
 	NeedsDistinct: true,
 }
 

@@ -31,7 +31,7 @@ var Codec = &encoding.Codec{
 	Types:   encoding.TypesOf(encoding.Binary),
 	Open:    open,
 	Encoder: encoder{},
-	Decode:  encoding.Cost{PerString: 25.8}, // strata calibrate (docs/benchmarks.md)
+	Decode:  encoding.Cost{PerString: 24.4}, // strata calibrate (docs/benchmarks.md)
 }
 
 // Modes.

@@ -153,6 +153,9 @@ func checkFixed[T encoding.Fixed](c *checker, r encoding.Reader[T], want []T, va
 	if err := checkNumber(c, r, want, valid); err != nil {
 		return err
 	}
+	if err := checkDiffs(c, r, want); err != nil {
+		return err
+	}
 	if valid == nil {
 		if err := checkRuns(c, r, want); err != nil {
 			return err
@@ -210,6 +213,85 @@ func gatherFixed[T encoding.Fixed](c *checker, r encoding.Reader[T], want []T) e
 				return mismatchf("Read after Gather: row %d = %v, want %v", at, one[0], want[at])
 			}
 		}
+	}
+	return nil
+}
+
+// checkDiffs checks ReadDiffs of decoders that are DiffReaders: runs
+// summed from their base must give the values, interleaved with Skip and
+// Read.
+func checkDiffs[T encoding.Fixed](c *checker, r encoding.Reader[T], want []T) error {
+	switch w := any(want).(type) {
+	case []int8:
+		return diffCaps(c, r, w)
+	case []int16:
+		return diffCaps(c, r, w)
+	case []int32:
+		return diffCaps(c, r, w)
+	case []int64:
+		return diffCaps(c, r, w)
+	case []uint8:
+		return diffCaps(c, r, w)
+	case []uint16:
+		return diffCaps(c, r, w)
+	case []uint32:
+		return diffCaps(c, r, w)
+	case []uint64:
+		return diffCaps(c, r, w)
+	}
+	return nil
+}
+
+func diffCaps[I encoding.Integer](c *checker, d encoding.Decoder, want []I) error {
+	dr, ok := d.(encoding.DiffReader[I])
+	if !ok {
+		return nil
+	}
+	r := d.(encoding.Reader[I])
+	n := len(want)
+	sum := func(out, src []I, base I) I {
+		if len(src) != len(out) {
+			panic(fmt.Sprintf("ReadDiffs: run of %d rows with %d differences", len(out), len(src)))
+		}
+		for i, x := range src {
+			base += x
+			out[i] = base
+		}
+		return base
+	}
+	for pass := 0; pass < 2; pass++ {
+		r.Reset()
+		for pos := 0; pos < n; {
+			k := c.step(n - pos)
+			buf := make([]I, k)
+			switch c.rng.IntN(3) {
+			case 0:
+				if err := r.Skip(k); err != nil {
+					return fmt.Errorf("Skip(%d) at %d: %w", k, pos, err)
+				}
+				copy(buf, want[pos:])
+			case 1:
+				if err := dr.ReadDiffs(buf, sum); err != nil {
+					return fmt.Errorf("ReadDiffs(%d) at %d: %w", k, pos, err)
+				}
+			default:
+				if err := r.Read(buf); err != nil {
+					return fmt.Errorf("Read(%d) at %d: %w", k, pos, err)
+				}
+			}
+			for i, v := range buf {
+				if v != want[pos+i] {
+					return mismatchf("ReadDiffs pass: row %d = %v, want %v", pos+i, v, want[pos+i])
+				}
+			}
+			pos += k
+			if r.Pos() != pos {
+				return mismatchf("Pos = %d after %d rows (ReadDiffs pass)", r.Pos(), pos)
+			}
+		}
+	}
+	if err := dr.ReadDiffs(make([]I, 1), sum); err == nil {
+		return mismatchf("ReadDiffs past the end returned no error")
 	}
 	return nil
 }

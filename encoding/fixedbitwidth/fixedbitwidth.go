@@ -20,7 +20,7 @@ var Codec = &encoding.Codec{
 	Kind:    encoding.KindFixedBitWidth,
 	Types:   encoding.IntegerTypes | encoding.TypesOf(encoding.Bool),
 	Open:    open,
-	Decode:  encoding.Cost{PerValue: 1.6}, // strata calibrate (docs/benchmarks.md)
+	Decode:  encoding.Cost{PerValue: 1.1}, // strata calibrate (docs/benchmarks.md)
 	Encoder: encoder{},
 	Leaf:    true,
 	Zstd:    true,

@@ -27,7 +27,7 @@ var Codec = &encoding.Codec{
 	Kind:          encoding.KindMainlyConstant,
 	Types:         encoding.AllTypes,
 	Open:          open,
-	Decode:        encoding.Cost{PerValue: 1.48, PerString: 8.8, PerByte: 0.072}, // strata calibrate (docs/benchmarks.md)
+	Decode:        encoding.Cost{PerValue: 1.2, PerString: 8.94, PerByte: 0.073}, // strata calibrate (docs/benchmarks.md)
 	Encoder:       encoder{},
 	NeedsDistinct: true,
 }

@@ -29,7 +29,7 @@ var Codec = &encoding.Codec{
 	Kind:    encoding.KindNullable,
 	Types:   encoding.AllTypes,
 	Open:    open,
-	Decode:  encoding.Cost{PerValue: 0.616, PerString: 3.42, PerByte: 0.056}, // strata calibrate (docs/benchmarks.md)
+	Decode:  encoding.Cost{PerValue: 1.28, PerString: 3.64, PerByte: 0.065}, // strata calibrate (docs/benchmarks.md)
 	Wrapper: true,
 }
 

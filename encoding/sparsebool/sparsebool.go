@@ -23,7 +23,7 @@ var Codec = &encoding.Codec{
 	Kind:    encoding.KindSparseBool,
 	Types:   encoding.TypesOf(encoding.Bool),
 	Open:    open,
-	Decode:  encoding.Cost{PerValue: 1.08}, // strata calibrate (docs/benchmarks.md)
+	Decode:  encoding.Cost{PerValue: 0.666}, // strata calibrate (docs/benchmarks.md)
 	Encoder: encoder{},
 }
 

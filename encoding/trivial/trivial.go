@@ -21,7 +21,7 @@ var Codec = &encoding.Codec{
 	Kind:     encoding.KindTrivial,
 	Types:    encoding.AllTypes,
 	Open:     open,
-	Decode:   encoding.Cost{PerValue: 1.12, PerString: 0.755}, // strata calibrate (docs/benchmarks.md)
+	Decode:   encoding.Cost{PerValue: 0.743, PerString: 1.2}, // strata calibrate (docs/benchmarks.md)
 	Encoder:  encoder{},
 	LeafFor:  func(t encoding.Type) bool { return t != encoding.Binary },
 	Fallback: true,

@@ -17,7 +17,7 @@ var Codec = &encoding.Codec{
 	Kind:    encoding.KindVarint,
 	Types:   encoding.IntegerTypes,
 	Open:    open,
-	Decode:  encoding.Cost{PerValue: 12}, // strata calibrate (docs/benchmarks.md)
+	Decode:  encoding.Cost{PerValue: 11.6}, // strata calibrate (docs/benchmarks.md)
 	Encoder: encoder{},
 	Leaf:    true,
 	Zstd:    true,

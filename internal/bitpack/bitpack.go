@@ -63,37 +63,39 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 		return
 	}
 	k := unpack64Kernels[w]
-	bb := 8 * w // bytes per block
+	bb := 8 * w // bytes per group of 64 values
 	i := 0
-	// head: the rest of a block that starts before start
+	// head: the rest of a group that starts before start
 	if h := start & 63; h != 0 {
-		off := start / 64 * bb
-		if off+bb <= len(src) {
-			var tmp [64]uint64
-			unpack64Block(w, src[off:off+bb], &tmp, base)
-			i = copy(dst, tmp[h:])
-		} else {
-			for ; i < len(dst) && (start+i)&63 != 0; i++ {
-				dst[i] = Get(src, w, start+i) + base
-			}
-		}
+		var tmp [64]uint64
+		var pad [8 * 64]byte
+		unpack64Block(w, group(src, start/64*bb, bb, &pad), &tmp, base)
+		i = copy(dst, tmp[h:])
 	}
-	for ; i+64 <= len(dst); i += 64 {
+	if full := (len(dst) - i) &^ 63; full > 0 {
 		off := (start + i) / 64 * bb
-		k(src[off:off+bb], (*[64]uint64)(dst[i:i+64]), base)
+		k(src[off:off+full/64*bb], dst[i:i+full], base)
+		i += full
 	}
 	if i < len(dst) {
-		off := (start + i) / 64 * bb
-		if off+bb <= len(src) {
-			var tmp [64]uint64
-			unpack64Block(w, src[off:off+bb], &tmp, base)
-			copy(dst[i:], tmp[:])
-			return
-		}
-		for ; i < len(dst); i++ {
-			dst[i] = Get(src, w, start+i) + base
-		}
+		var tmp [64]uint64
+		var pad [8 * 64]byte
+		unpack64Block(w, group(src, (start+i)/64*bb, bb, &pad), &tmp, base)
+		copy(dst[i:], tmp[:])
 	}
+}
+
+// group returns the bb bytes of the group of 64 values at off in src. A
+// group at the end of a stream may be cut short (src holds only the bytes
+// its values need); it is then copied into pad, zero-padded, so the group
+// kernels serve heads and tails too.
+func group(src []byte, off, bb int, pad *[8 * 64]byte) []byte {
+	if off+bb <= len(src) {
+		return src[off : off+bb]
+	}
+	*pad = [8 * 64]byte{}
+	copy(pad[:bb], src[off:])
+	return pad[:bb]
 }
 
 // Unpack32 is Unpack for widths up to 32 into 32-bit values.
@@ -114,32 +116,21 @@ func Unpack32Add(dst []uint32, src []byte, w, start int, base uint32) {
 	bb := 8 * w
 	i := 0
 	if h := start & 63; h != 0 {
-		off := start / 64 * bb
-		if off+bb <= len(src) {
-			var tmp [64]uint32
-			unpack32Block(w, src[off:off+bb], &tmp, base)
-			i = copy(dst, tmp[h:])
-		} else {
-			for ; i < len(dst) && (start+i)&63 != 0; i++ {
-				dst[i] = uint32(Get(src, w, start+i)) + base
-			}
-		}
+		var tmp [64]uint32
+		var pad [8 * 64]byte
+		unpack32Block(w, group(src, start/64*bb, bb, &pad), &tmp, base)
+		i = copy(dst, tmp[h:])
 	}
-	for ; i+64 <= len(dst); i += 64 {
+	if full := (len(dst) - i) &^ 63; full > 0 {
 		off := (start + i) / 64 * bb
-		k(src[off:off+bb], (*[64]uint32)(dst[i:i+64]), base)
+		k(src[off:off+full/64*bb], dst[i:i+full], base)
+		i += full
 	}
 	if i < len(dst) {
-		off := (start + i) / 64 * bb
-		if off+bb <= len(src) {
-			var tmp [64]uint32
-			unpack32Block(w, src[off:off+bb], &tmp, base)
-			copy(dst[i:], tmp[:])
-			return
-		}
-		for ; i < len(dst); i++ {
-			dst[i] = uint32(Get(src, w, start+i)) + base
-		}
+		var tmp [64]uint32
+		var pad [8 * 64]byte
+		unpack32Block(w, group(src, (start+i)/64*bb, bb, &pad), &tmp, base)
+		copy(dst[i:], tmp[:])
 	}
 }
 

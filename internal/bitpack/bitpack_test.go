@@ -89,7 +89,7 @@ func TestKernelsAgainstRef(t *testing.T) {
 			t.Fatalf("pack kernel w=%d differs", w)
 		}
 		var out [64]uint64
-		unpack64Kernels[w](buf, &out, 0)
+		unpack64Kernels[w](buf, out[:], 0)
 		if out != *vals {
 			t.Fatalf("unpack kernel w=%d differs", w)
 		}

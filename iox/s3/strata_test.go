@@ -91,7 +91,7 @@ var queries = []query{
 		return []arrow.Record{rec}, nil
 	}},
 	{"agg", func(f *strata.File) ([]arrow.Record, error) {
-		vals, _, err := f.Aggregate("count(*), sum(l_quantity), min(l_shipdate)", "l_discount BETWEEN 0.02 AND 0.04")
+		vals, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*), sum(l_quantity), min(l_shipdate)", Where: "l_discount BETWEEN 0.02 AND 0.04"})
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +145,7 @@ func TestStrataOverS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	t.Logf("open: %+v (%d stripes, %d bytes)", p.Counts(), f.Container().NumStripes(), len(data))
+	t.Logf("open: %+v (%d stripes, %d bytes)", p.Counts(), f.NumStripes(), len(data))
 	if c := p.Counts(); c.Heads != 0 || c.Gets != 1 {
 		t.Fatalf("open made %+v, want one GET (the tail answers the footer read)", c)
 	}

@@ -1,0 +1,317 @@
+// Command strata-sql runs SQL over Strata files in DuckDB:
+//
+//	strata-sql "SELECT l_returnflag, count(*) FROM 'lineitem.strata' GROUP BY 1"
+//	strata-sql --format csv "SELECT * FROM strata_scan('s3://b/t.strata') LIMIT 10"
+//	echo "SELECT 42" | strata-sql
+//	strata-sql bench --sf 0.1      TPC-H Q1 and Q6: Strata in DuckDB, DuckDB on Parquet, DuckDB native
+//
+// DuckDB plans and executes; strata_scan reads the columns the query needs
+// on DuckDB's threads, and the WHERE conjuncts that compare a Strata column
+// with constants are pushed into the scan (duckstrata.Pushdown). `strata
+// sql ...` runs this command (the strata CLI itself does not link DuckDB).
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	_ "strata/iox/s3" // s3:// and https:// locations
+	"strata/sql/duckstrata"
+)
+
+const usage = `strata-sql — SQL over Strata files, executed by DuckDB
+
+usage:
+  strata-sql [flags] "SQL"        (or the SQL on standard input)
+  strata-sql bench [--sf 0.1] [--runs 5] [--threads N]
+
+A table named like a Strata file ('lineitem.strata', 's3://bucket/t.strata')
+is read with strata_scan; strata_scan(path, filter := 'strata where') reads
+one explicitly. WHERE conjuncts that compare a Strata column with constants
+are passed to the scan (see --explain).
+
+flags:
+`
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "bench" {
+		if err := runBench(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "strata-sql bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "strata-sql:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("strata-sql", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "table", "output: table, csv or json (one object per row)")
+	threads := fs.Int("threads", 0, "DuckDB threads (0: one per core)")
+	noPush := fs.Bool("no-pushdown", false, "do not pass WHERE conjuncts to the Strata scans")
+	explain := fs.Bool("explain", false, "print the query as rewritten for pushdown, and what was pushed, to stderr")
+	timer := fs.Bool("timer", false, "print the query's time to stderr")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	var query string
+	switch fs.NArg() {
+	case 0:
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return err
+		}
+		query = string(b)
+	case 1:
+		query = fs.Arg(0)
+		if query == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return err
+			}
+			query = string(b)
+		}
+	default:
+		return usageError{"want one SQL argument (quote it)"}
+	}
+	if strings.TrimSpace(query) == "" {
+		return usageError{"no SQL given"}
+	}
+	switch *format {
+	case "table", "csv", "json":
+	default:
+		return usageError{fmt.Sprintf("unknown --format %q (table, csv or json)", *format)}
+	}
+	ctx := context.Background()
+	db, err := duckstrata.Open("")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if *threads > 0 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET threads = %d", *threads)); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if !*noPush {
+		q, pushed, err := duckstrata.Pushdown(ctx, conn, query)
+		if err != nil {
+			return err
+		}
+		if *explain {
+			for _, p := range pushed {
+				if p.Filter == "" {
+					fmt.Fprintf(stderr, "-- %s: nothing pushed; %d WHERE conjunct(s) not pushable\n", p.Table, p.Kept)
+				} else {
+					fmt.Fprintf(stderr, "-- %s: pushed %s; %d WHERE conjunct(s) not pushable\n", p.Table, p.Filter, p.Kept)
+				}
+			}
+			fmt.Fprintf(stderr, "%s\n", q)
+		}
+		query = q
+	}
+	rows, err := conn.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n, err := printRows(rows, *format, stdout)
+	if err != nil {
+		return err
+	}
+	if *timer {
+		fmt.Fprintf(stderr, "%d rows in %v\n", n, time.Since(start).Round(time.Microsecond))
+	}
+	return nil
+}
+
+// printRows writes a result as an aligned table, CSV or JSON lines.
+func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
+	cols, err := rows.ColumnTypes()
+	if err != nil {
+		return 0, err
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name()
+	}
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	var cw *csv.Writer
+	var table [][]string
+	switch format {
+	case "csv":
+		cw = csv.NewWriter(w)
+		cw.Write(names)
+	case "table":
+		table = append(table, names)
+	}
+	n := 0
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		n++
+		switch format {
+		case "json":
+			obj := make([]string, len(cols))
+			for i, v := range vals {
+				k, _ := json.Marshal(names[i])
+				obj[i] = string(k) + ":" + jsonValue(v, cols[i].DatabaseTypeName())
+			}
+			fmt.Fprintf(w, "{%s}\n", strings.Join(obj, ","))
+		default:
+			row := make([]string, len(cols))
+			for i, v := range vals {
+				if v == nil && cw != nil {
+					continue // CSV: an empty field
+				}
+				row[i] = text(v, cols[i].DatabaseTypeName())
+			}
+			if cw != nil {
+				cw.Write(row)
+			} else {
+				table = append(table, row)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	if cw != nil {
+		cw.Flush()
+		return n, cw.Error()
+	}
+	if table != nil {
+		writeTable(w, table)
+		fmt.Fprintf(w, "(%d rows)\n", n)
+	}
+	return n, nil
+}
+
+func writeTable(w io.Writer, t [][]string) {
+	width := make([]int, len(t[0]))
+	for _, r := range t {
+		for i, s := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(s))
+		}
+	}
+	for k, r := range t {
+		for i, s := range r {
+			if i > 0 {
+				io.WriteString(w, "  ")
+			}
+			pad := width[i] - utf8.RuneCountInString(s)
+			if i == len(r)-1 {
+				pad = 0
+			}
+			io.WriteString(w, s+strings.Repeat(" ", pad))
+		}
+		io.WriteString(w, "\n")
+		if k == 0 {
+			for i := range r {
+				if i > 0 {
+					io.WriteString(w, "  ")
+				}
+				io.WriteString(w, strings.Repeat("-", width[i]))
+			}
+			io.WriteString(w, "\n")
+		}
+	}
+}
+
+// text renders a value as DuckDB's CLI would: dates as YYYY-MM-DD,
+// timestamps without a zone as local wall time, NULL as NULL.
+func text(v any, dbType string) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case time.Time:
+		switch {
+		case dbType == "DATE":
+			return x.Format("2006-01-02")
+		case strings.HasPrefix(dbType, "TIMESTAMP") && strings.Contains(dbType, "TIME ZONE") || dbType == "TIMESTAMPTZ":
+			return x.UTC().Format("2006-01-02 15:04:05.999999999Z07:00")
+		case strings.HasPrefix(dbType, "TIME") && !strings.HasPrefix(dbType, "TIMESTAMP"):
+			return x.Format("15:04:05.999999")
+		}
+		return x.UTC().Format("2006-01-02 15:04:05.999999999")
+	case []byte:
+		return fmt.Sprintf("\\x%x", x)
+	case *big.Int:
+		return x.String()
+	case duckdb.Decimal:
+		return x.String()
+	case string:
+		return x
+	case map[string]any, []any, duckdb.Map:
+		b, err := json.Marshal(x)
+		if err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+func jsonValue(v any, dbType string) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case *big.Int:
+		return x.String()
+	case duckdb.Decimal:
+		return x.String()
+	case time.Time, []byte:
+		b, _ := json.Marshal(text(v, dbType))
+		return string(b)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(fmt.Sprint(v))
+	}
+	return string(b)
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata"
+)
+
+func TestRun(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.strata")
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	for i := range 10 {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		if i == 3 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.StringBuilder).Append(strings.Repeat("x", i))
+		}
+		b.Field(2).(*array.Date32Builder).Append(arrow.Date32(9000 + i))
+	}
+	rec := b.NewRecord()
+	w, err := strata.Create(p, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q := "SELECT k, name, day FROM '" + p + "' WHERE k BETWEEN 2 AND 4 ORDER BY k"
+	for format, want := range map[string]string{
+		"table": "k  name  day\n-  ----  ----------\n2  xx    1994-08-25\n3  NULL  1994-08-26\n4  xxxx  1994-08-27\n(3 rows)\n",
+		"csv":   "k,name,day\n2,xx,1994-08-25\n3,,1994-08-26\n4,xxxx,1994-08-27\n",
+		"json":  "{\"k\":2,\"name\":\"xx\",\"day\":\"1994-08-25\"}\n{\"k\":3,\"name\":null,\"day\":\"1994-08-26\"}\n{\"k\":4,\"name\":\"xxxx\",\"day\":\"1994-08-27\"}\n",
+	} {
+		var out, errOut bytes.Buffer
+		if err := run([]string{"--format", format, "--explain", q}, nil, &out, &errOut); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if out.String() != want {
+			t.Errorf("%s:\n%s\nwant\n%s", format, out.String(), want)
+		}
+		if !strings.Contains(errOut.String(), "pushed k BETWEEN 2 AND 4") {
+			t.Errorf("--explain printed %q", errOut.String())
+		}
+	}
+	// SQL on standard input; errors from DuckDB are returned.
+	var out bytes.Buffer
+	if err := run(nil, strings.NewReader("SELECT count(*) AS n FROM '"+p+"'"), &out, io.Discard); err != nil || !strings.Contains(out.String(), "10") {
+		t.Fatalf("stdin query: %v, %q", err, out.String())
+	}
+	if err := run([]string{"SELECT nope FROM '" + p + "'"}, nil, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("bad column: %v", err)
+	}
+	if err := run([]string{"--format", "xml", "SELECT 1"}, nil, io.Discard, io.Discard); err == nil {
+		t.Fatal("bad format accepted")
+	}
+}

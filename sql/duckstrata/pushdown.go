@@ -1,0 +1,1315 @@
+package duckstrata
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata"
+	"strata/filter"
+)
+
+// Pushed describes one reference to a Strata file in a query and the filter
+// Pushdown gave its scan.
+type Pushed struct {
+	Table  string // the path or URL as written
+	Filter string // Strata WHERE syntax; empty when nothing could be pushed
+	// Kept counts the WHERE conjuncts that were not pushed (DuckDB applies
+	// them, as it applies every conjunct).
+	Kept int
+	// Estimate is the fraction of rows the pushable conjuncts are
+	// estimated to keep (see WithPushAll); when it is high nothing is
+	// pushed.
+	Estimate float64
+}
+
+// Pushdown rewrites query so that the scan of each Strata file it names gets
+// the parts of the enclosing WHERE clause that Strata can evaluate itself,
+// and returns the rewritten query with what was pushed where.
+//
+// DuckDB's C API gives a table function the columns a query needs but not
+// its filters, so Pushdown reads the query with DuckDB's own parser
+// (json_serialize_sql) and, for every SELECT whose FROM names a Strata file
+// ('t.strata', or strata_scan('t.strata') without a filter argument),
+// replaces that reference with strata_scan('t.strata', filter := '...')
+// carrying the WHERE conjuncts that qualify. The rest of the query text is
+// left as written.
+//
+// A conjunct (a term of the WHERE clause's top-level AND) is pushed when it
+// is built only from these, over top-level columns of that file:
+//
+//   - column op constant, constant op column (=, <>, <, <=, >, >=);
+//   - column [NOT] BETWEEN constant AND constant; column [NOT] IN (constants);
+//   - column IS [NOT] NULL; column LIKE 'prefix%' (no other wildcard),
+//     starts_with/prefix(column, 'prefix');
+//   - a bare boolean column; AND, OR and NOT of the above.
+//
+// A constant is any expression without column references, parameters or
+// subqueries whose functions are arithmetic, casts and interval
+// constructors (so DATE '1998-12-01' - INTERVAL 90 DAY qualifies, random()
+// and now() do not); DuckDB evaluates it once, before the query.
+//
+// Why this is exact: DuckDB still evaluates the whole WHERE clause on every
+// row the scan returns, so pushing a conjunct can only be wrong if Strata
+// drops a row whose conjunct DuckDB finds true. Each pushed comparison is
+// therefore one whose result Strata computes exactly as DuckDB does, which
+// Pushdown ensures by pushing only where the two agree on every value:
+//
+//   - integer and decimal columns compare with integer and decimal constants
+//     (exact in both; a DOUBLE constant makes DuckDB compare in floating
+//     point, so it is not pushed);
+//   - DOUBLE columns compare with the constant as DuckDB casts it to DOUBLE;
+//     DuckDB orders NaN above every number and Strata follows IEEE 754, so
+//     column > c and column >= c are pushed as NOT (column <= c) and NOT
+//     (column < c), which agree on NaN; FLOAT columns are not pushed (their
+//     constants are rounded differently);
+//   - string columns compare with string constants byte-wise in both (DuckDB's
+//     default binary collation); LIKE only as a plain prefix;
+//   - date and timestamp columns (without time zone) compare with date and
+//     timestamp constants, and with string literals cast to the column's
+//     type as DuckDB casts them;
+//   - NULL constants are never pushed; IS [NOT] NULL is pushed for any column.
+//
+// Only references whose rows reach the WHERE clause unchanged qualify: a
+// file alone in its FROM, or joined by INNER or CROSS joins or as the
+// preserved (left) side of a LEFT join, with columns then qualified by the
+// reference's alias. A sampled reference (USING SAMPLE) is left alone. A
+// query DuckDB cannot serialize (not a SELECT) is returned unchanged.
+func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option) (string, []Pushed, error) {
+	p := &pusher{ctx: ctx, conn: conn, cfg: newConfig(opts), query: query, files: map[string]*strata.File{}}
+	defer func() {
+		for _, f := range p.files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	var js string
+	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", query).Scan(&js); err != nil {
+		return query, nil, fmt.Errorf("duckstrata: parsing the query: %w", err)
+	}
+	var root map[string]any
+	dec := json.NewDecoder(strings.NewReader(js))
+	dec.UseNumber()
+	if err := dec.Decode(&root); err != nil {
+		return query, nil, fmt.Errorf("duckstrata: reading the parsed query: %w", err)
+	}
+	if e, _ := root["error"].(bool); e {
+		return query, nil, nil // not a SELECT, or not parsable: DuckDB reports
+	}
+	p.walk(root)
+	if len(p.refs) == 0 {
+		return query, nil, nil
+	}
+	// First pass: find what can be pushed and which constants it needs;
+	// then evaluate the constants in one query; then build the filters.
+	for _, r := range p.refs {
+		p.convertRef(r)
+	}
+	if err := p.evalConsts(); err != nil {
+		return query, nil, err
+	}
+	p.final = true
+	var edits []edit
+	var out []Pushed
+	for _, r := range p.refs {
+		exprs, kept := p.convertRef(r)
+		pu := Pushed{Table: r.path, Kept: kept, Estimate: 1}
+		if f := p.files[r.path]; f != nil && !p.cfg.pushAll && len(exprs) > 0 {
+			// Keep the conjuncts worth pushing (see estimate.go).
+			var sel []filter.Expr
+			keep, all := 1.0, 1.0
+			for _, e := range exprs {
+				k := keepEstimate(f, e)
+				all *= k
+				if k < maxConjunctKeep {
+					sel = append(sel, e)
+					keep *= k
+				}
+			}
+			pu.Estimate = all
+			if keep > maxKeep {
+				sel = nil
+			}
+			pu.Kept += len(exprs) - len(sel)
+			exprs = sel
+		}
+		if len(exprs) > 0 {
+			var e filter.Expr = exprs[0]
+			if len(exprs) > 1 {
+				e = &filter.And{Args: exprs}
+			}
+			pu.Filter = e.String()
+			if ed, ok := p.editFor(r, pu.Filter); ok {
+				edits = append(edits, ed)
+			} else {
+				pu.Filter, pu.Kept = "", kept+len(exprs)
+			}
+		}
+		out = append(out, pu)
+	}
+	return applyEdits(query, edits), out, nil
+}
+
+// tableRef is one reference to a Strata file whose rows reach a WHERE clause
+// unchanged.
+type tableRef struct {
+	path   string
+	alias  string // explicit alias, "" if none
+	alone  bool   // the only relation of its FROM: unqualified columns are its own
+	fn     bool   // written as strata_scan(...)
+	loc    int    // byte offset of the reference in the query
+	where  any    // the WHERE clause
+	schema *arrow.Schema
+}
+
+type edit struct {
+	at, end int
+	text    string
+}
+
+type pusher struct {
+	ctx   context.Context
+	conn  *sql.Conn
+	cfg   *config
+	query string
+	refs  []*tableRef
+	files map[string]*strata.File
+	// consts maps a constant's key (its JSON and the cast it needs) to its
+	// value; in the first pass it collects what to evaluate.
+	consts map[constKey]*constVal
+	final  bool
+}
+
+type constKey struct {
+	expr string // the expression's JSON
+	cast string // DuckDB type to cast it to, or ""
+}
+
+type constVal struct {
+	expr any
+	text string // DuckDB's VARCHAR rendering
+	typ  string // typeof(): INTEGER, DECIMAL(4,2), DATE, ...
+	ok   bool
+}
+
+// walk visits every node of the parsed query and collects the Strata
+// references of each SELECT.
+func (p *pusher) walk(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if x["type"] == "SELECT_NODE" {
+			p.selectNode(x)
+		}
+		for _, c := range x {
+			p.walk(c)
+		}
+	case []any:
+		for _, c := range x {
+			p.walk(c)
+		}
+	}
+}
+
+func (p *pusher) selectNode(n map[string]any) {
+	where := n["where_clause"]
+	if where == nil {
+		return
+	}
+	from, _ := n["from_table"].(map[string]any)
+	if from == nil {
+		return
+	}
+	var refs []*tableRef
+	if from["type"] == "JOIN" {
+		p.joinRefs(from, &refs)
+	} else if r := p.ref(from); r != nil {
+		r.alone = true
+		refs = append(refs, r)
+	}
+	for _, r := range refs {
+		r.where = where
+		if !r.alone && r.alias == "" {
+			continue // in a join, columns must be qualified by an alias
+		}
+		p.refs = append(p.refs, r)
+	}
+}
+
+// joinRefs collects the Strata references of a join tree whose rows reach
+// the WHERE clause unfiltered by the join's type: both sides of INNER and
+// CROSS joins, the left side of LEFT joins.
+func (p *pusher) joinRefs(n map[string]any, out *[]*tableRef) {
+	side := func(k string) {
+		c, _ := n[k].(map[string]any)
+		if c == nil {
+			return
+		}
+		if c["type"] == "JOIN" {
+			p.joinRefs(c, out)
+		} else if r := p.ref(c); r != nil {
+			*out = append(*out, r)
+		}
+	}
+	rt, _ := n["ref_type"].(string)
+	if rt != "REGULAR" && rt != "CROSS" {
+		return
+	}
+	switch n["join_type"] {
+	case "INNER":
+		side("left")
+		side("right")
+	case "LEFT":
+		side("left")
+	}
+}
+
+// ref recognizes a table reference naming a Strata file.
+func (p *pusher) ref(n map[string]any) *tableRef {
+	if n["sample"] != nil {
+		return nil
+	}
+	alias, _ := n["alias"].(string)
+	loc, ok := location(n)
+	if !ok {
+		return nil
+	}
+	switch n["type"] {
+	case "BASE_TABLE":
+		name, _ := n["table_name"].(string)
+		if s, _ := n["schema_name"].(string); s != "" {
+			return nil
+		}
+		if c, _ := n["catalog_name"].(string); c != "" {
+			return nil
+		}
+		if !IsStrataPath(name) {
+			return nil
+		}
+		return &tableRef{path: name, alias: alias, loc: loc}
+	case "TABLE_FUNCTION":
+		fn, _ := n["function"].(map[string]any)
+		if fn == nil || !strings.EqualFold(str(fn["function_name"]), FunctionName) {
+			return nil
+		}
+		args, _ := fn["children"].([]any)
+		if len(args) != 1 {
+			return nil // a filter argument of its own: left alone
+		}
+		a, _ := args[0].(map[string]any)
+		path, ok := constString(a)
+		if !ok {
+			return nil
+		}
+		floc, ok := location(fn)
+		if !ok {
+			return nil
+		}
+		return &tableRef{path: path, alias: alias, loc: floc, fn: true}
+	}
+	return nil
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+func location(n map[string]any) (int, bool) {
+	num, ok := n["query_location"].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(num), 10, 64)
+	if err != nil || v < 0 || v > math.MaxInt32 {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// constType returns the type id of a VALUE_CONSTANT.
+func constType(n map[string]any) string {
+	v, _ := n["value"].(map[string]any)
+	t, _ := v["type"].(map[string]any)
+	return str(t["id"])
+}
+
+func constString(n map[string]any) (string, bool) {
+	if n == nil || n["type"] != "VALUE_CONSTANT" {
+		return "", false
+	}
+	v, _ := n["value"].(map[string]any)
+	t, _ := v["type"].(map[string]any)
+	if t["id"] != "VARCHAR" || v["is_null"] == true {
+		return "", false
+	}
+	s, ok := v["value"].(string)
+	return s, ok
+}
+
+// conjuncts flattens the top-level AND of a WHERE clause.
+func conjuncts(e any, out []any) []any {
+	if n, ok := e.(map[string]any); ok && n["type"] == "CONJUNCTION_AND" {
+		for _, c := range n["children"].([]any) {
+			out = conjuncts(c, out)
+		}
+		return out
+	}
+	return append(out, e)
+}
+
+// convertRef returns the pushable conjuncts of r's WHERE clause as Strata
+// expressions, and how many were kept back.
+func (p *pusher) convertRef(r *tableRef) ([]filter.Expr, int) {
+	if r.schema == nil {
+		f, ok := p.files[r.path]
+		if !ok {
+			var err error
+			if f, err = p.cfg.open(p.ctx, r.path); err != nil {
+				f = nil // unreadable: DuckDB will say why
+			}
+			p.files[r.path] = f
+		}
+		if f == nil {
+			return nil, 0
+		}
+		r.schema = f.Schema()
+	}
+	var out []filter.Expr
+	kept := 0
+	for _, c := range conjuncts(r.where, nil) {
+		if e, ok := p.expr(r, c); ok {
+			out = append(out, e)
+		} else {
+			kept++
+		}
+	}
+	return out, kept
+}
+
+// colKind is what Pushdown knows of a column's type.
+type colKind uint8
+
+const (
+	kNone colKind = iota // IS [NOT] NULL only
+	kInt
+	kDecimal
+	kDouble
+	kString
+	kBool
+	kDate
+	kTimestamp
+)
+
+type colInfo struct {
+	name string
+	kind colKind
+	duck string // DuckDB type name, for casts of string literals
+}
+
+func kindOf(t arrow.DataType) (colKind, string) {
+	switch t := t.(type) {
+	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
+		*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type:
+		return kInt, ""
+	case *arrow.Decimal128Type:
+		if t.Precision <= 18 { // wider decimals Strata stores as binary
+			return kDecimal, ""
+		}
+	case *arrow.Float64Type:
+		return kDouble, "DOUBLE"
+	case *arrow.StringType:
+		return kString, ""
+	case *arrow.BooleanType:
+		return kBool, ""
+	case *arrow.Date32Type:
+		return kDate, "DATE"
+	case *arrow.TimestampType:
+		if t.TimeZone == "" {
+			return kTimestamp, map[arrow.TimeUnit]string{arrow.Second: "TIMESTAMP_S", arrow.Millisecond: "TIMESTAMP_MS",
+				arrow.Microsecond: "TIMESTAMP", arrow.Nanosecond: "TIMESTAMP_NS"}[t.Unit]
+		}
+	}
+	return kNone, ""
+}
+
+// column resolves a COLUMN_REF to a top-level column of r's file.
+func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
+	n, _ := e.(map[string]any)
+	if n == nil || n["type"] != "COLUMN_REF" {
+		return colInfo{}, false
+	}
+	parts, _ := n["column_names"].([]any)
+	var name string
+	switch {
+	case len(parts) == 1 && r.alone:
+		name = str(parts[0])
+	case len(parts) == 2 && r.alias != "" && strings.EqualFold(str(parts[0]), r.alias):
+		name = str(parts[1])
+	default:
+		return colInfo{}, false
+	}
+	if name == "" || strings.Contains(name, ".") {
+		return colInfo{}, false
+	}
+	fields := r.schema.Fields()
+	idx := -1
+	for i, f := range fields {
+		if f.Name == name {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		for i, f := range fields {
+			if strings.EqualFold(f.Name, name) {
+				if idx >= 0 {
+					return colInfo{}, false // ambiguous without case
+				}
+				idx = i
+			}
+		}
+	}
+	if idx < 0 {
+		return colInfo{}, false
+	}
+	if len(parts) == 2 {
+		// "alias.x" where alias is also a column name could be a struct
+		// field: leave it.
+		for _, f := range fields {
+			if strings.EqualFold(f.Name, r.alias) {
+				return colInfo{}, false
+			}
+		}
+	}
+	k, duck := kindOf(fields[idx].Type)
+	return colInfo{name: fields[idx].Name, kind: k, duck: duck}, true
+}
+
+var flipOp = map[string]string{
+	"COMPARE_EQUAL": "COMPARE_EQUAL", "COMPARE_NOTEQUAL": "COMPARE_NOTEQUAL",
+	"COMPARE_LESSTHAN": "COMPARE_GREATERTHAN", "COMPARE_GREATERTHAN": "COMPARE_LESSTHAN",
+	"COMPARE_LESSTHANOREQUALTO": "COMPARE_GREATERTHANOREQUALTO", "COMPARE_GREATERTHANOREQUALTO": "COMPARE_LESSTHANOREQUALTO",
+}
+
+var compareOp = map[string]filter.Op{
+	"COMPARE_EQUAL": filter.OpEq, "COMPARE_NOTEQUAL": filter.OpNe,
+	"COMPARE_LESSTHAN": filter.OpLt, "COMPARE_GREATERTHAN": filter.OpGt,
+	"COMPARE_LESSTHANOREQUALTO": filter.OpLe, "COMPARE_GREATERTHANOREQUALTO": filter.OpGe,
+}
+
+// expr converts one WHERE term into a Strata expression equal to it on
+// every row, or reports false.
+func (p *pusher) expr(r *tableRef, e any) (filter.Expr, bool) {
+	n, _ := e.(map[string]any)
+	if n == nil {
+		return nil, false
+	}
+	typ, _ := n["type"].(string)
+	switch typ {
+	case "CONJUNCTION_AND", "CONJUNCTION_OR":
+		kids, _ := n["children"].([]any)
+		args := make([]filter.Expr, 0, len(kids))
+		for _, k := range kids {
+			a, ok := p.expr(r, k)
+			if !ok {
+				return nil, false
+			}
+			args = append(args, a)
+		}
+		if len(args) == 0 {
+			return nil, false
+		}
+		if typ == "CONJUNCTION_AND" {
+			return &filter.And{Args: args}, true
+		}
+		return &filter.Or{Args: args}, true
+	case "OPERATOR_NOT":
+		kids, _ := n["children"].([]any)
+		if len(kids) != 1 {
+			return nil, false
+		}
+		a, ok := p.expr(r, kids[0])
+		if !ok {
+			return nil, false
+		}
+		return &filter.Not{X: a}, true
+	case "OPERATOR_IS_NULL", "OPERATOR_IS_NOT_NULL":
+		kids, _ := n["children"].([]any)
+		if len(kids) != 1 {
+			return nil, false
+		}
+		c, ok := p.column(r, kids[0])
+		if !ok {
+			return nil, false
+		}
+		op := filter.OpIsNull
+		if typ == "OPERATOR_IS_NOT_NULL" {
+			op = filter.OpIsNotNull
+		}
+		return &filter.Leaf{Path: c.name, Op: op}, true
+	case "COLUMN_REF":
+		c, ok := p.column(r, n)
+		if !ok || c.kind != kBool {
+			return nil, false
+		}
+		return &filter.Leaf{Path: c.name, Op: filter.OpEq, Lits: []filter.Literal{{Kind: filter.LitBool, Bool: true}}}, true
+	case "COMPARE_EQUAL", "COMPARE_NOTEQUAL", "COMPARE_LESSTHAN", "COMPARE_GREATERTHAN",
+		"COMPARE_LESSTHANOREQUALTO", "COMPARE_GREATERTHANOREQUALTO":
+		col, lit := n["left"], n["right"]
+		c, ok := p.column(r, col)
+		if !ok {
+			col, lit = lit, col
+			if c, ok = p.column(r, col); !ok {
+				return nil, false
+			}
+			typ = flipOp[typ]
+		}
+		l, ok := p.literal(c, lit)
+		if !ok {
+			return nil, false
+		}
+		op := compareOp[typ]
+		if c.kind == kDouble && (op == filter.OpGt || op == filter.OpGe) {
+			// DuckDB: NaN > every number; IEEE: NaN > nothing. NOT (x <= c)
+			// is true for NaN in Strata, as x > c is in DuckDB.
+			inv := filter.OpLe
+			if op == filter.OpGe {
+				inv = filter.OpLt
+			}
+			return &filter.Not{X: &filter.Leaf{Path: c.name, Op: inv, Lits: []filter.Literal{l}}}, true
+		}
+		return &filter.Leaf{Path: c.name, Op: op, Lits: []filter.Literal{l}}, true
+	case "COMPARE_BETWEEN":
+		c, ok := p.column(r, n["input"])
+		if !ok {
+			return nil, false
+		}
+		lo, ok1 := p.literal(c, n["lower"])
+		hi, ok2 := p.literal(c, n["upper"])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		return &filter.Leaf{Path: c.name, Op: filter.OpBetween, Lits: []filter.Literal{lo, hi}}, true
+	case "COMPARE_IN", "COMPARE_NOT_IN":
+		kids, _ := n["children"].([]any)
+		if len(kids) < 2 {
+			return nil, false
+		}
+		c, ok := p.column(r, kids[0])
+		if !ok {
+			return nil, false
+		}
+		var lits []filter.Literal
+		for _, k := range kids[1:] {
+			l, ok := p.literal(c, k)
+			if !ok {
+				return nil, false
+			}
+			lits = append(lits, l)
+		}
+		var out filter.Expr = &filter.Leaf{Path: c.name, Op: filter.OpIn, Lits: lits}
+		if typ == "COMPARE_NOT_IN" {
+			out = &filter.Not{X: out}
+		}
+		return out, true
+	case "FUNCTION":
+		name := strings.ToLower(str(n["function_name"]))
+		kids, _ := n["children"].([]any)
+		if len(kids) != 2 || str(n["schema"]) != "" {
+			return nil, false
+		}
+		c, ok := p.column(r, kids[0])
+		if !ok || c.kind != kString {
+			return nil, false
+		}
+		pat, ok := constString(asMap(kids[1]))
+		if !ok {
+			return nil, false
+		}
+		var prefix string
+		switch name {
+		case "~~": // LIKE
+			if fl, _ := n["is_operator"].(bool); !fl {
+				return nil, false
+			}
+			if !strings.HasSuffix(pat, "%") {
+				return nil, false
+			}
+			prefix = strings.TrimSuffix(pat, "%")
+		case "starts_with", "prefix":
+			prefix = pat
+		default:
+			return nil, false
+		}
+		// Strata's LIKE takes a literal prefix and a final %: a prefix
+		// holding a wildcard character cannot be written in it.
+		if prefix == "" || strings.ContainsAny(prefix, "%_") {
+			return nil, false
+		}
+		return &filter.Leaf{Path: c.name, Op: filter.OpPrefix, Lits: []filter.Literal{{Kind: filter.LitString, Text: prefix + "%"}}}, true
+	}
+	return nil, false
+}
+
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// foldable are the functions a constant may use: deterministic arithmetic
+// and the constructors DuckDB's parser emits for interval literals.
+var foldable = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "//": true, "%": true,
+	"to_years": true, "to_months": true, "to_weeks": true, "to_days": true, "to_hours": true,
+	"to_minutes": true, "to_seconds": true, "to_milliseconds": true, "to_microseconds": true,
+	"trunc": true,
+}
+
+// isConst reports whether e is an expression DuckDB can evaluate once,
+// before the query, to the value it has on every row.
+func isConst(e any) bool {
+	n, _ := e.(map[string]any)
+	if n == nil {
+		return false
+	}
+	switch n["type"] {
+	case "VALUE_CONSTANT":
+		// json_deserialize_sql writes a DOUBLE constant as digits, which
+		// DuckDB reads back as a DECIMAL: an expression holding one would be
+		// evaluated with other types than the query's. (A DOUBLE constant on
+		// its own is read directly; see literal.)
+		switch constType(n) {
+		case "DOUBLE", "FLOAT":
+			return false
+		}
+		return true
+	case "OPERATOR_CAST":
+		return !(n["try_cast"] == true) && isConst(n["child"])
+	case "FUNCTION":
+		if str(n["schema"]) != "" || n["filter"] != nil || n["distinct"] == true {
+			return false
+		}
+		if !foldable[strings.ToLower(str(n["function_name"]))] {
+			return false
+		}
+		kids, _ := n["children"].([]any)
+		for _, k := range kids {
+			if !isConst(k) {
+				return false
+			}
+		}
+		return len(kids) > 0
+	}
+	return false
+}
+
+// literal turns a constant compared with column c into a Strata literal
+// with the same meaning, or reports false.
+func (p *pusher) literal(c colInfo, e any) (filter.Literal, bool) {
+	if c.kind == kNone {
+		return filter.Literal{}, false
+	}
+	if n := asMap(e); n["type"] == "VALUE_CONSTANT" && constType(n) == "DOUBLE" {
+		v, _ := n["value"].(map[string]any)
+		num, ok := v["value"].(json.Number)
+		if !ok || v["is_null"] == true || c.kind != kDouble {
+			return filter.Literal{}, false
+		}
+		return literalOf(kDouble, "DOUBLE", string(num))
+	}
+	if !isConst(e) {
+		return filter.Literal{}, false
+	}
+	cast := ""
+	switch c.kind {
+	case kDouble:
+		cast = "DOUBLE" // the constant as DuckDB compares it
+	case kDate, kTimestamp:
+		if n := asMap(e); n["type"] == "VALUE_CONSTANT" {
+			if _, ok := constString(n); ok {
+				cast = c.duck // a string literal takes the column's type
+			}
+		}
+	}
+	if typ, text, ok := foldGo(e); ok {
+		switch {
+		case cast == "":
+			return literalOf(c.kind, typ, text)
+		case c.kind == kDouble && isIntType(typ):
+			// Integers within 2^53 convert to DOUBLE exactly.
+			if v, ok := new(big.Int).SetString(text, 10); ok && v.IsInt64() && v.Int64() <= 1<<53 && v.Int64() >= -(1<<53) {
+				return literalOf(kDouble, "DOUBLE", strconv.FormatFloat(float64(v.Int64()), 'e', -1, 64))
+			}
+		case typ == "VARCHAR" && plainDate(text) && validDate(text):
+			// A string literal compared with a date or timestamp column:
+			// DuckDB casts it to the column's type, midnight of that day.
+			return literalOf(c.kind, "DATE", text)
+		case typ == "VARCHAR" && c.kind == kTimestamp && plainTimestamp(text) && len(text) == 19 && validDate(text[:10]):
+			return literalOf(c.kind, "TIMESTAMP", text)
+		}
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return filter.Literal{}, false
+	}
+	k := constKey{expr: string(b), cast: cast}
+	if p.consts == nil {
+		p.consts = map[constKey]*constVal{}
+	}
+	v, ok := p.consts[k]
+	if !ok {
+		p.consts[k] = &constVal{expr: e}
+		return filter.Literal{}, !p.final
+	}
+	if !p.final {
+		return filter.Literal{}, true
+	}
+	if !v.ok {
+		return filter.Literal{}, false
+	}
+	return literalOf(c.kind, v.typ, v.text)
+}
+
+// literalOf maps DuckDB's rendering of a constant of type typ to a Strata
+// literal for a column of kind k (see Pushdown for why these pairs).
+func literalOf(k colKind, typ, text string) (filter.Literal, bool) {
+	isInt := func() bool {
+		switch typ {
+		case "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+			"UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT":
+			return true
+		}
+		return false
+	}
+	isDecimal := strings.HasPrefix(typ, "DECIMAL(")
+	num := filter.Literal{Kind: filter.LitNumber, Text: text}
+	switch k {
+	case kInt, kDecimal:
+		if isInt() || isDecimal {
+			return num, validNumber(text)
+		}
+	case kDouble:
+		if typ == "DOUBLE" {
+			f, err := strconv.ParseFloat(text, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return filter.Literal{}, false
+			}
+			// Shortest text that reads back as the same double.
+			return filter.Literal{Kind: filter.LitNumber, Text: strconv.FormatFloat(f, 'e', -1, 64)}, true
+		}
+	case kString:
+		if typ == "VARCHAR" {
+			return filter.Literal{Kind: filter.LitString, Text: text}, true
+		}
+	case kBool:
+		if typ == "BOOLEAN" {
+			return filter.Literal{Kind: filter.LitBool, Bool: text == "true"}, text == "true" || text == "false"
+		}
+	case kDate, kTimestamp:
+		switch typ {
+		case "DATE":
+			return filter.Literal{Kind: filter.LitDate, Text: text}, plainDate(text)
+		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
+			return filter.Literal{Kind: filter.LitTimestamp, Text: text}, plainTimestamp(text)
+		}
+	}
+	return filter.Literal{}, false
+}
+
+// validNumber accepts DuckDB's rendering of an integer or decimal:
+// an optional minus, digits, an optional fraction.
+func validNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	ip, fp, dot := strings.Cut(s, ".")
+	return digits(ip) && (!dot || digits(fp))
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainDate accepts YYYY-MM-DD (years 0001-9999; DuckDB writes other years
+// with a sign or an era, which are not pushed).
+func plainDate(s string) bool {
+	return len(s) == 10 && digits(s[:4]) && s[4] == '-' && digits(s[5:7]) && s[7] == '-' && digits(s[8:])
+}
+
+// plainTimestamp accepts YYYY-MM-DD HH:MM:SS[.fraction].
+func plainTimestamp(s string) bool {
+	if len(s) < 19 || !plainDate(s[:10]) || s[10] != ' ' {
+		return false
+	}
+	t := s[11:]
+	if !(digits(t[:2]) && t[2] == ':' && digits(t[3:5]) && t[5] == ':' && digits(t[6:8])) {
+		return false
+	}
+	return len(t) == 8 || t[8] == '.' && digits(t[9:])
+}
+
+// evalConsts has DuckDB evaluate every constant collected in the first pass,
+// in one query when they all evaluate, else one at a time.
+func (p *pusher) evalConsts() error {
+	if len(p.consts) == 0 {
+		return nil
+	}
+	keys := make([]constKey, 0, len(p.consts))
+	for k := range p.consts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b constKey) int { return strings.Compare(a.expr+a.cast, b.expr+b.cast) })
+	if err := p.evalBatch(keys); err == nil {
+		return nil
+	} else if p.ctx.Err() != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := p.evalBatch([]constKey{k}); err != nil && p.ctx.Err() != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evalBatch turns the constants back into SQL with json_deserialize_sql (so
+// they mean exactly what DuckDB parsed) and selects each one's text and type.
+func (p *pusher) evalBatch(keys []constKey) error {
+	list := make([]any, len(keys))
+	for i, k := range keys {
+		e := map[string]any{}
+		for kk, vv := range asMap(p.consts[k].expr) {
+			e[kk] = vv
+		}
+		e["alias"] = fmt.Sprintf("v%d", i)
+		list[i] = e
+	}
+	stmt := map[string]any{"error": false, "statements": []any{map[string]any{
+		"node": map[string]any{
+			"type": "SELECT_NODE", "modifiers": []any{}, "cte_map": map[string]any{"map": []any{}},
+			"select_list": list, "from_table": map[string]any{"type": "EMPTY", "alias": "", "sample": nil, "query_location": json.Number("18446744073709551615")},
+			"where_clause": nil, "group_expressions": []any{}, "group_sets": []any{}, "aggregate_handling": "STANDARD_HANDLING",
+			"having": nil, "sample": nil, "qualify": nil,
+		},
+		"named_param_map": []any{},
+	}}}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(stmt); err != nil {
+		return err
+	}
+	var inner string
+	if err := p.conn.QueryRowContext(p.ctx, "SELECT json_deserialize_sql($1::JSON)", buf.String()).Scan(&inner); err != nil {
+		return err
+	}
+	var cols []string
+	for i, k := range keys {
+		v := fmt.Sprintf("v%d", i)
+		if k.cast != "" {
+			v = fmt.Sprintf("TRY_CAST(v%d AS %s)", i, k.cast)
+		}
+		cols = append(cols, fmt.Sprintf("CAST(%s AS VARCHAR), typeof(%s)", v, v))
+	}
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM (" + inner + ")"
+	vals := make([]sql.NullString, 2*len(keys))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := p.conn.QueryRowContext(p.ctx, q).Scan(ptrs...); err != nil {
+		return err
+	}
+	for i, k := range keys {
+		c := p.consts[k]
+		c.text, c.typ = vals[2*i].String, vals[2*i+1].String
+		c.ok = vals[2*i].Valid && vals[2*i+1].Valid
+	}
+	return nil
+}
+
+// editFor builds the replacement of r's reference with a strata_scan call
+// carrying filter, checking that the text at the reference is what the
+// parser saw.
+func (p *pusher) editFor(r *tableRef, where string) (edit, bool) {
+	q := p.query
+	if r.loc >= len(q) {
+		return edit{}, false
+	}
+	arg := "filter := " + sqlString(where)
+	if !r.fn {
+		end, val, ok := quotedToken(q, r.loc)
+		if !ok || val != r.path {
+			return edit{}, false
+		}
+		return edit{at: r.loc, end: end, text: FunctionName + "(" + sqlString(r.path) + ", " + arg + ")"}, true
+	}
+	// strata_scan( ... ): insert the argument before the closing parenthesis.
+	i := r.loc
+	for i < len(q) && (q[i] == '_' || q[i] >= 'a' && q[i] <= 'z' || q[i] >= 'A' && q[i] <= 'Z' || q[i] >= '0' && q[i] <= '9' || q[i] == '"' || q[i] == '.') {
+		i++
+	}
+	for i < len(q) && (q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r') {
+		i++
+	}
+	if i >= len(q) || q[i] != '(' {
+		return edit{}, false
+	}
+	end, ok := closingParen(q, i)
+	if !ok {
+		return edit{}, false
+	}
+	return edit{at: end, end: end, text: ", " + arg}, true
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// quotedToken reads a '...' or "..." token at i (doubled quotes escape),
+// returning its end and unescaped value.
+func quotedToken(q string, i int) (int, string, bool) {
+	if i >= len(q) || q[i] != '\'' && q[i] != '"' {
+		return 0, "", false
+	}
+	quote := q[i]
+	var b strings.Builder
+	for j := i + 1; j < len(q); j++ {
+		if q[j] == quote {
+			if j+1 < len(q) && q[j+1] == quote {
+				b.WriteByte(quote)
+				j++
+				continue
+			}
+			return j + 1, b.String(), true
+		}
+		b.WriteByte(q[j])
+	}
+	return 0, "", false
+}
+
+// closingParen finds the parenthesis closing the one at i, skipping quoted
+// text and comments.
+func closingParen(q string, i int) (int, bool) {
+	depth := 0
+	for j := i; j < len(q); j++ {
+		switch c := q[j]; {
+		case c == '\'' || c == '"':
+			end, _, ok := quotedToken(q, j)
+			if !ok {
+				return 0, false
+			}
+			j = end - 1
+		case c == '-' && j+1 < len(q) && q[j+1] == '-':
+			k := strings.IndexByte(q[j:], '\n')
+			if k < 0 {
+				return 0, false
+			}
+			j += k
+		case c == '/' && j+1 < len(q) && q[j+1] == '*':
+			k := strings.Index(q[j+2:], "*/")
+			if k < 0 {
+				return 0, false
+			}
+			j += k + 3
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return j, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func applyEdits(q string, edits []edit) string {
+	slices.SortFunc(edits, func(a, b edit) int { return b.at - a.at })
+	for _, e := range edits {
+		q = q[:e.at] + e.text + q[e.end:]
+	}
+	return q
+}
+
+// Query runs query on conn after Pushdown.
+func Query(ctx context.Context, conn *sql.Conn, query string, args ...any) (*sql.Rows, error) {
+	q, _, err := Pushdown(ctx, conn, query)
+	if err != nil {
+		return nil, err
+	}
+	return conn.QueryContext(ctx, q, args...)
+}
+
+func isIntType(typ string) bool {
+	switch typ {
+	case "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+		"UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT":
+		return true
+	}
+	return false
+}
+
+func validDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+// foldGo evaluates the commonest constants without a round trip to DuckDB:
+// literals, DATE/TIMESTAMP/BOOLEAN literals, integer + - *, and a date plus
+// or minus a whole number of days, months or years. It returns DuckDB's
+// type name and rendering (the same evalBatch would get), or false for
+// anything else, which DuckDB then evaluates.
+func foldGo(e any) (typ, text string, ok bool) {
+	n := asMap(e)
+	if n == nil {
+		return "", "", false
+	}
+	switch n["type"] {
+	case "VALUE_CONSTANT":
+		v := asMap(n["value"])
+		if v == nil || v["is_null"] == true {
+			return "", "", false
+		}
+		id := constType(n)
+		switch {
+		case id == "VARCHAR":
+			s, ok := v["value"].(string)
+			return id, s, ok
+		case id == "BOOLEAN":
+			b, ok := v["value"].(bool)
+			return id, strconv.FormatBool(b), ok
+		case isIntType(id):
+			x, ok := bigOf(v["value"], id == "HUGEINT")
+			if !ok {
+				return "", "", false
+			}
+			return id, x.String(), true
+		case id == "DECIMAL":
+			t := asMap(asMap(v["type"])["type_info"])
+			w, ok1 := intOf(t["width"])
+			sc, ok2 := intOf(t["scale"])
+			x, ok3 := bigOf(v["value"], true)
+			if !ok1 || !ok2 || !ok3 || sc < 0 || sc > 38 {
+				return "", "", false
+			}
+			return fmt.Sprintf("DECIMAL(%d,%d)", w, sc), decimalText(x, int(sc)), true
+		}
+	case "OPERATOR_CAST":
+		if n["try_cast"] == true {
+			return "", "", false
+		}
+		ct, ok := asMap(n["cast_type"])["id"].(string)
+		if !ok {
+			return "", "", false
+		}
+		typ, text, ok := foldGo(n["child"])
+		if !ok || typ != "VARCHAR" {
+			return "", "", false
+		}
+		switch ct {
+		case "DATE":
+			if plainDate(text) && validDate(text) {
+				return "DATE", text, true
+			}
+		case "TIMESTAMP":
+			if plainTimestamp(text) && len(text) <= 26 && validDate(text[:10]) {
+				return "TIMESTAMP", text, true
+			}
+		case "BOOLEAN":
+			switch strings.ToLower(text) {
+			case "t", "true":
+				return "BOOLEAN", "true", true
+			case "f", "false":
+				return "BOOLEAN", "false", true
+			}
+		}
+	case "FUNCTION":
+		if str(n["schema"]) != "" {
+			return "", "", false
+		}
+		kids, _ := n["children"].([]any)
+		name := str(n["function_name"])
+		if name == "-" && len(kids) == 1 {
+			typ, text, ok := foldGo(kids[0])
+			if ok && isIntType(typ) {
+				x, _ := new(big.Int).SetString(text, 10)
+				return "HUGEINT", x.Neg(x).String(), true
+			}
+			return "", "", false
+		}
+		if len(kids) != 2 || (name != "+" && name != "-" && name != "*") {
+			return "", "", false
+		}
+		lt, ltext, ok1 := foldGo(kids[0])
+		if !ok1 {
+			return "", "", false
+		}
+		if isIntType(lt) {
+			rt, rtext, ok := foldGo(kids[1])
+			if !ok || !isIntType(rt) {
+				return "", "", false
+			}
+			a, _ := new(big.Int).SetString(ltext, 10)
+			b, _ := new(big.Int).SetString(rtext, 10)
+			switch name {
+			case "+":
+				a.Add(a, b)
+			case "-":
+				a.Sub(a, b)
+			default:
+				a.Mul(a, b)
+			}
+			return "HUGEINT", a.String(), true
+		}
+		if lt == "DATE" && name != "*" {
+			unit, k, ok := intervalOf(kids[1])
+			if !ok {
+				return "", "", false
+			}
+			if name == "-" {
+				k = -k
+			}
+			d, _ := time.Parse("2006-01-02", ltext)
+			switch unit {
+			case "days":
+				d = d.AddDate(0, 0, k)
+			default:
+				if unit == "years" {
+					k *= 12
+				}
+				d = addMonths(d, k)
+			}
+			if d.Year() < 1 || d.Year() > 9999 {
+				return "", "", false
+			}
+			// DATE + INTERVAL is a TIMESTAMP in DuckDB.
+			return "TIMESTAMP", d.Format("2006-01-02 15:04:05"), true
+		}
+	}
+	return "", "", false
+}
+
+// addMonths adds k months the way DuckDB does: the day is kept, or clamped
+// to the last day of a shorter month.
+func addMonths(d time.Time, k int) time.Time {
+	m := int(d.Month()) - 1 + k
+	y := d.Year() + m/12
+	m %= 12
+	if m < 0 {
+		m += 12
+		y--
+	}
+	last := time.Date(y, time.Month(m+2), 0, 0, 0, 0, 0, time.UTC).Day()
+	return time.Date(y, time.Month(m+1), min(d.Day(), last), 0, 0, 0, 0, time.UTC)
+}
+
+// intervalOf recognizes INTERVAL n DAY|MONTH|YEAR as DuckDB's parser
+// writes it: to_days(CAST(trunc(CAST(n AS DOUBLE)) AS INTEGER)), n an
+// integer or a string of one.
+func intervalOf(e any) (unit string, k int, ok bool) {
+	n := asMap(e)
+	if n == nil || n["type"] != "FUNCTION" || str(n["schema"]) != "" {
+		return "", 0, false
+	}
+	switch str(n["function_name"]) {
+	case "to_days":
+		unit = "days"
+	case "to_months":
+		unit = "months"
+	case "to_years":
+		unit = "years"
+	default:
+		return "", 0, false
+	}
+	kids, _ := n["children"].([]any)
+	if len(kids) != 1 {
+		return "", 0, false
+	}
+	x := asMap(kids[0])
+	// Unwrap CAST(trunc(CAST(v AS DOUBLE)) AS INTEGER).
+	if x["type"] == "OPERATOR_CAST" {
+		x = asMap(x["child"])
+		if x["type"] != "FUNCTION" || str(x["function_name"]) != "trunc" {
+			return "", 0, false
+		}
+		tk, _ := x["children"].([]any)
+		if len(tk) != 1 {
+			return "", 0, false
+		}
+		x = asMap(tk[0])
+		if x["type"] != "OPERATOR_CAST" {
+			return "", 0, false
+		}
+		x = asMap(x["child"])
+	}
+	typ, text, ok := foldGo(x)
+	if !ok || !(isIntType(typ) || typ == "VARCHAR") {
+		return "", 0, false
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || v > 1e6 || v < -1e6 {
+		return "", 0, false
+	}
+	return unit, v, true
+}
+
+// bigOf reads an integer JSON value: a number, or {upper, lower} halves of
+// a 128-bit value (upper signed when signed is set).
+func bigOf(v any, signed bool) (*big.Int, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		b, ok := new(big.Int).SetString(string(x), 10)
+		return b, ok
+	case map[string]any:
+		up, ok1 := x["upper"].(json.Number)
+		lo, ok2 := x["lower"].(json.Number)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		u, ok1 := new(big.Int).SetString(string(up), 10)
+		l, ok2 := new(big.Int).SetString(string(lo), 10)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		if !signed && u.Sign() < 0 {
+			return nil, false
+		}
+		return u.Lsh(u, 64).Add(u, l), true
+	}
+	return nil, false
+}
+
+func intOf(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := n.Int64()
+	return i, err == nil
+}
+
+// decimalText writes an unscaled value with scale digits after the point.
+func decimalText(x *big.Int, scale int) string {
+	neg := x.Sign() < 0
+	d := new(big.Int).Abs(x).String()
+	if scale > 0 {
+		if len(d) <= scale {
+			d = strings.Repeat("0", scale-len(d)+1) + d
+		}
+		d = d[:len(d)-scale] + "." + d[len(d)-scale:]
+	}
+	if neg {
+		d = "-" + d
+	}
+	return d
+}

@@ -1,0 +1,199 @@
+// Package duckstrata lets DuckDB query Strata files: it registers the table
+// function strata_scan and a replacement scan with a DuckDB database opened
+// through duckdb-go, so that
+//
+//	SELECT l_returnflag, sum(l_quantity) FROM 'lineitem.strata' GROUP BY 1
+//	SELECT * FROM strata_scan('s3://bucket/t.strata', filter := 'x > 5')
+//
+// run in DuckDB with Strata reading the file. DuckDB passes the columns a
+// query uses (projection pushdown) and runs the scan on its threads, each
+// taking stripe-aligned pieces of the file. DuckDB's C API hands no filters
+// to table functions, so filters reach Strata another way: Pushdown (used by
+// Query and the strata-sql command) reads the query with DuckDB's own parser
+// and passes the WHERE conjuncts that compare a column of a Strata file
+// with constants to its scan as the filter argument. See Pushdown for which
+// conjuncts and why that is exact.
+//
+// The package needs cgo and links DuckDB; it lives in its own module so the
+// Strata library and its CLI stay pure Go.
+package duckstrata
+
+/*
+void strataBind(void *);
+void strataInit(void *);
+void strataFunction(void *, void *);
+void strataDelete(void *);
+*/
+import "C"
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"path"
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/duckdb/duckdb-go/v2"
+	"github.com/duckdb/duckdb-go/v2/mapping"
+
+	"strata"
+)
+
+// FunctionName is the name of the table function.
+const FunctionName = "strata_scan"
+
+// Option tunes the registered function.
+type Option func(*config)
+
+type config struct {
+	open       func(ctx context.Context, path string) (*strata.File, error)
+	splitBytes int64
+	pushAll    bool
+	openOpts   []strata.OpenOption
+}
+
+// WithOpenOptions passes options (memory limit, verification, caches) to
+// the default opener.
+func WithOpenOptions(opts ...strata.OpenOption) Option {
+	return func(c *config) { c.openOpts = append(c.openOpts, opts...) }
+}
+
+// WithOpen sets how strata_scan opens a path (default strata.OpenContext,
+// which reads local paths and the URLs of registered sources: import
+// strata/iox/s3 for s3:// and https://).
+func WithOpen(open func(ctx context.Context, path string) (*strata.File, error)) Option {
+	return func(c *config) { c.open = open }
+}
+
+// WithSplitBytes sets the stripe data per split, the unit a DuckDB thread
+// claims (default: one stripe per split).
+func WithSplitBytes(n int64) Option { return func(c *config) { c.splitBytes = n } }
+
+// WithPushAll makes Pushdown push every pushable conjunct, without
+// estimating from the file's statistics whether the filter is selective
+// enough to pay for itself (see Pushdown).
+func WithPushAll() Option { return func(c *config) { c.pushAll = true } }
+
+func newConfig(opts []Option) *config {
+	c := &config{}
+	c.open = func(ctx context.Context, path string) (*strata.File, error) {
+		return strata.OpenContext(ctx, path, c.openOpts...)
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Register adds the strata_scan table function to the database of conn.
+// DuckDB keeps functions in the database's catalog, so every connection of
+// that database can then use it; registering twice is an error.
+//
+// strata_scan(path VARCHAR, filter := VARCHAR) returns every top-level
+// column of the file: integers, floats, booleans, strings and binary,
+// dates, timestamps (TIMESTAMPTZ when the column has a time zone) and
+// decimals map to the DuckDB types of the same meaning; struct, list and
+// map columns arrive as VARCHAR holding JSON text. filter is a Strata WHERE
+// expression (see package strata/filter) applied inside the scan.
+func Register(ctx context.Context, conn *sql.Conn, opts ...Option) error {
+	return conn.Raw(func(dc any) error {
+		mc, err := rawConnection(dc)
+		if err != nil {
+			return err
+		}
+		return registerOn(mc, newConfig(opts))
+	})
+}
+
+// rawConnection returns the C API connection inside a duckdb-go driver
+// connection. duckdb-go exposes it to its own table-function code only, so
+// it is read from the unexported field; a test pins this to the duckdb-go
+// version in go.mod, and a change of that field is reported as an error,
+// not a crash.
+func rawConnection(dc any) (mapping.Connection, error) {
+	c, ok := dc.(*duckdb.Conn)
+	if !ok {
+		return mapping.Connection{}, fmt.Errorf("duckstrata: not a duckdb-go connection (%T)", dc)
+	}
+	f := reflect.ValueOf(c).Elem().FieldByName("conn")
+	if !f.IsValid() || f.Type() != reflect.TypeOf(mapping.Connection{}) {
+		return mapping.Connection{}, errors.New("duckstrata: this duckdb-go version keeps its C connection elsewhere; update duckstrata")
+	}
+	mc := *(*mapping.Connection)(unsafe.Pointer(f.UnsafeAddr()))
+	if mc.Ptr == nil {
+		return mapping.Connection{}, errors.New("duckstrata: connection is closed")
+	}
+	return mc, nil
+}
+
+func registerOn(conn mapping.Connection, cfg *config) error {
+	f := mapping.CreateTableFunction()
+	defer mapping.DestroyTableFunction(&f)
+	mapping.TableFunctionSetName(f, FunctionName)
+	varchar := mapping.CreateLogicalType(mapping.TypeVarchar)
+	defer mapping.DestroyLogicalType(&varchar)
+	mapping.TableFunctionAddParameter(f, varchar)
+	mapping.TableFunctionAddNamedParameter(f, "filter", varchar)
+	mapping.TableFunctionSetExtraInfo(f, newHandle(&functionInfo{cfg: cfg}), unsafe.Pointer(C.strataDelete))
+	mapping.TableFunctionSetBind(f, unsafe.Pointer(C.strataBind))
+	mapping.TableFunctionSetInit(f, unsafe.Pointer(C.strataInit))
+	mapping.TableFunctionSetFunction(f, unsafe.Pointer(C.strataFunction))
+	mapping.TableFunctionSupportsProjectionPushdown(f, true)
+	if mapping.RegisterTableFunction(conn, f) == mapping.StateError {
+		return fmt.Errorf("duckstrata: registering %s failed (is it registered already?)", FunctionName)
+	}
+	return nil
+}
+
+// IsStrataPath reports whether a table name in a query names a Strata
+// file: a path or URL ending in .strata (any case).
+func IsStrataPath(name string) bool {
+	return strings.EqualFold(path.Ext(name), ".strata")
+}
+
+// RegisterReplacementScan makes DuckDB read a table named like a Strata file
+// ('lineitem.strata', 's3://b/t.strata') with strata_scan, for every
+// connection of c's database. A name DuckDB cannot resolve otherwise that
+// is not a Strata file is reported as a missing table, as DuckDB would.
+func RegisterReplacementScan(c *duckdb.Connector) {
+	duckdb.RegisterReplacementScan(c, func(name string) (string, []any, error) {
+		if !IsStrataPath(name) {
+			return "", nil, fmt.Errorf("Catalog Error: Table with name %s does not exist!", name)
+		}
+		return FunctionName, []any{name}, nil
+	})
+}
+
+// Open opens a DuckDB database (dsn as for duckdb-go; "" is in memory) with
+// strata_scan and the replacement scan registered.
+func Open(dsn string, opts ...Option) (*sql.DB, error) {
+	cfg := newConfig(opts)
+	var mu sync.Mutex
+	registered := false
+	c, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if registered {
+			return nil
+		}
+		mc, err := rawConnection(ex)
+		if err != nil {
+			return err
+		}
+		if err := registerOn(mc, cfg); err != nil {
+			return err
+		}
+		registered = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	RegisterReplacementScan(c)
+	return sql.OpenDB(c), nil
+}

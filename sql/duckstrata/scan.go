@@ -1,0 +1,374 @@
+package duckstrata
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+void strataBind(void *);
+void strataInit(void *);
+void strataFunction(void *, void *);
+void strataDelete(void *);
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/cgo"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/duckdb/duckdb-go/v2/mapping"
+
+	"strata"
+	"strata/interop"
+)
+
+// The table function is written against DuckDB's C API (through duckdb-go's
+// mapping package) rather than duckdb-go's TableUDF layer, which sets one
+// value per call: here a batch of a fixed-width column is one copy and a
+// batch of strings one C call.
+//
+// Life of a query:
+//   - bind (once per reference in a query): open the file, declare its
+//     columns, remember the filter; the bind data lives until the query's
+//     plan is destroyed.
+//   - init (once per execution): read DuckDB's projection and cut the
+//     file into stripe-aligned splits.
+//   - local init (once per DuckDB thread): an empty cursor.
+//   - function (repeatedly, from every thread): fill one DuckDB chunk of up
+//     to 2048 rows.
+//
+// The threads share the work through the global state: a thread that needs
+// rows carves the next up-to-2048 rows off a decoded batch waiting in the
+// queue; only when the queue is empty does it decode, by taking an idle
+// Strata scanner (or opening one on the next split) and calling its Next.
+// So decoding is spread over the splits' scanners, and DuckDB's own work on
+// the rows (filters, aggregates) over all threads even when the file has
+// fewer stripes than DuckDB has threads.
+
+// handle stores a cgo.Handle in C memory, where DuckDB keeps a pointer to
+// it until it calls strataDelete.
+func newHandle(v any) unsafe.Pointer {
+	p := C.malloc(C.size_t(unsafe.Sizeof(cgo.Handle(0))))
+	*(*cgo.Handle)(p) = cgo.NewHandle(v)
+	return p
+}
+
+func handleValue(p unsafe.Pointer) any { return (*(*cgo.Handle)(p)).Value() }
+
+//export strataDelete
+func strataDelete(p unsafe.Pointer) {
+	h := *(*cgo.Handle)(p)
+	if c, ok := h.Value().(interface{ close() }); ok {
+		c.close()
+	}
+	h.Delete()
+	C.free(p)
+}
+
+// functionInfo is the table function's registration-time data.
+type functionInfo struct {
+	cfg *config
+}
+
+// bindData is one bound reference to a Strata file.
+type bindData struct {
+	path   string
+	where  string
+	file   *strata.File
+	cols   []column
+	splits []strata.Split
+}
+
+func (b *bindData) close() {
+	if b.file != nil {
+		b.file.Close()
+		b.file = nil
+	}
+}
+
+//export strataBind
+func strataBind(p unsafe.Pointer) {
+	info := mapping.BindInfo{Ptr: p}
+	fi := handleValue(mapping.BindGetExtraInfo(info)).(*functionInfo)
+	b, err := bind(fi, info)
+	if err != nil {
+		mapping.BindSetError(info, err.Error())
+		return
+	}
+	for _, c := range b.cols {
+		lt := c.logical()
+		mapping.BindAddResultColumn(info, c.name, lt)
+		mapping.DestroyLogicalType(&lt)
+	}
+	mapping.BindSetCardinality(info, mapping.IdxT(b.file.NumRows()), b.where == "")
+	mapping.BindSetBindData(info, newHandle(b), unsafe.Pointer(C.strataDelete))
+}
+
+func varcharParam(v mapping.Value) (string, bool) {
+	if v.Ptr == nil || mapping.IsNullValue(v) {
+		return "", false
+	}
+	return mapping.GetVarchar(v), true
+}
+
+func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
+	v := mapping.BindGetParameter(info, 0)
+	path, ok := varcharParam(v)
+	mapping.DestroyValue(&v)
+	if !ok || path == "" {
+		return nil, errors.New("strata_scan: the first argument is the file's path or URL")
+	}
+	b := &bindData{path: path}
+	v = mapping.BindGetNamedParameter(info, "filter")
+	b.where, _ = varcharParam(v)
+	mapping.DestroyValue(&v)
+	f, err := fi.cfg.open(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	b.file = f
+	for _, fl := range f.Schema().Fields() {
+		c, err := columnOf(fl)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("strata_scan %s: %w", path, err)
+		}
+		b.cols = append(b.cols, c)
+	}
+	if b.where != "" {
+		// Compile the filter now, so a wrong one fails the query at bind
+		// time with the file's message (unknown column, bad literal).
+		sc, err := f.Scan(strata.ScanOptions{Columns: []string{b.cols[0].name}, Where: b.where, Limit: 1})
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("strata_scan %s: filter %q: %w", path, b.where, err)
+		}
+		sc.Close()
+	}
+	b.splits = f.Splits(fi.cfg.splitBytes)
+	return b, nil
+}
+
+// rowIDColumn is the index DuckDB passes for its virtual rowid column.
+const rowIDColumn = ^uint64(0)
+
+// scanState is the state of one execution of a bound scan, shared by the
+// threads.
+type scanState struct {
+	b *bindData
+	// out[i] is the position, in the records the scanners return, of
+	// DuckDB's output column i, or -1 for a column the file does not have.
+	out []int
+	// cols are the file's column numbers for out's positions.
+	cols  []int
+	names []string
+	// countOnly: DuckDB needs rows but no columns (count(*) without a
+	// filter): rows are counted from the file's metadata.
+	countOnly bool
+	nested    bool
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	next    int // next split to open
+	idle    []*strata.Scanner
+	busy    int // scanners being read by a thread
+	queue   []arrow.Record
+	headOff int64 // rows of queue[0] already handed out
+	left    int64 // countOnly: rows still to emit
+	err     error
+	closed  bool
+}
+
+//export strataInit
+func strataInit(p unsafe.Pointer) {
+	info := mapping.InitInfo{Ptr: p}
+	b := handleValue(mapping.InitGetBindData(info)).(*bindData)
+	s := &scanState{b: b}
+	s.cond.L = &s.mu
+	n := int(mapping.InitGetColumnCount(info))
+	seen := map[int]int{}
+	for i := range n {
+		src := uint64(mapping.InitGetColumnIndex(info, mapping.IdxT(i)))
+		if src >= uint64(len(b.cols)) {
+			s.out = append(s.out, -1) // rowid or another virtual column
+			continue
+		}
+		c := int(src)
+		if at, ok := seen[c]; ok {
+			s.out = append(s.out, at)
+			continue
+		}
+		seen[c] = len(s.cols)
+		s.out = append(s.out, len(s.cols))
+		s.cols = append(s.cols, c)
+		s.names = append(s.names, b.cols[c].name)
+		s.nested = s.nested || b.cols[c].nested
+	}
+	if len(s.cols) == 0 {
+		if b.where == "" {
+			s.countOnly = true
+			s.left = b.file.NumRows()
+		} else {
+			// Rows that pass the filter are counted on the cheapest
+			// column to read: the first fixed-width one.
+			c := cheapestColumn(b.cols)
+			s.cols, s.names = []int{c}, []string{b.cols[c].name}
+		}
+	}
+	threads := max(len(b.splits), runtime.NumCPU())
+	mapping.InitSetMaxThreads(info, mapping.IdxT(threads))
+	mapping.InitSetInitData(info, newHandle(s), unsafe.Pointer(C.strataDelete))
+}
+
+func cheapestColumn(cols []column) int {
+	for i, c := range cols {
+		switch c.arrow.ID() {
+		case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
+			continue
+		}
+		if !c.nested {
+			return i
+		}
+	}
+	return 0
+}
+
+func (s *scanState) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for _, sc := range s.idle {
+		sc.Close()
+	}
+	s.idle = nil
+	for _, r := range s.queue {
+		r.Release()
+	}
+	s.queue = nil
+}
+
+// piece is rows [lo, hi) of a record handed to one thread.
+type piece struct {
+	rec    arrow.Record
+	lo, hi int64
+}
+
+// take returns the next piece of at most max rows, or io.EOF.
+func (s *scanState) take(max int64) (piece, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if s.err != nil {
+			return piece{}, s.err
+		}
+		if s.countOnly {
+			if s.left == 0 {
+				return piece{}, io.EOF
+			}
+			n := min(s.left, max)
+			s.left -= n
+			return piece{hi: n}, nil
+		}
+		if len(s.queue) > 0 {
+			r := s.queue[0]
+			lo := s.headOff
+			hi := min(lo+max, r.NumRows())
+			r.Retain()
+			if hi == r.NumRows() {
+				r.Release()
+				s.queue = s.queue[1:]
+				s.headOff = 0
+			} else {
+				s.headOff = hi
+			}
+			return piece{rec: r, lo: lo, hi: hi}, nil
+		}
+		var sc *strata.Scanner
+		switch {
+		case len(s.idle) > 0:
+			sc = s.idle[len(s.idle)-1]
+			s.idle = s.idle[:len(s.idle)-1]
+		case s.next < len(s.b.splits):
+			sp := &s.b.splits[s.next]
+			s.next++
+			var err error
+			sc, err = s.b.file.Scan(strata.ScanOptions{Columns: s.names, Where: s.b.where, Split: sp})
+			if err != nil {
+				s.err = err
+				return piece{}, err
+			}
+		case s.busy > 0:
+			s.cond.Wait()
+			continue
+		default:
+			return piece{}, io.EOF
+		}
+		s.busy++
+		s.mu.Unlock()
+		rec, err := sc.Next()
+		if err == nil && s.nested {
+			var conv arrow.Record
+			conv, err = interop.CSVRecord(rec, memory.DefaultAllocator)
+			rec.Release()
+			rec = conv
+		}
+		s.mu.Lock()
+		s.busy--
+		s.cond.Broadcast()
+		switch {
+		case err == io.EOF:
+			sc.Close()
+		case err != nil:
+			sc.Close()
+			s.err = fmt.Errorf("strata_scan %s: %w", s.b.path, err)
+		case s.closed:
+			sc.Close()
+			rec.Release()
+		default:
+			s.idle = append(s.idle, sc)
+			if rec.NumRows() == 0 {
+				rec.Release()
+			} else {
+				s.queue = append(s.queue, rec)
+			}
+		}
+	}
+}
+
+//export strataFunction
+func strataFunction(infoPtr, chunkPtr unsafe.Pointer) {
+	info := mapping.FunctionInfo{Ptr: infoPtr}
+	chunk := mapping.DataChunk{Ptr: chunkPtr}
+	s := handleValue(mapping.FunctionGetInitData(info)).(*scanState)
+	pc, err := s.take(int64(mapping.VectorSize()))
+	if err == io.EOF {
+		mapping.DataChunkSetSize(chunk, 0)
+		return
+	}
+	if err != nil {
+		mapping.FunctionSetError(info, err.Error())
+		return
+	}
+	n := int(pc.hi - pc.lo)
+	for i, at := range s.out {
+		vec := mapping.DataChunkGetVector(chunk, mapping.IdxT(i))
+		if at < 0 || pc.rec == nil {
+			fillNull(vec, n)
+			continue
+		}
+		a := pc.rec.Column(at)
+		c := &s.b.cols[s.cols[at]]
+		fillValidity(vec, a, int(pc.lo), n)
+		c.fill(vec, a, int(pc.lo), n)
+	}
+	if pc.rec != nil {
+		pc.rec.Release()
+	}
+	mapping.DataChunkSetSize(chunk, mapping.IdxT(n))
+}

@@ -1,0 +1,191 @@
+package duckstrata
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/duckdb/duckdb-go/v2/mapping"
+)
+
+// column is how one top-level Strata column reaches DuckDB: its DuckDB type
+// and the routine that copies a slice of an Arrow array into a DuckDB
+// vector.
+type column struct {
+	name  string
+	sql   string // DuckDB type name, for messages and tests
+	arrow arrow.DataType
+	// nested columns (struct, list, map) are handed to DuckDB as JSON text
+	// in a VARCHAR, the way `strata cat --format csv` prints them.
+	nested bool
+	// logical builds the DuckDB type (the caller destroys it).
+	logical func() mapping.LogicalType
+	// fill copies rows [lo, lo+n) of a into rows [0, n) of vec; validity
+	// is handled by the caller.
+	fill func(vec mapping.Vector, a arrow.Array, lo, n int)
+}
+
+func simple(t mapping.Type) func() mapping.LogicalType {
+	return func() mapping.LogicalType { return mapping.CreateLogicalType(t) }
+}
+
+// columnOf maps an Arrow field of a Strata file to a DuckDB column.
+func columnOf(f arrow.Field) (column, error) {
+	c := column{name: f.Name, arrow: f.Type}
+	fixed := func(sql string, t mapping.Type, width int) (column, error) {
+		c.sql, c.logical = sql, simple(t)
+		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { copyFixed(vec, a, lo, n, width) }
+		return c, nil
+	}
+	switch t := f.Type.(type) {
+	case *arrow.BooleanType:
+		c.sql, c.logical, c.fill = "BOOLEAN", simple(mapping.TypeBoolean), fillBool
+		return c, nil
+	case *arrow.Int8Type:
+		return fixed("TINYINT", mapping.TypeTinyInt, 1)
+	case *arrow.Int16Type:
+		return fixed("SMALLINT", mapping.TypeSmallInt, 2)
+	case *arrow.Int32Type:
+		return fixed("INTEGER", mapping.TypeInteger, 4)
+	case *arrow.Int64Type:
+		return fixed("BIGINT", mapping.TypeBigInt, 8)
+	case *arrow.Uint8Type:
+		return fixed("UTINYINT", mapping.TypeUTinyInt, 1)
+	case *arrow.Uint16Type:
+		return fixed("USMALLINT", mapping.TypeUSmallInt, 2)
+	case *arrow.Uint32Type:
+		return fixed("UINTEGER", mapping.TypeUInteger, 4)
+	case *arrow.Uint64Type:
+		return fixed("UBIGINT", mapping.TypeUBigInt, 8)
+	case *arrow.Float32Type:
+		return fixed("FLOAT", mapping.TypeFloat, 4)
+	case *arrow.Float64Type:
+		return fixed("DOUBLE", mapping.TypeDouble, 8)
+	case *arrow.Date32Type:
+		return fixed("DATE", mapping.TypeDate, 4)
+	case *arrow.TimestampType:
+		if t.TimeZone != "" {
+			// DuckDB's TIMESTAMPTZ is an instant in microseconds.
+			c.sql, c.logical = "TIMESTAMPTZ", simple(mapping.TypeTimestampTZ)
+			c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillMicros(vec, a, lo, n, t.Unit) }
+			return c, nil
+		}
+		switch t.Unit {
+		case arrow.Second:
+			return fixed("TIMESTAMP_S", mapping.TypeTimestampS, 8)
+		case arrow.Millisecond:
+			return fixed("TIMESTAMP_MS", mapping.TypeTimestampMS, 8)
+		case arrow.Microsecond:
+			return fixed("TIMESTAMP", mapping.TypeTimestamp, 8)
+		default:
+			return fixed("TIMESTAMP_NS", mapping.TypeTimestampNS, 8)
+		}
+	case *arrow.Decimal128Type:
+		if t.Precision < 1 || t.Precision > 38 || t.Scale < 0 || t.Scale > t.Precision {
+			return c, fmt.Errorf("column %q: decimal(%d,%d) has no DuckDB type", f.Name, t.Precision, t.Scale)
+		}
+		w, s := uint8(t.Precision), uint8(t.Scale)
+		c.sql = fmt.Sprintf("DECIMAL(%d,%d)", w, s)
+		c.logical = func() mapping.LogicalType { return mapping.CreateDecimalType(w, s) }
+		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillDecimal(vec, a, lo, n, int(w)) }
+		return c, nil
+	case *arrow.StringType:
+		c.sql, c.logical, c.fill = "VARCHAR", simple(mapping.TypeVarchar), fillStrings
+		return c, nil
+	case *arrow.BinaryType:
+		c.sql, c.logical, c.fill = "BLOB", simple(mapping.TypeBlob), fillStrings
+		return c, nil
+	case *arrow.LargeStringType:
+		c.sql, c.logical, c.fill = "VARCHAR", simple(mapping.TypeVarchar), fillLargeStrings
+		return c, nil
+	case *arrow.LargeBinaryType:
+		c.sql, c.logical, c.fill = "BLOB", simple(mapping.TypeBlob), fillLargeStrings
+		return c, nil
+	case *arrow.StructType, *arrow.ListType, *arrow.MapType, *arrow.LargeListType, *arrow.FixedSizeListType:
+		c.sql, c.logical, c.fill, c.nested = "VARCHAR", simple(mapping.TypeVarchar), fillStrings, true
+		return c, nil
+	}
+	return c, fmt.Errorf("column %q: type %s has no DuckDB mapping", f.Name, f.Type)
+}
+
+// vectorBytes returns the data of vec as n*width bytes.
+func vectorBytes(vec mapping.Vector, n, width int) []byte {
+	return unsafe.Slice((*byte)(mapping.VectorGetData(vec)), n*width)
+}
+
+// copyFixed copies fixed-width values, which DuckDB stores as Arrow does.
+func copyFixed(vec mapping.Vector, a arrow.Array, lo, n, width int) {
+	d := a.Data()
+	buf := d.Buffers()[1].Bytes()
+	off := (d.Offset() + lo) * width
+	copy(vectorBytes(vec, n, width), buf[off:off+n*width])
+}
+
+func fillBool(vec mapping.Vector, a arrow.Array, lo, n int) {
+	b := a.(interface{ Value(int) bool })
+	out := vectorBytes(vec, n, 1)
+	for i := range out {
+		if b.Value(lo + i) {
+			out[i] = 1
+		} else {
+			out[i] = 0
+		}
+	}
+}
+
+// fillMicros converts timestamps of any unit to microseconds.
+func fillMicros(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeUnit) {
+	d := a.Data()
+	in := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(d.Buffers()[1].Bytes()))), d.Offset()+lo+n)[d.Offset()+lo:]
+	out := unsafe.Slice((*int64)(mapping.VectorGetData(vec)), n)
+	switch unit {
+	case arrow.Second:
+		for i, v := range in {
+			out[i] = v * 1e6
+		}
+	case arrow.Millisecond:
+		for i, v := range in {
+			out[i] = v * 1e3
+		}
+	case arrow.Microsecond:
+		copy(out, in)
+	default:
+		for i, v := range in {
+			// Floor division, so instants before 1970 round down.
+			q := v / 1e3
+			if v%1e3 < 0 {
+				q--
+			}
+			out[i] = q
+		}
+	}
+}
+
+// fillDecimal narrows Arrow's 128-bit decimals to DuckDB's storage for the
+// width: int16 up to 4 digits, int32 up to 9, int64 up to 18, else 128-bit
+// (DuckDB's hugeint has Arrow's layout: low 64 bits, then high 64 bits).
+func fillDecimal(vec mapping.Vector, a arrow.Array, lo, n, width int) {
+	d := a.Data()
+	raw := d.Buffers()[1].Bytes()
+	in := unsafe.Slice((*[2]uint64)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/16)[d.Offset()+lo : d.Offset()+lo+n]
+	p := mapping.VectorGetData(vec)
+	switch {
+	case width <= 4:
+		out := unsafe.Slice((*int16)(p), n)
+		for i, v := range in {
+			out[i] = int16(v[0])
+		}
+	case width <= 9:
+		out := unsafe.Slice((*int32)(p), n)
+		for i, v := range in {
+			out[i] = int32(v[0])
+		}
+	case width <= 18:
+		out := unsafe.Slice((*int64)(p), n)
+		for i, v := range in {
+			out[i] = int64(v[0])
+		}
+	default:
+		copy(unsafe.Slice((*[2]uint64)(p), n), in)
+	}
+}
