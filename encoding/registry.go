@@ -19,9 +19,11 @@ type Codec struct {
 	// Selection offers the encoding only for these, and the shared test
 	// suite (encodingtest) tests every one of them.
 	Types TypeSet
-	// ReadFactor weighs the encoded size by the relative cost of decoding
-	// (1.0 for plain data); selection minimizes size × ReadFactor.
-	ReadFactor float64
+	// Decode is what decoding a node of this kind costs on its own, its
+	// children not counted, as measured by strata calibrate (package
+	// encoding/calibrate). Selection weighs it against bytes as
+	// Policy.Optimize says.
+	Decode Cost
 
 	// Where the encoding may sit in a cascade. MaxDepth is Policy.MaxDepth.
 	//
@@ -31,8 +33,7 @@ type Codec struct {
 	// deeper only leaves, and at exactly MaxDepth also the Fallback, whose
 	// children must then be leaves. Fallback marks the encoding that stores
 	// any sequence of its types (Trivial), so every sequence has an
-	// encoding at the bottom of a cascade; selection also compares
-	// SpeedOverZstd encodings with it.
+	// encoding at the bottom of a cascade.
 	Leaf     bool
 	LeafFor  func(t Type) bool
 	Fallback bool
@@ -66,25 +67,33 @@ type Codec struct {
 	// build such nodes themselves; selection never offers them.
 	EncodeRelative func(p *Policy, dst []byte, vals, ref any, refStream int, force *Tree) ([]byte, *Tree, error)
 	// Zstd: the policy's zstd post-pass may compress the node's body (kept
-	// where it saves Policy.MinSaving). Plain and bit-packed layouts benefit;
+	// where it pays, see Optimize). Plain and bit-packed layouts benefit;
 	// encodings that nest children leave compression to their leaves.
 	Zstd bool
-	// SpeedOverZstd: the encoding is never compressed and is chosen for its
-	// decode speed over the Fallback+zstd it competes with (FSST): when the
-	// Fallback would win on uncompressed size, it still wins if its node is
-	// at most Policy.FSSTZstdRatio times the Fallback's compressed node.
-	SpeedOverZstd bool
-	// TrialCountsZstd: the encoder's trial node already counts the zstd
-	// the post-pass will give its leaves (Ctx.TrialLeaf: FrontCoding's
-	// suffix bytes), so selection weighs it against the Fallback after
-	// zstd rather than against the Fallback's uncompressed trial.
-	TrialCountsZstd bool
-	// SizeOverZstd: the encoding competes with the Fallback+zstd on size
-	// (ALP, ALP-RD, Chimp): when it wins on uncompressed size, it is kept
-	// only if smaller than the Fallback's compressed node (estimated on the
-	// sample, and only where the zstd post-pass would keep zstd). Trial
-	// sizes exclude zstd, which would otherwise never be weighed.
-	SizeOverZstd bool
+}
+
+// Cost is what decoding a node costs on its own, in nanoseconds: PerValue
+// for every row of a fixed-width type (integers, floats, booleans: their
+// width hardly matters), and for binary values PerString for every value
+// and PerByte for every byte of the values. strata calibrate fits these
+// separately on fixed-width and binary nodes.
+type Cost struct {
+	PerValue, PerString, PerByte float64
+}
+
+// Time returns the cost of decoding rows values of type t, bytes bytes in
+// all for binary values.
+func (c Cost) Time(t Type, rows, bytes int) float64 {
+	if t == Binary {
+		return c.PerString*float64(rows) + c.PerByte*float64(bytes)
+	}
+	return c.PerValue * float64(rows)
+}
+
+// ZstdCost is what inflating a zstd body costs, in nanoseconds: PerFrame
+// once (entropy tables and frame setup) and PerByte per inflated byte.
+type ZstdCost struct {
+	PerFrame, PerByte float64
 }
 
 // IsLeaf reports whether nodes of type t never nest children.
@@ -164,14 +173,4 @@ type Encoder interface {
 	// Encode appends the node body for vals (a []T or Bytes matching st.Type)
 	// to dst. Child sequences are encoded through ctx.
 	Encode(dst []byte, vals any, st *Stats, ctx *Ctx) ([]byte, error)
-}
-
-// FixedSizer is implemented by encoders whose nodes hold a part that does
-// not grow with the number of values (FSST's symbol table). When selection
-// estimates a long sequence from a sample's trial node, it scales only the
-// rest of the node by the sequence's length.
-type FixedSizer interface {
-	// FixedSize returns how many bytes of the trial node (prefix included)
-	// are fixed.
-	FixedSize(node []byte) int
 }

@@ -3,6 +3,7 @@ package encoding
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Tree is the shape of an encoding tree: the kind of each node and whether
@@ -13,6 +14,10 @@ type Tree struct {
 	Kind     Kind
 	Zstd     bool
 	Children []*Tree
+
+	// time is selection's estimate of decoding the subtree, in ns, scaled
+	// to the whole sequence when the node was encoded from a sample.
+	time float64
 }
 
 func (t *Tree) String() string {
@@ -36,6 +41,78 @@ func (t *Tree) String() string {
 	return s
 }
 
+// Optimize says how selection trades bytes for decode time.
+//
+// Every candidate encoding of a sequence, zstd on a leaf included, gets two
+// estimates: its size S in bytes and its decode time T in nanoseconds, the
+// sum over its nodes of Codec.Decode (rows and decoded bytes) and, for
+// zstd bodies, Policy.ZstdDecode (per frame and per inflated byte), all
+// measured by strata calibrate. Selection keeps the candidate with the
+// least S + w·T, where w = Weight() is what a nanosecond of decoding is
+// worth in bytes: a candidate larger by k bytes wins only when it decodes
+// at least k/w ns faster. zstd is kept on a node only when the bytes it
+// saves pay for its inflate time in the same way (and save at least
+// Policy.MinSaving).
+type Optimize uint8
+
+// Optimization goals.
+const (
+	// OptimizeBalanced, the default, takes a larger encoding only where it
+	// decodes clearly faster: 16 ns of decoding are worth a byte (w =
+	// 1/16), which minimizes the time to fetch a chunk at 62.5 MB/s and
+	// decode it. FSST is kept for text that zstd stores smaller when it
+	// decodes over 16 ns faster per byte saved (TPC-H l_comment: about 20),
+	// and zstd on a leaf must save at least 500 bytes (the 8 µs its frame
+	// costs to set up) and about a tenth of the leaf (its inflate time per
+	// byte).
+	OptimizeBalanced Optimize = iota
+	// OptimizeSize ignores decode time (w = 0): the smallest estimate wins,
+	// and zstd, at its strongest level (slower to write, as fast to
+	// inflate), is kept wherever it saves Policy.MinSaving.
+	OptimizeSize
+	// OptimizeSpeed weighs a nanosecond as a byte (w = 1, fetching at
+	// 1 GB/s from a local disk or the page cache): decode time decides, and
+	// zstd practically never pays.
+	OptimizeSpeed
+)
+
+var optimizeNames = [...]string{"balanced", "size", "speed"}
+
+func (o Optimize) String() string {
+	if int(o) < len(optimizeNames) {
+		return optimizeNames[o]
+	}
+	return fmt.Sprintf("optimize(%d)", uint8(o))
+}
+
+// Weight is the number of bytes one nanosecond of decoding is worth.
+func (o Optimize) Weight() float64 {
+	switch o {
+	case OptimizeSize:
+		return 0
+	case OptimizeSpeed:
+		return 1
+	}
+	return 1.0 / 16
+}
+
+// zstdTrialNest is how many levels of trial encodes apply zstd: the
+// candidates of a real selection are trial-encoded with zstd where the
+// post-pass would apply it, and so are the children those trials select;
+// deeper trials count their leaves uncompressed, which keeps a selection's
+// work linear in the size of the tree instead of exponential.
+const zstdTrialNest = 1
+
+// ParseOptimize parses "speed", "balanced" or "size".
+func ParseOptimize(s string) (Optimize, error) {
+	for i, n := range optimizeNames {
+		if s == n {
+			return Optimize(i), nil
+		}
+	}
+	return 0, fmt.Errorf("optimize %q: want speed, balanced or size", s)
+}
+
 // Policy chooses encodings. The zero value is not usable; start from
 // DefaultPolicy.
 type Policy struct {
@@ -43,41 +120,30 @@ type Policy struct {
 	// MaxDepth bounds the cascade: the root is depth 0 and nodes at MaxDepth
 	// must be leaves (Codec.Leaf).
 	MaxDepth int
-	// Zstd enables leaf compression, kept when it saves at least MinSaving.
+	// Zstd enables zstd on the bodies of Codec.Zstd encodings, kept where
+	// it saves at least MinSaving and pays for its decode time (Optimize).
 	Zstd      bool
 	MinSaving float64
-	// Leaves smaller than ZstdMinBytes keep zstd only when it saves at
-	// least SmallZstdSaving (instead of MinSaving). Inflating a zstd frame
-	// costs a fixed setup (entropy tables) of several microseconds, as much
-	// as decoding a whole small bit-packed leaf: on TPC-H lineitem with
-	// 8 Ki-value chunks, compressing the 3-4 KiB bit-packed leaves (10-45 %
-	// savings) made the file 2 % smaller and cost about 12 % of a full scan
-	// and much of a point lookup. Small leaves that zstd shrinks several
-	// times (text in short chunks) and large leaves keep it.
-	ZstdMinBytes    int
-	SmallZstdSaving float64
+	// Optimize chooses how bytes are traded for decode time.
+	Optimize Optimize
+	// ZstdDecode is the cost of inflating a zstd body.
+	ZstdDecode ZstdCost
 	// SampleRuns × SampleLen values are trial-encoded to estimate sizes of
-	// sequences longer than ExactBelow; shorter ones are trial-encoded whole.
+	// sequences longer than ExactBelow; shorter ones are encoded whole.
 	SampleRuns, SampleLen int
 	ExactBelow            int
+	// For a column's own values longer than ExactBelow, the candidates
+	// whose sampled estimate is within FinalistWindow of the best (at most
+	// Finalists of them) are encoded whole and the best result kept: a
+	// sample sees neither a dictionary's whole alphabet nor the long-range
+	// repeats zstd finds.
+	Finalists      int
+	FinalistWindow float64
 	// Allow restricts the kinds selection may choose; nil allows all.
 	Allow map[Kind]bool
 	// Force replays a tree: each node takes the forced kind when it fits the
 	// data, otherwise selection runs for that subtree.
 	Force *Tree
-	// FSSTZstdRatio is how much larger than Trivial+zstd an FSST node may
-	// be and still be chosen over it. Selection compares trial sizes
-	// without zstd, so FSST would otherwise beat plain Trivial on almost
-	// any text; the zstd post-pass then makes Trivial smaller again. FSST
-	// nodes are never zstd-compressed because FSST is chosen for decode
-	// speed: it decodes several times faster than zstd inflates (see
-	// docs/benchmarks.md), and 1.25 is the size that speed is worth — on
-	// TPC-H l_comment FSST is about 1.19× Trivial+zstd, and a column where
-	// zstd finds long repeats FSST cannot see keeps zstd. When FSST and
-	// Trivial are both candidates and Trivial would win, the Trivial trial
-	// (of the sample only) is compressed once to decide. 0 disables FSST
-	// against Trivial when Zstd is on.
-	FSSTZstdRatio float64
 	// Shared is the stripe-scoped alphabet (Codec.BuildShared) the writer
 	// built for the stream being encoded, nil when it has none. Codecs that
 	// declare NeedsShared (SharedDictionary) are offered only with one, and
@@ -87,8 +153,8 @@ type Policy struct {
 
 // DefaultPolicy returns the policy Strata writes with.
 func DefaultPolicy(r *Registry) *Policy {
-	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdMinBytes: 8 << 10, SmallZstdSaving: 0.5,
-		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, FSSTZstdRatio: 1.25}
+	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdDecode: DefaultZstdDecode,
+		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, Finalists: 3, FinalistWindow: 0.25}
 }
 
 // Encode selects an encoding tree for vals and appends the root node to dst.
@@ -96,8 +162,8 @@ func (p *Policy) Encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	if TypeOf(vals) == TypeInvalid {
 		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
 	}
-	c := &Ctx{p: p, force: p.Force}
-	return c.encode(dst, vals, false)
+	c := &Ctx{p: p, force: p.Force, scale: 1}
+	return c.encode(dst, vals)
 }
 
 // EncodeWith encodes vals with kind k at the root whatever its Fit says,
@@ -117,7 +183,7 @@ func (p *Policy) EncodeWith(dst []byte, vals any, k Kind) ([]byte, *Tree, error)
 	case !cd.Types.Has(typ):
 		return dst, nil, fmt.Errorf("encoding: %v does not store %v", k, typ)
 	}
-	c := &Ctx{p: p, force: p.Force}
+	c := &Ctx{p: p, force: p.Force, scale: 1}
 	return c.encodeWith(dst, vals, ComputeStats(vals), cd, p.Force)
 }
 
@@ -128,7 +194,13 @@ type Ctx struct {
 	depth  int
 	parent Kind
 	trial  bool
-	force  *Tree
+	// nest counts the trial encodes this one is inside: 0 for a real
+	// encode, 1 inside the trial of a candidate of a real selection.
+	nest  int
+	force *Tree
+	// scale is the number of values of the whole sequence per value
+	// encoded: above 1 inside the trial encode of a sample.
+	scale float64
 	// set while encoding a node's body
 	self     Kind
 	children []*Tree
@@ -141,8 +213,8 @@ func (c *Ctx) Depth() int { return c.depth }
 // Shared returns the policy's stripe-scoped alphabet (Policy.Shared).
 func (c *Ctx) Shared() SharedAlphabet { return c.p.Shared }
 
-// Trial reports whether this is a size-estimation encode, whose output is
-// discarded; encoders may skip expensive refinements.
+// Trial reports whether this is a size-estimation encode of a sample, whose
+// output is discarded; encoders may skip expensive refinements.
 func (c *Ctx) Trial() bool { return c.trial }
 
 // EncodeChild selects and encodes a child sequence, appending it to dst as a
@@ -152,8 +224,8 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 	if c.forced != nil && len(c.children) < len(c.forced.Children) {
 		f = c.forced.Children[len(c.children)]
 	}
-	cc := &Ctx{p: c.p, depth: c.depth + 1, parent: c.self, trial: c.trial, force: f}
-	node, t, err := cc.encode(nil, vals, true)
+	cc := &Ctx{p: c.p, depth: c.depth + 1, parent: c.self, trial: c.trial, nest: c.nest, force: f, scale: c.scale}
+	node, t, err := cc.encode(nil, vals)
 	if err != nil {
 		return dst, err
 	}
@@ -161,25 +233,10 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 	return AppendChild(dst, node), nil
 }
 
-// TrialLeaf returns a leaf child node that was just encoded as the zstd
-// post-pass would leave it: in a trial encode (where the post-pass is
-// skipped) it compresses the leaf when that saves MinSaving, so an encoder whose node keeps one
-// large compressible leaf (front coding's suffix bytes) reports a trial
-// size that counts the zstd the real encode will apply. Outside trials, or
-// with zstd off, it returns node unchanged.
-func (c *Ctx) TrialLeaf(node []byte) ([]byte, error) {
-	if !c.trial || !c.p.Zstd {
-		return node, nil
-	}
-	// The MinSaving rule, as zstdTrivialSize applies to Trivial's trial:
-	// trials are of samples, far smaller than the leaves they stand for.
-	return Compress(node, c.p.MinSaving, nil)
-}
-
 // EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
-// falls back to selection if that kind cannot encode the values. The zstd
-// post-pass treats the child as it would a selected one: it keeps zstd when
-// it pays.
+// falls back to selection if that kind cannot encode the values. zstd is
+// tried on the child as on a selected one (trials included, see
+// zstdTrialNest) and kept where it pays.
 func (c *Ctx) EncodeChildWith(dst []byte, vals any, k Kind) ([]byte, error) {
 	saved := c.forced
 	ft := &Tree{Kind: k, Zstd: true}
@@ -232,41 +289,44 @@ func (c *Ctx) needsDistinct(k Kind) bool {
 	return cd == nil || cd.NeedsDistinct
 }
 
-func (c *Ctx) encode(dst []byte, vals any, child bool) ([]byte, *Tree, error) {
+func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	var st *Stats
 	if c.force != nil && !c.needsDistinct(c.force.Kind) {
 		st = ComputeStatsNoDistinct(vals)
 	} else {
 		st = ComputeStats(vals)
 	}
-	var chosen *Codec
 	if c.force != nil {
 		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) &&
 			(!cd.NeedsShared || c.p.Shared != nil && c.ownValues()) {
-			chosen = cd
+			return c.encodeWith(dst, vals, st, cd, c.force)
+		}
+		if st.skipDistinct {
+			st = ComputeStats(vals) // the replayed kind does not fit: select with full statistics
 		}
 	}
-	if chosen == nil && st.skipDistinct {
-		st = ComputeStats(vals) // the replayed kind does not fit: select with full statistics
-	}
-	if chosen == nil {
-		var err error
-		chosen, err = c.choose(vals, st)
-		if err != nil {
-			return dst, nil, err
-		}
-	}
-	node, t, err := c.encodeWith(dst, vals, st, chosen, c.force)
+	best, err := c.choose(vals, st)
 	if err != nil {
 		return dst, nil, err
 	}
-	return node, t, nil
+	if best.node != nil {
+		return append(dst, best.node...), best.tree, nil
+	}
+	return c.encodeWith(dst, vals, st, best.cd, nil)
+}
+
+// decodedBytes is the size of the values of a sequence stored plainly.
+func decodedBytes(st *Stats) int {
+	if st.Type == Binary {
+		return st.TotalBytes
+	}
+	return st.N * max(st.Type.Size(), 1)
 }
 
 func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree) ([]byte, *Tree, error) {
 	start := len(dst)
 	dst = AppendHeader(dst, cd.Kind, st.Type, st.N)
-	nc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: c.trial, self: cd.Kind}
+	nc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: c.trial, nest: c.nest, self: cd.Kind, scale: c.scale}
 	if force != nil && force.Kind == cd.Kind {
 		nc.forced = force
 	}
@@ -275,172 +335,236 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
 	t := &Tree{Kind: cd.Kind, Children: nc.children}
+	t.time = c.scale * cd.Decode.Time(st.Type, st.N, st.TotalBytes)
+	for _, ch := range nc.children {
+		t.time += ch.time
+	}
 	wantZstd := c.p.Zstd && cd.Zstd
 	if force != nil && force.Kind == cd.Kind {
 		wantZstd = force.Zstd && c.p.Zstd
 	}
-	if wantZstd && !c.trial {
+	if wantZstd && c.nest <= zstdTrialNest {
 		node := out[start:]
-		minSaving := c.p.MinSaving
-		if len(node) < c.p.ZstdMinBytes {
-			minSaving = max(minSaving, c.p.SmallZstdSaving)
-		}
-		z, err := Compress(node, minSaving, nil)
-		if err != nil {
-			return dst[:start], nil, err
-		}
-		if len(z) < len(node) {
-			out = append(out[:start], z...)
-			t.Zstd = true
+		if need := c.zstdNeed(float64(len(node)) * c.scale); need < 1 {
+			compress := Compress
+			if c.p.Optimize == OptimizeSize {
+				compress = CompressBest
+			}
+			z, err := compress(node, need, nil)
+			if err != nil {
+				return dst[:start], nil, err
+			}
+			if len(z) < len(node) {
+				out = append(out[:start], z...)
+				t.Zstd = true
+				t.time += c.zstdTime(float64(len(node)) * c.scale)
+			}
 		}
 	}
 	return out, t, nil
 }
 
-// choose estimates every allowed candidate and returns the one with the
-// smallest size × read factor. A SpeedOverZstd candidate (FSST), never
-// zstd-compressed, is then weighed against that choice: against the
-// Fallback (which the zstd post-pass will compress) by FSSTZstdRatio × the
-// Fallback's compressed size, against anything else by score.
-func (c *Ctx) choose(vals any, st *Stats) (*Codec, error) {
-	var best, fast, zc, fallback *Codec
-	bestScore, fastScore, zcScore, fallbackScore := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
-	var sample any
-	var sampleSt *Stats
+// zstdTime is the estimated time to inflate a body of raw bytes.
+func (c *Ctx) zstdTime(raw float64) float64 {
+	return c.p.ZstdDecode.PerFrame + c.p.ZstdDecode.PerByte*raw
+}
+
+// zstdNeed returns the fraction of a node of size bytes (at the scale of
+// the whole sequence) that zstd must save to be kept: MinSaving, or more
+// when the bytes saved must pay for the inflate time (Optimize: saved ≥
+// w·(frame + size·perByte)). 1 or more means zstd cannot pay.
+func (c *Ctx) zstdNeed(size float64) float64 {
+	need := c.p.MinSaving
+	if size <= 0 {
+		return 1
+	}
+	if w := c.p.Optimize.Weight(); w > 0 {
+		need = max(need, w*c.zstdTime(size)/size)
+	}
+	return need
+}
+
+// candidate is one encoding selection weighs: its estimated size in bytes
+// and decode time in ns for the whole sequence and, when it was encoded
+// whole for real, the node itself.
+type candidate struct {
+	cd         *Codec
+	size, time float64
+	node       []byte
+	tree       *Tree
+	// sure is false when the estimate rests on what a sample cannot show
+	// well: zstd (long-range repeats), a scaled alphabet or symbol table,
+	// or the children of a composite.
+	sure bool
+	// zstd: the trial compressed some node of the candidate.
+	zstd bool
+}
+
+func (c *Ctx) cost(size, time float64) float64 { return size + c.p.Optimize.Weight()*time }
+
+// choose estimates every allowed candidate and returns the one of least
+// cost (Optimize). An encoding whose size follows from statistics and that
+// zstd would not touch is sized by Estimate; every other candidate is
+// trial-encoded, whole when the sequence has at most ExactBelow values,
+// else on a sample of SampleRuns × SampleLen values whose size it scales
+// (SampleScaler). The trial applies zstd where the post-pass would (see
+// zstdTrialNest).
+//
+// A sample misses what only the whole sequence shows: zstd finds repeats
+// thousands of rows apart, a dictionary's alphabet is larger. So for a
+// column's own values the plain layout (the Fallback, with zstd) is encoded
+// whole, an exact yardstick, and compared with its sample's trial: when zstd
+// does better on the whole by a factor f < 1, the estimates of candidates
+// whose trial used zstd are scaled by f to rank them. Then the candidates
+// whose (ranked) estimate rests on a sample and lies within FinalistWindow
+// of the best, at most Finalists of them, are encoded whole, and the least
+// cost among those results and the exact estimates wins.
+func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
+	var cands []candidate
+	var sample any = vals
+	sampleSt := st
+	scale := 1.0
+	if st.N > c.p.ExactBelow {
+		sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
+		sampleSt = ComputeStats(sample)
+		scale = float64(st.N) / float64(max(sampleSt.N, 1))
+	}
+	whole := scale != 1 && !c.trial && c.ownValues() && c.p.Finalists > 0
+	f := 1.0 // zstd's ratio on the whole sequence over its ratio on the sample
 	for _, cd := range c.p.Registry.Codecs() {
 		if !c.allowed(cd, st) {
 			continue
 		}
+		k := candidate{cd: cd}
+		zstd := c.p.Zstd && cd.Zstd && c.nest+1 <= zstdTrialNest
 		size, ok := cd.Encoder.Estimate(st)
-		if !ok {
-			var err error
-			if st.N <= c.p.ExactBelow {
-				size, err = c.trialSize(vals, st, cd)
-			} else {
-				if sample == nil {
-					sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
-					sampleSt = ComputeStats(sample)
-				}
-				if !cd.Encoder.Fit(sampleSt) {
-					continue
-				}
-				var node []byte
-				node, err = c.trialNode(sample, sampleSt, cd)
-				fixed := 0
-				if fs, ok := cd.Encoder.(FixedSizer); ok && err == nil {
-					fixed = min(fs.FixedSize(node), len(node))
-				}
-				size = fixed + int(float64(len(node)-fixed)*float64(st.N)/float64(sampleSt.N))
-			}
+		if ok {
+			size += headerSize(st)
+			zstd = zstd && c.zstdNeed(float64(size)*c.scale) < 1
+		}
+		if ok && !zstd {
+			k.size, k.sure = float64(size), true
+			k.time = c.scale * cd.Decode.Time(st.Type, st.N, st.TotalBytes)
+			cands = append(cands, k)
+			continue
+		}
+		tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true, nest: c.nest + 1, scale: c.scale * scale}
+		node, tree, err := tc.encodeWith(nil, sample, sampleSt, cd, nil)
+		if err != nil {
+			continue
+		}
+		if zstd && cd.Fallback && whole {
+			// The yardstick: encoded whole, kept as it is if it wins.
+			wnode, wtree, err := c.encodeWith(nil, vals, st, cd, nil)
 			if err != nil {
 				continue
 			}
-		}
-		rf := cd.ReadFactor
-		if rf <= 0 {
-			rf = 1
-		}
-		score := float64(size) * rf
-		if cd.SpeedOverZstd {
-			fast, fastScore = cd, score
-			continue
-		}
-		if cd.TrialCountsZstd && score < zcScore {
-			zc, zcScore = cd, score
-			continue
-		}
-		if cd.Fallback {
-			fallback, fallbackScore = cd, score
-		}
-		if score < bestScore {
-			best, bestScore = cd, score
-		}
-	}
-	trivZstd := math.NaN()
-	zstdFallback := func() float64 {
-		if trivZstd != trivZstd {
-			trivZstd = c.zstdTrivialSize(vals, st, best, sample, sampleSt)
-		}
-		return trivZstd
-	}
-	// A TrialCountsZstd candidate (FrontCoding) is weighed against the
-	// Fallback after zstd, not against the Fallback's uncompressed trial.
-	if zc != nil {
-		ref := bestScore
-		if best != nil && best.Fallback && c.p.Zstd {
-			ref = zstdFallback()
-		}
-		if zcScore < ref {
-			best, bestScore = zc, zcScore
-		}
-	}
-	if fast != nil {
-		switch {
-		case best == nil:
-			best = fast
-		case best.Fallback && c.p.Zstd:
-			if c.p.FSSTZstdRatio > 0 && fastScore <= c.p.FSSTZstdRatio*zstdFallback() {
-				best = fast
+			if hasZstd(tree) && hasZstd(wtree) {
+				f = min(1, float64(len(wnode))/float64(max(decodedBytes(st), 1))/
+					(float64(len(node))/float64(max(decodedBytes(sampleSt), 1))))
 			}
-		case fastScore < bestScore:
-			best = fast
+			k.size, k.time, k.node, k.tree, k.sure = float64(len(wnode)), wtree.time, wnode, wtree, true
+			cands = append(cands, k)
+			continue
+		}
+		k.time = tree.time
+		k.zstd = hasZstd(tree)
+		k.sure = scale == 1 || (len(tree.Children) == 0 && !tree.Zstd)
+		exact, sampleEst := -1, -1
+		if size, ok := cd.Encoder.Estimate(st); ok {
+			if e, ok := cd.Encoder.Estimate(sampleSt); ok {
+				exact, sampleEst = size+headerSize(st), e+headerSize(sampleSt)
+			}
+		}
+		switch sc, ok := cd.Encoder.(SampleScaler); {
+		case scale == 1:
+			k.size = float64(len(node))
+		case exact >= 0:
+			// The size before zstd is known exactly (a constant does not
+			// grow with the rows): the sample tells only what zstd saves.
+			k.size = float64(exact) * min(float64(len(node))/float64(max(sampleEst, 1)), 1)
+		case ok:
+			k.size, k.sure = float64(sc.ScaleSample(node, sampleSt, st)), false
+		default:
+			k.size = float64(len(node)) * scale
+		}
+		cands = append(cands, k)
+	}
+	if len(cands) == 0 {
+		return candidate{}, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
+	}
+	rank := func(k candidate) float64 {
+		if k.zstd && !k.sure {
+			return c.cost(k.size*f, k.time)
+		}
+		return c.cost(k.size, k.time)
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return rank(cands[i]) < rank(cands[j]) })
+	best := cands[0]
+	if !whole {
+		return best, nil
+	}
+	// Encode the finalists whole; the least cost among them and the exact
+	// estimates wins.
+	limit := rank(best) * (1 + c.p.FinalistWindow)
+	var kept candidate
+	keptCost := math.Inf(1)
+	n := 0
+	for _, k := range cands {
+		if k.sure || k.node != nil {
+			if cost := c.cost(k.size, k.time); cost < keptCost {
+				kept, keptCost = k, cost
+			}
+			continue
+		}
+		if n == c.p.Finalists || rank(k) > limit {
+			continue
+		}
+		n++
+		node, tree, err := c.encodeWith(nil, vals, st, k.cd, nil)
+		if err != nil {
+			continue
+		}
+		if cost := c.cost(float64(len(node)), tree.time); cost < keptCost {
+			kept, keptCost = candidate{cd: k.cd, size: float64(len(node)), time: tree.time, node: node, tree: tree, sure: true}, cost
 		}
 	}
-	// A SizeOverZstd winner (the float encodings) is weighed against the
-	// Fallback's size after zstd, when zstd would be kept on that node:
-	// trial sizes are compared before the zstd post-pass, which finds what
-	// those encodings cannot (float32 values printed as doubles, repeated
-	// byte patterns).
-	if c.p.Zstd && best != nil && best.SizeOverZstd && fallback != nil && fallback.Zstd {
-		z := c.zstdTrivialSize(vals, st, fallback, sample, sampleSt)
-		raw := fallbackScore / max(fallback.ReadFactor, 1)
-		minSaving := c.p.MinSaving
-		if raw < float64(c.p.ZstdMinBytes) {
-			minSaving = max(minSaving, c.p.SmallZstdSaving)
-		}
-		if z <= raw*(1-minSaving) && z*max(fallback.ReadFactor, 1) < bestScore {
-			best = fallback
-		}
+	if kept.cd == nil {
+		return best, nil
 	}
-	if best == nil {
-		return nil, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
-	}
-	return best, nil
+	return kept, nil
 }
 
-func (c *Ctx) trialSize(vals any, st *Stats, cd *Codec) (int, error) {
-	out, err := c.trialNode(vals, st, cd)
-	return len(out), err
-}
-
-// trialNode encodes vals with cd for size estimation (no zstd).
-func (c *Ctx) trialNode(vals any, st *Stats, cd *Codec) ([]byte, error) {
-	tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true}
-	out, _, err := tc.encodeWith(nil, vals, st, cd, nil)
-	return out, err
-}
-
-// zstdTrivialSize estimates the size of the Trivial node of vals after the
-// zstd post-pass, compressing the trial of the sample (vals itself when it
-// is not longer than ExactBelow) and scaling it.
-func (c *Ctx) zstdTrivialSize(vals any, st *Stats, triv *Codec, sample any, sampleSt *Stats) float64 {
-	v, vst := vals, st
-	if st.N > c.p.ExactBelow {
-		if sample == nil {
-			sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
-			sampleSt = ComputeStats(sample)
+// hasZstd reports whether any node of t has a zstd body.
+func hasZstd(t *Tree) bool {
+	if t.Zstd {
+		return true
+	}
+	for _, ch := range t.Children {
+		if hasZstd(ch) {
+			return true
 		}
-		v, vst = sample, sampleSt
 	}
-	node, err := c.trialNode(v, vst, triv)
-	if err != nil {
-		return math.Inf(1)
+	return false
+}
+
+// headerSize is the size of a node's prefix (kind, type, flags, rows).
+func headerSize(st *Stats) int {
+	n := 4
+	for v := uint64(st.N) >> 7; v > 0; v >>= 7 {
+		n++
 	}
-	z, err := Compress(node, c.p.MinSaving, nil)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return float64(len(z)) * float64(st.N) / float64(max(vst.N, 1))
+	return n
+}
+
+// SampleScaler is implemented by encoders whose node does not grow in
+// proportion to the number of values: FSST's symbol table is fixed, a
+// dictionary's alphabet grows with the distinct count. Selection estimates
+// a long sequence from the trial node of a sample; ScaleSample returns the
+// estimated size of the whole sequence's node from it (others scale it by
+// full.N / sample.N).
+type SampleScaler interface {
+	ScaleSample(node []byte, sample, full *Stats) int
 }
 
 // Sample returns runs slices of runLen consecutive values spread evenly over
@@ -512,8 +636,8 @@ func (p *Policy) EncodeSequence(dst []byte, vals any, depth int, parent Kind, fo
 	if TypeOf(vals) == TypeInvalid {
 		return dst, nil, fmt.Errorf("encoding: cannot encode %T", vals)
 	}
-	c := &Ctx{p: p, depth: depth, parent: parent, force: force}
-	return c.encode(dst, vals, depth > 0)
+	c := &Ctx{p: p, depth: depth, parent: parent, force: force, scale: 1}
+	return c.encode(dst, vals)
 }
 
 // Capture returns the tree of an encoded node by walking its children.

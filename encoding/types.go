@@ -1,7 +1,10 @@
 // Package encoding holds the contracts shared by every Strata encoding: the
-// node prefix, kind ids, physical types, the decoder cursor and its optional
-// selective capabilities, the registry, decode limits and the selection
-// policy that builds cascading encoding trees.
+// node prefix, kind ids, physical types, the decoder cursor, its optional
+// selective capabilities and views (runs, dictionary ids), the registry of
+// codecs and the traits they declare, decode limits, and the selection
+// policy that builds cascading encoding trees. Selection compares every
+// candidate tree on estimated bytes and measured decode time, weighed as
+// Policy.Optimize says (see Optimize).
 //
 // A node is the unit of encoded data:
 //

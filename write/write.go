@@ -46,6 +46,11 @@ type Options struct {
 	NoZstd bool
 	// MinSaving is the fraction of a leaf's size zstd must save to be kept.
 	MinSaving float64
+	// Optimize says how encoding selection trades bytes for decode time:
+	// encoding.OptimizeBalanced (the default) takes a larger encoding only
+	// where it decodes clearly faster, OptimizeSize the smallest one,
+	// OptimizeSpeed the fastest to decode (see encoding.Optimize).
+	Optimize encoding.Optimize
 	// Bloom lists the column paths ("l_orderkey", "s.a") that get a
 	// split-block bloom filter per stripe, sized by the stripe's exact count
 	// of distinct values at BloomFPP. Bloom filters answer = and IN on
@@ -161,6 +166,7 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 		p = all.Policy()
 		p.Zstd = !opts.NoZstd
 		p.MinSaving = opts.MinSaving
+		p.Optimize = opts.Optimize
 	}
 	w := &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
 		file: map[int]*stats.ColumnStats{}}

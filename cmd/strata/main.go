@@ -15,6 +15,7 @@
 //	strata ts import|query|agg|sample|last|paths|info ...   time-series tables
 //	strata sizes DIR|FILE.parquet...     import each Parquet file, compare bytes per set and column
 //	strata bench [flags]                 the side-by-side harness (bench/ module)
+//	strata calibrate                     measure the decode costs encoding selection weighs
 //	strata sql "SELECT ... FROM 'f.strata'"  SQL through DuckDB (sql/ module's strata-sql)
 //
 // Every FILE a command reads may also be s3://bucket/key or an http(s) URL.
@@ -30,7 +31,8 @@ const usage = `strata — columnar files with cascading encodings and selective 
 
 usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
-  strata import SRC DST.strata             SRC is .parquet, .csv or .arrow
+  strata import SRC DST.strata [--optimize speed|balanced|size]
+                                           SRC is .parquet, .csv or .arrow
   strata export SRC.strata DST             DST is .parquet, .csv or .arrow
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
@@ -44,9 +46,12 @@ usage:
   strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
                                            the TSBS cpu-only DevOps workload (.strata: a time-series table)
   strata ts COMMAND ...                    time-series tables: import, query, agg, sample, last, paths, info
-  strata sizes DIR|FILE.parquet...          Strata's bytes beside Parquet's, per set and per column
+  strata sizes DIR|FILE.parquet... [--optimize speed|balanced|size]
+                                           Strata's bytes beside Parquet's, per set and per column
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
+  strata calibrate [--rounds 15]           measure each encoding's decode cost and zstd's on this machine
+                                           (the figures encoding selection weighs bytes against)
   strata sql [--format table|csv|json] [--explain] "SELECT ... FROM 'FILE.strata' ..."
                                            SQL executed by DuckDB, Strata scanning (runs strata-sql)
 
@@ -115,6 +120,8 @@ func run(cmd string, args []string) error {
 		err = runSizes(args)
 	case "bench":
 		err = runBench(args)
+	case "calibrate":
+		err = runCalibrate(args)
 	case "ts":
 		err = runTS(args)
 	case "sql":

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"strata"
+	"strata/encoding"
 	"strata/interop"
 	"strata/write"
 )
@@ -190,6 +191,7 @@ type writeFlags struct {
 	chunkTarget *int
 	noZstd      *bool
 	flatmap     *string
+	optimize    *string
 }
 
 func addWriteFlags(fs *flag.FlagSet) *writeFlags {
@@ -199,12 +201,17 @@ func addWriteFlags(fs *flag.FlagSet) *writeFlags {
 		chunkTarget: fs.Int("chunk-target", write.DefaultChunkTarget, "encoded bytes a chunk aims at (negative: cut every chunk at --chunk-values)"),
 		noZstd:      fs.Bool("no-zstd", false, "disable zstd on encoding leaves"),
 		flatmap:     fs.String("flatmap", "", "comma-separated map columns to store as FlatMap"),
+		optimize:    fs.String("optimize", "balanced", "speed, balanced or size: how encoding selection trades bytes for decode time"),
 	}
 }
 
 func (w *writeFlags) options() (*strata.WriteOptions, error) {
+	opt, err := encoding.ParseOptimize(*w.optimize)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
 	return &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
-		NoZstd: *w.noZstd, FlatMap: splitList(*w.flatmap)}, nil
+		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap)}, nil
 }
 
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,

@@ -63,6 +63,20 @@ func Registry() *encoding.Registry {
 	return reg
 }
 
+// Measured returns the full registry with DeltaOfDelta, which Registry
+// only reads, able to encode: the codecs strata calibrate measures (the
+// time-series layer selects DeltaOfDelta, see RegistryWithBlocks).
+func Measured() *encoding.Registry {
+	var cs []*encoding.Codec
+	for _, c := range Registry().Codecs() {
+		if c.Kind == encoding.KindDeltaOfDelta {
+			c = dod.Codec
+		}
+		cs = append(cs, c)
+	}
+	return encoding.NewRegistry(cs...)
+}
+
 // RegistryWithBlocks returns the full registry with the block encodings
 // retuned for reads that start anywhere: Delta, BlockFOR and DeltaOfDelta
 // (which Registry only reads; here it is offered to selection and to

@@ -67,12 +67,11 @@ var Codec = NewCodec(DefaultVectorSize)
 func NewCodec(vs int) *encoding.Codec {
 	vs = max(1, min(vs, MaxVectorSize))
 	return &encoding.Codec{
-		Kind:         encoding.KindALP,
-		Open:         open,
-		Encoder:      encoder{vs: vs},
-		Types:        encoding.FloatTypes,
-		ReadFactor:   1.1,
-		SizeOverZstd: true,
+		Kind:    encoding.KindALP,
+		Open:    open,
+		Encoder: encoder{vs: vs},
+		Types:   encoding.FloatTypes,
+		Decode:  encoding.Cost{PerValue: 5.79}, // strata calibrate (docs/benchmarks.md)
 	}
 }
 

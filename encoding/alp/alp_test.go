@@ -143,6 +143,10 @@ func TestGoldenDecode(t *testing.T) {
 	// written when Chimp's read factor was 1.3 (its exceptions child differs)
 	check("float64_mixed_2100-chimp-rf13", encodingtest.GenFloat[float64](encodingtest.FloatMixedScale, 2100, 1))
 	check("float64_printed32_1030", encodingtest.GenFloat[float64](encodingtest.FloatPrinted32, 1030, 1))
+	// written when selection weighed size by fixed read factors (children
+	// differ from selection by measured decode cost)
+	check("float64_special_40-read-factors", encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1))
+	check("float32_sensor_1100-read-factors", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))
 }
 
 // TestCorrupt feeds truncated and bit-flipped nodes: every one must decode

@@ -41,14 +41,13 @@ const sampleSize = 2048
 
 // Codec registers ALP-RD.
 var Codec = &encoding.Codec{
-	Kind:         encoding.KindALPRD,
-	Open:         open,
-	Encoder:      encoder{},
-	Types:        encoding.FloatTypes,
-	ReadFactor:   1.1,
-	Leaf:         true,
-	Zstd:         true,
-	SizeOverZstd: true,
+	Kind:    encoding.KindALPRD,
+	Open:    open,
+	Encoder: encoder{},
+	Types:   encoding.FloatTypes,
+	Decode:  encoding.Cost{PerValue: 3.43}, // strata calibrate (docs/benchmarks.md)
+	Leaf:    true,
+	Zstd:    true,
 }
 
 type encoder struct{}

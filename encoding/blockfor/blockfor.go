@@ -44,13 +44,13 @@ var Codec = NewCodec(DefaultBlockSize)
 func NewCodec(blockSize int) *encoding.Codec {
 	blockSize = max(1, min(blockSize, MaxBlockSize))
 	return &encoding.Codec{
-		Kind:       encoding.KindBlockFOR,
-		Types:      encoding.IntegerTypes,
-		Open:       open,
-		Encoder:    encoder{blockSize: blockSize},
-		ReadFactor: 1.1,
-		Leaf:       true,
-		Zstd:       true,
+		Kind:    encoding.KindBlockFOR,
+		Types:   encoding.IntegerTypes,
+		Open:    open,
+		Decode:  encoding.Cost{PerValue: 1.25}, // strata calibrate (docs/benchmarks.md)
+		Encoder: encoder{blockSize: blockSize},
+		Leaf:    true,
+		Zstd:    true,
 	}
 }
 

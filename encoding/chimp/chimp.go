@@ -69,14 +69,13 @@ var Codec = NewCodec(DefaultBlockSize)
 func NewCodec(bs int) *encoding.Codec {
 	bs = max(1, min(bs, MaxBlockSize))
 	return &encoding.Codec{
-		Kind:         encoding.KindChimp,
-		Open:         open,
-		Encoder:      encoder{bs: bs},
-		Types:        encoding.FloatTypes,
-		ReadFactor:   1.1,
-		Leaf:         true,
-		Zstd:         true,
-		SizeOverZstd: true,
+		Kind:    encoding.KindChimp,
+		Open:    open,
+		Encoder: encoder{bs: bs},
+		Types:   encoding.FloatTypes,
+		Decode:  encoding.Cost{PerValue: 9.89}, // strata calibrate (docs/benchmarks.md)
+		Leaf:    true,
+		Zstd:    true,
 	}
 }
 

@@ -46,11 +46,11 @@ var Codec = NewCodec(DefaultBlockSize)
 func NewCodec(blockSize int) *encoding.Codec {
 	blockSize = max(1, min(blockSize, MaxBlockSize))
 	return &encoding.Codec{
-		Kind:       encoding.KindDelta,
-		Types:      encoding.IntegerTypes,
-		Open:       open,
-		Encoder:    encoder{blockSize: blockSize},
-		ReadFactor: 1.2,
+		Kind:    encoding.KindDelta,
+		Types:   encoding.IntegerTypes,
+		Open:    open,
+		Decode:  encoding.Cost{PerValue: 1.14}, // strata calibrate (docs/benchmarks.md)
+		Encoder: encoder{blockSize: blockSize},
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -31,7 +32,7 @@ var Codec = &encoding.Codec{
 	Types:         encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
 	Open:          open,
 	Encoder:       encoder{},
-	ReadFactor:    1.1,
+	Decode:        encoding.Cost{PerValue: 1.72, PerString: 7.42, PerByte: 0.161}, // strata calibrate (docs/benchmarks.md)
 	NeedsDistinct: true,
 }
 
@@ -849,6 +850,29 @@ func (encoder) Fit(st *encoding.Stats) bool {
 
 // Estimate needs a trial: both children are selected recursively.
 func (encoder) Estimate(*encoding.Stats) (int, bool) { return 0, false }
+
+// ScaleSample implements encoding.SampleScaler. A sample holds only part of
+// the alphabet: the alphabet child grows with the distinct count (known
+// exactly from the whole sequence's statistics) and the ids child with the
+// row count and the width of an id.
+func (encoder) ScaleSample(node []byte, sample, full *encoding.Stats) int {
+	rows := float64(full.N) / float64(max(sample.N, 1))
+	h, err := encoding.ParseHeader(node, 0, nil)
+	if err != nil || sample.Distinct == 0 {
+		return int(float64(len(node)) * rows)
+	}
+	_, rest, err := encoding.Child(h.Body, "alphabet")
+	if err != nil {
+		return int(float64(len(node)) * rows)
+	}
+	a := len(h.Body) - len(rest) // the alphabet child with its length
+	ids := len(rest)
+	widthS, widthF := max(bits.Len(uint(sample.Distinct-1)), 1), max(bits.Len(uint(full.Distinct-1)), 1)
+	est := float64(len(node)-len(h.Body)) +
+		float64(a)*float64(full.Distinct)/float64(sample.Distinct) +
+		float64(ids)*rows*float64(widthF)/float64(widthS)
+	return int(est)
+}
 
 // Encode builds the exact sorted dictionary and encodes the alphabet and the
 // ids as children.

@@ -40,7 +40,7 @@ var SharedCodec = &encoding.Codec{
 	Types:       encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
 	Open:        openShared,
 	Encoder:     sharedEncoder{},
-	ReadFactor:  1.1,
+	Decode:      encoding.Cost{PerValue: 1.13, PerString: 9.48, PerByte: 0.126}, // strata calibrate (docs/benchmarks.md)
 	RootOnly:    true,
 	NeedsShared: true,
 	BuildShared: func(vals any, chunk, maxDistinct int) encoding.SharedAlphabet {

@@ -27,11 +27,11 @@ import (
 
 // Codec registers DigitText.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindDigitText,
-	Types:      encoding.TypesOf(encoding.Binary),
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.0,
+	Kind:    encoding.KindDigitText,
+	Types:   encoding.TypesOf(encoding.Binary),
+	Open:    open,
+	Encoder: encoder{},
+	Decode:  encoding.Cost{PerString: 24.4}, // strata calibrate (docs/benchmarks.md)
 }
 
 // Modes.

@@ -49,7 +49,7 @@ var Codec = NewCodec(DefaultBlockSize)
 // TPC-H lineitem, offering it changed files by -0.07 % to +0.11 %
 // (docs/benchmarks.md), while costing a trial encode on every integer
 // column.
-var ReadOnly = &encoding.Codec{Kind: encoding.KindDeltaOfDelta, Types: encoding.IntegerTypes, Open: open, ReadFactor: 1.1, Leaf: true}
+var ReadOnly = &encoding.Codec{Kind: encoding.KindDeltaOfDelta, Types: encoding.IntegerTypes, Open: open, Decode: Codec.Decode, Leaf: true}
 
 // NewCodec returns a DeltaOfDelta codec that writes blocks of blockSize rows
 // (clamped to [1, MaxBlockSize]). Decoding does not depend on it: the block
@@ -57,12 +57,12 @@ var ReadOnly = &encoding.Codec{Kind: encoding.KindDeltaOfDelta, Types: encoding.
 func NewCodec(blockSize int) *encoding.Codec {
 	blockSize = max(1, min(blockSize, MaxBlockSize))
 	return &encoding.Codec{
-		Kind:       encoding.KindDeltaOfDelta,
-		Types:      encoding.IntegerTypes,
-		Open:       open,
-		Encoder:    encoder{blockSize: blockSize},
-		ReadFactor: 1.1,
-		Leaf:       true,
+		Kind:    encoding.KindDeltaOfDelta,
+		Types:   encoding.IntegerTypes,
+		Open:    open,
+		Encoder: encoder{blockSize: blockSize},
+		Decode:  encoding.Cost{PerValue: 3.51}, // strata calibrate (docs/benchmarks.md)
+		Leaf:    true,
 		// No zstd: a time filter reads the block headers without
 		// inflating anything.
 	}

@@ -222,14 +222,11 @@ func FuzzRoundTrip(f *testing.F, c *encoding.Codec) {
 		if typ == encoding.Binary {
 			vals = textForm(vals.(encoding.Bytes), int(sel)/len(types)%numForms)
 		}
-		var valid []bool
-		if len(nulls) > 0 || c.Encoder == nil {
-			vals, valid = withNulls(vals, nulls)
-		}
-		if valid == nil {
+		if len(nulls) == 0 && c.Encoder != nil {
 			s.check(t, vals)
 			return
 		}
+		vals, valid := withNulls(vals, nulls)
 		var force *encoding.Tree
 		if c.Encoder != nil {
 			force = &encoding.Tree{Kind: c.Kind}
@@ -408,7 +405,7 @@ func withNulls(vals any, nulls []byte) (any, []bool) {
 		i %= 8 * len(nulls)
 		return nulls[i/8]>>(i%8)&1 == 1
 	}
-	var valid []bool
+	valid := []bool{}
 	present := 0
 	for i := 0; i < maxFuzzRows && (present < m || i < 8*len(nulls)); i++ {
 		v := bit(i)

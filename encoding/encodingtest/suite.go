@@ -23,8 +23,8 @@
 // Bounds, Filter with every operator (and a read after it), and the run
 // and dictionary views. Run also checks the codec's declarations: Types
 // against Fit, Leaf against the tree it builds, Estimate against the body
-// it writes, and that encodings not declaring NeedsDistinct write the same
-// bytes without the distinct count.
+// it writes, a measured Decode cost, and that encodings not declaring
+// NeedsDistinct write the same bytes without the distinct count.
 //
 // Encoding-specific tests (golden bytes, hostile nodes, selection) use the
 // helpers in helpers.go.
@@ -184,6 +184,12 @@ func (s *suite) declarations(t *testing.T) {
 	}
 	if c.Open == nil {
 		t.Errorf("%v has no Open", c.Kind)
+	}
+	if c.Types.Has(encoding.Binary) && c.Decode.PerString <= 0 && c.Decode.PerByte <= 0 {
+		t.Errorf("%v declares no Decode cost for binary values: measure it with strata calibrate", c.Kind)
+	}
+	if (c.Types == 0 || c.Types&^encoding.TypesOf(encoding.Binary) != 0) && c.Decode.PerValue <= 0 {
+		t.Errorf("%v declares no Decode cost for fixed-width values: measure it with strata calibrate", c.Kind)
 	}
 	if c.Fallback && (c.Encoder == nil || c.Types != encoding.AllTypes && c.Types != 0) {
 		t.Errorf("%v is the Fallback but does not store every type", c.Kind)

@@ -17,13 +17,13 @@ import (
 
 // Codec registers FixedBitWidth.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindFixedBitWidth,
-	Types:      encoding.IntegerTypes | encoding.TypesOf(encoding.Bool),
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.05,
-	Leaf:       true,
-	Zstd:       true,
+	Kind:    encoding.KindFixedBitWidth,
+	Types:   encoding.IntegerTypes | encoding.TypesOf(encoding.Bool),
+	Open:    open,
+	Decode:  encoding.Cost{PerValue: 1.1}, // strata calibrate (docs/benchmarks.md)
+	Encoder: encoder{},
+	Leaf:    true,
+	Zstd:    true,
 }
 
 // batch is the number of values decoded per step; a multiple of 64 so every

@@ -29,16 +29,16 @@ import (
 	"strata/encoding/internal/cascade"
 )
 
-// Codec registers FrontCoding.
-// Its node nests children and is not compressed itself; the suffix bytes
-// leaf is, and its trial counts that (TrialCountsZstd).
+// Codec registers FrontCoding. Its node nests children and is not
+// compressed itself; the suffix bytes leaf is, where zstd pays (selection
+// tries zstd on it in trials too, so FrontCoding is weighed against
+// Trivial+zstd on the sizes both will have).
 var Codec = &encoding.Codec{
-	Kind:            encoding.KindFrontCoding,
-	Types:           encoding.TypesOf(encoding.Binary),
-	Open:            open,
-	Encoder:         encoder{},
-	ReadFactor:      1.0,
-	TrialCountsZstd: true,
+	Kind:    encoding.KindFrontCoding,
+	Types:   encoding.TypesOf(encoding.Binary),
+	Open:    open,
+	Decode:  encoding.Cost{PerString: 25.2}, // strata calibrate (docs/benchmarks.md)
+	Encoder: encoder{},
 }
 
 // Interval is the restart interval writers use: every Interval-th value is
@@ -118,26 +118,10 @@ func appendBody(dst []byte, b *encoding.Bytes, k int, sorted bool, ctx *encoding
 	if dst, err = ctx.EncodeChild(dst, sl); err != nil {
 		return dst, fmt.Errorf("suffix lengths: %w", err)
 	}
-	if !ctx.Trial() {
-		if dst, err = ctx.EncodeChildWith(dst, suf, encoding.KindTrivial); err != nil {
-			return dst, fmt.Errorf("suffix bytes: %w", err)
-		}
-		return dst, nil
-	}
-	// A trial counts the zstd the real encode's post-pass will apply to
-	// the suffix bytes.
-	tmp, err := ctx.EncodeChildWith(nil, suf, encoding.KindTrivial)
-	if err != nil {
+	if dst, err = ctx.EncodeChildWith(dst, suf, encoding.KindTrivial); err != nil {
 		return dst, fmt.Errorf("suffix bytes: %w", err)
 	}
-	node, _, err := encoding.Child(tmp, "suffix bytes")
-	if err != nil {
-		return dst, err
-	}
-	if node, err = ctx.TrialLeaf(node); err != nil {
-		return dst, err
-	}
-	return encoding.AppendChild(dst, node), nil
+	return dst, nil
 }
 
 func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {

@@ -29,9 +29,17 @@ func (encoder) Fit(st *encoding.Stats) bool {
 // Estimate needs a trial: the size depends on the symbol table.
 func (encoder) Estimate(*encoding.Stats) (int, bool) { return 0, false }
 
-// FixedSize implements encoding.FixedSizer: the node prefix and the symbol
-// table do not grow with the number of values.
-func (encoder) FixedSize(node []byte) int {
+// ScaleSample implements encoding.SampleScaler: the node prefix and the
+// symbol table do not grow with the number of values; the code lengths and
+// codes do.
+func (encoder) ScaleSample(node []byte, sample, full *encoding.Stats) int {
+	fixed := min(fixedSize(node), len(node))
+	return fixed + int(float64(len(node)-fixed)*float64(full.N)/float64(max(sample.N, 1)))
+}
+
+// fixedSize returns how many bytes of a node (prefix included) are its
+// symbol table.
+func fixedSize(node []byte) int {
 	h, err := encoding.ParseHeader(node, 0, nil)
 	if err != nil || len(h.Body) < maxSymbolLen || h.Flags != 0 {
 		return 0

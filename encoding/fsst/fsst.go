@@ -32,16 +32,16 @@ import (
 
 // Codec registers FSST. It nests a code lengths child, so it is not a leaf;
 // selection offers it only for a column's own values (a root, or the
-// values of a Nullable root) and never zstd-compresses it: FSST is chosen
-// for its decode speed (see encoding.Policy.FSSTZstdRatio).
+// values of a Nullable root) and never zstd-compresses it: where zstd
+// would store text smaller, FSST is kept only when it decodes enough faster
+// (encoding.Optimize).
 var Codec = &encoding.Codec{
-	Kind:          encoding.KindFSST,
-	Types:         encoding.TypesOf(encoding.Binary),
-	Open:          open,
-	Encoder:       encoder{},
-	ReadFactor:    1.0,
-	RootOnly:      true,
-	SpeedOverZstd: true,
+	Kind:     encoding.KindFSST,
+	Types:    encoding.TypesOf(encoding.Binary),
+	Open:     open,
+	Decode:   encoding.Cost{PerString: 5.78, PerByte: 0.358}, // strata calibrate (docs/benchmarks.md)
+	Encoder:  encoder{},
+	RootOnly: true,
 }
 
 const (

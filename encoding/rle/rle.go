@@ -26,11 +26,11 @@ import (
 
 // Codec registers RLE.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindRLE,
-	Types:      encoding.AllTypes,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.1,
+	Kind:    encoding.KindRLE,
+	Types:   encoding.AllTypes,
+	Open:    open,
+	Decode:  encoding.Cost{PerValue: 2.55, PerString: 9.24, PerByte: 0.101}, // strata calibrate (docs/benchmarks.md)
+	Encoder: encoder{},
 }
 
 // RunReader is the run view RLE decoders of fixed-width types implement;

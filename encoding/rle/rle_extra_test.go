@@ -200,8 +200,10 @@ func BenchmarkRead(b *testing.B) {
 	})
 }
 
-// TestSelected checks the default policy picks RLE for long runs of
-// unrelated values.
+// TestSelected checks that selection picks RLE for long runs of unrelated
+// values where it is the smallest (optimizing for size without zstd, which
+// finds the repeats too), and that the default takes another tree only if
+// it is not much larger.
 func TestSelected(t *testing.T) {
 	vals := make([]uint64, 20000)
 	x := uint64(0x9E3779B97F4A7C15)
@@ -211,12 +213,23 @@ func TestSelected(t *testing.T) {
 		}
 		vals[i] = x
 	}
-	_, tree, err := all.Policy().Encode(nil, vals)
-	if err != nil {
-		t.Fatal(err)
+	sizes := map[encoding.Optimize]int{}
+	for _, o := range []encoding.Optimize{encoding.OptimizeSize, encoding.OptimizeBalanced} {
+		p := all.Policy()
+		p.Optimize = o
+		p.Zstd = o != encoding.OptimizeSize
+		node, tree, err := p.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%v: %v, %d bytes", o, tree, len(node))
+		sizes[o] = len(node)
+		if o == encoding.OptimizeSize && tree.Kind != kRLE {
+			t.Errorf("size: encoded as %v", tree)
+		}
 	}
-	if tree.Kind != kRLE {
-		t.Errorf("encoded as %v", tree)
+	if sizes[encoding.OptimizeBalanced] > 2*sizes[encoding.OptimizeSize] {
+		t.Errorf("balanced %d bytes, twice size's %d", sizes[encoding.OptimizeBalanced], sizes[encoding.OptimizeSize])
 	}
 }
 

@@ -20,11 +20,11 @@ import (
 
 // Codec registers SparseBool.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindSparseBool,
-	Types:      encoding.TypesOf(encoding.Bool),
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.1,
+	Kind:    encoding.KindSparseBool,
+	Types:   encoding.TypesOf(encoding.Bool),
+	Open:    open,
+	Decode:  encoding.Cost{PerValue: 0.666}, // strata calibrate (docs/benchmarks.md)
+	Encoder: encoder{},
 }
 
 // Sparse is implemented by SparseBool decoders: the number of true values is

@@ -18,14 +18,14 @@ import (
 // Codec registers Trivial. It is not a leaf because binary nodes nest their
 // lengths; the selection policy still treats fixed-width Trivial as a leaf.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindTrivial,
-	Types:      encoding.AllTypes,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.0,
-	LeafFor:    func(t encoding.Type) bool { return t != encoding.Binary },
-	Fallback:   true,
-	Zstd:       true,
+	Kind:     encoding.KindTrivial,
+	Types:    encoding.AllTypes,
+	Open:     open,
+	Decode:   encoding.Cost{PerValue: 0.743, PerString: 1.2}, // strata calibrate (docs/benchmarks.md)
+	Encoder:  encoder{},
+	LeafFor:  func(t encoding.Type) bool { return t != encoding.Binary },
+	Fallback: true,
+	Zstd:     true,
 }
 
 // littleEndian reports whether the host stores integers little-endian, in

@@ -14,13 +14,13 @@ import (
 
 // Codec registers Varint.
 var Codec = &encoding.Codec{
-	Kind:       encoding.KindVarint,
-	Types:      encoding.IntegerTypes,
-	Open:       open,
-	Encoder:    encoder{},
-	ReadFactor: 1.3,
-	Leaf:       true,
-	Zstd:       true,
+	Kind:    encoding.KindVarint,
+	Types:   encoding.IntegerTypes,
+	Open:    open,
+	Decode:  encoding.Cost{PerValue: 11.6}, // strata calibrate (docs/benchmarks.md)
+	Encoder: encoder{},
+	Leaf:    true,
+	Zstd:    true,
 }
 
 type encoder struct{}

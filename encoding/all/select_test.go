@@ -1,0 +1,150 @@
+package all_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/encodingtest"
+)
+
+func TestParseOptimize(t *testing.T) {
+	for _, o := range []encoding.Optimize{encoding.OptimizeBalanced, encoding.OptimizeSize, encoding.OptimizeSpeed} {
+		got, err := encoding.ParseOptimize(o.String())
+		if err != nil || got != o {
+			t.Errorf("ParseOptimize(%q) = %v, %v", o.String(), got, err)
+		}
+	}
+	if _, err := encoding.ParseOptimize("fast"); err == nil {
+		t.Error("ParseOptimize(fast) accepted")
+	}
+	if w := encoding.OptimizeSize.Weight(); w != 0 {
+		t.Errorf("size weighs decode time at %v", w)
+	}
+	if b, s := encoding.OptimizeBalanced.Weight(), encoding.OptimizeSpeed.Weight(); !(b > 0 && s > b) {
+		t.Errorf("weights balanced %v, speed %v", b, s)
+	}
+}
+
+func encode(t *testing.T, o encoding.Optimize, force *encoding.Tree, vals any) ([]byte, *encoding.Tree) {
+	t.Helper()
+	p := all.Policy()
+	p.Optimize = o
+	p.Force = force
+	node, tree, err := p.Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if force != nil && tree.Kind != force.Kind {
+		t.Fatalf("forced %v, encoded as %v", force, tree)
+	}
+	encodingtest.CheckNode(t, node, all.Options(), vals, nil)
+	return node, tree
+}
+
+// TestZstdPays checks that zstd is kept on a leaf as Optimize says: where
+// it saves a little, for size only; where it saves most of a large leaf,
+// for size and balanced; for speed, not at all.
+func TestZstdPays(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	// 8192 bytes uniform over 0..149: entropy coding saves about a tenth.
+	some := make([]uint8, 8192)
+	for i := range some {
+		some[i] = uint8(r.IntN(150))
+	}
+	// 65536 bytes of two values in long runs broken at random: zstd
+	// shrinks the plain leaf tenfold.
+	most := make([]uint8, 1<<16)
+	for i := range most {
+		most[i] = uint8(i/97%2) * 200
+	}
+	for _, c := range []struct {
+		name string
+		vals []uint8
+		want map[encoding.Optimize]bool
+	}{
+		{"saves-little", some, map[encoding.Optimize]bool{encoding.OptimizeSize: true, encoding.OptimizeBalanced: false, encoding.OptimizeSpeed: false}},
+		{"saves-most", most, map[encoding.Optimize]bool{encoding.OptimizeSize: true, encoding.OptimizeBalanced: true, encoding.OptimizeSpeed: false}},
+	} {
+		for o, want := range c.want {
+			node, tree := encode(t, o, &encoding.Tree{Kind: encoding.KindTrivial, Zstd: true}, c.vals)
+			t.Logf("%s, %v: %v, %d bytes for %d", c.name, o, tree, len(node), len(c.vals))
+			if tree.Zstd != want {
+				t.Errorf("%s, %v: zstd %v, want %v", c.name, o, tree.Zstd, want)
+			}
+		}
+	}
+}
+
+// TestHonestSizes checks that selection compares every candidate on the
+// same footing: on data whose redundancy a sample cannot see (values that
+// repeat in the same order thousands of rows apart, like a county id
+// listed once per species), neither FSST nor any other candidate is chosen
+// over one several times smaller, and size mode stays close to the
+// smallest forced root.
+func TestHonestSizes(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	ids := make([]string, 2600)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%05d", 1000+r.IntN(60000))
+	}
+	var county encoding.Bytes
+	for county.Len() < 8192 {
+		for _, id := range ids {
+			if county.Len() < 8192 {
+				county.Append([]byte(id))
+			}
+		}
+	}
+	smallest := -1
+	for _, f := range []*encoding.Tree{
+		{Kind: encoding.KindFSST}, {Kind: encoding.KindTrivial, Zstd: true}, {Kind: encoding.KindDictionary},
+	} {
+		node, tree := encode(t, encoding.OptimizeSize, f, county)
+		t.Logf("forced %v: %d bytes", tree, len(node))
+		if smallest < 0 || len(node) < smallest {
+			smallest = len(node)
+		}
+	}
+	for _, o := range []encoding.Optimize{encoding.OptimizeSize, encoding.OptimizeBalanced} {
+		node, tree := encode(t, o, nil, county)
+		t.Logf("%v: %v, %d bytes", o, tree, len(node))
+		limit := 1.05
+		if o == encoding.OptimizeBalanced {
+			limit = 1.5 // may trade bytes for decode time, not several times over
+		}
+		if float64(len(node)) > limit*float64(smallest) {
+			t.Errorf("%v chose %v, %d bytes, against %d for the smallest forced root", o, tree, len(node), smallest)
+		}
+	}
+}
+
+// TestSizeNotLarger checks that, over every shape and type, optimizing for
+// size gives less bytes in all than the balanced default, which gives less
+// than speed, and never a node much larger than balanced (estimates from a
+// sample may misjudge one sequence, not the goal).
+func TestSizeNotLarger(t *testing.T) {
+	total := map[encoding.Optimize]int{}
+	for _, typ := range []encoding.Type{encoding.Int64, encoding.Uint32, encoding.Float64, encoding.Binary} {
+		for _, shape := range encodingtest.Shapes {
+			vals := encodingtest.Values(typ, shape, 8192, 3)
+			sizes := map[encoding.Optimize]int{}
+			trees := map[encoding.Optimize]*encoding.Tree{}
+			for _, o := range []encoding.Optimize{encoding.OptimizeSize, encoding.OptimizeBalanced, encoding.OptimizeSpeed} {
+				node, tree := encode(t, o, nil, vals)
+				sizes[o], trees[o] = len(node), tree
+				total[o] += len(node)
+			}
+			if float64(sizes[encoding.OptimizeSize]) > 1.2*float64(sizes[encoding.OptimizeBalanced])+64 {
+				t.Errorf("%v %s: size %v %d bytes, balanced %v %d", typ, shape, trees[encoding.OptimizeSize],
+					sizes[encoding.OptimizeSize], trees[encoding.OptimizeBalanced], sizes[encoding.OptimizeBalanced])
+			}
+		}
+	}
+	t.Logf("total bytes: size %d, balanced %d, speed %d", total[encoding.OptimizeSize], total[encoding.OptimizeBalanced], total[encoding.OptimizeSpeed])
+	if !(total[encoding.OptimizeSize] <= total[encoding.OptimizeBalanced] && total[encoding.OptimizeBalanced] <= total[encoding.OptimizeSpeed]) {
+		t.Errorf("totals out of order: %v", total)
+	}
+}

@@ -1,0 +1,59 @@
+package calibrate_test
+
+import (
+	"testing"
+
+	"strata/encoding/all"
+	"strata/encoding/calibrate"
+)
+
+// TestRun checks that every registered encoding is measured on at least
+// one case and that the fitted costs are finite and not negative.
+func TestRun(t *testing.T) {
+	res, err := calibrate.Run(all.Measured(), calibrate.Options{Rows: 1024, Rounds: 2, Reps: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range res.Kinds {
+		if len(k.Samples) == 0 {
+			t.Errorf("%v: no case measured", k.Kind)
+		}
+		if k.Cost.PerValue < 0 || k.Cost.PerString < 0 || k.Cost.PerByte < 0 {
+			t.Errorf("%v: negative cost %+v", k.Kind, k.Cost)
+		}
+	}
+	if len(res.Kinds) != len(all.Registry().Codecs()) {
+		t.Errorf("%d kinds measured, %d registered", len(res.Kinds), len(all.Registry().Codecs()))
+	}
+	if res.Zstd.PerByte <= 0 {
+		t.Errorf("zstd cost %+v", res.Zstd)
+	}
+}
+
+// BenchmarkCalibrate runs a full calibration and reports every fitted
+// cost as a metric (ns per value, ns per byte):
+//
+//	go test -run '^$' -bench Calibrate ./encoding/calibrate
+func BenchmarkCalibrate(b *testing.B) {
+	var res *calibrate.Result
+	for b.Loop() {
+		var err error
+		if res, err = calibrate.Run(all.Measured(), calibrate.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, k := range res.Kinds {
+		if k.Cost.PerValue > 0 {
+			b.ReportMetric(k.Cost.PerValue, k.Kind.String()+"-ns/value")
+		}
+		if k.Cost.PerString > 0 {
+			b.ReportMetric(k.Cost.PerString, k.Kind.String()+"-ns/string")
+		}
+		if k.Cost.PerByte > 0 {
+			b.ReportMetric(k.Cost.PerByte, k.Kind.String()+"-ns/byte")
+		}
+	}
+	b.ReportMetric(res.Zstd.PerFrame, "zstd-ns/frame")
+	b.ReportMetric(res.Zstd.PerByte, "zstd-ns/byte")
+	b.Log("\n" + res.Report())
+}
