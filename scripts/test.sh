@@ -15,8 +15,13 @@ go vet -tags purego ./encoding/alp
 GOARCH=arm64 go vet ./encoding/alp
 go test -count=1 -tags purego ./encoding/alp
 echo "== go test -race (packages with concurrency)"
-race_pkgs=$(go list ./iox/... ./format/... ./read/... ./ 2>/dev/null || true)
+race_pkgs=$(go list ./iox/... ./format/... ./read/... 2>/dev/null || true)
 if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 25m $race_pkgs; fi
+# the root package under the race detector: its concurrent reads, and the
+# layouts whose decoders resolve other chunks (shared dictionaries, Correlated
+# references) while the read plan decodes in parallel; the long sweeps of the
+# root package ran above without it
+go test -count=1 -race -short -timeout 15m -run 'TestConcurrentReads|TestStripeLayouts' .
 # the time-series layer decodes in parallel and shares caches between reads
 go test -count=1 -race -timeout 10m -run 'TestConcurrentReads|TestSample' ./timeseries
 if [ -f bench/go.mod ]; then
