@@ -243,6 +243,26 @@ func parseEvery(f *timeseries.File, s string) (int64, error) {
 	return int64(d) / (1e9 / per), nil
 }
 
+// openSelection opens the file of pos with the series selector and time
+// range the flags give, as query and agg take them.
+func (fl *tsFlags) openSelection(pos []string) (*timeseries.File, timeseries.Selector, *timeseries.TimeRange, error) {
+	f, err := openTS(pos, *fl.threads)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sel, err := timeseries.ParseSelector(*fl.series)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	tr, err := fl.timeRange(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return f, sel, tr, nil
+}
+
 func (fl *tsFlags) timeRange(f *timeseries.File) (*timeseries.TimeRange, error) {
 	if *fl.from == "" && *fl.to == "" {
 		return nil, nil
@@ -295,19 +315,11 @@ func runTSQuery(args []string) error {
 		return err
 	}
 	start := time.Now()
-	f, err := openTS(pos, *fl.threads)
+	f, sel, tr, err := fl.openSelection(pos)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sel, err := timeseries.ParseSelector(*fl.series)
-	if err != nil {
-		return err
-	}
-	tr, err := fl.timeRange(f)
-	if err != nil {
-		return err
-	}
 	rows, err := f.Query(ctx, timeseries.QueryOptions{Series: sel, Time: tr, Columns: splitList(*fl.cols),
 		Offset: *offset, Limit: *limit, Eager: *eager})
 	if err != nil {
@@ -357,19 +369,11 @@ func runTSAgg(args []string) error {
 		return err
 	}
 	start := time.Now()
-	f, err := openTS(pos, *fl.threads)
+	f, sel, tr, err := fl.openSelection(pos)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sel, err := timeseries.ParseSelector(*fl.series)
-	if err != nil {
-		return err
-	}
-	tr, err := fl.timeRange(f)
-	if err != nil {
-		return err
-	}
 	var ev int64
 	if *every != "" {
 		if ev, err = parseEvery(f, *every); err != nil {
