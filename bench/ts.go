@@ -82,6 +82,32 @@ type tsSystem interface {
 type tsConfig struct {
 	threads     int
 	duckWindows int
+	reuse       bool   // read files a previous run left (see tsReused)
+	noQueries   bool   // open the files but time no query
+	key         string // what the data is: hosts, duration and seed
+}
+
+// tsKey names the generated data a written file holds.
+func tsKey(hosts int, dur time.Duration, seed uint64) string {
+	return fmt.Sprintf("hosts=%d duration=%v seed=%d", hosts, dur, seed)
+}
+
+// tsReused returns the path of the file a finished write left in dir for
+// the same data: the write records the path and the data's key in
+// dir/written.txt after it closed the file.
+func tsReused(dir, key string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "written.txt"))
+	if err != nil {
+		return "", false
+	}
+	k, path, ok := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if !ok || k != key {
+		return "", false
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", false
+	}
+	return path, true
 }
 
 func tsSystems(cfg tsConfig) []tsSystem {
@@ -137,6 +163,9 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of the data and the windows")
 	tiny := fs.Bool("tiny", false, "seconds: 20 hosts × 6 h, 2 runs, 200 windows")
 	experiments := fs.Bool("experiments", true, "run seed experiments B-D on the Strata file")
+	aiEpochs := fs.Int("ai-epochs", 0, "seed experiment E: epochs of --windows windows delivered as one stacked float32 batch, by strata and parquet-go (0: not run)")
+	queries := fs.Bool("queries", true, "time the four queries (false: write or reuse the files, then only the experiments)")
+	reuse := fs.Bool("reuse", false, "with --dir: read the files a previous run with the same --hosts, --duration and --seed left there instead of writing them again (write time is then not measured; a system without a finished file writes it)")
 	real := fs.String("real", "", "real series instead of the generator: PATH@TIME[@KEY+KEY],... (sizes against DuckDB's zstd Parquet, latest points from metadata)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -158,16 +187,10 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 		*hosts, *dur, *runs, *nwin, *duckWin = 20, 6*time.Hour, 2, 200, 50
 	}
 	runtime.GOMAXPROCS(max(*threads, runtime.GOMAXPROCS(0)))
-	src, w, err := tsSource(*hosts, *dur, *seed, *nwin, *length)
-	if err != nil {
-		fmt.Fprintln(stderr, "bench ts:", err)
-		return 1
+	if *reuse && *dir == "" {
+		fmt.Fprintln(stderr, "bench ts: --reuse needs --dir")
+		return 2
 	}
-	defer func() {
-		for _, r := range src.Records {
-			r.Release()
-		}
-	}()
 	workDir := *dir
 	if workDir == "" {
 		d, err := os.MkdirTemp("", "strata-ts-bench-")
@@ -185,6 +208,24 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 			sel = append(sel, s)
 		}
 	}
+	// The data is generated only when some system has to write it.
+	gen := !*reuse
+	for _, s := range sel {
+		if _, ok := tsReused(filepath.Join(workDir, s.Name()), tsKey(*hosts, *dur, *seed)); !ok {
+			gen = true
+		}
+	}
+	src, w, err := tsSource(*hosts, *dur, *seed, *nwin, *length, gen)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench ts:", err)
+		return 1
+	}
+	defer func() {
+		for _, r := range src.Records {
+			r.Release()
+		}
+	}()
+	cfg.reuse, cfg.key, cfg.noQueries = *reuse, tsKey(*hosts, *dur, *seed), !*queries
 	fmt.Fprintf(stderr, "tsbs cpu-only: %d hosts × %v at 10 s = %d rows; host_hour %s [%s, %s); %d windows of %d rows; runs=%d threads=%d\n",
 		*hosts, *dur, src.Rows, w.host, usTime(w.from), usTime(w.to), len(w.wins), *length, *runs, *threads)
 	ck := newCrossCheck(stderr)
@@ -206,6 +247,12 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if *aiEpochs > 0 {
+		if err := runTSAI(stdout, sel, w, *seed, *aiEpochs, *nwin); err != nil {
+			fmt.Fprintln(stderr, "bench ts: experiment E:", err)
+			return 1
+		}
+	}
 	for _, s := range sel {
 		s.Close()
 	}
@@ -220,13 +267,18 @@ func usTime(us int64) string { return time.UnixMicro(us).UTC().Format("2006-01-0
 
 // tsSource generates the data in (hostname, time) order and draws the
 // workload.
-func tsSource(hosts int, dur time.Duration, seed uint64, nwin, length int) (*Source, *tsWork, error) {
+// Without gen, only the workload is drawn (the data's rows are counted,
+// not made).
+func tsSource(hosts int, dur time.Duration, seed uint64, nwin, length int, gen bool) (*Source, *tsWork, error) {
 	g, err := tsbs.New(tsbs.Options{Hosts: hosts, Duration: dur, Seed: seed})
 	if err != nil {
 		return nil, nil, err
 	}
 	src := &Source{Name: fmt.Sprintf("tsbs-%dx%v", hosts, dur), Schema: g.Schema()}
-	for {
+	if !gen {
+		src.Rows = int64(hosts) * int64(dur/(10*time.Second))
+	}
+	for gen {
 		rec, err := g.Next()
 		if err == io.EOF {
 			break
@@ -294,19 +346,36 @@ func tsMeasure(s tsSystem, src *Source, w *tsWork, dir string, runs int, cfg tsC
 		fail("mkdir", err)
 		return r
 	}
-	fmt.Fprintf(log, "%s: writing\n", s.Name())
-	t0 := time.Now()
-	path, err := s.Write(dir, src, w)
-	if err != nil {
-		fail("write", err)
-		return r
+	path, reused := "", false
+	if cfg.reuse {
+		path, reused = tsReused(dir, cfg.key)
 	}
-	r.WriteMS = ms(time.Since(t0))
+	if reused {
+		fmt.Fprintf(log, "%s: reusing %s\n", s.Name(), path)
+	} else {
+		fmt.Fprintf(log, "%s: writing\n", s.Name())
+		os.Remove(filepath.Join(dir, "written.txt"))
+		t0 := time.Now()
+		var err error
+		path, err = s.Write(dir, src, w)
+		if err != nil {
+			fail("write", err)
+			return r
+		}
+		r.WriteMS = ms(time.Since(t0))
+		if abs, err := filepath.Abs(path); err == nil {
+			os.WriteFile(filepath.Join(dir, "written.txt"), []byte(cfg.key+"\n"+abs+"\n"), 0o644)
+		}
+	}
+	var err error
 	if r.Bytes, err = fileBytes(path); err != nil {
 		fail("size", err)
 	}
 	if err := s.Open(path); err != nil {
 		fail("open", err)
+		return r
+	}
+	if cfg.noQueries {
 		return r
 	}
 	nwin := len(w.wins)

@@ -399,6 +399,51 @@ func (s *pqgoTS) Windows(w *tsWork, wins []tsWin, verify bool) (tsOut, error) {
 	return out, nil
 }
 
+// Batch reads the windows in row order like Windows, converting each
+// metric into its place in dst as float32 (seed experiment E).
+func (s *pqgoTS) Batch(w *tsWork, wins []tsWin, dst []float32) error {
+	order := make([]int, len(wins))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return wins[order[a]].row < wins[order[b]].row })
+	L := int64(w.length)
+	C := len(w.winCols)
+	for _, i := range order {
+		x := wins[i]
+		for ci, name := range w.winCols {
+			c := s.col[name]
+			for a := x.row; a < x.row+L; {
+				g := s.rgOf(a)
+				end := min(x.row+L, s.rgStart[g]+s.rgRows[g])
+				key := [2]int{g, c}
+				pg, ok := s.pages[key]
+				if !ok {
+					cc := s.pf.RowGroups()[g].ColumnChunks()[c]
+					if _, err := cc.OffsetIndex(); err != nil {
+						return err
+					}
+					pg = cc.Pages()
+					s.pages[key] = pg
+				}
+				at := a
+				err := s.readRows(pg, a-s.rgStart[g], end-s.rgStart[g], func(p parquet.Page, lo, hi int) error {
+					for _, v := range pageDouble(p)[lo:hi] {
+						dst[(int64(i)*L+at-x.row)*int64(C)+int64(ci)] = float32(v)
+						at++
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				a = end
+			}
+		}
+	}
+	return nil
+}
+
 // columnInts and friends read a whole column chunk.
 func (s *pqgoTS) readChunk(cc parquet.ColumnChunk, fn func(p parquet.Page) error) error {
 	pages := cc.Pages()

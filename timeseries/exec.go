@@ -240,6 +240,7 @@ type colReader struct {
 	pay    [][]byte    // payloads read for this step (nil where cached)
 	ents   []*decEntry // decoders, from the cache or opened here
 	locked []bool      // entries whose mutex this reader holds
+	spanHi []int64     // per chunk, end of the span readOn decoded (-1: not used yet)
 	typ    encoding.Type
 	count  *int64
 }
@@ -318,14 +319,8 @@ func (r *colReader) read(x, y int64, vals any, valid []bool, at int) error {
 				}
 			}
 			m := int(hi - lo)
-			nullable := d.Kind() == encoding.KindNullable
-			if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+			if err := readSpan(d, vals, at, m, valid); err != nil {
 				return err
-			}
-			if valid != nil && !nullable {
-				for i := at; i < at+m; i++ {
-					valid[i] = true
-				}
 			}
 			*r.count += decodedRows(d, lo-base, hi-base)
 			at += m
@@ -580,6 +575,22 @@ func sliceValues(vals any, i, j int) any {
 		return &b
 	}
 	return vals
+}
+
+// readSpan reads the next m values of d into vals from position at. Rows
+// of a decoder without a null layer of its own (not Nullable) are all
+// marked valid.
+func readSpan(d encoding.Decoder, vals any, at, m int, valid []bool) error {
+	nullable := d.Kind() == encoding.KindNullable
+	if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+		return err
+	}
+	if valid != nil && !nullable {
+		for i := at; i < at+m; i++ {
+			valid[i] = true
+		}
+	}
+	return nil
 }
 
 // readPart reads the next m values of d into vals at position at.

@@ -122,9 +122,13 @@ func exerciseFile(f *File) {
 	if rec, _, err := f.Aggregate(ctx, AggOptions{Every: (hi-lo)/4 + 1}); err == nil {
 		rec.Release()
 	}
-	if recs, _, err := f.Sample(ctx, SampleOptions{Windows: 3, Length: 5}); err == nil {
-		for _, r := range recs {
-			r.Release()
+	// windows that overlap (many short ones) read one per record and
+	// stacked, on two threads
+	for _, o := range []SampleOptions{{Windows: 3, Length: 5}, {Windows: 40, Length: 7, Stacked: true, Threads: 2}} {
+		if recs, _, err := f.Sample(ctx, o); err == nil {
+			for _, r := range recs {
+				r.Release()
+			}
 		}
 	}
 	if rec, _, err := f.Last(ctx, nil, nil); err == nil {
