@@ -123,7 +123,7 @@ func runThreadCounts(stdout, stderr io.Writer, src *Source, wl *Workload, spec s
 	ck := newCrossCheck(stderr)
 	var takeTimes [][]float64 // per instance, the timed take runs
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "query\tsystem\tthreads\tmedian\tmin–max\tspeed-up over t%d\ttime vs %s\tcores busy\t\n", counts[0], insts[0].key)
+	fmt.Fprintf(tw, "query\tsystem\tthreads\tmedian\tmin–max\tspeed-up over t%d\ttime vs %s\tcores busy\tCPU ms\tCPU over t%d\t\n", counts[0], insts[0].key, counts[0])
 	for _, q := range queries {
 		// The verifying run (also the warm-up); instances whose lookups take
 		// longer than the take budget are left out of the timed take runs.
@@ -166,6 +166,7 @@ func runThreadCounts(stdout, stderr io.Writer, src *Source, wl *Workload, spec s
 		}
 		times := make([][]float64, len(insts))
 		busy := make([][]float64, len(insts)) // process CPU time over wall time, per run
+		cpu := make([][]float64, len(insts))  // process CPU time (ms; µs per row for take), per run
 		for r := 0; r < runs; r++ {
 			for k := range insts {
 				i := (k + r) % len(insts)
@@ -182,6 +183,11 @@ func runThreadCounts(stdout, stderr io.Writer, src *Source, wl *Workload, spec s
 				}
 				wall := time.Since(t0)
 				busy[i] = append(busy[i], float64(cpuTime()-c0)/float64(wall))
+				c := ms(cpuTime() - c0)
+				if q.perRow > 0 {
+					c = c * 1e3 / float64(q.perRow)
+				}
+				cpu[i] = append(cpu[i], c)
 				v := ms(wall)
 				if q.perRow > 0 {
 					v = v * 1e3 / float64(q.perRow)
@@ -195,7 +201,7 @@ func runThreadCounts(stdout, stderr io.Writer, src *Source, wl *Workload, spec s
 		for i, in := range insts {
 			f := summarize(times[i])
 			if f == nil {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t-\t-\t-\t-\t-\t\n", q.name, in.key, in.threads)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t-\t-\t-\t-\t-\t-\t-\t\n", q.name, in.key, in.threads)
 				continue
 			}
 			// Ratios within each round: the time of the same system at the
@@ -218,12 +224,18 @@ func runThreadCounts(stdout, stderr io.Writer, src *Source, wl *Workload, spec s
 				ref = takeTimes[first]
 			}
 			vsB := roundRatios(times[i], ref)
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s–%s\t%s\t%s\t%.2f\t\n", q.name, in.key, in.threads,
-				fmtNum(f.Median, "ms"), fmtNum(f.Min, "ms"), fmtNum(f.Max, "ms"), fmtRatioFig(vsT), fmtRatioFig(vsB), summarize(busy[i]).Median)
+			// CPU time against the same system's at the first thread count,
+			// within each round: what running on more goroutines costs in
+			// all (synchronization, allocation, GC), which load on a shared
+			// machine does not change the way it changes wall time.
+			cpuT := roundRatios(cpu[i], cpu[in.base])
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s–%s\t%s\t%s\t%.2f\t%s\t%s\t\n", q.name, in.key, in.threads,
+				fmtNum(f.Median, "ms"), fmtNum(f.Min, "ms"), fmtNum(f.Max, "ms"), fmtRatioFig(vsT), fmtRatioFig(vsB), summarize(busy[i]).Median,
+				fmtNum(summarize(cpu[i]).Median, "ms"), fmtRatioFig(cpuT))
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "(ms; take in µs per row; take_cold: the take rows in distinct 8192-row blocks, caches dropped before each run, compared with the first system's take; ratios are taken within a round, median [min–max] over %d rounds; cores busy: the process's CPU time over the wall time, median; load average after: %.1f)\n", runs, loadAvg())
+	fmt.Fprintf(stdout, "(ms; take in µs per row; take_cold: the take rows in distinct 8192-row blocks, caches dropped before each run, compared with the first system's take; ratios are taken within a round, median [min–max] over %d rounds; cores busy: the process's CPU time over the wall time, median; CPU ms: the process's CPU time per run, median; CPU over t1: that time over the same system's at the first thread count, same round; load average after: %.1f)\n", runs, loadAvg())
 	ck.final()
 	if ck.failed {
 		fmt.Fprintln(stderr, "bench: CROSS-CHECK FAILED: results differ between instances (see above)")

@@ -51,6 +51,9 @@ type chunk struct {
 	dec encoding.Decoder
 	// payload is the unframed node dec reads, for the decoder cache's cost.
 	payload []byte
+	// alloc is what opening dec allocated from declared sizes (inflated
+	// bodies, offsets, alphabets, reference chunks), for the cache's cost.
+	alloc int64
 	// entry is set when dec is shared through the decoder cache; users then
 	// also hold entry.mu, since other queries may use it at the same time.
 	entry *cacheEntry
@@ -74,6 +77,9 @@ type stripeIO struct {
 	chunks  map[chunkKey]*chunk
 	pending []*chunk
 	defs    map[int]bool // streams whose shared definitions are declared
+	// lookup is set for a point lookup's stripeIO: the decoders it caches
+	// enter the decoder cache's probationary segment (cache.go).
+	pointLookup bool
 
 	requests, bytes, opened atomic.Int64
 }
@@ -285,11 +291,11 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 		if err != nil {
 			return fmt.Errorf("read: %w", err)
 		}
-		d, err := s.openChunk(stream, c, p, ch.rows)
+		d, alloc, err := s.openChunk(stream, c, p, ch.rows)
 		if err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
 		}
-		ch.dec, ch.payload = d, p
+		ch.dec, ch.payload, ch.alloc = d, p, alloc
 		s.opened.Add(1)
 		if onOpen != nil {
 			onOpen(ch.key)
@@ -305,13 +311,13 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 			if err != nil {
 				return fmt.Errorf("read: %w", err)
 			}
-			d, err := s.openChunk(stream, c, p, ch.rows)
+			d, alloc, err := s.openChunk(stream, c, p, ch.rows)
 			if err != nil {
 				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
 			}
-			ch.dec, ch.payload, ch.raw, ch.readLen = d, p, own, int64(len(own))
+			ch.dec, ch.payload, ch.raw, ch.readLen, ch.alloc = d, p, own, int64(len(own)), alloc
 		}
-		ch.entry = s.f.cache.put(ch.key, ch.dec, decodedCost(ch.payload, ch.rows, ch.dec.Type()))
+		ch.entry = s.f.cache.put(ch.key, ch.dec, decodedCost(ch.raw, ch.payload, ch.alloc), s.pointLookup)
 		ch.dec = ch.entry.dec
 	}
 	if ch.entry != nil {
@@ -359,19 +365,21 @@ func (s *stripeIO) flush(st *ScanStats) {
 }
 
 // openChunk opens the decoder of chunk c of a stream from its payload and
-// checks its row count. Every chunk any query reads is opened here, with a
+// checks its row count. It also returns what opening allocated from the
+// sizes the nodes declare (encoding.Options.Allocated). Every chunk any query reads is opened here, with a
 // resolver (resolve.go) that gives the decoder what lies outside its own
 // bytes: a dictionary shared between the stream's chunks, the column it is
 // stored relative to.
-func (s *stripeIO) openChunk(stream, c int, payload []byte, rows int) (encoding.Decoder, error) {
-	d, err := encoding.Open(payload, s.chunkOptions(stream, c, true))
+func (s *stripeIO) openChunk(stream, c int, payload []byte, rows int) (encoding.Decoder, int64, error) {
+	o := s.chunkOptions(stream, c, true)
+	d, err := encoding.Open(payload, o)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if d.Len() != rows {
-		return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
+		return nil, 0, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
 	}
-	return d, nil
+	return d, *o.Allocated, nil
 }
 
 // fetchRanges reads ranges through the file's Fetcher under ctx.

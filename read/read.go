@@ -35,7 +35,10 @@ type Options struct {
 	// what the source prefers, else iox.DefaultGap).
 	CoalesceGap int64
 	// DecoderCacheBytes bounds a cache of opened chunk decoders that point
-	// lookups and sparse reads reuse. 0 shares one process-wide cache of
+	// lookups and sparse reads reuse, counted as the memory the decoders
+	// hold (fetched bytes, inflated bodies, offsets, alphabets). Decoders
+	// opened by lookups may keep at most a quarter of it when queries need
+	// the rest (see decoderCache). 0 shares one process-wide cache of
 	// DefaultDecoderCacheBytes among all files; a negative value disables
 	// it; a positive one gives the file a cache of its own.
 	DecoderCacheBytes int64

@@ -16,7 +16,13 @@ import (
 // chain).
 func (s *stripeIO) chunkOptions(stream, c int, refs bool) *encoding.Options {
 	o := *s.f.dec
-	o.Resolver = &chunkResolver{io: s, stream: stream, chunk: c, refs: refs}
+	r := &chunkResolver{io: s, stream: stream, chunk: c, refs: refs}
+	o.Resolver = r
+	if refs {
+		// Set by openChunk: the resolver adds a reference's cost to it.
+		r.alloc = new(int64)
+		o.Allocated = r.alloc
+	}
 	return &o
 }
 
@@ -25,6 +31,7 @@ type chunkResolver struct {
 	io            *stripeIO
 	stream, chunk int
 	refs          bool
+	alloc         *int64 // the opening chunk's allocation count (see openChunk)
 }
 
 // Shared implements encoding.Resolver: the built object of chunk k of the
@@ -93,7 +100,14 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 		if err != nil {
 			return nil, err
 		}
-		d, err := encoding.Open(p, s.chunkOptions(ref, c, false))
+		o := s.chunkOptions(ref, c, false)
+		if r.alloc != nil {
+			// The reference's decoders and bytes live as long as the
+			// chunk's: they count in its cost.
+			o.Allocated = r.alloc
+			*r.alloc += int64(len(p))
+		}
+		d, err := encoding.Open(p, o)
 		if err != nil {
 			return nil, fmt.Errorf("%s, chunk %d: %w", where, c, err)
 		}

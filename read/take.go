@@ -151,6 +151,11 @@ func (t *taker) stripe(s int, first int64, i, j int) error {
 	if err != nil {
 		return err
 	}
+	io.pointLookup = true
+	// Sized for what a lookup declares, a chunk per column and a shared
+	// definition or reference for some: growing the map cost a warm
+	// one-row Take of 16 columns about a twentieth of its time.
+	io.chunks = make(map[chunkKey]*chunk, len(t.cols)+2)
 	defer io.flush(t.st)
 	rows := t.sorted[i:j]
 	for _, c := range t.cols {

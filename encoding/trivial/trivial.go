@@ -364,13 +364,18 @@ func (d *boolDec) Gather(rows []int32, dst []bool) error {
 	return nil
 }
 
-// binaryDec decodes binary values: offsets are built once at open from the
-// lengths child.
+// binaryDec decodes binary values. Offsets are built once from the lengths
+// child — at open, or, when every value has the same length (a Constant
+// lengths child, as single-letter codes have), only when a read needs them:
+// a lookup addresses such values directly and does not pay for offsets of
+// every row of the chunk.
 type binaryDec struct {
 	cursor
 	lengths []byte  // the lengths child node
-	offs    []int32 // n+1 offsets into data
+	offs    []int32 // n+1 offsets into data; nil until needed when width >= 0
+	width   int     // the length of every value, or -1 when lengths vary
 	data    []byte
+	opts    *encoding.Options
 }
 
 func openBinary(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
@@ -385,6 +390,14 @@ func openBinary(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, e
 	if err := encoding.CheckRows(lr, h.Rows, "trivial lengths"); err != nil {
 		return nil, err
 	}
+	d := &binaryDec{cursor: cursor{typ: encoding.Binary, n: h.Rows}, lengths: child, width: -1, data: data, opts: opts}
+	if c, ok := lr.(interface{ Value() uint32 }); ok && lr.Kind() == encoding.KindConstant && h.Rows > 0 {
+		if total := uint64(c.Value()) * uint64(h.Rows); total != uint64(len(data)) || total > 1<<31-1 {
+			return nil, encoding.Corruptf("trivial: %d values of %d bytes, data holds %d bytes", h.Rows, c.Value(), len(data))
+		}
+		d.width = int(c.Value())
+		return d, nil
+	}
 	offs, err := cascade.ReadOffsets(lr, h.Rows, len(data), opts, "trivial value lengths")
 	if err != nil {
 		return nil, err
@@ -392,7 +405,25 @@ func openBinary(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, e
 	if total := offs[h.Rows]; int(total) != len(data) {
 		return nil, encoding.Corruptf("trivial: value lengths sum to %d, data holds %d bytes", total, len(data))
 	}
-	return &binaryDec{cursor: cursor{typ: encoding.Binary, n: h.Rows}, lengths: child, offs: offs, data: data}, nil
+	d.offs = offs
+	return d, nil
+}
+
+// offsets returns the n+1 value offsets, building them for equal-length
+// values on first use.
+func (d *binaryDec) offsets() ([]int32, error) {
+	if d.offs != nil {
+		return d.offs, nil
+	}
+	if err := d.opts.CheckAlloc(d.n+1, 4, "trivial value offsets"); err != nil {
+		return nil, err
+	}
+	offs := make([]int32, d.n+1)
+	for i := range offs {
+		offs[i] = int32(i * d.width) // the total was checked to fit at open
+	}
+	d.offs = offs
+	return offs, nil
 }
 
 func (d *binaryDec) Children() []encoding.ChildNode {
@@ -413,6 +444,9 @@ func appendRange(dst *encoding.Bytes, offs []int32, data []byte, i, j int) {
 
 func (d *binaryDec) ReadBinary(dst *encoding.Bytes, n int) error {
 	if err := d.check(n, "read"); err != nil {
+		return err
+	}
+	if _, err := d.offsets(); err != nil {
 		return err
 	}
 	if len(dst.Offsets) == 0 && len(dst.Data) == 0 {
@@ -437,6 +471,13 @@ func (d *binaryDec) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	if err := checkRows(rows, d.n); err != nil {
 		return err
 	}
+	if d.offs == nil {
+		w := d.width
+		for _, r := range rows {
+			dst.Append(d.data[int(r)*w : int(r)*w+w])
+		}
+		return nil
+	}
 	for _, r := range rows {
 		dst.Append(d.data[d.offs[r]:d.offs[r+1]])
 	}
@@ -445,6 +486,9 @@ func (d *binaryDec) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 
 func (d *binaryDec) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
 	if err := d.check(n, "filter"); err != nil {
+		return err
+	}
+	if _, err := d.offsets(); err != nil {
 		return err
 	}
 	offs := d.offs[d.pos : d.pos+n+1]

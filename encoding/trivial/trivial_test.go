@@ -130,3 +130,94 @@ func TestReadBinarySharedThenAppend(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualLengthBinary: values of one length (a Constant lengths child)
+// are addressed without offsets until a read needs them; every read path of
+// a fresh decoder returns the values, and lengths that disagree with the
+// data are refused at open.
+func TestEqualLengthBinary(t *testing.T) {
+	p := all.Policy()
+	p.Zstd = false
+	p.Force = &encoding.Tree{Kind: encoding.KindTrivial, Children: []*encoding.Tree{{Kind: encoding.KindConstant}}}
+	for _, width := range []int{0, 1, 3} {
+		var src encoding.Bytes
+		var want []string
+		for i := range 1000 {
+			v := string("ANRX"[i*7%4:][:min(width, 1)]) + string(make([]byte, max(width-1, 0)))
+			if width > 1 {
+				v = string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('0'+i%10))
+			}
+			src.Append([]byte(v))
+			want = append(want, v)
+		}
+		node, tree, err := p.Encode(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.Children[0].Kind != encoding.KindConstant {
+			t.Fatalf("width %d: lengths %v, want Constant", width, tree.Children[0].Kind)
+		}
+		open := func() encoding.Decoder {
+			d, err := encoding.Open(node, all.Options())
+			if err != nil {
+				t.Fatalf("width %d: %v", width, err)
+			}
+			return d
+		}
+		// Gather on a fresh decoder (no offsets built).
+		rows := []int32{0, 1, 17, 500, 998, 999}
+		var got encoding.Bytes
+		if err := open().(encoding.BinaryGatherer).GatherBinary(rows, &got); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			if string(got.Value(i)) != want[r] {
+				t.Fatalf("width %d: gather row %d = %q, want %q", width, r, got.Value(i), want[r])
+			}
+		}
+		if err := open().(encoding.BinaryGatherer).GatherBinary([]int32{1000}, &got); !errors.Is(err, encoding.ErrCorrupt) {
+			t.Fatalf("width %d: gather past the end: %v", width, err)
+		}
+		// Reads in pieces after a skip, then a gather on the same decoder.
+		d := open()
+		if err := d.Skip(10); err != nil {
+			t.Fatal(err)
+		}
+		var all2 encoding.Bytes
+		for _, n := range []int{1, 300, 689} {
+			if err := d.(encoding.BinaryReader).ReadBinary(&all2, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 990 {
+			if string(all2.Value(i)) != want[10+i] {
+				t.Fatalf("width %d: read row %d = %q, want %q", width, 10+i, all2.Value(i), want[10+i])
+			}
+		}
+		// Filter on a fresh decoder.
+		pred := &encoding.BytesPred{Op: encoding.OpEq, A: []byte(want[3])}
+		sel := encoding.NewBitmap(1000, true)
+		if err := open().(encoding.BinaryFilterer).FilterBinary(pred, 1000, sel); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range want {
+			if sel.Get(i) != (v == want[3]) {
+				t.Fatalf("width %d: filter row %d (%q) = %v", width, i, v, sel.Get(i))
+			}
+		}
+	}
+	// Lengths promising more or fewer bytes than the data holds.
+	var src encoding.Bytes
+	for range 10 {
+		src.Append([]byte("ab"))
+	}
+	node, _, err := p.Encode(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{node[:len(node)-1], append(append([]byte(nil), node...), 'x')} {
+		if _, err := encoding.Open(bad, all.Options()); !errors.Is(err, encoding.ErrCorrupt) {
+			t.Fatalf("equal lengths, %d-byte node: got %v, want ErrCorrupt", len(bad), err)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+// Command cpuprobe times Strata's lookups, q_month and full scans on a
+// written lineitem file by the process's CPU time (getrusage) as well as
+// wall time, so that figures taken on a loaded, shared machine still
+// compare: the CPU a query costs does not grow with the load the way its
+// wall time does. It reads one file, one goroutine per query unless
+// stated, and prints medians [min–max] over the rounds.
+//
+//	go run ./cpuprobe -f li.strata -mode cold      # one-row lookups, decoders dropped before each round
+//	go run ./cpuprobe -f li.strata -mode cold -percol
+//	go run ./cpuprobe -f li.strata -mode monthtake # q_month after the lookups of a take run
+//	go run ./cpuprobe -f li.strata -mode scan      # full scan, 1 and 2 goroutines alternately
+//	go run ./cpuprobe -f li.strata -mode mem       # heap that q_month's cached decoders hold
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"strata/iox"
+	"strata/read"
+)
+
+func main() {
+	path := flag.String("f", "", "Strata file of TPC-H lineitem (strata gen tpch --sf 1 li.strata)")
+	n := flag.Int("n", 200, "random rows drawn for lookups; those in distinct 8192-row blocks are looked up")
+	rounds := flag.Int("r", 5, "timed rounds")
+	prof := flag.String("prof", "", "write a CPU profile of the timed rounds to this file")
+	colsF := flag.String("cols", "", "comma-separated columns the lookups return (default all)")
+	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>")
+	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
+	mode := flag.String("mode", "cold", "cold | warm | month | monthcold | monthtake | scan | mem")
+	flag.Parse()
+	src, err := iox.OpenFile(*path)
+	if err != nil {
+		panic(err)
+	}
+	f, err := read.Open(context.Background(), src, read.Options{Parallelism: 1})
+	if err != nil {
+		panic(err)
+	}
+	var cols []string
+	if *colsF != "" {
+		cols = strings.Split(*colsF, ",")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows := make([]int64, *n)
+	for i := range rows {
+		rows[i] = rng.Int64N(f.NumRows())
+	}
+	seen := map[int64]bool{}
+	var cold []int64
+	for _, r := range rows {
+		if !seen[r/8192] {
+			seen[r/8192] = true
+			cold = append(cold, r)
+		}
+	}
+	if *mode == "scan" {
+		allocN := 0
+		for _, par := range []int{1, 2, 1, 2, 1, 2} {
+			var per, cpus []float64
+			m0 := readMetrics()
+			for i := range *rounds + 1 {
+				if i == 1 && *prof != "" && par == 2 {
+					pf, _ := os.Create(*prof)
+					pprof.StartCPUProfile(pf)
+				}
+				t0 := time.Now()
+				c0 := cpuNow()
+				sc, err := f.Scan(read.ScanOptions{Parallelism: par})
+				if err != nil {
+					panic(err)
+				}
+				for {
+					rec, err := sc.Next()
+					if err != nil {
+						break
+					}
+					rec.Release()
+				}
+				sc.Close()
+				if i > 0 {
+					per = append(per, float64(time.Since(t0).Microseconds())/1000)
+					cpus = append(cpus, float64((cpuNow()-c0).Microseconds())/1000)
+				}
+			}
+			if *prof != "" && par == 2 {
+				pprof.StopCPUProfile()
+				*prof = ""
+			}
+			sort.Float64s(per)
+			sort.Float64s(cpus)
+			m1 := readMetrics()
+			if *allocProf != "" {
+				allocN++
+				af, _ := os.Create(fmt.Sprintf("%s.%d.t%d", *allocProf, allocN, par))
+				pprof.Lookup("allocs").WriteTo(af, 0)
+				af.Close()
+			}
+			k := float64(*rounds + 1)
+			fmt.Printf("scan par=%d: wall %.1f ms [%.1f–%.1f]; cpu %.1f [%.1f–%.1f]; per scan: gc cpu %.1f ms, total cpu (runtime) %.1f ms, mutex wait %.2f ms, alloc %.1f MB, gc cycles %.1f\n", par, per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1],
+				(m1[0]-m0[0])*1000/k, (m1[1]-m0[1])*1000/k, (m1[2]-m0[2])*1000/k, (m1[3]-m0[3])/1e6/k, (m1[4]-m0[4])/k)
+		}
+		return
+	}
+	if *mode == "mem" {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		sc, _ := f.Scan(read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"}, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
+		for {
+			rec, err := sc.Next()
+			if err != nil {
+				break
+			}
+			rec.Release()
+		}
+		sc.Close()
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		fmt.Printf("q_month: heap %d MB retained\n", (int64(m1.HeapAlloc)-int64(m0.HeapAlloc))>>20)
+		f.DropCaches()
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		for _, r := range rows[:*n/4] {
+			rec, _, _ := f.TakeContext(context.Background(), []int64{r}, read.TakeOptions{Columns: cols})
+			rec.Release()
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		fmt.Printf("take %d rows: heap %d MB retained\n", *n/4, (int64(m1.HeapAlloc)-int64(m0.HeapAlloc))>>20)
+		return
+	}
+	if *mode == "month" || *mode == "monthtake" || *mode == "monthcold" {
+		var per, cpus []float64
+		var st read.ScanStats
+		for i := range *rounds + 1 {
+			if *mode == "monthcold" {
+				f.DropCaches()
+			}
+			if *mode == "monthtake" {
+				one := []int64{0}
+				for _, r := range rows {
+					one[0] = r
+					rec, _, err := f.TakeContext(context.Background(), one, read.TakeOptions{})
+					if err != nil {
+						panic(err)
+					}
+					rec.Release()
+				}
+			}
+			if i == 1 && *prof != "" {
+				pf, _ := os.Create(*prof)
+				pprof.StartCPUProfile(pf)
+				defer pprof.StopCPUProfile()
+			}
+			t0 := time.Now()
+			c0 := cpuNow()
+			sc, err := f.Scan(read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"}, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
+			if err != nil {
+				panic(err)
+			}
+			n := int64(0)
+			for {
+				rec, err := sc.Next()
+				if err != nil {
+					break
+				}
+				n += rec.NumRows()
+				rec.Release()
+			}
+			st = sc.Stats()
+			sc.Close()
+			if i > 0 {
+				per = append(per, float64(time.Since(t0).Microseconds())/1000)
+				cpus = append(cpus, float64((cpuNow()-c0).Microseconds())/1000)
+			}
+			_ = n
+		}
+		sort.Float64s(per)
+		sort.Float64s(cpus)
+		fmt.Printf("%s: median %.2f ms [%.2f–%.2f]; cpu %.2f [%.2f–%.2f]; last: %d requests, %d bytes, %d chunks opened\n", *mode, per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1], st.Requests, st.BytesRead, st.ChunksDecoded)
+		return
+	}
+	if *prof != "" {
+		pf, _ := os.Create(*prof)
+		pprof.StartCPUProfile(pf)
+		defer pprof.StopCPUProfile()
+	}
+	var per, cpus []float64
+	var req, bytes int64
+	var chunks int
+	for range *rounds {
+		if *mode == "cold" {
+			f.DropCaches()
+		}
+		req, bytes, chunks = 0, 0, 0
+		t0 := time.Now()
+		c0 := cpuNow()
+		one := []int64{0}
+		for _, r := range cold {
+			one[0] = r
+			rec, st, err := f.TakeContext(context.Background(), one, read.TakeOptions{Columns: cols})
+			if err != nil {
+				panic(err)
+			}
+			req += st.Requests
+			bytes += st.BytesRead
+			chunks += st.ChunksDecoded
+			rec.Release()
+		}
+		per = append(per, float64(time.Since(t0).Microseconds())/float64(len(cold)))
+		cpus = append(cpus, float64((cpuNow()-c0).Microseconds())/float64(len(cold)))
+	}
+	if *percol {
+		for _, fl := range f.Schema().Fields() {
+			var cpu []float64
+			for range *rounds {
+				f.DropCaches()
+				c0 := cpuNow()
+				for _, r := range cold {
+					rec, _, err := f.TakeContext(context.Background(), []int64{r}, read.TakeOptions{Columns: []string{fl.Name}})
+					if err != nil {
+						panic(err)
+					}
+					rec.Release()
+				}
+				cpu = append(cpu, float64((cpuNow()-c0).Microseconds())/float64(len(cold)))
+			}
+			sort.Float64s(cpu)
+			fmt.Printf("%-16s cpu %.1f µs/row [%.1f–%.1f]\n", fl.Name, cpu[len(cpu)/2], cpu[0], cpu[len(cpu)-1])
+		}
+	}
+	sort.Float64s(per)
+	sort.Float64s(cpus)
+	fmt.Printf("%s take: %d rows, median %.1f µs/row [%.1f–%.1f]; cpu %.1f [%.1f–%.1f]; last run: %d requests, %d bytes, %d chunks opened\n", *mode, len(cold), per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1], req, bytes, chunks)
+}
+
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func readMetrics() [5]float64 {
+	names := []string{"/cpu/classes/gc/total:cpu-seconds", "/cpu/classes/total:cpu-seconds", "/sync/mutex/wait/total:seconds", "/gc/heap/allocs:bytes", "/gc/cycles/total:gc-cycles"}
+	ss := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		ss[i].Name = n
+	}
+	metrics.Read(ss)
+	var out [5]float64
+	for i, s := range ss {
+		switch s.Value.Kind() {
+		case metrics.KindFloat64:
+			out[i] = s.Value.Float64()
+		case metrics.KindUint64:
+			out[i] = float64(s.Value.Uint64())
+		}
+	}
+	return out
+}
