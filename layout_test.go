@@ -19,7 +19,9 @@ import (
 // layoutTable has columns for the stripe-level layouts: dates and times
 // stored relative to earlier columns (one of them relative to a column with
 // nulls), low-cardinality text and integers sharing one alphabet per
-// stripe (one with nulls), and a wide column that keeps chunks small.
+// stripe (one with nulls), a wide column that keeps chunks small, and
+// long text drawn from a pool so large that a chunk holds mostly distinct
+// values while the stripe repeats each about four times (with nulls).
 func layoutTable(t *testing.T, rows int, seed uint64) *table {
 	i64, i32, u16, str, date := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint16,
 		arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32
@@ -29,11 +31,20 @@ func layoutTable(t *testing.T, rows int, seed uint64) *table {
 		{Name: "base", Type: u16, Nullable: true}, {Name: "derived", Type: u16},
 		{Name: "mode", Type: str}, {Name: "county", Type: str, Nullable: true},
 		{Name: "code", Type: i32}, {Name: "note", Type: str},
+		{Name: "org", Type: str, Nullable: true},
 	}, nil)
 	r := rand.New(rand.NewPCG(seed, 18))
 	counties := make([]string, 400)
 	for i := range counties {
 		counties[i] = fmt.Sprintf("County %03d of %s", i, []string{"Alabama", "Ohio", "Utah", "Maine"}[i%4])
+	}
+	orgs := make([]string, max(1, rows/4))
+	for i := range orgs {
+		w := make([]byte, 30+r.IntN(30))
+		for j := range w {
+			w[j] = 'a' + byte(r.IntN(26))
+		}
+		orgs[i] = string(w)
 	}
 	tb := &table{sch: sch}
 	ts := int64(1_700_000_000)
@@ -68,6 +79,11 @@ func layoutTable(t *testing.T, rows int, seed uint64) *table {
 				w[i] = 'a' + byte(r.IntN(26))
 			}
 			b.Field(9).(*array.StringBuilder).Append(string(w))
+			if r.IntN(10) == 0 {
+				b.Field(10).AppendNull()
+			} else {
+				b.Field(10).(*array.StringBuilder).Append(orgs[r.IntN(len(orgs))])
+			}
 		}
 		tb.recs = append(tb.recs, b.NewRecordBatch())
 		b.Release()
@@ -96,14 +112,16 @@ func TestStripeLayouts(t *testing.T) {
 	correlated := []string{"receipt Correlated", "end Correlated", "derived Correlated"}
 	// A shared alphabet saves each chunk its own: 400 counties of ~20 bytes
 	// always pay for the slower shared lookup (encoding.Optimize); the 7
-	// short modes do when optimizing for size.
-	shared := []string{"county SharedDictionary"}
-	allShared := []string{"mode SharedDictionary", "county SharedDictionary"}
+	// short modes do when optimizing for size. The org texts, mostly
+	// distinct within a chunk, are weighed as a whole stream and stored
+	// once per stripe.
+	shared := []string{"county SharedDictionary", "org SharedDictionary"}
+	allShared := []string{"mode SharedDictionary", "county SharedDictionary", "org SharedDictionary"}
 	for i, c := range []struct {
 		opts strata.WriteOptions
 		want []string // layouts some chunk must use
 	}{
-		{strata.WriteOptions{}, correlated},
+		{strata.WriteOptions{}, append(correlated, "org SharedDictionary")},
 		{strata.WriteOptions{ChunkTarget: 2 << 10, ChunkValues: 2048, StripeBytes: 1 << 20}, append(correlated, shared...)},
 		{strata.WriteOptions{ChunkTarget: 1 << 10, ChunkValues: 1024, StripeBytes: 512 << 10, NoZstd: true, Parallel: 1,
 			Optimize: encoding.OptimizeSize}, append(correlated, allShared...)},
@@ -134,6 +152,9 @@ func TestStripeLayouts(t *testing.T) {
 				if !kinds[want] {
 					t.Errorf("no chunk of %s", want)
 				}
+			}
+			if kinds["note SharedDictionary"] {
+				t.Error("unique note texts refer to a shared alphabet")
 			}
 			if c.want == nil && len(kinds) > 0 {
 				t.Errorf("layouts %v with both disabled", kinds)

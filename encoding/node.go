@@ -117,6 +117,9 @@ func ParseHeader(node []byte, depth int, opts *Options) (*Header, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%v node: %w", h.Kind, err)
 		}
+		if opts.Allocated != nil {
+			*opts.Allocated += int64(cap(body))
+		}
 		h.Body = body
 	} else {
 		h.Body = rest
@@ -139,12 +142,18 @@ type Options struct {
 	// shared alphabet, a reference column). Nodes that refer outside
 	// themselves fail to open without one.
 	Resolver Resolver
+	// Allocated, when set, is increased by the bytes every allocation
+	// checked by CheckAlloc and every inflated zstd body would take: what
+	// opening a node allocated from its declared sizes. A reader sets it
+	// for one open at a time, to account the memory of the decoders it
+	// keeps (allocations made later by reads are not counted).
+	Allocated *int64
 }
 
 // Default decode limits.
 const (
 	DefaultMaxRows  = 1 << 28
-	DefaultMaxBytes = 1 << 31
+	DefaultMaxBytes = 1<<31 - 1 // the largest int on 32-bit platforms too
 	DefaultMaxDepth = 8
 )
 
@@ -174,6 +183,9 @@ func (o *Options) CheckAlloc(n, size int, what string) error {
 	o = o.orDefault()
 	if n < 0 || (size > 0 && n > o.MaxBytes/size) {
 		return Limitf("%s: %d × %d bytes", what, n, size)
+	}
+	if o.Allocated != nil {
+		*o.Allocated += int64(n) * int64(size)
 	}
 	return nil
 }

@@ -76,9 +76,15 @@ type Codec struct {
 // for every row of a fixed-width type (integers, floats, booleans: their
 // width hardly matters), and for binary values PerString for every value
 // and PerByte for every byte of the values. strata calibrate fits these
-// separately on fixed-width and binary nodes.
+// separately on fixed-width and binary nodes. PerException is paid for
+// every value an encoder reports as an exception (Ctx.Exceptions): a value
+// the bulk decode does not produce and that is patched in afterwards (ALP's
+// non-decimal values); strata calibrate fits it beside PerValue for
+// encodings that report exceptions, so that a node of clean data is not
+// charged the cost of one made of exceptions.
 type Cost struct {
 	PerValue, PerString, PerByte float64
+	PerException                 float64
 }
 
 // Time returns the cost of decoding rows values of type t, bytes bytes in

@@ -23,6 +23,11 @@ type chunkEncoder struct {
 	// encode returned last.
 	shared encoding.SharedAlphabet
 	last   *encoding.Tree
+	// trialNode is the node of the sizer's trial encode of the stream's
+	// first trialN values (tree trialTree), until the first chunk takes it.
+	trialNode []byte
+	trialTree *encoding.Tree
+	trialN    int
 	// corr plans the stream's Correlated chunks in this stripe (nil: none);
 	// corrTree is the tree of its last Correlated chunk, replayed.
 	corr     *corrPlan

@@ -11,23 +11,30 @@ import (
 
 // Correlated columns. Per stripe, the writer looks for integer columns that
 // are cheaper stored as their difference from an earlier integer column of
-// the same physical type (a receipt date from a ship date): on samples of
-// the stripe's rows it compares the encoded size of each column with the
-// size of its difference from every candidate reference, charging the
-// difference for the reference's bytes at CorrelationRefWeight, since a
-// reader of the column must decode the reference's rows too. Each column
-// keeps its best reference when that saves at least minCorrSaving; a
-// column that serves as a reference is never stored relative to another,
-// so references do not chain. Chunks of a chosen column then take the
-// Correlated encoding only where it is the smaller, by the same charge.
+// the same physical type (a receipt date from a ship date, a commit date
+// from a ship date): on samples of the stripe's rows it compares the cost
+// of each column with the cost of its difference from every candidate
+// reference, both weighed as selection weighs candidates (bytes plus
+// Optimize's weight times the estimated decode time), the difference also
+// charged for decoding the reference's rows, which a reader of the column
+// must do too. Each column keeps its best reference when that saves at
+// least minCorrSaving of its cost; a column that serves as a reference is
+// never stored relative to another, so references do not chain. Chunks of
+// a chosen column then take the Correlated encoding only where it costs
+// less, by the same measure.
 
 // corrPlan is a stream's Correlated plan for one stripe.
 type corrPlan struct {
 	encode func(p *encoding.Policy, dst []byte, vals, ref any, refStream int, force *encoding.Tree) ([]byte, *encoding.Tree, error)
-	ref    int     // reference stream
-	vals   any     // the reference's values, nulls as 0
-	refBPV float64 // the reference's encoded bytes per value, from the sample
-	weight float64 // CorrelationRefWeight
+	ref    int // reference stream
+	vals   any // the reference's values, nulls as 0
+	// charge is what a value of the column pays for its reference, in
+	// bytes: w × the reference's decode time per value, or with
+	// Options.CorrelationRefWeight that share of its bytes per value.
+	charge float64
+	// w is Optimize's weight of a nanosecond, and nodeNS the Correlated
+	// node's own decode time per value (its codec's measured cost).
+	w, nodeNS float64
 }
 
 // Sampling of the correlation search: corrRuns runs of corrRunLen
@@ -44,21 +51,31 @@ const (
 	minCorrSaving = 0.1
 )
 
-// DefaultCorrelationRefWeight is the share of a reference's bytes charged
-// to a column stored relative to it: what decoding the reference's rows a
-// second time costs, against what a stored byte costs a full scan. On
-// TPC-H lineitem SF 0.1 a full scan takes 4.1 ns of CPU per stored byte,
-// and decoding the bit-packed l_shipdate 0.72 ns per byte, a fifth; the
-// default rounds it up (docs/benchmarks.md, "Correlated columns").
-const DefaultCorrelationRefWeight = 0.25
-
 type corrCand struct {
 	id     int
 	vals   any // whole stream
 	sample any
-	size   int // encoded bytes of the sample
+	size   int     // encoded bytes of the sample
+	time   float64 // estimated decode time of the sample, ns
 	lo, hi int64
 	nulls  bool
+}
+
+// refCharge is what a column stored relative to r pays per value for
+// decoding r's rows too, in bytes: wt (Optimize's weight of a nanosecond)
+// times r's estimated decode time per value, which follows the goal as
+// selection does (nothing with size, the full time with speed). A positive
+// weight (Options.CorrelationRefWeight) charges that share of r's bytes
+// instead, a negative one nothing.
+func refCharge(weight, wt float64, r *corrCand) float64 {
+	n := float64(max(encoding.LenOf(r.sample), 1))
+	switch {
+	case weight > 0:
+		return weight * float64(r.size) / n
+	case weight < 0:
+		return 0
+	}
+	return wt * r.time / n
 }
 
 // correlate returns the Correlated plans of this stripe's streams by id.
@@ -97,11 +114,11 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 	p.Zstd, p.Force, p.Shared = false, nil, nil
 	for _, c := range cands {
 		c.sample = encoding.Sample(c.vals, corrRuns, corrRunLen)
-		node, _, err := p.Encode(nil, c.sample)
+		node, t, err := p.Encode(nil, c.sample)
 		if err != nil {
 			return nil
 		}
-		c.size = len(node)
+		c.size, c.time = len(node), t.Time()
 		st := encoding.ComputeStatsNoDistinct(c.sample)
 		c.lo, c.hi = st.MinI, st.MaxI
 	}
@@ -110,7 +127,12 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 		saving   float64
 	}
 	var picks []pick
-	weight := w.opts.CorrelationRefWeight
+	wt := w.policy.Optimize.Weight()
+	var nodeNS float64 // Correlated's own decode time per value
+	if cd := w.policy.Registry.Codec(encoding.KindCorrelated); cd != nil {
+		nodeNS = cd.Decode.PerValue
+	}
+	charge := func(r *corrCand) float64 { return refCharge(w.opts.CorrelationRefWeight, wt, r) }
 	for _, d := range cands {
 		if d.nulls {
 			continue // Correlated nodes are chunk roots: no Nullable layer
@@ -129,12 +151,14 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 			if diffBits(d.sample, r.sample)+2 > own {
 				continue
 			}
-			node, _, err := encode(&p, nil, d.sample, r.sample, r.id, nil)
+			node, t, err := encode(&p, nil, d.sample, r.sample, r.id, nil)
 			if err != nil {
 				continue
 			}
-			cost := float64(len(node)) + weight*float64(r.size)
-			if saving := 1 - cost/float64(d.size); saving >= minCorrSaving && saving > best.saving {
+			n := float64(encoding.LenOf(d.sample))
+			cost := float64(len(node)) + wt*(nodeNS*n+t.Time()) + charge(r)*n
+			own := float64(d.size) + wt*d.time
+			if saving := 1 - cost/own; saving >= minCorrSaving && saving > best.saving {
 				best = pick{d, r, saving}
 			}
 		}
@@ -157,9 +181,8 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 		if isRef[pk.dep.id] || plans[pk.ref.id] != nil {
 			continue // references do not chain
 		}
-		n := encoding.LenOf(pk.ref.sample)
-		plans[pk.dep.id] = &corrPlan{encode: encode, ref: pk.ref.id, vals: pk.ref.vals, weight: weight,
-			refBPV: float64(pk.ref.size) / float64(max(n, 1))}
+		plans[pk.dep.id] = &corrPlan{encode: encode, ref: pk.ref.id, vals: pk.ref.vals,
+			charge: charge(pk.ref), w: wt, nodeNS: nodeNS}
 		isRef[pk.ref.id] = true
 	}
 	return plans
@@ -200,8 +223,9 @@ func zeroed[T encoding.Integer](v []T, valid []bool) []T {
 }
 
 // encodeCorrelated encodes a chunk relative to its reference and returns
-// the node when its bytes, plus the reference's charge, are fewer than
-// plain's; otherwise plain.
+// the node when its cost (bytes plus weighted decode time), plus the
+// reference's charge, is less than plain's (whose tree is c.last);
+// otherwise plain.
 func (c *chunkEncoder) encodeCorrelated(plain []byte, vals any, lo, hi int) ([]byte, error) {
 	pl := c.corr
 	ref := sliceValues(pl.vals, lo, hi)
@@ -212,7 +236,9 @@ func (c *chunkEncoder) encodeCorrelated(plain []byte, vals any, lo, hi int) ([]b
 		return plain, nil // not representable: keep the plain node
 	}
 	c.corrTree = tree
-	if float64(len(node))+pl.weight*pl.refBPV*float64(hi-lo) < float64(len(plain)) {
+	n := float64(hi - lo)
+	cost := float64(len(node)) + pl.w*(pl.nodeNS*n+tree.Time()) + pl.charge*n
+	if cost < float64(len(plain))+pl.w*c.last.Time() {
 		c.last = tree
 		return node, nil
 	}

@@ -1,6 +1,8 @@
 package write
 
 import (
+	"fmt"
+
 	"strata/encoding"
 	"strata/shred"
 )
@@ -25,9 +27,21 @@ const maxSharedDistinct = 1 << 16
 const minSharedUses = 2
 
 // sharedFor builds the shared alphabet of a values stream for this stripe,
-// or returns nil when the stream does not look like it has few distinct
-// values or is too short to be cut into several chunks.
-func (w *Writer) sharedFor(s *shred.Stream, floor int) encoding.SharedAlphabet {
+// or returns nil when the stream has more than maxSharedDistinct distinct
+// values, no repeated value, or is too short to be cut into several
+// chunks. offer says how the alphabet is used:
+//
+//   - offer (the sample shows at most half its values distinct, and so
+//     does the stream): every chunk's selection is offered a reference to
+//     it beside its own encodings, the alphabet counted as free (it is
+//     small beside the stream), and it is stored when at least
+//     minSharedUses chunks chose it (finishShared);
+//   - otherwise most values are distinct within any chunk, so no chunk's
+//     own dictionary can see the repeats, and a reference would look free
+//     to a chunk only because the large alphabet is not counted. The
+//     chunks are encoded without it and then the whole stream is weighed
+//     both ways (tryShared).
+func (w *Writer) sharedFor(s *shred.Stream, floor int) (sh encoding.SharedAlphabet, offer bool) {
 	var build func(any, int, int) encoding.SharedAlphabet
 	for _, c := range w.policy.Registry.Codecs() {
 		if c.BuildShared != nil && c.Types.Has(s.Type) {
@@ -35,7 +49,7 @@ func (w *Writer) sharedFor(s *shred.Stream, floor int) encoding.SharedAlphabet {
 		}
 	}
 	if build == nil || w.opts.NoShared || s.Type == encoding.Bool || s.Len < 2*floor {
-		return nil
+		return nil, false
 	}
 	vals := s.Values
 	if s.Valid != nil {
@@ -45,15 +59,106 @@ func (w *Writer) sharedFor(s *shred.Stream, floor int) encoding.SharedAlphabet {
 	}
 	n := encoding.LenOf(vals)
 	if n < 2*floor {
-		return nil
+		return nil, false
 	}
 	// a sample with more than half its values distinct rules out an
 	// alphabet of at most half the values
 	sample := encoding.Sample(vals, 16, 64)
-	if st := encoding.ComputeStats(sample); !st.DistinctExact || st.Distinct*2 > st.N {
+	st := encoding.ComputeStats(sample)
+	offer = st.DistinctExact && st.Distinct*2 <= st.N
+	sh = build(vals, 0, min(maxSharedDistinct, n-1))
+	if sh == nil {
+		return nil, false
+	}
+	return sh, offer && sh.Len()*2 <= n
+}
+
+// tryShared weighs storing a stream of mostly distinct values (sharedFor)
+// as references to its stripe's shared alphabet against the chunks res
+// holds, encoded without it, and switches to the references when their
+// cost is lower: the definition's bytes and decode time (paid once per
+// stripe) plus each chunk's reference node (its ids), against the chunks'
+// own bytes and decode times, weighed as selection weighs candidates
+// (encoding.Optimize). Both sides are real encodes, not estimates from a
+// sample: a sorted alphabet often compresses far better than the same
+// values in row order (sorted numbers delta-code, sorted text shares
+// prefixes), which no quick estimate sees. The chunk boundaries,
+// statistics and bloom hashes stay as they are.
+func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.SharedAlphabet, res *streamResult) error {
+	wt := w.policy.Optimize.Weight()
+	plain := 0.0
+	for _, c := range res.chunks {
+		plain += float64(len(c.node)) + wt*c.time
+	}
+	def, dt, err := sh.Definition(w.policy)
+	if err != nil {
+		return err
+	}
+	cost := float64(len(def)) + wt*dt.Time()
+	if cost >= plain {
 		return nil
 	}
-	return build(vals, 0, min(maxSharedDistinct, n/2))
+	p := *w.policy
+	p.Shared = sh
+	ref := &encoding.Tree{Kind: encoding.KindSharedDictionary}
+	nodes := make([][]byte, len(res.chunks))
+	total := 0
+	for _, c := range res.chunks {
+		total += c.rows
+	}
+	// refs and done are the references' cost and the chunks' own cost so
+	// far, over rows rows
+	refs, done, rows := 0.0, 0.0, 0
+	for i, c := range res.chunks {
+		vals := sliceValues(s.Values, c.lo, c.lo+c.rows)
+		var valid []bool
+		if s.Valid != nil {
+			valid = s.Valid[c.lo : c.lo+c.rows]
+		}
+		var node []byte
+		var t *encoding.Tree
+		if hasNull(valid) {
+			p.Force = &encoding.Tree{Kind: encoding.KindNullable, Children: []*encoding.Tree{nil, ref}}
+			node, t, err = enc.nullable(&p, nil, compact(vals, valid), valid)
+		} else {
+			p.Force = ref
+			node, t, err = p.Encode(nil, vals)
+		}
+		if err != nil {
+			return fmt.Errorf("chunk %d against the shared alphabet: %w", i, err)
+		}
+		if !usesShared(t) {
+			return nil // the forced reference did not fit: keep the chunks
+		}
+		rc := float64(len(node)) + wt*t.Time()
+		if cost += rc; cost >= plain {
+			return nil
+		}
+		nodes[i] = node
+		// Once an eighth of the rows is done, the rest is projected from
+		// the chunks done, references against their own encodings: a
+		// stream whose ids cost about what its values do (random keys,
+		// dates) stops here instead of encoding every chunk twice.
+		refs, done, rows = refs+rc, done+float64(len(c.node))+wt*c.time, rows+c.rows
+		if rows*8 >= total && done > 0 && cost+refs/done*(plain-done) >= plain {
+			return nil
+		}
+	}
+	for i := range res.chunks {
+		res.chunks[i].node, res.chunks[i].shared = nodes[i], true
+	}
+	res.chunks = append([]encodedChunk{{node: def}}, res.chunks...)
+	return nil
+}
+
+// hasNull reports whether a validity slice marks any row null.
+func hasNull(valid []bool) bool {
+	for _, v := range valid {
+		if !v {
+			return true
+		}
+	}
+	return false
 }
 
 // usesShared reports whether a chunk's tree refers to the shared alphabet

@@ -72,9 +72,11 @@ type Options struct {
 	Policy *encoding.Policy
 	// NoShared disables stripe-scoped shared dictionaries (shared.go).
 	NoShared bool
-	// NoCorrelated disables Correlated columns (correlate.go), and
-	// CorrelationRefWeight is the share of a reference's bytes charged to a
-	// column stored relative to it (default DefaultCorrelationRefWeight).
+	// NoCorrelated disables Correlated columns (correlate.go). By default a
+	// column stored relative to another is charged the weighted decode
+	// time of its reference's rows (encoding.Optimize); a positive
+	// CorrelationRefWeight charges that share of the reference's bytes
+	// instead, and a negative one charges nothing.
 	NoCorrelated         bool
 	CorrelationRefWeight float64
 	// Force maps a column path ("ts", "s.a") to the encoding tree every
@@ -125,9 +127,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StripeGroup <= 0 {
 		o.StripeGroup = 8
-	}
-	if o.CorrelationRefWeight <= 0 {
-		o.CorrelationRefWeight = DefaultCorrelationRefWeight
 	}
 	if o.BloomFPP <= 0 || o.BloomFPP >= 1 {
 		o.BloomFPP = stats.DefaultFPP
@@ -245,6 +244,8 @@ type encodedChunk struct {
 	stats  []byte
 	lo     int  // first entry of the stream
 	shared bool // refers to the stream's shared alphabet
+	// time is selection's estimate of decoding the chunk's node, in ns
+	time float64
 }
 
 type streamResult struct {
@@ -340,12 +341,40 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	wantBloom := valuesRole && s.Type != encoding.Bool && w.bloomed(info.Node.Path())
 	var buf []byte
 	enc.shared = nil
+	// A stream whose whole length the sizer's trial encodes may turn out
+	// to be one chunk, which never keeps an offered shared alphabet
+	// (finishShared needs minSharedUses chunks): its trial runs without
+	// one and is its chunk. Any other values stream is offered the shared
+	// alphabet, and its trial (if any) runs with it. A stream whose
+	// values are mostly distinct within a chunk is not offered one, but
+	// weighed whole against it after its chunks are encoded (tryShared).
+	var whole encoding.SharedAlphabet
+	first := enc.bpvEst <= 0
+	wholeTrial := first && w.trialLen(s) == s.Len
+	var sizer *sizer
+	if wholeTrial {
+		sizer = w.newSizer(s, enc)
+	}
 	if valuesRole {
-		if sh := w.sharedFor(s, max(1, w.opts.ChunkValues>>minChunkShift)); sh != nil {
-			enc.shared = sh
+		oneChunk := wholeTrial && enc.trialNode != nil && w.chunkEnd(s, 0, sizer) == s.Len
+		sh, offer := w.sharedFor(s, max(1, w.opts.ChunkValues>>minChunkShift))
+		switch {
+		case offer:
+			if !oneChunk {
+				enc.shared = sh
+				if wholeTrial {
+					enc.bpvEst = 0
+					enc.trialNode, enc.trialTree, enc.trialN = nil, nil, 0
+					sizer = nil
+				}
+			}
+		case enc.corr == nil && enc.fixed == nil:
+			whole = sh
 		}
 	}
-	sizer := w.newSizer(s, enc)
+	if sizer == nil {
+		sizer = w.newSizer(s, enc)
+	}
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
 		hi := w.chunkEnd(s, lo, sizer)
 		vals := sliceValues(s.Values, lo, hi)
@@ -354,7 +383,11 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			valid = s.Valid[lo:hi]
 		}
 		var err error
-		buf, err = enc.encode(buf[:0], vals, valid)
+		if node, ok := enc.takeTrial(lo, hi); ok {
+			buf = append(buf[:0], node...)
+		} else {
+			buf, err = enc.encode(buf[:0], vals, valid)
+		}
 		if err != nil {
 			res.err = fmt.Errorf("chunk %d: %w", len(res.chunks), err)
 			return
@@ -369,7 +402,8 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 				return
 			}
 		}
-		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last)}
+		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last),
+			time: enc.last.Time()}
 		sizer.observe(hi-lo, len(node))
 		if valuesRole {
 			cs := stats.FromValues(vals, valid)
@@ -391,6 +425,11 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	}
 	if enc.shared != nil {
 		if res.err = w.finishShared(s, enc, &res); res.err != nil {
+			return
+		}
+	}
+	if whole != nil {
+		if res.err = w.tryShared(s, enc, whole, &res); res.err != nil {
 			return
 		}
 	}
@@ -540,7 +579,7 @@ func (w *Writer) finishShared(s *shred.Stream, enc *chunkEncoder, res *streamRes
 		}
 		return nil
 	}
-	def, err := sh.Definition(w.policy)
+	def, _, err := sh.Definition(w.policy)
 	if err != nil {
 		return err
 	}

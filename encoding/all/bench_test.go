@@ -71,7 +71,7 @@ func BenchmarkDecode(b *testing.B) {
 	for _, w := range []int{1, 2, 4, 7, 8, 12, 16, 20, 24, 32} {
 		vals := make([]int64, n)
 		for i := range vals {
-			vals[i] = int64(uint64(i*2654435761) & (1<<w - 1))
+			vals[i] = int64(uint64(i) * 2654435761 & (1<<w - 1))
 		}
 		vals[0], vals[1] = 0, 1<<w-1
 		p := all.Policy()

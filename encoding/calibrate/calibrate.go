@@ -18,7 +18,11 @@
 // on short and long binary values. Least squares then give its Cost:
 // PerValue from the fixed-width cases (time = PerValue·rows; the width
 // hardly matters), PerString and PerByte from the binary ones (time =
-// PerString·rows + PerByte·bytes). zstd is measured the same way on plain
+// PerString·rows + PerByte·bytes), and for encodings that report
+// exceptions (encoding.Ctx.Exceptions: ALP's values that are patched in
+// after the bulk decode) PerValue and PerException together (time =
+// PerValue·rows + PerException·exceptions), so that clean data is not
+// charged for the exceptions of other shapes. zstd is measured the same way on plain
 // leaves of 1 to 256 KiB compressed and not: the difference is fitted as
 // PerFrame plus PerByte per inflated byte.
 package calibrate
@@ -62,8 +66,11 @@ type Sample struct {
 	Shape string
 	Tree  string
 	Rows  int
-	Bytes int     // decoded bytes
-	Ns    float64 // own decode time of the root node
+	Bytes int // decoded bytes
+	// Exceptions is the count the root's encoder reported
+	// (encoding.Ctx.Exceptions).
+	Exceptions int
+	Ns         float64 // own decode time of the root node
 }
 
 // KindResult is the fitted cost of one encoding with the samples it was
@@ -125,7 +132,7 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 						return nil, fmt.Errorf("calibrate %v %v: %w", cd.Kind, typ, err)
 					}
 					pd := pending{kind: ki, root: root,
-						sample: Sample{Type: typ, Shape: kn.shape, Tree: kn.tree, Rows: root.rows, Bytes: root.bytes}}
+						sample: Sample{Type: typ, Shape: kn.shape, Tree: kn.tree, Rows: root.rows, Bytes: root.bytes, Exceptions: kn.exceptions}}
 					d, err := encoding.Open(kn.node, kn.opts)
 					if err != nil {
 						return nil, err
@@ -175,6 +182,7 @@ var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardina
 type kindNode struct {
 	node        []byte
 	shape, tree string
+	exceptions  int
 	// opts decode the node: a resolver for nodes that refer to a shared
 	// alphabet or a reference column.
 	opts *encoding.Options
@@ -260,7 +268,7 @@ func shared(p *encoding.Policy, cd *encoding.Codec, vals any, dopts *encoding.Op
 	}
 	pp := *p
 	pp.Shared = sh
-	def, err := sh.Definition(&pp)
+	def, _, err := sh.Definition(&pp)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -324,7 +332,7 @@ func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen
 		if plain, _, err := p.EncodeWith(nil, vals, encoding.KindTrivial); err == nil && len(node) > len(plain)+16 && cd.Encoder != nil {
 			continue
 		}
-		out = append(out, kindNode{node: node, shape: sh, tree: tree.String(), opts: nodeOpts})
+		out = append(out, kindNode{node: node, shape: sh, tree: tree.String(), exceptions: tree.Exceptions(), opts: nodeOpts})
 	}
 	return out, nil
 }
@@ -431,16 +439,23 @@ func readFixed[T encoding.Fixed](rows int) func(encoding.Decoder) error {
 func fit(ss []Sample) encoding.Cost {
 	var c encoding.Cost
 	var srr, srt float64
-	var bin []Sample
+	var bin, exc []Sample
+	anyExc := false
 	for _, s := range ss {
 		if s.Type == encoding.Binary {
 			bin = append(bin, s)
 			continue
 		}
+		anyExc = anyExc || s.Exceptions > 0
+		exc = append(exc, Sample{Rows: s.Rows, Bytes: s.Exceptions, Ns: s.Ns})
 		srr += float64(s.Rows) * float64(s.Rows)
 		srt += float64(s.Rows) * s.Ns
 	}
-	if srr > 0 {
+	switch {
+	case anyExc:
+		// t = PerValue·rows + PerException·exceptions
+		c.PerValue, c.PerException = fit2(exc)
+	case srr > 0:
 		c.PerValue = round(srt / srr)
 	}
 	c.PerString, c.PerByte = fit2(bin)
@@ -564,6 +579,10 @@ func (r *Result) Report() string {
 	ks := slices.Clone(r.Kinds)
 	sort.Slice(ks, func(i, j int) bool { return ks[i].Kind < ks[j].Kind })
 	for _, k := range ks {
+		if k.Cost.PerException > 0 {
+			fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerException: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerException)
+			continue
+		}
 		fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerString, k.Cost.PerByte)
 	}
 	fmt.Fprintf(&b, "  %-15s DefaultZstdDecode = ZstdCost{PerFrame: %g, PerByte: %g}\n", "zstd", r.Zstd.PerFrame, r.Zstd.PerByte)

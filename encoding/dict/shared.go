@@ -203,17 +203,17 @@ func (s *Shared) Type() encoding.Type { return s.typ }
 
 // Definition returns the definition node of the alphabet, its alphabet
 // child selected by p (which should not carry the alphabet itself as
-// Policy.Shared; it is ignored if it does).
-func (s *Shared) Definition(p *encoding.Policy) ([]byte, error) {
+// Policy.Shared; it is ignored if it does), and the alphabet child's tree.
+func (s *Shared) Definition(p *encoding.Policy) ([]byte, *encoding.Tree, error) {
 	q := *p
 	q.Shared, q.Force = nil, nil
 	node := encoding.AppendHeader(nil, encoding.KindSharedDictionary, s.typ, 0)
 	node = append(node, formDefinition)
-	an, _, err := q.EncodeSequence(nil, s.alpha, 1, encoding.KindSharedDictionary, nil)
+	an, t, err := q.EncodeSequence(nil, s.alpha, 1, encoding.KindSharedDictionary, nil)
 	if err != nil {
-		return nil, fmt.Errorf("shared dictionary alphabet: %w", err)
+		return nil, nil, fmt.Errorf("shared dictionary alphabet: %w", err)
 	}
-	return encoding.AppendChild(node, an), nil
+	return encoding.AppendChild(node, an), t, nil
 }
 
 // ids maps vals to their ids in the alphabet; a value outside it is an

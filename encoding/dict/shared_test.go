@@ -49,7 +49,7 @@ func sharedChunks(t testing.TB, vals any, n int) ([]byte, [][]byte) {
 		t.Fatal("no shared alphabet")
 	}
 	p := all.Policy()
-	def, err := sh.Definition(p)
+	def, _, err := sh.Definition(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -301,7 +301,7 @@ func (bd *builder) makeSample(b *encoding.Bytes) {
 			for i := start; i < n && len(bd.buf) < sampleTarget; i += step {
 				v := b.Value(i)
 				if len(v) > sampleLine {
-					off := (i * 2654435761) % (len(v) - sampleLine + 1)
+					off := int(uint64(i) * 2654435761 % uint64(len(v)-sampleLine+1))
 					v = v[off : off+sampleLine]
 				}
 				v = v[:min(len(v), sampleTarget-len(bd.buf))]

@@ -552,7 +552,7 @@ func splitRuns[T any, K comparable](vals []T, keys []K) ([]uint32, []T) {
 	var values []T
 	start := 0
 	for i := 1; i <= len(keys); i++ {
-		if i < len(keys) && keys[i] == keys[i-1] && i-start < math.MaxUint32 {
+		if i < len(keys) && keys[i] == keys[i-1] && uint64(i-start) < math.MaxUint32 {
 			continue
 		}
 		lengths = append(lengths, uint32(i-start))
@@ -568,7 +568,7 @@ func splitBinaryRuns(b *encoding.Bytes) ([]uint32, encoding.Bytes) {
 	values := encoding.Bytes{Offsets: []int32{0}}
 	start := 0
 	for i := 1; i <= n; i++ {
-		if i < n && bytes.Equal(b.Value(i), b.Value(i-1)) && i-start < math.MaxUint32 {
+		if i < n && bytes.Equal(b.Value(i), b.Value(i-1)) && uint64(i-start) < math.MaxUint32 {
 			continue
 		}
 		lengths = append(lengths, uint32(i-start))
