@@ -120,8 +120,18 @@ func (c *coercingReader) Next() (arrow.Record, error) {
 // CoerceRecord converts rec to sch, which must be StorableSchema of
 // rec's schema. Columns whose type is unchanged are shared, not copied.
 func CoerceRecord(mem memory.Allocator, rec arrow.Record, sch *arrow.Schema) (arrow.Record, error) {
+	return convertRecord(mem, rec, sch, coerceData)
+}
+
+// dataConv converts one column's data to type to, returning a new reference.
+type dataConv func(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arrow.ArrayData, error)
+
+// convertRecord applies conv to every column of rec, giving a batch of
+// schema sch. It is the one walk behind CoerceRecord (import) and
+// RestoreRecord (export).
+func convertRecord(mem memory.Allocator, rec arrow.Record, sch *arrow.Schema, conv dataConv) (arrow.Record, error) {
 	if sch.NumFields() != int(rec.NumCols()) {
-		return nil, fmt.Errorf("interop: coerce: schema has %d fields, batch %d columns", sch.NumFields(), rec.NumCols())
+		return nil, fmt.Errorf("interop: convert: schema has %d fields, batch %d columns", sch.NumFields(), rec.NumCols())
 	}
 	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
@@ -132,7 +142,7 @@ func CoerceRecord(mem memory.Allocator, rec arrow.Record, sch *arrow.Schema) (ar
 		}
 	}()
 	for i, col := range rec.Columns() {
-		d, err := coerceData(mem, col.Data(), sch.Field(i).Type)
+		d, err := conv(mem, col.Data(), sch.Field(i).Type)
 		if err != nil {
 			return nil, fmt.Errorf("interop: column %q: %w", sch.Field(i).Name, err)
 		}
@@ -140,6 +150,48 @@ func CoerceRecord(mem memory.Allocator, rec arrow.Record, sch *arrow.Schema) (ar
 		d.Release()
 	}
 	return array.NewRecord(sch, cols, rec.NumRows()), nil
+}
+
+// convertChildren applies conv to each child of nested data d, whose
+// converted type is to. On error nothing is left retained.
+func convertChildren(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType, conv dataConv) ([]arrow.ArrayData, error) {
+	kids := d.Children()
+	targets, err := childTypes(to, len(kids))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]arrow.ArrayData, len(kids))
+	for i, k := range kids {
+		if out[i], err = conv(mem, k, targets[i]); err != nil {
+			releaseAll(out[:i])
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func releaseAll(ds []arrow.ArrayData) {
+	for _, d := range ds {
+		d.Release()
+	}
+}
+
+// convertLeaf converts leaf data d with leaf. It works on the whole buffer
+// range [0, offset+len) and slices the result back, so that a validity
+// bitmap shared with a parent keeps lining up.
+func convertLeaf(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType,
+	leaf func(memory.Allocator, arrow.Array, arrow.DataType) (arrow.Array, error)) (arrow.ArrayData, error) {
+	n := d.Offset() + d.Len()
+	full := array.NewData(d.DataType(), n, d.Buffers(), nil, -1, 0)
+	defer full.Release()
+	src := array.MakeFromData(full)
+	defer src.Release()
+	conv, err := leaf(mem, src, to)
+	if err != nil {
+		return nil, err
+	}
+	defer conv.Release()
+	return array.NewSliceData(conv.Data(), int64(d.Offset()), int64(n)), nil
 }
 
 // coerceData returns d converted to type to (a new reference). It works on
@@ -158,39 +210,14 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
-		kids := d.Children()
-		targets, err := childTypes(to, len(kids))
+		out, err := convertChildren(mem, d, to, coerceData)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]arrow.ArrayData, len(kids))
-		for i, k := range kids {
-			if out[i], err = coerceData(mem, k, targets[i]); err != nil {
-				for _, o := range out[:i] {
-					o.Release()
-				}
-				return nil, err
-			}
-		}
-		nd := array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset())
-		for _, o := range out {
-			o.Release()
-		}
-		return nd, nil
+		defer releaseAll(out)
+		return array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset()), nil
 	}
-	// A leaf: convert the whole buffer range [0, offset+len) and slice it
-	// back, so the validity bitmap (shared) keeps lining up.
-	n := d.Offset() + d.Len()
-	full := array.NewData(from, n, d.Buffers(), nil, -1, 0)
-	defer full.Release()
-	src := array.MakeFromData(full)
-	defer src.Release()
-	conv, err := coerceLeaf(mem, src, to)
-	if err != nil {
-		return nil, err
-	}
-	defer conv.Release()
-	return array.NewSliceData(conv.Data(), int64(d.Offset()), int64(n)), nil
+	return convertLeaf(mem, d, to, coerceLeaf)
 }
 
 // childTypes lists the types of the children of nested type t.

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"strata/interop"
 )
 
 // logicalCase is one column type arrow-go may write to Parquet, with
@@ -159,4 +161,35 @@ func writeParquet(path string, rec arrow.Record, props pqarrow.ArrowWriterProper
 		return err
 	}
 	return w.Close()
+}
+
+// A schema whose field count differs from the batch's columns is an error
+// on import and on export, not an index out of range.
+func TestConvertRecordFieldCount(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	b := array.NewInt64Builder(mem)
+	b.AppendValues([]int64{1, 2, 3}, nil)
+	col := b.NewArray()
+	defer col.Release()
+	one := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecord(one, []arrow.Array{col}, 3)
+	defer rec.Release()
+	two := arrow.NewSchema([]arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "b", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	if _, err := interop.CoerceRecord(mem, rec, two); err == nil || !strings.Contains(err.Error(), "2 fields, batch 1 columns") {
+		t.Fatalf("CoerceRecord: %v", err)
+	}
+	if _, err := interop.RestoreRecord(mem, rec, two); err == nil || !strings.Contains(err.Error(), "2 fields, batch 1 columns") {
+		t.Fatalf("RestoreRecord: %v", err)
+	}
+	out, err := interop.RestoreRecord(mem, rec, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	if got := out.Column(0).(*array.Int64).Int64Values(); len(got) != 3 || got[0] != 1 || got[2] != 3 {
+		t.Fatalf("RestoreRecord of an unchanged schema: %v", got)
+	}
 }

@@ -157,23 +157,7 @@ func RestoreSchema(meta map[string]string, stored *arrow.Schema) (*arrow.Schema,
 // RestoreRecord converts a batch read from Strata to sch (from
 // RestoreSchema).
 func RestoreRecord(mem memory.Allocator, rec arrow.Record, sch *arrow.Schema) (arrow.Record, error) {
-	cols := make([]arrow.Array, rec.NumCols())
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i, col := range rec.Columns() {
-		d, err := restoreData(mem, col.Data(), sch.Field(i).Type)
-		if err != nil {
-			return nil, fmt.Errorf("interop: column %q: %w", sch.Field(i).Name, err)
-		}
-		cols[i] = array.MakeFromData(d)
-		d.Release()
-	}
-	return array.NewRecord(sch, cols, rec.NumRows()), nil
+	return convertRecord(mem, rec, sch, restoreData)
 }
 
 // restoreData converts d (a stored type) to its source type to.
@@ -211,20 +195,11 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
-		kids := d.Children()
-		targets, err := childTypes(to, len(kids))
+		out, err := convertChildren(mem, d, to, restoreData)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]arrow.ArrayData, len(kids))
-		for i, k := range kids {
-			if out[i], err = restoreData(mem, k, targets[i]); err != nil {
-				for _, o := range out[:i] {
-					o.Release()
-				}
-				return nil, err
-			}
-		}
+		defer releaseAll(out)
 		bufs := d.Buffers()
 		if from.ID() == arrow.LIST && to.ID() == arrow.LARGE_LIST {
 			// 32-bit offsets to 64-bit ones
@@ -239,23 +214,9 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 			defer wide.Release()
 			bufs = []*memory.Buffer{bufs[0], wide}
 		}
-		nd := array.NewData(to, d.Len(), bufs, out, d.NullN(), d.Offset())
-		for _, o := range out {
-			o.Release()
-		}
-		return nd, nil
+		return array.NewData(to, d.Len(), bufs, out, d.NullN(), d.Offset()), nil
 	}
-	n := d.Offset() + d.Len()
-	full := array.NewData(from, n, d.Buffers(), nil, -1, 0)
-	defer full.Release()
-	src := array.MakeFromData(full)
-	defer src.Release()
-	conv, err := restoreLeaf(mem, src, to)
-	if err != nil {
-		return nil, err
-	}
-	defer conv.Release()
-	return array.NewSliceData(conv.Data(), int64(d.Offset()), int64(n)), nil
+	return convertLeaf(mem, d, to, restoreLeaf)
 }
 
 // restoreLeaf converts a stored leaf array (unsliced) back to type to.

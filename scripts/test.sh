@@ -13,6 +13,8 @@ go test -count=1 -timeout 25m ./...
 echo "== ALP without its assembly kernels (purego build, other architectures)"
 go vet -tags purego ./encoding/alp
 GOARCH=arm64 go vet ./encoding/alp
+echo "== 32-bit build (int is 32 bits: constants and limits must fit)"
+GOARCH=386 go vet ./...
 go test -count=1 -tags purego ./encoding/alp
 echo "== go test -race (packages with concurrency)"
 race_pkgs=$(go list ./iox/... ./format/... ./read/... 2>/dev/null || true)

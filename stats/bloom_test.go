@@ -68,7 +68,7 @@ func TestBloomSizing(t *testing.T) {
 	if n := BloomBlocks(0, 0.01); n != 1 {
 		t.Fatalf("empty filter blocks %d", n)
 	}
-	if n := BloomBlocks(1<<40, 0.01); n*bloomBlockBytes != MaxBloomBytes {
+	if n := BloomBlocks(math.MaxInt, 0.01); n*bloomBlockBytes != MaxBloomBytes {
 		t.Fatalf("huge filter not capped: %d blocks", n)
 	}
 	if BloomBlocks(1000, math.NaN()) < BloomBlocks(1000, 0.01) {

@@ -109,63 +109,46 @@ func fromBools(s *ColumnStats, v []bool, valid []bool) {
 }
 
 func fromInts[T int8 | int16 | int32 | int64](s *ColumnStats, v []T, valid []bool) {
-	var lo, hi T
-	found := false
-	if valid == nil {
-		if len(v) > 0 {
-			lo, hi, found = v[0], v[0], true
-			for _, x := range v[1:] {
-				lo = min(lo, x)
-				hi = max(hi, x)
-			}
-		}
-	} else {
-		s.Nulls = countNulls(valid[:len(v)])
-		for i, x := range v {
-			if !valid[i] {
-				continue
-			}
-			if !found {
-				lo, hi, found = x, x, true
-			}
-			lo = min(lo, x)
-			hi = max(hi, x)
-		}
-	}
-	if found {
+	if lo, hi, ok := intBounds(s, v, valid); ok {
 		s.HasMinMax = true
 		s.Min, s.Max = Int(s.Type, int64(lo)), Int(s.Type, int64(hi))
 	}
 }
 
 func fromUints[T uint8 | uint16 | uint32 | uint64](s *ColumnStats, v []T, valid []bool) {
-	var lo, hi T
-	found := false
-	if valid == nil {
-		if len(v) > 0 {
-			lo, hi, found = v[0], v[0], true
-			for _, x := range v[1:] {
-				lo = min(lo, x)
-				hi = max(hi, x)
-			}
-		}
-	} else {
-		s.Nulls = countNulls(valid[:len(v)])
-		for i, x := range v {
-			if !valid[i] {
-				continue
-			}
-			if !found {
-				lo, hi, found = x, x, true
-			}
-			lo = min(lo, x)
-			hi = max(hi, x)
-		}
-	}
-	if found {
+	if lo, hi, ok := intBounds(s, v, valid); ok {
 		s.HasMinMax = true
 		s.Min, s.Max = Uint(s.Type, uint64(lo)), Uint(s.Type, uint64(hi))
 	}
+}
+
+// intBounds returns the least and greatest valid value of v, and false if
+// there is none; with valid given, it also counts s's nulls. The loop
+// without a validity mask has no branch per value.
+func intBounds[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](s *ColumnStats, v []T, valid []bool) (lo, hi T, found bool) {
+	if valid == nil {
+		if len(v) == 0 {
+			return lo, hi, false
+		}
+		lo, hi = v[0], v[0]
+		for _, x := range v[1:] {
+			lo = min(lo, x)
+			hi = max(hi, x)
+		}
+		return lo, hi, true
+	}
+	s.Nulls = countNulls(valid[:len(v)])
+	for i, x := range v {
+		if !valid[i] {
+			continue
+		}
+		if !found {
+			lo, hi, found = x, x, true
+		}
+		lo = min(lo, x)
+		hi = max(hi, x)
+	}
+	return lo, hi, found
 }
 
 func fromFloats[T float32 | float64](s *ColumnStats, v []T, valid []bool) {

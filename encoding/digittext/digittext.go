@@ -20,6 +20,7 @@ package digittext
 
 import (
 	"fmt"
+	"math/bits"
 
 	"strata/encoding"
 	"strata/encoding/internal/cascade"
@@ -54,14 +55,13 @@ var pow10 = func() (p [maxDigits + 1]uint64) {
 
 // numDigits returns the number of decimal digits of v (1 for 0).
 func numDigits(v uint64) int {
-	d := 1
-	for d < maxDigits && v >= pow10[d] {
+	// bits.Len64(v)*1233>>12 is floor(log10(2^bits)), one below or equal
+	// to the digit count less one; a comparison settles which
+	d := (bits.Len64(v) * 1233) >> 12
+	if d < maxDigits+1 && v >= pow10[d] {
 		d++
 	}
-	if d == maxDigits && v >= pow10[maxDigits] {
-		return maxDigits + 1
-	}
-	return d
+	return max(d, 1)
 }
 
 type encoder struct{}
@@ -205,6 +205,7 @@ type decoder struct {
 	gs      encoding.Reader[uint8]
 	skipped int
 	scratch encoding.Bytes
+	lbuf    []uint8 // text lengths of a batch (format)
 }
 
 func (d *decoder) Kind() encoding.Kind { return encoding.KindDigitText }
@@ -267,31 +268,60 @@ func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
 	return nil
 }
 
-// format appends the text of values vs with shapes ss to dst.
+// format appends the text of values vs with shapes ss to dst. A constant
+// width (the common case: fixed-width codes) takes a loop that neither
+// measures nor checks shapes per value; otherwise the lengths of the first
+// pass are kept for the second.
 func (d *decoder) format(dst *encoding.Bytes, vs []uint64, ss []uint8) error {
 	w := len(dst.Data)
+	limit := cascade.OutLimit(d.opts)
+	no := len(dst.Offsets)
+	if d.width >= 0 {
+		width := d.width
+		if w+width*len(vs) > limit {
+			return encoding.Limitf("digittext: binary values need more than %d bytes", limit)
+		}
+		lim := pow10[width] // width ≤ maxDigits, so 10^width fits
+		data := grow(dst.Data, width*len(vs))
+		grown := growOffsets(dst.Offsets, len(vs))
+		offs := grown[no : no+len(vs)]
+		for i, v := range vs {
+			if v >= lim || ss[i] != uint8(width) {
+				return encoding.Corruptf("digittext: value %d with shape %d does not fit the chunk's %d digits", v, ss[i], width)
+			}
+			put(data[w:w+width], v)
+			w += width
+			offs[i] = int32(w)
+		}
+		dst.Data = data[:w]
+		dst.Offsets = grown
+		return nil
+	}
+	d.lbuf = cascade.Grow(d.lbuf, len(vs))
+	lens := d.lbuf[:len(vs)]
 	size := 0
 	for i, s := range ss {
 		l, err := d.length(vs[i], s)
 		if err != nil {
 			return err
 		}
+		lens[i] = uint8(l)
 		size += l
 	}
-	if limit := cascade.OutLimit(d.opts); w+size > limit {
+	if w+size > limit {
 		return encoding.Limitf("digittext: binary values need more than %d bytes", limit)
 	}
 	data := grow(dst.Data, size)
-	no := len(dst.Offsets)
-	offs := growOffsets(dst.Offsets, len(vs))
+	grown := growOffsets(dst.Offsets, len(vs))
+	offs := grown[no : no+len(vs)]
 	for i, v := range vs {
-		l, _ := d.length(v, ss[i])
+		l := int(lens[i])
 		put(data[w:w+l], v)
 		w += l
-		offs[no+i] = int32(w)
+		offs[i] = int32(w)
 	}
 	dst.Data = data[:w]
-	dst.Offsets = offs
+	dst.Offsets = grown
 	return nil
 }
 

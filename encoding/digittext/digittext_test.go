@@ -224,13 +224,17 @@ func TestCorrupt(t *testing.T) {
 	}
 	cases := map[string][]byte{
 		"value wider than width": node(2, 0, u64(5, 170), u8(3, 2)),
-		"width beyond 19":        node(2, 0, u64(5, 17), u8(3, 20)),
-		"zeros beyond 19":        node(2, 1, u64(5, 17), u8(3, 18)),
-		"rows":                   node(2, 0, u64(5), u8(3, 2)),
-		"trailing":               append(node(2, 0, u64(5, 17), u8(3, 2)), 1),
-		"missing shape":          node(2, 0, u64(5, 17)),
-		"shape type":             node(2, 0, u64(5, 17), u64(3, 2)),
-		"no mode":                encodingtest.Node(kDT, encoding.Binary, 0),
+		// a constant width takes the decoder's fast path
+		"value wider than constant width": node(3, 0, u64(5, 17, 1000),
+			encodingtest.Child(t, []uint8{3, 3, 3}, encodingtest.T(encoding.KindConstant))),
+		"value of 20 digits": node(2, 1, u64(5, 1e19), u8(0, 0)),
+		"width beyond 19":    node(2, 0, u64(5, 17), u8(3, 20)),
+		"zeros beyond 19":    node(2, 1, u64(5, 17), u8(3, 18)),
+		"rows":               node(2, 0, u64(5), u8(3, 2)),
+		"trailing":           append(node(2, 0, u64(5, 17), u8(3, 2)), 1),
+		"missing shape":      node(2, 0, u64(5, 17)),
+		"shape type":         node(2, 0, u64(5, 17), u64(3, 2)),
+		"no mode":            encodingtest.Node(kDT, encoding.Binary, 0),
 	}
 	for name, n := range cases {
 		encodingtest.WantCorrupt(t, name, n)

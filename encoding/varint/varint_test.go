@@ -3,6 +3,7 @@ package varint_test
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"strata/encoding"
@@ -98,7 +99,7 @@ func TestLongSkips(t *testing.T) {
 		vals := make([]int64, n)
 		for i := range vals {
 			// one- to five-byte values, so checkpoints fall at uneven offsets
-			vals[i] = int64((i*2654435761)%(1<<uint(7*(1+i%5)))) - 1<<20
+			vals[i] = int64(uint64(i)*2654435761%(1<<uint(7*(1+i%5)))) - 1<<20
 		}
 		node, _, err := p.Encode(nil, vals)
 		if err != nil {
@@ -131,6 +132,34 @@ func TestLongSkips(t *testing.T) {
 					t.Fatalf("n %d: after skipping %d from %d got %d, want %d", n, skip, start, got[0], vals[start+skip])
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkReadShort reads values of one and two bytes, three in four of
+// them one byte: the differences of dates within and between orders
+// (TPC-H l_shipdate after Delta), the shape where Varint is chosen.
+func BenchmarkReadShort(b *testing.B) {
+	const n = 64 * 1024
+	vals := make([]int32, n)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range vals {
+		if r.IntN(4) == 0 {
+			vals[i] = int32(r.IntN(5000)) - 2500
+		} else {
+			vals[i] = int32(r.IntN(120)) - 60
+		}
+	}
+	d, err := encoding.OpenTyped[int32](encode(b, vals), 0, all.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]int32, n)
+	b.SetBytes(n * 4)
+	for b.Loop() {
+		d.Reset()
+		if err := d.Read(dst); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
