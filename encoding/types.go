@@ -109,6 +109,9 @@ const (
 	KindCorrelated       Kind = 18
 	KindDeltaOfDelta     Kind = 19
 	KindChimp            Kind = 20
+	// KindSharedFSST nodes define a stripe-scoped FSST symbol table or
+	// encode values with one (resolved through Options.Resolver).
+	KindSharedFSST Kind = 21
 )
 
 var kindNames = map[Kind]string{
@@ -119,6 +122,7 @@ var kindNames = map[Kind]string{
 	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
 	KindALPRD: "ALP-RD", KindChimp: "Chimp", KindDeltaOfDelta: "DeltaOfDelta",
 	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
+	KindSharedFSST: "SharedFSST",
 }
 
 func (k Kind) String() string {

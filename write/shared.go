@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"strata/encoding"
+	"strata/encoding/fsst"
 	"strata/shred"
 )
 
@@ -177,4 +178,64 @@ func usesShared(t *encoding.Tree) bool {
 		}
 	}
 	return false
+}
+
+// shareFSST replaces the per-chunk symbol tables of a binary stream's
+// FSST chunks in this stripe by one shared table (fsst.SharedTable): the
+// table is learned once from the stream's values, stored as a definition
+// chunk of no rows in front of the stream's chunks, and each chunk that
+// selection encoded as FSST becomes a SharedFSST reference when that node
+// is smaller than its own. A reference decodes with the same kernel as the
+// FSST node it replaces (its table parsed once per stripe instead of once
+// per chunk), so only bytes are weighed: the references are kept when at
+// least minSharedUses chunks use them and they save more than the
+// definition costs. Chunks under a Nullable root keep their own tables.
+func (w *Writer) shareFSST(s *shred.Stream, res *streamResult) error {
+	if w.opts.NoShared || s.Type != encoding.Binary || w.policy.Registry.Codec(encoding.KindSharedFSST) == nil ||
+		(w.policy.Allow != nil && !w.policy.Allow[encoding.KindSharedFSST]) {
+		return nil
+	}
+	if len(res.chunks) < minSharedUses || res.chunks[0].rows == 0 {
+		return nil // a stream with a definition chunk already (SharedDictionary), or empty
+	}
+	var idx []int
+	for i, c := range res.chunks {
+		if len(c.node) > 0 && encoding.Kind(c.node[0]) == encoding.KindFSST {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) < minSharedUses {
+		return nil
+	}
+	all, ok := sliceValues(s.Values, 0, s.Len).(encoding.Bytes)
+	if !ok {
+		return fmt.Errorf("shared fsst: values of %T", s.Values)
+	}
+	tab := fsst.NewSharedTable(&all)
+	def := tab.Definition()
+	saved, uses := -len(def), 0
+	nodes := make([][]byte, len(idx))
+	for j, i := range idx {
+		c := res.chunks[i]
+		vals := sliceValues(s.Values, c.lo, c.lo+c.rows).(encoding.Bytes)
+		node, _, err := tab.EncodeReference(w.policy, nil, &vals, 0)
+		if err != nil {
+			return fmt.Errorf("chunk %d against the shared fsst table: %w", i, err)
+		}
+		if len(node) < len(c.node) {
+			nodes[j] = node
+			saved += len(c.node) - len(node)
+			uses++
+		}
+	}
+	if uses < minSharedUses || saved <= 0 {
+		return nil
+	}
+	for j, i := range idx {
+		if nodes[j] != nil {
+			res.chunks[i].node = nodes[j]
+		}
+	}
+	res.chunks = append([]encodedChunk{{node: def}}, res.chunks...)
+	return nil
 }

@@ -433,6 +433,9 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			return
 		}
 	}
+	if res.err = w.shareFSST(s, &res); res.err != nil {
+		return
+	}
 	if wantBloom && len(hashes) > 0 {
 		slices.Sort(hashes)
 		hashes = slices.Compact(hashes)

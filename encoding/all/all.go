@@ -58,6 +58,7 @@ func Registry() *encoding.Registry {
 			dict.SharedCodec,
 			correlated.Codec,
 			dod.ReadOnly,
+			fsst.SharedCodec,
 		)
 	})
 	return reg

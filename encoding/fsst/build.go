@@ -273,9 +273,9 @@ func (bd *builder) longest(word uint64, rem int) uint16 {
 }
 
 // makeSample copies pieces of values spread over b into bd.buf, about
-// sampleTarget bytes in all (all of b when it is smaller), each at most
+// target bytes in all (all of b when it is smaller), each at most
 // sampleLine bytes.
-func (bd *builder) makeSample(b *encoding.Bytes) {
+func (bd *builder) makeSample(b *encoding.Bytes, target int) {
 	bd.buf, bd.ends = bd.buf[:0], bd.ends[:0]
 	n := b.Len()
 	if n == 0 {
@@ -283,7 +283,7 @@ func (bd *builder) makeSample(b *encoding.Bytes) {
 		return
 	}
 	total := int(b.Offsets[n] - b.Offsets[0])
-	if total <= sampleTarget {
+	if total <= target {
 		for i := 0; i < n; i++ {
 			v := b.Value(i)
 			for len(v) > 0 {
@@ -296,15 +296,15 @@ func (bd *builder) makeSample(b *encoding.Bytes) {
 		// Take every step-th value (a window of at most sampleLine bytes),
 		// in rounds from rotating starts, until the target is reached.
 		avg := max(1, min(total/n, sampleLine))
-		step := max(1, n/max(1, sampleTarget/avg))
-		for start := 0; start < step && len(bd.buf) < sampleTarget; start++ {
-			for i := start; i < n && len(bd.buf) < sampleTarget; i += step {
+		step := max(1, n/max(1, target/avg))
+		for start := 0; start < step && len(bd.buf) < target; start++ {
+			for i := start; i < n && len(bd.buf) < target; i += step {
 				v := b.Value(i)
 				if len(v) > sampleLine {
 					off := int(uint64(i) * 2654435761 % uint64(len(v)-sampleLine+1))
 					v = v[off : off+sampleLine]
 				}
-				v = v[:min(len(v), sampleTarget-len(bd.buf))]
+				v = v[:min(len(v), target-len(bd.buf))]
 				if len(v) > 0 {
 					bd.addLine(v)
 				}
@@ -509,11 +509,17 @@ func siftDown(h []cand, i int) {
 // build learns the symbol table of b and sets the final codes: symbols are
 // ordered by length (then by bytes), and a symbol's code is its index.
 func (bd *builder) build(b *encoding.Bytes) {
-	bd.makeSample(b)
+	bd.buildWith(b, sampleTarget, sampleFrac[:])
+}
+
+// buildWith is build learning from a sample of about target bytes, one
+// generation per entry of fracs (the share of the sample it counts).
+func (bd *builder) buildWith(b *encoding.Bytes, target int, fracs []int) {
+	bd.makeSample(b, target)
 	bd.syms = bd.syms[:0]
 	bd.index()
 	if len(bd.ends) > 0 {
-		for _, f := range sampleFrac {
+		for _, f := range fracs {
 			bd.count(f)
 			bd.makeTable()
 		}

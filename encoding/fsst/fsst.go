@@ -134,6 +134,13 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 	if err != nil {
 		return nil, err
 	}
+	return openCodes(h, t, rest, opts, encoding.KindFSST)
+}
+
+// openCodes opens the part of a node after its symbol table (rawLen, code
+// lengths, codes), decoding with t; kind is the node's kind (FSST, or
+// SharedFSST for a reference to a stripe's table).
+func openCodes(h *encoding.Header, t *table, rest []byte, opts *encoding.Options, kind encoding.Kind) (encoding.Decoder, error) {
 	raw, rest, err := encoding.Uvarint(rest, "fsst raw length")
 	if err != nil {
 		return nil, err
@@ -182,13 +189,14 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 	if total != uint64(len(codes)) {
 		return nil, encoding.Corruptf("fsst: code lengths sum to %d, body holds %d code bytes", total, len(codes))
 	}
-	return &decoder{t: t, n: h.Rows, raw: int(raw), codes: codes, coff: coff, child: child, opts: opts}, nil
+	return &decoder{kind: kind, t: t, n: h.Rows, raw: int(raw), codes: codes, coff: coff, child: child, opts: opts}, nil
 }
 
 // decoder reads an FSST node. coff holds the prefix sums of the code
 // lengths (value i's codes are codes[coff[i]:coff[i+1]]), computed once at
 // open, so Skip is O(1) and a gather decodes only its rows.
 type decoder struct {
+	kind   encoding.Kind
 	t      *table
 	n, pos int
 	raw    int
@@ -201,7 +209,7 @@ type decoder struct {
 	padA, padB []byte
 }
 
-func (d *decoder) Kind() encoding.Kind { return encoding.KindFSST }
+func (d *decoder) Kind() encoding.Kind { return d.kind }
 func (d *decoder) Type() encoding.Type { return encoding.Binary }
 func (d *decoder) Len() int            { return d.n }
 func (d *decoder) Pos() int            { return d.pos }
