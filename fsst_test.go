@@ -82,7 +82,7 @@ func TestFSSTColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range rep.Columns {
-		if c.Name != "id" && c.Encodings["FSST"] == 0 {
+		if c.Name != "id" && c.Encodings["FSST"]+c.Encodings["SharedFSST"] == 0 {
 			t.Errorf("column %s not FSST-encoded: %v", c.Name, c.Trees)
 		}
 	}

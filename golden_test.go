@@ -62,6 +62,41 @@ var goldenCases = []goldenCase{
 	// byte-sized chunks, stripe-scoped shared dictionaries (kind 17) and
 	// Correlated columns (kind 18)
 	{"layout", strata.WriteOptions{ChunkValues: 1024, ChunkTarget: 1 << 10, StripeBytes: 96 << 10}, goldenLayout},
+	// FSST chunks that share one symbol table per stripe (kind 21)
+	{"sharedfsst", strata.WriteOptions{NoZstd: true, ChunkValues: 128, StripeBytes: 32 << 10}, goldenSharedFSST},
+}
+
+// goldenSharedFSST returns 1200 rows of comment-like text (FSST in every
+// chunk, so the chunks of a stripe share one table) and a row number.
+func goldenSharedFSST() (*arrow.Schema, []arrow.RecordBatch) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "comment", Type: arrow.BinaryTypes.String},
+	}, nil)
+	r := rand.New(rand.NewPCG(21, 21))
+	words := strings.Fields("carefully final deposits sleep quickly regular packages haggle blithely ironic accounts " +
+		"furiously express requests nag slyly pending theodolites among the special foxes")
+	var recs []arrow.RecordBatch
+	id := int32(0)
+	for range 3 {
+		b := array.NewRecordBuilder(mem, sch)
+		for range 400 {
+			b.Field(0).(*array.Int32Builder).Append(id)
+			id++
+			n := 3 + r.IntN(6)
+			var sb strings.Builder
+			for k := range n {
+				if k > 0 {
+					sb.WriteByte(' ')
+				}
+				sb.WriteString(words[r.IntN(len(words))])
+			}
+			b.Field(1).(*array.StringBuilder).Append(sb.String())
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	return sch, recs
 }
 
 // goldenLayout returns 6000 rows whose columns exercise the stripe-level

@@ -66,6 +66,13 @@ type Codec struct {
 	// from stream refStream) to dst, replaying force when non-nil. Writers
 	// build such nodes themselves; selection never offers them.
 	EncodeRelative func(p *Policy, dst []byte, vals, ref any, refStream int, force *Tree) ([]byte, *Tree, error)
+	// BuildTable, for an encoding whose nodes share a table the writer
+	// stores once per stripe and stream (SharedFSST), learns that table
+	// from a stream's values of a stripe; the writer then re-encodes the
+	// chunks selection encoded as kind Replaces (FSST) against it where
+	// that is smaller. Selection never offers such an encoding.
+	BuildTable func(vals *Bytes) ChunkTable
+	Replaces   Kind
 	// Zstd: the policy's zstd post-pass may compress the node's body (kept
 	// where it pays, see Optimize). Plain and bit-packed layouts benefit;
 	// encodings that nest children leave compression to their leaves.

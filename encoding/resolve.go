@@ -12,6 +12,18 @@ type SharedAlphabet interface {
 	Definition(p *Policy) ([]byte, *Tree, error)
 }
 
+// ChunkTable is a stripe-scoped table that the chunks of one stream share
+// (Codec.BuildTable), on the writing side.
+type ChunkTable interface {
+	// Definition returns the node that defines the table, to be stored as
+	// a chunk of no rows of the stream.
+	Definition() []byte
+	// EncodeReference appends to dst a node of vals that refers to the
+	// table, defined by chunk `chunk` of the stream; p selects its
+	// children. It returns the node's tree.
+	EncodeReference(p *Policy, dst []byte, vals *Bytes, chunk int) ([]byte, *Tree, error)
+}
+
 // Resolver is the hook through which a chunk's decoders reach data stored
 // outside the chunk's own node, in the same stripe. A reader opening a
 // chunk sets one in Options.Resolver, bound to that chunk's stripe, stream

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"strata/encoding"
-	"strata/encoding/fsst"
 	"strata/shred"
 )
 
@@ -180,19 +179,28 @@ func usesShared(t *encoding.Tree) bool {
 	return false
 }
 
-// shareFSST replaces the per-chunk symbol tables of a binary stream's
-// FSST chunks in this stripe by one shared table (fsst.SharedTable): the
-// table is learned once from the stream's values, stored as a definition
-// chunk of no rows in front of the stream's chunks, and each chunk that
-// selection encoded as FSST becomes a SharedFSST reference when that node
-// is smaller than its own. A reference decodes with the same kernel as the
-// FSST node it replaces (its table parsed once per stripe instead of once
-// per chunk), so only bytes are weighed: the references are kept when at
-// least minSharedUses chunks use them and they save more than the
-// definition costs. Chunks under a Nullable root keep their own tables.
-func (w *Writer) shareFSST(s *shred.Stream, res *streamResult) error {
-	if w.opts.NoShared || s.Type != encoding.Binary || w.policy.Registry.Codec(encoding.KindSharedFSST) == nil ||
-		(w.policy.Allow != nil && !w.policy.Allow[encoding.KindSharedFSST]) {
+// shareTable replaces the per-chunk tables of a binary stream's chunks in
+// this stripe by one shared table (Codec.BuildTable: SharedFSST for FSST's
+// symbol tables). The table is learned once from the stream's values and
+// stored as a definition chunk of no rows in front of the stream's
+// chunks, and each chunk that selection encoded as the replaced kind
+// becomes a reference when that node is smaller than its own. A reference
+// decodes with the same kernel as the node it replaces (its table parsed
+// once per stripe instead of once per chunk), so only bytes are weighed:
+// the references are kept when at least minSharedUses chunks use them and
+// they save more than the definition costs. Chunks under a Nullable root
+// keep their own tables.
+func (w *Writer) shareTable(s *shred.Stream, res *streamResult) error {
+	if w.opts.NoShared || s.Type != encoding.Binary {
+		return nil
+	}
+	var cd *encoding.Codec
+	for _, c := range w.policy.Registry.Codecs() {
+		if c.BuildTable != nil && c.Types.Has(s.Type) && (w.policy.Allow == nil || w.policy.Allow[c.Kind]) {
+			cd = c
+		}
+	}
+	if cd == nil {
 		return nil
 	}
 	if len(res.chunks) < minSharedUses || res.chunks[0].rows == 0 {
@@ -200,7 +208,7 @@ func (w *Writer) shareFSST(s *shred.Stream, res *streamResult) error {
 	}
 	var idx []int
 	for i, c := range res.chunks {
-		if len(c.node) > 0 && encoding.Kind(c.node[0]) == encoding.KindFSST {
+		if len(c.node) > 0 && encoding.Kind(c.node[0]) == cd.Replaces {
 			idx = append(idx, i)
 		}
 	}
@@ -209,9 +217,9 @@ func (w *Writer) shareFSST(s *shred.Stream, res *streamResult) error {
 	}
 	all, ok := sliceValues(s.Values, 0, s.Len).(encoding.Bytes)
 	if !ok {
-		return fmt.Errorf("shared fsst: values of %T", s.Values)
+		return fmt.Errorf("shared %v table: values of %T", cd.Kind, s.Values)
 	}
-	tab := fsst.NewSharedTable(&all)
+	tab := cd.BuildTable(&all)
 	def := tab.Definition()
 	saved, uses := -len(def), 0
 	nodes := make([][]byte, len(idx))
@@ -220,7 +228,7 @@ func (w *Writer) shareFSST(s *shred.Stream, res *streamResult) error {
 		vals := sliceValues(s.Values, c.lo, c.lo+c.rows).(encoding.Bytes)
 		node, _, err := tab.EncodeReference(w.policy, nil, &vals, 0)
 		if err != nil {
-			return fmt.Errorf("chunk %d against the shared fsst table: %w", i, err)
+			return fmt.Errorf("chunk %d against the shared %v table: %w", i, cd.Kind, err)
 		}
 		if len(node) < len(c.node) {
 			nodes[j] = node

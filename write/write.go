@@ -433,7 +433,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			return
 		}
 	}
-	if res.err = w.shareFSST(s, &res); res.err != nil {
+	if res.err = w.shareTable(s, &res); res.err != nil {
 		return
 	}
 	if wantBloom && len(hashes) > 0 {

@@ -34,10 +34,12 @@ import (
 // by references where that is smaller, and stores the table when at least
 // two chunks refer to it.
 var SharedCodec = &encoding.Codec{
-	Kind:   encoding.KindSharedFSST,
-	Types:  encoding.TypesOf(encoding.Binary),
-	Open:   openShared,
-	Decode: Codec.Decode,
+	Kind:       encoding.KindSharedFSST,
+	Types:      encoding.TypesOf(encoding.Binary),
+	Open:       openShared,
+	Decode:     Codec.Decode,
+	BuildTable: func(vals *encoding.Bytes) encoding.ChunkTable { return NewSharedTable(vals) },
+	Replaces:   encoding.KindFSST,
 }
 
 // Node forms of SharedFSST.
