@@ -55,6 +55,9 @@ var fuzzSeeds = sync.OnceValue(func() [][]byte {
 	lsch, lrecs := goldenLayout()
 	add(&table{sch: lsch, recs: []arrow.RecordBatch{lrecs[0].NewSlice(0, 1200), lrecs[1].NewSlice(0, 1100)}},
 		strata.WriteOptions{StripeBytes: 64 << 10, ChunkValues: 256, ChunkTarget: 256})
+	// FSST chunks sharing one symbol table per stripe (SharedFSST), two stripes
+	ssch, srecs := goldenSharedFSST()
+	add(&table{sch: ssch, recs: srecs[:2]}, strata.WriteOptions{NoZstd: true, ChunkValues: 128, StripeBytes: 16 << 10})
 	// random nested with FlatMap metadata, several stripes and groups
 	for seed := range uint64(3) {
 		g := randtable.New(100+seed, randtable.Options{MaxDepth: 2, FlatMapKey: shred.FlatMapMetadataKey})
