@@ -70,7 +70,8 @@ type Options struct {
 	// that offer encodings default selection does not, such as the
 	// time-series layer's DeltaOfDelta).
 	Policy *encoding.Policy
-	// NoShared disables stripe-scoped shared dictionaries (shared.go).
+	// NoShared disables stripe-scoped shared dictionaries and shared FSST
+	// symbol tables (shared.go).
 	NoShared bool
 	// NoCorrelated disables Correlated columns (correlate.go). By default a
 	// column stored relative to another is charged the weighted decode
