@@ -281,6 +281,23 @@ func shared(p *encoding.Policy, cd *encoding.Codec, vals any, dopts *encoding.Op
 	return node, tree, &o, nil
 }
 
+// sharedTable encodes vals as a reference to a table (Codec.BuildTable)
+// learned from them.
+func sharedTable(p *encoding.Policy, cd *encoding.Codec, vals any, dopts *encoding.Options) ([]byte, *encoding.Tree, *encoding.Options, error) {
+	b, ok := vals.(encoding.Bytes)
+	if !ok {
+		return nil, nil, nil, nil
+	}
+	tab := cd.BuildTable(&b)
+	node, tree, err := tab.EncodeReference(p, nil, &b, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o := *dopts
+	o.Resolver = &resolver{def: tab.Definition()}
+	return node, tree, &o, nil
+}
+
 // kindNodes encodes the shapes an encoding is measured on with it at the
 // root.
 func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen int, opts Options, dopts *encoding.Options) ([]kindNode, error) {
@@ -308,6 +325,12 @@ func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen
 				continue
 			}
 			node, tree, nodeOpts, err = shared(p, cd, vals, dopts)
+		case cd.BuildTable != nil:
+			rc := p.Registry.Codec(cd.Replaces)
+			if valid != nil || rc == nil || rc.Encoder == nil || !rc.Encoder.Fit(encoding.ComputeStats(vals)) {
+				continue
+			}
+			node, tree, nodeOpts, err = sharedTable(p, cd, vals, dopts)
 		case cd.Encoder == nil:
 			if !cd.Wrapper || valid == nil {
 				continue
