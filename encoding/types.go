@@ -109,6 +109,7 @@ const (
 	KindCorrelated       Kind = 18
 	KindDeltaOfDelta     Kind = 19
 	KindChimp            Kind = 20
+	KindLagDelta         Kind = 21
 )
 
 var kindNames = map[Kind]string{
@@ -119,6 +120,7 @@ var kindNames = map[Kind]string{
 	KindFrontCoding: "FrontCoding", KindDigitText: "DigitText",
 	KindALPRD: "ALP-RD", KindChimp: "Chimp", KindDeltaOfDelta: "DeltaOfDelta",
 	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
+	KindLagDelta: "LagDelta",
 }
 
 func (k Kind) String() string {

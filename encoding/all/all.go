@@ -20,6 +20,7 @@ import (
 	"strata/encoding/fixedbitwidth"
 	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
+	"strata/encoding/lagdelta"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
 	"strata/encoding/rle"
@@ -58,6 +59,7 @@ func Registry() *encoding.Registry {
 			dict.SharedCodec,
 			correlated.Codec,
 			dod.ReadOnly,
+			lagdelta.Codec,
 		)
 	})
 	return reg
