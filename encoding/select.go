@@ -268,14 +268,14 @@ type Ctx struct {
 // sample's — is seen there as it is at the root. Trial encodes ignore it.
 func (c *Ctx) WholeChildren() { c.whole = true }
 
-// Whole returns, inside the trial encodes of a selection that is no trial
-// itself and either trial-encodes the whole sequence or checks its
-// finalists by encoding them whole (a column's own values, WholeChildren),
-// the whole sequence; nil in other trials, whose estimates a sample (or a
-// sample's children) makes. An
-// encoder whose parameter only the whole sequence shows (LagDelta's
-// period, which a sample's short runs cut) finds it there, and may decline
-// trials without it rather than be chosen on an estimate it cannot make.
+// Whole returns the whole sequence inside the trial encodes of a
+// selection of a column's own values, or of a subtree under WholeChildren,
+// that is no trial itself: there the trials are the whole sequence, or the
+// finalists are encoded whole before one is chosen. It is nil in other
+// trials, whose estimates rest on a sample (or a sample's children). An
+// encoder whose parameter only the whole sequence shows (LagDelta's period,
+// which a sample's short runs cut) finds it there, and may decline trials
+// without it rather than be chosen on an estimate it cannot make.
 func (c *Ctx) Whole() any { return c.full }
 
 // Exceptions tells selection that the node being encoded holds n more
@@ -531,7 +531,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			continue
 		}
 		tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true, nest: c.nest + 1, scale: c.scale * scale}
-		if whole || scale == 1 && !c.trial {
+		if !c.trial && (c.ownValues() || c.whole) && (scale == 1 || whole) {
 			tc.full = vals
 		}
 		node, tree, err := tc.encodeWith(nil, sample, sampleSt, cd, nil)
