@@ -103,7 +103,10 @@ func cost(d uint64) int {
 // FindLag returns the lag the encoder stores vals with: the one of 1 to
 // maxSearchLag (and at most a quarter of the values) whose differences
 // take the fewest bits at the probe rows, or 1 when no lag saves a fifth of
-// the bits of lag 1 there.
+// the bits of lag 1 there. Every lag is scored first at every fourth
+// probe row, and the best few again at all of them: the search runs on
+// every integer column a writer encodes, so it is kept to about
+// 50 × maxSearchLag differences.
 func FindLag[T encoding.Integer](vals []T) int {
 	n := len(vals)
 	maxL := min(maxSearchLag, n/4)
@@ -115,18 +118,38 @@ func FindLag[T encoding.Integer](vals []T) int {
 	for k := range pos {
 		pos[k] = maxL + k*(n-maxL)/np
 	}
-	score := func(l int) int {
+	score := func(l, step int) int {
 		s := 0
-		for _, p := range pos {
+		for k := 0; k < len(pos); k += step {
+			p := pos[k]
 			s += cost(wide(vals[p]) - wide(vals[p-l]))
 		}
 		return s
 	}
-	s1 := score(1)
-	best, bestScore := 1, s1
+	// The coarse pass keeps the best few lags (smallest first on ties).
+	const keep = 4
+	var top [keep]struct{ l, s int }
+	nt := 0
 	for l := 2; l <= maxL; l++ {
-		if s := score(l); s < bestScore {
-			best, bestScore = l, s
+		s := score(l, 4)
+		i := nt
+		for i > 0 && top[i-1].s > s {
+			i--
+		}
+		if i == keep {
+			continue
+		}
+		if nt < keep {
+			nt++
+		}
+		copy(top[i+1:nt], top[i:nt-1])
+		top[i].l, top[i].s = l, s
+	}
+	s1 := score(1, 1)
+	best, bestScore := 1, s1
+	for _, c := range top[:nt] {
+		if s := score(c.l, 1); s < bestScore || s == bestScore && c.l < best {
+			best, bestScore = c.l, s
 		}
 	}
 	if 5*bestScore > 4*s1 {
