@@ -69,8 +69,9 @@ func sweepFiles(t *testing.T) map[string][]byte {
 // sparseFSSTFile holds the encodings the other files do not reach: a bool
 // column with rare trues (SparseBool), URL-like text (FSST), a float
 // column of one value with rare exceptions (MainlyConstant) and zero-padded
-// numeric codes (DigitText), and full-precision measurements in a narrow
-// range (ALP-RD).
+// numeric codes (DigitText), full-precision measurements in a narrow
+// range (ALP-RD), and readings with a period of 24 rows (LagDelta under
+// ALP).
 func sparseFSSTFile(t *testing.T) []byte {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean},
@@ -78,6 +79,7 @@ func sparseFSSTFile(t *testing.T) []byte {
 		{Name: "mostly", Type: arrow.PrimitiveTypes.Float64},
 		{Name: "code", Type: arrow.BinaryTypes.String},
 		{Name: "precise", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "hourly", Type: arrow.PrimitiveTypes.Float64},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	defer b.Release()
@@ -92,6 +94,7 @@ func sparseFSSTFile(t *testing.T) []byte {
 		b.Field(2).(*array.Float64Builder).Append(v)
 		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("%05d", (i*7919)%100000))
 		b.Field(4).(*array.Float64Builder).Append(1000 + math.Sin(float64(i)*0.7)*math.Sqrt(2))
+		b.Field(5).(*array.Float64Builder).Append(float64((i%24)*37%101+i/24) / 10)
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()

@@ -253,6 +253,9 @@ type Ctx struct {
 	// whole: the selections of this subtree's sequences encode their
 	// finalists whole, as a column's own values' do (WholeChildren).
 	whole bool
+	// full: inside the trial encode of a sample, the whole sequence the
+	// sample was drawn from (Whole).
+	full any
 }
 
 // WholeChildren makes the selections of the children the encoder encodes
@@ -264,6 +267,16 @@ type Ctx struct {
 // exceptions that MainlyConstant stores in a few bytes, runs longer than a
 // sample's — is seen there as it is at the root. Trial encodes ignore it.
 func (c *Ctx) WholeChildren() { c.whole = true }
+
+// Whole returns the whole sequence inside the trial encodes of a
+// selection of a column's own values, or of a subtree under WholeChildren,
+// that is no trial itself: there the trials are the whole sequence, or the
+// finalists are encoded whole before one is chosen. It is nil in other
+// trials, whose estimates rest on a sample (or a sample's children). An
+// encoder whose parameter only the whole sequence shows (LagDelta's period,
+// which a sample's short runs cut) finds it there, and may decline trials
+// without it rather than be chosen on an estimate it cannot make.
+func (c *Ctx) Whole() any { return c.full }
 
 // Exceptions tells selection that the node being encoded holds n more
 // exceptions: values its decoder patches in after the bulk decode, each
@@ -389,7 +402,7 @@ func decodedBytes(st *Stats) int {
 func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree) ([]byte, *Tree, error) {
 	start := len(dst)
 	dst = AppendHeader(dst, cd.Kind, st.Type, st.N)
-	nc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: c.trial, nest: c.nest, self: cd.Kind, scale: c.scale, whole: c.whole}
+	nc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: c.trial, nest: c.nest, self: cd.Kind, scale: c.scale, whole: c.whole, full: c.full}
 	if force != nil && force.Kind == cd.Kind {
 		nc.forced = force
 	}
@@ -518,6 +531,9 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			continue
 		}
 		tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true, nest: c.nest + 1, scale: c.scale * scale}
+		if !c.trial && (c.ownValues() || c.whole) && (scale == 1 || whole) {
+			tc.full = vals
+		}
 		node, tree, err := tc.encodeWith(nil, sample, sampleSt, cd, nil)
 		if err != nil {
 			continue

@@ -112,6 +112,7 @@ const (
 	// KindSharedFSST nodes define a stripe-scoped FSST symbol table or
 	// encode values with one (resolved through Options.Resolver).
 	KindSharedFSST Kind = 21
+	KindLagDelta   Kind = 22
 )
 
 var kindNames = map[Kind]string{
@@ -123,6 +124,7 @@ var kindNames = map[Kind]string{
 	KindALPRD: "ALP-RD", KindChimp: "Chimp", KindDeltaOfDelta: "DeltaOfDelta",
 	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
 	KindSharedFSST: "SharedFSST",
+	KindLagDelta:   "LagDelta",
 }
 
 func (k Kind) String() string {

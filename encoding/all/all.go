@@ -20,6 +20,7 @@ import (
 	"strata/encoding/fixedbitwidth"
 	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
+	"strata/encoding/lagdelta"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
 	"strata/encoding/rle"
@@ -59,6 +60,7 @@ func Registry() *encoding.Registry {
 			correlated.Codec,
 			dod.ReadOnly,
 			fsst.SharedCodec,
+			lagdelta.Codec,
 		)
 	})
 	return reg

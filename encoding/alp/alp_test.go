@@ -147,6 +147,8 @@ func TestGoldenDecode(t *testing.T) {
 	// differ from selection by measured decode cost)
 	check("float64_special_40-read-factors", encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1))
 	check("float32_sensor_1100-read-factors", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))
+	// written before LagDelta (its digits are Delta's children)
+	check("float32_sensor_1100-before-lagdelta", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))
 }
 
 // TestCorrupt feeds truncated and bit-flipped nodes: every one must decode
