@@ -10,6 +10,7 @@
 //	go run ./cpuprobe -f li.strata -mode monthtake # q_month after the lookups of a take run
 //	go run ./cpuprobe -f li.strata -mode scan      # full scan, 1 and 2 goroutines alternately
 //	go run ./cpuprobe -f li.strata -mode mem       # heap that q_month's cached decoders hold
+//	go run ./cpuprobe -f li.strata -mode monthcols # q_month's CPU by returned column
 package main
 
 import (
@@ -38,7 +39,7 @@ func main() {
 	colsF := flag.String("cols", "", "comma-separated columns the lookups return (default all)")
 	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>")
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
-	mode := flag.String("mode", "cold", "cold | warm | month | monthcold | monthtake | scan | mem")
+	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | mem")
 	flag.Parse()
 	src, err := iox.OpenFile(*path)
 	if err != nil {
@@ -139,6 +140,46 @@ func main() {
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
 		fmt.Printf("take %d rows: heap %d MB retained\n", *n/4, (int64(m1.HeapAlloc)-int64(m0.HeapAlloc))>>20)
+		return
+	}
+	if *mode == "monthcols" {
+		// q_month's filter with each returned column alone and with both,
+		// one round of each in turn, to split its CPU time by column.
+		sets := [][]string{{"l_shipdate"}, {"l_orderkey"}, {"l_extendedprice"}, {"l_orderkey", "l_extendedprice"}}
+		cpus := make([][]float64, len(sets))
+		if *prof != "" {
+			pf, err := os.Create(*prof)
+			if err != nil {
+				panic(err)
+			}
+			pprof.StartCPUProfile(pf)
+			defer pprof.StopCPUProfile()
+		}
+		for i := range *rounds + 1 {
+			for k, cs := range sets {
+				c0 := cpuNow()
+				sc, err := f.Scan(read.ScanOptions{Columns: cs, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
+				if err != nil {
+					panic(err)
+				}
+				for {
+					rec, err := sc.Next()
+					if err != nil {
+						break
+					}
+					rec.Release()
+				}
+				sc.Close()
+				if i > 0 {
+					cpus[k] = append(cpus[k], float64((cpuNow()-c0).Microseconds())/1000)
+				}
+			}
+		}
+		for k, cs := range sets {
+			c := cpus[k]
+			sort.Float64s(c)
+			fmt.Printf("month returning %s: cpu %.2f ms [%.2f–%.2f]\n", strings.Join(cs, ","), c[len(c)/2], c[0], c[len(c)-1])
+		}
 		return
 	}
 	if *mode == "month" || *mode == "monthtake" || *mode == "monthcold" {

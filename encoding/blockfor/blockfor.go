@@ -351,6 +351,7 @@ type decoder[T encoding.Integer] struct {
 	u64    []uint64
 	u32    []uint32
 	excs   []uint64 // exception positions and values of a block, unpacked
+	sums   excSums  // SumRange's exception table of one block
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -378,7 +379,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 }
 
 func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
-	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, inflated: h.Flags&encoding.FlagZstd != 0}
+	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, sums: excSums{block: -1}, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
 		return nil, err
@@ -706,6 +707,135 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 		}
 		dst[i] = T(v)
 	}
+	return nil
+}
+
+// excSums is what SumRange needs of one block's exceptions: their positions
+// (checked increasing and inside the block) and the running sums of their
+// corrections, the exception's value less the slot value it replaces.
+type excSums struct {
+	block int // -1 if none
+	pos   []int32
+	pre   []uint64 // pre[j] = corrections of exceptions 0..j-1; len(pos)+1 entries
+	// The last sum ended at slot end, before exception next: a sum that
+	// starts there (Delta's gathers walk a block forward) scans on from
+	// next instead of searching.
+	end, next int
+}
+
+// index returns the number of exceptions of the table before slot k,
+// scanning from hint (an index with no exception at or after k before it)
+// when given one, else by binary search.
+func (e *excSums) index(k, hint int) int {
+	if hint < 0 {
+		j, _ := slices.BinarySearch(e.pos, int32(k))
+		return j
+	}
+	j := hint
+	for j < len(e.pos) && int(e.pos[j]) < k {
+		j++
+	}
+	return j
+}
+
+// SumRange implements encoding.RangeSummer: each block adds its rows'
+// base and its packed slots summed by bitpack.Sum, then the corrections of
+// the exceptions among the rows, from a table built once per block. The
+// table checks every exception position of the block, as a read does.
+// Narrower types whose slots could wrap around T decode the block instead,
+// so the sum is always that of the values Read returns.
+func (d *decoder[T]) SumRange(from, to int) (uint64, error) {
+	if from < 0 || from > to || to > d.n {
+		return 0, fmt.Errorf("blockfor: sum of rows [%d, %d) of %d: %w", from, to, d.n, encoding.ErrCorrupt)
+	}
+	var s uint64
+	for r := from; r < to; {
+		b := r / d.bs
+		k := r - b*d.bs
+		bl := &d.blocks[b]
+		m := min(int(bl.rows)-k, to-r)
+		if !d.slotsExact(bl) {
+			if err := d.load(b); err != nil {
+				return 0, err
+			}
+			for _, v := range d.cache[k : k+m] {
+				s += wide(v)
+			}
+			r += m
+			continue
+		}
+		s += uint64(m)*bl.base + bitpack.Sum(d.data[bl.data:bl.pos], int(bl.w), k, m)
+		if bl.nexc > 0 {
+			if err := d.loadSums(b); err != nil {
+				return 0, err
+			}
+			e := &d.sums
+			hint := -1
+			if k == e.end {
+				hint = e.next
+			}
+			lo := e.index(k, hint)
+			from := lo // short ranges scan on from lo; long ones search
+			if m > 128 {
+				from = -1
+			}
+			hi := e.index(k+m, from)
+			s += e.pre[hi] - e.pre[lo]
+			e.end, e.next = k+m, hi
+		}
+		r += m
+	}
+	return s, nil
+}
+
+// slotsExact reports whether base + slot, widened, is the widened value of
+// every slot of block bl without exceptions: always for 64-bit types, and
+// for narrower ones when the widest slot cannot carry base past T's range.
+func (d *decoder[T]) slotsExact(bl *block) bool {
+	var z T
+	if unsafe.Sizeof(z) == 8 {
+		return true
+	}
+	if bl.nexc > 0 {
+		return false
+	}
+	top := bl.base + lowMask(int(bl.w))
+	return wide(T(top)) == top && T(top) >= T(bl.base)
+}
+
+// loadSums builds the exception table of block b for SumRange.
+func (d *decoder[T]) loadSums(b int) error {
+	if d.sums.block == b {
+		return nil
+	}
+	bl := &d.blocks[b]
+	ne := int(bl.nexc)
+	d.sums.block = -1
+	if cap(d.sums.pos) < ne {
+		d.sums.pos = make([]int32, ne, min(d.bs, d.n))
+		d.sums.pre = make([]uint64, ne+1, min(d.bs, d.n)+1)
+	}
+	pos, pre := d.sums.pos[:ne], d.sums.pre[:ne+1]
+	if len(d.excs) < 2*ne {
+		d.excs = make([]uint64, 2*ne)
+	}
+	ps, vs := d.excs[:ne], d.excs[ne:2*ne]
+	bitpack.Unpack(ps, d.data[bl.pos:bl.exc], int(bl.pw), 0)
+	bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
+	slots, w := d.data[bl.data:bl.pos], int(bl.w)
+	prev := -1
+	pre[0] = 0
+	for j, p64 := range ps {
+		p := int(p64)
+		if p <= prev || p >= int(bl.rows) {
+			return d.badException(b, j, p, prev)
+		}
+		prev = p
+		pos[j] = int32(p)
+		pre[j+1] = pre[j] + vs[j] - (bl.base + bitpack.Get(slots, w, p))
+	}
+	d.sums.pos, d.sums.pre, d.sums.block = pos, pre, b
+	d.sums.end, d.sums.next = 0, 0
 	return nil
 }
 

@@ -391,6 +391,9 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	if s, ok := d.cur.child.(encoding.RangeSummer); ok {
+		return d.gatherSums(s, rows, dst)
+	}
 	if d.gather == nil {
 		r, err := encoding.OpenTyped[int64](d.node, d.depth, d.opts)
 		if err != nil {
@@ -435,6 +438,39 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 		}
 		prev = rows[j-1]
 		i = j
+	}
+	return nil
+}
+
+// gatherSums is Gather over a child that sums ranges of differences in
+// place (encoding.RangeSummer): row b·bs+k is block b's first value plus
+// the differences at child rows [b·(bs-1), b·(bs-1)+k), so each wanted row
+// adds the differences since the previous one in its block, and a block's
+// differences past its last wanted row are never touched. Nothing is
+// unpacked into memory and the cursors do not move.
+func (d *decoder[T]) gatherSums(s encoding.RangeSummer, rows []int32, dst []T) error {
+	bs := d.bs
+	prev := int32(-1)
+	b, c := -1, 0 // block of the running sum; child row it has reached
+	var acc uint64
+	for i, r32 := range rows {
+		r := int(r32)
+		if r32 <= prev || r >= d.n {
+			return fmt.Errorf("delta: gather row %d (previous %d, %d rows): %w", r, prev, d.n, encoding.ErrCorrupt)
+		}
+		prev = r32
+		if rb := r / bs; rb != b {
+			b, acc, c = rb, d.blocks[rb].first, rb*(bs-1)
+		}
+		if end := b*(bs-1) + r - b*bs; end > c {
+			x, err := s.SumRange(c, end)
+			if err != nil {
+				return fmt.Errorf("deltas: %w", err)
+			}
+			acc += x
+			c = end
+		}
+		dst[i] = T(acc)
 	}
 	return nil
 }
@@ -536,6 +572,20 @@ func (c *cursor[T]) skip(n int) error {
 		c.pos++
 	}
 	m := target - c.pos
+	if sr, ok := c.child.(encoding.RangeSummer); ok {
+		// Add the differences where they lie, then step over them.
+		from := c.child.Pos()
+		x, err := sr.SumRange(from, from+m)
+		if err == nil {
+			err = c.child.Skip(m)
+		}
+		if err != nil {
+			return fmt.Errorf("deltas: %w", err)
+		}
+		c.acc += x
+		c.pos = target
+		return nil
+	}
 	if c.buf == nil {
 		c.buf = make([]int64, min(batch, max(d.n, 1)))
 	}

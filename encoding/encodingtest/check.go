@@ -243,6 +243,9 @@ func checkDiffs[T encoding.Fixed](c *checker, r encoding.Reader[T], want []T) er
 }
 
 func diffCaps[I encoding.Integer](c *checker, d encoding.Decoder, want []I) error {
+	if err := sumRanges(c, d, want); err != nil {
+		return err
+	}
 	dr, ok := d.(encoding.DiffReader[I])
 	if !ok {
 		return nil
@@ -292,6 +295,50 @@ func diffCaps[I encoding.Integer](c *checker, d encoding.Decoder, want []I) erro
 	}
 	if err := dr.ReadDiffs(make([]I, 1), sum); err == nil {
 		return mismatchf("ReadDiffs past the end returned no error")
+	}
+	return nil
+}
+
+// sumRanges checks SumRange of decoders that are RangeSummers against the
+// widened values added one by one, over random ranges (empty ones, whole
+// ones and ones at either end included), and that it leaves the cursor
+// where it was and refuses ranges outside the node.
+func sumRanges[I encoding.Integer](c *checker, d encoding.Decoder, want []I) error {
+	s, ok := d.(encoding.RangeSummer)
+	if !ok {
+		return nil
+	}
+	n := len(want)
+	for _, bad := range [][2]int{{-1, 0}, {0, n + 1}, {1, 0}} {
+		if _, err := s.SumRange(bad[0], bad[1]); err == nil && bad[0] <= n {
+			return mismatchf("SumRange(%d, %d) of %d rows returned no error", bad[0], bad[1], n)
+		}
+	}
+	at := d.Pos()
+	for trial := 0; trial < 24; trial++ {
+		from, to := 0, n
+		if trial > 0 {
+			from = c.rng.IntN(n + 1)
+			to = from + c.rng.IntN(min(n-from, []int{0, 3, 70, 1100, n}[c.rng.IntN(5)])+1)
+		}
+		if trial == 1 {
+			from = n - (to - from)
+			to = n
+		}
+		var w uint64
+		for _, v := range want[from:to] {
+			w += uint64(int64(v))
+		}
+		got, err := s.SumRange(from, to)
+		if err != nil {
+			return fmt.Errorf("SumRange(%d, %d): %w", from, to, err)
+		}
+		if got != w {
+			return mismatchf("SumRange(%d, %d) = %d, want %d", from, to, got, w)
+		}
+	}
+	if d.Pos() != at {
+		return mismatchf("SumRange moved the cursor from %d to %d", at, d.Pos())
 	}
 	return nil
 }
