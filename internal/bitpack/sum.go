@@ -74,7 +74,7 @@ func sum64(v *[64]uint64) uint64 {
 // planes over the words that hold bits [start·w, (start+n)·w).
 func sumPlanes(src []byte, w, start, n int) uint64 {
 	lo, hi := uint64(start)*uint64(w), uint64(start+n)*uint64(w) // bit range
-	first, last := lo/64, (hi-1)/64                               // word range
+	first, last := lo/64, (hi-1)/64                              // word range
 	if w == 1 {
 		var c int
 		for k := first; k <= last; k++ {
