@@ -738,54 +738,75 @@ func (e *excSums) index(k, hint int) int {
 	return j
 }
 
-// SumRange implements encoding.RangeSummer: each block adds its rows'
+// SumRanges implements encoding.RangeSummer: each block adds its rows'
 // base and its packed slots summed by bitpack.Sum, then the corrections of
-// the exceptions among the rows, from a table built once per block. The
-// table checks every exception position of the block, as a read does.
-// Narrower types whose slots could wrap around T decode the block instead,
-// so the sum is always that of the values Read returns.
-func (d *decoder[T]) SumRange(from, to int) (uint64, error) {
-	if from < 0 || from > to || to > d.n {
-		return 0, fmt.Errorf("blockfor: sum of rows [%d, %d) of %d: %w", from, to, d.n, encoding.ErrCorrupt)
+// the exceptions among the rows, from a table built once per block and
+// walked forward as the ranges advance. The table checks every exception
+// position of the block, as a read does. Narrower types whose slots could
+// wrap around T decode the block instead, so the sum is always that of the
+// values Read returns.
+func (d *decoder[T]) SumRanges(from int, ends []int32, out []uint64) error {
+	if len(out) < len(ends) {
+		return fmt.Errorf("blockfor: %d sums into %d values", len(ends), len(out))
 	}
-	var s uint64
-	for r := from; r < to; {
-		b := r / d.bs
-		k := r - b*d.bs
-		bl := &d.blocks[b]
-		m := min(int(bl.rows)-k, to-r)
-		if !d.slotsExact(bl) {
-			if err := d.load(b); err != nil {
-				return 0, err
+	r := from
+	if r < 0 || r > d.n {
+		return fmt.Errorf("blockfor: sums from row %d of %d: %w", r, d.n, encoding.ErrCorrupt)
+	}
+	b, bstart, bend := -1, 0, 0 // block of row r and its rows
+	for i, e32 := range ends {
+		e := int(e32)
+		if e < r || e > d.n {
+			return fmt.Errorf("blockfor: sum of rows [%d, %d) of %d: %w", r, e, d.n, encoding.ErrCorrupt)
+		}
+		var s uint64
+		for r < e {
+			if r >= bend {
+				b = r / d.bs
+				bstart = b * d.bs
+				bend = bstart + int(d.blocks[b].rows)
 			}
-			for _, v := range d.cache[k : k+m] {
-				s += wide(v)
-			}
+			bl := &d.blocks[b]
+			k := r - bstart
+			m := min(bend, e) - r
 			r += m
-			continue
+			if !d.slotsExact(bl) {
+				if err := d.load(b); err != nil {
+					return err
+				}
+				for _, v := range d.cache[k : k+m] {
+					s += wide(v)
+				}
+				continue
+			}
+			s += uint64(m)*bl.base + bitpack.Sum(d.data[bl.data:bl.pos], int(bl.w), k, m)
+			if bl.nexc > 0 {
+				if err := d.loadSums(b); err != nil {
+					return err
+				}
+				s += d.sums.add(k, m)
+			}
 		}
-		s += uint64(m)*bl.base + bitpack.Sum(d.data[bl.data:bl.pos], int(bl.w), k, m)
-		if bl.nexc > 0 {
-			if err := d.loadSums(b); err != nil {
-				return 0, err
-			}
-			e := &d.sums
-			hint := -1
-			if k == e.end {
-				hint = e.next
-			}
-			lo := e.index(k, hint)
-			from := lo // short ranges scan on from lo; long ones search
-			if m > 128 {
-				from = -1
-			}
-			hi := e.index(k+m, from)
-			s += e.pre[hi] - e.pre[lo]
-			e.end, e.next = k+m, hi
-		}
-		r += m
+		out[i] = s
 	}
-	return s, nil
+	return nil
+}
+
+// add returns the corrections of the exceptions among slots [k, k+m) of
+// the table's block.
+func (e *excSums) add(k, m int) uint64 {
+	hint := -1
+	if k == e.end {
+		hint = e.next
+	}
+	lo := e.index(k, hint)
+	from := lo // short ranges scan on from lo; long ones search
+	if m > 128 {
+		from = -1
+	}
+	hi := e.index(k+m, from)
+	e.end, e.next = k+m, hi
+	return e.pre[hi] - e.pre[lo]
 }
 
 // slotsExact reports whether base + slot, widened, is the widened value of

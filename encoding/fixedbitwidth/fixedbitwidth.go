@@ -275,28 +275,44 @@ func (d *dec[T]) Gather(rows []int32, dst []T) error {
 	return nil
 }
 
-// SumRange implements encoding.RangeSummer: the rows' base plus their
+// SumRanges implements encoding.RangeSummer: the rows' base plus their
 // packed offsets summed by bitpack.Sum, nothing unpacked. A narrower type
 // whose widest offset could carry base past T's range unpacks instead, so
 // the sum is always that of the values Read returns.
-func (d *dec[T]) SumRange(from, to int) (uint64, error) {
-	if from < 0 || from > to || to > d.n {
-		return 0, encoding.Corruptf("fixedbitwidth: sum of rows [%d, %d) of %d", from, to, d.n)
+func (d *dec[T]) SumRanges(from int, ends []int32, out []uint64) error {
+	if len(out) < len(ends) {
+		return fmt.Errorf("fixedbitwidth: %d sums into %d values", len(ends), len(out))
+	}
+	if from < 0 || from > d.n {
+		return encoding.Corruptf("fixedbitwidth: sums from row %d of %d", from, d.n)
 	}
 	ub := uint64(int64(d.base))
-	if top := ub + mask(d.w); unsafe.Sizeof(d.base) == 8 || (uint64(int64(T(top))) == top && T(top) >= d.base) {
-		return uint64(to-from)*ub + bitpack.Sum(d.packed, d.w, from, to-from), nil
-	}
+	top := ub + mask(d.w)
+	exact := unsafe.Sizeof(d.base) == 8 || (uint64(int64(T(top))) == top && T(top) >= d.base)
 	var buf [batch]T
-	var s uint64
-	for i := from; i < to; i += batch {
-		b := buf[:min(batch, to-i)]
-		d.unpack(b, i)
-		for _, v := range b {
-			s += uint64(int64(v))
+	r := from
+	for i, e32 := range ends {
+		e := int(e32)
+		if e < r || e > d.n {
+			return encoding.Corruptf("fixedbitwidth: sum of rows [%d, %d) of %d", r, e, d.n)
 		}
+		if exact {
+			out[i] = uint64(e-r)*ub + bitpack.Sum(d.packed, d.w, r, e-r)
+			r = e
+			continue
+		}
+		var s uint64
+		for r < e {
+			b := buf[:min(batch, e-r)]
+			d.unpack(b, r)
+			for _, v := range b {
+				s += uint64(int64(v))
+			}
+			r += len(b)
+		}
+		out[i] = s
 	}
-	return s, nil
+	return nil
 }
 
 // mask returns a mask of the low w bits (w in 0..64).

@@ -71,22 +71,29 @@ func sum64(v *[64]uint64) uint64 {
 }
 
 // sumPlanes is Sum for widths 1..maxPlaneWidth by population counts of bit
-// planes over the words that hold bits [start·w, (start+n)·w).
+// planes over the words that hold bits [start·w, (start+n)·w): the first
+// and last words masked to the range, the ones between loaded whole.
 func sumPlanes(src []byte, w, start, n int) uint64 {
 	lo, hi := uint64(start)*uint64(w), uint64(start+n)*uint64(w) // bit range
-	first, last := lo/64, (hi-1)/64                              // word range
+	first, last := lo/64, (hi-1)/64                               // word range
+	head := word(src, first) & (^uint64(0) << (lo & 63))
+	tail := ^uint64(0) >> (63 - (hi-1)&63)
 	if w == 1 {
-		var c int
-		for k := first; k <= last; k++ {
-			c += bits.OnesCount64(word(src, k) & rangeMask(k, lo, hi))
+		if first == last {
+			return uint64(bits.OnesCount64(head & tail))
+		}
+		c := bits.OnesCount64(head) + bits.OnesCount64(word(src, last)&tail)
+		mid := src[8*(first+1) : 8*last]
+		for len(mid) >= 8 {
+			c += bits.OnesCount64(binary.LittleEndian.Uint64(mid))
+			mid = mid[8:]
 		}
 		return uint64(c)
 	}
 	var cnt [maxPlaneWidth]int
 	masks := &planeMasks[w]
 	phase := int(first % uint64(w))
-	for k := first; k <= last; k++ {
-		x := word(src, k) & rangeMask(k, lo, hi)
+	add := func(x uint64) {
 		m := &masks[phase]
 		for j := 0; j < w; j++ {
 			cnt[j] += bits.OnesCount64(x & m[j])
@@ -94,6 +101,17 @@ func sumPlanes(src []byte, w, start, n int) uint64 {
 		if phase++; phase == w {
 			phase = 0
 		}
+	}
+	if first == last {
+		add(head & tail)
+	} else {
+		add(head)
+		mid := src[8*(first+1) : 8*last]
+		for len(mid) >= 8 {
+			add(binary.LittleEndian.Uint64(mid))
+			mid = mid[8:]
+		}
+		add(word(src, last) & tail)
 	}
 	var s uint64
 	for j := 0; j < w; j++ {
@@ -113,18 +131,6 @@ func word(src []byte, k uint64) uint64 {
 		x |= uint64(src[b+i]) << (8 * i)
 	}
 	return x
-}
-
-// rangeMask returns the bits of word k that lie in the bit range [lo, hi).
-func rangeMask(k, lo, hi uint64) uint64 {
-	m := ^uint64(0)
-	if b := 64 * k; lo > b {
-		m <<= lo - b
-	}
-	if e := 64 * (k + 1); hi < e {
-		m &= ^uint64(0) >> (e - hi)
-	}
-	return m
 }
 
 // SumRef is the value-by-value reference for Sum.
