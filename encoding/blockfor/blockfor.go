@@ -351,7 +351,7 @@ type decoder[T encoding.Integer] struct {
 	u64    []uint64
 	u32    []uint32
 	excs   []uint64 // exception positions and values of a block, unpacked
-	sums   excSums  // SumRange's exception table of one block
+	sums   excSums  // SumRanges' exception table of one block
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -669,73 +669,86 @@ func (d *decoder[T]) unpack(out []T, src []byte, w, start int, base uint64) {
 	}
 }
 
-// Gather reads rows in O(1) each: the block from the row index, the slot by
-// bit offset, and the exception list by binary search.
+// Gather reads the rows of one block at a time: their slots by bit offset
+// (bitpack.Gather), then the exceptions among them, found by walking the
+// block's sorted exception positions beside the rows, or by binary search
+// per row when the block has many more exceptions than wanted rows.
 func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 	if len(dst) < len(rows) {
 		return fmt.Errorf("blockfor: gather of %d rows into %d values", len(rows), len(dst))
 	}
 	prev := int32(-1)
-	for i, r := range rows {
-		if r <= prev || int(r) >= d.n {
+	for i := 0; i < len(rows); {
+		if r := rows[i]; r <= prev || int(r) >= d.n {
 			return fmt.Errorf("blockfor: gather row %d (previous %d, %d rows): %w", r, prev, d.n, encoding.ErrCorrupt)
 		}
-		prev = r
-		b := int(r) / d.bs
-		k := int(r) - b*d.bs
+		b := int(rows[i]) / d.bs
+		start := b * d.bs
+		bl := &d.blocks[b]
+		end := int32(start + int(bl.rows))
+		j := i
+		for ; j < len(rows) && rows[j] < end; j++ {
+			if rows[j] <= prev {
+				return fmt.Errorf("blockfor: gather row %d (previous %d, %d rows): %w", rows[j], prev, d.n, encoding.ErrCorrupt)
+			}
+			prev = rows[j]
+		}
+		seg, out := rows[i:j], dst[i:j]
+		i = j
 		if b == d.cached {
-			dst[i] = d.cache[k]
+			for k, r := range seg {
+				out[k] = d.cache[int(r)-start]
+			}
 			continue
 		}
-		bl := &d.blocks[b]
-		v := bl.base + bitpack.Get(d.data[bl.data:bl.pos], int(bl.w), k)
-		if bl.nexc > 0 {
-			pos := d.data[bl.pos:bl.exc]
-			pw := int(bl.pw)
-			lo, hi := 0, int(bl.nexc)
-			for lo < hi {
-				m := int(uint(lo+hi) >> 1)
-				if int(bitpack.Get(pos, pw, m)) < k {
-					lo = m + 1
-				} else {
-					hi = m
+		bitpack.Gather(out, d.data[bl.data:bl.pos], int(bl.w), seg, start, bl.base)
+		if bl.nexc == 0 {
+			continue
+		}
+		pos, exc := d.data[bl.pos:bl.exc], d.data[bl.exc:]
+		pw, ew, ne := int(bl.pw), int(bl.ew), int(bl.nexc)
+		if ne > 8*len(seg) {
+			for k, r := range seg {
+				at := int(r) - start
+				lo, hi := 0, ne
+				for lo < hi {
+					m := int(uint(lo+hi) >> 1)
+					if int(bitpack.Get(pos, pw, m)) < at {
+						lo = m + 1
+					} else {
+						hi = m
+					}
+				}
+				if lo < ne && int(bitpack.Get(pos, pw, lo)) == at {
+					out[k] = T(bl.min + bitpack.Get(exc, ew, lo))
 				}
 			}
-			if lo < int(bl.nexc) && int(bitpack.Get(pos, pw, lo)) == k {
-				v = bl.min + bitpack.Get(d.data[bl.exc:], int(bl.ew), lo)
+			continue
+		}
+		e, p := 0, int(bitpack.Get(pos, pw, 0))
+		for k, r := range seg {
+			at := int(r) - start
+			for p < at && e+1 < ne {
+				e++
+				p = int(bitpack.Get(pos, pw, e))
+			}
+			if p == at {
+				out[k] = T(bl.min + bitpack.Get(exc, ew, e))
 			}
 		}
-		dst[i] = T(v)
 	}
 	return nil
 }
 
-// excSums is what SumRange needs of one block's exceptions: their positions
+// excSums is what SumRanges needs of one block's exceptions: their positions
 // (checked increasing and inside the block) and the running sums of their
 // corrections, the exception's value less the slot value it replaces.
 type excSums struct {
 	block int // -1 if none
 	pos   []int32
 	pre   []uint64 // pre[j] = corrections of exceptions 0..j-1; len(pos)+1 entries
-	// The last sum ended at slot end, before exception next: a sum that
-	// starts there (Delta's gathers walk a block forward) scans on from
-	// next instead of searching.
+	// The last range ended at slot end; next exceptions lie before it.
 	end, next int
-}
-
-// index returns the number of exceptions of the table before slot k,
-// scanning from hint (an index with no exception at or after k before it)
-// when given one, else by binary search.
-func (e *excSums) index(k, hint int) int {
-	if hint < 0 {
-		j, _ := slices.BinarySearch(e.pos, int32(k))
-		return j
-	}
-	j := hint
-	for j < len(e.pos) && int(e.pos[j]) < k {
-		j++
-	}
-	return j
 }
 
 // SumRanges implements encoding.RangeSummer: each block adds its rows'
@@ -793,20 +806,24 @@ func (d *decoder[T]) SumRanges(from int, ends []int32, out []uint64) error {
 }
 
 // add returns the corrections of the exceptions among slots [k, k+m) of
-// the table's block.
+// the table's block. The positions are walked forward from where the last
+// range ended when this one starts at or after it (as Delta's gathers
+// walk a block), else from the first: every exception is passed once per
+// forward walk.
 func (e *excSums) add(k, m int) uint64 {
-	hint := -1
-	if k == e.end {
-		hint = e.next
+	j := 0
+	if k >= e.end {
+		j = e.next
 	}
-	lo := e.index(k, hint)
-	from := lo // short ranges scan on from lo; long ones search
-	if m > 128 {
-		from = -1
+	for j < len(e.pos) && int(e.pos[j]) < k {
+		j++
 	}
-	hi := e.index(k+m, from)
-	e.end, e.next = k+m, hi
-	return e.pre[hi] - e.pre[lo]
+	lo := j
+	for j < len(e.pos) && int(e.pos[j]) < k+m {
+		j++
+	}
+	e.end, e.next = k+m, j
+	return e.pre[j] - e.pre[lo]
 }
 
 // slotsExact reports whether base + slot, widened, is the widened value of
@@ -824,7 +841,7 @@ func (d *decoder[T]) slotsExact(bl *block) bool {
 	return wide(T(top)) == top && T(top) >= T(bl.base)
 }
 
-// loadSums builds the exception table of block b for SumRange.
+// loadSums builds the exception table of block b for SumRanges.
 func (d *decoder[T]) loadSums(b int) error {
 	if d.sums.block == b {
 		return nil

@@ -268,10 +268,7 @@ func (d *dec[T]) Gather(rows []int32, dst []T) error {
 	if err := checkRows(rows, d.n); err != nil {
 		return err
 	}
-	ub := uint64(d.base)
-	for i, r := range rows {
-		dst[i] = T(bitpack.Get(d.packed, d.w, int(r)) + ub)
-	}
+	bitpack.Gather(dst, d.packed, d.w, rows, 0, uint64(d.base))
 	return nil
 }
 

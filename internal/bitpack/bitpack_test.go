@@ -349,3 +349,35 @@ func BenchmarkSum(b *testing.B) {
 		})
 	}
 }
+
+// TestGather checks Gather against Get at every width, with row offsets,
+// rows up to the stream's last value and narrow output types.
+func TestGather(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for w := 0; w <= 64; w++ {
+		for _, n := range []int{1, 5, 64, 300} {
+			vals := randVals(r, n, w)
+			off := r.IntN(n)
+			var rows []int32
+			for i := off; i < n; i += 1 + r.IntN(9) {
+				rows = append(rows, int32(i))
+			}
+			if rows[len(rows)-1] != int32(n-1) && r.IntN(2) == 0 {
+				rows = append(rows, int32(n-1))
+			}
+			base := r.Uint64()
+			got := make([]uint64, len(rows))
+			got8 := make([]int8, len(rows))
+			// the stream as seen from value off on, rows relative to it
+			sub := Pack(nil, vals[off:], w)
+			Gather(got, sub, w, rows, off, base)
+			Gather(got8, sub, w, rows, off, base)
+			for i, row := range rows {
+				want := vals[row] + base
+				if got[i] != want || got8[i] != int8(want) {
+					t.Fatalf("w=%d n=%d off=%d: row %d = %#x / %d, want %#x", w, n, off, row, got[i], got8[i], want)
+				}
+			}
+		}
+	}
+}

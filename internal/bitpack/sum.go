@@ -75,7 +75,7 @@ func sum64(v *[64]uint64) uint64 {
 // and last words masked to the range, the ones between loaded whole.
 func sumPlanes(src []byte, w, start, n int) uint64 {
 	lo, hi := uint64(start)*uint64(w), uint64(start+n)*uint64(w) // bit range
-	first, last := lo/64, (hi-1)/64                               // word range
+	first, last := lo/64, (hi-1)/64                              // word range
 	head := word(src, first) & (^uint64(0) << (lo & 63))
 	tail := ^uint64(0) >> (63 - (hi-1)&63)
 	if w == 1 {
