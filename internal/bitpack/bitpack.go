@@ -97,7 +97,7 @@ func group(src []byte, off, bb int, pad *[8 * 64]byte) []byte {
 	if off+bb <= len(src) {
 		return src[off : off+bb]
 	}
-	*pad = [8 * 64]byte{}
+	clear(pad[:bb])
 	copy(pad[:bb], src[off:])
 	return pad[:bb]
 }

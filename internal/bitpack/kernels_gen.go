@@ -15960,124 +15960,132 @@ func laneRangeW8(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	{
 		x := w0 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
+	var t8 uint64
 	{
 		x := w1
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	{
 		x := w1 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t16 uint64
 	{
 		x := w2
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	{
 		x := w2 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t24 uint64
 	{
 		x := w3
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	{
 		x := w3 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t32 uint64
 	{
 		x := w4
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	{
 		x := w4 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t40 uint64
 	{
 		x := w5
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	{
 		x := w5 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t48 uint64
 	{
 		x := w6
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	{
 		x := w6 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t56 uint64
 	{
 		x := w7
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w7 >> 32
 		x = x&0xffff | x<<16&0xffff00000000
 		x = x&0xff000000ff | x<<8&0xff000000ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }
@@ -16088,12 +16096,13 @@ func laneRangeW9(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
 	{
@@ -16101,14 +16110,15 @@ func laneRangeW9(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
+	var t8 uint64
 	{
 		x := w1 >> 8
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
 	{
@@ -16116,14 +16126,15 @@ func laneRangeW9(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
+	var t16 uint64
 	{
 		x := w2 >> 16
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
 	{
@@ -16131,14 +16142,15 @@ func laneRangeW9(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
+	var t24 uint64
 	{
 		x := w3 >> 24
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
 	{
@@ -16146,67 +16158,71 @@ func laneRangeW9(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t32 uint64
 	{
 		x := (w4>>32 | w5<<32)
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	{
 		x := w5 >> 4
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t40 uint64
 	{
 		x := (w5>>40 | w6<<24)
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	{
 		x := w6 >> 12
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t48 uint64
 	{
 		x := (w6>>48 | w7<<16)
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	{
 		x := w7 >> 20
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t56 uint64
 	{
 		x := (w7>>56 | w8<<8)
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w8 >> 28
 		x = x&0x3ffff | x<<14&0x3ffff00000000
 		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }
@@ -16217,12 +16233,13 @@ func laneRangeW10(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
 	{
@@ -16230,14 +16247,15 @@ func laneRangeW10(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
+	var t8 uint64
 	{
 		x := w1 >> 16
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
 	{
@@ -16245,45 +16263,48 @@ func laneRangeW10(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t16 uint64
 	{
 		x := (w2>>32 | w3<<32)
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	{
 		x := w3 >> 8
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t24 uint64
 	{
 		x := (w3>>48 | w4<<16)
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	{
 		x := w4 >> 24
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t32 uint64
 	{
 		x := w5
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
 	{
@@ -16291,14 +16312,15 @@ func laneRangeW10(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
+	var t40 uint64
 	{
 		x := w6 >> 16
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
 	{
@@ -16306,37 +16328,39 @@ func laneRangeW10(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
 	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t48 uint64
 	{
 		x := (w7>>32 | w8<<32)
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	{
 		x := w8 >> 8
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w9 := binary.LittleEndian.Uint64(in[72:])
+	var t56 uint64
 	{
 		x := (w8>>48 | w9<<16)
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w9 >> 24
 		x = x&0xfffff | x<<12&0xfffff00000000
 		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }
@@ -16347,12 +16371,13 @@ func laneRangeW11(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
 	{
@@ -16360,30 +16385,32 @@ func laneRangeW11(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
 	{
 		x := (w1>>24 | w2<<40)
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	{
 		x := w2 >> 4
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t16 uint64
 	{
 		x := (w2>>48 | w3<<16)
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
 	{
@@ -16391,14 +16418,15 @@ func laneRangeW11(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
+	var t24 uint64
 	{
 		x := w4 >> 8
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
 	{
@@ -16406,30 +16434,32 @@ func laneRangeW11(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t32 uint64
 	{
 		x := (w5>>32 | w6<<32)
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	{
 		x := w6 >> 12
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t40 uint64
 	{
 		x := (w6>>56 | w7<<8)
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	w8 := binary.LittleEndian.Uint64(in[64:])
 	{
@@ -16437,14 +16467,15 @@ func laneRangeW11(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
+	var t48 uint64
 	{
 		x := w8 >> 16
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	w9 := binary.LittleEndian.Uint64(in[72:])
 	{
@@ -16452,22 +16483,23 @@ func laneRangeW11(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w10 := binary.LittleEndian.Uint64(in[80:])
+	var t56 uint64
 	{
 		x := (w9>>40 | w10<<24)
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w10 >> 20
 		x = x&0x3fffff | x<<10&0x3fffff00000000
 		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }
@@ -16478,12 +16510,13 @@ func laneRangeW12(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
 	{
@@ -16491,30 +16524,32 @@ func laneRangeW12(in []byte, lo, hi uint64) uint64 {
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
 	{
 		x := (w1>>32 | w2<<32)
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	{
 		x := w2 >> 16
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t16 uint64
 	{
 		x := w3
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
 	{
@@ -16522,30 +16557,32 @@ func laneRangeW12(in []byte, lo, hi uint64) uint64 {
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t24 uint64
 	{
 		x := (w4>>32 | w5<<32)
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	{
 		x := w5 >> 16
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t32 uint64
 	{
 		x := w6
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
 	{
@@ -16553,30 +16590,32 @@ func laneRangeW12(in []byte, lo, hi uint64) uint64 {
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
 	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t40 uint64
 	{
 		x := (w7>>32 | w8<<32)
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	{
 		x := w8 >> 16
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
 	w9 := binary.LittleEndian.Uint64(in[72:])
+	var t48 uint64
 	{
 		x := w9
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	w10 := binary.LittleEndian.Uint64(in[80:])
 	{
@@ -16584,22 +16623,23 @@ func laneRangeW12(in []byte, lo, hi uint64) uint64 {
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w11 := binary.LittleEndian.Uint64(in[88:])
+	var t56 uint64
 	{
 		x := (w10>>32 | w11<<32)
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w11 >> 16
 		x = x&0xffffff | x<<8&0xffffff00000000
 		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }
@@ -16610,12 +16650,13 @@ func laneRangeW13(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
 	{
@@ -16623,15 +16664,16 @@ func laneRangeW13(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
 	{
 		x := (w1>>40 | w2<<24)
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
 	{
@@ -16639,30 +16681,32 @@ func laneRangeW13(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t16 uint64
 	{
 		x := (w3>>16 | w4<<48)
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	{
 		x := w4 >> 4
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t24 uint64
 	{
 		x := (w4>>56 | w5<<8)
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
 	{
@@ -16670,15 +16714,16 @@ func laneRangeW13(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t32 uint64
 	{
 		x := (w6>>32 | w7<<32)
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	w8 := binary.LittleEndian.Uint64(in[64:])
 	{
@@ -16686,14 +16731,15 @@ func laneRangeW13(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
+	var t40 uint64
 	{
 		x := w8 >> 8
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	w9 := binary.LittleEndian.Uint64(in[72:])
 	{
@@ -16701,15 +16747,16 @@ func laneRangeW13(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
 	w10 := binary.LittleEndian.Uint64(in[80:])
+	var t48 uint64
 	{
 		x := (w9>>48 | w10<<16)
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	w11 := binary.LittleEndian.Uint64(in[88:])
 	{
@@ -16717,22 +16764,23 @@ func laneRangeW13(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w12 := binary.LittleEndian.Uint64(in[96:])
+	var t56 uint64
 	{
 		x := (w11>>24 | w12<<40)
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w12 >> 12
 		x = x&0x3ffffff | x<<6&0x3ffffff00000000
 		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }
@@ -16743,12 +16791,13 @@ func laneRangeW14(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
 	{
@@ -16756,15 +16805,16 @@ func laneRangeW14(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
 	{
 		x := (w1>>48 | w2<<16)
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
 	{
@@ -16772,15 +16822,16 @@ func laneRangeW14(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t16 uint64
 	{
 		x := (w3>>32 | w4<<32)
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
 	{
@@ -16788,30 +16839,32 @@ func laneRangeW14(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t24 uint64
 	{
 		x := (w5>>16 | w6<<48)
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	{
 		x := w6 >> 8
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t32 uint64
 	{
 		x := w7
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	w8 := binary.LittleEndian.Uint64(in[64:])
 	{
@@ -16819,15 +16872,16 @@ func laneRangeW14(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
 	w9 := binary.LittleEndian.Uint64(in[72:])
+	var t40 uint64
 	{
 		x := (w8>>48 | w9<<16)
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	w10 := binary.LittleEndian.Uint64(in[80:])
 	{
@@ -16835,15 +16889,16 @@ func laneRangeW14(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
 	w11 := binary.LittleEndian.Uint64(in[88:])
+	var t48 uint64
 	{
 		x := (w10>>32 | w11<<32)
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	w12 := binary.LittleEndian.Uint64(in[96:])
 	{
@@ -16851,22 +16906,23 @@ func laneRangeW14(in []byte, lo, hi uint64) uint64 {
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w13 := binary.LittleEndian.Uint64(in[104:])
+	var t56 uint64
 	{
 		x := (w12>>16 | w13<<48)
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w13 >> 8
 		x = x&0xfffffff | x<<4&0xfffffff00000000
 		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }
@@ -16877,12 +16933,13 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 	hi |= H
 	var r uint64
 	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
 	{
 		x := w0
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 0
+		t0 = t
 	}
 	w1 := binary.LittleEndian.Uint64(in[8:])
 	{
@@ -16890,15 +16947,16 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 4
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
 	}
 	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
 	{
 		x := (w1>>56 | w2<<8)
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 8
+		t8 = t
 	}
 	w3 := binary.LittleEndian.Uint64(in[24:])
 	{
@@ -16906,15 +16964,16 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 12
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
 	}
 	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t16 uint64
 	{
 		x := (w3>>48 | w4<<16)
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 16
+		t16 = t
 	}
 	w5 := binary.LittleEndian.Uint64(in[40:])
 	{
@@ -16922,15 +16981,16 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 20
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
 	}
 	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t24 uint64
 	{
 		x := (w5>>40 | w6<<24)
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 24
+		t24 = t
 	}
 	w7 := binary.LittleEndian.Uint64(in[56:])
 	{
@@ -16938,15 +16998,16 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 28
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
 	}
 	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t32 uint64
 	{
 		x := (w7>>32 | w8<<32)
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 32
+		t32 = t
 	}
 	w9 := binary.LittleEndian.Uint64(in[72:])
 	{
@@ -16954,15 +17015,16 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 36
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
 	}
 	w10 := binary.LittleEndian.Uint64(in[80:])
+	var t40 uint64
 	{
 		x := (w9>>24 | w10<<40)
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 40
+		t40 = t
 	}
 	w11 := binary.LittleEndian.Uint64(in[88:])
 	{
@@ -16970,15 +17032,16 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 44
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
 	}
 	w12 := binary.LittleEndian.Uint64(in[96:])
+	var t48 uint64
 	{
 		x := (w11>>16 | w12<<48)
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 48
+		t48 = t
 	}
 	w13 := binary.LittleEndian.Uint64(in[104:])
 	{
@@ -16986,22 +17049,23 @@ func laneRangeW15(in []byte, lo, hi uint64) uint64 {
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 52
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
 	}
 	w14 := binary.LittleEndian.Uint64(in[112:])
+	var t56 uint64
 	{
 		x := (w13>>8 | w14<<56)
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 56
+		t56 = t
 	}
 	{
 		x := w14 >> 4
 		x = x&0x3fffffff | x<<2&0x3fffffff00000000
 		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
 		t := ((x | H) - lo) & (hi - x) & H
-		r |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << 60
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
 	}
 	return r
 }

@@ -212,6 +212,9 @@ func genLaneRange(b *bytes.Buffer, w int) {
 			load(k + 1)
 			x = fmt.Sprintf("(w%d>>%d | w%d<<%d)", k, sh, k+1, 64-sh)
 		}
+		if lane == 16 && (i/per)%2 == 0 {
+			fmt.Fprintf(b, "\tvar t%d uint64\n", i)
+		}
 		fmt.Fprintf(b, "\t{\n\t\tx := %s\n", x)
 		// Halve the run into 32-bit lanes, then 16, then (8 values) 8.
 		for half, width := per/2, 32; half >= 1; half, width = half/2, width/2 {
@@ -224,10 +227,17 @@ func genLaneRange(b *bytes.Buffer, w int) {
 			fmt.Fprintf(b, "\t\tx = x&%#x | x<<%d&%#x\n", low, width-hb, high)
 		}
 		fmt.Fprintf(b, "\t\tt := ((x|H)-lo) & (hi-x) & H\n")
-		if lane == 8 {
+		switch {
+		case lane == 8:
 			fmt.Fprintf(b, "\t\tr |= (t >> 7 * 0x0102040810204080 >> 56) << %d\n\t}\n", i)
-		} else {
-			fmt.Fprintf(b, "\t\tr |= (t >> 15 * 0x200040008001 >> 45 & 0xf) << %d\n\t}\n", i)
+		case (i/per)%2 == 0:
+			// Held for the next run: one multiply gathers both.
+			fmt.Fprintf(b, "\t\tt%d = t\n\t}\n", i)
+		default:
+			// The held run's top bits to 0, 16, 32, 48, this run's to
+			// 4, 20, 36, 52; the multiply sends bit 16k to 45+k and bit
+			// 16k+4 to 49+k, every partial product on its own bit.
+			fmt.Fprintf(b, "\t\tr |= ((t%d>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << %d\n\t}\n", i-per, i-per)
 		}
 	}
 	b.WriteString("\treturn r\n}\n\n")
