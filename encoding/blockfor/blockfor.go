@@ -740,16 +740,30 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 	return nil
 }
 
-// excSums is what SumRanges needs of one block's exceptions: their positions
+// excSums is what SumRanges needs of blocks' exceptions: their positions
 // (checked increasing and inside the block) and the running sums of their
-// corrections, the exception's value less the slot value it replaces.
+// corrections, the exception's value less the slot value it replaces. The
+// tables are kept, up to maxKeptExceptions entries per decoder, so that a
+// decoder the cache holds sums the same blocks again (a repeated query)
+// without rebuilding them; past that, one block's table is rebuilt as
+// needed.
 type excSums struct {
-	block int // -1 if none
-	pos   []int32
-	pre   []uint64 // pre[j] = corrections of exceptions 0..j-1; len(pos)+1 entries
+	block int     // block of pos, cum and the walk state, -1 if none
+	pos   []int32 // its exception positions
+	cum   []uint64
 	// The last range ended at slot end; next exceptions lie before it.
 	end, next int
+
+	at   []int32 // 1 + arena index of block b's kept table; 0 if not kept
+	apos []int32 // arena of kept positions
+	acum []uint64
+	spos []int32 // scratch table when the arena is full
+	scum []uint64
 }
+
+// maxKeptExceptions bounds the exception tables a decoder keeps (12 bytes
+// an entry).
+const maxKeptExceptions = 4096
 
 // SumRanges implements encoding.RangeSummer: each block adds its rows'
 // base and its packed slots summed by bitpack.Sum, then the corrections of
@@ -823,7 +837,15 @@ func (e *excSums) add(k, m int) uint64 {
 		j++
 	}
 	e.end, e.next = k+m, j
-	return e.pre[j] - e.pre[lo]
+	return e.upTo(j) - e.upTo(lo)
+}
+
+// upTo returns the corrections of the first j exceptions.
+func (e *excSums) upTo(j int) uint64 {
+	if j == 0 {
+		return 0
+	}
+	return e.cum[j-1]
 }
 
 // slotsExact reports whether base + slot, widened, is the widened value of
@@ -841,19 +863,38 @@ func (d *decoder[T]) slotsExact(bl *block) bool {
 	return wide(T(top)) == top && T(top) >= T(bl.base)
 }
 
-// loadSums builds the exception table of block b for SumRanges.
+// loadSums makes block b's exception table current for SumRanges: a kept
+// one, or one built now (and kept while the arena has room).
 func (d *decoder[T]) loadSums(b int) error {
-	if d.sums.block == b {
+	e := &d.sums
+	if e.block == b {
 		return nil
 	}
 	bl := &d.blocks[b]
 	ne := int(bl.nexc)
-	d.sums.block = -1
-	if cap(d.sums.pos) < ne {
-		d.sums.pos = make([]int32, ne, min(d.bs, d.n))
-		d.sums.pre = make([]uint64, ne+1, min(d.bs, d.n)+1)
+	e.block, e.end, e.next = -1, 0, 0
+	if e.at == nil {
+		e.at = make([]int32, len(d.blocks))
 	}
-	pos, pre := d.sums.pos[:ne], d.sums.pre[:ne+1]
+	if i := int(e.at[b]) - 1; i >= 0 {
+		e.pos, e.cum, e.block = e.apos[i:i+ne], e.acum[i:i+ne], b
+		return nil
+	}
+	var pos []int32
+	var cum []uint64
+	keep := len(e.apos)+ne <= maxKeptExceptions
+	if keep {
+		i := len(e.apos)
+		e.apos = append(e.apos, make([]int32, ne)...)
+		e.acum = append(e.acum, make([]uint64, ne)...)
+		pos, cum = e.apos[i:i+ne], e.acum[i:i+ne]
+	} else {
+		if cap(e.spos) < ne {
+			e.spos = make([]int32, min(d.bs, d.n))
+			e.scum = make([]uint64, min(d.bs, d.n))
+		}
+		pos, cum = e.spos[:ne], e.scum[:ne]
+	}
 	if len(d.excs) < 2*ne {
 		d.excs = make([]uint64, 2*ne)
 	}
@@ -862,18 +903,24 @@ func (d *decoder[T]) loadSums(b int) error {
 	bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
 	slots, w := d.data[bl.data:bl.pos], int(bl.w)
 	prev := -1
-	pre[0] = 0
+	var c uint64
 	for j, p64 := range ps {
 		p := int(p64)
 		if p <= prev || p >= int(bl.rows) {
+			if keep {
+				e.apos, e.acum = e.apos[:len(e.apos)-ne], e.acum[:len(e.acum)-ne]
+			}
 			return d.badException(b, j, p, prev)
 		}
 		prev = p
 		pos[j] = int32(p)
-		pre[j+1] = pre[j] + vs[j] - (bl.base + bitpack.Get(slots, w, p))
+		c += vs[j] - (bl.base + bitpack.Get(slots, w, p))
+		cum[j] = c
 	}
-	d.sums.pos, d.sums.pre, d.sums.block = pos, pre, b
-	d.sums.end, d.sums.next = 0, 0
+	if keep {
+		e.at[b] = int32(len(e.apos) - ne + 1)
+	}
+	e.pos, e.cum, e.block = pos, cum, b
 	return nil
 }
 
