@@ -36,7 +36,7 @@ func main() {
 	n := flag.Int("n", 200, "random rows drawn for lookups; those in distinct 8192-row blocks are looked up")
 	rounds := flag.Int("r", 5, "timed rounds")
 	prof := flag.String("prof", "", "write a CPU profile of the timed rounds to this file")
-	colsF := flag.String("cols", "", "comma-separated columns the lookups return (default all)")
+	colsF := flag.String("cols", "", "comma-separated columns the lookups (or -mode month) return (default all; q_month's)")
 	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>")
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
 	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | mem")
@@ -207,7 +207,11 @@ func main() {
 			}
 			t0 := time.Now()
 			c0 := cpuNow()
-			sc, err := f.Scan(read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"}, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
+			mcols := []string{"l_orderkey", "l_extendedprice"}
+			if cols != nil {
+				mcols = cols
+			}
+			sc, err := f.Scan(read.ScanOptions{Columns: mcols, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
 			if err != nil {
 				panic(err)
 			}
