@@ -136,6 +136,20 @@ type Gatherer[T Fixed] interface {
 	Gather(rows []int32, dst []T) error
 }
 
+// RangeSummer is implemented by integer decoders that add up ranges of
+// their values without materializing them (BlockFOR, FixedBitWidth: their
+// bit-packed slots are summed by the bitpack kernels). SumRanges(from,
+// ends, out), for 0 <= from <= ends[0] <= ends[1] <= ... <= Len, sets
+// out[i] to the sum modulo 2^64 of the widened values (sign-extended for
+// signed types) of rows [ends[i-1], ends[i]), ends[-1] being from, without
+// moving the cursor; other ends are an error. Delta gathers rows this way:
+// a row is its block's first value plus the sum of the differences before
+// it in the block, so only the differences up to a wanted row are touched,
+// none is stored, and one call serves all the wanted rows of a block.
+type RangeSummer interface {
+	SumRanges(from int, ends []int32, out []uint64) error
+}
+
 // BinaryGatherer is the binary counterpart of Gatherer: it appends
 // len(rows) values to dst.
 type BinaryGatherer interface {

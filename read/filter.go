@@ -485,10 +485,13 @@ func selRows(sel encoding.Bitmap) []int32 {
 	if !ok {
 		return nil
 	}
-	out := make([]int32, 0, countRange(sel, lo, hi))
-	for wi := lo >> 6; wi <= (hi-1)>>6; wi++ {
-		for w := sel[wi]; w != 0; w &= w - 1 {
-			out = append(out, int32(wi*64+bits.TrailingZeros64(w)))
+	out := make([]int32, countRange(sel, lo, hi))
+	n := 0
+	for wi := lo >> 6; wi <= (hi-1)>>6 && n < len(out); wi++ {
+		base := int32(wi * 64)
+		for w := sel[wi]; w != 0 && n < len(out); w &= w - 1 {
+			out[n] = base + int32(bits.TrailingZeros64(w))
+			n++
 		}
 	}
 	return out

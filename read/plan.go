@@ -121,6 +121,20 @@ func (s *stripeIO) lookup(stream, c int) (*chunk, error) {
 	return ch, nil
 }
 
+// allOpen reports whether every chunk of rows declared so far has its
+// decoder open (from the decoder cache or this query), so that using them
+// costs no fetch and no decoding of whole chunks.
+func (s *stripeIO) allOpen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range s.chunks {
+		if ch.rows > 0 && ch.dec == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // need declares that the query will use chunk c of a stream.
 func (s *stripeIO) need(stream, c int) error {
 	s.mu.Lock()

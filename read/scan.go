@@ -171,8 +171,14 @@ func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, err
 	s.gen = g
 	if x.par > 1 {
 		x.w = newWorkers(x.par)
-		s.out = make(chan *job, 4*x.par+4)
-		go s.produce()
+		// A filtered scan left with one stripe is one job: it runs on the
+		// caller's goroutine (its filter and columns still in parallel),
+		// since a producer and a job goroutine would only add two hand-offs
+		// to what is often a sub-millisecond query.
+		if s.q == nil || r.hi-r.lo > 1 {
+			s.out = make(chan *job, 4*x.par+4)
+			go s.produce()
+		}
 	}
 	return s, nil
 }

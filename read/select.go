@@ -104,7 +104,14 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 		fields[k] = f.arrow.Field(c)
 	}
 	gathered := make([]int, len(cols))
-	err = x.w.each(x.ctx, len(cols), func(k int) error {
+	w := x.w
+	if len(rows) <= smallSelection && io.allOpen() {
+		// Gathering a few rows from open decoders takes microseconds a
+		// column: less than waking a helper goroutine, on a loaded machine
+		// much less. Such a stripe is materialized serially.
+		w = nil
+	}
+	err = w.each(x.ctx, len(cols), func(k int) error {
 		a, n, err := f.materialize(io, cols[k], sel, rows)
 		if err != nil {
 			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, fields[k].Name, err)
@@ -120,6 +127,10 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 	}
 	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(len(rows))), nil
 }
+
+// smallSelection is the most selected rows of a stripe that are
+// materialized serially when every chunk they need is open already.
+const smallSelection = 4096
 
 // survivorChunks calls fn for every chunk of a row-aligned stream holding
 // selected rows, with the survivors' positions rows[at:j] in it.

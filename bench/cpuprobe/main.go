@@ -10,6 +10,7 @@
 //	go run ./cpuprobe -f li.strata -mode monthtake # q_month after the lookups of a take run
 //	go run ./cpuprobe -f li.strata -mode scan      # full scan, 1 and 2 goroutines alternately
 //	go run ./cpuprobe -f li.strata -mode mem       # heap that q_month's cached decoders hold
+//	go run ./cpuprobe -f li.strata -mode monthcols # q_month's CPU by returned column
 package main
 
 import (
@@ -35,10 +36,10 @@ func main() {
 	n := flag.Int("n", 200, "random rows drawn for lookups; those in distinct 8192-row blocks are looked up")
 	rounds := flag.Int("r", 5, "timed rounds")
 	prof := flag.String("prof", "", "write a CPU profile of the timed rounds to this file")
-	colsF := flag.String("cols", "", "comma-separated columns the lookups return (default all)")
+	colsF := flag.String("cols", "", "comma-separated columns the lookups (or -mode month) return (default all; q_month's)")
 	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>")
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
-	mode := flag.String("mode", "cold", "cold | warm | month | monthcold | monthtake | scan | mem")
+	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | mem")
 	flag.Parse()
 	src, err := iox.OpenFile(*path)
 	if err != nil {
@@ -141,6 +142,46 @@ func main() {
 		fmt.Printf("take %d rows: heap %d MB retained\n", *n/4, (int64(m1.HeapAlloc)-int64(m0.HeapAlloc))>>20)
 		return
 	}
+	if *mode == "monthcols" {
+		// q_month's filter with each returned column alone and with both,
+		// one round of each in turn, to split its CPU time by column.
+		sets := [][]string{{"l_shipdate"}, {"l_orderkey"}, {"l_extendedprice"}, {"l_orderkey", "l_extendedprice"}}
+		cpus := make([][]float64, len(sets))
+		if *prof != "" {
+			pf, err := os.Create(*prof)
+			if err != nil {
+				panic(err)
+			}
+			pprof.StartCPUProfile(pf)
+			defer pprof.StopCPUProfile()
+		}
+		for i := range *rounds + 1 {
+			for k, cs := range sets {
+				c0 := cpuNow()
+				sc, err := f.Scan(read.ScanOptions{Columns: cs, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
+				if err != nil {
+					panic(err)
+				}
+				for {
+					rec, err := sc.Next()
+					if err != nil {
+						break
+					}
+					rec.Release()
+				}
+				sc.Close()
+				if i > 0 {
+					cpus[k] = append(cpus[k], float64((cpuNow()-c0).Microseconds())/1000)
+				}
+			}
+		}
+		for k, cs := range sets {
+			c := cpus[k]
+			sort.Float64s(c)
+			fmt.Printf("month returning %s: cpu %.2f ms [%.2f–%.2f]\n", strings.Join(cs, ","), c[len(c)/2], c[0], c[len(c)-1])
+		}
+		return
+	}
 	if *mode == "month" || *mode == "monthtake" || *mode == "monthcold" {
 		var per, cpus []float64
 		var st read.ScanStats
@@ -166,7 +207,11 @@ func main() {
 			}
 			t0 := time.Now()
 			c0 := cpuNow()
-			sc, err := f.Scan(read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"}, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
+			mcols := []string{"l_orderkey", "l_extendedprice"}
+			if cols != nil {
+				mcols = cols
+			}
+			sc, err := f.Scan(read.ScanOptions{Columns: mcols, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
 			if err != nil {
 				panic(err)
 			}

@@ -351,6 +351,7 @@ type decoder[T encoding.Integer] struct {
 	u64    []uint64
 	u32    []uint32
 	excs   []uint64 // exception positions and values of a block, unpacked
+	sums   excSums  // SumRanges' exception table of one block
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -378,7 +379,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 }
 
 func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
-	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, inflated: h.Flags&encoding.FlagZstd != 0}
+	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, sums: excSums{block: -1}, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
 		return nil, err
@@ -668,44 +669,258 @@ func (d *decoder[T]) unpack(out []T, src []byte, w, start int, base uint64) {
 	}
 }
 
-// Gather reads rows in O(1) each: the block from the row index, the slot by
-// bit offset, and the exception list by binary search.
+// Gather reads the rows of one block at a time: their slots by bit offset
+// (bitpack.Gather), then the exceptions among them, found by walking the
+// block's sorted exception positions beside the rows, or by binary search
+// per row when the block has many more exceptions than wanted rows.
 func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 	if len(dst) < len(rows) {
 		return fmt.Errorf("blockfor: gather of %d rows into %d values", len(rows), len(dst))
 	}
 	prev := int32(-1)
-	for i, r := range rows {
-		if r <= prev || int(r) >= d.n {
+	for i := 0; i < len(rows); {
+		if r := rows[i]; r <= prev || int(r) >= d.n {
 			return fmt.Errorf("blockfor: gather row %d (previous %d, %d rows): %w", r, prev, d.n, encoding.ErrCorrupt)
 		}
-		prev = r
-		b := int(r) / d.bs
-		k := int(r) - b*d.bs
+		b := int(rows[i]) / d.bs
+		start := b * d.bs
+		bl := &d.blocks[b]
+		end := int32(start + int(bl.rows))
+		j := i
+		for ; j < len(rows) && rows[j] < end; j++ {
+			if rows[j] <= prev {
+				return fmt.Errorf("blockfor: gather row %d (previous %d, %d rows): %w", rows[j], prev, d.n, encoding.ErrCorrupt)
+			}
+			prev = rows[j]
+		}
+		seg, out := rows[i:j], dst[i:j]
+		i = j
 		if b == d.cached {
-			dst[i] = d.cache[k]
+			for k, r := range seg {
+				out[k] = d.cache[int(r)-start]
+			}
 			continue
 		}
-		bl := &d.blocks[b]
-		v := bl.base + bitpack.Get(d.data[bl.data:bl.pos], int(bl.w), k)
-		if bl.nexc > 0 {
-			pos := d.data[bl.pos:bl.exc]
-			pw := int(bl.pw)
-			lo, hi := 0, int(bl.nexc)
-			for lo < hi {
-				m := int(uint(lo+hi) >> 1)
-				if int(bitpack.Get(pos, pw, m)) < k {
-					lo = m + 1
-				} else {
-					hi = m
+		bitpack.Gather(out, d.data[bl.data:bl.pos], int(bl.w), seg, start, bl.base)
+		if bl.nexc == 0 {
+			continue
+		}
+		pos, exc := d.data[bl.pos:bl.exc], d.data[bl.exc:]
+		pw, ew, ne := int(bl.pw), int(bl.ew), int(bl.nexc)
+		if ne > 8*len(seg) {
+			for k, r := range seg {
+				at := int(r) - start
+				lo, hi := 0, ne
+				for lo < hi {
+					m := int(uint(lo+hi) >> 1)
+					if int(bitpack.Get(pos, pw, m)) < at {
+						lo = m + 1
+					} else {
+						hi = m
+					}
+				}
+				if lo < ne && int(bitpack.Get(pos, pw, lo)) == at {
+					out[k] = T(bl.min + bitpack.Get(exc, ew, lo))
 				}
 			}
-			if lo < int(bl.nexc) && int(bitpack.Get(pos, pw, lo)) == k {
-				v = bl.min + bitpack.Get(d.data[bl.exc:], int(bl.ew), lo)
+			continue
+		}
+		e, p := 0, int(bitpack.Get(pos, pw, 0))
+		for k, r := range seg {
+			at := int(r) - start
+			for p < at && e+1 < ne {
+				e++
+				p = int(bitpack.Get(pos, pw, e))
+			}
+			if p == at {
+				out[k] = T(bl.min + bitpack.Get(exc, ew, e))
 			}
 		}
-		dst[i] = T(v)
 	}
+	return nil
+}
+
+// excSums is what SumRanges needs of blocks' exceptions: their positions
+// (checked increasing and inside the block) and the running sums of their
+// corrections, the exception's value less the slot value it replaces. The
+// tables are kept, up to maxKeptExceptions entries per decoder, so that a
+// decoder the cache holds sums the same blocks again (a repeated query)
+// without rebuilding them; past that, one block's table is rebuilt as
+// needed.
+type excSums struct {
+	block int     // block of pos, cum and the walk state, -1 if none
+	pos   []int32 // its exception positions
+	cum   []uint64
+	// The last range ended at slot end; next exceptions lie before it.
+	end, next int
+
+	at   []int32 // 1 + arena index of block b's kept table; 0 if not kept
+	apos []int32 // arena of kept positions
+	acum []uint64
+	spos []int32 // scratch table when the arena is full
+	scum []uint64
+}
+
+// maxKeptExceptions bounds the exception tables a decoder keeps (12 bytes
+// an entry).
+const maxKeptExceptions = 4096
+
+// SumRanges implements encoding.RangeSummer: each block adds its rows'
+// base and its packed slots summed by bitpack.Sum, then the corrections of
+// the exceptions among the rows, from a table built once per block and
+// walked forward as the ranges advance. The table checks every exception
+// position of the block, as a read does. Narrower types whose slots could
+// wrap around T decode the block instead, so the sum is always that of the
+// values Read returns.
+func (d *decoder[T]) SumRanges(from int, ends []int32, out []uint64) error {
+	if len(out) < len(ends) {
+		return fmt.Errorf("blockfor: %d sums into %d values", len(ends), len(out))
+	}
+	r := from
+	if r < 0 || r > d.n {
+		return fmt.Errorf("blockfor: sums from row %d of %d: %w", r, d.n, encoding.ErrCorrupt)
+	}
+	b, bstart, bend := -1, 0, 0 // block of row r and its rows
+	for i, e32 := range ends {
+		e := int(e32)
+		if e < r || e > d.n {
+			return fmt.Errorf("blockfor: sum of rows [%d, %d) of %d: %w", r, e, d.n, encoding.ErrCorrupt)
+		}
+		var s uint64
+		for r < e {
+			if r >= bend {
+				b = r / d.bs
+				bstart = b * d.bs
+				bend = bstart + int(d.blocks[b].rows)
+			}
+			bl := &d.blocks[b]
+			k := r - bstart
+			m := min(bend, e) - r
+			r += m
+			if !d.slotsExact(bl) {
+				if err := d.load(b); err != nil {
+					return err
+				}
+				for _, v := range d.cache[k : k+m] {
+					s += wide(v)
+				}
+				continue
+			}
+			s += uint64(m)*bl.base + bitpack.Sum(d.data[bl.data:bl.pos], int(bl.w), k, m)
+			if bl.nexc > 0 {
+				if err := d.loadSums(b); err != nil {
+					return err
+				}
+				s += d.sums.add(k, m)
+			}
+		}
+		out[i] = s
+	}
+	return nil
+}
+
+// add returns the corrections of the exceptions among slots [k, k+m) of
+// the table's block. The positions are walked forward from where the last
+// range ended when this one starts at or after it (as Delta's gathers
+// walk a block), else from the first: every exception is passed once per
+// forward walk.
+func (e *excSums) add(k, m int) uint64 {
+	j := 0
+	if k >= e.end {
+		j = e.next
+	}
+	for j < len(e.pos) && int(e.pos[j]) < k {
+		j++
+	}
+	lo := j
+	for j < len(e.pos) && int(e.pos[j]) < k+m {
+		j++
+	}
+	e.end, e.next = k+m, j
+	return e.upTo(j) - e.upTo(lo)
+}
+
+// upTo returns the corrections of the first j exceptions.
+func (e *excSums) upTo(j int) uint64 {
+	if j == 0 {
+		return 0
+	}
+	return e.cum[j-1]
+}
+
+// slotsExact reports whether base + slot, widened, is the widened value of
+// every slot of block bl without exceptions: always for 64-bit types, and
+// for narrower ones when the widest slot cannot carry base past T's range.
+func (d *decoder[T]) slotsExact(bl *block) bool {
+	var z T
+	if unsafe.Sizeof(z) == 8 {
+		return true
+	}
+	if bl.nexc > 0 {
+		return false
+	}
+	top := bl.base + lowMask(int(bl.w))
+	return wide(T(top)) == top && T(top) >= T(bl.base)
+}
+
+// loadSums makes block b's exception table current for SumRanges: a kept
+// one, or one built now (and kept while the arena has room).
+func (d *decoder[T]) loadSums(b int) error {
+	e := &d.sums
+	if e.block == b {
+		return nil
+	}
+	bl := &d.blocks[b]
+	ne := int(bl.nexc)
+	e.block, e.end, e.next = -1, 0, 0
+	if e.at == nil {
+		e.at = make([]int32, len(d.blocks))
+	}
+	if i := int(e.at[b]) - 1; i >= 0 {
+		e.pos, e.cum, e.block = e.apos[i:i+ne], e.acum[i:i+ne], b
+		return nil
+	}
+	var pos []int32
+	var cum []uint64
+	keep := len(e.apos)+ne <= maxKeptExceptions
+	if keep {
+		i := len(e.apos)
+		e.apos = append(e.apos, make([]int32, ne)...)
+		e.acum = append(e.acum, make([]uint64, ne)...)
+		pos, cum = e.apos[i:i+ne], e.acum[i:i+ne]
+	} else {
+		if cap(e.spos) < ne {
+			e.spos = make([]int32, min(d.bs, d.n))
+			e.scum = make([]uint64, min(d.bs, d.n))
+		}
+		pos, cum = e.spos[:ne], e.scum[:ne]
+	}
+	if len(d.excs) < 2*ne {
+		d.excs = make([]uint64, 2*ne)
+	}
+	ps, vs := d.excs[:ne], d.excs[ne:2*ne]
+	bitpack.Unpack(ps, d.data[bl.pos:bl.exc], int(bl.pw), 0)
+	bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
+	slots, w := d.data[bl.data:bl.pos], int(bl.w)
+	prev := -1
+	var c uint64
+	for j, p64 := range ps {
+		p := int(p64)
+		if p <= prev || p >= int(bl.rows) {
+			if keep {
+				e.apos, e.acum = e.apos[:len(e.apos)-ne], e.acum[:len(e.acum)-ne]
+			}
+			return d.badException(b, j, p, prev)
+		}
+		prev = p
+		pos[j] = int32(p)
+		c += vs[j] - (bl.base + bitpack.Get(slots, w, p))
+		cum[j] = c
+	}
+	if keep {
+		e.at[b] = int32(len(e.apos) - ne + 1)
+	}
+	e.pos, e.cum, e.block = pos, cum, b
 	return nil
 }
 

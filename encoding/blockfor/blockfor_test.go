@@ -232,3 +232,51 @@ func TestSpecExample(t *testing.T) {
 		t.Fatalf("node % x, want % x", node, want)
 	}
 }
+
+// TestSumRangesKeptTables sums ranges of a node with more exceptions than
+// a decoder keeps tables for (l_orderkey-like differences: mostly 0 and 1,
+// every eighth a jump), in passes forward and back, against the values.
+func TestSumRangesKeptTables(t *testing.T) {
+	const n = 200_000
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = int64(i % 2)
+		if i%8 == 7 {
+			vals[i] = 25
+		}
+	}
+	p := forcedPolicy(all.Registry())
+	node := encodingtest.RoundTrip(t, p, all.Options(), vals)
+	if len(node) > n/2 {
+		t.Fatalf("node of %d bytes: the jumps widened the blocks instead of being exceptions", len(node))
+	}
+	d, err := encoding.OpenTyped[int64](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.(encoding.RangeSummer)
+	out := make([]uint64, 3)
+	for pass := 0; pass < 3; pass++ {
+		for from := 0; from+3000 <= n; from += 2999 {
+			f := from
+			if pass == 2 {
+				f = n - 3000 - from // backwards
+			}
+			ends := []int32{int32(f + 5), int32(f + 900), int32(f + 3000)}
+			if err := s.SumRanges(f, ends, out); err != nil {
+				t.Fatal(err)
+			}
+			r := f
+			for i, e := range ends {
+				var want uint64
+				for _, v := range vals[r:e] {
+					want += uint64(v)
+				}
+				if out[i] != want {
+					t.Fatalf("pass %d: sum of [%d, %d) = %d, want %d", pass, r, e, out[i], want)
+				}
+				r = int(e)
+			}
+		}
+	}
+}

@@ -171,6 +171,8 @@ type decoder[T encoding.Integer] struct {
 	gather *cursor[T] // second cursor over its own child decoder, for Gather
 	vals   []T
 	gbuf   []T
+	ends   []int32  // gatherSums' scratch: child rows ending each sum
+	sums   []uint64 // and the sums
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
 }
@@ -391,6 +393,9 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	if s, ok := d.cur.child.(encoding.RangeSummer); ok {
+		return d.gatherSums(s, rows, dst)
+	}
 	if d.gather == nil {
 		r, err := encoding.OpenTyped[int64](d.node, d.depth, d.opts)
 		if err != nil {
@@ -434,6 +439,52 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 			dst[k] = buf[int(rows[k])-start]
 		}
 		prev = rows[j-1]
+		i = j
+	}
+	return nil
+}
+
+// gatherSums is Gather over a child that sums ranges of differences in
+// place (encoding.RangeSummer): row b·bs+k is block b's first value plus
+// the differences at child rows [b·(bs-1), b·(bs-1)+k), so the wanted rows
+// of a block are one call of the child that sums the differences between
+// them, and a block's differences past its last wanted row are never
+// touched. Nothing is unpacked into memory and the cursors do not move.
+func (d *decoder[T]) gatherSums(s encoding.RangeSummer, rows []int32, dst []T) error {
+	bs := d.bs
+	if cap(d.ends) < min(bs, d.n) {
+		d.ends = make([]int32, min(bs, d.n))
+		d.sums = make([]uint64, min(bs, d.n))
+	}
+	prev := int32(-1)
+	for i := 0; i < len(rows); {
+		r := int(rows[i])
+		if rows[i] <= prev || r >= d.n {
+			return fmt.Errorf("delta: gather row %d (previous %d, %d rows): %w", r, prev, d.n, encoding.ErrCorrupt)
+		}
+		// Rows i..j-1 fall in block b; row b·bs+k ends its sum at child
+		// row b·(bs-1)+k.
+		b := r / bs
+		start, end := b*bs, min((b+1)*bs, d.n)
+		c0 := b * (bs - 1)
+		ends := d.ends[:0]
+		j := i
+		for ; j < len(rows) && int(rows[j]) < end; j++ {
+			if rows[j] <= prev {
+				return fmt.Errorf("delta: gather row %d (previous %d, %d rows): %w", rows[j], prev, d.n, encoding.ErrCorrupt)
+			}
+			prev = rows[j]
+			ends = append(ends, int32(c0+int(rows[j])-start))
+		}
+		sums := d.sums[:len(ends)]
+		if err := s.SumRanges(c0, ends, sums); err != nil {
+			return fmt.Errorf("deltas: %w", err)
+		}
+		acc := d.blocks[b].first
+		for k, x := range sums {
+			acc += x
+			dst[i+k] = T(acc)
+		}
 		i = j
 	}
 	return nil
@@ -536,6 +587,21 @@ func (c *cursor[T]) skip(n int) error {
 		c.pos++
 	}
 	m := target - c.pos
+	if sr, ok := c.child.(encoding.RangeSummer); ok {
+		// Add the differences where they lie, then step over them.
+		from := c.child.Pos()
+		var x [1]uint64
+		err := sr.SumRanges(from, []int32{int32(from + m)}, x[:])
+		if err == nil {
+			err = c.child.Skip(m)
+		}
+		if err != nil {
+			return fmt.Errorf("deltas: %w", err)
+		}
+		c.acc += x[0]
+		c.pos = target
+		return nil
+	}
 	if c.buf == nil {
 		c.buf = make([]int64, min(batch, max(d.n, 1)))
 	}

@@ -243,6 +243,9 @@ func checkDiffs[T encoding.Fixed](c *checker, r encoding.Reader[T], want []T) er
 }
 
 func diffCaps[I encoding.Integer](c *checker, d encoding.Decoder, want []I) error {
+	if err := sumRanges(c, d, want); err != nil {
+		return err
+	}
 	dr, ok := d.(encoding.DiffReader[I])
 	if !ok {
 		return nil
@@ -292,6 +295,60 @@ func diffCaps[I encoding.Integer](c *checker, d encoding.Decoder, want []I) erro
 	}
 	if err := dr.ReadDiffs(make([]I, 1), sum); err == nil {
 		return mismatchf("ReadDiffs past the end returned no error")
+	}
+	return nil
+}
+
+// sumRanges checks SumRanges of decoders that are RangeSummers against the
+// widened values added one by one, over random cuts (empty ranges, whole
+// ones and ones at either end included), and that it leaves the cursor
+// where it was and refuses ranges outside the node or out of order.
+func sumRanges[I encoding.Integer](c *checker, d encoding.Decoder, want []I) error {
+	s, ok := d.(encoding.RangeSummer)
+	if !ok {
+		return nil
+	}
+	n := len(want)
+	out := make([]uint64, 8)
+	for _, bad := range []struct {
+		from int
+		ends []int32
+	}{{-1, []int32{0}}, {0, []int32{int32(n + 1)}}, {n + 1, nil}, {0, []int32{int32(n), int32(n - 1)}}} {
+		if err := s.SumRanges(bad.from, bad.ends, out); err == nil {
+			return mismatchf("SumRanges(%d, %v) of %d rows returned no error", bad.from, bad.ends, n)
+		}
+	}
+	at := d.Pos()
+	for trial := 0; trial < 16; trial++ {
+		from := 0
+		var ends []int32
+		if trial == 0 {
+			ends = []int32{int32(n)}
+		} else {
+			from = c.rng.IntN(n + 1)
+			e := from
+			for k := c.rng.IntN(6); k >= 0; k-- {
+				e += c.rng.IntN(min(n-e, []int{0, 3, 70, 1100, n}[c.rng.IntN(5)]) + 1)
+				ends = append(ends, int32(e))
+			}
+		}
+		if err := s.SumRanges(from, ends, out); err != nil {
+			return fmt.Errorf("SumRanges(%d, %v): %w", from, ends, err)
+		}
+		r := from
+		for i, e := range ends {
+			var w uint64
+			for _, v := range want[r:e] {
+				w += uint64(int64(v))
+			}
+			if out[i] != w {
+				return mismatchf("SumRanges(%d, %v): sum %d of [%d, %d) = %d, want %d", from, ends, i, r, e, out[i], w)
+			}
+			r = int(e)
+		}
+	}
+	if d.Pos() != at {
+		return mismatchf("SumRanges moved the cursor from %d to %d", at, d.Pos())
 	}
 	return nil
 }

@@ -268,11 +268,56 @@ func (d *dec[T]) Gather(rows []int32, dst []T) error {
 	if err := checkRows(rows, d.n); err != nil {
 		return err
 	}
-	ub := uint64(d.base)
-	for i, r := range rows {
-		dst[i] = T(bitpack.Get(d.packed, d.w, int(r)) + ub)
+	bitpack.Gather(dst, d.packed, d.w, rows, 0, uint64(d.base))
+	return nil
+}
+
+// SumRanges implements encoding.RangeSummer: the rows' base plus their
+// packed offsets summed by bitpack.Sum, nothing unpacked. A narrower type
+// whose widest offset could carry base past T's range unpacks instead, so
+// the sum is always that of the values Read returns.
+func (d *dec[T]) SumRanges(from int, ends []int32, out []uint64) error {
+	if len(out) < len(ends) {
+		return fmt.Errorf("fixedbitwidth: %d sums into %d values", len(ends), len(out))
+	}
+	if from < 0 || from > d.n {
+		return encoding.Corruptf("fixedbitwidth: sums from row %d of %d", from, d.n)
+	}
+	ub := uint64(int64(d.base))
+	top := ub + mask(d.w)
+	exact := unsafe.Sizeof(d.base) == 8 || (uint64(int64(T(top))) == top && T(top) >= d.base)
+	var buf [batch]T
+	r := from
+	for i, e32 := range ends {
+		e := int(e32)
+		if e < r || e > d.n {
+			return encoding.Corruptf("fixedbitwidth: sum of rows [%d, %d) of %d", r, e, d.n)
+		}
+		if exact {
+			out[i] = uint64(e-r)*ub + bitpack.Sum(d.packed, d.w, r, e-r)
+			r = e
+			continue
+		}
+		var s uint64
+		for r < e {
+			b := buf[:min(batch, e-r)]
+			d.unpack(b, r)
+			for _, v := range b {
+				s += uint64(int64(v))
+			}
+			r += len(b)
+		}
+		out[i] = s
 	}
 	return nil
+}
+
+// mask returns a mask of the low w bits (w in 0..64).
+func mask(w int) uint64 {
+	if w == 0 {
+		return 0
+	}
+	return ^uint64(0) >> (64 - w)
 }
 
 // off maps a value inside [base, max] to its offset.

@@ -19,6 +19,10 @@ import (
 // Bytes returns the size in bytes of a stream of n values of width w.
 func Bytes(n, w int) int { return int((uint64(n)*uint64(w) + 7) / 8) }
 
+// maxLaneWidth is the widest stream the lane range kernels test (16-bit
+// lanes with a guard bit); it matches the generator's.
+const maxLaneWidth = 15
+
 func mask(w int) uint64 {
 	if w == 0 {
 		return 0
@@ -93,7 +97,7 @@ func group(src []byte, off, bb int, pad *[8 * 64]byte) []byte {
 	if off+bb <= len(src) {
 		return src[off : off+bb]
 	}
-	*pad = [8 * 64]byte{}
+	clear(pad[:bb])
 	copy(pad[:bb], src[off:])
 	return pad[:bb]
 }
@@ -139,21 +143,42 @@ func Unpack32Add(dst []uint32, src []byte, w, start int, base uint32) {
 // wrapping arithmetic, and clears bit i of sel for each value start+i out
 // of range. start must be a multiple of 64 and sel must hold (n+63)/64
 // words; bits already clear are left clear and their words skipped. Whole
-// blocks are tested by generated kernels that never store the values.
+// blocks are tested by generated kernels that never store the values:
+// streams up to 15 bits wide, with a range that does not wrap, by lane
+// kernels that compare 4 or 8 values per 64-bit operation (SWAR), wider
+// ones a value at a time.
 func RangeMask(src []byte, w, start, n int, lo, span uint64, sel []uint64) {
 	if start&63 != 0 {
 		panic("bitpack: RangeMask start not a multiple of 64")
 	}
-	k := rangeKernels[w]
 	bb := 8 * w
 	full := n &^ 63
-	for i := 0; i < full; i += 64 {
-		wi := i >> 6
-		if sel[wi] == 0 {
-			continue
+	if w <= maxLaneWidth && lo <= mask(w) && span <= ^uint64(0)-lo {
+		// The range, cut to the values the width holds, in every lane.
+		hi := min(lo+span, mask(w))
+		rep := uint64(0x0001000100010001)
+		if w <= 7 {
+			rep = 0x0101010101010101
 		}
-		off := (start + i) / 64 * bb
-		sel[wi] &= k(src[off:off+bb], lo, span)
+		k := laneRangeKernels[w]
+		for i := 0; i < full; i += 64 {
+			wi := i >> 6
+			if sel[wi] == 0 {
+				continue
+			}
+			off := (start + i) / 64 * bb
+			sel[wi] &= k(src[off:off+bb], lo*rep, hi*rep)
+		}
+	} else {
+		k := rangeKernels[w]
+		for i := 0; i < full; i += 64 {
+			wi := i >> 6
+			if sel[wi] == 0 {
+				continue
+			}
+			off := (start + i) / 64 * bb
+			sel[wi] &= k(src[off:off+bb], lo, span)
+		}
 	}
 	if full < n && sel[full>>6] != 0 {
 		var m uint64

@@ -285,3 +285,99 @@ func BenchmarkRangeMask(b *testing.B) {
 		})
 	}
 }
+
+// TestSum checks Sum against SumRef and the packed values at every width,
+// over ranges of every alignment, including ones ending in a stream cut
+// short at its last byte.
+func TestSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for w := 0; w <= 64; w++ {
+		for _, n := range []int{1, 3, 63, 64, 65, 130, 700} {
+			vals := randVals(r, n, w)
+			src := Pack(nil, vals, w)
+			for trial := 0; trial < 40; trial++ {
+				start := r.IntN(n)
+				k := r.IntN(n - start + 1)
+				switch trial {
+				case 0:
+					start, k = 0, n
+				case 1:
+					k = n - start
+				}
+				var want uint64
+				for _, v := range vals[start : start+k] {
+					want += v
+				}
+				if got := Sum(src, w, start, k); got != want {
+					t.Fatalf("w=%d n=%d: Sum(%d, %d) = %d, want %d", w, n, start, k, got, want)
+				}
+				if ref := SumRef(src, w, start, k); ref != want {
+					t.Fatalf("w=%d n=%d: SumRef(%d, %d) = %d, want %d", w, n, start, k, ref, want)
+				}
+			}
+		}
+	}
+}
+
+// FuzzSum holds Sum to the value-by-value sum on arbitrary streams.
+func FuzzSum(f *testing.F) {
+	f.Add([]byte{0xff, 0x0f, 0x33, 0x81, 0x00, 0x7e, 0x11, 0x22, 0x9a}, uint8(3), uint16(1), uint16(17))
+	f.Fuzz(func(t *testing.T, src []byte, w8 uint8, start, n uint16) {
+		w := int(w8 % 65)
+		if w == 0 {
+			return
+		}
+		total := len(src) * 8 / w
+		s, k := int(start)%(total+1), int(n)
+		k = min(k, total-s)
+		if got, want := Sum(src, w, s, k), SumRef(src, w, s, k); got != want {
+			t.Fatalf("w=%d Sum(%d, %d) = %d, ref %d", w, s, k, got, want)
+		}
+	})
+}
+
+func BenchmarkSum(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const n = 1 << 16
+	for _, w := range benchWidths() {
+		src := Pack(nil, randVals(r, n, w), w)
+		b.Run(fmt.Sprintf("w%d", w), func(b *testing.B) {
+			b.SetBytes(n * 8)
+			for i := 0; i < b.N; i++ {
+				Sum(src, w, 0, n)
+			}
+		})
+	}
+}
+
+// TestGather checks Gather against Get at every width, with row offsets,
+// rows up to the stream's last value and narrow output types.
+func TestGather(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for w := 0; w <= 64; w++ {
+		for _, n := range []int{1, 5, 64, 300} {
+			vals := randVals(r, n, w)
+			off := r.IntN(n)
+			var rows []int32
+			for i := off; i < n; i += 1 + r.IntN(9) {
+				rows = append(rows, int32(i))
+			}
+			if rows[len(rows)-1] != int32(n-1) && r.IntN(2) == 0 {
+				rows = append(rows, int32(n-1))
+			}
+			base := r.Uint64()
+			got := make([]uint64, len(rows))
+			got8 := make([]int8, len(rows))
+			// the stream as seen from value off on, rows relative to it
+			sub := Pack(nil, vals[off:], w)
+			Gather(got, sub, w, rows, off, base)
+			Gather(got8, sub, w, rows, off, base)
+			for i, row := range rows {
+				want := vals[row] + base
+				if got[i] != want || got8[i] != int8(want) {
+					t.Fatalf("w=%d n=%d off=%d: row %d = %#x / %d, want %#x", w, n, off, row, got[i], got8[i], want)
+				}
+			}
+		}
+	}
+}

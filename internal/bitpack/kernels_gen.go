@@ -240,6 +240,24 @@ var rangeKernels = [65]func(in []byte, lo, span uint64) uint64{
 	64: rangeW64,
 }
 
+var laneRangeKernels = [16]func(in []byte, lo, hi uint64) uint64{
+	1:  laneRangeW1,
+	2:  laneRangeW2,
+	3:  laneRangeW3,
+	4:  laneRangeW4,
+	5:  laneRangeW5,
+	6:  laneRangeW6,
+	7:  laneRangeW7,
+	8:  laneRangeW8,
+	9:  laneRangeW9,
+	10: laneRangeW10,
+	11: laneRangeW11,
+	12: laneRangeW12,
+	13: laneRangeW13,
+	14: laneRangeW14,
+	15: laneRangeW15,
+}
+
 // unpack64Block decodes one block into a scratch array without letting it escape.
 func unpack64Block(w int, in []byte, out *[64]uint64, base uint64) {
 	switch w {
@@ -15401,5 +15419,1653 @@ func rangeW64(in []byte, lo, span uint64) uint64 {
 	w62 := binary.LittleEndian.Uint64(in[496:])
 	w63 := binary.LittleEndian.Uint64(in[504:])
 	r |= (b2u((w56)-lo <= span)<<0 | b2u((w57)-lo <= span)<<1 | b2u((w58)-lo <= span)<<2 | b2u((w59)-lo <= span)<<3 | b2u((w60)-lo <= span)<<4 | b2u((w61)-lo <= span)<<5 | b2u((w62)-lo <= span)<<6 | b2u((w63)-lo <= span)<<7) << 56
+	return r
+}
+
+func laneRangeW1(in []byte, lo, hi uint64) uint64 {
+	in = in[:8]
+	const H = 0x8080808080808080
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	{
+		x := w0
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 0
+	}
+	{
+		x := w0 >> 8
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 8
+	}
+	{
+		x := w0 >> 16
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 16
+	}
+	{
+		x := w0 >> 24
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 24
+	}
+	{
+		x := w0 >> 32
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 32
+	}
+	{
+		x := w0 >> 40
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 40
+	}
+	{
+		x := w0 >> 48
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 48
+	}
+	{
+		x := w0 >> 56
+		x = x&0xf | x<<28&0xf00000000
+		x = x&0x300000003 | x<<14&0x3000000030000
+		x = x&0x1000100010001 | x<<7&0x100010001000100
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 56
+	}
+	return r
+}
+
+func laneRangeW2(in []byte, lo, hi uint64) uint64 {
+	in = in[:16]
+	const H = 0x8080808080808080
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	{
+		x := w0
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 0
+	}
+	{
+		x := w0 >> 16
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 8
+	}
+	{
+		x := w0 >> 32
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 16
+	}
+	{
+		x := w0 >> 48
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 24
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := w1
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 32
+	}
+	{
+		x := w1 >> 16
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 40
+	}
+	{
+		x := w1 >> 32
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 48
+	}
+	{
+		x := w1 >> 48
+		x = x&0xff | x<<24&0xff00000000
+		x = x&0xf0000000f | x<<12&0xf0000000f0000
+		x = x&0x3000300030003 | x<<6&0x300030003000300
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 56
+	}
+	return r
+}
+
+func laneRangeW3(in []byte, lo, hi uint64) uint64 {
+	in = in[:24]
+	const H = 0x8080808080808080
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	{
+		x := w0
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 0
+	}
+	{
+		x := w0 >> 24
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 8
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>48 | w1<<16)
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 16
+	}
+	{
+		x := w1 >> 8
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 24
+	}
+	{
+		x := w1 >> 32
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 32
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	{
+		x := (w1>>56 | w2<<8)
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 40
+	}
+	{
+		x := w2 >> 16
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 48
+	}
+	{
+		x := w2 >> 40
+		x = x&0xfff | x<<20&0xfff00000000
+		x = x&0x3f0000003f | x<<10&0x3f0000003f0000
+		x = x&0x7000700070007 | x<<5&0x700070007000700
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 56
+	}
+	return r
+}
+
+func laneRangeW4(in []byte, lo, hi uint64) uint64 {
+	in = in[:32]
+	const H = 0x8080808080808080
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	{
+		x := w0
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 0
+	}
+	{
+		x := w0 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 8
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := w1
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 16
+	}
+	{
+		x := w1 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 24
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	{
+		x := w2
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 32
+	}
+	{
+		x := w2 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 40
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := w3
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 48
+	}
+	{
+		x := w3 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		x = x&0xf000f000f000f | x<<4&0xf000f000f000f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 56
+	}
+	return r
+}
+
+func laneRangeW5(in []byte, lo, hi uint64) uint64 {
+	in = in[:40]
+	const H = 0x8080808080808080
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	{
+		x := w0
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 0
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>40 | w1<<24)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 8
+	}
+	{
+		x := w1 >> 16
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 16
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	{
+		x := (w1>>56 | w2<<8)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 24
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := (w2>>32 | w3<<32)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 32
+	}
+	{
+		x := w3 >> 8
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 40
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	{
+		x := (w3>>48 | w4<<16)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 48
+	}
+	{
+		x := w4 >> 24
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		x = x&0x1f001f001f001f | x<<3&0x1f001f001f001f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 56
+	}
+	return r
+}
+
+func laneRangeW6(in []byte, lo, hi uint64) uint64 {
+	in = in[:48]
+	const H = 0x8080808080808080
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	{
+		x := w0
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 0
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>48 | w1<<16)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 8
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	{
+		x := (w1>>32 | w2<<32)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 16
+	}
+	{
+		x := w2 >> 16
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 24
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := w3
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 32
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	{
+		x := (w3>>48 | w4<<16)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 40
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	{
+		x := (w4>>32 | w5<<32)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 48
+	}
+	{
+		x := w5 >> 16
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		x = x&0x3f003f003f003f | x<<2&0x3f003f003f003f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 56
+	}
+	return r
+}
+
+func laneRangeW7(in []byte, lo, hi uint64) uint64 {
+	in = in[:56]
+	const H = 0x8080808080808080
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	{
+		x := w0
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 0
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>56 | w1<<8)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 8
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	{
+		x := (w1>>48 | w2<<16)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 16
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := (w2>>40 | w3<<24)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 24
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	{
+		x := (w3>>32 | w4<<32)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 32
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	{
+		x := (w4>>24 | w5<<40)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 40
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	{
+		x := (w5>>16 | w6<<48)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 48
+	}
+	{
+		x := w6 >> 8
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		x = x&0x7f007f007f007f | x<<1&0x7f007f007f007f00
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= (t >> 7 * 0x0102040810204080 >> 56) << 56
+	}
+	return r
+}
+
+func laneRangeW8(in []byte, lo, hi uint64) uint64 {
+	in = in[:64]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	{
+		x := w0 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	var t8 uint64
+	{
+		x := w1
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	{
+		x := w1 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t16 uint64
+	{
+		x := w2
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	{
+		x := w2 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t24 uint64
+	{
+		x := w3
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	{
+		x := w3 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t32 uint64
+	{
+		x := w4
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	{
+		x := w4 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t40 uint64
+	{
+		x := w5
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	{
+		x := w5 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t48 uint64
+	{
+		x := w6
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	{
+		x := w6 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t56 uint64
+	{
+		x := w7
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w7 >> 32
+		x = x&0xffff | x<<16&0xffff00000000
+		x = x&0xff000000ff | x<<8&0xff000000ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
+	return r
+}
+
+func laneRangeW9(in []byte, lo, hi uint64) uint64 {
+	in = in[:72]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>36 | w1<<28)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	var t8 uint64
+	{
+		x := w1 >> 8
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	{
+		x := (w1>>44 | w2<<20)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	var t16 uint64
+	{
+		x := w2 >> 16
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := (w2>>52 | w3<<12)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	var t24 uint64
+	{
+		x := w3 >> 24
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	{
+		x := (w3>>60 | w4<<4)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t32 uint64
+	{
+		x := (w4>>32 | w5<<32)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	{
+		x := w5 >> 4
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t40 uint64
+	{
+		x := (w5>>40 | w6<<24)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	{
+		x := w6 >> 12
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t48 uint64
+	{
+		x := (w6>>48 | w7<<16)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	{
+		x := w7 >> 20
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t56 uint64
+	{
+		x := (w7>>56 | w8<<8)
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w8 >> 28
+		x = x&0x3ffff | x<<14&0x3ffff00000000
+		x = x&0x1ff000001ff | x<<7&0x1ff000001ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
+	return r
+}
+
+func laneRangeW10(in []byte, lo, hi uint64) uint64 {
+	in = in[:80]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>40 | w1<<24)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	var t8 uint64
+	{
+		x := w1 >> 16
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	{
+		x := (w1>>56 | w2<<8)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t16 uint64
+	{
+		x := (w2>>32 | w3<<32)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	{
+		x := w3 >> 8
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t24 uint64
+	{
+		x := (w3>>48 | w4<<16)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	{
+		x := w4 >> 24
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t32 uint64
+	{
+		x := w5
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	{
+		x := (w5>>40 | w6<<24)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	var t40 uint64
+	{
+		x := w6 >> 16
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	{
+		x := (w6>>56 | w7<<8)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t48 uint64
+	{
+		x := (w7>>32 | w8<<32)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	{
+		x := w8 >> 8
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	var t56 uint64
+	{
+		x := (w8>>48 | w9<<16)
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w9 >> 24
+		x = x&0xfffff | x<<12&0xfffff00000000
+		x = x&0x3ff000003ff | x<<6&0x3ff000003ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
+	return r
+}
+
+func laneRangeW11(in []byte, lo, hi uint64) uint64 {
+	in = in[:88]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>44 | w1<<20)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
+	{
+		x := (w1>>24 | w2<<40)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	{
+		x := w2 >> 4
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t16 uint64
+	{
+		x := (w2>>48 | w3<<16)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	{
+		x := (w3>>28 | w4<<36)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	var t24 uint64
+	{
+		x := w4 >> 8
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	{
+		x := (w4>>52 | w5<<12)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t32 uint64
+	{
+		x := (w5>>32 | w6<<32)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	{
+		x := w6 >> 12
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t40 uint64
+	{
+		x := (w6>>56 | w7<<8)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	{
+		x := (w7>>36 | w8<<28)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	var t48 uint64
+	{
+		x := w8 >> 16
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	{
+		x := (w8>>60 | w9<<4)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	var t56 uint64
+	{
+		x := (w9>>40 | w10<<24)
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w10 >> 20
+		x = x&0x3fffff | x<<10&0x3fffff00000000
+		x = x&0x7ff000007ff | x<<5&0x7ff000007ff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
+	return r
+}
+
+func laneRangeW12(in []byte, lo, hi uint64) uint64 {
+	in = in[:96]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>48 | w1<<16)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
+	{
+		x := (w1>>32 | w2<<32)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	{
+		x := w2 >> 16
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	var t16 uint64
+	{
+		x := w3
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	{
+		x := (w3>>48 | w4<<16)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t24 uint64
+	{
+		x := (w4>>32 | w5<<32)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	{
+		x := w5 >> 16
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t32 uint64
+	{
+		x := w6
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	{
+		x := (w6>>48 | w7<<16)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t40 uint64
+	{
+		x := (w7>>32 | w8<<32)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	{
+		x := w8 >> 16
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	var t48 uint64
+	{
+		x := w9
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	{
+		x := (w9>>48 | w10<<16)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	var t56 uint64
+	{
+		x := (w10>>32 | w11<<32)
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w11 >> 16
+		x = x&0xffffff | x<<8&0xffffff00000000
+		x = x&0xfff00000fff | x<<4&0xfff00000fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
+	return r
+}
+
+func laneRangeW13(in []byte, lo, hi uint64) uint64 {
+	in = in[:104]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>52 | w1<<12)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
+	{
+		x := (w1>>40 | w2<<24)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := (w2>>28 | w3<<36)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t16 uint64
+	{
+		x := (w3>>16 | w4<<48)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	{
+		x := w4 >> 4
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	var t24 uint64
+	{
+		x := (w4>>56 | w5<<8)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	{
+		x := (w5>>44 | w6<<20)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t32 uint64
+	{
+		x := (w6>>32 | w7<<32)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	{
+		x := (w7>>20 | w8<<44)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	var t40 uint64
+	{
+		x := w8 >> 8
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	{
+		x := (w8>>60 | w9<<4)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	var t48 uint64
+	{
+		x := (w9>>48 | w10<<16)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	{
+		x := (w10>>36 | w11<<28)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	var t56 uint64
+	{
+		x := (w11>>24 | w12<<40)
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w12 >> 12
+		x = x&0x3ffffff | x<<6&0x3ffffff00000000
+		x = x&0x1fff00001fff | x<<3&0x1fff00001fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
+	return r
+}
+
+func laneRangeW14(in []byte, lo, hi uint64) uint64 {
+	in = in[:112]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>56 | w1<<8)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
+	{
+		x := (w1>>48 | w2<<16)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := (w2>>40 | w3<<24)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t16 uint64
+	{
+		x := (w3>>32 | w4<<32)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	{
+		x := (w4>>24 | w5<<40)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t24 uint64
+	{
+		x := (w5>>16 | w6<<48)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	{
+		x := w6 >> 8
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	var t32 uint64
+	{
+		x := w7
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	{
+		x := (w7>>56 | w8<<8)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	var t40 uint64
+	{
+		x := (w8>>48 | w9<<16)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	{
+		x := (w9>>40 | w10<<24)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	var t48 uint64
+	{
+		x := (w10>>32 | w11<<32)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	{
+		x := (w11>>24 | w12<<40)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	var t56 uint64
+	{
+		x := (w12>>16 | w13<<48)
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w13 >> 8
+		x = x&0xfffffff | x<<4&0xfffffff00000000
+		x = x&0x3fff00003fff | x<<2&0x3fff00003fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
+	return r
+}
+
+func laneRangeW15(in []byte, lo, hi uint64) uint64 {
+	in = in[:120]
+	const H = 0x8000800080008000
+	hi |= H
+	var r uint64
+	w0 := binary.LittleEndian.Uint64(in[0:])
+	var t0 uint64
+	{
+		x := w0
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t0 = t
+	}
+	w1 := binary.LittleEndian.Uint64(in[8:])
+	{
+		x := (w0>>60 | w1<<4)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t0>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 0
+	}
+	w2 := binary.LittleEndian.Uint64(in[16:])
+	var t8 uint64
+	{
+		x := (w1>>56 | w2<<8)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t8 = t
+	}
+	w3 := binary.LittleEndian.Uint64(in[24:])
+	{
+		x := (w2>>52 | w3<<12)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t8>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 8
+	}
+	w4 := binary.LittleEndian.Uint64(in[32:])
+	var t16 uint64
+	{
+		x := (w3>>48 | w4<<16)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t16 = t
+	}
+	w5 := binary.LittleEndian.Uint64(in[40:])
+	{
+		x := (w4>>44 | w5<<20)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t16>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 16
+	}
+	w6 := binary.LittleEndian.Uint64(in[48:])
+	var t24 uint64
+	{
+		x := (w5>>40 | w6<<24)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t24 = t
+	}
+	w7 := binary.LittleEndian.Uint64(in[56:])
+	{
+		x := (w6>>36 | w7<<28)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t24>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 24
+	}
+	w8 := binary.LittleEndian.Uint64(in[64:])
+	var t32 uint64
+	{
+		x := (w7>>32 | w8<<32)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t32 = t
+	}
+	w9 := binary.LittleEndian.Uint64(in[72:])
+	{
+		x := (w8>>28 | w9<<36)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t32>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 32
+	}
+	w10 := binary.LittleEndian.Uint64(in[80:])
+	var t40 uint64
+	{
+		x := (w9>>24 | w10<<40)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t40 = t
+	}
+	w11 := binary.LittleEndian.Uint64(in[88:])
+	{
+		x := (w10>>20 | w11<<44)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t40>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 40
+	}
+	w12 := binary.LittleEndian.Uint64(in[96:])
+	var t48 uint64
+	{
+		x := (w11>>16 | w12<<48)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t48 = t
+	}
+	w13 := binary.LittleEndian.Uint64(in[104:])
+	{
+		x := (w12>>12 | w13<<52)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t48>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 48
+	}
+	w14 := binary.LittleEndian.Uint64(in[112:])
+	var t56 uint64
+	{
+		x := (w13>>8 | w14<<56)
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		t56 = t
+	}
+	{
+		x := w14 >> 4
+		x = x&0x3fffffff | x<<2&0x3fffffff00000000
+		x = x&0x7fff00007fff | x<<1&0x7fff00007fff0000
+		t := ((x | H) - lo) & (hi - x) & H
+		r |= ((t56>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << 56
+	}
 	return r
 }

@@ -36,6 +36,10 @@ func main() {
 	for w := 1; w <= 64; w++ {
 		fmt.Fprintf(&b, "\t%d: rangeW%d,\n", w, w)
 	}
+	fmt.Fprintf(&b, "}\n\nvar laneRangeKernels = [%d]func(in []byte, lo, hi uint64) uint64{\n", maxLaneWidth+1)
+	for w := 1; w <= maxLaneWidth; w++ {
+		fmt.Fprintf(&b, "\t%d: laneRangeW%d,\n", w, w)
+	}
 	b.WriteString("}\n\n")
 	// Switch dispatch for scratch blocks: calls through the tables above hide
 	// from escape analysis that kernels never keep their output pointer, which
@@ -63,6 +67,9 @@ func main() {
 	}
 	for w := 1; w <= 64; w++ {
 		genRange(&b, w)
+	}
+	for w := 1; w <= maxLaneWidth; w++ {
+		genLaneRange(&b, w)
 	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -153,6 +160,85 @@ func genRange(b *bytes.Buffer, w int) {
 			terms = append(terms, fmt.Sprintf("b2u((%s)-lo <= span)<<%d", valueExpr(i, w, load), i-g))
 		}
 		fmt.Fprintf(b, "\tr |= (%s) << %d\n", strings.Join(terms, " | "), g)
+	}
+	b.WriteString("\treturn r\n}\n\n")
+}
+
+// maxLaneWidth is the widest stream the lane kernels test: values of up to
+// 15 bits fit 16-bit lanes with a bit to spare.
+const maxLaneWidth = 15
+
+// genLaneRange emits a kernel testing the 64 values of a block of width w
+// (1..maxLaneWidth) against the closed range [lo, hi] (both inside the
+// width) a lane word at a time: a run of 8 values (w <= 7, 8-bit lanes) or
+// 4 (16-bit lanes) is cut from the stream in one window, spread into the
+// lanes by two or three shift-and-mask steps, and compared in all lanes at
+// once with the lane's top bit as guard: (v|H)-lo keeps the top bit when
+// v >= lo and (hi|H)-v when v <= hi, no borrow crossing lanes. A multiply
+// gathers the lanes' top bits into consecutive result bits. lo and hi
+// arrive replicated into every lane (see RangeMask).
+func genLaneRange(b *bytes.Buffer, w int) {
+	lane, per := 16, 4
+	if w <= 7 {
+		lane, per = 8, 8
+	}
+	fmt.Fprintf(b, "func laneRangeW%d(in []byte, lo, hi uint64) uint64 {\n", w)
+	fmt.Fprintf(b, "\tin = in[:%d]\n", 8*w)
+	var guard uint64
+	for l := 0; l < 64; l += lane {
+		guard |= 1 << uint(l+lane-1)
+	}
+	fmt.Fprintf(b, "\tconst H = %#x\n", guard)
+	b.WriteString("\thi |= H\n\tvar r uint64\n")
+	loaded := -1
+	load := func(k int) {
+		for loaded < k {
+			loaded++
+			fmt.Fprintf(b, "\tw%d := binary.LittleEndian.Uint64(in[%d:])\n", loaded, 8*loaded)
+		}
+	}
+	m := func(bits int) uint64 { return uint64(1)<<uint(bits) - 1 }
+	for i := 0; i < 64; i += per {
+		bit := i * w
+		k, sh := bit/64, bit%64
+		load(k)
+		var x string
+		switch {
+		case sh+per*w <= 64 && sh == 0:
+			x = fmt.Sprintf("w%d", k)
+		case sh+per*w <= 64:
+			x = fmt.Sprintf("w%d>>%d", k, sh)
+		default:
+			load(k + 1)
+			x = fmt.Sprintf("(w%d>>%d | w%d<<%d)", k, sh, k+1, 64-sh)
+		}
+		if lane == 16 && (i/per)%2 == 0 {
+			fmt.Fprintf(b, "\tvar t%d uint64\n", i)
+		}
+		fmt.Fprintf(b, "\t{\n\t\tx := %s\n", x)
+		// Halve the run into 32-bit lanes, then 16, then (8 values) 8.
+		for half, width := per/2, 32; half >= 1; half, width = half/2, width/2 {
+			hb := half * w // bits of the low half
+			var low, high uint64
+			for l := 0; l < 64; l += 2 * width {
+				low |= m(hb) << uint(l)
+				high |= m(hb) << uint(l+width)
+			}
+			fmt.Fprintf(b, "\t\tx = x&%#x | x<<%d&%#x\n", low, width-hb, high)
+		}
+		fmt.Fprintf(b, "\t\tt := ((x|H)-lo) & (hi-x) & H\n")
+		switch {
+		case lane == 8:
+			fmt.Fprintf(b, "\t\tr |= (t >> 7 * 0x0102040810204080 >> 56) << %d\n\t}\n", i)
+		case (i/per)%2 == 0:
+			// Held for the next run: one multiply gathers both.
+			fmt.Fprintf(b, "\t\tt%d = t\n\t}\n", i)
+		default:
+			// The held run's top bits to 0, 16, 32, 48, this run's to
+			// 4, 20, 36, 52; the multiply sends bit 16k to 45+k and bit
+			// 16k+4 to 49+k, every partial product on its own bit.
+			fmt.Fprintf(b, "\t\tr |= ((t%d>>15 | t>>11) * 0x200040008001 >> 45 & 0xff) << %d\n\t}\n", i-per, i-per)
+		}
 	}
 	b.WriteString("\treturn r\n}\n\n")
 }
