@@ -193,6 +193,11 @@ type Policy struct {
 	// declare NeedsShared (SharedDictionary) are offered only with one, and
 	// are RootOnly: they encode a column's own values.
 	Shared SharedAlphabet
+	// ZstdCache, when set, remembers the zstd frames selection made, so a
+	// body compressed again (the same leaf in another trial or finalist,
+	// a stream selected twice) is not compressed twice. The writer sets
+	// one per file; the output is the same with or without it.
+	ZstdCache *ZstdCache
 }
 
 // DefaultPolicy returns the policy Strata writes with.
@@ -409,11 +414,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 	if wantZstd && c.nest <= zstdTrialNest {
 		node := out[start:]
 		if need := c.zstdNeed(float64(len(node)) * c.scale); need < 1 {
-			compress := Compress
-			if c.p.Optimize == OptimizeSize {
-				compress = CompressBest
-			}
-			z, err := compress(node, need, nil)
+			z, err := compress(node, need, c.p.Optimize == OptimizeSize, c.trial, nil, c.p.ZstdCache)
 			if err != nil {
 				return dst[:start], nil, err
 			}

@@ -167,6 +167,10 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 		p.MinSaving = opts.MinSaving
 		p.Optimize = opts.Optimize
 	}
+	// a zstd cache of this file's own (the caller's policy is not changed)
+	q := *p
+	q.ZstdCache = encoding.NewZstdCache()
+	p = &q
 	w := &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
 		file: map[int]*stats.ColumnStats{}}
 	for path := range opts.Force {
@@ -506,6 +510,7 @@ func (w *Writer) Close() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
+	w.policy.ZstdCache.Reset()
 	w.fw.AddSection("schema", w.sch.Marshal())
 	fs := make(map[int]stats.ColumnStats, len(w.file))
 	for id, c := range w.file {
