@@ -215,6 +215,24 @@ func (p *Policy) Encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	return c.encode(dst, vals)
 }
 
+// EstimateSize returns selection's estimate of the bytes Encode would
+// store vals in, from the trial encodes of its candidates alone (on a
+// sample when vals has more than ExactBelow values): no candidate is
+// encoded whole, so it costs a fraction of Encode. It is a guess, not a
+// bound: a sample misses repeats that zstd finds in the whole sequence and
+// sees only part of a dictionary's alphabet.
+func (p *Policy) EstimateSize(vals any) (float64, error) {
+	if TypeOf(vals) == TypeInvalid {
+		return 0, fmt.Errorf("encoding: cannot estimate %T", vals)
+	}
+	c := &Ctx{p: p, scale: 1, estimate: true}
+	best, err := c.choose(vals, ComputeStats(vals))
+	if err != nil {
+		return 0, err
+	}
+	return best.size, nil
+}
+
 // EncodeWith encodes vals with kind k at the root whatever its Fit says,
 // selecting the children as Encode does (or replaying p.Force's children
 // when p.Force is rooted at k). An encoder must either represent vals
@@ -258,6 +276,9 @@ type Ctx struct {
 	// whole: the selections of this subtree's sequences encode their
 	// finalists whole, as a column's own values' do (WholeChildren).
 	whole bool
+	// estimate: this selection only estimates (EstimateSize): nothing is
+	// encoded whole, the yardstick and finalists included.
+	estimate bool
 }
 
 // WholeChildren makes the selections of the children the encoder encodes
@@ -496,7 +517,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		sampleSt = ComputeStats(sample)
 		scale = float64(st.N) / float64(max(sampleSt.N, 1))
 	}
-	whole := scale != 1 && !c.trial && (c.ownValues() || c.whole) && c.p.Finalists > 0
+	whole := scale != 1 && !c.trial && !c.estimate && (c.ownValues() || c.whole) && c.p.Finalists > 0
 	f := 1.0 // zstd's ratio on the whole sequence over its ratio on the sample
 	for _, cd := range c.p.Registry.Codecs() {
 		if !c.allowed(cd, st) {

@@ -354,10 +354,14 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	// weighed whole against it after its chunks are encoded (tryShared).
 	var whole encoding.SharedAlphabet
 	first := enc.bpvEst <= 0
-	wholeTrial := first && w.trialLen(s) == s.Len
+	trialN := 0
+	if first {
+		trialN = w.trialLen(s, enc)
+	}
+	wholeTrial := first && trialN == s.Len
 	var sizer *sizer
 	if wholeTrial {
-		sizer = w.newSizer(s, enc)
+		sizer = w.newSizer(s, enc, trialN)
 	}
 	if valuesRole {
 		oneChunk := wholeTrial && enc.trialNode != nil && w.chunkEnd(s, 0, sizer) == s.Len
@@ -377,7 +381,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		}
 	}
 	if sizer == nil {
-		sizer = w.newSizer(s, enc)
+		sizer = w.newSizer(s, enc, trialN)
 	}
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
 		hi := w.chunkEnd(s, lo, sizer)
