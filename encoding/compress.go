@@ -159,33 +159,40 @@ func decompress(src []byte, rawLen int) ([]byte, error) {
 // minSaving (a fraction, e.g. 0.02) of the node's size; else it returns node.
 // dst is reused for the result when possible.
 func Compress(node []byte, minSaving float64, opts *Options) ([]byte, error) {
-	return compress(node, minSaving, false, false, opts, nil)
+	out, _, err := compress(node, minSaving, false, false, opts, nil)
+	return out, err
 }
 
 // CompressBest is Compress at zstd's strongest level.
 func CompressBest(node []byte, minSaving float64, opts *Options) ([]byte, error) {
-	return compress(node, minSaving, true, false, opts, nil)
+	out, _, err := compress(node, minSaving, true, false, opts, nil)
+	return out, err
 }
 
 // compress is Compress at zstd's strongest level (best), or with the
-// cheaper encoder of trial encodes (trial, unless best), through the
-// cache zc when it is not nil.
-func compress(node []byte, minSaving float64, best, trial bool, opts *Options, zc *ZstdCache) ([]byte, error) {
+// cheaper encoder of trial encodes in place of the better level (trial,
+// unless best), through the cache zc when it is not nil. It reports
+// whether it compressed with the trial encoder.
+func compress(node []byte, minSaving float64, best, trial bool, opts *Options, zc *ZstdCache) ([]byte, bool, error) {
 	h, err := ParseHeader(node, 0, opts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if h.Flags&FlagZstd != 0 || len(h.Body) < 64 {
-		return node, nil
+		return node, false, nil
 	}
 	level := levelDefault
 	switch {
 	case best:
 		level = levelBest
-	case trial:
-		level = levelTrial
 	case h.Type.IsInteger() || h.Type == Bool || len(h.Body) < largeLeaf:
 		level = levelBetter
+		if trial {
+			// the trial encoder stands in for the better level only: a
+			// large text or float body is compressed at the default
+			// level, which costs no more
+			level = levelTrial
+		}
 	}
 	// Probe a large body with a slice from its middle first: bit-packed
 	// random values and other incompressible leaves then cost one small
@@ -194,7 +201,7 @@ func compress(node []byte, minSaving float64, best, trial bool, opts *Options, z
 		mid := len(h.Body)/2 - probeSize/2
 		probe := zstdAppend(nil, h.Body[mid:mid+probeSize], level)
 		if float64(len(probe)) > float64(probeSize)*(1-minSaving/2) {
-			return node, nil
+			return node, false, nil
 		}
 	}
 	prefix := len(node) - len(h.Body)
@@ -204,9 +211,9 @@ func compress(node []byte, minSaving float64, best, trial bool, opts *Options, z
 	out = appendUvarint(out, uint64(len(h.Body)))
 	out = zc.appendFrame(out, h.Body, level)
 	if float64(len(out)) > float64(len(node))*(1-minSaving) {
-		return node, nil
+		return node, false, nil
 	}
-	return out, nil
+	return out, level == levelTrial, nil
 }
 
 func appendUvarint(dst []byte, v uint64) []byte {

@@ -21,6 +21,10 @@ type Tree struct {
 	// exceptions is the count the root node's encoder reported
 	// (Ctx.Exceptions), unscaled.
 	exceptions int
+	// cheapZstd: some zstd body of the subtree was compressed with the
+	// trial encoder (a ranked encode, see rankCtx), so the node must be
+	// encoded again before it is kept.
+	cheapZstd bool
 }
 
 // Exceptions returns the number of exceptions the encoder of t's root node
@@ -431,6 +435,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 	t.time = c.scale * (cd.Decode.Time(st.Type, st.N, st.TotalBytes) + cd.Decode.PerException*float64(nc.exceptions))
 	for _, ch := range nc.children {
 		t.time += ch.time
+		t.cheapZstd = t.cheapZstd || ch.cheapZstd
 	}
 	wantZstd := c.p.Zstd && cd.Zstd
 	if force != nil && force.Kind == cd.Kind {
@@ -439,13 +444,14 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 	if wantZstd && c.nest <= zstdTrialNest {
 		node := out[start:]
 		if need := c.zstdNeed(float64(len(node)) * c.scale); need < 1 {
-			z, err := compress(node, need, c.p.Optimize == OptimizeSize, c.trial || c.rank, nil, c.p.ZstdCache)
+			z, cheap, err := compress(node, need, c.p.Optimize == OptimizeSize, c.trial || c.rank, nil, c.p.ZstdCache)
 			if err != nil {
 				return dst[:start], nil, err
 			}
 			if len(z) < len(node) {
 				out = append(out[:start], z...)
 				t.Zstd = true
+				t.cheapZstd = t.cheapZstd || cheap
 				t.time += c.zstdTime(float64(len(node)) * c.scale)
 			}
 		}
@@ -618,7 +624,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		// set beside whole encodes, a scaled estimate that is a little high
 		// loses to a composite that is larger in truth.
 		if k.node != nil || k.exact || (k.sure && !c.whole) {
-			pool = append(pool, scored{k, c.cost(k.size, k.time), k.node != nil && hasZstd(k.tree)})
+			pool = append(pool, scored{k, c.cost(k.size, k.time), k.node != nil && k.tree.cheapZstd})
 			continue
 		}
 		if n == c.p.Finalists || rank(k) > limit {
@@ -630,7 +636,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			continue
 		}
 		k = candidate{cd: k.cd, size: float64(len(node)), time: tree.time, node: node, tree: tree, sure: true}
-		pool = append(pool, scored{k, c.cost(k.size, k.time), hasZstd(tree)})
+		pool = append(pool, scored{k, c.cost(k.size, k.time), tree.cheapZstd})
 	}
 	if len(pool) == 0 {
 		return best, nil
