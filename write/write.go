@@ -168,6 +168,10 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 		p.MinSaving = opts.MinSaving
 		p.Optimize = opts.Optimize
 	}
+	// a zstd cache of this file's own (the caller's policy is not changed)
+	q := *p
+	q.ZstdCache = encoding.NewZstdCache()
+	p = &q
 	w := &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
 		file: map[int]*stats.ColumnStats{}}
 	for path := range opts.Force {
@@ -351,10 +355,14 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	// weighed whole against it after its chunks are encoded (tryShared).
 	var whole encoding.SharedAlphabet
 	first := enc.bpvEst <= 0
-	wholeTrial := first && w.trialLen(s) == s.Len
+	trialN := 0
+	if first {
+		trialN = w.trialLen(s, enc)
+	}
+	wholeTrial := first && trialN == s.Len
 	var sizer *sizer
 	if wholeTrial {
-		sizer = w.newSizer(s, enc)
+		sizer = w.newSizer(s, enc, trialN)
 	}
 	if valuesRole {
 		oneChunk := wholeTrial && enc.trialNode != nil && w.chunkEnd(s, 0, sizer) == s.Len
@@ -374,7 +382,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		}
 	}
 	if sizer == nil {
-		sizer = w.newSizer(s, enc)
+		sizer = w.newSizer(s, enc, trialN)
 	}
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
 		hi := w.chunkEnd(s, lo, sizer)
@@ -510,6 +518,7 @@ func (w *Writer) Close() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
+	w.policy.ZstdCache.Reset()
 	w.fw.AddSection("schema", w.sch.Marshal())
 	fs := make(map[int]stats.ColumnStats, len(w.file))
 	for id, c := range w.file {

@@ -3,7 +3,6 @@ package dict
 import (
 	"bytes"
 	"math/bits"
-	"slices"
 
 	"github.com/zeebo/xxh3"
 
@@ -78,11 +77,7 @@ func build[T encoding.Number](v []T, key func(T) uint64) ([]T, []uint32) {
 			h = (h + 1) & mask
 		}
 	}
-	order := make([]uint32, len(uniq))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, b uint32) int { return compare(uniq[a], uniq[b]) })
+	order := orderNum(uniq)
 	alpha := make([]T, len(uniq))
 	remap := make([]uint32, len(uniq))
 	for rank, p := range order {
@@ -128,11 +123,7 @@ func buildBinary(b *encoding.Bytes) (encoding.Bytes, []uint32) {
 		}
 	}
 	d := uniq.Len()
-	order := make([]uint32, d)
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, c uint32) int { return bytes.Compare(uniq.Value(int(a)), uniq.Value(int(c))) })
+	order := orderBinary(&uniq)
 	alpha := encoding.Bytes{Offsets: make([]int32, 1, d+1), Data: make([]byte, 0, len(uniq.Data))}
 	remap := make([]uint32, d)
 	for rank, p := range order {

@@ -133,11 +133,7 @@ func newSharedNum[T encoding.Number](v []T, chunk, maxDistinct int, key func(T) 
 	if len(uniq) == 0 {
 		return nil
 	}
-	order := make([]uint32, len(uniq))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, b uint32) int { return compare(uniq[a], uniq[b]) })
+	order := orderNum(uniq)
 	alpha := make([]T, len(uniq))
 	rank := make([]uint32, len(uniq))
 	for r, p := range order {
@@ -181,11 +177,7 @@ func newSharedBinary(b *encoding.Bytes, chunk, maxDistinct int) *Shared {
 	if d == 0 {
 		return nil
 	}
-	order := make([]uint32, d)
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, c uint32) int { return bytes.Compare(uniq.Value(int(a)), uniq.Value(int(c))) })
+	order := orderBinary(&uniq)
 	alpha := encoding.Bytes{Offsets: make([]int32, 1, d+1), Data: make([]byte, 0, len(uniq.Data))}
 	rank := make([]uint32, d)
 	for r, p := range order {
