@@ -501,6 +501,68 @@ func (d *decoder[T]) Skip(n int) error {
 	return nil
 }
 
+// SkipSum implements encoding.SkipSummer: it moves the cursor n rows on
+// and returns the wrapping sum of their values without writing them
+// anywhere. A 64-bit block adds base once per row and its packed slots
+// by bit planes (bitpack.Sum), then replaces each exception in the range
+// (its slot is 0 when written; whatever it holds is taken out); narrower
+// types, where a slot added to base may wrap in T, and a block already
+// in the cache are summed from decoded values.
+func (d *decoder[T]) SkipSum(n int) (uint64, error) {
+	if n < 0 || n > d.n-d.pos {
+		return 0, fmt.Errorf("blockfor: skip %d at %d of %d: %w", n, d.pos, d.n, encoding.ErrCorrupt)
+	}
+	var s uint64
+	for n > 0 {
+		b := d.pos / d.bs
+		k := d.pos - b*d.bs
+		bl := &d.blocks[b]
+		m := min(int(bl.rows)-k, n)
+		if d.cached != b && unsafe.Sizeof(T(0)) == 8 {
+			x, err := d.sumAt(b, k, m)
+			if err != nil {
+				return 0, err
+			}
+			s += x
+		} else {
+			if err := d.load(b); err != nil {
+				return 0, err
+			}
+			for _, v := range d.cache[k : k+m] {
+				s += wide(v)
+			}
+		}
+		n -= m
+		d.pos += m
+	}
+	return s, nil
+}
+
+// sumAt returns the wrapping sum of rows [k, k+m) of block b (T 64 bits
+// wide). Every exception position of the block is checked, as decodeAt
+// does, so a corrupt block fails the same way however it is read.
+func (d *decoder[T]) sumAt(b, k, m int) (uint64, error) {
+	bl := &d.blocks[b]
+	w := int(bl.w)
+	packed := d.data[bl.data:] // the slots and what follows them (see decodeAt)
+	s := uint64(m)*bl.base + bitpack.Sum(packed, w, k, m)
+	// both run on to the end of the data, so Get loads 8 bytes at once
+	pos, exc := d.data[bl.pos:], d.data[bl.exc:]
+	pw, ew := int(bl.pw), int(bl.ew)
+	prev := -1
+	for j := 0; j < int(bl.nexc); j++ {
+		p := int(bitpack.Get(pos, pw, j))
+		if p <= prev || p >= int(bl.rows) {
+			return 0, d.badException(b, j, p, prev)
+		}
+		prev = p
+		if p >= k && p < k+m {
+			s += bl.min + bitpack.Get(exc, ew, j) - bl.base - bitpack.Get(packed, w, p)
+		}
+	}
+	return s, nil
+}
+
 // Bounds returns the node's exact minimum and maximum, from the headers.
 func (d *decoder[T]) Bounds() (lo, hi T, ok bool) { return d.lo, d.hi, d.n > 0 }
 
@@ -514,12 +576,20 @@ func (d *decoder[T]) BlockBounds(b int) (first, rows int, lo, hi T) {
 	return b * d.bs, int(bl.rows), T(bl.min), T(bl.max)
 }
 
+// minDirect is the smallest part of a block with exceptions that Read
+// decodes straight into dst; a smaller part decodes the whole block into
+// the cache.
+const minDirect = 32
+
 // Read decodes len(dst) values straight into dst, a block or a part of
 // one at a time, so a parent reading in cache-sized batches (ALP) gets
-// its digits without a copy. A block held in the cache is copied from it,
-// and a part of a block with exceptions is decoded into the cache: the
-// exceptions of a block are all read whatever part is asked for, and
-// small reads must not pay for them again each time.
+// its digits without a copy. A block held in the cache is copied from it.
+// A small part of a block with exceptions (under minDirect rows) is
+// decoded into the cache: the exceptions of a block are all read
+// whatever part is asked for, and small reads must not pay for them
+// again each time. A larger part is decoded in place like any other (a
+// window of rows starting inside a block, after a Delta parent summed
+// its way there, must not unpack the rows before it).
 func (d *decoder[T]) Read(dst []T) error {
 	if len(dst) > d.n-d.pos {
 		return fmt.Errorf("blockfor: read %d at %d of %d: %w", len(dst), d.pos, d.n, encoding.ErrCorrupt)
@@ -532,7 +602,7 @@ func (d *decoder[T]) Read(dst []T) error {
 		switch {
 		case d.cached == b:
 			copy(dst[:m], d.cache[k:k+m])
-		case m == rows || d.blocks[b].nexc == 0:
+		case m == rows || d.blocks[b].nexc == 0 || m >= minDirect:
 			if err := d.decodeAt(b, k, dst[:m]); err != nil {
 				return err
 			}
@@ -579,12 +649,15 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 			out[i] = v
 		}
 	} else {
-		d.unpack(out, d.data[bl.data:bl.pos], int(bl.w), k, base)
+		// the stream runs on past the block's slots (its exceptions, the
+		// next blocks), so unaligned loads at its end need no care
+		d.unpack(out, d.data[bl.data:], int(bl.w), k, base)
 	}
 	if bl.nexc == 0 {
 		return nil
 	}
-	pos, exc := d.data[bl.pos:bl.exc], d.data[bl.exc:]
+	// both run on to the end of the data, so Get loads 8 bytes at once
+	pos, exc := d.data[bl.pos:], d.data[bl.exc:]
 	pw, ew := int(bl.pw), int(bl.ew)
 	ne := int(bl.nexc)
 	if ne < bulkExceptions {

@@ -285,3 +285,74 @@ func BenchmarkRangeMask(b *testing.B) {
 		})
 	}
 }
+
+// TestSum checks Sum against the values it adds up at every width and
+// many alignments, ends of the stream included.
+func TestSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for w := 0; w <= 64; w++ {
+		for _, n := range []int{1, 7, 63, 64, 65, 127, 128, 200, 1000} {
+			vals := randVals(r, n, w)
+			src := Pack(nil, vals, w)
+			for trial := 0; trial < 40; trial++ {
+				start := r.IntN(n)
+				k := r.IntN(n - start + 1)
+				switch trial {
+				case 0:
+					start, k = 0, n
+				case 1:
+					start, k = n-1, 1
+				}
+				var want uint64
+				for _, v := range vals[start : start+k] {
+					want += v
+				}
+				if got := Sum(src, w, start, k); got != want {
+					t.Fatalf("w=%d n=%d: Sum(%d, %d) = %d, want %d", w, n, start, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkSum(b *testing.B) {
+	for _, w := range []int{2, 3, 5, 8, 12} {
+		r := rand.New(rand.NewPCG(1, 2))
+		src := Pack(nil, randVals(r, 1024, w), w)
+		b.Run(fmt.Sprintf("w%d/sum", w), func(b *testing.B) {
+			var s uint64
+			for i := 0; i < b.N; i++ {
+				s += Sum(src, w, 3, 1000)
+			}
+			b.SetBytes(1000 * 8)
+			_ = s
+		})
+		b.Run(fmt.Sprintf("w%d/unpack", w), func(b *testing.B) {
+			dst := make([]uint64, 1000)
+			var s uint64
+			for i := 0; i < b.N; i++ {
+				Unpack(dst, src, w, 3)
+				for _, v := range dst {
+					s += v
+				}
+			}
+			b.SetBytes(1000 * 8)
+			_ = s
+		})
+	}
+}
+
+// BenchmarkUnpackPart unpacks short runs that start and end inside groups
+// of 64 (a window of rows read from the middle of a block).
+func BenchmarkUnpackPart(b *testing.B) {
+	for _, w := range []int{2, 3, 7} {
+		r := rand.New(rand.NewPCG(1, 2))
+		src := Pack(nil, randVals(r, 1024, w), w)
+		dst := make([]uint64, 100)
+		b.Run(fmt.Sprintf("w%d", w), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				UnpackAdd(dst, src, w, 37+i%8, 5)
+			}
+		})
+	}
+}
