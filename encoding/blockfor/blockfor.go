@@ -348,11 +348,14 @@ type decoder[T encoding.Integer] struct {
 
 	cached int // index of the block held in cache, -1 if none
 	cache  []T
-	u64    []uint64
-	u32    []uint32
-	excs   []uint64 // exception positions and values of a block, unpacked
-	selIn  encoding.Bitmap
-	selOut encoding.Bitmap
+	// excs holds the exception positions and values of block excBlock
+	// (-1: none), see exceptions.
+	excBlock int
+	u64      []uint64
+	u32      []uint32
+	excs     []uint64
+	selIn    encoding.Bitmap
+	selOut   encoding.Bitmap
 }
 
 func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
@@ -378,7 +381,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 }
 
 func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
-	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, inflated: h.Flags&encoding.FlagZstd != 0}
+	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, excBlock: -1, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
 		return nil, err
@@ -539,26 +542,21 @@ func (d *decoder[T]) SkipSum(n int) (uint64, error) {
 }
 
 // sumAt returns the wrapping sum of rows [k, k+m) of block b (T 64 bits
-// wide). Every exception position of the block is checked, as decodeAt
-// does, so a corrupt block fails the same way however it is read.
+// wide).
 func (d *decoder[T]) sumAt(b, k, m int) (uint64, error) {
 	bl := &d.blocks[b]
 	w := int(bl.w)
 	packed := d.data[bl.data:] // the slots and what follows them (see decodeAt)
 	s := uint64(m)*bl.base + bitpack.Sum(packed, w, k, m)
-	// both run on to the end of the data, so Get loads 8 bytes at once
-	pos, exc := d.data[bl.pos:], d.data[bl.exc:]
-	pw, ew := int(bl.pw), int(bl.ew)
-	prev := -1
-	for j := 0; j < int(bl.nexc); j++ {
-		p := int(bitpack.Get(pos, pw, j))
-		if p <= prev || p >= int(bl.rows) {
-			return 0, d.badException(b, j, p, prev)
-		}
-		prev = p
-		if p >= k && p < k+m {
-			s += bl.min + bitpack.Get(exc, ew, j) - bl.base - bitpack.Get(packed, w, p)
-		}
+	if bl.nexc == 0 {
+		return s, nil
+	}
+	ps, vs, err := d.exceptions(b)
+	if err != nil {
+		return 0, err
+	}
+	for j := firstAtOrAfter(ps, k); j < len(ps) && int(ps[j]) < k+m; j++ {
+		s += vs[j] - bl.base - bitpack.Get(packed, w, int(ps[j]))
 	}
 	return s, nil
 }
@@ -656,47 +654,63 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 	if bl.nexc == 0 {
 		return nil
 	}
-	// both run on to the end of the data, so Get loads 8 bytes at once
-	pos, exc := d.data[bl.pos:], d.data[bl.exc:]
-	pw, ew := int(bl.pw), int(bl.ew)
-	ne := int(bl.nexc)
-	if ne < bulkExceptions {
-		prev := -1
-		for j := 0; j < ne; j++ {
-			p := int(bitpack.Get(pos, pw, j))
-			if p <= prev || p >= int(bl.rows) {
-				return d.badException(b, j, p, prev)
-			}
-			prev = p
-			if p -= k; p >= 0 && p < len(out) {
-				out[p] = T(bl.min + bitpack.Get(exc, ew, j))
-			}
-		}
-		return nil
+	ps, vs, err := d.exceptions(b)
+	if err != nil {
+		return err
 	}
-	if len(d.excs) < 2*ne {
-		d.excs = make([]uint64, 2*ne)
-	}
-	ps, vs := d.excs[:ne], d.excs[ne:2*ne]
-	bitpack.Unpack(ps, pos, pw, 0)
-	bitpack.UnpackAdd(vs, exc, ew, 0, bl.min)
-	prev := -1
-	for j, p64 := range ps {
-		p := int(p64)
-		if p <= prev || p >= int(bl.rows) {
-			return d.badException(b, j, p, prev)
-		}
-		prev = p
-		if p -= k; p >= 0 && p < len(out) {
-			out[p] = T(vs[j])
-		}
+	for j := firstAtOrAfter(ps, k); j < len(ps) && int(ps[j]) < k+len(out); j++ {
+		out[int(ps[j])-k] = T(vs[j])
 	}
 	return nil
 }
 
-// bulkExceptions is the exception count from which a block's exception
-// positions and values are unpacked in bulk rather than one by one.
-const bulkExceptions = 16
+// exceptions returns the positions of block b's exceptions and their
+// values (the block minimum added), unpacked and checked once and kept
+// until another block's are asked for: reads and sums that take a block
+// in several parts (a Delta parent skipping into it, then reading on)
+// do not unpack them again. Every position is checked, whichever rows
+// are asked for, so a corrupt block fails the same way however it is
+// read.
+func (d *decoder[T]) exceptions(b int) (ps, vs []uint64, err error) {
+	bl := &d.blocks[b]
+	ne := int(bl.nexc)
+	if d.excBlock == b {
+		return d.excs[:ne], d.excs[ne : 2*ne], nil
+	}
+	d.excBlock = -1
+	if len(d.excs) < 2*ne {
+		d.excs = make([]uint64, 2*ne) // ne <= rows, checked at open
+	}
+	ps, vs = d.excs[:ne], d.excs[ne:2*ne]
+	// both sections run on to the end of the data (no short tail)
+	bitpack.Unpack(ps, d.data[bl.pos:], int(bl.pw), 0)
+	bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
+	prev := -1
+	for j, p64 := range ps {
+		p := int(p64)
+		if p <= prev || p >= int(bl.rows) {
+			return nil, nil, d.badException(b, j, p, prev)
+		}
+		prev = p
+	}
+	d.excBlock = b
+	return ps, vs, nil
+}
+
+// firstAtOrAfter returns the index of the first position in the sorted
+// ps that is at least k.
+func firstAtOrAfter(ps []uint64, k int) int {
+	lo, hi := 0, len(ps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(ps[m]) < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
 
 func (d *decoder[T]) badException(b, j, p, prev int) error {
 	return encoding.Corruptf("blockfor block %d: exception %d at position %d (previous %d, %d rows)", b, j, p, prev, d.blocks[b].rows)
