@@ -351,6 +351,7 @@ type decoder[T encoding.Integer] struct {
 	// excs holds the exception positions and values of block excBlock
 	// (-1: none), see exceptions.
 	excBlock int
+	maxExc   int // most exceptions of any block
 	u64      []uint64
 	u32      []uint32
 	excs     []uint64
@@ -447,6 +448,7 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 			return nil, fmt.Errorf("block %d: %w", b, err)
 		}
 		body = rest
+		d.maxExc = max(d.maxExc, nexc)
 		*bl = block{min: mn, max: mx, base: mn + baseOff, rows: bl.rows, nexc: int32(nexc),
 			w: uint8(w), pw: uint8(bits.Len(uint(bl.rows - 1))), ew: uint8(bits.Len64(spread))}
 		bl.data = total
@@ -679,7 +681,8 @@ func (d *decoder[T]) exceptions(b int) (ps, vs []uint64, err error) {
 	}
 	d.excBlock = -1
 	if len(d.excs) < 2*ne {
-		d.excs = make([]uint64, 2*ne) // ne <= rows, checked at open
+		// once, for the block with the most (maxExc <= rows, checked at open)
+		d.excs = make([]uint64, 2*d.maxExc)
 	}
 	ps, vs = d.excs[:ne], d.excs[ne:2*ne]
 	// both sections run on to the end of the data (no short tail)

@@ -68,7 +68,7 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 	// head: the rest of a group that starts before start
 	if h := start & 63; h != 0 {
 		i = min(64-h, len(dst))
-		unpackFew(dst[:i], src, w, start, base)
+		unpackEnd(dst[:i], src, w, start, base)
 	}
 	if full := (len(dst) - i) &^ 63; full > 0 {
 		off := (start + i) / 64 * bb
@@ -76,16 +76,19 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 		i += full
 	}
 	if i < len(dst) {
-		unpackFew(dst[i:], src, w, start+i, base)
+		unpackEnd(dst[i:], src, w, start+i, base)
 	}
 }
 
-// unpackFew is UnpackAdd for the part of a group at either end of a run
-// (w >= 1): each value is taken from one unaligned 64-bit load, which for
-// a few values is cheaper than unpacking the whole group into scratch and
-// copying the part (runs of 100 values at 2 bits that start and end
-// inside groups took 1.5x less time, BenchmarkUnpackPart).
-func unpackFew(dst []uint64, src []byte, w, start int, base uint64) {
+// unpackEnd is UnpackAdd for the part of one group at either end of a
+// run. Where every value's 8-byte load stays within src (w <= 56), each
+// is taken with one load, which for a part is cheaper than unpacking the
+// whole group into scratch and copying it (runs of 100 values at 2 bits
+// that start and end inside groups took 1.5x less time,
+// BenchmarkUnpackPart); otherwise, near the end of a stream that holds
+// no more bytes than its values need, the group goes through the kernel
+// and a zero-padded copy.
+func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
 	if len(dst) == 0 {
 		return
 	}
@@ -93,29 +96,17 @@ func unpackFew(dst []uint64, src []byte, w, start int, base uint64) {
 	bit := uint64(start) * uint64(w)
 	uw := uint64(w)
 	if last := (bit + uint64(len(dst)-1)*uw) >> 3; w <= 56 && last+8 <= uint64(len(src)) {
-		// every value lies within one 8-byte load that stays in src
 		for i := range dst {
 			dst[i] = binary.LittleEndian.Uint64(src[bit>>3:])>>(bit&7)&m + base
 			bit += uw
 		}
 		return
 	}
-	for i := range dst {
-		b, sh := bit>>3, bit&7
-		if b+9 > uint64(len(src)) {
-			// near the end of the stream
-			for j := range dst[i:] {
-				dst[i+j] = Get(src, w, start+i+j) + base
-			}
-			return
-		}
-		x := binary.LittleEndian.Uint64(src[b:]) >> sh
-		if sh+uw > 64 {
-			x |= uint64(src[b+8]) << (64 - sh)
-		}
-		dst[i] = x&m + base
-		bit += uw
-	}
+	var tmp [64]uint64
+	var pad [8 * 64]byte
+	bb := 8 * w
+	unpack64Block(w, group(src, start/64*bb, bb, &pad), &tmp, base)
+	copy(dst, tmp[start&63:])
 }
 
 // group returns the bb bytes of the group of 64 values at off in src. A
