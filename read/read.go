@@ -197,6 +197,14 @@ func (f *File) StrataSchema() *schema.Schema { return f.sch }
 // Container returns the underlying container.
 func (f *File) Container() *format.File { return f.f }
 
+// Allocator returns the file's buffer pool, the allocator of its scans'
+// output buffers. A layer that builds records of its own (the time-series
+// windows) allocates their value buffers from it and hands them to Arrow
+// with it as their owner (shred.Stream.Owner): releasing the records
+// returns the buffers, and the next read reuses them without zeroing
+// fresh memory. Contents of a reused buffer are not zeroed.
+func (f *File) Allocator() memory.Allocator { return f.pool }
+
 // NumRows returns the number of rows.
 func (f *File) NumRows() int64 { return f.f.NumRows() }
 

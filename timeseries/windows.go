@@ -50,6 +50,105 @@ type winRead struct {
 	// starts at value binAt[c][unit][k], and gathered in window order.
 	bin   map[int][]*encoding.Bytes
 	binAt map[int][][]int
+	// mem is the file's buffer pool; pooled holds the columns whose vals
+	// came from it and are not yet owned by an Arrow array (free).
+	mem    memory.Allocator
+	pooled map[int]bool
+}
+
+// free returns the pooled buffers no array owns yet to the pool (a read
+// that failed before its records were built).
+func (wr *winRead) free() {
+	for c := range wr.pooled {
+		if b := valueBytes(wr.vals[c]); b != nil {
+			wr.mem.Free(b)
+		}
+	}
+	clear(wr.pooled)
+}
+
+// windowValues returns a buffer of n values of type t: from mem for the
+// fixed-width types (pooled true), so that releasing the records returns
+// it and the next read reuses it instead of zeroing fresh memory (every
+// value is written by the read before the buffer is handed out), else a
+// plain, zeroed one (binary values, none, or mem nil).
+func windowValues(mem memory.Allocator, t encoding.Type, n int) (v any, pooled bool, err error) {
+	if n == 0 || t == encoding.Binary || mem == nil {
+		v, err = newValues(t, n)
+		return v, false, err
+	}
+	switch t {
+	case encoding.Bool:
+		v = pooledSlice[bool](mem, n)
+	case encoding.Int8:
+		v = pooledSlice[int8](mem, n)
+	case encoding.Int16:
+		v = pooledSlice[int16](mem, n)
+	case encoding.Int32:
+		v = pooledSlice[int32](mem, n)
+	case encoding.Int64:
+		v = pooledSlice[int64](mem, n)
+	case encoding.Uint8:
+		v = pooledSlice[uint8](mem, n)
+	case encoding.Uint16:
+		v = pooledSlice[uint16](mem, n)
+	case encoding.Uint32:
+		v = pooledSlice[uint32](mem, n)
+	case encoding.Uint64:
+		v = pooledSlice[uint64](mem, n)
+	case encoding.Float32:
+		v = pooledSlice[float32](mem, n)
+	case encoding.Float64:
+		v = pooledSlice[float64](mem, n)
+	default:
+		return nil, false, encoding.Unsupportedf("timeseries: values of type %v", t)
+	}
+	return v, true, nil
+}
+
+// pooledSlice views n values' worth of bytes from mem as a []T.
+func pooledSlice[T any](mem memory.Allocator, n int) []T {
+	var z T
+	b := mem.Allocate(n * int(unsafe.Sizeof(z)))
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// valueBytes views a fixed-width buffer's memory as the bytes mem
+// handed out (nil for other values).
+func valueBytes(v any) []byte {
+	switch x := v.(type) {
+	case []bool:
+		return bytesOf(x)
+	case []int8:
+		return bytesOf(x)
+	case []int16:
+		return bytesOf(x)
+	case []int32:
+		return bytesOf(x)
+	case []int64:
+		return bytesOf(x)
+	case []uint8:
+		return bytesOf(x)
+	case []uint16:
+		return bytesOf(x)
+	case []uint32:
+		return bytesOf(x)
+	case []uint64:
+		return bytesOf(x)
+	case []float32:
+		return bytesOf(x)
+	case []float64:
+		return bytesOf(x)
+	}
+	return nil
+}
+
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
 // planWindows checks the windows against the index and cuts them into
@@ -144,15 +243,26 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 	n := len(wr.ws) * wr.length
 	wr.vals, wr.valid = map[int]any{}, map[int][]bool{}
 	wr.bin, wr.binAt = map[int][]*encoding.Bytes{}, map[int][][]int{}
+	wr.mem, wr.pooled = f.rf.Allocator(), map[int]bool{}
 	for _, c := range cols {
 		if f.stypes[c] == encoding.Binary {
 			wr.bin[c], wr.binAt[c] = make([]*encoding.Bytes, len(wr.units)), make([][]int, len(wr.units))
 		} else {
-			v, err := newValues(f.stypes[c], n)
+			// A nullable column's buffer is a zeroed one: decoders may
+			// leave a null's slot as they found it.
+			mem := wr.mem
+			if f.t.sch.Field(c).Nullable {
+				mem = nil
+			}
+			v, pooled, err := windowValues(mem, f.stypes[c], n)
 			if err != nil {
+				wr.free()
 				return err
 			}
 			wr.vals[c] = v
+			if pooled {
+				wr.pooled[c] = true
+			}
 		}
 		if f.t.sch.Field(c).Nullable {
 			wr.valid[c] = make([]bool, n)
@@ -239,6 +349,8 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 	}
 	if err == nil {
 		wr.gatherBinary()
+	} else {
+		wr.free()
 	}
 	return err
 }
@@ -381,10 +493,16 @@ func (wr *winRead) records(f *File, p *projection, stacked bool) ([]arrow.Record
 			continue
 		}
 		vals := wr.vals[c]
-		a, err := shred.AssembleLeaf(ssch, c, n, &shred.Stream{ID: f.streamOf(c), Type: f.stypes[c], Values: vals, Valid: wr.valid[c], Len: n}, mem)
+		st := &shred.Stream{ID: f.streamOf(c), Type: f.stypes[c], Values: vals, Valid: wr.valid[c], Len: n}
+		if wr.pooled[c] {
+			st.Owner = wr.mem // the array owns the buffer from here on
+		}
+		a, err := shred.AssembleLeaf(ssch, c, n, st, mem)
 		if err != nil {
+			wr.free()
 			return nil, fmt.Errorf("timeseries: column %q: %w", f.t.sch.Field(c).Name, err)
 		}
+		delete(wr.pooled, c)
 		arrs[i], built[c] = a, a
 	}
 	// keyOf builds the key column c of window w (Length copies).

@@ -348,12 +348,16 @@ type decoder[T encoding.Integer] struct {
 
 	cached int // index of the block held in cache, -1 if none
 	cache  []T
-	u64    []uint64
-	u32    []uint32
-	excs   []uint64 // exception positions and values of a block, unpacked
-	sums   excSums  // SumRanges' exception table of one block
-	selIn  encoding.Bitmap
-	selOut encoding.Bitmap
+	// excs holds the exception positions and values of block excBlock
+	// (-1: none), see exceptions.
+	excBlock int
+	maxExc   int // most exceptions of any block
+	u64      []uint64
+	u32      []uint32
+	excs     []uint64
+	sums     excSums // SumRanges' exception table of one block
+	selIn    encoding.Bitmap
+	selOut   encoding.Bitmap
 }
 
 func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
@@ -379,7 +383,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 }
 
 func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
-	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, sums: excSums{block: -1}, inflated: h.Flags&encoding.FlagZstd != 0}
+	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, excBlock: -1, sums: excSums{block: -1}, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
 		return nil, err
@@ -445,6 +449,7 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 			return nil, fmt.Errorf("block %d: %w", b, err)
 		}
 		body = rest
+		d.maxExc = max(d.maxExc, nexc)
 		*bl = block{min: mn, max: mx, base: mn + baseOff, rows: bl.rows, nexc: int32(nexc),
 			w: uint8(w), pw: uint8(bits.Len(uint(bl.rows - 1))), ew: uint8(bits.Len64(spread))}
 		bl.data = total
@@ -502,6 +507,63 @@ func (d *decoder[T]) Skip(n int) error {
 	return nil
 }
 
+// SkipSum implements encoding.SkipSummer: it moves the cursor n rows on
+// and returns the wrapping sum of their values without writing them
+// anywhere. A 64-bit block adds base once per row and its packed slots
+// by bit planes (bitpack.Sum), then replaces each exception in the range
+// (its slot is 0 when written; whatever it holds is taken out); narrower
+// types, where a slot added to base may wrap in T, and a block already
+// in the cache are summed from decoded values.
+func (d *decoder[T]) SkipSum(n int) (uint64, error) {
+	if n < 0 || n > d.n-d.pos {
+		return 0, fmt.Errorf("blockfor: skip %d at %d of %d: %w", n, d.pos, d.n, encoding.ErrCorrupt)
+	}
+	var s uint64
+	for n > 0 {
+		b := d.pos / d.bs
+		k := d.pos - b*d.bs
+		bl := &d.blocks[b]
+		m := min(int(bl.rows)-k, n)
+		if d.cached != b && unsafe.Sizeof(T(0)) == 8 {
+			x, err := d.sumAt(b, k, m)
+			if err != nil {
+				return 0, err
+			}
+			s += x
+		} else {
+			if err := d.load(b); err != nil {
+				return 0, err
+			}
+			for _, v := range d.cache[k : k+m] {
+				s += wide(v)
+			}
+		}
+		n -= m
+		d.pos += m
+	}
+	return s, nil
+}
+
+// sumAt returns the wrapping sum of rows [k, k+m) of block b (T 64 bits
+// wide).
+func (d *decoder[T]) sumAt(b, k, m int) (uint64, error) {
+	bl := &d.blocks[b]
+	w := int(bl.w)
+	packed := d.data[bl.data:] // the slots and what follows them (see decodeAt)
+	s := uint64(m)*bl.base + bitpack.Sum(packed, w, k, m)
+	if bl.nexc == 0 {
+		return s, nil
+	}
+	ps, vs, err := d.exceptions(b)
+	if err != nil {
+		return 0, err
+	}
+	for j := firstAtOrAfter(ps, k); j < len(ps) && int(ps[j]) < k+m; j++ {
+		s += vs[j] - bl.base - bitpack.Get(packed, w, int(ps[j]))
+	}
+	return s, nil
+}
+
 // Bounds returns the node's exact minimum and maximum, from the headers.
 func (d *decoder[T]) Bounds() (lo, hi T, ok bool) { return d.lo, d.hi, d.n > 0 }
 
@@ -515,12 +577,20 @@ func (d *decoder[T]) BlockBounds(b int) (first, rows int, lo, hi T) {
 	return b * d.bs, int(bl.rows), T(bl.min), T(bl.max)
 }
 
+// minDirect is the smallest part of a block with exceptions that Read
+// decodes straight into dst; a smaller part decodes the whole block into
+// the cache.
+const minDirect = 32
+
 // Read decodes len(dst) values straight into dst, a block or a part of
 // one at a time, so a parent reading in cache-sized batches (ALP) gets
-// its digits without a copy. A block held in the cache is copied from it,
-// and a part of a block with exceptions is decoded into the cache: the
-// exceptions of a block are all read whatever part is asked for, and
-// small reads must not pay for them again each time.
+// its digits without a copy. A block held in the cache is copied from it.
+// A small part of a block with exceptions (under minDirect rows) is
+// decoded into the cache: the exceptions of a block are all read
+// whatever part is asked for, and small reads must not pay for them
+// again each time. A larger part is decoded in place like any other (a
+// window of rows starting inside a block, after a Delta parent summed
+// its way there, must not unpack the rows before it).
 func (d *decoder[T]) Read(dst []T) error {
 	if len(dst) > d.n-d.pos {
 		return fmt.Errorf("blockfor: read %d at %d of %d: %w", len(dst), d.pos, d.n, encoding.ErrCorrupt)
@@ -533,7 +603,7 @@ func (d *decoder[T]) Read(dst []T) error {
 		switch {
 		case d.cached == b:
 			copy(dst[:m], d.cache[k:k+m])
-		case m == rows || d.blocks[b].nexc == 0:
+		case m == rows || d.blocks[b].nexc == 0 || m >= minDirect:
 			if err := d.decodeAt(b, k, dst[:m]); err != nil {
 				return err
 			}
@@ -580,51 +650,71 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 			out[i] = v
 		}
 	} else {
-		d.unpack(out, d.data[bl.data:bl.pos], int(bl.w), k, base)
+		// the stream runs on past the block's slots (its exceptions, the
+		// next blocks), so unaligned loads at its end need no care
+		d.unpack(out, d.data[bl.data:], int(bl.w), k, base)
 	}
 	if bl.nexc == 0 {
 		return nil
 	}
-	pos, exc := d.data[bl.pos:bl.exc], d.data[bl.exc:]
-	pw, ew := int(bl.pw), int(bl.ew)
-	ne := int(bl.nexc)
-	if ne < bulkExceptions {
-		prev := -1
-		for j := 0; j < ne; j++ {
-			p := int(bitpack.Get(pos, pw, j))
-			if p <= prev || p >= int(bl.rows) {
-				return d.badException(b, j, p, prev)
-			}
-			prev = p
-			if p -= k; p >= 0 && p < len(out) {
-				out[p] = T(bl.min + bitpack.Get(exc, ew, j))
-			}
-		}
-		return nil
+	ps, vs, err := d.exceptions(b)
+	if err != nil {
+		return err
 	}
-	if len(d.excs) < 2*ne {
-		d.excs = make([]uint64, 2*ne)
-	}
-	ps, vs := d.excs[:ne], d.excs[ne:2*ne]
-	bitpack.Unpack(ps, pos, pw, 0)
-	bitpack.UnpackAdd(vs, exc, ew, 0, bl.min)
-	prev := -1
-	for j, p64 := range ps {
-		p := int(p64)
-		if p <= prev || p >= int(bl.rows) {
-			return d.badException(b, j, p, prev)
-		}
-		prev = p
-		if p -= k; p >= 0 && p < len(out) {
-			out[p] = T(vs[j])
-		}
+	for j := firstAtOrAfter(ps, k); j < len(ps) && int(ps[j]) < k+len(out); j++ {
+		out[int(ps[j])-k] = T(vs[j])
 	}
 	return nil
 }
 
-// bulkExceptions is the exception count from which a block's exception
-// positions and values are unpacked in bulk rather than one by one.
-const bulkExceptions = 16
+// exceptions returns the positions of block b's exceptions and their
+// values (the block minimum added), unpacked and checked once and kept
+// until another block's are asked for: reads and sums that take a block
+// in several parts (a Delta parent skipping into it, then reading on)
+// do not unpack them again. Every position is checked, whichever rows
+// are asked for, so a corrupt block fails the same way however it is
+// read.
+func (d *decoder[T]) exceptions(b int) (ps, vs []uint64, err error) {
+	bl := &d.blocks[b]
+	ne := int(bl.nexc)
+	if d.excBlock == b {
+		return d.excs[:ne], d.excs[ne : 2*ne], nil
+	}
+	d.excBlock = -1
+	if len(d.excs) < 2*ne {
+		// once, for the block with the most (maxExc <= rows, checked at open)
+		d.excs = make([]uint64, 2*d.maxExc)
+	}
+	ps, vs = d.excs[:ne], d.excs[ne:2*ne]
+	// both sections run on to the end of the data (no short tail)
+	bitpack.Unpack(ps, d.data[bl.pos:], int(bl.pw), 0)
+	bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
+	prev := -1
+	for j, p64 := range ps {
+		p := int(p64)
+		if p <= prev || p >= int(bl.rows) {
+			return nil, nil, d.badException(b, j, p, prev)
+		}
+		prev = p
+	}
+	d.excBlock = b
+	return ps, vs, nil
+}
+
+// firstAtOrAfter returns the index of the first position in the sorted
+// ps that is at least k.
+func firstAtOrAfter(ps []uint64, k int) int {
+	lo, hi := 0, len(ps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(ps[m]) < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
 
 func (d *decoder[T]) badException(b, j, p, prev int) error {
 	return encoding.Corruptf("blockfor block %d: exception %d at position %d (previous %d, %d rows)", b, j, p, prev, d.blocks[b].rows)
@@ -895,24 +985,18 @@ func (d *decoder[T]) loadSums(b int) error {
 		}
 		pos, cum = e.spos[:ne], e.scum[:ne]
 	}
-	if len(d.excs) < 2*ne {
-		d.excs = make([]uint64, 2*ne)
+	// the positions are checked by exceptions, shared with reads and skips
+	ps, vs, err := d.exceptions(b)
+	if err != nil {
+		if keep {
+			e.apos, e.acum = e.apos[:len(e.apos)-ne], e.acum[:len(e.acum)-ne]
+		}
+		return err
 	}
-	ps, vs := d.excs[:ne], d.excs[ne:2*ne]
-	bitpack.Unpack(ps, d.data[bl.pos:bl.exc], int(bl.pw), 0)
-	bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
 	slots, w := d.data[bl.data:bl.pos], int(bl.w)
-	prev := -1
 	var c uint64
 	for j, p64 := range ps {
 		p := int(p64)
-		if p <= prev || p >= int(bl.rows) {
-			if keep {
-				e.apos, e.acum = e.apos[:len(e.apos)-ne], e.acum[:len(e.acum)-ne]
-			}
-			return d.badException(b, j, p, prev)
-		}
-		prev = p
 		pos[j] = int32(p)
 		c += vs[j] - (bl.base + bitpack.Get(slots, w, p))
 		cum[j] = c

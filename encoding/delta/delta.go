@@ -286,6 +286,7 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 	}
 	d.node = child
 	d.cur = cursor[T]{d: d, child: r}
+	d.cur.summer, _ = r.(encoding.SkipSummer)
 	for b := range d.blocks {
 		// Anchor the end of the block at the next block's first value, one
 		// row past its end, or at the last value, on its last row.
@@ -402,6 +403,7 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 			return fmt.Errorf("deltas: %w", err)
 		}
 		d.gather = &cursor[T]{d: d, child: r}
+		d.gather.summer, _ = r.(encoding.SkipSummer)
 	}
 	g := d.gather
 	if int(rows[0]) < g.pos {
@@ -547,11 +549,12 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 // row pos-1 while pos is inside a block, and the child stands at the
 // difference of row pos (block b, offset k >= 1: child row b*(bs-1)+k-1).
 type cursor[T encoding.Integer] struct {
-	d     *decoder[T]
-	child encoding.Reader[int64]
-	pos   int
-	acc   uint64
-	buf   []int64
+	d      *decoder[T]
+	child  encoding.Reader[int64]
+	summer encoding.SkipSummer // the child, when it can sum what it skips
+	pos    int
+	acc    uint64
+	buf    []int64
 }
 
 func (c *cursor[T]) reset() {
@@ -587,18 +590,13 @@ func (c *cursor[T]) skip(n int) error {
 		c.pos++
 	}
 	m := target - c.pos
-	if sr, ok := c.child.(encoding.RangeSummer); ok {
-		// Add the differences where they lie, then step over them.
-		from := c.child.Pos()
-		var x [1]uint64
-		err := sr.SumRanges(from, []int32{int32(from + m)}, x[:])
-		if err == nil {
-			err = c.child.Skip(m)
-		}
+	if c.summer != nil {
+		// only the total of the skipped differences is needed
+		s, err := c.summer.SkipSum(m)
 		if err != nil {
 			return fmt.Errorf("deltas: %w", err)
 		}
-		c.acc += x[0]
+		c.acc += s
 		c.pos = target
 		return nil
 	}

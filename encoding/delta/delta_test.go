@@ -304,3 +304,43 @@ func TestSpecExample(t *testing.T) {
 		t.Fatalf("block 1 bounds [%d, %d], want [20, 21]", lo, hi)
 	}
 }
+
+// TestBlockFORChild forces Delta(BlockFOR) with blocks that do not line
+// up (Delta 7 or 128 rows, BlockFOR 16 or 128) on a random walk with
+// outliers, so the differences carry exceptions: a skip inside a Delta
+// block adds the skipped differences up with BlockFOR's SkipSum, and
+// reads start inside BlockFOR blocks with exceptions. The checker
+// interleaves skips and reads of every length against the values.
+func TestBlockFORChild(t *testing.T) {
+	for _, bs := range [][2]int{{7, 16}, {128, 128}, {64, 16}} {
+		reg := all.RegistryWithBlocks(bs[1])
+		p := forcedPolicy(reg)
+		p.Force = &encoding.Tree{Kind: encoding.KindDelta, Children: []*encoding.Tree{{Kind: encoding.KindBlockFOR}}}
+		var cs []*encoding.Codec
+		for _, c := range reg.Codecs() {
+			if c.Kind == encoding.KindDelta {
+				c = delta.NewCodec(bs[0])
+			}
+			cs = append(cs, c)
+		}
+		p.Registry = encoding.NewRegistry(cs...)
+		r := rand.New(rand.NewPCG(7, uint64(bs[0])))
+		for _, n := range []int{3, 200, 5000} {
+			vals := make([]int64, n)
+			var v int64
+			for i := range vals {
+				v += int64(r.IntN(3)) - 1
+				if r.IntN(12) == 0 {
+					v += int64(r.IntN(2000)) - 1000
+				}
+				vals[i] = v
+			}
+			t.Run(fmt.Sprintf("%d-%d/%d", bs[0], bs[1], n), func(t *testing.T) {
+				node := encodingtest.RoundTrip(t, p, all.Options(), vals)
+				if tree, err := encoding.Capture(node, all.Options()); err != nil || tree.String() != "Delta(BlockFOR)" {
+					t.Fatalf("encoded as %v, %v", tree, err)
+				}
+			})
+		}
+	}
+}

@@ -381,3 +381,18 @@ func TestGather(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUnpackPart unpacks short runs that start and end inside groups
+// of 64 (a window of rows read from the middle of a block).
+func BenchmarkUnpackPart(b *testing.B) {
+	for _, w := range []int{2, 3, 7} {
+		r := rand.New(rand.NewPCG(1, 2))
+		src := Pack(nil, randVals(r, 1024, w), w)
+		dst := make([]uint64, 100)
+		b.Run(fmt.Sprintf("w%d", w), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				UnpackAdd(dst, src, w, 37+i%8, 5)
+			}
+		})
+	}
+}
