@@ -352,6 +352,7 @@ type decoder[T encoding.Integer] struct {
 	// (-1: none), see exceptions.
 	excBlock int
 	maxExc   int // most exceptions of any block
+	totalExc int // exceptions of all blocks
 	u64      []uint64
 	u32      []uint32
 	excs     []uint64
@@ -450,6 +451,7 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 		}
 		body = rest
 		d.maxExc = max(d.maxExc, nexc)
+		d.totalExc += nexc
 		*bl = block{min: mn, max: mx, base: mn + baseOff, rows: bl.rows, nexc: int32(nexc),
 			w: uint8(w), pw: uint8(bits.Len(uint(bl.rows - 1))), ew: uint8(bits.Len64(spread))}
 		bl.data = total
@@ -470,7 +472,29 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 		return nil, encoding.Corruptf("%d trailing bytes after packed data", len(body)-total)
 	}
 	d.data = body
+	if opts != nil && opts.Allocated != nil {
+		*opts.Allocated += d.retainedBound()
+	}
 	return d, nil
+}
+
+// retainedBound is the most memory a decoder's exception tables can come
+// to hold after opening: the unpacked exceptions of one block (exceptions),
+// and SumRanges' kept tables with their block index and scratch (excSums).
+// Opening counts it in Options.Allocated, so a reader's decoder cache
+// charges what a cached decoder may grow to rather than what it held when
+// it was put.
+func (d *decoder[T]) retainedBound() int64 {
+	if d.maxExc == 0 {
+		return 0
+	}
+	totalExc := d.totalExc
+	const entry = 4 + 8 // a kept position (int32) and running correction (uint64)
+	n := int64(16*d.maxExc) + int64(4*len(d.blocks)) + int64(entry*min(totalExc, maxKeptExceptions))
+	if totalExc > maxKeptExceptions {
+		n += int64(entry * min(d.bs, d.n)) // the scratch table once the arena is full
+	}
+	return n
 }
 
 func (d *decoder[T]) Kind() encoding.Kind { return encoding.KindBlockFOR }
@@ -974,6 +998,12 @@ func (d *decoder[T]) loadSums(b int) error {
 	var cum []uint64
 	keep := len(e.apos)+ne <= maxKeptExceptions
 	if keep {
+		if e.apos == nil {
+			// the arena at its final size, so appends never reallocate
+			// beyond what retainedBound counted
+			k := min(d.totalExc, maxKeptExceptions)
+			e.apos, e.acum = make([]int32, 0, k), make([]uint64, 0, k)
+		}
 		i := len(e.apos)
 		e.apos = append(e.apos, make([]int32, ne)...)
 		e.acum = append(e.acum, make([]uint64, ne)...)

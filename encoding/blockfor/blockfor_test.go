@@ -250,12 +250,22 @@ func TestSumRangesKeptTables(t *testing.T) {
 	if len(node) > n/2 {
 		t.Fatalf("node of %d bytes: the jumps widened the blocks instead of being exceptions", len(node))
 	}
-	d, err := encoding.OpenTyped[int64](node, 0, all.Options())
+	opts := all.Options()
+	var counted int64
+	opts.Allocated = &counted
+	d, err := encoding.OpenTyped[int64](node, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := d.(encoding.RangeSummer)
 	out := make([]uint64, 3)
+	defer func() {
+		// what the tables came to hold stays within what opening counted
+		held, bound := blockfor.Retained(d)
+		if held == 0 || held > bound || bound > counted {
+			t.Errorf("exception tables hold %d bytes, bound %d, opening counted %d", held, bound, counted)
+		}
+	}()
 	for pass := 0; pass < 3; pass++ {
 		for from := 0; from+3000 <= n; from += 2999 {
 			f := from
