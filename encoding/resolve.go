@@ -20,8 +20,12 @@ type ChunkTable interface {
 	Definition() []byte
 	// EncodeReference appends to dst a node of vals that refers to the
 	// table, defined by chunk `chunk` of the stream; p selects its
-	// children. It returns the node's tree.
-	EncodeReference(p *Policy, dst []byte, vals *Bytes, chunk int) ([]byte, *Tree, error)
+	// children. replaced, when not nil, is the tree of the node the
+	// reference is to replace: children with the same role replay its
+	// subtrees instead of being selected again (the writer encodes every
+	// such chunk a second time, and selection was most of that cost). It
+	// returns the node's tree.
+	EncodeReference(p *Policy, dst []byte, vals *Bytes, chunk int, replaced *Tree) ([]byte, *Tree, error)
 }
 
 // Resolver is the hook through which a chunk's decoders reach data stored

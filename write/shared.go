@@ -226,7 +226,7 @@ func (w *Writer) shareTable(s *shred.Stream, res *streamResult) error {
 	for j, i := range idx {
 		c := res.chunks[i]
 		vals := sliceValues(s.Values, c.lo, c.lo+c.rows).(encoding.Bytes)
-		node, _, err := tab.EncodeReference(w.policy, nil, &vals, 0)
+		node, _, err := tab.EncodeReference(w.policy, nil, &vals, 0, c.tree)
 		if err != nil {
 			return fmt.Errorf("chunk %d against the shared %v table: %w", i, cd.Kind, err)
 		}

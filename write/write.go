@@ -251,6 +251,8 @@ type encodedChunk struct {
 	shared bool // refers to the stream's shared alphabet
 	// time is selection's estimate of decoding the chunk's node, in ns
 	time float64
+	// tree is the chunk's encoding tree (nil for definition chunks)
+	tree *encoding.Tree
 }
 
 type streamResult struct {
@@ -412,7 +414,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			}
 		}
 		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last),
-			time: enc.last.Time()}
+			time: enc.last.Time(), tree: enc.last}
 		sizer.observe(hi-lo, len(node))
 		if valuesRole {
 			cs := stats.FromValues(vals, valid)

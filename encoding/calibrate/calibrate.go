@@ -289,7 +289,7 @@ func sharedTable(p *encoding.Policy, cd *encoding.Codec, vals any, dopts *encodi
 		return nil, nil, nil, nil
 	}
 	tab := cd.BuildTable(&b)
-	node, tree, err := tab.EncodeReference(p, nil, &b, 0)
+	node, tree, err := tab.EncodeReference(p, nil, &b, 0, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -82,8 +82,9 @@ func (s *SharedTable) Definition() []byte { return s.def }
 
 // EncodeReference appends a reference node for vals to dst: their codes
 // under the table, which chunk `chunk` of the stream defines. The code
-// lengths child is selected by p. It returns the node's tree.
-func (s *SharedTable) EncodeReference(p *encoding.Policy, dst []byte, vals *encoding.Bytes, chunk int) ([]byte, *encoding.Tree, error) {
+// lengths child is selected by p, or replays the code lengths subtree of
+// replaced when that is an FSST tree. It returns the node's tree.
+func (s *SharedTable) EncodeReference(p *encoding.Policy, dst []byte, vals *encoding.Bytes, chunk int, replaced *encoding.Tree) ([]byte, *encoding.Tree, error) {
 	bd := builders.Get().(*builder)
 	defer func() {
 		if cap(bd.out) > maxPooledOut {
@@ -104,7 +105,11 @@ func (s *SharedTable) EncodeReference(p *encoding.Policy, dst []byte, vals *enco
 		raw = int(vals.Offsets[n] - vals.Offsets[0])
 	}
 	dst = binary.AppendUvarint(dst, uint64(raw))
-	child, ct, err := p.EncodeSequence(nil, lens, 1, encoding.KindSharedFSST, nil)
+	var force *encoding.Tree
+	if replaced != nil && replaced.Kind == encoding.KindFSST && len(replaced.Children) == 1 {
+		force = replaced.Children[0]
+	}
+	child, ct, err := p.EncodeSequence(nil, lens, 1, encoding.KindSharedFSST, force)
 	if err != nil {
 		return dst, nil, fmt.Errorf("shared fsst code lengths: %w", err)
 	}

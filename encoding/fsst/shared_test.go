@@ -47,7 +47,7 @@ func sharedChunks(t testing.TB, vals encoding.Bytes, n int) ([]byte, [][]byte, [
 	var parts []encoding.Bytes
 	for lo := 0; lo < vals.Len(); lo += n {
 		part := vals.Slice(lo, min(lo+n, vals.Len()))
-		node, tree, err := tab.EncodeReference(all.Policy(), nil, &part, 0)
+		node, tree, err := tab.EncodeReference(all.Policy(), nil, &part, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestSharedRoundTrip(t *testing.T) {
 	learn := encodingtest.GenBytes(encodingtest.ShapeLowCard, 500, 7)
 	other := encodingtest.GenBytes(encodingtest.ShapeRandom, 800, 8)
 	tab := fsst.NewSharedTable(&learn)
-	node, _, err := tab.EncodeReference(all.Policy(), nil, &other, 0)
+	node, _, err := tab.EncodeReference(all.Policy(), nil, &other, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
