@@ -172,17 +172,6 @@ type DiffReader[T Integer] interface {
 	ReadDiffs(dst []T, finish func(out, src []T, base T) T) error
 }
 
-// SkipSummer is implemented by integer decoders that can add up the rows
-// they skip without materializing them (BlockFOR counts bit planes of its
-// packed slots). SkipSum moves the cursor n rows on, as Skip does, and
-// returns the sum of those rows' values, each widened to 64 bits (sign-
-// extended for signed types) and added with wrapping. Delta skips inside
-// a block with it: a row's value is its block's first value plus the
-// differences before it, and only their total is needed.
-type SkipSummer interface {
-	SkipSum(n int) (uint64, error)
-}
-
 // SkipCounter is implemented by decoders whose Filter can settle whole
 // blocks (or the whole node) from headers without decoding them: BlockFOR
 // and Delta block bounds, a dictionary whose alphabet has no or only

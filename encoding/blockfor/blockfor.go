@@ -531,63 +531,6 @@ func (d *decoder[T]) Skip(n int) error {
 	return nil
 }
 
-// SkipSum implements encoding.SkipSummer: it moves the cursor n rows on
-// and returns the wrapping sum of their values without writing them
-// anywhere. A 64-bit block adds base once per row and its packed slots
-// by bit planes (bitpack.Sum), then replaces each exception in the range
-// (its slot is 0 when written; whatever it holds is taken out); narrower
-// types, where a slot added to base may wrap in T, and a block already
-// in the cache are summed from decoded values.
-func (d *decoder[T]) SkipSum(n int) (uint64, error) {
-	if n < 0 || n > d.n-d.pos {
-		return 0, fmt.Errorf("blockfor: skip %d at %d of %d: %w", n, d.pos, d.n, encoding.ErrCorrupt)
-	}
-	var s uint64
-	for n > 0 {
-		b := d.pos / d.bs
-		k := d.pos - b*d.bs
-		bl := &d.blocks[b]
-		m := min(int(bl.rows)-k, n)
-		if d.cached != b && unsafe.Sizeof(T(0)) == 8 {
-			x, err := d.sumAt(b, k, m)
-			if err != nil {
-				return 0, err
-			}
-			s += x
-		} else {
-			if err := d.load(b); err != nil {
-				return 0, err
-			}
-			for _, v := range d.cache[k : k+m] {
-				s += wide(v)
-			}
-		}
-		n -= m
-		d.pos += m
-	}
-	return s, nil
-}
-
-// sumAt returns the wrapping sum of rows [k, k+m) of block b (T 64 bits
-// wide).
-func (d *decoder[T]) sumAt(b, k, m int) (uint64, error) {
-	bl := &d.blocks[b]
-	w := int(bl.w)
-	packed := d.data[bl.data:] // the slots and what follows them (see decodeAt)
-	s := uint64(m)*bl.base + bitpack.Sum(packed, w, k, m)
-	if bl.nexc == 0 {
-		return s, nil
-	}
-	ps, vs, err := d.exceptions(b)
-	if err != nil {
-		return 0, err
-	}
-	for j := firstAtOrAfter(ps, k); j < len(ps) && int(ps[j]) < k+m; j++ {
-		s += vs[j] - bl.base - bitpack.Get(packed, w, int(ps[j]))
-	}
-	return s, nil
-}
-
 // Bounds returns the node's exact minimum and maximum, from the headers.
 func (d *decoder[T]) Bounds() (lo, hi T, ok bool) { return d.lo, d.hi, d.n > 0 }
 

@@ -286,7 +286,7 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 	}
 	d.node = child
 	d.cur = cursor[T]{d: d, child: r}
-	d.cur.summer, _ = r.(encoding.SkipSummer)
+	d.cur.summer, _ = r.(encoding.RangeSummer)
 	for b := range d.blocks {
 		// Anchor the end of the block at the next block's first value, one
 		// row past its end, or at the last value, on its last row.
@@ -403,7 +403,7 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 			return fmt.Errorf("deltas: %w", err)
 		}
 		d.gather = &cursor[T]{d: d, child: r}
-		d.gather.summer, _ = r.(encoding.SkipSummer)
+		d.gather.summer, _ = r.(encoding.RangeSummer)
 	}
 	g := d.gather
 	if int(rows[0]) < g.pos {
@@ -551,7 +551,9 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 type cursor[T encoding.Integer] struct {
 	d      *decoder[T]
 	child  encoding.Reader[int64]
-	summer encoding.SkipSummer // the child, when it can sum what it skips
+	summer encoding.RangeSummer // the child, when it can sum what it skips
+	end    [1]int32             // summer's range end, kept here so a skip allocates nothing
+	sum    [1]uint64
 	pos    int
 	acc    uint64
 	buf    []int64
@@ -591,12 +593,18 @@ func (c *cursor[T]) skip(n int) error {
 	}
 	m := target - c.pos
 	if c.summer != nil {
-		// only the total of the skipped differences is needed
-		s, err := c.summer.SkipSum(m)
+		// only the total of the skipped differences is needed: add them
+		// where they lie, then step over them
+		from := c.child.Pos()
+		c.end[0] = int32(from + m)
+		err := c.summer.SumRanges(from, c.end[:], c.sum[:])
+		if err == nil {
+			err = c.child.Skip(m)
+		}
 		if err != nil {
 			return fmt.Errorf("deltas: %w", err)
 		}
-		c.acc += s
+		c.acc += c.sum[0]
 		c.pos = target
 		return nil
 	}

@@ -308,7 +308,7 @@ func TestSpecExample(t *testing.T) {
 // TestBlockFORChild forces Delta(BlockFOR) with blocks that do not line
 // up (Delta 7 or 128 rows, BlockFOR 16 or 128) on a random walk with
 // outliers, so the differences carry exceptions: a skip inside a Delta
-// block adds the skipped differences up with BlockFOR's SkipSum, and
+// block adds the skipped differences up with BlockFOR's SumRanges, and
 // reads start inside BlockFOR blocks with exceptions. The checker
 // interleaves skips and reads of every length against the values.
 func TestBlockFORChild(t *testing.T) {
