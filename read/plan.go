@@ -295,11 +295,21 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
+	keep := cache && ch.entry == nil && s.f.cache != nil
 	if ch.dec == nil {
 		if ch.raw == nil {
 			if err := s.fetchChunks([]*chunk{ch}); err != nil {
 				return err
 			}
+		}
+		if keep && ch.readLen > 4*ch.rng.Len && ch.readLen > 1<<20 {
+			// The decoder will be cached, and a decoder may alias the
+			// bytes it was opened on, which here are part of a read much
+			// larger than the chunk (an object store's coalesced read):
+			// the cache would keep that read alive without counting it.
+			// Open the decoder over a copy of the chunk's own bytes, once.
+			ch.raw = append([]byte(nil), ch.raw...)
+			ch.readLen = int64(len(ch.raw))
 		}
 		p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
 		if err != nil {
@@ -315,11 +325,12 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 			onOpen(ch.key)
 		}
 	}
-	if cache && ch.entry == nil && s.f.cache != nil {
+	if keep {
 		if ch.readLen > 4*ch.rng.Len && ch.readLen > 1<<20 {
-			// The decoder may alias a read much larger than its chunk, which
-			// the cache would keep alive without counting it: cache a
-			// decoder over a copy of the chunk's own bytes instead.
+			// A decoder opened earlier in this query (by a consumer that
+			// did not cache it) aliases a read much larger than its
+			// chunk: cache a decoder over a copy of the chunk's own bytes
+			// instead.
 			own := append([]byte(nil), ch.raw...)
 			p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, own)
 			if err != nil {
@@ -330,6 +341,10 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
 			}
 			ch.dec, ch.payload, ch.raw, ch.readLen, ch.alloc = d, p, own, int64(len(own)), alloc
+			s.opened.Add(1)
+			if onOpen != nil {
+				onOpen(ch.key)
+			}
 		}
 		ch.entry = s.f.cache.put(ch.key, ch.dec, decodedCost(ch.raw, ch.payload, ch.alloc), s.pointLookup)
 		ch.dec = ch.entry.dec

@@ -516,3 +516,65 @@ func TestBlocksPrunedCounted(t *testing.T) {
 		t.Fatalf("no encoding blocks settled from headers: %s", st.String())
 	}
 }
+
+// objectShaped is an in-memory source that states an object store's read
+// shape: holes up to a megabyte are read through, so one read holds many
+// chunks.
+type objectShaped struct{ iox.Source }
+
+func (objectShaped) Hints() iox.Hints { return iox.Hints{Gap: 1 << 20, MaxRead: 16 << 20, InFlight: 4} }
+
+// TestTakeObjectShapedOpensOnce looks rows of the primitive columns up
+// through reads much larger than their chunks, with the decoder cache on:
+// each chunk is opened (and its body inflated) once, not once over the
+// large read and again over the copy the cache keeps, and the values match
+// the written ones, cold and then warm from the cache. (Nested columns
+// read their stripe and cache nothing; other tests cover them.)
+func TestTakeObjectShapedOpensOnce(t *testing.T) {
+	const rows = 400000
+	data, recs := writeFile(t, 11, rows, write.Options{StripeBytes: 16 << 20, ChunkValues: 1000})
+	all := concat(t, recs)
+	defer all.Release()
+	f, err := read.Open(context.Background(), objectShaped{iox.Bytes(data)}, read.Options{DecoderCacheBytes: 64 << 20, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prim := []string{"id", "grp", "price", "tag", "day", "flag", "u"}
+	r := rand.New(rand.NewPCG(8, 8))
+	for trial := 0; trial < 6; trial++ {
+		req := make([]int64, 1+r.IntN(20))
+		for i := range req {
+			req[i] = r.Int64N(rows)
+		}
+		for pass, what := range []string{"cold", "warm"} {
+			if pass == 0 {
+				f.DropCaches()
+			}
+			fetches, opens, stop := read.ChunkEvents()
+			got, st, err := f.TakeContext(context.Background(), req, read.TakeOptions{Columns: prim})
+			stop()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pass == 0 && st.BytesRead < 1<<20 {
+				t.Fatalf("cold take %v read %d bytes: the reads are not larger than a megabyte, the case is not exercised", req, st.BytesRead)
+			}
+			if pass == 1 && len(*opens) != 0 {
+				t.Fatalf("warm take %v opened %d chunks, want all from the cache", req, len(*opens))
+			}
+			checkOnce(t, fmt.Sprint(what, " take ", req), *fetches, *opens, 1)
+			for c := range prim {
+				var parts []arrow.Array
+				for _, i := range req {
+					parts = append(parts, array.NewSlice(all.Column(c), i, i+1))
+				}
+				exp, _ := array.Concatenate(parts, memory.DefaultAllocator)
+				if !array.ApproxEqual(exp, got.Column(c), array.WithNaNsEqual(true)) {
+					t.Fatalf("%s take %v: column %s differs:\n%v\n%v", what, req, all.ColumnName(c), exp, got.Column(c))
+				}
+				exp.Release()
+			}
+			got.Release()
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"strata/iox"
+	"strata/iox/remote"
 	"strata/read"
 )
 
@@ -40,10 +41,15 @@ func main() {
 	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>")
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
 	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | mem")
+	objShape := flag.Bool("objshape", false, "read the local file with an object store's read shape (remote.ObjectHints: megabyte gaps read through), as a remote file is coalesced")
 	flag.Parse()
-	src, err := iox.OpenFile(*path)
+	file, err := iox.OpenFile(*path)
 	if err != nil {
 		panic(err)
+	}
+	var src iox.Source = file
+	if *objShape {
+		src = objShaped{file}
 	}
 	f, err := read.Open(context.Background(), src, read.Options{Parallelism: 1})
 	if err != nil {
@@ -290,6 +296,13 @@ func main() {
 	sort.Float64s(cpus)
 	fmt.Printf("%s take: %d rows, median %.1f µs/row [%.1f–%.1f]; cpu %.1f [%.1f–%.1f]; last run: %d requests, %d bytes, %d chunks opened\n", *mode, len(cold), per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1], req, bytes, chunks)
 }
+
+// objShaped is a local source that states an object store's read shape,
+// so that the reader coalesces its requests as it does for a remote file
+// while the bytes come from the page cache.
+type objShaped struct{ iox.Source }
+
+func (objShaped) Hints() iox.Hints { return remote.ObjectHints }
 
 func cpuNow() time.Duration {
 	var ru syscall.Rusage
