@@ -7,6 +7,7 @@
 //
 //	go run ./cpuprobe -f li.strata -mode cold      # one-row lookups, decoders dropped before each round
 //	go run ./cpuprobe -f li.strata -mode cold -percol
+//	go run ./cpuprobe -f li.strata -mode cold -objshape  # reads coalesced as from an object store
 //	go run ./cpuprobe -f li.strata -mode monthtake # q_month after the lookups of a take run
 //	go run ./cpuprobe -f li.strata -mode scan      # full scan, 1 and 2 goroutines alternately
 //	go run ./cpuprobe -f li.strata -mode mem       # heap that q_month's cached decoders hold
