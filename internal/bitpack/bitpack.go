@@ -76,7 +76,9 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 	}
 	if full := (len(dst) - i) &^ 63; full > 0 {
 		off := (start + i) / 64 * bb
-		k(src[off:off+full/64*bb], dst[i:i+full], base)
+		if !unpackFast(dst[i:i+full], src[off:off+full/64*bb], w, base) {
+			k(src[off:off+full/64*bb], dst[i:i+full], base)
+		}
 		i += full
 	}
 	if i < len(dst) {
