@@ -172,6 +172,17 @@ type DiffReader[T Integer] interface {
 	ReadDiffs(dst []T, finish func(out, src []T, base T) T) error
 }
 
+// Periodic is implemented by decoders whose values repeat with a period
+// that the node's structure states (LagDelta whose differences are all
+// zero): when Period returns p > 0, row i holds the same value as row i-p
+// for every row of the node. A parent that turns the values into others
+// row by row (ALP's floats) may then turn one period and copy it onward,
+// at the speed of a memory copy; the child's Skip is then cheap too.
+// Period returns 0 when the node has no such period.
+type Periodic interface {
+	Period() int
+}
+
 // SkipCounter is implemented by decoders whose Filter can settle whole
 // blocks (or the whole node) from headers without decoding them: BlockFOR
 // and Delta block bounds, a dictionary whose alphabet has no or only

@@ -10,12 +10,12 @@ echo "== go vet"
 go vet ./...
 echo "== go test"
 go test -count=1 -timeout 25m ./...
-echo "== ALP and LagDelta without their assembly kernels (purego build, other architectures)"
-go vet -tags purego ./encoding/alp ./encoding/lagdelta
-GOARCH=arm64 go vet ./encoding/alp ./encoding/lagdelta
+echo "== ALP, LagDelta and bitpack without their assembly kernels (purego build, other architectures)"
+go vet -tags purego ./encoding/alp ./encoding/lagdelta ./internal/bitpack
+GOARCH=arm64 go vet ./encoding/alp ./encoding/lagdelta ./internal/bitpack
 echo "== 32-bit build (int is 32 bits: constants and limits must fit)"
 GOARCH=386 go vet ./...
-go test -count=1 -tags purego ./encoding/alp ./encoding/lagdelta
+go test -count=1 -tags purego ./encoding/alp ./encoding/lagdelta ./internal/bitpack
 echo "== go test -race (packages with concurrency)"
 race_pkgs=$(go list ./iox/... ./format/... ./read/... 2>/dev/null || true)
 if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 25m $race_pkgs; fi

@@ -464,6 +464,7 @@ type decoder[T floatx.Float, I int32 | int64] struct {
 	digits  encoding.Reader[I]
 	diffs   encoding.DiffReader[I] // the digits child when it is Delta
 	finish  func(out, src []I, base I) I
+	period  int // the digits child's encoding.Periodic period, 0 if none
 	row     int // row of the next run finishRun gets
 	nodes   []encoding.ChildNode
 	excPos  []uint32
@@ -532,6 +533,11 @@ func openT[T floatx.Float, I int32 | int64](h *encoding.Header, opts *encoding.O
 	}
 	if dr, ok := d.digits.(encoding.DiffReader[I]); ok {
 		d.diffs, d.finish = dr, d.finishRun
+	}
+	if pr, ok := d.digits.(encoding.Periodic); ok {
+		if p := pr.Period(); p > 0 && p < d.n {
+			d.period = p
+		}
 	}
 	d.nodes = append(d.nodes, encoding.ChildNode{Role: "digits", Node: dn})
 	ne, body, err := encoding.Length(body, d.n, "alp exception count")
@@ -632,7 +638,8 @@ func (d *decoder[T, I]) Skip(n int) error {
 // pair) at a time; a Delta child leaves its running sum to the conversion
 // (finishRun). Exceptions are patched last. (Decoding and converting in
 // batches of 1024 values, to convert while the digits are in the
-// first-level cache, was not faster than one child Read.)
+// first-level cache, was not faster than one child Read.) Digits with a
+// period (encoding.Periodic) are converted for one period and copied.
 func (d *decoder[T, I]) Read(dst []T) error {
 	if err := d.check(len(dst), "read"); err != nil {
 		return err
@@ -644,6 +651,10 @@ func (d *decoder[T, I]) Read(dst []T) error {
 	if d.diffs != nil {
 		d.row = start
 		if err := d.diffs.ReadDiffs(floatx.View[I](dst), d.finish); err != nil {
+			return err
+		}
+	} else if d.period > 0 && len(dst) > d.period {
+		if err := d.readPeriodic(dst, start); err != nil {
 			return err
 		}
 	} else {
@@ -667,6 +678,41 @@ func (d *decoder[T, I]) Read(dst []T) error {
 		d.xi++
 	}
 	d.pos = end
+	return nil
+}
+
+// readPeriodic is Read's bulk decode when the digits repeat with period p
+// (encoding.Periodic): within a span of rows whose vectors share one pair,
+// equal digits give equal floats, so the span's first p rows are read and
+// converted, the child skips the rest, and the floats are copied onward
+// in doubling spans (multiples of p). Exceptions are patched after it, at
+// their own rows only.
+func (d *decoder[T, I]) readPeriodic(dst []T, start int) error {
+	p := d.period
+	for k := 0; k < len(dst); {
+		r := start + k
+		v := r / d.vs
+		m := len(dst) - k
+		if !d.single {
+			m = min(m, (v+1)*d.vs-r)
+			for k+m < len(dst) && d.combos[(r+m)/d.vs] == d.combos[v] {
+				m = min(len(dst)-k, m+d.vs)
+			}
+		}
+		span := dst[k : k+m]
+		h := min(m, p)
+		if err := d.digits.Read(floatx.View[I](span[:h])); err != nil {
+			return err
+		}
+		if err := d.digits.Skip(m - h); err != nil {
+			return err
+		}
+		convert(span[:h], d.combos[v])
+		for j := h; j < m; {
+			j += copy(span[j:], span[:j])
+		}
+		k += m
+	}
 	return nil
 }
 

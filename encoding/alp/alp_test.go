@@ -224,3 +224,71 @@ func FuzzFloatBits(f *testing.F) {
 		encodingtest.RoundTrip(t, p, all.Options(), v32)
 	})
 }
+
+// TestPeriodicDigits checks ALP over digits that repeat with a period
+// (LagDelta whose differences are all zero, encoding.Periodic), where a
+// read converts one period and copies it: with vectors of several sizes,
+// with an exception at one phase of every
+// period, through reads and skips of several sizes, bit for bit.
+func TestPeriodicDigits(t *testing.T) {
+	const period = 64
+	pat := make([]float64, period)
+	for j := range pat {
+		pat[j] = float64(j*7%50) / 4
+	}
+	pat[5] = math.Pi // an exception in every period
+	vals := make([]float64, period*80)
+	for i := range vals {
+		vals[i] = pat[i%period]
+	}
+	tree := &encoding.Tree{Kind: encoding.KindALP, Children: []*encoding.Tree{
+		{Kind: encoding.KindLagDelta, Children: []*encoding.Tree{{Kind: encoding.KindTrivial}, {Kind: encoding.KindConstant}}}}}
+	// vector sizes that divide the period or that it divides, so that
+	// the slots of exceptions take the same digit in every period
+	for _, vs := range []int{16, 32, alp.DefaultVectorSize} {
+		r := registryWith(alp.NewCodec(vs))
+		opts := &encoding.Options{Registry: r}
+		p := encoding.DefaultPolicy(r)
+		p.Zstd = false
+		p.Force = tree
+		node, got, err := p.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := encoding.Open(node, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digits, err := encoding.OpenAt(d.(encoding.Walker).Children()[0].Node, 1, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr, ok := digits.(encoding.Periodic); !ok || pr.Period() != period {
+			t.Fatalf("vector size %d: digits %v are not periodic with period %d", vs, got, period)
+		}
+		for _, rs := range [][2]int{{len(vals), 0}, {1, 0}, {63, 1}, {64, 0}, {65, 64}, {100, 37}, {5, 300}, {1000, 5}, {4096, 1}} {
+			rd, err := encoding.OpenTyped[float64](node, 0, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]float64, rs[0])
+			for pos := 0; pos < len(vals); {
+				m := min(rs[0], len(vals)-pos)
+				if err := rd.Read(buf[:m]); err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range buf[:m] {
+					if math.Float64bits(v) != math.Float64bits(vals[pos+i]) {
+						t.Fatalf("vector size %d, read %d/skip %d: row %d = %v, want %v", vs, rs[0], rs[1], pos+i, v, vals[pos+i])
+					}
+				}
+				pos += m
+				sk := min(rs[1], len(vals)-pos)
+				if err := rd.Skip(sk); err != nil {
+					t.Fatal(err)
+				}
+				pos += sk
+			}
+		}
+	}
+}

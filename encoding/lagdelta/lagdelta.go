@@ -12,6 +12,10 @@
 // only where it saves a fifth of plain differences' bits. Decoding adds
 // each difference to the value L rows back: no running sum, so the loop has
 // no dependency from one row to the next when L is not tiny.
+// Where every difference is zero (a differences child bounded to [0, 0],
+// such as Constant 0), decoding copies the heads period after period and
+// the node reports its period (encoding.Periodic), so that ALP above it
+// converts one period of digits and copies the floats.
 //
 // Body layout (see docs/FORMAT.md, "LagDelta"):
 //
@@ -245,6 +249,10 @@ type decoder[T encoding.Integer] struct {
 	nodes       []encoding.ChildNode
 	depth       int
 	opts        *encoding.Options
+	// periodic: every difference is zero (the differences child bounds
+	// them to [0, 0]), so row i holds heads[i mod lag]; reads copy the
+	// heads instead of adding differences, and skips only move the cursor.
+	periodic bool
 }
 
 func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
@@ -275,12 +283,19 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 	if d.heads, err = cascade.ReadAll(hr, opts, "lagdelta heads"); err != nil {
 		return nil, err
 	}
-	if err := opts.CheckAlloc(l, encoding.TypeFor[T]().Size(), "lagdelta window"); err != nil {
-		return nil, err
-	}
-	d.tail = make([]T, l)
 	if d.diffs, err = cascade.OpenFixed[int64](dn, d.depth, opts, d.n-l, "lagdelta differences"); err != nil {
 		return nil, err
+	}
+	if b, ok := d.diffs.(encoding.Bounder[int64]); ok {
+		lo, hi, ok := b.Bounds()
+		d.periodic = ok && lo == 0 && hi == 0
+	}
+	if !d.periodic {
+		// a periodic node reads every value from the heads: no window
+		if err := opts.CheckAlloc(l, encoding.TypeFor[T]().Size(), "lagdelta window"); err != nil {
+			return nil, err
+		}
+		d.tail = make([]T, l)
 	}
 	d.nodes = []encoding.ChildNode{{Role: "heads", Node: hn}, {Role: "differences", Node: dn}}
 	return d, nil
@@ -300,11 +315,58 @@ func (d *decoder[T]) Reset() {
 // Children implements encoding.Walker.
 func (d *decoder[T]) Children() []encoding.ChildNode { return d.nodes }
 
+// Period implements encoding.Periodic: the lag when every difference is
+// zero, so that row i holds the value of row i-lag; else 0.
+func (d *decoder[T]) Period() int {
+	if d.periodic {
+		return d.lag
+	}
+	return 0
+}
+
+// skipDiffs moves the differences cursor past the differences of rows
+// pos .. pos+n-1 (row r >= lag has difference r-lag).
+func (d *decoder[T]) skipDiffs(n int) error {
+	from, to := max(0, d.pos-d.lag), max(0, d.pos+n-d.lag)
+	if err := d.diffs.Skip(to - from); err != nil {
+		return fmt.Errorf("lagdelta differences: %w", err)
+	}
+	return nil
+}
+
+// readPeriodic is Read when every difference is zero: the heads from the
+// cursor's place in the period, then what dst already holds copied onward
+// in doubling spans (each span's length is a multiple of the lag, so the
+// copy lands every value on a row of the same phase).
+func (d *decoder[T]) readPeriodic(dst []T) error {
+	if err := d.skipDiffs(len(dst)); err != nil {
+		return err
+	}
+	off := d.pos % d.lag
+	k := copy(dst, d.heads[off:])
+	if k < len(dst) {
+		k += copy(dst[k:], d.heads[:off])
+	}
+	for k < len(dst) {
+		k += copy(dst[k:], dst[:k])
+	}
+	d.pos += len(dst)
+	return nil
+}
+
 // Skip advances the cursor: each value depends on the one a lag earlier,
-// so the skipped rows are decoded into scratch.
+// so the skipped rows are decoded into scratch (a periodic node only
+// moves its cursors).
 func (d *decoder[T]) Skip(n int) error {
 	if n < 0 || n > d.n-d.pos {
 		return encoding.Corruptf("lagdelta: skip %d at %d of %d", n, d.pos, d.n)
+	}
+	if d.periodic {
+		if err := d.skipDiffs(n); err != nil {
+			return err
+		}
+		d.pos += n
+		return nil
 	}
 	if d.skip == nil {
 		d.skip = make([]T, min(d.n, batch))
@@ -325,6 +387,9 @@ func (d *decoder[T]) Skip(n int) error {
 func (d *decoder[T]) Read(dst []T) error {
 	if len(dst) > d.n-d.pos {
 		return encoding.Corruptf("lagdelta: read %d at %d of %d", len(dst), d.pos, d.n)
+	}
+	if d.periodic {
+		return d.readPeriodic(dst)
 	}
 	if d.pos < d.lag {
 		m := min(len(dst), d.lag-d.pos)

@@ -209,3 +209,49 @@ func TestFormatExample(t *testing.T) {
 		t.Fatalf("decoded %v", got)
 	}
 }
+
+// periodicTree is LagDelta with plain heads and a Constant differences
+// child, which on values that repeat exactly is Constant 0.
+var periodicTree = &encoding.Tree{Kind: encoding.KindLagDelta, Children: []*encoding.Tree{{Kind: encoding.KindTrivial}, {Kind: encoding.KindConstant}}}
+
+// checkPeriodic encodes vals with periodicTree and checks the period the
+// node reports, then every value through reads and skips of several sizes.
+func checkPeriodic[T encoding.Integer](t *testing.T, vals []T, wantPeriod int) {
+	t.Helper()
+	p := all.Policy()
+	p.Zstd = false
+	p.Force = periodicTree
+	node, tree, err := p.Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.String() != "LagDelta(Trivial, Constant)" {
+		t.Fatalf("tree %v", tree)
+	}
+	d, err := encoding.Open(node, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.(encoding.Periodic).Period(); got != wantPeriod {
+		t.Errorf("%v: Period() = %d, want %d", encoding.TypeFor[T](), got, wantPeriod)
+	}
+	for _, rs := range [][2]int{{len(vals), 0}, {1, 0}, {7, 0}, {79, 1}, {80, 0}, {81, 80}, {100, 37}, {5, 300}, {1000, 5}, {4096, 1}} {
+		readInPieces(t, node, vals, rs[0], rs[1])
+	}
+}
+
+// TestPeriodic checks the copy path of values that repeat exactly (all
+// differences zero) on every width, and that differences of one constant
+// other than zero are not taken for a period.
+func TestPeriodic(t *testing.T) {
+	checkPeriodic(t, grid[int64](80, 60), 80)
+	checkPeriodic(t, grid[int32](80, 61), 80)
+	checkPeriodic(t, grid[uint16](80, 7), 80)
+	checkPeriodic(t, grid[uint8](80, 9), 80)
+	g := grid[int64](100, 50)
+	ramp := make([]int64, len(g))
+	for i, v := range g {
+		ramp[i] = v*v%997 + int64(i/100)*3 // lag 100, differences all 3
+	}
+	checkPeriodic(t, ramp, 0)
+}

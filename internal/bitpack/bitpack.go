@@ -6,8 +6,11 @@
 // A stream of n values is Bytes(n, w) = ceil(n*w/8) bytes. Because 64 values
 // of width w fill exactly w 64-bit words, the stream is processed in blocks
 // of 64 values by generated, fully unrolled kernels (kernels_gen.go, written
-// by ./gen); partial blocks go through a word-at-a-time path. UnpackRef is a
-// bit-by-bit reference implementation the kernels are tested against.
+// by ./gen); partial blocks go through a word-at-a-time path. On amd64 with
+// AVX2, whole blocks of widths 1, 2, 4, 8 and 16 unpacked to 64 bits go
+// through an assembly kernel instead (unpack_amd64.s), tested against the
+// generated ones. UnpackRef is a bit-by-bit reference implementation the
+// kernels are tested against.
 package bitpack
 
 //go:generate go run ./gen -o kernels_gen.go
@@ -76,7 +79,9 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 	}
 	if full := (len(dst) - i) &^ 63; full > 0 {
 		off := (start + i) / 64 * bb
-		k(src[off:off+full/64*bb], dst[i:i+full], base)
+		if !unpackFast(dst[i:i+full], src[off:off+full/64*bb], w, base) {
+			k(src[off:off+full/64*bb], dst[i:i+full], base)
+		}
 		i += full
 	}
 	if i < len(dst) {

@@ -1,0 +1,12 @@
+//go:build !amd64 || purego
+
+package bitpack
+
+// useAVX2 is false where the AVX2 kernel does not exist.
+var (
+	hasAVX2 = false
+	useAVX2 = false
+)
+
+// unpackFast has no fast path here: the generated kernels do the work.
+func unpackFast([]uint64, []byte, int, uint64) bool { return false }
