@@ -43,8 +43,12 @@ type tsWork struct {
 	wins     []tsWin
 	length   int
 	winCols  []string
-	every    int64 // downsampling bucket (µs)
-	aggCol   string
+	// winStacked has Strata deliver the windows as one stacked record (a
+	// leading window column, then every window's rows) instead of one
+	// record per window; parquet-go's path builds no arrays either way.
+	winStacked bool
+	every      int64 // downsampling bucket (µs)
+	aggCol     string
 }
 
 // tsWin is one window: rows [start, start+length) of the host at hostPos,
@@ -164,6 +168,7 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 	tiny := fs.Bool("tiny", false, "seconds: 20 hosts × 6 h, 2 runs, 200 windows")
 	experiments := fs.Bool("experiments", true, "run seed experiments B-D on the Strata file")
 	aiEpochs := fs.Int("ai-epochs", 0, "seed experiment E: epochs of --windows windows delivered as one stacked float32 batch, by strata and parquet-go (0: not run)")
+	winStacked := fs.Bool("win-stacked", false, "Strata returns the windows as one stacked record instead of one record per window (parquet-go's path builds no arrays either way)")
 	queries := fs.Bool("queries", true, "time the four queries (false: write or reuse the files, then only the experiments)")
 	reuse := fs.Bool("reuse", false, "with --dir: read the files a previous run with the same --hosts, --duration and --seed left there instead of writing them again (write time is then not measured; a system without a finished file writes it)")
 	real := fs.String("real", "", "real series instead of the generator: PATH@TIME[@KEY+KEY],... (sizes against DuckDB's zstd Parquet, latest points from metadata)")
@@ -226,8 +231,13 @@ func runTS(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	cfg.reuse, cfg.key, cfg.noQueries = *reuse, tsKey(*hosts, *dur, *seed), !*queries
-	fmt.Fprintf(stderr, "tsbs cpu-only: %d hosts × %v at 10 s = %d rows; host_hour %s [%s, %s); %d windows of %d rows; runs=%d threads=%d\n",
-		*hosts, *dur, src.Rows, w.host, usTime(w.from), usTime(w.to), len(w.wins), *length, *runs, *threads)
+	w.winStacked = *winStacked
+	shape := "one record per window"
+	if *winStacked {
+		shape = "one stacked record"
+	}
+	fmt.Fprintf(stderr, "tsbs cpu-only: %d hosts × %v at 10 s = %d rows; host_hour %s [%s, %s); %d windows of %d rows (strata: %s); runs=%d threads=%d\n",
+		*hosts, *dur, src.Rows, w.host, usTime(w.from), usTime(w.to), len(w.wins), *length, shape, *runs, *threads)
 	ck := newCrossCheck(stderr)
 	var results []*tsResult
 	for _, s := range sel {

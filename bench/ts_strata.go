@@ -148,7 +148,7 @@ func (s *strataTS) windows(wins []tsWin) []timeseries.Window {
 }
 
 func (s *strataTS) Windows(w *tsWork, wins []tsWin, verify bool) (tsOut, error) {
-	recs, st, err := s.f.ReadWindows(bg, s.windows(wins), timeseries.SampleOptions{Length: w.length, Columns: w.winCols})
+	recs, st, err := s.f.ReadWindows(bg, s.windows(wins), timeseries.SampleOptions{Length: w.length, Columns: w.winCols, Stacked: w.winStacked})
 	if err != nil {
 		return tsOut{}, err
 	}

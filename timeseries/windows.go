@@ -514,8 +514,10 @@ func (wr *winRead) records(f *File, p *projection, stacked bool) ([]arrow.Record
 		defer func() { release(out) }()
 		win := make([]int32, n)
 		for w := range wr.ws {
-			for i := w * L; i < (w+1)*L; i++ {
-				win[i] = int32(w)
+			// a slice per window, so the fill loop needs no bounds checks
+			s := win[w*L : (w+1)*L]
+			for i := range s {
+				s[i] = int32(w)
 			}
 		}
 		wb := memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(win))), 4*n))

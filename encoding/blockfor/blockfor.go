@@ -653,9 +653,16 @@ func (d *decoder[T]) exceptions(b int) (ps, vs []uint64, err error) {
 		d.excs = make([]uint64, 2*d.maxExc)
 	}
 	ps, vs = d.excs[:ne], d.excs[ne:2*ne]
-	// both sections run on to the end of the data (no short tail)
-	bitpack.Unpack(ps, d.data[bl.pos:], int(bl.pw), 0)
-	bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
+	unpacked, valid := unpackExceptions(ps, vs, d.data, bl)
+	if valid {
+		d.excBlock = b
+		return ps, vs, nil
+	}
+	if !unpacked {
+		// both sections run on to the end of the data (no short tail)
+		bitpack.Unpack(ps, d.data[bl.pos:], int(bl.pw), 0)
+		bitpack.UnpackAdd(vs, d.data[bl.exc:], int(bl.ew), 0, bl.min)
+	}
 	prev := -1
 	for j, p64 := range ps {
 		p := int(p64)
@@ -666,6 +673,47 @@ func (d *decoder[T]) exceptions(b int) (ps, vs []uint64, err error) {
 	}
 	d.excBlock = b
 	return ps, vs, nil
+}
+
+// unpackExceptions unpacks block bl's exception positions into ps and its
+// values (the block minimum added) into vs in one loop, each with one
+// 8-byte load, and checks that the positions increase within the block,
+// when every load lies within data and the widths allow it (a value and
+// its bit offset within a byte fit in 64 bits). unpacked is false when it
+// left the work to bitpack; valid is true when the positions passed the
+// check (false leaves the caller to find and report the bad one). A block
+// has a few exceptions, which bitpack's unpacking took through two calls
+// each and a second pass to check, and windows of rows touch three or
+// four blocks per column.
+func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid bool) {
+	ne := len(ps)
+	pw, ew := uint64(bl.pw), uint64(bl.ew)
+	if ne == 0 || pw > 56 || ew > 56 || len(vs) != ne {
+		return false, false
+	}
+	lastP := uint64(bl.pos) + ((uint64(ne)-1)*pw)>>3
+	lastV := uint64(bl.exc) + ((uint64(ne)-1)*ew)>>3
+	if lastP+8 > uint64(len(data)) || lastV+8 > uint64(len(data)) {
+		return false, false
+	}
+	p := unsafe.Pointer(unsafe.SliceData(data))
+	pm, vm := uint64(1)<<pw-1, uint64(1)<<ew-1
+	pbit, vbit := uint64(bl.pos)*8, uint64(bl.exc)*8
+	rows := uint64(bl.rows)
+	next := uint64(0) // the smallest position the next exception may take
+	valid = true
+	for j := range ps {
+		pword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, pbit>>3))[:])
+		vword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, vbit>>3))[:])
+		pos := pword >> (pbit & 7) & pm
+		valid = valid && pos >= next && pos < rows
+		next = pos + 1
+		ps[j] = pos
+		vs[j] = vword>>(vbit&7)&vm + bl.min
+		pbit += pw
+		vbit += ew
+	}
+	return true, valid
 }
 
 // firstAtOrAfter returns the index of the first position in the sorted

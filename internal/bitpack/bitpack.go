@@ -17,6 +17,7 @@ package bitpack
 
 import (
 	"encoding/binary"
+	"unsafe"
 )
 
 // Bytes returns the size in bytes of a stream of n values of width w.
@@ -105,8 +106,12 @@ func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
 	bit := uint64(start) * uint64(w)
 	uw := uint64(w)
 	if last := (bit + uint64(len(dst)-1)*uw) >> 3; w <= 56 && last+8 <= uint64(len(src)) {
+		// every load lies within src (checked above), so each is taken
+		// through an 8-byte array view without a bounds check of its own
+		p := unsafe.Pointer(unsafe.SliceData(src))
 		for i := range dst {
-			dst[i] = binary.LittleEndian.Uint64(src[bit>>3:])>>(bit&7)&m + base
+			word := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, bit>>3))[:])
+			dst[i] = word>>(bit&7)&m + base
 			bit += uw
 		}
 		return
