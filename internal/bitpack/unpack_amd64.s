@@ -14,7 +14,7 @@ TEXT ·unpackPow2AVX2(SB), NOSPLIT, $0-64
 	MOVQ         in+0(FP), SI
 	MOVQ         out+8(FP), DI
 	MOVQ         words+16(FP), CX
-	MOVQ         lg+24(FP), X13
+	VMOVQ        lg+24(FP), X13
 	MOVQ         perWord+32(FP), R8
 	VPBROADCASTQ step+40(FP), Y11
 	VPBROADCASTQ mask+48(FP), Y8
