@@ -251,16 +251,22 @@ type ZstdCache struct {
 	mu      sync.Mutex
 	entries map[uint64]zstdEntry
 	bytes   int
+	// memo holds the parameter searches Ctx.Memo remembered (memo.go),
+	// memoBytes the bytes of their inputs.
+	memo      map[memoKey]memoEntry
+	memoBytes int
 }
 
 // NewZstdCache returns an empty cache.
 func NewZstdCache() *ZstdCache { return &ZstdCache{entries: map[uint64]zstdEntry{}} }
 
-// Reset empties the cache, releasing its memory.
+// Reset empties the cache (frames and remembered searches), releasing its
+// memory.
 func (zc *ZstdCache) Reset() {
 	zc.mu.Lock()
 	zc.entries = map[uint64]zstdEntry{}
 	zc.bytes = 0
+	zc.memo, zc.memoBytes = nil, 0
 	zc.mu.Unlock()
 }
 

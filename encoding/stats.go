@@ -191,7 +191,7 @@ func intStats[T int8 | int16 | int32 | int64](st *Stats, v []T) {
 	st.RangeBits = bits.Len64(st.Range)
 	st.Runs, st.Sorted = runs, sorted
 	st.DeltaMin, st.DeltaMax = dmin, dmax
-	distinct(st, len(v), func(i int) uint64 { return uint64(int64(v[i])) })
+	distinctInts(st, v)
 }
 
 func uintStats[T uint8 | uint16 | uint32 | uint64](st *Stats, v []T) {
@@ -235,7 +235,7 @@ func uintStats[T uint8 | uint16 | uint32 | uint64](st *Stats, v []T) {
 	st.RangeBits = bits.Len64(st.Range)
 	st.Runs, st.Sorted = runs, sorted
 	st.DeltaMin, st.DeltaMax = dmin, dmax
-	distinct(st, len(v), func(i int) uint64 { return uint64(v[i]) })
+	distinctInts(st, v)
 }
 
 func floatStats[T float32 | float64](st *Stats, v []T, bitsOf func(T) uint64) {
@@ -328,6 +328,54 @@ func distinct(st *Stats, n int, key func(int) uint64) {
 	d := 0
 	for i := 0; i < n; i++ {
 		k := key(i)
+		h := (k * 0x9E3779B97F4A7C15) >> shift
+		for {
+			if counts[h] == 0 {
+				if d == limit {
+					st.Distinct, st.DistinctExact = d+1, false
+					st.fillMode(keys, counts, first)
+					return
+				}
+				keys[h], counts[h], first[h] = k, 1, int32(i)
+				d++
+				break
+			}
+			if keys[h] == k {
+				counts[h]++
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+	st.Distinct, st.DistinctExact = d, true
+	st.fillMode(keys, counts, first)
+}
+
+// distinctInts is distinct for integers, each its own key (uint64(x),
+// which sign-extends signed values), with the key computed in the loop
+// rather than through a call per value: statistics are computed for every
+// trial's children, and the call was a third of the count's time. It
+// fills st exactly as distinct does with that key.
+func distinctInts[T Integer](st *Stats, v []T) {
+	if st.skipDistinct {
+		st.Distinct, st.DistinctExact = len(v), false
+		return
+	}
+	n := len(v)
+	limit := DistinctCap(n)
+	size := 64
+	for size < 2*limit && size < 2*n {
+		size <<= 1
+	}
+	shift := 64 - bits.TrailingZeros(uint(size))
+	sc := getDistinctScratch(size)
+	defer distinctPool.Put(sc)
+	keys, counts, first := sc.keys[:size], sc.counts[:size], sc.first[:size]
+	clear(counts)
+	mask := uint64(size - 1)
+	d := 0
+	for i, x := range v {
+		k := uint64(x)
 		h := (k * 0x9E3779B97F4A7C15) >> shift
 		for {
 			if counts[h] == 0 {

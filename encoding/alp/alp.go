@@ -35,6 +35,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"strconv"
 	"unsafe"
 
 	"strata/encoding"
@@ -339,7 +340,15 @@ func encodeT[T floatx.Float, I int32 | int64](dst []byte, vals []T, vs int, ctx 
 	dst = floatx.AppendBounds(dst, vals)
 	var combos []combo
 	if n > 0 {
-		combos = chooseCombos(vals, vs, lim)
+		// Selection encodes the same floats more than once (a finalist
+		// ranked, then encoded again at the real zstd level): the
+		// exponent search, a pure function of the values and the vector
+		// size, runs once per file for each sequence.
+		tag := "alp.float64/" + strconv.Itoa(vs)
+		if floatx.Size[T]() == 4 {
+			tag = "alp.float32/" + strconv.Itoa(vs)
+		}
+		combos = ctx.Memo(tag, encoding.BytesOf(vals), func() any { return chooseCombos(vals, vs, lim) }).([]combo)
 	}
 	digits := make([]I, n)
 	var pos []uint32

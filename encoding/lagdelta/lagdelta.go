@@ -162,6 +162,31 @@ func FindLag[T encoding.Integer](vals []T) int {
 	return best
 }
 
+// lagTag names the lag search of values of type T in Ctx.Memo: the same
+// bytes read as another type have other differences.
+func lagTag[T encoding.Integer]() string {
+	var z T
+	switch any(z).(type) {
+	case int8:
+		return "lagdelta.int8"
+	case int16:
+		return "lagdelta.int16"
+	case int32:
+		return "lagdelta.int32"
+	case int64:
+		return "lagdelta.int64"
+	case uint8:
+		return "lagdelta.uint8"
+	case uint16:
+		return "lagdelta.uint16"
+	case uint32:
+		return "lagdelta.uint32"
+	case uint64:
+		return "lagdelta.uint64"
+	}
+	return "lagdelta"
+}
+
 // appendBody appends the LagDelta body of vals. Inside the trial encode of
 // a sample, the lag is found on the whole sequence (Ctx.Whole) and the
 // sample's share of heads and differences is encoded, so that the trial's
@@ -181,7 +206,10 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, ctx *encoding.Ctx) ([]
 	if whole && len(w) > len(vals) {
 		src = w
 	}
-	l := FindLag(src)
+	// Selection encodes the same sequence more than once (a trial and the
+	// whole encode, a finalist ranked and encoded again): the lag search,
+	// a pure function of src, runs once per file for each sequence.
+	l := ctx.Memo(lagTag[T](), encoding.BytesOf(src), func() any { return FindLag(src) }).(int)
 	if l < 2 && ctx.Trial() {
 		// Declined in selection, where Delta stores plain differences
 		// with block bounds; a node is still written when asked for.

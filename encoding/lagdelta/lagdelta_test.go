@@ -2,7 +2,9 @@ package lagdelta_test
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"strata/encoding"
@@ -254,4 +256,68 @@ func TestPeriodic(t *testing.T) {
 		ramp[i] = v*v%997 + int64(i/100)*3 // lag 100, differences all 3
 	}
 	checkPeriodic(t, ramp, 0)
+}
+
+// findLagRef is FindLag's definition spelled out plainly: every lag scored
+// at every fourth probe row, the best four (smallest lag first on ties)
+// scored again at all probe rows, lag 1 kept unless the best saves a fifth
+// of its bits.
+func findLagRef(vals []int64) int {
+	n := len(vals)
+	maxL := min(1024, n/4)
+	if maxL < 2 {
+		return 1
+	}
+	np := min(192, n-maxL)
+	score := func(l, step int) int {
+		s := 0
+		for k := 0; k < np; k += step {
+			p := maxL + k*(n-maxL)/np
+			d := uint64(vals[p] - vals[p-l])
+			s += bits.Len64(d<<1 ^ uint64(int64(d)>>63))
+		}
+		return s
+	}
+	type scored struct{ l, s int }
+	var all []scored
+	for l := 2; l <= maxL; l++ {
+		all = append(all, scored{l, score(l, 4)})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].s < all[j].s })
+	s1 := score(1, 1)
+	best, bestScore := 1, s1
+	for _, c := range all[:min(4, len(all))] {
+		if s := score(c.l, 1); s < bestScore || s == bestScore && c.l < best {
+			best, bestScore = c.l, s
+		}
+	}
+	if 5*bestScore > 4*s1 {
+		return 1
+	}
+	return best
+}
+
+// TestFindLagReference checks the lag search, which stops scoring a lag
+// early once it cannot be among the best few, against the plain
+// definition on periodic, grid, sorted, random and noisy-step data.
+func TestFindLagReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cases [][]int64
+	for _, n := range []int{3, 8, 9, 40, 333, 1000, 4096, 5000, 9000} {
+		cases = append(cases, periodic[int64](n, 1+rng.IntN(200), uint64(n)), grid[int64](1+rng.IntN(90), 1+n/50))
+		for _, sh := range []encodingtest.Shape{encodingtest.ShapeSorted, encodingtest.ShapeRandom, encodingtest.ShapeLowCard,
+			encodingtest.ShapeSmallRandom, encodingtest.ShapeOutliers, encodingtest.ShapeExtremes} {
+			cases = append(cases, encodingtest.Gen[int64](sh, n, uint64(n)))
+		}
+		steps := make([]int64, n)
+		for i := range steps {
+			steps[i] = int64(i/7) + int64(rng.IntN(4))
+		}
+		cases = append(cases, steps)
+	}
+	for i, vals := range cases {
+		if got, want := lagdelta.FindLag(vals), findLagRef(vals); got != want {
+			t.Errorf("case %d (%d values): FindLag = %d, reference %d", i, len(vals), got, want)
+		}
+	}
 }
