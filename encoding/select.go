@@ -556,8 +556,9 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		scale = float64(st.N) / float64(max(sampleSt.N, 1))
 	}
 	whole := scale != 1 && !c.trial && !c.estimate && (c.ownValues() || c.whole) && c.p.Finalists > 0
-	// Trials of a top-level selection go through the policy's cache.
-	var sig trialSig
+	// Trials of a top-level selection go through the policy's cache, and
+	// so do its whole encodes (wsig, hashed when the first is made).
+	var sig, wsig trialSig
 	if c.p.Trials != nil && c.nest == 0 {
 		sig = c.trialSig(sample)
 	}
@@ -593,7 +594,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		if zstd && cd.Fallback && whole && c.ownValues() {
 			// The yardstick: encoded whole (ranked, see rankCtx), kept if
 			// it wins.
-			wnode, wtree, err := c.rankCtx().encodeWith(nil, vals, st, cd, nil)
+			wnode, wtree, err := c.rankCtx().trialEncode(c.wholeSig(&wsig, vals), vals, st, cd)
 			if err != nil {
 				continue
 			}
@@ -667,7 +668,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			continue
 		}
 		n++
-		node, tree, err := c.rankCtx().encodeWith(nil, vals, st, k.cd, nil)
+		node, tree, err := c.rankCtx().trialEncode(c.wholeSig(&wsig, vals), vals, st, k.cd)
 		if err != nil {
 			continue
 		}
@@ -706,10 +707,21 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 	return kept, nil
 }
 
-// trialEncode is the trial encode of candidate cd on sample at c, through
-// the policy's TrialCache when sig identifies the sample. A trial is
-// cached unless it reads the whole sequence or encodes against the shared
-// alphabet, the two inputs besides the sample and the context.
+// wholeSig returns the TrialCache signature of a selection's whole
+// sequence, hashing it into *sig the first time (a selection without a
+// cache, or inside a trial, gets none).
+func (c *Ctx) wholeSig(sig *trialSig, vals any) trialSig {
+	if !sig.ok && c.p.Trials != nil && c.nest == 0 {
+		*sig = c.trialSig(vals)
+	}
+	return *sig
+}
+
+// trialEncode is the encode of candidate cd on sample at c, through the
+// policy's TrialCache when sig identifies the sample: a trial encode, or
+// a whole encode that ranks a candidate (rankCtx). It is cached unless it
+// reads the whole sequence or encodes against the shared alphabet, the
+// two inputs besides the values and the context.
 func (c *Ctx) trialEncode(sig trialSig, sample any, st *Stats, cd *Codec) ([]byte, *Tree, error) {
 	if !sig.ok || cd.NeedsShared {
 		return c.encodeWith(nil, sample, st, cd, nil)

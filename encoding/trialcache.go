@@ -14,12 +14,14 @@ import (
 // that the stream's selection runs next, a chunk that gives up a shared
 // alphabet is selected again without it, and a chunk whose replayed
 // layout drifted is selected afresh. Each of those selections trial-encodes
-// every candidate on the same sample. A TrialCache remembers the trial
-// encodes of the top-level selections (Ctx.choose outside any trial) by
-// the sample's content, the candidate and every setting a trial depends
-// on, so a repeated trial costs a hash instead of an encode and its
-// children's selections, and selection chooses exactly what it chose
-// without the cache. The writer keeps one per file (Policy.Trials).
+// every candidate on the same sample, and encodes its yardstick and
+// finalists whole again. A TrialCache remembers the trial encodes and the
+// ranking whole encodes of the top-level selections (Ctx.choose outside
+// any trial) by the content of the values, the candidate and every
+// setting such an encode depends on, so a repeated one costs a hash
+// instead of an encode and its children's selections, and selection
+// chooses exactly what it chose without the cache. The writer keeps one
+// per file (Policy.Trials).
 //
 // A trial does not depend on the policy's shared alphabet unless the
 // candidate is one that encodes against it (Codec.NeedsShared), whose
@@ -32,13 +34,17 @@ type TrialCache struct {
 }
 
 // trialCacheBytes bounds the node bytes a cache holds; past it the cache
-// is emptied, so it stays small whatever is written.
-const trialCacheBytes = 4 << 20
+// is emptied, so it stays small whatever is written. Nodes over
+// trialCacheMaxNode bytes are not kept.
+const (
+	trialCacheBytes   = 8 << 20
+	trialCacheMaxNode = 1 << 20
+)
 
 type trialKey struct {
 	lo, hi uint64 // 128-bit hash of the sample's values
 	policy uint64 // the policy settings a trial depends on
-	ctx    uint64 // kind, type, length, depth, parent, nest
+	ctx    uint64 // kind, type, length, depth, parent, nest, whole, rank
 	scale  float64
 }
 
@@ -77,6 +83,9 @@ func (tc *TrialCache) get(k trialKey) (trialEntry, bool) {
 }
 
 func (tc *TrialCache) put(k trialKey, node []byte, tree *Tree, err error) {
+	if len(node) > trialCacheMaxNode {
+		return
+	}
 	e := trialEntry{node: append([]byte(nil), node...), tree: tree, err: err}
 	tc.mu.Lock()
 	if tc.bytes+len(e.node) > trialCacheBytes {
@@ -108,11 +117,17 @@ func (c *Ctx) trialSig(sample any) trialSig {
 	return trialSig{lo: lo, hi: hi, policy: c.p.trialHash(), ok: true}
 }
 
-// key returns the cache key of the trial of cd on a sample of st at the
-// trial context tc.
+// key returns the cache key of the encode of cd on values of statistics
+// st at the context tc.
 func (s trialSig) key(cd *Codec, st *Stats, tc *Ctx) trialKey {
 	ctx := uint64(cd.Kind) | uint64(st.Type)<<8 | uint64(tc.depth)<<16 | uint64(tc.parent)<<24 |
 		uint64(tc.nest)<<32 | uint64(uint32(st.N))<<40 ^ uint64(st.N)>>24<<60
+	if tc.whole {
+		ctx ^= 1 << 38
+	}
+	if tc.rank {
+		ctx ^= 1 << 39
+	}
 	return trialKey{lo: s.lo, hi: s.hi, policy: s.policy, ctx: ctx, scale: tc.scale}
 }
 
