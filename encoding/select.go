@@ -25,6 +25,9 @@ type Tree struct {
 	// trial encoder (a ranked encode, see rankCtx), so the node must be
 	// encoded again before it is kept.
 	cheapZstd bool
+	// readWhole: the root node's encoder read Ctx.Whole, so the node
+	// depends on more than the values it encodes (TrialCache).
+	readWhole bool
 }
 
 // Exceptions returns the number of exceptions the encoder of t's root node
@@ -197,6 +200,12 @@ type Policy struct {
 	// declare NeedsShared (SharedDictionary) are offered only with one, and
 	// are RootOnly: they encode a column's own values.
 	Shared SharedAlphabet
+	// Trials, when set, remembers the trial encodes of top-level
+	// selections, so a sequence selected again (a size estimate followed
+	// by the selection, a chunk selected again without the shared
+	// alphabet) does not trial-encode its candidates again. The writer
+	// sets one per file; the output is the same with or without it.
+	Trials *TrialCache
 	// ZstdCache, when set, remembers the zstd frames selection made, so a
 	// body compressed again (the same leaf in another trial or finalist,
 	// a stream selected twice) is not compressed twice. The writer sets
@@ -290,6 +299,8 @@ type Ctx struct {
 	// or the yardstick): its zstd bodies use the trial encoder, and the
 	// winner is encoded again at the real level (choose).
 	rank bool
+	// readWhole: the encoder asked for Whole while encoding its node.
+	readWhole bool
 }
 
 // WholeChildren makes the selections of the children the encoder encodes
@@ -310,7 +321,10 @@ func (c *Ctx) WholeChildren() { c.whole = true }
 // encoder whose parameter only the whole sequence shows (LagDelta's period,
 // which a sample's short runs cut) finds it there, and may decline trials
 // without it rather than be chosen on an estimate it cannot make.
-func (c *Ctx) Whole() any { return c.full }
+func (c *Ctx) Whole() any {
+	c.readWhole = true
+	return c.full
+}
 
 // Exceptions tells selection that the node being encoded holds n more
 // exceptions: values its decoder patches in after the bulk decode, each
@@ -442,9 +456,10 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 	}
 	out, err := cd.Encoder.Encode(dst, vals, st, nc)
 	if err != nil {
+		c.readWhole = c.readWhole || nc.readWhole // a refusal may rest on Whole too (trialEncode)
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
-	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions}
+	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole}
 	t.time = c.scale * (cd.Decode.Time(st.Type, st.N, st.TotalBytes) + cd.Decode.PerException*float64(nc.exceptions))
 	for _, ch := range nc.children {
 		t.time += ch.time
@@ -541,6 +556,12 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		scale = float64(st.N) / float64(max(sampleSt.N, 1))
 	}
 	whole := scale != 1 && !c.trial && !c.estimate && (c.ownValues() || c.whole) && c.p.Finalists > 0
+	// Trials of a top-level selection go through the policy's cache, and
+	// so do its whole encodes (wsig, hashed when the first is made).
+	var sig, wsig trialSig
+	if c.p.Trials != nil && c.nest == 0 {
+		sig = c.trialSig(sample)
+	}
 	f := 1.0 // zstd's ratio on the whole sequence over its ratio on the sample
 	for _, cd := range c.p.Registry.Codecs() {
 		if !c.allowed(cd, st) {
@@ -566,14 +587,14 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		if !c.trial && (c.ownValues() || c.whole) && (scale == 1 || whole) {
 			tc.full = vals
 		}
-		node, tree, err := tc.encodeWith(nil, sample, sampleSt, cd, nil)
+		node, tree, err := tc.trialEncode(sig, sample, sampleSt, cd)
 		if err != nil {
 			continue
 		}
 		if zstd && cd.Fallback && whole && c.ownValues() {
 			// The yardstick: encoded whole (ranked, see rankCtx), kept if
 			// it wins.
-			wnode, wtree, err := c.rankCtx().encodeWith(nil, vals, st, cd, nil)
+			wnode, wtree, err := c.rankCtx().trialEncode(c.wholeSig(&wsig, vals), vals, st, cd)
 			if err != nil {
 				continue
 			}
@@ -647,7 +668,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			continue
 		}
 		n++
-		node, tree, err := c.rankCtx().encodeWith(nil, vals, st, k.cd, nil)
+		node, tree, err := c.rankCtx().trialEncode(c.wholeSig(&wsig, vals), vals, st, k.cd)
 		if err != nil {
 			continue
 		}
@@ -684,6 +705,40 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		return best, nil
 	}
 	return kept, nil
+}
+
+// wholeSig returns the TrialCache signature of a selection's whole
+// sequence, hashing it into *sig the first time (a selection without a
+// cache, or inside a trial, gets none).
+func (c *Ctx) wholeSig(sig *trialSig, vals any) trialSig {
+	if !sig.ok && c.p.Trials != nil && c.nest == 0 {
+		*sig = c.trialSig(vals)
+	}
+	return *sig
+}
+
+// trialEncode is the encode of candidate cd on sample at c, through the
+// policy's TrialCache when sig identifies the sample: a trial encode, or
+// a whole encode that ranks a candidate (rankCtx). It is cached unless it
+// reads the whole sequence or encodes against the shared alphabet, the
+// two inputs besides the values and the context.
+func (c *Ctx) trialEncode(sig trialSig, sample any, st *Stats, cd *Codec) ([]byte, *Tree, error) {
+	if !sig.ok || cd.NeedsShared {
+		return c.encodeWith(nil, sample, st, cd, nil)
+	}
+	key := sig.key(cd, st, c)
+	if e, ok := c.p.Trials.get(key); ok {
+		return e.node, e.tree, e.err
+	}
+	c.readWhole = false
+	node, tree, err := c.encodeWith(nil, sample, st, cd, nil)
+	switch {
+	case err == nil && !tree.readWhole:
+		c.p.Trials.put(key, node, tree, nil)
+	case err != nil && !c.readWhole:
+		c.p.Trials.put(key, nil, nil, err) // the encoder refused the sample
+	}
+	return node, tree, err
 }
 
 // rankSlack is how much larger than the best cost a candidate ranked with

@@ -84,18 +84,33 @@ func (w *Writer) sharedFor(s *shred.Stream, floor int) (sh encoding.SharedAlphab
 // values in row order (sorted numbers delta-code, sorted text shares
 // prefixes), which no quick estimate sees. The chunk boundaries,
 // statistics and bloom hashes stay as they are.
+//
+// The references are encoded before the definition, which is selected
+// only once the test that needs it comes (the projection after an eighth
+// of the rows, or the end): a definition costs a full selection over the
+// alphabet, most of a rejected trial's time, while references whose ids
+// alone cost as much as the chunks (a mostly distinct column split into
+// chunks, where every id is nearly as wide as its value) are rejected
+// without it. Since every cost is positive the decision is the one taken
+// with the definition first: a sum that passes the stream's cost without
+// the definition passes it with it.
 func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.SharedAlphabet, res *streamResult) error {
+	if len(res.chunks) == 0 {
+		return nil // nothing the definition could pay for
+	}
 	wt := w.policy.Optimize.Weight()
 	plain := 0.0
 	for _, c := range res.chunks {
 		plain += float64(len(c.node)) + wt*c.time
 	}
-	def, dt, err := sh.Definition(w.policy)
-	if err != nil {
-		return err
-	}
-	cost := float64(len(def)) + wt*dt.Time()
-	if cost >= plain {
+	var def []byte
+	defCost := -1.0 // not selected yet
+	definition := func() error {
+		d, dt, err := sh.Definition(w.policy)
+		if err != nil {
+			return err
+		}
+		def, defCost = d, float64(len(d))+wt*dt.Time()
 		return nil
 	}
 	p := *w.policy
@@ -117,6 +132,7 @@ func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.Share
 		}
 		var node []byte
 		var t *encoding.Tree
+		var err error
 		if hasNull(valid) {
 			p.Force = &encoding.Tree{Kind: encoding.KindNullable, Children: []*encoding.Tree{nil, ref}}
 			node, t, err = enc.nullable(&p, nil, compact(vals, valid), valid)
@@ -131,16 +147,27 @@ func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.Share
 			return nil // the forced reference did not fit: keep the chunks
 		}
 		rc := float64(len(node)) + wt*t.Time()
-		if cost += rc; cost >= plain {
+		nodes[i] = node
+		refs, done, rows = refs+rc, done+float64(len(c.node))+wt*c.time, rows+c.rows
+		if refs+max(defCost, 0) >= plain {
 			return nil
 		}
-		nodes[i] = node
 		// Once an eighth of the rows is done, the rest is projected from
 		// the chunks done, references against their own encodings: a
 		// stream whose ids cost about what its values do (random keys,
 		// dates) stops here instead of encoding every chunk twice.
-		refs, done, rows = refs+rc, done+float64(len(c.node))+wt*c.time, rows+c.rows
-		if rows*8 >= total && done > 0 && cost+refs/done*(plain-done) >= plain {
+		if rows*8 < total && i+1 < len(res.chunks) {
+			continue
+		}
+		if defCost < 0 {
+			if err := definition(); err != nil {
+				return err
+			}
+			if defCost+refs >= plain {
+				return nil
+			}
+		}
+		if done > 0 && defCost+refs+refs/done*(plain-done) >= plain {
 			return nil
 		}
 	}

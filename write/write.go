@@ -171,6 +171,7 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 	// a zstd cache of this file's own (the caller's policy is not changed)
 	q := *p
 	q.ZstdCache = encoding.NewZstdCache()
+	q.Trials = encoding.NewTrialCache()
 	p = &q
 	w := &Writer{opts: opts, fw: fw, sch: s, shred: shred.NewShredder(s), policy: p,
 		file: map[int]*stats.ColumnStats{}}
@@ -521,6 +522,7 @@ func (w *Writer) Close() error {
 		return err
 	}
 	w.policy.ZstdCache.Reset()
+	w.policy.Trials.Reset()
 	w.fw.AddSection("schema", w.sch.Marshal())
 	fs := make(map[int]stats.ColumnStats, len(w.file))
 	for id, c := range w.file {

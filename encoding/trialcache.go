@@ -1,0 +1,219 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/zeebo/xxh3"
+)
+
+// A stream is often selected more than once on the same values: the
+// writer's size estimate of a stream (Policy.EstimateSize) runs the trials
+// that the stream's selection runs next, a chunk that gives up a shared
+// alphabet is selected again without it, and a chunk whose replayed
+// layout drifted is selected afresh. Each of those selections trial-encodes
+// every candidate on the same sample, and encodes its yardstick and
+// finalists whole again. A TrialCache remembers the trial encodes and the
+// ranking whole encodes of the top-level selections (Ctx.choose outside
+// any trial) by the content of the values, the candidate and every
+// setting such an encode depends on, so a repeated one costs a hash
+// instead of an encode and its children's selections, and selection
+// chooses exactly what it chose without the cache. The writer keeps one
+// per file (Policy.Trials).
+//
+// A trial does not depend on the policy's shared alphabet unless the
+// candidate is one that encodes against it (Codec.NeedsShared), whose
+// trials are not cached; nor on the whole sequence (Ctx.Whole) unless its
+// encoder asks for it, and those trials are not cached either.
+type TrialCache struct {
+	mu      sync.Mutex
+	entries map[trialKey]trialEntry
+	bytes   int
+}
+
+// trialCacheBytes bounds the node bytes a cache holds; past it the cache
+// is emptied, so it stays small whatever is written. Nodes over
+// trialCacheMaxNode bytes are not kept.
+const (
+	trialCacheBytes   = 8 << 20
+	trialCacheMaxNode = 1 << 20
+)
+
+type trialKey struct {
+	lo, hi uint64 // 128-bit hash of the sample's values
+	policy uint64 // the policy settings a trial depends on
+	ctx    uint64 // kind, type, length, depth, parent, nest, whole, rank
+	scale  float64
+}
+
+type trialEntry struct {
+	node []byte
+	tree *Tree
+	err  error
+}
+
+// NewTrialCache returns an empty cache.
+func NewTrialCache() *TrialCache { return &TrialCache{entries: map[trialKey]trialEntry{}} }
+
+// Reset empties the cache, releasing its memory.
+func (tc *TrialCache) Reset() {
+	if tc == nil {
+		return
+	}
+	tc.mu.Lock()
+	tc.entries = map[trialKey]trialEntry{}
+	tc.bytes = 0
+	tc.mu.Unlock()
+}
+
+// Len returns the number of trials the cache holds.
+func (tc *TrialCache) Len() int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return len(tc.entries)
+}
+
+func (tc *TrialCache) get(k trialKey) (trialEntry, bool) {
+	tc.mu.Lock()
+	e, ok := tc.entries[k]
+	tc.mu.Unlock()
+	return e, ok
+}
+
+func (tc *TrialCache) put(k trialKey, node []byte, tree *Tree, err error) {
+	if len(node) > trialCacheMaxNode {
+		return
+	}
+	e := trialEntry{node: append([]byte(nil), node...), tree: tree, err: err}
+	tc.mu.Lock()
+	if tc.bytes+len(e.node) > trialCacheBytes {
+		clear(tc.entries)
+		tc.bytes = 0
+	}
+	if old, ok := tc.entries[k]; ok {
+		tc.bytes -= len(old.node)
+	}
+	tc.entries[k] = e
+	tc.bytes += len(e.node)
+	tc.mu.Unlock()
+}
+
+// trialSig is what identifies the trials of one selection in a
+// TrialCache: the sample's content and the settings of the policy that a
+// trial depends on. ok is false when the values cannot be hashed.
+type trialSig struct {
+	lo, hi, policy uint64
+	ok             bool
+}
+
+// trialSig hashes a selection's sample for the policy's trial cache.
+func (c *Ctx) trialSig(sample any) trialSig {
+	lo, hi, ok := contentHash(sample)
+	if !ok {
+		return trialSig{}
+	}
+	return trialSig{lo: lo, hi: hi, policy: c.p.trialHash(), ok: true}
+}
+
+// key returns the cache key of the encode of cd on values of statistics
+// st at the context tc.
+func (s trialSig) key(cd *Codec, st *Stats, tc *Ctx) trialKey {
+	ctx := uint64(cd.Kind) | uint64(st.Type)<<8 | uint64(tc.depth)<<16 | uint64(tc.parent)<<24 |
+		uint64(tc.nest)<<32 | uint64(uint32(st.N))<<40 ^ uint64(st.N)>>24<<60
+	if tc.whole {
+		ctx ^= 1 << 38
+	}
+	if tc.rank {
+		ctx ^= 1 << 39
+	}
+	return trialKey{lo: s.lo, hi: s.hi, policy: s.policy, ctx: ctx, scale: tc.scale}
+}
+
+// trialHash hashes the policy settings that trial encodes depend on
+// (Finalists and FinalistWindow do not: trials encode nothing whole).
+func (p *Policy) trialHash() uint64 {
+	var b [100]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(uintptr(unsafe.Pointer(p.Registry))))
+	binary.LittleEndian.PutUint64(b[8:], uint64(p.MaxDepth))
+	binary.LittleEndian.PutUint64(b[16:], math.Float64bits(p.MinSaving))
+	binary.LittleEndian.PutUint64(b[24:], math.Float64bits(p.ZstdDecode.PerFrame))
+	binary.LittleEndian.PutUint64(b[32:], math.Float64bits(p.ZstdDecode.PerByte))
+	binary.LittleEndian.PutUint64(b[40:], uint64(p.SampleRuns))
+	binary.LittleEndian.PutUint64(b[48:], uint64(p.SampleLen))
+	binary.LittleEndian.PutUint64(b[56:], uint64(p.ExactBelow))
+	b[64] = byte(p.Optimize)
+	if p.Zstd {
+		b[65] = 1
+	}
+	if p.Allow != nil {
+		b[66] = 1
+		for k, ok := range p.Allow {
+			if ok {
+				b[68+int(k)/8] |= 1 << (k % 8)
+			}
+		}
+	}
+	return xxh3.Hash(b[:])
+}
+
+// contentHash returns a 128-bit hash of the values of a sequence.
+func contentHash(vals any) (lo, hi uint64, ok bool) {
+	var raw []byte
+	switch v := vals.(type) {
+	case []bool:
+		raw = rawOf(v, 1)
+	case []int8:
+		raw = rawOf(v, 1)
+	case []uint8:
+		raw = v
+	case []int16:
+		raw = rawOf(v, 2)
+	case []uint16:
+		raw = rawOf(v, 2)
+	case []int32:
+		raw = rawOf(v, 4)
+	case []uint32:
+		raw = rawOf(v, 4)
+	case []float32:
+		raw = rawOf(v, 4)
+	case []int64:
+		raw = rawOf(v, 8)
+	case []uint64:
+		raw = rawOf(v, 8)
+	case []float64:
+		raw = rawOf(v, 8)
+	case Bytes:
+		return bytesHash(&v)
+	case *Bytes:
+		return bytesHash(v)
+	default:
+		return 0, 0, false
+	}
+	h := xxh3.Hash128(raw)
+	return h.Lo, h.Hi ^ uint64(len(raw)), true
+}
+
+// rawOf views a slice of fixed-width values as its bytes.
+func rawOf[T any](v []T, size int) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*size)
+}
+
+// bytesHash hashes binary values: their bytes and their lengths.
+func bytesHash(b *Bytes) (lo, hi uint64, ok bool) {
+	n := b.Len()
+	if n == 0 {
+		return 0, 0, true
+	}
+	data := b.Data[b.Offsets[0]:b.Offsets[n]]
+	lens := make([]byte, 0, 4*n)
+	for i := 0; i < n; i++ {
+		lens = binary.LittleEndian.AppendUint32(lens, uint32(b.Offsets[i+1]-b.Offsets[i]))
+	}
+	h := xxh3.Hash128(append(lens, data...))
+	return h.Lo, h.Hi, true
+}
