@@ -89,9 +89,17 @@ type Codec struct {
 // non-decimal values); strata calibrate fits it beside PerValue for
 // encodings that report exceptions, so that a node of clean data is not
 // charged the cost of one made of exceptions.
+//
+// FixedString and FixedByte replace PerString and PerByte for a binary
+// node whose encoder reports that every value it produces has one length
+// (Ctx.FixedLength): a dictionary of such values writes each with one
+// store and its offsets by arithmetic, several times faster than values of
+// mixed lengths. strata calibrate fits them on equal-length values; zero
+// (an encoding that does not report it) leaves PerString and PerByte.
 type Cost struct {
 	PerValue, PerString, PerByte float64
 	PerException                 float64
+	FixedString, FixedByte       float64
 }
 
 // Time returns the cost of decoding rows values of type t, bytes bytes in
@@ -101,6 +109,15 @@ func (c Cost) Time(t Type, rows, bytes int) float64 {
 		return c.PerString*float64(rows) + c.PerByte*float64(bytes)
 	}
 	return c.PerValue * float64(rows)
+}
+
+// FixedTime is Time for binary values of one length, where the codec
+// declares a cost for them.
+func (c Cost) FixedTime(rows, bytes int) (float64, bool) {
+	if c.FixedString == 0 && c.FixedByte == 0 {
+		return 0, false
+	}
+	return c.FixedString*float64(rows) + c.FixedByte*float64(bytes), true
 }
 
 // ZstdCost is what inflating a zstd body costs, in nanoseconds: PerFrame

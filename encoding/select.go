@@ -28,7 +28,15 @@ type Tree struct {
 	// readWhole: the root node's encoder read Ctx.Whole, so the node
 	// depends on more than the values it encodes (TrialCache).
 	readWhole bool
+	// fixedLength: the root node's encoder reported values of one length
+	// (Ctx.FixedLength).
+	fixedLength bool
 }
+
+// FixedLength reports whether the encoder of t's root node reported that
+// its binary values all have one length (Ctx.FixedLength); calibration
+// fits Cost.FixedString and Cost.FixedByte on such nodes.
+func (t *Tree) FixedLength() bool { return t.fixedLength }
 
 // Exceptions returns the number of exceptions the encoder of t's root node
 // reported (Ctx.Exceptions) when it encoded it; calibration fits
@@ -301,6 +309,8 @@ type Ctx struct {
 	rank bool
 	// readWhole: the encoder asked for Whole while encoding its node.
 	readWhole bool
+	// fixedLength: the encoder reported binary values of one length.
+	fixedLength bool
 }
 
 // WholeChildren makes the selections of the children the encoder encodes
@@ -330,6 +340,13 @@ func (c *Ctx) Whole() any {
 // exceptions: values its decoder patches in after the bulk decode, each
 // costing Codec.Decode.PerException on top of PerValue.
 func (c *Ctx) Exceptions(n int) { c.exceptions += n }
+
+// FixedLength tells selection that every binary value the node being
+// encoded decodes to has one length, so its decode is charged
+// Codec.Decode.FixedString and FixedByte where the codec declares them.
+// An encoder calls it only when its decoder has a path for such values
+// (a dictionary whose alphabet entries are all one length).
+func (c *Ctx) FixedLength() { c.fixedLength = true }
 
 // Depth is the depth of the node being encoded.
 func (c *Ctx) Depth() int { return c.depth }
@@ -459,8 +476,14 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		c.readWhole = c.readWhole || nc.readWhole // a refusal may rest on Whole too (trialEncode)
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
-	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole}
-	t.time = c.scale * (cd.Decode.Time(st.Type, st.N, st.TotalBytes) + cd.Decode.PerException*float64(nc.exceptions))
+	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole, fixedLength: nc.fixedLength}
+	own := cd.Decode.Time(st.Type, st.N, st.TotalBytes)
+	if nc.fixedLength && st.Type == Binary {
+		if ft, ok := cd.Decode.FixedTime(st.N, st.TotalBytes); ok {
+			own = ft
+		}
+	}
+	t.time = c.scale * (own + cd.Decode.PerException*float64(nc.exceptions))
 	for _, ch := range nc.children {
 		t.time += ch.time
 		t.cheapZstd = t.cheapZstd || ch.cheapZstd

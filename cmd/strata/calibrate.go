@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
+	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/calibrate"
 )
@@ -17,16 +19,38 @@ func runCalibrate(args []string) error {
 	rows := fs.Int("rows", 8192, "values per measured chunk")
 	rounds := fs.Int("rounds", 15, "rounds per measurement; the fastest counts")
 	reps := fs.Int("reps", 10, "decodes per round")
+	kinds := fs.String("kinds", "", "comma-separated encodings to measure (default: all), e.g. Dictionary,SharedDictionary")
 	if err := fs.Parse(args); err != nil {
 		return usagef("%v", err)
 	}
 	if fs.NArg() != 0 {
 		return usagef("calibrate takes no arguments")
 	}
-	res, err := calibrate.Run(all.Measured(), calibrate.Options{Rows: *rows, Rounds: *rounds, Reps: *reps})
+	reg := all.Measured()
+	var ks []encoding.Kind
+	if *kinds != "" {
+		for _, name := range strings.Split(*kinds, ",") {
+			k, ok := kindByName(reg, strings.TrimSpace(name))
+			if !ok {
+				return usagef("calibrate: unknown encoding %q", name)
+			}
+			ks = append(ks, k)
+		}
+	}
+	res, err := calibrate.Run(reg, calibrate.Options{Rows: *rows, Rounds: *rounds, Reps: *reps, Kinds: ks})
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(os.Stdout, res.Report())
 	return nil
+}
+
+// kindByName finds a registered encoding by its name, case aside.
+func kindByName(reg *encoding.Registry, name string) (encoding.Kind, bool) {
+	for _, c := range reg.Codecs() {
+		if strings.EqualFold(c.Kind.String(), name) {
+			return c.Kind, true
+		}
+	}
+	return 0, false
 }

@@ -18,7 +18,10 @@
 // on short and long binary values. Least squares then give its Cost:
 // PerValue from the fixed-width cases (time = PerValue·rows; the width
 // hardly matters), PerString and PerByte from the binary ones (time =
-// PerString·rows + PerByte·bytes), and for encodings that report
+// PerString·rows + PerByte·bytes; binary values of one length, 1, 3 and 8
+// bytes, give FixedString and FixedByte the same way for encodings that
+// report them, encoding.Ctx.FixedLength, and are left out of the other
+// encodings' fits), and for encodings that report
 // exceptions (encoding.Ctx.Exceptions: ALP's values that are patched in
 // after the bulk decode) PerValue and PerException together (time =
 // PerValue·rows + PerException·exceptions), so that clean data is not
@@ -45,6 +48,9 @@ type Options struct {
 	Rows   int // values per chunk (default 8192, the writer's chunk)
 	Rounds int // rounds per measurement; the fastest counts (default 15)
 	Reps   int // decodes per round (default 10)
+	// Kinds, when not empty, are the only encodings measured (zstd is
+	// always measured).
+	Kinds []encoding.Kind
 }
 
 func (o Options) withDefaults() Options {
@@ -70,7 +76,11 @@ type Sample struct {
 	// Exceptions is the count the root's encoder reported
 	// (encoding.Ctx.Exceptions).
 	Exceptions int
-	Ns         float64 // own decode time of the root node
+	// FixedLength: every value has one length (binary cases only), and
+	// FixedReported: the root's encoder reported it
+	// (encoding.Ctx.FixedLength).
+	FixedLength, FixedReported bool
+	Ns                         float64 // own decode time of the root node
 }
 
 // KindResult is the fitted cost of one encoding with the samples it was
@@ -105,7 +115,11 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 		children []*timed
 	}
 	var todo []pending
-	for ki, cd := range reg.Codecs() {
+	for _, cd := range reg.Codecs() {
+		if len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, cd.Kind) {
+			continue
+		}
+		ki := len(res.Kinds)
 		res.Kinds = append(res.Kinds, KindResult{Kind: cd.Kind})
 		for _, typ := range []encoding.Type{encoding.Int64, encoding.Uint32, encoding.Float64, encoding.Bool, encoding.Binary} {
 			if !cd.Types.Has(typ) {
@@ -119,7 +133,9 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 			}
 			lengths := []int{0}
 			if typ == encoding.Binary {
-				lengths = []int{6, 40}
+				// Mixed lengths about 6 and 40 bytes long; one length
+				// of 1, 3 or 8 bytes (negative: every value exactly so long).
+				lengths = []int{6, 40, -1, -3, -8}
 			}
 			for _, avg := range lengths {
 				nodes, err := kindNodes(p, cd, typ, avg, opts, dopts)
@@ -132,7 +148,8 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 						return nil, fmt.Errorf("calibrate %v %v: %w", cd.Kind, typ, err)
 					}
 					pd := pending{kind: ki, root: root,
-						sample: Sample{Type: typ, Shape: kn.shape, Tree: kn.tree, Rows: root.rows, Bytes: root.bytes, Exceptions: kn.exceptions}}
+						sample: Sample{Type: typ, Shape: kn.shape, Tree: kn.tree, Rows: root.rows, Bytes: root.bytes, Exceptions: kn.exceptions,
+							FixedLength: avg < 0, FixedReported: kn.fixed}}
 					d, err := encoding.Open(kn.node, kn.opts)
 					if err != nil {
 						return nil, err
@@ -183,6 +200,7 @@ type kindNode struct {
 	node        []byte
 	shape, tree string
 	exceptions  int
+	fixed       bool // the root's encoder reported values of one length
 	// opts decode the node: a resolver for nodes that refer to a shared
 	// alphabet or a reference column.
 	opts *encoding.Options
@@ -355,7 +373,7 @@ func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen
 		if plain, _, err := p.EncodeWith(nil, vals, encoding.KindTrivial); err == nil && len(node) > len(plain)+16 && cd.Encoder != nil {
 			continue
 		}
-		out = append(out, kindNode{node: node, shape: sh, tree: tree.String(), exceptions: tree.Exceptions(), opts: nodeOpts})
+		out = append(out, kindNode{node: node, shape: sh, tree: tree.String(), exceptions: tree.Exceptions(), fixed: tree.FixedLength(), opts: nodeOpts})
 	}
 	return out, nil
 }
@@ -458,15 +476,25 @@ func readFixed[T encoding.Fixed](rows int) func(encoding.Decoder) error {
 
 // fit fits the samples' own times: PerValue by least squares over the
 // fixed-width samples (time = PerValue·rows), PerString and PerByte over
-// the binary ones (time = PerString·rows + PerByte·bytes), both kept non-negative.
+// the binary ones of mixed lengths (time = PerString·rows + PerByte·bytes),
+// FixedString and FixedByte over those of one length whose encoder
+// reported it, all kept non-negative. Samples of one length that the
+// encoder did not report are not fitted: selection charges such nodes
+// PerString and PerByte, which are fitted on the mixed lengths they were
+// always measured on.
 func fit(ss []Sample) encoding.Cost {
 	var c encoding.Cost
 	var srr, srt float64
-	var bin, exc []Sample
+	var bin, fixed, exc []Sample
 	anyExc := false
 	for _, s := range ss {
 		if s.Type == encoding.Binary {
-			bin = append(bin, s)
+			switch {
+			case !s.FixedLength:
+				bin = append(bin, s)
+			case s.FixedReported:
+				fixed = append(fixed, s)
+			}
 			continue
 		}
 		anyExc = anyExc || s.Exceptions > 0
@@ -482,6 +510,7 @@ func fit(ss []Sample) encoding.Cost {
 		c.PerValue = round(srt / srr)
 	}
 	c.PerString, c.PerByte = fit2(bin)
+	c.FixedString, c.FixedByte = fit2(fixed)
 	return c
 }
 
@@ -591,7 +620,12 @@ func (r *Result) Report() string {
 	fmt.Fprintf(&b, "%-15s %-8s %-16s %10s %12s  %s\n", "kind", "type", "shape", "ns", "ns/value", "tree")
 	for _, k := range r.Kinds {
 		for _, s := range k.Samples {
-			fmt.Fprintf(&b, "%-15v %-8v %-16s %10.0f %12.3f  %s\n", k.Kind, s.Type, s.Shape, s.Ns, s.Ns/float64(max(s.Rows, 1)), s.Tree)
+			shape := s.Shape
+			if s.FixedLength {
+				// one length, that many bytes
+				shape = fmt.Sprintf("%s/len%d", shape, s.Bytes/max(s.Rows, 1))
+			}
+			fmt.Fprintf(&b, "%-15v %-8v %-16s %10.0f %12.3f  %s\n", k.Kind, s.Type, shape, s.Ns, s.Ns/float64(max(s.Rows, 1)), s.Tree)
 		}
 	}
 	fmt.Fprintf(&b, "\nzstd inflate, extra ns over the plain leaf:\n")
@@ -604,6 +638,11 @@ func (r *Result) Report() string {
 	for _, k := range ks {
 		if k.Cost.PerException > 0 {
 			fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerException: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerException)
+			continue
+		}
+		if k.Cost.FixedString > 0 || k.Cost.FixedByte > 0 {
+			fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g, FixedString: %g, FixedByte: %g},\n",
+				k.Kind, k.Cost.PerValue, k.Cost.PerString, k.Cost.PerByte, k.Cost.FixedString, k.Cost.FixedByte)
 			continue
 		}
 		fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerString, k.Cost.PerByte)

@@ -3,6 +3,7 @@ package calibrate_test
 import (
 	"testing"
 
+	"strata/encoding"
 	"strata/encoding/all"
 	"strata/encoding/calibrate"
 )
@@ -20,6 +21,13 @@ func TestRun(t *testing.T) {
 		}
 		if k.Cost.PerValue < 0 || k.Cost.PerString < 0 || k.Cost.PerByte < 0 {
 			t.Errorf("%v: negative cost %+v", k.Kind, k.Cost)
+		}
+	}
+	for _, k := range res.Kinds {
+		// Dictionaries report alphabets of one length; calibration fits
+		// their cost apart.
+		if k.Kind == encoding.KindDictionary && k.Cost.FixedString <= 0 && k.Cost.FixedByte <= 0 {
+			t.Errorf("%v: no cost fitted for values of one length: %+v", k.Kind, k.Cost)
 		}
 	}
 	if len(res.Kinds) != len(all.Registry().Codecs()) {
@@ -56,4 +64,15 @@ func BenchmarkCalibrate(b *testing.B) {
 	b.ReportMetric(res.Zstd.PerFrame, "zstd-ns/frame")
 	b.ReportMetric(res.Zstd.PerByte, "zstd-ns/byte")
 	b.Log("\n" + res.Report())
+}
+
+// TestRunKinds checks that Options.Kinds limits the run to those encodings.
+func TestRunKinds(t *testing.T) {
+	res, err := calibrate.Run(all.Measured(), calibrate.Options{Rows: 512, Rounds: 1, Reps: 1, Kinds: []encoding.Kind{encoding.KindConstant}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kinds) != 1 || res.Kinds[0].Kind != encoding.KindConstant || len(res.Kinds[0].Samples) == 0 {
+		t.Fatalf("measured %+v", res.Kinds)
+	}
 }

@@ -14,7 +14,8 @@ var words = []string{"the", "quick", "brown", "fox", "jumps", "over", "lazy", "d
 
 // gen returns rows values of typ in a shape (nil when the shape has no
 // values of that type), and a validity for the "nulls" shape. avgLen is the
-// average length of binary values.
+// average length of binary values; a negative avgLen makes every binary
+// value exactly -avgLen bytes long.
 func gen(typ encoding.Type, shape string, rows, avgLen int) (any, []bool) {
 	r := rand.New(rand.NewPCG(uint64(rows), uint64(len(shape))))
 	var valid []bool
@@ -121,6 +122,10 @@ func conv[T any](u []uint64, f func(uint64) T) []T {
 }
 
 func genBytes(r *rand.Rand, shape string, rows, avgLen int) any {
+	fixed := 0
+	if avgLen < 0 {
+		fixed, avgLen = -avgLen, -avgLen
+	}
 	text := func() []byte {
 		var b []byte
 		for len(b) < avgLen-3+r.IntN(7) {
@@ -128,6 +133,14 @@ func genBytes(r *rand.Rand, shape string, rows, avgLen int) any {
 				b = append(b, ' ')
 			}
 			b = append(b, words[r.IntN(len(words))]...)
+		}
+		if fixed > 0 {
+			// one length: cut, or pad with letters so that short values
+			// stay distinct
+			for len(b) < fixed {
+				b = append(b, byte('a'+r.IntN(26)))
+			}
+			b = b[:fixed]
 		}
 		return b
 	}
@@ -174,12 +187,23 @@ func genBytes(r *rand.Rand, shape string, rows, avgLen int) any {
 			out.Append([]byte(v))
 		}
 	case "decimal":
+		width, limit := max(avgLen/2, 1), 100000
+		if fixed > 0 {
+			width, limit = fixed, 1
+			for k := 0; k < min(fixed, 5); k++ {
+				limit *= 10
+			}
+		}
 		for i := 0; i < rows; i++ {
-			out.Append(fmt.Appendf(nil, "%0*d", max(avgLen/2, 1), r.IntN(100000)))
+			out.Append(fmt.Appendf(nil, "%0*d", width, r.IntN(limit)))
 		}
 	case "random":
 		for i := 0; i < rows; i++ {
-			v := make([]byte, avgLen-3+r.IntN(7))
+			n := avgLen - 3 + r.IntN(7)
+			if fixed > 0 {
+				n = fixed
+			}
+			v := make([]byte, n)
 			for k := range v {
 				v[k] = byte(r.Uint32())
 			}

@@ -32,7 +32,7 @@ var Codec = &encoding.Codec{
 	Types:         encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
 	Open:          open,
 	Encoder:       encoder{},
-	Decode:        encoding.Cost{PerValue: 1.72, PerString: 7.42, PerByte: 0.161}, // strata calibrate (docs/benchmarks.md)
+	Decode:        encoding.Cost{PerValue: 1.72, PerString: 7.42, PerByte: 0.161, FixedString: 2.6, FixedByte: 0.37}, // strata calibrate (docs/benchmarks.md; Fixed*: 2026-12-02)
 	NeedsDistinct: true,
 }
 
@@ -524,6 +524,11 @@ type binDict struct {
 	fixed int
 	slot  int
 	pad   []byte
+	// packed, for entries of one length from 2 to 16 bytes, is the
+	// alphabet's bytes (entry i at fixed·i) and 16 spare bytes: writing a
+	// value is one 8- or 16-byte load and store whatever the alphabet's
+	// size, and the table is no larger than the alphabet.
+	packed []byte
 }
 
 // padAlphabet fills lens, fixed and, for alphabets of short values, pad.
@@ -541,6 +546,11 @@ func (d *binDict) padAlphabet() {
 		} else if d.fixed != int(l) {
 			d.fixed = -1
 		}
+	}
+	if n > 0 && d.fixed >= 2 && d.fixed <= 16 {
+		a := d.alpha.Data[d.alpha.Offsets[0]:d.alpha.Offsets[n]]
+		d.packed = make([]byte, len(a)+16)
+		copy(d.packed, a)
 	}
 	if n == 0 || n > 1<<12 {
 		return
@@ -663,15 +673,27 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 		if !gatherBytes(wide[w0:w0+len(ids)], ids, a[:na]) {
 			return fail(d.checkIDs(ids))
 		}
-	case d.fixed > 1 && d.slot == 8:
-		pad := d.pad[:8*na]
-		out := wide[w0:]
+	case d.fixed > 1 && d.fixed <= 8:
 		l := d.fixed
+		packed := d.packed[:l*int(na)+8]
+		out := wide[w0:]
 		for j, id := range ids {
 			if id >= na {
 				return fail(d.checkIDs(ids))
 			}
-			*(*[8]byte)(out[l*j : l*j+8]) = *(*[8]byte)(pad[8*id : 8*id+8])
+			at := l * int(id)
+			*(*[8]byte)(out[l*j : l*j+8]) = *(*[8]byte)(packed[at : at+8])
+		}
+	case d.fixed > 8 && d.fixed <= 16:
+		l := d.fixed
+		packed := d.packed[:l*int(na)+16]
+		out := wide[w0:]
+		for j, id := range ids {
+			if id >= na {
+				return fail(d.checkIDs(ids))
+			}
+			at := l * int(id)
+			*(*[16]byte)(out[l*j : l*j+16]) = *(*[16]byte)(packed[at : at+16])
 		}
 	case d.fixed >= 0:
 		a := d.alpha.Data[d.alpha.Offsets[0]:]
@@ -719,6 +741,23 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 	dst.Data = dst.Data[:end]
 	dst.Offsets = dst.Offsets[:no+len(ids)]
 	return nil
+}
+
+// oneLength reports whether every value of a non-empty b has one length,
+// the alphabets appendIDs writes with one store a value and offsets by
+// arithmetic.
+func oneLength(b *encoding.Bytes) bool {
+	n := b.Len()
+	if n == 0 {
+		return false
+	}
+	l := b.Offsets[1] - b.Offsets[0]
+	for i := 1; i < n; i++ {
+		if b.Offsets[i+1]-b.Offsets[i] != l {
+			return false
+		}
+	}
+	return true
 }
 
 // arithOffsets writes the offsets of values of length l starting at o.
@@ -906,6 +945,9 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 		alpha, idv = buildBinary(v)
 	default:
 		return dst, fmt.Errorf("dictionary: cannot encode %T", vals)
+	}
+	if a, ok := alpha.(encoding.Bytes); ok && oneLength(&a) {
+		ctx.FixedLength()
 	}
 	dst, err := ctx.EncodeChild(dst, alpha)
 	if err != nil {

@@ -328,3 +328,66 @@ func TestPaddedAlphabets(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLengthAlphabets covers the decode paths of alphabets whose entries
+// all have one length (1, 2–8, 9–16 and longer bytes), with alphabets
+// larger than the padded table's limit, on every read path; and that the
+// encoder reports such alphabets to selection (Tree.FixedLength) and no
+// others.
+func TestOneLengthAlphabets(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for _, l := range []int{1, 2, 3, 8, 9, 16, 17} {
+		for _, d := range []int{3, 4200} {
+			if l == 1 && d > 256 {
+				continue
+			}
+			alpha := make([][]byte, d)
+			seen := map[string]bool{}
+			for i := range alpha {
+				for {
+					v := make([]byte, l)
+					for k := range v {
+						v[k] = byte(r.IntN(256))
+						if l == 1 {
+							v[k] = byte(i)
+						}
+					}
+					if !seen[string(v)] {
+						seen[string(v)] = true
+						alpha[i] = v
+						break
+					}
+				}
+			}
+			var vals encoding.Bytes
+			for i := 0; i < 2*d+100; i++ {
+				vals.Append(alpha[r.IntN(d)])
+			}
+			node, tree, err := encodingtest.GoldenPolicy(dict.Codec, nil).EncodeWith(nil, vals, kDict)
+			if err != nil {
+				t.Fatalf("len %d, %d entries: %v", l, d, err)
+			}
+			if !tree.FixedLength() {
+				t.Errorf("len %d, %d entries: the encoder did not report one length", l, d)
+			}
+			// selection charges the node the codec's one-length cost
+			own := tree.Time()
+			for _, ch := range tree.Children {
+				own -= ch.Time()
+			}
+			want, ok := dict.Codec.Decode.FixedTime(vals.Len(), len(vals.Data))
+			if !ok || math.Abs(own-want) > 1e-6*want {
+				t.Errorf("len %d, %d entries: own decode time %g, want the one-length cost %g", l, d, own, want)
+			}
+			encodingtest.CheckNode(t, node, all.Options(), vals, nil)
+		}
+	}
+	mixed := bytesOf("a", "bb", "a", "bb", "a", "bb")
+	_, tree, err := encodingtest.GoldenPolicy(dict.Codec, nil).EncodeWith(nil, mixed, kDict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.FixedLength() {
+		t.Error("an alphabet of two lengths was reported as one length")
+	}
+}

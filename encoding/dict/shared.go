@@ -40,7 +40,7 @@ var SharedCodec = &encoding.Codec{
 	Types:       encoding.AllTypes &^ encoding.TypesOf(encoding.Bool),
 	Open:        openShared,
 	Encoder:     sharedEncoder{},
-	Decode:      encoding.Cost{PerValue: 1.13, PerString: 9.48, PerByte: 0.126}, // strata calibrate (docs/benchmarks.md)
+	Decode:      encoding.Cost{PerValue: 1.13, PerString: 9.48, PerByte: 0.126, FixedString: 2.09, FixedByte: 0.126}, // strata calibrate (docs/benchmarks.md; Fixed*: 2026-12-02)
 	RootOnly:    true,
 	NeedsShared: true,
 	BuildShared: func(vals any, chunk, maxDistinct int) encoding.SharedAlphabet {
@@ -317,6 +317,9 @@ func (sharedEncoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encod
 	idv, err := s.ids(vals)
 	if err != nil {
 		return dst, err
+	}
+	if a, ok := s.alpha.(encoding.Bytes); ok && oneLength(&a) {
+		ctx.FixedLength()
 	}
 	dst = append(dst, formReference)
 	dst = binary.AppendUvarint(dst, uint64(s.chunk))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"strata/encoding"
@@ -251,5 +252,50 @@ func TestOutputLimit(t *testing.T) {
 	}
 	if err := r.ReadBinary(&out, 10); err != nil || out.Len() != 10 {
 		t.Fatalf("small read after limit: %v", err)
+	}
+}
+
+// TestBinaryRunsInBatches reads runs of binary values (lengths 0 to 40,
+// runs of 1 to 3,000 values) in batches of odd sizes into a buffer that
+// already holds values, and checks every value.
+func TestBinaryRunsInBatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var vals encoding.Bytes
+	for vals.Len() < 20000 {
+		v := make([]byte, r.IntN(41))
+		for k := range v {
+			v[k] = byte('a' + r.IntN(26))
+		}
+		run := 1 + r.IntN(8)
+		if r.IntN(4) == 0 {
+			run = 1 + r.IntN(3000)
+		}
+		for range run {
+			vals.Append(v)
+		}
+	}
+	node, _, err := encodingtest.GoldenPolicy(rle.Codec, encodingtest.T(kRLE)).Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := bytesOf("earlier", "values")
+	for pos := 0; pos < vals.Len(); {
+		n := min(1+r.IntN(700), vals.Len()-pos)
+		if err := d.ReadBinary(&dst, n); err != nil {
+			t.Fatal(err)
+		}
+		pos += n
+	}
+	if dst.Len() != vals.Len()+2 || string(dst.Value(0)) != "earlier" || string(dst.Value(1)) != "values" {
+		t.Fatalf("read %d values", dst.Len())
+	}
+	for i := 0; i < vals.Len(); i++ {
+		if !bytes.Equal(dst.Value(i+2), vals.Value(i)) {
+			t.Fatalf("value %d = %q, want %q", i, dst.Value(i+2), vals.Value(i))
+		}
 	}
 }
