@@ -206,27 +206,40 @@ func sampleOf[T floatx.Float](dst, v []T, k int) []T {
 // cost estimates the bits of encoding s with c: every value takes a slot
 // of the digits' FOR width, and each exception its raw value and a
 // position besides.
-func cost[T floatx.Float](s []T, c combo, lim float64) int {
+//
+// Callers keep a combo only when its cost is below the best so far, bound:
+// since the width and the exceptions only grow along s, cost returns bound
+// as soon as the bits so far reach it. Most of the (e, f) pairs the search
+// tries turn nearly every value into an exception, and stop after a few
+// values instead of trying all of them.
+func cost[T floatx.Float](s []T, c combo, lim float64, bound int) int {
 	var mn, mx int64
 	have := false
-	exc := 0
+	exc, w := 0, 0
+	excBits := 8*floatx.Size[T]() + 16
 	for _, v := range s {
 		d, ok := roundTrips(v, c, lim)
 		if !ok {
 			exc++
+			if len(s)*w+exc*excBits >= bound {
+				return bound
+			}
 			continue
 		}
 		if !have {
 			mn, mx, have = d, d, true
+			continue
 		}
-		mn = min(mn, d)
-		mx = max(mx, d)
+		if d < mn || d > mx {
+			mn = min(mn, d)
+			mx = max(mx, d)
+			w = bits.Len64(uint64(mx - mn))
+			if len(s)*w+exc*excBits >= bound {
+				return bound
+			}
+		}
 	}
-	w := 0
-	if have {
-		w = bits.Len64(uint64(mx - mn))
-	}
-	return len(s)*w + exc*(8*floatx.Size[T]()+16)
+	return len(s)*w + exc*excBits
 }
 
 // chooseCombos is the first sampling level: the best pair of each sampled
@@ -249,7 +262,7 @@ func chooseCombos[T floatx.Float](vals []T, vs int, lim float64) []combo {
 		for e := 0; e <= maxE; e++ {
 			for f := 0; f <= e; f++ {
 				c := combo{e: uint8(e), f: uint8(f)}
-				if x := cost(s, c, lim); x < bestCost {
+				if x := cost(s, c, lim, bestCost); x < bestCost {
 					best, bestCost = c, x
 				}
 			}
@@ -260,7 +273,7 @@ func chooseCombos[T floatx.Float](vals []T, vs int, lim float64) []combo {
 			for e := 0; e <= maxExp[float32](); e++ {
 				for f := 0; f <= e; f++ {
 					c := combo{e: uint8(e), f: uint8(f), narrow: true, k: k}
-					if x := cost(s, c, lim); x < bestCost {
+					if x := cost(s, c, lim, bestCost); x < bestCost {
 						best, bestCost = c, x
 					}
 				}
@@ -320,7 +333,7 @@ func vectorCombo[T floatx.Float](vec []T, combos []combo, lim float64, s []T) co
 	s = sampleOf(s[:0], vec, sampleValues)
 	best, bestCost, worse := combos[0], math.MaxInt, 0
 	for _, c := range combos {
-		x := cost(s, c, lim)
+		x := cost(s, c, lim, bestCost)
 		if x < bestCost {
 			best, bestCost, worse = c, x, 0
 			continue

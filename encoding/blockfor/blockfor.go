@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"strata/encoding"
@@ -144,8 +145,9 @@ type blockPlan struct {
 func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 	n := len(vals)
 	nb := (n + bs - 1) / bs
-	plans := make([]blockPlan, nb)
-	sc := newPlanScratch(min(bs, n))
+	sc := getPlanScratch(min(bs, n), nb)
+	defer planPool.Put(sc)
+	plans := sc.plans[:nb]
 	for b := range plans {
 		blk := vals[b*bs : min(n, (b+1)*bs)]
 		plans[b] = plan(blk, sc)
@@ -165,8 +167,7 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 		dst = append(dst, byte(p.w))
 		dst = binary.AppendUvarint(dst, uint64(p.nexc))
 	}
-	pos := make([]uint64, 0, min(bs, n))
-	exc := make([]uint64, 0, min(bs, n))
+	pos, exc := sc.pos[:0], sc.exc[:0]
 	for b, p := range plans {
 		blk := vals[b*bs : min(n, (b+1)*bs)]
 		slots := offs[:len(blk)]
@@ -192,10 +193,38 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 type planScratch struct {
 	offs, tmp []uint64
 	starts    []int32
+	// appendBody's per-block plans and a block's exception positions and
+	// values
+	plans    []blockPlan
+	pos, exc []uint64
 }
 
 func newPlanScratch(n int) *planScratch {
 	return &planScratch{offs: make([]uint64, n), tmp: make([]uint64, n), starts: make([]int32, n+1)}
+}
+
+// planPool keeps appendBody's scratch between encodes: selection encodes
+// BlockFOR many times per stream (trials, finalists, children), and
+// allocating five block-sized slices each time was an eighth of the bytes
+// a write of a small table allocated.
+var planPool sync.Pool
+
+// getPlanScratch returns a scratch from planPool (or a new one) with room
+// for blocks of n values and nb plans; its contents are undefined.
+func getPlanScratch(n, nb int) *planScratch {
+	sc, _ := planPool.Get().(*planScratch)
+	if sc == nil {
+		sc = &planScratch{}
+	}
+	if cap(sc.starts) < n+1 {
+		sc.offs, sc.tmp, sc.starts = make([]uint64, n), make([]uint64, n), make([]int32, n+1)
+		sc.pos, sc.exc = make([]uint64, 0, n), make([]uint64, 0, n)
+	}
+	sc.offs, sc.tmp, sc.starts = sc.offs[:n], sc.tmp[:n], sc.starts[:n+1]
+	if cap(sc.plans) < nb {
+		sc.plans = make([]blockPlan, nb)
+	}
+	return sc
 }
 
 // plan picks the base and width of one block that minimize its packed size:

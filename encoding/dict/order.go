@@ -38,7 +38,7 @@ func orderNum[T encoding.Number](uniq []T) []uint32 {
 		}
 		ks = append(ks, keyed{k, uint32(i)})
 	}
-	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.k, b.k) })
+	sortKeyed(ks)
 	order := make([]uint32, 0, len(uniq))
 	for _, p := range ks {
 		order = append(order, p.i)
@@ -95,15 +95,81 @@ func orderBinary(uniq *encoding.Bytes) []uint32 {
 		}
 		ks[i] = keyed{k, uint32(i)}
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if a.k != b.k {
-			return cmp.Compare(a.k, b.k)
+	sortKeyed(ks)
+	// values sharing their first 8 bytes (a key) are ordered by the rest
+	for lo := 0; lo < len(ks); {
+		hi := lo + 1
+		for hi < len(ks) && ks[hi].k == ks[lo].k {
+			hi++
 		}
-		return bytes.Compare(uniq.Value(int(a.i)), uniq.Value(int(b.i)))
-	})
+		if hi-lo > 1 {
+			slices.SortFunc(ks[lo:hi], func(a, b keyed) int {
+				return bytes.Compare(uniq.Value(int(a.i)), uniq.Value(int(b.i)))
+			})
+		}
+		lo = hi
+	}
 	order := make([]uint32, d)
 	for r, p := range ks {
 		order[r] = p.i
 	}
 	return order
+}
+
+// radixKeyed is the length from which sortKeyed sorts by radix rather than
+// by comparison.
+const radixKeyed = 128
+
+// sortKeyed sorts ks by key (the order of pairs with equal keys is left
+// unspecified; callers order them afterwards when it matters). An
+// alphabet of a few thousand values took a comparison sort's n log n calls
+// of the comparator on every Dictionary trial; a least-significant-digit
+// radix sort over the key bytes that differ between the keys (the high
+// bytes of nearby numbers are equal) takes a few linear passes. Keys
+// already in order (the alphabet of a sorted column) cost one pass.
+func sortKeyed(ks []keyed) {
+	n := len(ks)
+	if n < 2 {
+		return
+	}
+	and, or := ks[0].k, ks[0].k
+	ordered := true
+	for i := 1; i < n; i++ {
+		k := ks[i].k
+		and &= k
+		or |= k
+		ordered = ordered && ks[i-1].k <= k
+	}
+	if ordered {
+		return
+	}
+	if n < radixKeyed {
+		slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.k, b.k) })
+		return
+	}
+	diff := and ^ or // the bits that differ between some keys
+	src, dst := ks, make([]keyed, n)
+	for shift := uint(0); shift < 64; shift += 8 {
+		if byte(diff>>shift) == 0 {
+			continue // every key has this byte: the pass would not move anything
+		}
+		var cnt [256]int
+		for _, e := range src {
+			cnt[byte(e.k>>shift)]++
+		}
+		sum := 0
+		for i, c := range cnt {
+			cnt[i] = sum
+			sum += c
+		}
+		for _, e := range src {
+			b := byte(e.k >> shift)
+			dst[cnt[b]] = e
+			cnt[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ks[0] {
+		copy(ks, src)
+	}
 }

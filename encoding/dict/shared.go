@@ -67,6 +67,21 @@ type Shared struct {
 	t     *table   // value key → provisional id + 1
 	rank  []uint32 // provisional id → id in alpha
 	uniq  encoding.Bytes
+
+	// alpha and rank are filled by order, run once on first use: the
+	// writer builds an alphabet for most values streams but uses few of
+	// them (a stream cut as one chunk never keeps an offered one), and
+	// sorting was most of a build.
+	orderOnce sync.Once
+	order     func()
+}
+
+// sorted fills alpha and rank, once.
+func (s *Shared) sorted() {
+	s.orderOnce.Do(func() {
+		s.order()
+		s.order = nil
+	})
 }
 
 // NewShared builds the shared alphabet of vals (a stream's non-null
@@ -133,14 +148,18 @@ func newSharedNum[T encoding.Number](v []T, chunk, maxDistinct int, key func(T) 
 	if len(uniq) == 0 {
 		return nil
 	}
-	order := orderNum(uniq)
-	alpha := make([]T, len(uniq))
-	rank := make([]uint32, len(uniq))
-	for r, p := range order {
-		alpha[r] = uniq[p]
-		rank[p] = uint32(r)
+	s := &Shared{typ: encoding.TypeFor[T](), chunk: chunk, d: len(uniq), t: t}
+	s.order = func() {
+		order := orderNum(uniq)
+		alpha := make([]T, len(uniq))
+		rank := make([]uint32, len(uniq))
+		for r, p := range order {
+			alpha[r] = uniq[p]
+			rank[p] = uint32(r)
+		}
+		s.alpha, s.rank = alpha, rank
 	}
-	return &Shared{typ: encoding.TypeFor[T](), chunk: chunk, alpha: alpha, d: len(alpha), t: t, rank: rank}
+	return s
 }
 
 func newSharedBinary(b *encoding.Bytes, chunk, maxDistinct int) *Shared {
@@ -177,14 +196,18 @@ func newSharedBinary(b *encoding.Bytes, chunk, maxDistinct int) *Shared {
 	if d == 0 {
 		return nil
 	}
-	order := orderBinary(&uniq)
-	alpha := encoding.Bytes{Offsets: make([]int32, 1, d+1), Data: make([]byte, 0, len(uniq.Data))}
-	rank := make([]uint32, d)
-	for r, p := range order {
-		alpha.Append(uniq.Value(int(p)))
-		rank[p] = uint32(r)
+	s := &Shared{typ: encoding.Binary, chunk: chunk, d: d, t: t, uniq: uniq}
+	s.order = func() {
+		order := orderBinary(&s.uniq)
+		alpha := encoding.Bytes{Offsets: make([]int32, 1, d+1), Data: make([]byte, 0, len(s.uniq.Data))}
+		rank := make([]uint32, d)
+		for r, p := range order {
+			alpha.Append(s.uniq.Value(int(p)))
+			rank[p] = uint32(r)
+		}
+		s.alpha, s.rank = alpha, rank
 	}
-	return &Shared{typ: encoding.Binary, chunk: chunk, alpha: alpha, d: d, t: t, rank: rank, uniq: uniq}
+	return s
 }
 
 // Len returns the number of alphabet entries.
@@ -197,6 +220,7 @@ func (s *Shared) Type() encoding.Type { return s.typ }
 // child selected by p (which should not carry the alphabet itself as
 // Policy.Shared; it is ignored if it does), and the alphabet child's tree.
 func (s *Shared) Definition(p *encoding.Policy) ([]byte, *encoding.Tree, error) {
+	s.sorted()
 	q := *p
 	q.Shared, q.Force = nil, nil
 	node := encoding.AppendHeader(nil, encoding.KindSharedDictionary, s.typ, 0)
@@ -211,6 +235,7 @@ func (s *Shared) Definition(p *encoding.Policy) ([]byte, *encoding.Tree, error) 
 // ids maps vals to their ids in the alphabet; a value outside it is an
 // error (selection then skips SharedDictionary for the sequence).
 func (s *Shared) ids(vals any) ([]uint32, error) {
+	s.sorted()
 	switch v := vals.(type) {
 	case []int8:
 		return sharedIDs(s, v, func(x int8) uint64 { return uint64(x) })
