@@ -93,11 +93,12 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 // unpackEnd is UnpackAdd for the part of one group at either end of a
 // run. A part of minGroupPart values or more, of a width unpackFast takes
 // and a group that src holds whole, is unpacked with the group into
-// scratch (the AVX2 kernel does four values an instruction). Otherwise, where every value's 8-byte load stays within src (w <= 56), each
-// is taken with one load, which for a part is cheaper than unpacking the
-// whole group into scratch and copying it (runs of 100 values at 2 bits
-// that start and end inside groups took 1.5x less time,
-// BenchmarkUnpackPart); otherwise, near the end of a stream that holds
+// scratch (the AVX2 kernel does four values an instruction). Otherwise,
+// where every value's 8-byte load stays within src (w <= 56), each is
+// taken with one load, which for a part is cheaper than unpacking the
+// whole group through the generated kernels into scratch and copying it
+// (runs of 100 values at 2 bits that start and end inside groups took
+// 1.5x less time, BenchmarkUnpackPart); otherwise, near the end of a stream that holds
 // no more bytes than its values need, the group goes through the kernel
 // and a zero-padded copy.
 func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
