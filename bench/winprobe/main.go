@@ -9,8 +9,14 @@
 //	go run ./winprobe -f cpu.strata -prof cpu.prof           # CPU profile of the timed rounds
 //	go run ./winprobe -f cpu.strata -mode downsample         # 5-minute min/max/avg of usage_user per host (the bench's downsample)
 //	go run ./winprobe -f cpu.strata -mode hosthour           # one host, one hour, three metrics (the bench's host_hour), 100 queries a round
-//	GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --toggle-collect=main.timedRound \
-//	    ./winprobe -f cpu.strata -r 1                        # instructions of the timed rounds
+//	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
+//	    ./winprobe -f cpu.strata -r 3                        # and again with -r 1: the difference is two rounds
+//
+// Count instructions per window as the difference between runs of 3 and 1
+// timed rounds: --toggle-collect=main.timedRound undercounted (by a
+// quarter to a half on 1,000 hosts), most likely because a goroutine that
+// moves to another thread during the round leaves callgrind's collection
+// off there.
 package main
 
 import (

@@ -599,7 +599,7 @@ func (d *decoder[T]) Read(dst []T) error {
 		switch {
 		case d.cached == b:
 			copy(dst[:m], d.cache[k:k+m])
-		case m == rows || d.blocks[b].nexc == 0 || m >= minDirect:
+		case m == rows || d.blocks[b].nexc == 0 || m >= minDirect || d.sums.kept(b):
 			if err := d.decodeAt(b, k, dst[:m]); err != nil {
 				return err
 			}
@@ -653,6 +653,22 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 	if bl.nexc == 0 {
 		return nil
 	}
+	if d.patchTable(b) {
+		// add the kept corrections: base + slot + correction is the
+		// exception's value, wrapping as T does
+		e := &d.sums
+		pos, cum := e.pos, e.cum
+		j := firstAtOrAfter32(pos, k)
+		var prev uint64
+		if j > 0 {
+			prev = cum[j-1]
+		}
+		for ; j < len(pos) && int(pos[j]) < k+len(out); j++ {
+			out[int(pos[j])-k] += T(cum[j] - prev)
+			prev = cum[j]
+		}
+		return nil
+	}
 	ps, vs, err := d.exceptions(b)
 	if err != nil {
 		return err
@@ -661,6 +677,27 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 		out[int(ps[j])-k] = T(vs[j])
 	}
 	return nil
+}
+
+// patchTable reports whether decodeAt patches block b from the block's
+// kept SumRanges table (made current): when the table is kept already or
+// the arena has room to keep it. Random windows read the same blocks
+// again and again, in parts (a Delta skip sums its way into a block, then
+// the read starts there) and whole, and unpacking and checking all of a
+// block's exceptions for every read cost more than the rest of a part's
+// decode; the kept table was checked when it was built (by exceptions, as
+// every read checks) and costs one lookup. The first read of a block pays
+// for the table (a slot lookup per exception beyond what exceptions
+// costs); once the arena is full, blocks take the exceptions directly.
+func (d *decoder[T]) patchTable(b int) bool {
+	e := &d.sums
+	switch {
+	case e.kept(b):
+	case len(e.apos)+int(d.blocks[b].nexc) <= maxKeptExceptions:
+	default:
+		return false
+	}
+	return d.loadSums(b) == nil && e.block == b
 }
 
 // exceptions returns the positions of block b's exceptions and their
@@ -743,6 +780,20 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 		vbit += ew
 	}
 	return true, valid
+}
+
+// firstAtOrAfter32 is firstAtOrAfter for a kept table's int32 positions.
+func firstAtOrAfter32(ps []int32, k int) int {
+	lo, hi := 0, len(ps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(ps[m]) < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // firstAtOrAfter returns the index of the first position in the sorted
@@ -972,6 +1023,11 @@ func (e *excSums) add(k, m int) uint64 {
 	}
 	e.end, e.next = k+m, j
 	return e.upTo(j) - e.upTo(lo)
+}
+
+// kept reports whether block b's table is current or kept in the arena.
+func (e *excSums) kept(b int) bool {
+	return e.block == b || (e.at != nil && e.at[b] > 0)
 }
 
 // upTo returns the corrections of the first j exceptions.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"strata/encoding"
@@ -286,6 +287,98 @@ func TestSumRangesKeptTables(t *testing.T) {
 					t.Fatalf("pass %d: sum of [%d, %d) = %d, want %d", pass, r, e, out[i], want)
 				}
 				r = int(e)
+			}
+		}
+	}
+}
+
+// TestPartsThroughKeptTables reads parts of blocks with exceptions again
+// and again, as random windows do (a sum up to the part's start, then the
+// part), so that reads patch exceptions from the kept SumRanges tables:
+// parts that start and end at exceptions, beside them, inside one group of
+// 64 packed values, across groups and blocks, in every integer width
+// (narrow types patch by wrapping addition), and with more exceptions than
+// the tables keep (the rest are read directly). Every value is compared.
+func TestPartsThroughKeptTables(t *testing.T) {
+	t.Run("int64", func(t *testing.T) { testParts[int64](t, 20_000, 0, 1<<40) })
+	t.Run("int64-arena-full", func(t *testing.T) { testParts[int64](t, 120_000, 0, 1<<40) })
+	t.Run("int32", func(t *testing.T) { testParts[int32](t, 20_000, -5, math.MaxInt32) })
+	t.Run("int16", func(t *testing.T) { testParts[int16](t, 20_000, math.MinInt16, math.MaxInt16) })
+	t.Run("int8", func(t *testing.T) { testParts[int8](t, 20_000, math.MinInt8, math.MaxInt8) })
+	t.Run("uint8", func(t *testing.T) { testParts[uint8](t, 20_000, 0, math.MaxUint8) })
+}
+
+func testParts[T encoding.Integer](t *testing.T, n int, lo, hi int64) {
+	r := rand.New(rand.NewPCG(5, 6))
+	vals := make([]T, n)
+	var exc []int
+	for i := range vals {
+		vals[i] = T(int64(r.IntN(4)) + max(lo, 0))
+		if r.IntN(10) == 0 {
+			// an outlier at either end of T's range
+			vals[i] = T(hi - int64(r.IntN(3)))
+			if r.IntN(2) == 0 {
+				vals[i] = T(lo + int64(r.IntN(3)))
+			}
+			exc = append(exc, i)
+		}
+	}
+	node := encodingtest.RoundTrip(t, forcedPolicy(all.Registry()), all.Options(), vals)
+	d, err := encoding.OpenTyped[T](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := d.(encoding.RangeSummer)
+	type part struct{ a, b int }
+	var parts []part
+	for _, p := range exc[:min(len(exc), 300)] {
+		parts = append(parts, part{p, p + 1}, part{p, min(n, p+40)}, part{max(0, p-40), p + 1},
+			part{max(0, p-3), min(n, p+3)}, part{max(0, p-200), min(n, p+257)})
+	}
+	for range 600 {
+		a := r.IntN(n)
+		parts = append(parts, part{a, min(n, a+1+r.IntN(300))})
+	}
+	for _, edge := range []int{64, 128, 1024} {
+		for k := edge; k < n; k += 7 * edge {
+			parts = append(parts, part{k - 5, k + 5}, part{k, k + 64}, part{k - 64, k}, part{k + 3, k + 60})
+		}
+	}
+	got := make([]T, n)
+	sums := make([]uint64, 1)
+	for pass := 0; pass < 3; pass++ {
+		for i, pt := range parts {
+			d.Reset()
+			if s != nil && pass > 0 && i%2 == 0 && pt.a > 0 {
+				// a Delta parent's skip: sum the rows before the part
+				from := max(0, pt.a-1-r.IntN(100))
+				if err := d.Skip(from); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.SumRanges(from, []int32{int32(pt.a)}, sums); err != nil {
+					t.Fatal(err)
+				}
+				var want uint64
+				for _, v := range vals[from:pt.a] {
+					want += uint64(int64(v))
+				}
+				if sums[0] != want {
+					t.Fatalf("pass %d: sum of [%d, %d) = %d, want %d", pass, from, pt.a, sums[0], want)
+				}
+				if err := d.Skip(pt.a - from); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := d.Skip(pt.a); err != nil {
+				t.Fatal(err)
+			}
+			out := got[:pt.b-pt.a]
+			if err := d.Read(out); err != nil {
+				t.Fatal(err)
+			}
+			for j, v := range out {
+				if v != vals[pt.a+j] {
+					t.Fatalf("pass %d: part [%d, %d): row %d = %d, want %d", pass, pt.a, pt.b, pt.a+j, v, vals[pt.a+j])
+				}
 			}
 		}
 	}

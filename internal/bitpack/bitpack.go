@@ -91,16 +91,31 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 }
 
 // unpackEnd is UnpackAdd for the part of one group at either end of a
-// run. Where every value's 8-byte load stays within src (w <= 56), each
-// is taken with one load, which for a part is cheaper than unpacking the
-// whole group into scratch and copying it (runs of 100 values at 2 bits
-// that start and end inside groups took 1.5x less time,
-// BenchmarkUnpackPart); otherwise, near the end of a stream that holds
+// run. A part of minGroupPart values or more, of a width unpackFast takes
+// and a group that src holds whole, is unpacked with the group into
+// scratch (the AVX2 kernel does four values an instruction). Otherwise,
+// where every value's 8-byte load stays within src (w <= 56), each is
+// taken with one load, which for a part is cheaper than unpacking the
+// whole group through the generated kernels into scratch and copying it
+// (runs of 100 values at 2 bits that start and end inside groups took
+// 1.5x less time, BenchmarkUnpackPart); otherwise, near the end of a stream that holds
 // no more bytes than its values need, the group goes through the kernel
 // and a zero-padded copy.
 func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
 	if len(dst) == 0 {
 		return
+	}
+	if len(dst) >= minGroupPart {
+		// a long part of a group whose width the AVX2 kernel takes: the
+		// whole group through it into scratch, then the part copied
+		bb := 8 * w
+		if off := start / 64 * bb; off+bb <= len(src) {
+			var tmp [64]uint64
+			if unpackFast(tmp[:], src[off:off+bb], w, base) {
+				copy(dst, tmp[start&63:])
+				return
+			}
+		}
 	}
 	m := mask(w)
 	bit := uint64(start) * uint64(w)
@@ -122,6 +137,13 @@ func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
 	unpack64Block(w, group(src, start/64*bb, bb, &pad), &tmp, base)
 	copy(dst, tmp[start&63:])
 }
+
+// minGroupPart is the shortest part of a group that unpackEnd unpacks
+// whole through unpackFast (when it takes the width) into scratch rather
+// than one value at a time: at 2 bits the AVX2 kernel unpacks a group in
+// about the instructions the one-load path spends on 24 values (callgrind
+// over random windows of 256 rows: 24 and 12 within 0.2 %).
+const minGroupPart = 24
 
 // group returns the bb bytes of the group of 64 values at off in src. A
 // group at the end of a stream may be cut short (src holds only the bytes

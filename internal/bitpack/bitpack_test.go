@@ -396,3 +396,39 @@ func BenchmarkUnpackPart(b *testing.B) {
 		})
 	}
 }
+
+// TestUnpackParts checks runs that start and end inside groups of 64,
+// the parts unpackEnd takes either one value at a time or, from
+// minGroupPart values on, as a whole group through unpackFast: every
+// start within two groups and lengths around minGroupPart, at the widths
+// the AVX2 kernel takes and a few it does not, with the stream cut right
+// after its values (the last group is then short and must not be loaded
+// whole) and followed by more bytes.
+func TestUnpackParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, w := range []int{1, 2, 3, 4, 8, 16, 17} {
+		n := 64*4 + 9
+		vals := randVals(r, n, w)
+		exact := Pack(nil, vals, w)
+		padded := append(append([]byte(nil), exact...), make([]byte, 64)...)
+		base := r.Uint64()
+		for _, src := range [][]byte{exact, padded} {
+			for start := 0; start < 128; start++ {
+				for _, k := range []int{1, minGroupPart - 1, minGroupPart, minGroupPart + 1, 40, 63, 64, 65, 130, n - start} {
+					if k <= 0 || start+k > n {
+						continue
+					}
+					for _, at := range []int{start, n - k} {
+						got := make([]uint64, k)
+						UnpackAdd(got, src, w, at, base)
+						for i, v := range got {
+							if v != vals[at+i]+base {
+								t.Fatalf("w=%d start=%d k=%d (%d bytes): value %d = %#x, want %#x", w, at, k, len(src), i, v, vals[at+i]+base)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
