@@ -377,6 +377,10 @@ type decoder[T encoding.Integer] struct {
 
 	cached int // index of the block held in cache, -1 if none
 	cache  []T
+	// parts: some read took part of a block, as reads that start
+	// anywhere do (random windows), which sequential whole-block reads (a
+	// scan) never do; see patchTable
+	parts bool
 	// excs holds the exception positions and values of block excBlock
 	// (-1: none), see exceptions.
 	excBlock int
@@ -653,7 +657,7 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 	if bl.nexc == 0 {
 		return nil
 	}
-	if d.patchTable(b) {
+	if d.patchTable(b, k == 0 && len(out) == int(bl.rows)) {
 		// add the kept corrections: base + slot + correction is the
 		// exception's value, wrapping as T does
 		e := &d.sums
@@ -688,11 +692,19 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 // decode; the kept table was checked when it was built (by exceptions, as
 // every read checks) and costs one lookup. The first read of a block pays
 // for the table (a slot lookup per exception beyond what exceptions
-// costs); once the arena is full, blocks take the exceptions directly.
-func (d *decoder[T]) patchTable(b int) bool {
+// costs); once the arena is full, blocks take the exceptions directly. A
+// read of a whole block does not build a table until some read has taken
+// part of a block: a scan reads each block once, whole, and would pay for
+// tables it never uses again.
+func (d *decoder[T]) patchTable(b int, whole bool) bool {
 	e := &d.sums
+	if !whole {
+		d.parts = true
+	}
 	switch {
 	case e.kept(b):
+	case whole && !d.parts:
+		return false
 	case len(e.apos)+int(d.blocks[b].nexc) <= maxKeptExceptions:
 	default:
 		return false
