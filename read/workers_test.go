@@ -48,8 +48,15 @@ func TestWorkersEach(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		ran.Store(0)
 		err = w.each(cctx, 100, func(i int) error {
-			if ran.Add(1) == 2 {
+			// The second call cancels; later calls wait for it, so that
+			// the other goroutines cannot run through every item while
+			// the cancelling one is descheduled (each goroutine then
+			// holds at most one call when the context ends).
+			switch k := ran.Add(1); {
+			case k == 2:
 				cancel()
+			case k > 2:
+				<-cctx.Done()
 			}
 			return nil
 		})
