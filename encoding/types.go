@@ -18,6 +18,7 @@ package encoding
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Type is the physical type of the values of a sequence.
@@ -201,6 +202,34 @@ func (b *Bytes) Append(v []byte) {
 	}
 	b.Data = append(b.Data, v...)
 	b.Offsets = append(b.Offsets, int32(len(b.Data)))
+}
+
+// AppendRepeated adds n copies of v: the offsets by arithmetic, the bytes
+// by copies that double what is already written, so a decoder of runs or
+// constants pays a few memmoves rather than a call a value. Callers that
+// check decode limits reserve the capacity first; AppendRepeated grows b
+// only if they did not.
+func (b *Bytes) AppendRepeated(v []byte, n int) {
+	if n <= 0 {
+		return
+	}
+	if len(b.Offsets) == 0 {
+		b.Offsets = append(b.Offsets, int32(len(b.Data)))
+	}
+	no, w0 := len(b.Offsets), len(b.Data)
+	total := n * len(v)
+	b.Offsets = slices.Grow(b.Offsets, n)[:no+n]
+	b.Data = slices.Grow(b.Data, total)[:w0+total]
+	o, l := int32(w0), int32(len(v))
+	for i := range b.Offsets[no:] {
+		o += l
+		b.Offsets[no+i] = o
+	}
+	out := b.Data[w0:]
+	done := copy(out, v)
+	for done < total {
+		done += copy(out[done:], out[:done])
+	}
 }
 
 // Reset empties b, keeping its capacity.

@@ -662,7 +662,7 @@ func (d *decoder[T]) decodeAt(b, k int, out []T) error {
 		// exception's value, wrapping as T does
 		e := &d.sums
 		pos, cum := e.pos, e.cum
-		j := firstAtOrAfter32(pos, k)
+		j := firstAtOrAfter(pos, k)
 		var prev uint64
 		if j > 0 {
 			prev = cum[j-1]
@@ -794,23 +794,9 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 	return true, valid
 }
 
-// firstAtOrAfter32 is firstAtOrAfter for a kept table's int32 positions.
-func firstAtOrAfter32(ps []int32, k int) int {
-	lo, hi := 0, len(ps)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if int(ps[m]) < k {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
 // firstAtOrAfter returns the index of the first position in the sorted
-// ps that is at least k.
-func firstAtOrAfter(ps []uint64, k int) int {
+// ps (an exception list's or a kept table's) that is at least k.
+func firstAtOrAfter[P int32 | uint64](ps []P, k int) int {
 	lo, hi := 0, len(ps)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

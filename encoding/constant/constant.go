@@ -321,37 +321,9 @@ func (d *binaryDec) ReadBinary(dst *encoding.Bytes, n int) error {
 	if err := d.grow(dst, n); err != nil {
 		return err
 	}
-	appendCopies(dst, d.v, n)
+	dst.AppendRepeated(d.v, n)
 	d.pos += n
 	return nil
-}
-
-// appendCopies appends n copies of v to dst, whose capacity grow reserved:
-// the offsets by arithmetic, the bytes by copies that double what is
-// already written, so no call or branch is paid per value.
-func appendCopies(dst *encoding.Bytes, v []byte, n int) {
-	if n <= 0 {
-		return
-	}
-	if len(dst.Offsets) == 0 {
-		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
-	}
-	o, l := int32(len(dst.Data)), int32(len(v))
-	no := len(dst.Offsets)
-	offs := dst.Offsets[no : no+n]
-	for i := range offs {
-		o += l
-		offs[i] = o
-	}
-	dst.Offsets = dst.Offsets[:no+n]
-	w0 := len(dst.Data)
-	total := n * len(v)
-	dst.Data = dst.Data[:w0+total]
-	out := dst.Data[w0:]
-	done := copy(out, v)
-	for done < total {
-		done += copy(out[done:], out[:done])
-	}
 }
 
 // grow checks that n more copies fit the decode limits, then reserves them.

@@ -77,13 +77,7 @@ func build[T encoding.Number](v []T, key func(T) uint64) ([]T, []uint32) {
 			h = (h + 1) & mask
 		}
 	}
-	order := orderNum(uniq)
-	alpha := make([]T, len(uniq))
-	remap := make([]uint32, len(uniq))
-	for rank, p := range order {
-		alpha[rank] = uniq[p]
-		remap[p] = uint32(rank)
-	}
+	alpha, remap := sortNum(uniq)
 	for i, id := range idv {
 		idv[i] = remap[id]
 	}
@@ -91,6 +85,19 @@ func build[T encoding.Number](v []T, key func(T) uint64) ([]T, []uint32) {
 }
 
 // buildBinary is build for binary values: keys are xxh3 hashes, confirmed
+// sortNum returns the distinct values uniq in alphabet order and, for
+// each of them, its rank in that order.
+func sortNum[T encoding.Number](uniq []T) (alpha []T, rank []uint32) {
+	order := orderNum(uniq)
+	alpha = make([]T, len(uniq))
+	rank = make([]uint32, len(uniq))
+	for r, p := range order {
+		alpha[r] = uniq[p]
+		rank[p] = uint32(r)
+	}
+	return alpha, rank
+}
+
 // by comparing bytes, so no value is allocated.
 func buildBinary(b *encoding.Bytes) (encoding.Bytes, []uint32) {
 	n := b.Len()

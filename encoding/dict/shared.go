@@ -67,6 +67,9 @@ type Shared struct {
 	t     *table   // value key → provisional id + 1
 	rank  []uint32 // provisional id → id in alpha
 	uniq  encoding.Bytes
+	// oneLen: binary entries all have one length (set with alpha), which
+	// the encoder reports to selection (Ctx.FixedLength)
+	oneLen bool
 
 	// alpha and rank are filled by order, run once on first use: the
 	// writer builds an alphabet for most values streams but uses few of
@@ -149,16 +152,7 @@ func newSharedNum[T encoding.Number](v []T, chunk, maxDistinct int, key func(T) 
 		return nil
 	}
 	s := &Shared{typ: encoding.TypeFor[T](), chunk: chunk, d: len(uniq), t: t}
-	s.order = func() {
-		order := orderNum(uniq)
-		alpha := make([]T, len(uniq))
-		rank := make([]uint32, len(uniq))
-		for r, p := range order {
-			alpha[r] = uniq[p]
-			rank[p] = uint32(r)
-		}
-		s.alpha, s.rank = alpha, rank
-	}
+	s.order = func() { s.alpha, s.rank = sortNum(uniq) }
 	return s
 }
 
@@ -206,6 +200,7 @@ func newSharedBinary(b *encoding.Bytes, chunk, maxDistinct int) *Shared {
 			rank[p] = uint32(r)
 		}
 		s.alpha, s.rank = alpha, rank
+		s.oneLen = oneLength(&alpha)
 	}
 	return s
 }
@@ -343,7 +338,7 @@ func (sharedEncoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encod
 	if err != nil {
 		return dst, err
 	}
-	if a, ok := s.alpha.(encoding.Bytes); ok && oneLength(&a) {
+	if s.oneLen {
 		ctx.FixedLength()
 	}
 	dst = append(dst, formReference)

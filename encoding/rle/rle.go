@@ -405,7 +405,7 @@ func (r *binaryReader) ReadBinary(dst *encoding.Bytes, n int) error {
 	dst.Offsets = grow(dst.Offsets, n)
 	for n > 0 {
 		k := min(r.ends[r.run]-r.pos, n)
-		appendRun(dst, r.values.Value(r.run), k)
+		dst.AppendRepeated(r.values.Value(r.run), k)
 		n -= k
 		r.pos += k
 		if r.pos == r.ends[r.run] {
@@ -413,27 +413,6 @@ func (r *binaryReader) ReadBinary(dst *encoding.Bytes, n int) error {
 		}
 	}
 	return nil
-}
-
-// appendRun appends k copies of v to dst, whose capacity is reserved: the
-// offsets by arithmetic, the bytes by copies that double what is already
-// written, so a long run costs a few memmoves rather than a call a value.
-func appendRun(dst *encoding.Bytes, v []byte, k int) {
-	no, w0 := len(dst.Offsets), len(dst.Data)
-	o, l := int32(w0), int32(len(v))
-	offs := dst.Offsets[no : no+k]
-	for i := range offs {
-		o += l
-		offs[i] = o
-	}
-	dst.Offsets = dst.Offsets[:no+k]
-	total := k * len(v)
-	dst.Data = dst.Data[:w0+total]
-	out := dst.Data[w0:]
-	done := copy(out, v)
-	for done < total {
-		done += copy(out[done:], out[:done])
-	}
 }
 
 func grow[T any](s []T, extra int) []T {
