@@ -42,6 +42,14 @@ func AppendChild(dst, child []byte) []byte {
 // Uvarint reads a uvarint from buf, returning it and the rest of buf.
 // what names the field for the error message.
 func Uvarint(buf []byte, what string) (uint64, []byte, error) {
+	// Most fields of a node are below 128: one byte, inlined at the caller.
+	if len(buf) > 0 && buf[0] < 0x80 {
+		return uint64(buf[0]), buf[1:], nil
+	}
+	return uvarint(buf, what)
+}
+
+func uvarint(buf []byte, what string) (uint64, []byte, error) {
 	v, n := binary.Uvarint(buf)
 	if n <= 0 {
 		return 0, buf, Corruptf("%s: bad uvarint", what)
@@ -51,7 +59,14 @@ func Uvarint(buf []byte, what string) (uint64, []byte, error) {
 
 // Length reads a uvarint that counts bytes or values and checks it is at most max.
 func Length(buf []byte, max int, what string) (int, []byte, error) {
-	v, rest, err := Uvarint(buf, what)
+	if len(buf) > 0 && buf[0] < 0x80 && int(buf[0]) <= max {
+		return int(buf[0]), buf[1:], nil
+	}
+	return length(buf, max, what)
+}
+
+func length(buf []byte, max int, what string) (int, []byte, error) {
+	v, rest, err := uvarint(buf, what)
 	if err != nil {
 		return 0, buf, err
 	}
@@ -82,40 +97,40 @@ func Child(buf []byte, what string) (child, rest []byte, err error) {
 
 // ParseHeader parses the node prefix of node, decompressing the body if
 // needed, and checks the declared sizes against opts.
-func ParseHeader(node []byte, depth int, opts *Options) (*Header, error) {
+func ParseHeader(node []byte, depth int, opts *Options) (Header, error) {
 	opts = opts.orDefault()
 	if depth > opts.MaxDepth {
-		return nil, Limitf("encoding tree deeper than %d", opts.MaxDepth)
+		return Header{}, Limitf("encoding tree deeper than %d", opts.MaxDepth)
 	}
 	if len(node) < 4 {
-		return nil, Corruptf("node of %d bytes is shorter than its prefix", len(node))
+		return Header{}, Corruptf("node of %d bytes is shorter than its prefix", len(node))
 	}
-	h := &Header{Kind: Kind(node[0]), Type: Type(node[1]), Flags: node[2], Depth: depth, Size: len(node)}
+	h := Header{Kind: Kind(node[0]), Type: Type(node[1]), Flags: node[2], Depth: depth, Size: len(node)}
 	if !h.Type.Valid() {
-		return nil, Corruptf("%v node: unknown physical type %d", h.Kind, node[1])
+		return Header{}, Corruptf("%v node: unknown physical type %d", h.Kind, node[1])
 	}
 	if h.Flags&^flagKnown != 0 {
-		return nil, Unsupportedf("%v node: unknown flags %#x", h.Kind, h.Flags)
+		return Header{}, Unsupportedf("%v node: unknown flags %#x", h.Kind, h.Flags)
 	}
 	rows, rest, err := Uvarint(node[3:], "node rows")
 	if err != nil {
-		return nil, err
+		return Header{}, err
 	}
 	if rows > uint64(opts.MaxRows) {
-		return nil, Limitf("%v node declares %d rows, limit %d", h.Kind, rows, opts.MaxRows)
+		return Header{}, Limitf("%v node declares %d rows, limit %d", h.Kind, rows, opts.MaxRows)
 	}
 	h.Rows = int(rows)
 	if h.Flags&FlagZstd != 0 {
 		raw, rest2, err := Uvarint(rest, "compressed body size")
 		if err != nil {
-			return nil, err
+			return Header{}, err
 		}
 		if raw > uint64(opts.MaxBytes) {
-			return nil, Limitf("%v node: body of %d bytes, limit %d", h.Kind, raw, opts.MaxBytes)
+			return Header{}, Limitf("%v node: body of %d bytes, limit %d", h.Kind, raw, opts.MaxBytes)
 		}
 		body, err := decompress(rest2, int(raw))
 		if err != nil {
-			return nil, fmt.Errorf("%v node: %w", h.Kind, err)
+			return Header{}, fmt.Errorf("%v node: %w", h.Kind, err)
 		}
 		if opts.Allocated != nil {
 			*opts.Allocated += int64(cap(body))

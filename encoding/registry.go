@@ -11,7 +11,7 @@ import "fmt"
 type Codec struct {
 	Kind Kind
 	// Open returns a decoder for a parsed node.
-	Open func(h *Header, opts *Options) (Decoder, error)
+	Open func(h Header, opts *Options) (Decoder, error)
 	// Encoder encodes sequences; nil for encodings selection never chooses
 	// (Nullable, which the writer builds around a column's present values).
 	Encoder Encoder

@@ -425,7 +425,7 @@ func appendUvarint(dst []byte, v uint64) []byte {
 	return append(dst, byte(v))
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Float32:
 		return openT[float32, int32](h, opts)
@@ -483,26 +483,31 @@ type decoder[T floatx.Float, I int32 | int64] struct {
 	lo, hi T
 	bok    bool
 
-	digits  encoding.Reader[I]
-	diffs   encoding.DiffReader[I] // the digits child when it is Delta
-	finish  func(out, src []I, base I) I
-	period  int // the digits child's encoding.Periodic period, 0 if none
-	row     int // row of the next run finishRun gets
-	nodes   []encoding.ChildNode
-	excPos  []uint32
-	excVal  []T
-	xi      int // first exception at or after pos
-	opts    *encoding.Options
-	depth   int
-	gdec    encoding.Reader[I] // private digits cursor for gathers
-	dbuf    []I
-	excIn   []bool
-	scr     floatx.Scratch[T]
-	in, out encoding.Bitmap
-	skipped int
+	digits encoding.Reader[I]
+	diffs  encoding.DiffReader[I] // the digits child when it is Delta
+	finish func(out, src []I, base I) I
+	period int // the digits child's encoding.Periodic period, 0 if none
+	row    int // row of the next run finishRun gets
+	nodes  []encoding.ChildNode
+	// nodeBuf and comboBuf hold nodes and the combos of up to eight
+	// vectors inside the decoder: a short chunk opens with two
+	// allocations fewer.
+	nodeBuf  [3]encoding.ChildNode
+	comboBuf [8]combo
+	excPos   []uint32
+	excVal   []T
+	xi       int // first exception at or after pos
+	opts     *encoding.Options
+	depth    int
+	gdec     encoding.Reader[I] // private digits cursor for gathers
+	dbuf     []I
+	excIn    []bool
+	scr      floatx.Scratch[T]
+	in, out  encoding.Bitmap
+	skipped  int
 }
 
-func openT[T floatx.Float, I int32 | int64](h *encoding.Header, opts *encoding.Options) (*decoder[T, I], error) {
+func openT[T floatx.Float, I int32 | int64](h encoding.Header, opts *encoding.Options) (*decoder[T, I], error) {
 	d := &decoder[T, I]{typ: h.Type, n: h.Rows, opts: opts, depth: h.Depth + 1}
 	vs, body, err := encoding.Length(h.Body, MaxVectorSize, "alp vector size")
 	if err != nil {
@@ -519,7 +524,11 @@ func openT[T floatx.Float, I int32 | int64](h *encoding.Header, opts *encoding.O
 	if 2*nv > len(body) {
 		return nil, encoding.Corruptf("alp: %d vectors need %d header bytes, %d remain", nv, 2*nv, len(body))
 	}
-	d.combos = make([]combo, nv)
+	if nv <= len(d.comboBuf) {
+		d.combos = d.comboBuf[:nv]
+	} else {
+		d.combos = make([]combo, nv)
+	}
 	d.single = true
 	for v := range d.combos {
 		if len(body) < 2 {
@@ -561,7 +570,7 @@ func openT[T floatx.Float, I int32 | int64](h *encoding.Header, opts *encoding.O
 			d.period = p
 		}
 	}
-	d.nodes = append(d.nodes, encoding.ChildNode{Role: "digits", Node: dn})
+	d.nodes = append(d.nodeBuf[:0], encoding.ChildNode{Role: "digits", Node: dn})
 	ne, body, err := encoding.Length(body, d.n, "alp exception count")
 	if err != nil {
 		return nil, err

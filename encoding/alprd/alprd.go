@@ -181,7 +181,7 @@ func appendUvarint(dst []byte, v uint64) []byte {
 	return append(dst, byte(v))
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Float32:
 		return openT[float32, uint32](h, opts)
@@ -211,7 +211,7 @@ type decoder[T floatx.Float, U uint32 | uint64] struct {
 	skipped int
 }
 
-func openT[T floatx.Float, U uint32 | uint64](h *encoding.Header, opts *encoding.Options) (*decoder[T, U], error) {
+func openT[T floatx.Float, U uint32 | uint64](h encoding.Header, opts *encoding.Options) (*decoder[T, U], error) {
 	d := &decoder[T, U]{typ: h.Type, n: h.Rows}
 	var err error
 	body := h.Body

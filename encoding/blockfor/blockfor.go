@@ -390,11 +390,16 @@ type decoder[T encoding.Integer] struct {
 	u32      []uint32
 	excs     []uint64
 	sums     excSums // SumRanges' exception table of one block
+	// blockBuf and excBuf hold blocks and excs inside the decoder when
+	// they are that short: a node of one block with a few exceptions (a
+	// short chunk, the heads of a LagDelta) opens with one allocation.
+	blockBuf [1]block
+	excBuf   [8]uint64
 	selIn    encoding.Bitmap
 	selOut   encoding.Bitmap
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Int8:
 		return openT[int8](h, opts)
@@ -416,7 +421,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 	return nil, encoding.Unsupportedf("blockfor: type %v", h.Type)
 }
 
-func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
+func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*decoder[T], error) {
 	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, excBlock: -1, sums: excSums{block: -1}, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
@@ -433,7 +438,11 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 	if err := opts.CheckAlloc(nb, 48, "blockfor headers"); err != nil {
 		return nil, err
 	}
-	d.blocks = make([]block, nb)
+	if nb <= len(d.blockBuf) {
+		d.blocks = d.blockBuf[:nb]
+	} else {
+		d.blocks = make([]block, nb)
+	}
 	var prev uint64
 	total := 0
 	for b := range d.blocks {
@@ -728,7 +737,11 @@ func (d *decoder[T]) exceptions(b int) (ps, vs []uint64, err error) {
 	d.excBlock = -1
 	if len(d.excs) < 2*ne {
 		// once, for the block with the most (maxExc <= rows, checked at open)
-		d.excs = make([]uint64, 2*d.maxExc)
+		if 2*d.maxExc <= len(d.excBuf) {
+			d.excs = d.excBuf[:]
+		} else {
+			d.excs = make([]uint64, 2*d.maxExc)
+		}
 	}
 	ps, vs = d.excs[:ne], d.excs[ne:2*ne]
 	unpacked, valid := unpackExceptions(ps, vs, d.data, bl)
@@ -756,8 +769,8 @@ func (d *decoder[T]) exceptions(b int) (ps, vs []uint64, err error) {
 // unpackExceptions unpacks block bl's exception positions into ps and its
 // values (the block minimum added) into vs in one loop, each with one
 // 8-byte load, and checks that the positions increase within the block,
-// when every load lies within data and the widths allow it (a value and
-// its bit offset within a byte fit in 64 bits). unpacked is false when it
+// when the widths allow it (a value and its bit offset within a byte fit
+// in 64 bits). unpacked is false when it
 // left the work to bitpack; valid is true when the positions passed the
 // check (false leaves the caller to find and report the bad one). A block
 // has a few exceptions, which bitpack's unpacking took through two calls
@@ -769,11 +782,10 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 	if ne == 0 || pw > 56 || ew > 56 || len(vs) != ne {
 		return false, false
 	}
-	lastP := uint64(bl.pos) + ((uint64(ne)-1)*pw)>>3
-	lastV := uint64(bl.exc) + ((uint64(ne)-1)*ew)>>3
-	if lastP+8 > uint64(len(data)) || lastV+8 > uint64(len(data)) {
-		return false, false
-	}
+	// Open checked that both sections lie within data; the last few
+	// exceptions of the data's last block have fewer than 8 bytes after
+	// them and are loaded byte by byte (loadTail).
+	end := uint64(len(data))
 	p := unsafe.Pointer(unsafe.SliceData(data))
 	pm, vm := uint64(1)<<pw-1, uint64(1)<<ew-1
 	pbit, vbit := uint64(bl.pos)*8, uint64(bl.exc)*8
@@ -781,8 +793,13 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 	next := uint64(0) // the smallest position the next exception may take
 	valid = true
 	for j := range ps {
-		pword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, pbit>>3))[:])
-		vword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, vbit>>3))[:])
+		var pword, vword uint64
+		if pbit>>3+8 <= end && vbit>>3+8 <= end {
+			pword = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, pbit>>3))[:])
+			vword = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, vbit>>3))[:])
+		} else {
+			pword, vword = loadTail(data, pbit>>3), loadTail(data, vbit>>3)
+		}
 		pos := pword >> (pbit & 7) & pm
 		valid = valid && pos >= next && pos < rows
 		next = pos + 1
@@ -792,6 +809,16 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 		vbit += ew
 	}
 	return true, valid
+}
+
+// loadTail is a little-endian load of the up to 8 bytes data holds from
+// off on (zeros past its end).
+func loadTail(data []byte, off uint64) uint64 {
+	var b [8]byte
+	if off < uint64(len(data)) {
+		copy(b[:], data[off:])
+	}
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // firstAtOrAfter returns the index of the first position in the sorted

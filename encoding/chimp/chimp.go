@@ -356,7 +356,7 @@ func refError(i int, s uint64) error {
 	return encoding.Corruptf("chimp: value %d refers to ring slot %d before the block start", i, s)
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Float32:
 		return openT[float32, uint32](h, opts)
@@ -381,7 +381,7 @@ type decoder[T floatx.Float, U uint32 | uint64] struct {
 	skipped int
 }
 
-func openT[T floatx.Float, U uint32 | uint64](h *encoding.Header, opts *encoding.Options) (*decoder[T, U], error) {
+func openT[T floatx.Float, U uint32 | uint64](h encoding.Header, opts *encoding.Options) (*decoder[T, U], error) {
 	d := &decoder[T, U]{typ: h.Type, n: h.Rows, cached: -1}
 	var err error
 	body := h.Body

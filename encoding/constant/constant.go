@@ -163,7 +163,7 @@ func loadLE(b []byte) uint64 {
 	return u
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	c := cursor{typ: h.Type, n: h.Rows}
 	if h.Type == encoding.Binary {
 		l, rest, err := encoding.Length(h.Body, len(h.Body), "constant value length")

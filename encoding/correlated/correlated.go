@@ -109,7 +109,7 @@ func diff[T encoding.Integer, S signed](v []T, ref any) (any, error) {
 	return out, nil
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if h.Depth != 0 {
 		return nil, encoding.Corruptf("correlated node at depth %d: it may only be a chunk's root", h.Depth)
 	}
@@ -166,7 +166,7 @@ type dec[T encoding.Integer, S signed] struct {
 	gdec encoding.Reader[S] // private difference cursor for gathers
 }
 
-func newDec[T encoding.Integer, S signed](h *encoding.Header, opts *encoding.Options, ref int, dn []byte) (*dec[T, S], error) {
+func newDec[T encoding.Integer, S signed](h encoding.Header, opts *encoding.Options, ref int, dn []byte) (*dec[T, S], error) {
 	if opts == nil || opts.Resolver == nil {
 		return nil, encoding.Unsupportedf("correlated: the node refers to stream %d; open it through a file reader, which resolves references", ref)
 	}

@@ -175,9 +175,12 @@ type decoder[T encoding.Integer] struct {
 	sums   []uint64 // and the sums
 	selIn  encoding.Bitmap
 	selOut encoding.Bitmap
+	// blockBuf holds blocks inside the decoder for a node of one block
+	// (a short chunk, the heads of a LagDelta): one allocation fewer.
+	blockBuf [1]dblock[T]
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Int8:
 		return openT[int8](h, opts)
@@ -199,7 +202,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 	return nil, encoding.Unsupportedf("delta: type %v", h.Type)
 }
 
-func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
+func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*decoder[T], error) {
 	d := &decoder[T]{typ: h.Type, n: h.Rows, depth: h.Depth + 1, opts: opts}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
@@ -216,7 +219,11 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 	if err := opts.CheckAlloc(nb, int(unsafe.Sizeof(dblock[T]{})), "delta headers"); err != nil {
 		return nil, err
 	}
-	d.blocks = make([]dblock[T], nb)
+	if nb <= len(d.blockBuf) {
+		d.blocks = d.blockBuf[:nb]
+	} else {
+		d.blocks = make([]dblock[T], nb)
+	}
 	type bounds struct{ dmin, dmax int64 }
 	dl := make([]bounds, nb)
 	var prev uint64

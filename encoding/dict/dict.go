@@ -195,7 +195,7 @@ func (c *core) filterIDs(lo, hi uint32, bm encoding.Bitmap, n int, sel encoding.
 	return nil
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	an, rest, err := encoding.Child(h.Body, "alphabet")
 	if err != nil {
 		return nil, err

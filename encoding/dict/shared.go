@@ -425,7 +425,7 @@ func buildShared(payload []byte, opts *encoding.Options) (any, error) {
 }
 
 // definitionBody splits a definition's alphabet child off its body.
-func definitionBody(h *encoding.Header) ([]byte, error) {
+func definitionBody(h encoding.Header) ([]byte, error) {
 	if h.Rows != 0 {
 		return nil, encoding.Corruptf("shared dictionary definition declares %d rows, want 0", h.Rows)
 	}
@@ -448,7 +448,7 @@ func sharedNumAlphabet[T encoding.Number](c core, an []byte, opts *encoding.Opti
 	return &numDict[T]{core: c, alpha: alpha, nn: nn}, len(alpha), nil
 }
 
-func openShared(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func openShared(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if len(h.Body) == 0 {
 		return nil, encoding.Corruptf("shared dictionary: empty body")
 	}

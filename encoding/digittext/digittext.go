@@ -142,7 +142,7 @@ func runs(s []uint8) int {
 	return r
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if h.Type != encoding.Binary {
 		return nil, encoding.Unsupportedf("digittext: type %v", h.Type)
 	}

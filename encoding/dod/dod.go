@@ -210,7 +210,7 @@ type decoder[T encoding.Integer] struct {
 	selOut encoding.Bitmap
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Int8:
 		return openT[int8](h, opts)
@@ -265,7 +265,7 @@ func (r *headerReader) varint(blk int, what string) uint64 {
 	return uint64(v)
 }
 
-func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
+func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*decoder[T], error) {
 	d := &decoder[T]{typ: h.Type, n: h.Rows, body: h.Body, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "dod: block size")
 	if err != nil {

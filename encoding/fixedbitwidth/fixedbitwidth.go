@@ -117,7 +117,7 @@ func loadLE(b []byte, size int) uint64 {
 	return u
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Bool:
 		d, err := openInts[uint8](h)
@@ -158,7 +158,7 @@ type dec[T encoding.Integer] struct {
 	packed    []byte
 }
 
-func openInts[T encoding.Integer](h *encoding.Header) (*dec[T], error) {
+func openInts[T encoding.Integer](h encoding.Header) (*dec[T], error) {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	if len(h.Body) < 1+2*size {

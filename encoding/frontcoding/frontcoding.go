@@ -124,7 +124,7 @@ func appendBody(dst []byte, b *encoding.Bytes, k int, sorted bool, ctx *encoding
 	return dst, nil
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if h.Type != encoding.Binary {
 		return nil, encoding.Unsupportedf("frontcoding: type %v", h.Type)
 	}

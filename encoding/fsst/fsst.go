@@ -126,7 +126,7 @@ func parseTable(body []byte) (*table, []byte, error) {
 	return t, rest[off:], nil
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if h.Type != encoding.Binary {
 		return nil, encoding.Unsupportedf("fsst: type %v", h.Type)
 	}
@@ -140,7 +140,7 @@ func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) 
 // openCodes opens the part of a node after its symbol table (rawLen, code
 // lengths, codes), decoding with t; kind is the node's kind (FSST, or
 // SharedFSST for a reference to a stripe's table).
-func openCodes(h *encoding.Header, t *table, rest []byte, opts *encoding.Options, kind encoding.Kind) (encoding.Decoder, error) {
+func openCodes(h encoding.Header, t *table, rest []byte, opts *encoding.Options, kind encoding.Kind) (encoding.Decoder, error) {
 	raw, rest, err := encoding.Uvarint(rest, "fsst raw length")
 	if err != nil {
 		return nil, err

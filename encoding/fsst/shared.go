@@ -137,7 +137,7 @@ func buildShared(payload []byte, opts *encoding.Options) (any, error) {
 }
 
 // definitionTable parses a definition's table; nothing may follow it.
-func definitionTable(h *encoding.Header) (*table, error) {
+func definitionTable(h encoding.Header) (*table, error) {
 	if h.Rows != 0 {
 		return nil, encoding.Corruptf("shared fsst definition declares %d rows, want 0", h.Rows)
 	}
@@ -151,7 +151,7 @@ func definitionTable(h *encoding.Header) (*table, error) {
 	return t, nil
 }
 
-func openShared(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func openShared(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if h.Type != encoding.Binary {
 		return nil, encoding.Unsupportedf("shared fsst: type %v", h.Type)
 	}

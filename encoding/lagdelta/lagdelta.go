@@ -239,7 +239,7 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, ctx *encoding.Ctx) ([]
 	return ctx.EncodeChild(dst, diffs)
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Int8:
 		return openT[int8](h, opts)
@@ -275,6 +275,7 @@ type decoder[T encoding.Integer] struct {
 	dbuf        []int64
 	skip        []T
 	nodes       []encoding.ChildNode
+	nodeBuf     [2]encoding.ChildNode // nodes' storage, inside the decoder
 	depth       int
 	opts        *encoding.Options
 	// periodic: every difference is zero (the differences child bounds
@@ -283,7 +284,7 @@ type decoder[T encoding.Integer] struct {
 	periodic bool
 }
 
-func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*decoder[T], error) {
+func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*decoder[T], error) {
 	d := &decoder[T]{typ: h.Type, n: h.Rows, depth: h.Depth + 1, opts: opts}
 	l, body, err := encoding.Length(h.Body, MaxLag, "lagdelta lag")
 	if err != nil {
@@ -325,7 +326,8 @@ func openT[T encoding.Integer](h *encoding.Header, opts *encoding.Options) (*dec
 		}
 		d.tail = make([]T, l)
 	}
-	d.nodes = []encoding.ChildNode{{Role: "heads", Node: hn}, {Role: "differences", Node: dn}}
+	d.nodeBuf = [2]encoding.ChildNode{{Role: "heads", Node: hn}, {Role: "differences", Node: dn}}
+	d.nodes = d.nodeBuf[:]
 	return d, nil
 }
 

@@ -127,7 +127,7 @@ func (c *core) filterRows(n int, sel encoding.Bitmap, commonOK bool, keep func(i
 	c.k = e
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	body := h.Body
 	var commonRaw []byte
 	if h.Type == encoding.Binary {

@@ -263,7 +263,7 @@ func scatter(v []bool, cs encoding.Bitmap, off int, sel encoding.Bitmap) {
 	}
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	vn, rest, err := encoding.Child(h.Body, "validity")
 	if err != nil {
 		return nil, err

@@ -103,7 +103,7 @@ func (r *runs) seek(from, row int) int {
 	return hi
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	ln, rest, err := encoding.Child(h.Body, "run lengths")
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ type decoder struct {
 	k      int // first position at or after pos
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if h.Type != encoding.Bool {
 		return nil, encoding.Corruptf("sparse bool node of type %v", h.Type)
 	}

@@ -141,7 +141,7 @@ func appendBinary(dst []byte, b *encoding.Bytes, ctx *encoding.Ctx) ([]byte, err
 	return dst, nil
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Bool:
 		return openBool(h)
@@ -227,7 +227,7 @@ type fixedDec[T encoding.Number] struct {
 	vals []T
 }
 
-func openFixed[T encoding.Number](h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func openFixed[T encoding.Number](h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	if uint64(h.Rows)*uint64(size) != uint64(len(h.Body)) {
@@ -308,7 +308,7 @@ type boolDec struct {
 	body []byte
 }
 
-func openBool(h *encoding.Header) (encoding.Decoder, error) {
+func openBool(h encoding.Header) (encoding.Decoder, error) {
 	if want := (uint64(h.Rows) + 7) / 8; want != uint64(len(h.Body)) {
 		return nil, encoding.Corruptf("trivial: %d bools need %d body bytes, have %d", h.Rows, want, len(h.Body))
 	}
@@ -378,7 +378,7 @@ type binaryDec struct {
 	opts    *encoding.Options
 }
 
-func openBinary(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func openBinary(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	child, data, err := encoding.Child(h.Body, "trivial lengths")
 	if err != nil {
 		return nil, err

@@ -70,7 +70,7 @@ func appendUnsigned[T uint8 | uint16 | uint32 | uint64](dst []byte, vals []T) []
 	return dst
 }
 
-func open(h *encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
+func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	switch h.Type {
 	case encoding.Int8:
 		return newDec[int8](h)
@@ -117,7 +117,7 @@ const (
 // in a byte with the high bit clear, so the count of such bytes must equal
 // the row count and the last byte must end a value. Overlong or out-of-range
 // values are caught while decoding.
-func newDec[T encoding.Integer](h *encoding.Header) (*dec[T], error) {
+func newDec[T encoding.Integer](h encoding.Header) (*dec[T], error) {
 	if h.Rows > len(h.Body) {
 		return nil, encoding.Corruptf("varint: %d rows in %d bytes", h.Rows, len(h.Body))
 	}
