@@ -147,7 +147,7 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 	for _, t := range ts {
 		ud := byUnit[t.uo]
 		if ud == nil {
-			ud = &unitData{uo: t.uo, u: t.u, readers: map[int]*colReader{}}
+			ud = &unitData{uo: t.uo, u: t.u, readers: make([]*colReader, len(f.stypes))}
 			byUnit[t.uo] = ud
 			units = append(units, ud)
 		}
@@ -162,9 +162,11 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 	var refs []ref
 	for _, ud := range units {
 		st.UnitsRead++
-		for _, c := range cols {
+		rds := make([]colReader, len(cols)) // one allocation for the unit's readers
+		for i, c := range cols {
 			cl := &ud.u.cols[c]
-			rd := f.newColReader(ud, c)
+			rd := &rds[i]
+			f.initColReader(rd, ud, c)
 			ud.readers[c] = rd
 			off := cl.off
 			for k, s := range cl.sizes {
@@ -243,12 +245,24 @@ type colReader struct {
 	spanHi []int64     // per chunk, end of the span readOn decoded (-1: not used yet)
 	typ    encoding.Type
 	count  *int64
+	// The slices' storage for a column of one chunk in the unit (the
+	// usual case): readers are made per unit and column of every query
+	// and window read, and then need no allocation of their own.
+	pay1    [1][]byte
+	ent1    [1]*decEntry
+	locked1 [1]bool
+	spanHi1 [1]int64
 }
 
-func (f *File) newColReader(ud *unitData, c int) *colReader {
+// initColReader sets r up to read column c of the unit ud.
+func (f *File) initColReader(r *colReader, ud *unitData, c int) {
 	n := len(ud.u.cols[c].sizes)
-	return &colReader{f: f, cl: &ud.u.cols[c], pay: make([][]byte, n), ents: make([]*decEntry, n), locked: make([]bool, n),
-		typ: f.stypes[c]}
+	*r = colReader{f: f, cl: &ud.u.cols[c], typ: f.stypes[c]}
+	if n == 1 {
+		r.pay, r.ents, r.locked = r.pay1[:], r.ent1[:], r.locked1[:]
+	} else {
+		r.pay, r.ents, r.locked = make([][]byte, n), make([]*decEntry, n), make([]bool, n)
+	}
 }
 
 // release unlocks the decoders this reader holds.

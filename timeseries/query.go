@@ -191,7 +191,7 @@ type task struct {
 type unitData struct {
 	uo      int
 	u       *unitRec
-	readers map[int]*colReader
+	readers []*colReader // by column; nil where the step reads none
 	tasks   []*task
 	st      Stats
 	err     error

@@ -35,6 +35,10 @@ type winPiece struct {
 type winUnit struct {
 	t      *task // the unit's fetch task: rows [a, b) span every piece
 	pieces []winPiece
+	// task and piece1 are t's and pieces' storage: most units of a
+	// random draw hold one piece, and a unit then takes one allocation.
+	task   task
+	piece1 [1]winPiece
 }
 
 // winRead is a planned read of windows and, once read, its buffers.
@@ -201,7 +205,8 @@ func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Sta
 			uo := e.c0 + k
 			wu := byUnit[uo]
 			if wu == nil {
-				wu = &winUnit{t: &task{e: e, uo: uo, u: u, a: a, b: b, settled: true}}
+				wu = &winUnit{task: task{e: e, uo: uo, u: u, a: a, b: b, settled: true}}
+				wu.t, wu.pieces = &wu.task, wu.piece1[:0]
 				byUnit[uo] = wu
 				wr.units = append(wr.units, wu)
 			}
@@ -269,11 +274,12 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 		}
 	}
 	type job struct {
-		wu  *winUnit
-		ui  int
-		c   int
-		st  Stats
-		err error
+		wu    *winUnit
+		ui    int
+		c     int
+		count int64 // values decoded (colReader.count)
+		st    Stats
+		err   error
 	}
 	jobs := make([]job, 0, len(wr.units)*len(cols))
 	for ui, wu := range wr.units {
@@ -287,8 +293,7 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 		j := &jobs[i]
 		start := time.Now()
 		rd := j.wu.t.ud.readers[j.c]
-		var count int64
-		rd.count = &count
+		rd.count = &j.count
 		vals, valid := wr.vals[j.c], wr.valid[j.c]
 		var bin *encoding.Bytes
 		var binAt []int
@@ -331,9 +336,9 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 			prev = pc
 		}
 		rd.release()
-		j.st.ValuesDecoded = count
+		j.st.ValuesDecoded = j.count
 		if j.c == f.t.time {
-			j.st.TimeDecoded = count
+			j.st.TimeDecoded = j.count
 		}
 		j.st.Decode = time.Since(start)
 	})
@@ -396,7 +401,11 @@ func (wr *winRead) gatherBinary() {
 // the part of the span an earlier call of the step already decoded.
 func (r *colReader) readOn(x, y int64, vals any, valid []bool, at int) error {
 	if r.spanHi == nil {
-		r.spanHi = make([]int64, len(r.cl.rows))
+		if len(r.cl.rows) == 1 {
+			r.spanHi = r.spanHi1[:]
+		} else {
+			r.spanHi = make([]int64, len(r.cl.rows))
+		}
 		for k := range r.spanHi {
 			r.spanHi[k] = -1 // not used in this step yet
 		}
