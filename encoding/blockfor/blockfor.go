@@ -782,24 +782,34 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 	if ne == 0 || pw > 56 || ew > 56 || len(vs) != ne {
 		return false, false
 	}
-	// Open checked that both sections lie within data; the last few
-	// exceptions of the data's last block have fewer than 8 bytes after
-	// them and are loaded byte by byte (loadTail).
-	end := uint64(len(data))
+	// Open checked that both sections lie within data. Where 8 bytes
+	// follow the last exception's position and value (every block but
+	// the last few exceptions of the data's last one), each is one load;
+	// otherwise the loads take the bytes there are (loadTail).
 	p := unsafe.Pointer(unsafe.SliceData(data))
 	pm, vm := uint64(1)<<pw-1, uint64(1)<<ew-1
 	pbit, vbit := uint64(bl.pos)*8, uint64(bl.exc)*8
 	rows := uint64(bl.rows)
 	next := uint64(0) // the smallest position the next exception may take
 	valid = true
-	for j := range ps {
-		var pword, vword uint64
-		if pbit>>3+8 <= end && vbit>>3+8 <= end {
-			pword = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, pbit>>3))[:])
-			vword = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, vbit>>3))[:])
-		} else {
-			pword, vword = loadTail(data, pbit>>3), loadTail(data, vbit>>3)
+	lastP := uint64(bl.pos) + ((uint64(ne)-1)*pw)>>3
+	lastV := uint64(bl.exc) + ((uint64(ne)-1)*ew)>>3
+	if end := uint64(len(data)); lastP+8 <= end && lastV+8 <= end {
+		for j := range ps {
+			pword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, pbit>>3))[:])
+			vword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, vbit>>3))[:])
+			pos := pword >> (pbit & 7) & pm
+			valid = valid && pos >= next && pos < rows
+			next = pos + 1
+			ps[j] = pos
+			vs[j] = vword>>(vbit&7)&vm + bl.min
+			pbit += pw
+			vbit += ew
 		}
+		return true, valid
+	}
+	for j := range ps {
+		pword, vword := loadTail(data, pbit>>3), loadTail(data, vbit>>3)
 		pos := pword >> (pbit & 7) & pm
 		valid = valid && pos >= next && pos < rows
 		next = pos + 1
