@@ -394,7 +394,7 @@ func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
 // non-null counts only for columns without nulls, so callers use it for
 // count-only aggregates of columns without nulls.
 func (f *File) countBlocks(t *task, every int64, ncols int, st *AggStats) ([]bucket, error) {
-	rd := t.ud.readers[f.t.time]
+	rd := t.ud.reader(f.t.time)
 	defer rd.release()
 	var dummy int64
 	rd.count = &dummy

@@ -44,7 +44,7 @@ func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim
 				break
 			}
 		}
-		if rd := ud.readers[f.t.time]; rd != nil {
+		if rd := ud.reader(f.t.time); rd != nil {
 			rd.release()
 		}
 		ud.st.Decode += time.Since(start)
@@ -92,7 +92,7 @@ func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim
 			}
 			t.vals[j.c] = s
 		}
-		j.ud.readers[j.c].release()
+		j.ud.reader(j.c).release()
 		j.st.Decode = time.Since(start)
 	})
 	var jobErr error
@@ -147,7 +147,7 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 	for _, t := range ts {
 		ud := byUnit[t.uo]
 		if ud == nil {
-			ud = &unitData{uo: t.uo, u: t.u, readers: make([]*colReader, len(f.stypes))}
+			ud = &unitData{uo: t.uo, u: t.u}
 			byUnit[t.uo] = ud
 			units = append(units, ud)
 		}
@@ -160,14 +160,23 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 		c, k int
 	}
 	var refs []ref
+	// Every unit's readers sit in one slice in cols order, found by column
+	// through one table for the step: a unit costs one allocation for its
+	// readers however wide the table is.
+	at := make([]int32, len(f.stypes))
+	for c := range at {
+		at[c] = -1
+	}
+	for i, c := range cols {
+		at[c] = int32(i)
+	}
 	for _, ud := range units {
 		st.UnitsRead++
-		rds := make([]colReader, len(cols)) // one allocation for the unit's readers
+		ud.readers, ud.at = make([]colReader, len(cols)), at
 		for i, c := range cols {
 			cl := &ud.u.cols[c]
-			rd := &rds[i]
+			rd := &ud.readers[i]
 			f.initColReader(rd, ud, c)
-			ud.readers[c] = rd
 			off := cl.off
 			for k, s := range cl.sizes {
 				if e := f.decs.get(off); e != nil {
@@ -195,7 +204,7 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 		if err != nil {
 			return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", rf.ud.uo, f.t.sch.Field(rf.c).Name, err)
 		}
-		rf.ud.readers[rf.c].pay[rf.k] = p
+		rf.ud.reader(rf.c).pay[rf.k] = p
 	}
 	return units, nil
 }
@@ -252,6 +261,16 @@ type colReader struct {
 	ent1    [1]*decEntry
 	locked1 [1]bool
 	spanHi1 [1]int64
+}
+
+// reader returns the reader of column c, nil when the step reads none.
+func (ud *unitData) reader(c int) *colReader {
+	if c >= 0 && c < len(ud.at) {
+		if i := ud.at[c]; i >= 0 {
+			return &ud.readers[i]
+		}
+	}
+	return nil
 }
 
 // initColReader sets r up to read column c of the unit ud.
@@ -347,7 +366,7 @@ func (r *colReader) read(x, y int64, vals any, valid []bool, at int) error {
 // filterTime finds the rows of t that fall in tr and decodes their times
 // when they are returned (or all of [a, b) in eager mode).
 func (f *File) filterTime(t *task, tr TimeRange, want, eager bool, st *Stats) error {
-	rd := t.ud.readers[f.t.time]
+	rd := t.ud.reader(f.t.time)
 	before := st.TimeDecoded
 	rd.count = &st.TimeDecoded
 	defer func() { st.ValuesDecoded += st.TimeDecoded - before }()
@@ -488,7 +507,7 @@ func blocksIn(bb encoding.BlockBounder[int64], a, b int64) int {
 // mode over every row of [a, b), then cut to the survivors).
 func (f *File) decodeColumn(t *task, c int, eager bool, st *Stats) (*shred.Stream, error) {
 	var count int64
-	rd := t.ud.readers[c]
+	rd := t.ud.reader(c)
 	rd.count = &count
 	x, y := t.lo+t.skip, t.hi
 	if eager {

@@ -191,7 +191,8 @@ type task struct {
 type unitData struct {
 	uo      int
 	u       *unitRec
-	readers []*colReader // by column; nil where the step reads none
+	readers []colReader // the step's columns, in the order it reads them
+	at      []int32     // column → index in readers, -1 where none (one table per step)
 	tasks   []*task
 	st      Stats
 	err     error

@@ -292,7 +292,7 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 	parallel(len(jobs), max(1, threads), func(i int) {
 		j := &jobs[i]
 		start := time.Now()
-		rd := j.wu.t.ud.readers[j.c]
+		rd := j.wu.t.ud.reader(j.c)
 		rd.count = &j.count
 		vals, valid := wr.vals[j.c], wr.valid[j.c]
 		var bin *encoding.Bytes
