@@ -42,7 +42,7 @@ func AppendChild(dst, child []byte) []byte {
 // Uvarint reads a uvarint from buf, returning it and the rest of buf.
 // what names the field for the error message.
 func Uvarint(buf []byte, what string) (uint64, []byte, error) {
-	// Most fields of a node are below 128: one byte, inlined at the caller.
+	// Most fields of a node are below 128: one byte, without the loop.
 	if len(buf) > 0 && buf[0] < 0x80 {
 		return uint64(buf[0]), buf[1:], nil
 	}

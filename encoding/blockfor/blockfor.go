@@ -782,34 +782,33 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 	if ne == 0 || pw > 56 || ew > 56 || len(vs) != ne {
 		return false, false
 	}
-	// Open checked that both sections lie within data. Where 8 bytes
-	// follow the last exception's position and value (every block but
-	// the last few exceptions of the data's last one), each is one load;
-	// otherwise the loads take the bytes there are (loadTail).
+	// Open checked that both sections lie within data. Every load takes 8
+	// bytes; where fewer follow the last exception's position or value
+	// (the last exceptions of the data's last block), the block's sections
+	// are copied with 8 zero bytes after them and read from there.
+	off := 0 // offset of data within the node's data
+	lastP := uint64(bl.pos) + ((uint64(ne)-1)*pw)>>3
+	lastV := uint64(bl.exc) + ((uint64(ne)-1)*ew)>>3
+	if end := uint64(len(data)); lastP+8 > end || lastV+8 > end {
+		var buf [128]byte
+		var padded []byte
+		if n := len(data) - bl.pos + 8; n <= len(buf) {
+			padded = buf[:n]
+		} else {
+			padded = make([]byte, n)
+		}
+		copy(padded, data[bl.pos:])
+		data, off = padded, bl.pos
+	}
 	p := unsafe.Pointer(unsafe.SliceData(data))
 	pm, vm := uint64(1)<<pw-1, uint64(1)<<ew-1
-	pbit, vbit := uint64(bl.pos)*8, uint64(bl.exc)*8
+	pbit, vbit := uint64(bl.pos-off)*8, uint64(bl.exc-off)*8
 	rows := uint64(bl.rows)
 	next := uint64(0) // the smallest position the next exception may take
 	valid = true
-	lastP := uint64(bl.pos) + ((uint64(ne)-1)*pw)>>3
-	lastV := uint64(bl.exc) + ((uint64(ne)-1)*ew)>>3
-	if end := uint64(len(data)); lastP+8 <= end && lastV+8 <= end {
-		for j := range ps {
-			pword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, pbit>>3))[:])
-			vword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, vbit>>3))[:])
-			pos := pword >> (pbit & 7) & pm
-			valid = valid && pos >= next && pos < rows
-			next = pos + 1
-			ps[j] = pos
-			vs[j] = vword>>(vbit&7)&vm + bl.min
-			pbit += pw
-			vbit += ew
-		}
-		return true, valid
-	}
 	for j := range ps {
-		pword, vword := loadTail(data, pbit>>3), loadTail(data, vbit>>3)
+		pword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, pbit>>3))[:])
+		vword := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, vbit>>3))[:])
 		pos := pword >> (pbit & 7) & pm
 		valid = valid && pos >= next && pos < rows
 		next = pos + 1
@@ -819,16 +818,6 @@ func unpackExceptions(ps, vs []uint64, data []byte, bl *block) (unpacked, valid 
 		vbit += ew
 	}
 	return true, valid
-}
-
-// loadTail is a little-endian load of the up to 8 bytes data holds from
-// off on (zeros past its end).
-func loadTail(data []byte, off uint64) uint64 {
-	var b [8]byte
-	if off < uint64(len(data)) {
-		copy(b[:], data[off:])
-	}
-	return binary.LittleEndian.Uint64(b[:])
 }
 
 // firstAtOrAfter returns the index of the first position in the sorted

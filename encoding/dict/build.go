@@ -84,7 +84,6 @@ func build[T encoding.Number](v []T, key func(T) uint64) ([]T, []uint32) {
 	return alpha, idv
 }
 
-// buildBinary is build for binary values: keys are xxh3 hashes, confirmed
 // sortNum returns the distinct values uniq in alphabet order and, for
 // each of them, its rank in that order.
 func sortNum[T encoding.Number](uniq []T) (alpha []T, rank []uint32) {
@@ -98,6 +97,7 @@ func sortNum[T encoding.Number](uniq []T) (alpha []T, rank []uint32) {
 	return alpha, rank
 }
 
+// buildBinary is build for binary values: keys are xxh3 hashes, confirmed
 // by comparing bytes, so no value is allocated.
 func buildBinary(b *encoding.Bytes) (encoding.Bytes, []uint32) {
 	n := b.Len()
