@@ -77,6 +77,14 @@ type Codec struct {
 	// where it pays, see Optimize). Plain and bit-packed layouts benefit;
 	// encodings that nest children leave compression to their leaves.
 	Zstd bool
+
+	// InPlace reports, per type, that a node of this kind whose body is
+	// stored uncompressed opens from its header alone and reads every row
+	// from fixed bytes of its body, which its decoders name through
+	// RowByter. A point lookup may then open such a node over a buffer in
+	// which only the header and the bytes of the rows it gathers hold what
+	// was stored (the segments of a large chunk it read, not the chunk).
+	InPlace func(t Type) bool
 }
 
 // Cost is what decoding a node costs on its own, in nanoseconds: PerValue

@@ -122,3 +122,76 @@ func TestDocExample(t *testing.T) {
 		t.Fatalf("chunk %x %v", p, err)
 	}
 }
+
+// goldenSegSpec is the frozen content of the segmented golden file: chunks
+// large enough to be written as segmented chunks of 1 KiB segments, and
+// small ones that are not. Never change it.
+func goldenSegSpec() fileSpec {
+	var s fileSpec
+	for st := range 2 {
+		sp := stripeSpec{rows: 1000, streams: make([][]chunkSpec, 2)}
+		for id := range 2 {
+			for c, n := range []int{4500 + 500*st, 100, 3000 + 2000*id} {
+				p := make([]byte, n)
+				for i := range p {
+					p[i] = byte(i*7/(5+st+id+c)) ^ byte(c)
+				}
+				sp.streams[id] = append(sp.streams[id], chunkSpec{payload: p, rows: 300 + c})
+			}
+		}
+		s.stripes = append(s.stripes, sp)
+	}
+	s.sections = []sectionSpec{{"schema", []byte("segmented")}}
+	return s
+}
+
+// TestGoldenSegmented pins segmented chunks (docs/FORMAT.md, § 4.1.1): the
+// file must keep reading as its spec, every chunk of at least four
+// segments is segmented, and today's writer produces it byte for byte.
+func TestGoldenSegmented(t *testing.T) {
+	const name = "v1.0-segmented.strata"
+	opts := WriterOptions{GroupSize: 2, NoMetadataCompression: true, SegmentLog: MinSegmentLog}
+	path := filepath.Join("testdata", name)
+	s := goldenSegSpec()
+	if *update {
+		if err := os.WriteFile(path, build(t, s, opts, 99), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(context.Background(), iox.Bytes(data), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSpec(t, f, s)
+	segmented := 0
+	for st := 0; st < f.NumStripes(); st++ {
+		infos, err := f.Streams(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range infos {
+			for _, c := range info.Chunks {
+				raw := data[c.Offset : c.Offset+c.Size]
+				if want := c.Size-ChunkHeaderSize >= 4<<MinSegmentLog; IsSegmented(raw) != want {
+					t.Fatalf("chunk at %d of %d bytes: segmented %v", c.Offset, c.Size, !want)
+				}
+				if IsSegmented(raw) {
+					segmented++
+				}
+			}
+		}
+	}
+	if segmented != 6 {
+		t.Fatalf("%d segmented chunks, want 6", segmented)
+	}
+	if err := f.Verify(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(build(t, s, opts, 99), data) {
+		t.Fatal("the writer no longer produces the golden bytes: the format changed")
+	}
+}

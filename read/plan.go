@@ -62,6 +62,10 @@ type chunk struct {
 	// readLen is the length of the coalesced read the chunk's bytes came
 	// from, which stays alive as long as anything aliases them.
 	readLen int64
+	// wantHead is set while the chunk's head waits in the stripeIO's
+	// heads; head holds it once fetched (partial.go).
+	wantHead bool
+	head     []byte
 }
 
 // stripeIO plans, fetches and opens the chunks one query needs from one
@@ -76,6 +80,7 @@ type stripeIO struct {
 	mu      sync.Mutex
 	chunks  map[chunkKey]*chunk
 	pending []*chunk
+	heads   []*chunk     // chunks of which a lookup reads the head first (partial.go)
 	defs    map[int]bool // streams whose shared definitions are declared
 	// lookup is set for a point lookup's stripeIO: the decoders it caches
 	// enter the decoder cache's probationary segment (cache.go).
@@ -232,44 +237,58 @@ func (s *stripeIO) needAll(stream int) error {
 // fetch reads every declared chunk not yet fetched, in one coalesced call.
 func (s *stripeIO) fetch() error {
 	s.mu.Lock()
-	todo := s.pending
-	s.pending = nil
+	todo, heads := s.pending, s.heads[:0:0]
+	for _, ch := range s.heads {
+		// A chunk declared whole too (a reference of another) is read whole.
+		if !ch.queued {
+			heads = append(heads, ch)
+		}
+		ch.wantHead = false
+	}
+	s.pending, s.heads = nil, nil
 	for _, ch := range todo {
 		ch.queued = false
 	}
 	s.mu.Unlock()
-	return s.fetchChunks(todo)
+	return s.fetchWith(todo, heads)
 }
 
-func (s *stripeIO) fetchChunks(todo []*chunk) error {
-	if len(todo) == 0 {
+func (s *stripeIO) fetchChunks(todo []*chunk) error { return s.fetchWith(todo, nil) }
+
+// fetchWith reads the chunks todo whole and the heads of the chunks heads
+// (partial.go) in one call.
+func (s *stripeIO) fetchWith(todo, heads []*chunk) error {
+	if len(todo)+len(heads) == 0 {
 		return nil
 	}
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
-	ranges := make([]iox.Range, len(todo))
+	ranges := make([]iox.Range, len(todo), len(todo)+len(heads))
 	for i, ch := range todo {
 		ranges[i] = ch.rng
 	}
+	for _, ch := range heads {
+		ranges = append(ranges, headRange(ch))
+	}
 	if onFetch != nil {
-		keys := make([]chunkKey, len(todo))
-		for i, ch := range todo {
-			keys[i] = ch.key
+		keys := make([]chunkKey, 0, len(todo)+len(heads))
+		for _, ch := range todo {
+			keys = append(keys, ch.key)
+		}
+		for _, ch := range heads {
+			keys = append(keys, ch.key)
 		}
 		onFetch(keys)
 	}
 	reads := s.f.fetch.Plan(ranges)
-	bufs, err := s.f.fetchRanges(s.ctx, ranges)
+	bufs, err := s.readRanges(ranges)
 	if err != nil {
-		return fmt.Errorf("read: stripe %d: %w", s.stripe, err)
+		return err
 	}
-	s.requests.Add(int64(len(reads)))
-	var n int64
-	for _, r := range reads {
-		n += r.Len
+	for i, ch := range heads {
+		ch.head = bufs[len(todo)+i]
 	}
-	s.bytes.Add(n)
 	for i, ch := range todo {
 		ch.raw = bufs[i]
 		// Reads are sorted and disjoint: find the one holding the chunk.

@@ -971,7 +971,88 @@ func checkNode(c *checker, node []byte, opts *encoding.Options, vals any, valid 
 	if d.Type() != encoding.TypeOf(vals) {
 		return mismatchf("node holds %v, want %v", d.Type(), encoding.TypeOf(vals))
 	}
+	if err := checkInPlace(c, node, opts, d, want); err != nil {
+		return err
+	}
 	return checkDecoder(c, d, want, valid)
+}
+
+// checkInPlace checks, for a node of an InPlace codec, that the decoder
+// opened over a copy of the node in which every byte past row 0's first
+// one is garbage except those RowRange names for a set of rows gathers
+// those rows right: what a point lookup that read only those bytes gets.
+func checkInPlace(c *checker, node []byte, opts *encoding.Options, d encoding.Decoder, want any) error {
+	if !encoding.InPlaceNode(node, opts) || d.Len() == 0 {
+		return nil
+	}
+	lo0, hi0, ok := encoding.RowRange(d, node, 0)
+	if !ok {
+		return mismatchf("%v node of %v values is InPlace but names no bytes for row 0", d.Kind(), d.Type())
+	}
+	if hi0 == lo0 {
+		return nil // rows of no bytes (width 0)
+	}
+	rows := c.rows(d.Len())
+	if len(rows) == 0 {
+		return nil
+	}
+	sparse := append([]byte(nil), node...)
+	for i := lo0; i < len(sparse); i++ {
+		sparse[i] = 0xA5 ^ byte(i)
+	}
+	for _, r := range rows {
+		lo, hi, ok := encoding.RowRange(d, node, int(r))
+		if !ok || lo < lo0 || (hi > lo && hi > len(node)) {
+			return mismatchf("%v node: row %d's bytes [%d, %d) ok=%v, row 0's start at %d", d.Kind(), r, lo, hi, ok, lo0)
+		}
+		copy(sparse[lo:hi], node[lo:hi])
+	}
+	sd, err := encoding.Open(sparse, opts)
+	if err != nil {
+		return fmt.Errorf("Open over the rows' bytes only: %w", err)
+	}
+	switch w := want.(type) {
+	case []bool:
+		return gatherSparse(sd, rows, w)
+	case []int8:
+		return gatherSparse(sd, rows, w)
+	case []int16:
+		return gatherSparse(sd, rows, w)
+	case []int32:
+		return gatherSparse(sd, rows, w)
+	case []int64:
+		return gatherSparse(sd, rows, w)
+	case []uint8:
+		return gatherSparse(sd, rows, w)
+	case []uint16:
+		return gatherSparse(sd, rows, w)
+	case []uint32:
+		return gatherSparse(sd, rows, w)
+	case []uint64:
+		return gatherSparse(sd, rows, w)
+	case []float32:
+		return gatherSparse(sd, rows, w)
+	case []float64:
+		return gatherSparse(sd, rows, w)
+	}
+	return mismatchf("%v node of %v values is InPlace, which only fixed-width types can be", d.Kind(), d.Type())
+}
+
+func gatherSparse[T encoding.Fixed](d encoding.Decoder, rows []int32, want []T) error {
+	g, ok := d.(encoding.Gatherer[T])
+	if !ok {
+		return mismatchf("%v decoder of %v values is InPlace but not a Gatherer", d.Kind(), d.Type())
+	}
+	got := make([]T, len(rows))
+	if err := g.Gather(rows, got); err != nil {
+		return fmt.Errorf("Gather over the rows' bytes only: %w", err)
+	}
+	for i, r := range rows {
+		if !Same(got[i], want[r]) {
+			return mismatchf("%v node opened over the rows' bytes only: row %d = %v, want %v", d.Kind(), r, got[i], want[r])
+		}
+	}
+	return nil
 }
 
 // checkDecoder dispatches on the type of want.

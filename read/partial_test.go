@@ -1,0 +1,172 @@
+package read_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"strata/encoding"
+	"strata/iox"
+	"strata/read"
+	"strata/write"
+)
+
+// TestPartialLookups: a first lookup in a large segmented chunk of an
+// InPlace root reads its head and the segment holding the row, not the
+// chunk, and returns what a full scan returns; a second lookup in the
+// same chunk reads it whole and caches its decoder; a third reads nothing.
+func TestPartialLookups(t *testing.T) {
+	data := lineitemWith(t, write.Options{})
+	open := func(src []byte) *read.File {
+		f, err := read.Open(context.Background(), iox.Bytes(src), read.Options{Parallelism: 1, DecoderCacheBytes: 64 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := open(data)
+	all, _ := scanAll(t, f, read.ScanOptions{})
+	defer all.Release()
+	n := f.NumRows()
+	r := rand.New(rand.NewPCG(7, 7))
+	partial := 0
+	for k := 0; k < 30; k++ {
+		row := r.Int64N(n)
+		g := open(data)
+		// Every column, cold: the values of a full scan.
+		rec, _, err := g.TakeContext(context.Background(), []int64{row}, read.TakeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := 0; c < int(all.NumCols()); c++ {
+			want, got := array.NewSlice(all.Column(c), row, row+1), rec.Column(c)
+			if !array.Equal(want, got) {
+				t.Fatalf("row %d column %s: %v, want %v", row, all.ColumnName(c), got, want)
+			}
+			want.Release()
+		}
+		rec.Release()
+		// One column whose chunk is read in part, on a fresh file.
+		lo, _, chunk, ok, err := read.RowBytesAt(g, "l_partkey", row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		partial++
+		h := open(data)
+		take := func() read.ScanStats {
+			rec, st, err := h.TakeContext(context.Background(), []int64{row}, read.TakeOptions{Columns: []string{"l_partkey"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := array.NewSlice(all.Column(1), row, row+1)
+			if !array.Equal(want, rec.Column(0)) {
+				t.Fatalf("row %d l_partkey: %v, want %v", row, rec.Column(0), want)
+			}
+			want.Release()
+			rec.Release()
+			return st
+		}
+		if st := take(); st.BytesRead > 2*(4<<10)+1024 || st.Requests > 2 {
+			t.Fatalf("row %d (bytes at %d of a %d-byte chunk): first lookup read %d bytes in %d requests, want its head and at most one segment",
+				row, lo-chunk.Off, chunk.Len, st.BytesRead, st.Requests)
+		}
+		if st := take(); st.BytesRead < chunk.Len-int64(4<<10) {
+			t.Fatalf("row %d: second lookup read %d bytes of a %d-byte chunk, want the rest of it", row, st.BytesRead, chunk.Len)
+		}
+		if st := take(); st.BytesRead != 0 {
+			t.Fatalf("row %d: third lookup read %d bytes, want the cached decoder", row, st.BytesRead)
+		}
+	}
+	if partial < 20 {
+		t.Fatalf("only %d of 30 rows fell in segmented chunks of an InPlace l_partkey: the test would not test partial reads", partial)
+	}
+}
+
+// TestPartialLookupCorruption: a partial lookup checks what it reads. A
+// flipped byte in the row's own segment fails the lookup with a checksum
+// error; one elsewhere in the chunk is not read by the lookup (whose value
+// is right) but fails a scan.
+func TestPartialLookupCorruption(t *testing.T) {
+	data := lineitemWith(t, write.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := scanAll(t, f, read.ScanOptions{Columns: []string{"l_partkey"}})
+	defer all.Release()
+	r := rand.New(rand.NewPCG(3, 3))
+	tested := 0
+	for k := 0; k < 40 && tested < 8; k++ {
+		row := r.Int64N(f.NumRows())
+		lo, hi, chunk, ok, err := read.RowBytesAt(f, "l_partkey", row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		tested++
+		// In the row's segment.
+		bad := bytes.Clone(data)
+		bad[lo+(hi-lo)/2] ^= 0x10
+		g, err := read.Open(context.Background(), iox.Bytes(bad), read.Options{Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec, err := g.Take([]int64{row}, []string{"l_partkey"}); !errors.Is(err, encoding.ErrCorrupt) {
+			if err == nil {
+				rec.Release()
+			}
+			t.Fatalf("row %d: a flipped byte of its segment gives %v, want a checksum error", row, err)
+		}
+		// Far from it: the last byte of the chunk, or its first data
+		// segment's last byte when the row lies at the end.
+		bad = bytes.Clone(data)
+		far := chunk.Off + chunk.Len - 1
+		if far-lo < 8<<10 {
+			far = chunk.Off + chunk.Len/2 - 8<<10
+		}
+		bad[far] ^= 0x10
+		g, err = read.Open(context.Background(), iox.Bytes(bad), read.Options{Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := g.Take([]int64{row}, []string{"l_partkey"})
+		if err != nil {
+			t.Fatalf("row %d: a flipped byte %d bytes away fails the lookup: %v", row, far-lo, err)
+		}
+		want := array.NewSlice(all.Column(0), row, row+1)
+		if !array.Equal(want, rec.Column(0)) {
+			t.Fatalf("row %d: %v, want %v", row, rec.Column(0), want)
+		}
+		want.Release()
+		rec.Release()
+		sc, err := g.Scan(read.ScanOptions{Columns: []string{"l_partkey"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var serr error
+		for {
+			rec, err := sc.Next()
+			if err != nil {
+				serr = err
+				break
+			}
+			rec.Release()
+		}
+		sc.Close()
+		if !errors.Is(serr, encoding.ErrCorrupt) {
+			t.Fatalf("row %d: a scan over a flipped byte gives %v, want a checksum error", row, serr)
+		}
+	}
+	if tested < 8 {
+		t.Fatalf("only %d rows in segmented InPlace chunks", tested)
+	}
+}
