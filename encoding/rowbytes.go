@@ -26,26 +26,72 @@ func RowRange(d Decoder, node []byte, r int) (lo, hi int, ok bool) {
 	if len(b) == 0 {
 		return 0, 0, true
 	}
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(node)))
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	if p < base || p-base+uintptr(len(b)) > uintptr(len(node)) {
+	if lo = offsetIn(node, b); lo < 0 {
 		return 0, 0, false
 	}
-	lo = int(p - base)
 	return lo, lo + len(b), true
 }
 
-// InPlaceNode reports whether the root node whose leading bytes are head
-// is of an InPlace codec (Codec.InPlace) for its type and stored
-// uncompressed: opening it reads its header only, and its rows' bytes are
-// named by RowRange. head must hold at least the node's header.
-func InPlaceNode(head []byte, opts *Options) bool {
-	if opts == nil || opts.Registry == nil || len(head) < 4 {
+// InPlaceNode reports whether a root node can be opened over a buffer of
+// which only the first known bytes and the bytes RowRange names for the
+// rows to be gathered hold what was stored: a node of an InPlace codec for
+// its type, stored uncompressed, or of an InPlaceVia codec whose bytes
+// before its child lie within the first known and whose child is such a
+// node. Only the first known bytes of node are read.
+func InPlaceNode(node []byte, known int, opts *Options) bool {
+	if opts == nil || opts.Registry == nil {
 		return false
 	}
-	if head[2]&FlagZstd != 0 {
+	return inPlace(node, node, min(known, len(node)), 0, opts)
+}
+
+func inPlace(root, node []byte, known, depth int, opts *Options) bool {
+	off := offsetIn(root, node)
+	if off < 0 || depth > opts.orDefault().MaxDepth || off+4 > known {
 		return false
 	}
-	c := opts.Registry.Codec(Kind(head[0]))
-	return c != nil && c.InPlace != nil && Type(head[1]).Valid() && c.InPlace(Type(head[1]))
+	if node[2]&FlagZstd != 0 {
+		return false
+	}
+	c := opts.Registry.Codec(Kind(node[0]))
+	if c == nil || !Type(node[1]).Valid() {
+		return false
+	}
+	if c.InPlace == nil && c.InPlaceVia == nil {
+		return false
+	}
+	// Parse the header from the known bytes only (a uvarint may not run
+	// past them).
+	head := node[:min(len(node), known-off)]
+	h, err := ParseHeader(head, depth, opts)
+	if err != nil {
+		return false
+	}
+	if c.InPlace != nil {
+		n, ok := c.InPlace(h.Type)
+		return ok && n <= len(h.Body)
+	}
+	h.Body, h.Size = node[len(head)-len(h.Body):], len(node)
+	child, ok := c.InPlaceVia(h)
+	if !ok {
+		return false
+	}
+	if co := offsetIn(root, child); co < 0 || co > known {
+		return false
+	}
+	return inPlace(root, child, known, depth+1, opts)
+}
+
+// offsetIn returns the offset of sub's first byte in root, or -1 when sub
+// does not lie within root.
+func offsetIn(root, sub []byte) int {
+	if len(sub) == 0 {
+		return -1
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(root)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(sub)))
+	if p < base || p-base+uintptr(len(sub)) > uintptr(len(root)) {
+		return -1
+	}
+	return int(p - base)
 }

@@ -68,10 +68,14 @@ func RowBytesAt(f *File, col string, row int64) (lo, hi int64, chunk iox.Range, 
 		return 0, 0, chunk, false, err
 	}
 	payload := raw[seg.DataOff:]
-	if !encoding.InPlaceNode(payload, f.dec) {
+	if !encoding.InPlaceNode(payload, len(payload), f.dec) {
 		return 0, 0, chunk, false, nil
 	}
-	d, err := encoding.Open(payload, f.dec)
+	io, err := f.newStripeIO(context.Background(), s)
+	if err != nil {
+		return 0, 0, chunk, false, err
+	}
+	d, err := encoding.Open(payload, io.chunkOptions(stream, ci, true))
 	if err != nil {
 		return 0, 0, chunk, false, err
 	}

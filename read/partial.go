@@ -16,8 +16,9 @@ import (
 // the chunk's head (framing, segment table and first segment) with the
 // other chunks of its plan, and then, when the chunk is segmented
 // (format.Segments) and its root node is of an InPlace codec stored
-// uncompressed (encoding.InPlaceNode), only the segments holding the rows'
-// bytes: each checked against its own checksum, the decoder opened over a
+// uncompressed, or a dictionary over such ids, or a column stored relative
+// to another over such differences (encoding.InPlaceNode), only
+// the segments holding the rows' bytes: each checked against its own checksum, the decoder opened over a
 // buffer in which nothing else was filled in, and dropped after the gather.
 // Anything else (an unsegmented chunk, a root that reads more than its
 // rows' bytes, a second lookup in the same chunk) reads the rest of the
@@ -78,9 +79,6 @@ func (s *stripeIO) wantPartial(stream, c, k int) bool {
 	if m, h := p.miss[stream].Load(), p.hit[stream].Load(); m > 2*h+2 {
 		return false
 	}
-	if _, ok := s.f.m.refOf(s.stripe, stream); ok {
-		return false // stored relative to another column: not InPlace
-	}
 	p.mu.Lock()
 	_, seen := p.touched[chunkKey{s.f.m, s.stripe, stream, c}]
 	p.mu.Unlock()
@@ -104,8 +102,13 @@ func (s *stripeIO) needHead(stream, c, k int) error {
 		ch.wantHead = true
 		s.heads = append(s.heads, ch)
 	}
+	// A SharedDictionary root reads its stripe's alphabet, a Correlated
+	// one the rows of its reference stream.
+	if err = s.needRefs(stream, c); err == nil {
+		err = s.needDefs(stream)
+	}
 	s.mu.Unlock()
-	return nil
+	return err
 }
 
 // headRange is the part of a chunk a head read takes.
@@ -242,7 +245,7 @@ func (s *stripeIO) openPartial(stream, c int, ch *chunk, head []byte, rel []int3
 		copy(data[seg.SegmentStart(i):], head[lo:hi])
 		have[i] = true
 	}
-	if !encoding.InPlaceNode(data[:seg.SegmentEnd(0)], s.f.dec) {
+	if !encoding.InPlaceNode(data, seg.SegmentEnd(0), s.f.dec) {
 		return nil, nil
 	}
 	d, _, err := s.openChunk(stream, c, data, ch.rows)

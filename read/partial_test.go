@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata/encoding"
@@ -33,7 +34,7 @@ func TestPartialLookups(t *testing.T) {
 	defer all.Release()
 	n := f.NumRows()
 	r := rand.New(rand.NewPCG(7, 7))
-	partial := 0
+	partial := map[string]int{}
 	for k := 0; k < 30; k++ {
 		row := r.Int64N(n)
 		g := open(data)
@@ -50,44 +51,68 @@ func TestPartialLookups(t *testing.T) {
 			want.Release()
 		}
 		rec.Release()
-		// One column whose chunk is read in part, on a fresh file.
-		lo, _, chunk, ok, err := read.RowBytesAt(g, "l_partkey", row)
+		// Columns whose chunks are read in part, each on a fresh file:
+		// FixedBitWidth roots, a SharedDictionary over FixedBitWidth ids and
+		// a Correlated column over FixedBitWidth differences.
+		for _, col := range []string{"l_partkey", "l_quantity", "l_commitdate"} {
+			if partialLookup(t, open(data), all, col, row) {
+				partial[col]++
+			}
+		}
+	}
+	for _, col := range []string{"l_partkey", "l_quantity", "l_commitdate"} {
+		if k := partial[col]; k < 20 {
+			t.Fatalf("only %d of 30 rows fell in segmented chunks of an InPlace %s: the test would not test partial reads", k, col)
+		}
+	}
+}
+
+// partialLookup looks up row of col three times on h, checking values and
+// what each lookup read; it reports false when the row's chunk is not one
+// a lookup reads in part.
+func partialLookup(t *testing.T, h *read.File, all arrow.Record, col string, row int64) bool {
+	t.Helper()
+	lo, _, chunk, ok, err := read.RowBytesAt(h, col, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return false
+	}
+	ci := -1
+	for c := 0; c < int(all.NumCols()); c++ {
+		if all.ColumnName(c) == col {
+			ci = c
+		}
+	}
+	take := func() read.ScanStats {
+		rec, st, err := h.TakeContext(context.Background(), []int64{row}, read.TakeOptions{Columns: []string{col}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ok {
-			continue
+		want := array.NewSlice(all.Column(ci), row, row+1)
+		if !array.Equal(want, rec.Column(0)) {
+			t.Fatalf("row %d %s: %v, want %v", row, col, rec.Column(0), want)
 		}
-		partial++
-		h := open(data)
-		take := func() read.ScanStats {
-			rec, st, err := h.TakeContext(context.Background(), []int64{row}, read.TakeOptions{Columns: []string{"l_partkey"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := array.NewSlice(all.Column(1), row, row+1)
-			if !array.Equal(want, rec.Column(0)) {
-				t.Fatalf("row %d l_partkey: %v, want %v", row, rec.Column(0), want)
-			}
-			want.Release()
-			rec.Release()
-			return st
-		}
-		if st := take(); st.BytesRead > 2*(4<<10)+1024 || st.Requests > 2 {
-			t.Fatalf("row %d (bytes at %d of a %d-byte chunk): first lookup read %d bytes in %d requests, want its head and at most one segment",
-				row, lo-chunk.Off, chunk.Len, st.BytesRead, st.Requests)
-		}
-		if st := take(); st.BytesRead < chunk.Len-int64(4<<10) {
-			t.Fatalf("row %d: second lookup read %d bytes of a %d-byte chunk, want the rest of it", row, st.BytesRead, chunk.Len)
-		}
-		if st := take(); st.BytesRead != 0 {
-			t.Fatalf("row %d: third lookup read %d bytes, want the cached decoder", row, st.BytesRead)
-		}
+		want.Release()
+		rec.Release()
+		return st
 	}
-	if partial < 20 {
-		t.Fatalf("only %d of 30 rows fell in segmented chunks of an InPlace l_partkey: the test would not test partial reads", partial)
+	// A SharedDictionary's stripe alphabet comes with the head (one more
+	// range, small); a Correlated chunk's reference chunks are read whole.
+	if st := take(); st.BytesRead > 2*(4<<10)+2048+refBytes(h, col, row) || st.Requests > 4 {
+		t.Fatalf("%s row %d (bytes at %d of a %d-byte chunk): first lookup read %d bytes in %d requests, want its head and at most one segment",
+			col, row, lo-chunk.Off, chunk.Len, st.BytesRead, st.Requests)
 	}
+	if st := take(); st.BytesRead < chunk.Len-int64(4<<10) {
+		t.Fatalf("%s row %d: second lookup read %d bytes of a %d-byte chunk, want the rest of it", col, row, st.BytesRead, chunk.Len)
+	}
+	if st := take(); st.BytesRead != 0 {
+		t.Fatalf("%s row %d: third lookup read %d bytes, want the cached decoder", col, row, st.BytesRead)
+	}
+	return true
 }
+
 
 // TestPartialLookupCorruption: a partial lookup checks what it reads. A
 // flipped byte in the row's own segment fails the lookup with a checksum
@@ -169,4 +194,14 @@ func TestPartialLookupCorruption(t *testing.T) {
 	if tested < 8 {
 		t.Fatalf("only %d rows in segmented InPlace chunks", tested)
 	}
+}
+
+// refBytes is what a lookup of row in col reads of the chunks its chunk is
+// stored relative to: l_commitdate is stored relative to l_shipdate, whose
+// chunks under it are read whole.
+func refBytes(h *read.File, col string, row int64) int64 {
+	if col != "l_commitdate" {
+		return 0
+	}
+	return 2 * 64 << 10
 }

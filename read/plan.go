@@ -150,47 +150,65 @@ func (s *stripeIO) need(stream, c int) error {
 	}
 	s.queue(ch)
 	if ch.rows > 0 && ch.dec == nil {
-		if ref, ok := s.f.m.refOf(s.stripe, stream); ok && ref != stream {
-			// A chunk of this stream was stored relative to ref: the
-			// chunks of ref under this chunk's rows come with the plan
-			// (their decoders, if cached, are not what a reference
-			// reads: it reads their bytes).
-			info := s.stream(stream).Chunks[c]
-			rinfo := s.stream(ref)
-			for k := rinfo.ChunkForRow(info.FirstRow); k >= 0 && k < len(rinfo.Chunks) && rinfo.Chunks[k].FirstRow < info.FirstRow+info.Rows; k++ {
-				if rinfo.Chunks[k].Rows == 0 {
-					continue
-				}
-				rch, err := s.lookup(ref, k)
-				if err != nil {
-					return err
-				}
-				if rch.raw == nil && rch.payload == nil && !rch.queued {
-					rch.queued = true
-					s.pending = append(s.pending, rch)
-				}
-			}
+		if err := s.needRefs(stream, c); err != nil {
+			return err
+		}
+		return s.needDefs(stream)
+	}
+	return nil
+}
+
+// needRefs declares the reference chunks a chunk c of a stream stored
+// relative to another stream reads. The caller holds s.mu.
+func (s *stripeIO) needRefs(stream, c int) error {
+	ref, ok := s.f.m.refOf(s.stripe, stream)
+	if !ok || ref == stream {
+		return nil
+	}
+	// A chunk of this stream was stored relative to ref: the chunks of ref
+	// under this chunk's rows come with the plan (their decoders, if
+	// cached, are not what a reference reads: it reads their bytes).
+	info := s.stream(stream).Chunks[c]
+	rinfo := s.stream(ref)
+	for k := rinfo.ChunkForRow(info.FirstRow); k >= 0 && k < len(rinfo.Chunks) && rinfo.Chunks[k].FirstRow < info.FirstRow+info.Rows; k++ {
+		if rinfo.Chunks[k].Rows == 0 {
+			continue
+		}
+		rch, err := s.lookup(ref, k)
+		if err != nil {
+			return err
+		}
+		if rch.raw == nil && rch.payload == nil && !rch.queued {
+			rch.queued = true
+			s.pending = append(s.pending, rch)
 		}
 	}
-	if ch.rows > 0 && ch.dec == nil && !s.defs[stream] {
-		// Chunks of no rows define what the stream's chunks share (a
-		// stripe's dictionary alphabet): a chunk that refers to one reads
-		// it when it opens, so it is fetched with the plan — unless the
-		// chunk is opened already (its decoder holds what it refers to)
-		// or the definition's built object is in the file's shared cache.
-		if s.defs == nil {
-			s.defs = map[int]bool{}
-		}
-		s.defs[stream] = true
-		for k, ci := range s.stream(stream).Chunks {
-			if ci.Rows == 0 {
-				def, err := s.lookup(stream, k)
-				if err != nil {
-					return err
-				}
-				if _, ok := s.f.shared.get(def.key); !ok {
-					s.queue(def)
-				}
+	return nil
+}
+
+// needDefs declares the definitions of a stream's chunks. The caller
+// holds s.mu.
+func (s *stripeIO) needDefs(stream int) error {
+	if s.defs[stream] {
+		return nil
+	}
+	// Chunks of no rows define what the stream's chunks share (a stripe's
+	// dictionary alphabet): a chunk that refers to one reads it when it
+	// opens, so it is fetched with the plan — unless the chunk is opened
+	// already (its decoder holds what it refers to) or the definition's
+	// built object is in the file's shared cache.
+	if s.defs == nil {
+		s.defs = map[int]bool{}
+	}
+	s.defs[stream] = true
+	for k, ci := range s.stream(stream).Chunks {
+		if ci.Rows == 0 {
+			def, err := s.lookup(stream, k)
+			if err != nil {
+				return err
+			}
+			if _, ok := s.f.shared.get(def.key); !ok {
+				s.queue(def)
 			}
 		}
 	}

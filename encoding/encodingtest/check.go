@@ -982,7 +982,7 @@ func checkNode(c *checker, node []byte, opts *encoding.Options, vals any, valid 
 // one is garbage except those RowRange names for a set of rows gathers
 // those rows right: what a point lookup that read only those bytes gets.
 func checkInPlace(c *checker, node []byte, opts *encoding.Options, d encoding.Decoder, want any) error {
-	if !encoding.InPlaceNode(node, opts) || d.Len() == 0 {
+	if !encoding.InPlaceNode(node, len(node), opts) || d.Len() == 0 {
 		return nil
 	}
 	lo0, hi0, ok := encoding.RowRange(d, node, 0)
@@ -991,6 +991,9 @@ func checkInPlace(c *checker, node []byte, opts *encoding.Options, d encoding.De
 	}
 	if hi0 == lo0 {
 		return nil // rows of no bytes (width 0)
+	}
+	if !encoding.InPlaceNode(node, lo0, opts) {
+		return mismatchf("%v node of %v values: opening reads bytes at or after row 0's, at %d", d.Kind(), d.Type(), lo0)
 	}
 	rows := c.rows(d.Len())
 	if len(rows) == 0 {
@@ -1034,8 +1037,23 @@ func checkInPlace(c *checker, node []byte, opts *encoding.Options, d encoding.De
 		return gatherSparse(sd, rows, w)
 	case []float64:
 		return gatherSparse(sd, rows, w)
+	case encoding.Bytes:
+		g, ok := sd.(encoding.BinaryGatherer)
+		if !ok {
+			return mismatchf("%v decoder of binary values is InPlace but not a BinaryGatherer", d.Kind())
+		}
+		var got encoding.Bytes
+		if err := g.GatherBinary(rows, &got); err != nil {
+			return fmt.Errorf("GatherBinary over the rows' bytes only: %w", err)
+		}
+		for i, r := range rows {
+			if !bytes.Equal(got.Value(i), w.Value(int(r))) {
+				return mismatchf("%v node opened over the rows' bytes only: row %d = %q, want %q", d.Kind(), r, got.Value(i), w.Value(int(r)))
+			}
+		}
+		return nil
 	}
-	return mismatchf("%v node of %v values is InPlace, which only fixed-width types can be", d.Kind(), d.Type())
+	return mismatchf("%v node of %v values is InPlace: unsupported value type", d.Kind(), d.Type())
 }
 
 func gatherSparse[T encoding.Fixed](d encoding.Decoder, rows []int32, want []T) error {

@@ -24,7 +24,7 @@ var Codec = &encoding.Codec{
 	Encoder: encoder{},
 	Leaf:    true,
 	Zstd:    true,
-	InPlace: func(encoding.Type) bool { return true },
+	InPlace: func(t encoding.Type) (int, bool) { return headerSize(t), true },
 }
 
 // batch is the number of values decoded per step; a multiple of 64 so every

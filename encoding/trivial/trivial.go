@@ -28,7 +28,7 @@ var Codec = &encoding.Codec{
 	Zstd:     true,
 	// Fixed-width values sit at row × width; on a big-endian host they are
 	// copied at open, so nothing is read in place there.
-	InPlace: func(t encoding.Type) bool { return t != encoding.Binary && littleEndian },
+	InPlace: func(t encoding.Type) (int, bool) { return 0, t != encoding.Binary && littleEndian },
 }
 
 // littleEndian reports whether the host stores integers little-endian, in
