@@ -113,7 +113,6 @@ func partialLookup(t *testing.T, h *read.File, all arrow.Record, col string, row
 	return true
 }
 
-
 // TestPartialLookupCorruption: a partial lookup checks what it reads. A
 // flipped byte in the row's own segment fails the lookup with a checksum
 // error; one elsewhere in the chunk is not read by the lookup (whose value
