@@ -21,9 +21,9 @@ import (
 // the segments holding the rows' bytes: each checked against its own checksum, the decoder opened over a
 // buffer in which nothing else was filled in, and dropped after the gather.
 // Anything else (an unsegmented chunk, a root that reads more than its
-// rows' bytes, a second lookup in the same chunk) reads the rest of the
-// chunk and opens it whole as before, so that the decoder cache serves the
-// lookups after it.
+// rows' bytes, a chunk looked up in part partialTouches times already)
+// reads the rest of the chunk and opens it whole as before, so that the
+// decoder cache serves the lookups after it.
 //
 // It is done only where a read costs little beyond its bytes (a local file
 // or memory: the source's coalescing gap is at most iox.DefaultGap); on an
@@ -38,8 +38,7 @@ const (
 	// the root node's header.
 	headPayload = 1 << format.DefaultSegmentLog
 	// touchedMax bounds the set of chunks read in part; it is cleared when
-	// full (a chunk then forgets it was read in part and is read in part
-	// once more).
+	// full (a chunk then forgets its lookups and is read in part again).
 	touchedMax = 1 << 16
 )
 
@@ -51,7 +50,7 @@ type partialState struct {
 	ok        bool // the source suits partial reads
 	hit, miss []atomic.Int32
 	mu        sync.Mutex
-	touched   map[chunkKey]struct{}
+	touched   map[chunkKey]int32 // lookups that read the chunk in part
 }
 
 func (f *File) initPartial() {
@@ -80,10 +79,18 @@ func (s *stripeIO) wantPartial(stream, c, k int) bool {
 		return false
 	}
 	p.mu.Lock()
-	_, seen := p.touched[chunkKey{s.f.m, s.stripe, stream, c}]
+	n := p.touched[chunkKey{s.f.m, s.stripe, stream, c}]
 	p.mu.Unlock()
-	return !seen
+	return int64(n) < partialTouches(size)
 }
+
+// partialTouches is how many lookups of a chunk of size bytes read it in
+// part before the next reads it whole and keeps its decoder: a partial
+// read costs about a head and a segment (some 16 KiB of reading, counting
+// each request's own cost), so the lookups a chunk gets before it is read
+// whole cost at most about as much as reading it whole (the ski-rental
+// rule: never more than twice what knowing the future would cost).
+func partialTouches(size int64) int64 { return max(1, size/(16<<10)) }
 
 // needHead declares a lookup of k rows in chunk c of a stream: its head
 // when wantPartial says so, else the whole chunk (need).
@@ -102,11 +109,9 @@ func (s *stripeIO) needHead(stream, c, k int) error {
 		ch.wantHead = true
 		s.heads = append(s.heads, ch)
 	}
-	// A SharedDictionary root reads its stripe's alphabet, a Correlated
-	// one the rows of its reference stream.
-	if err = s.needRefs(stream, c); err == nil {
-		err = s.needDefs(stream)
-	}
+	// A SharedDictionary root reads its stripe's alphabet. A Correlated
+	// one reads its reference's rows in part as well, when it opens.
+	err = s.needDefs(stream)
 	s.mu.Unlock()
 	return err
 }
@@ -156,14 +161,9 @@ func (s *stripeIO) usePartial(stream, c int, rel []int32, fn func(encoding.Decod
 	}
 	head := ch.head
 	ch.head = nil
-	var buf *[]byte
-	if b, ok := partialBufs.Get().(*[]byte); ok {
-		buf = b
-	} else {
-		buf = new([]byte)
-	}
-	defer partialBufs.Put(buf)
-	d, err := s.openPartial(stream, c, ch, head, rel, buf)
+	po := &partialOpen{rel: rel}
+	defer po.release()
+	d, err := s.openPartial(stream, c, ch.rng, ch.rows, head, po, true)
 	if err != nil {
 		return false, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
 	}
@@ -182,9 +182,9 @@ func (s *stripeIO) usePartial(stream, c int, rel []int32, fn func(encoding.Decod
 	p.hit[stream].Add(1)
 	p.mu.Lock()
 	if len(p.touched) >= touchedMax || p.touched == nil {
-		p.touched = make(map[chunkKey]struct{})
+		p.touched = make(map[chunkKey]int32)
 	}
-	p.touched[ch.key] = struct{}{}
+	p.touched[ch.key]++
 	p.mu.Unlock()
 	s.opened.Add(1)
 	if onOpen != nil {
@@ -213,14 +213,40 @@ func (s *stripeIO) readInto(p []byte, off int64) error {
 	return nil
 }
 
-// openPartial opens a chunk from its head and the segments holding rows
-// rel, read now into *buf (grown as needed), or returns nil when the chunk
-// cannot be read in part. The decoder is valid until *buf is reused.
-func (s *stripeIO) openPartial(stream, c int, ch *chunk, head []byte, rel []int32, buf *[]byte) (encoding.Decoder, error) {
+// partialOpen is one chunk opened in part: the rows gathered (relative to
+// the chunk) and the buffers its decoder and its references' decoders
+// were opened over, returned to partialBufs once the gather is done.
+type partialOpen struct {
+	rel  []int32
+	bufs []*[]byte
+}
+
+func (po *partialOpen) buffer() *[]byte {
+	b, ok := partialBufs.Get().(*[]byte)
+	if !ok {
+		b = new([]byte)
+	}
+	po.bufs = append(po.bufs, b)
+	return b
+}
+
+func (po *partialOpen) release() {
+	for _, b := range po.bufs {
+		partialBufs.Put(b)
+	}
+	po.bufs = nil
+}
+
+// openPartial opens the chunk at rng holding rows from its head and the
+// segments holding rows po.rel, read now into a buffer of po, or returns
+// nil when the chunk cannot be read in part. refs is false for a chunk
+// opened as another's reference (whose references do not chain). The
+// decoder is valid until po is released.
+func (s *stripeIO) openPartial(stream, c int, rng iox.Range, rows int, head []byte, po *partialOpen, refs bool) (encoding.Decoder, error) {
 	if !format.IsSegmented(head) {
 		return nil, nil
 	}
-	seg, err := format.ParseSegments(head, ch.rng.Len, true)
+	seg, err := format.ParseSegments(head, rng.Len, true)
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +255,7 @@ func (s *stripeIO) openPartial(stream, c int, ch *chunk, head []byte, rel []int3
 	}
 	// The node is opened over data, where only checked segments hold
 	// what was stored; the rest is whatever the buffer held before.
+	buf := po.buffer()
 	if cap(*buf) < seg.DataLen {
 		*buf = make([]byte, (seg.DataLen+64<<10-1)&^(64<<10-1))
 	}
@@ -248,11 +275,18 @@ func (s *stripeIO) openPartial(stream, c int, ch *chunk, head []byte, rel []int3
 	if !encoding.InPlaceNode(data, seg.SegmentEnd(0), s.f.dec) {
 		return nil, nil
 	}
-	d, _, err := s.openChunk(stream, c, data, ch.rows)
+	o := s.chunkOptions(stream, c, refs)
+	if r, ok := o.Resolver.(*chunkResolver); ok && refs {
+		r.part = po
+	}
+	d, err := encoding.Open(data, o)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rel {
+	if d.Len() != rows {
+		return nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
+	}
+	for _, r := range po.rel {
 		lo, hi, ok := encoding.RowRange(d, data, int(r))
 		if !ok {
 			return nil, nil
@@ -260,7 +294,7 @@ func (s *stripeIO) openPartial(stream, c int, ch *chunk, head []byte, rel []int3
 		if hi > lo {
 			for i := lo >> seg.Log; i <= (hi-1)>>seg.Log; i++ {
 				if !have[i] {
-					if err := s.readSegment(ch, seg, i, data); err != nil {
+					if err := s.readSegment(rng, seg, i, data); err != nil {
 						return nil, err
 					}
 					have[i] = true
@@ -271,11 +305,105 @@ func (s *stripeIO) openPartial(stream, c int, ch *chunk, head []byte, rel []int3
 	return d, nil
 }
 
-// readSegment reads segment i of a chunk into its place in data and
-// checks it.
-func (s *stripeIO) readSegment(ch *chunk, seg format.Segments, i int, data []byte) error {
+// partialReference opens the rows of reference stream ref under own (a
+// chunk of the stream being opened in part, whose rows under the
+// reference begin in ref's chunk first) over the reference chunks' heads
+// and the segments of the rows po gathers; chunks holding none of them
+// stand in with decoders that cannot be read. It returns false when a
+// reference chunk cannot be read in part (the caller reads them whole).
+func (s *stripeIO) partialReference(ref int, typ encoding.Type, own format.ChunkInfo, first int, po *partialOpen) (encoding.Decoder, bool, error) {
+	info := s.stream(ref)
+	var decs []encoding.Decoder
+	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < own.FirstRow+own.Rows; c++ {
+		ci := info.Chunks[c]
+		if ci.Rows == 0 {
+			continue
+		}
+		var rel []int32
+		for _, x := range po.rel {
+			if abs := own.FirstRow + int64(x); abs >= ci.FirstRow && abs < ci.FirstRow+ci.Rows {
+				rel = append(rel, int32(abs-ci.FirstRow))
+			}
+		}
+		if len(rel) == 0 {
+			d, err := unreadable(typ, int(ci.Rows))
+			if err != nil {
+				return nil, false, err
+			}
+			decs = append(decs, d)
+			continue
+		}
+		if ci.Size < partialMinChunk {
+			return nil, false, nil
+		}
+		rng := iox.Range{Off: ci.Offset, Len: ci.Size}
+		bufs, err := s.readRanges([]iox.Range{{Off: rng.Off, Len: format.HeadLen(rng.Len, headPayload)}})
+		if err != nil {
+			return nil, false, err
+		}
+		rpo := &partialOpen{rel: rel}
+		d, err := s.openPartial(ref, c, rng, int(ci.Rows), bufs[0], rpo, false)
+		po.bufs = append(po.bufs, rpo.bufs...)
+		if err != nil || d == nil {
+			return nil, false, err
+		}
+		decs = append(decs, d)
+	}
+	if len(decs) == 0 {
+		return nil, false, nil
+	}
+	d, err := encoding.Concat(decs, int(own.FirstRow-info.Chunks[first].FirstRow), int(own.Rows))
+	return d, err == nil, err
+}
+
+// unread is a stand-in for a reference chunk a lookup reads no row of: it
+// has the chunk's length and moves its cursor, and fails any read.
+type unread[T encoding.Integer] struct{ n, pos int }
+
+func (u *unread[T]) Kind() encoding.Kind { return encoding.KindTrivial }
+func (u *unread[T]) Type() encoding.Type { return encoding.TypeFor[T]() }
+func (u *unread[T]) Len() int            { return u.n }
+func (u *unread[T]) Pos() int            { return u.pos }
+func (u *unread[T]) Reset()              { u.pos = 0 }
+func (u *unread[T]) Skip(n int) error {
+	if n < 0 || n > u.n-u.pos {
+		return encoding.Corruptf("unread reference chunk: skip %d at %d of %d", n, u.pos, u.n)
+	}
+	u.pos += n
+	return nil
+}
+func (u *unread[T]) Read([]T) error {
+	return fmt.Errorf("read: a reference chunk a lookup did not read was read: %w", encoding.ErrCorrupt)
+}
+func (u *unread[T]) Gather([]int32, []T) error { return u.Read(nil) }
+
+func unreadable(t encoding.Type, n int) (encoding.Decoder, error) {
+	switch t {
+	case encoding.Int8:
+		return &unread[int8]{n: n}, nil
+	case encoding.Int16:
+		return &unread[int16]{n: n}, nil
+	case encoding.Int32:
+		return &unread[int32]{n: n}, nil
+	case encoding.Int64:
+		return &unread[int64]{n: n}, nil
+	case encoding.Uint8:
+		return &unread[uint8]{n: n}, nil
+	case encoding.Uint16:
+		return &unread[uint16]{n: n}, nil
+	case encoding.Uint32:
+		return &unread[uint32]{n: n}, nil
+	case encoding.Uint64:
+		return &unread[uint64]{n: n}, nil
+	}
+	return nil, encoding.Unsupportedf("reference of %v", t)
+}
+
+// readSegment reads segment i of the chunk at rng into its place in data
+// and checks it.
+func (s *stripeIO) readSegment(rng iox.Range, seg format.Segments, i int, data []byte) error {
 	b := data[seg.SegmentStart(i):seg.SegmentEnd(i)]
-	if err := s.readInto(b, ch.rng.Off+int64(seg.DataOff+seg.SegmentStart(i))); err != nil {
+	if err := s.readInto(b, rng.Off+int64(seg.DataOff+seg.SegmentStart(i))); err != nil {
 		return err
 	}
 	return seg.Check(i, b)
