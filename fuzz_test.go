@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata"
 	"strata/format"
@@ -59,8 +58,6 @@ var fuzzSeeds = sync.OnceValue(func() [][]byte {
 	// FSST chunks sharing one symbol table per stripe (SharedFSST), two stripes
 	ssch, srecs := goldenSharedFSST()
 	add(&table{sch: ssch, recs: srecs[:2]}, strata.WriteOptions{NoZstd: true, ChunkValues: 128, StripeBytes: 16 << 10})
-	// chunks of over 16 KiB, segmented, whose lookups read them in part
-	add(wideChunks(), strata.WriteOptions{NoZstd: true})
 	// random nested with FlatMap metadata, several stripes and groups
 	for seed := range uint64(3) {
 		g := randtable.New(100+seed, randtable.Options{MaxDepth: 2, FlatMapKey: shred.FlatMapMetadataKey})
@@ -278,21 +275,4 @@ func TestSeedsRead(t *testing.T) {
 	if len(bugs) > 0 {
 		t.Skip(strings.Join(bugs, "\n"))
 	}
-}
-
-// wideChunks is a table of 4,000 rows whose integer and float columns make
-// chunks of over 16 KiB (segmented chunks, read in part by lookups).
-func wideChunks() *table {
-	sch := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "x", Type: arrow.PrimitiveTypes.Float64}}, nil)
-	b := array.NewRecordBuilder(mem, sch)
-	defer b.Release()
-	x := uint64(88172645463325252)
-	for i := range 4000 {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		b.Field(0).(*array.Int64Builder).Append(int64(x >> 24))
-		b.Field(1).(*array.Float64Builder).Append(float64(x>>11) / float64(i+1))
-	}
-	return &table{sch: sch, recs: []arrow.RecordBatch{b.NewRecordBatch()}}
 }

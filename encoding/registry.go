@@ -77,22 +77,6 @@ type Codec struct {
 	// where it pays, see Optimize). Plain and bit-packed layouts benefit;
 	// encodings that nest children leave compression to their leaves.
 	Zstd bool
-
-	// InPlace reports, per type, that a node of this kind whose body is
-	// stored uncompressed opens from its header and the first header bytes
-	// of its body alone, and reads every row from fixed bytes of its body,
-	// which its decoders name through RowByter. A point lookup may then
-	// open such a node over a buffer in which only those bytes and the
-	// bytes of the rows it gathers hold what was stored (the segments of a
-	// large chunk it read, not the chunk).
-	InPlace func(t Type) (header int, ok bool)
-	// InPlaceVia, for an encoding that reads its rows through one child
-	// (a dictionary's ids), returns that child of the parsed node h when
-	// opening the node reads nothing but its bytes before the child (an
-	// alphabet) and what lies outside the chunk (a stripe's shared
-	// alphabet), and its decoders' RowBytes are the child's: such a node
-	// is InPlace when its child is (InPlaceNode).
-	InPlaceVia func(h Header) (child []byte, ok bool)
 }
 
 // Cost is what decoding a node costs on its own, in nanoseconds: PerValue

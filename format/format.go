@@ -184,13 +184,11 @@ func AppendChunk(dst, payload []byte, c Compression) ([]byte, error) {
 	if c != CompressionNone && c != CompressionZstd {
 		return dst, encoding.Unsupportedf("chunk compression %d", uint8(c))
 	}
-	return appendChunk(dst, payload, c, -1, 0)
+	return appendChunk(dst, payload, c, -1)
 }
 
 // appendChunk frames payload; minSaving < 0 forces the requested compression.
-// A payload stored uncompressed that spans at least minSegments segments of
-// 1<<segLog bytes gets a checksum per segment (segLog 0: never).
-func appendChunk(dst, payload []byte, c Compression, minSaving float64, segLog int) ([]byte, error) {
+func appendChunk(dst, payload []byte, c Compression, minSaving float64) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, make([]byte, ChunkHeaderSize)...)
 	used := CompressionNone
@@ -203,23 +201,13 @@ func appendChunk(dst, payload []byte, c Compression, minSaving float64, segLog i
 		dst, used = appendStored(dst, payload, c, minSaving)
 	}
 	stored := dst[start+ChunkHeaderSize:]
-	if used == CompressionNone && segLog > 0 && len(payload) >= minSegments<<segLog {
-		dst = appendSegmented(dst[:start+ChunkHeaderSize], payload, segLog)
-		stored = dst[start+ChunkHeaderSize:]
-		used = segmentedFlag
-	}
 	if uint64(len(stored)) > math.MaxUint32 {
 		return dst[:start], encoding.Limitf("chunk payload of %d bytes exceeds 4 GiB", len(stored))
 	}
 	h := dst[start : start+ChunkHeaderSize]
 	binary.LittleEndian.PutUint32(h[0:], uint32(len(stored)))
 	h[4] = byte(used)
-	if used == segmentedFlag {
-		n := (len(payload) + 1<<segLog - 1) >> segLog
-		binary.LittleEndian.PutUint32(h[5:], Checksum32(stored[:1+4*n]))
-	} else {
-		binary.LittleEndian.PutUint32(h[5:], Checksum32(stored))
-	}
+	binary.LittleEndian.PutUint32(h[5:], Checksum32(stored))
 	return dst, nil
 }
 
@@ -239,12 +227,7 @@ func CheckChunk(raw []byte) error {
 	if n := binary.LittleEndian.Uint32(raw); uint64(n) != uint64(len(raw)-ChunkHeaderSize) {
 		return encoding.Corruptf("chunk header declares %d payload bytes, chunk holds %d", n, len(raw)-ChunkHeaderSize)
 	}
-	c := Compression(raw[4])
-	if c == segmentedFlag {
-		_, err := decodeChunk(raw, math.MaxInt, true)
-		return err
-	}
-	if c != CompressionNone && c != CompressionZstd {
+	if c := Compression(raw[4]); c != CompressionNone && c != CompressionZstd {
 		return encoding.Corruptf("chunk header: unknown compression %d", uint8(c))
 	}
 	sum := binary.LittleEndian.Uint32(raw[5:])
@@ -263,24 +246,6 @@ func decodeChunk(raw []byte, maxRaw int, verify bool) ([]byte, error) {
 		return nil, encoding.Corruptf("chunk header declares %d payload bytes, chunk holds %d", n, len(raw)-ChunkHeaderSize)
 	}
 	c := Compression(raw[4])
-	if c == segmentedFlag {
-		seg, err := ParseSegments(raw, int64(len(raw)), verify)
-		if err != nil {
-			return nil, err
-		}
-		data := raw[seg.DataOff:]
-		if len(data) > maxRaw {
-			return nil, encoding.Limitf("chunk payload: %d bytes, limit %d", len(data), maxRaw)
-		}
-		if verify {
-			for i := range seg.Sums {
-				if err := seg.Check(i, data[seg.SegmentStart(i):seg.SegmentEnd(i)]); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return data, nil
-	}
 	sum := binary.LittleEndian.Uint32(raw[5:])
 	stored := raw[ChunkHeaderSize:]
 	if got := Checksum32(stored); got != sum && verify {

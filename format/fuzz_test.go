@@ -23,9 +23,6 @@ func FuzzOpen(f *testing.F) {
 				f.Add(data, uint16(512), skip)
 			}
 		}
-		if data, err := os.ReadFile(filepath.Join("testdata", "v1.0-segmented.strata")); err == nil {
-			f.Add(data, uint16(512), skip)
-		}
 	}
 	// skipChecksums lets mutations reach the footer, group and chunk parsers
 	// instead of stopping at the first checksum.
@@ -56,10 +53,6 @@ func FuzzDecodeChunk(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	for _, n := range []int{4 << 10, 5000, 9 << 10} {
-		b, _ := appendChunk(nil, bytes.Repeat([]byte("segment"), n/7), CompressionNone, 0, MinSegmentLog)
-		f.Add(b)
-	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		p, err := decodeChunk(raw, 1<<20, len(raw) > 0 && raw[0]&1 == 0)
 		if err != nil {
@@ -70,36 +63,6 @@ func FuzzDecodeChunk(f *testing.F) {
 		}
 		if len(p) > 1<<20 {
 			t.Fatalf("payload of %d bytes beyond the limit", len(p))
-		}
-	})
-}
-
-// FuzzSegments reads a segmented chunk the way a point lookup does: its
-// head through ParseSegments, then any segment through Check. Hostile
-// tables and sizes must give format errors, never a panic or an
-// allocation beyond what was read.
-func FuzzSegments(f *testing.F) {
-	for _, n := range []int{4 << 10, 5000, 9 << 10, 64 << 10} {
-		b, _ := appendChunk(nil, bytes.Repeat([]byte("segment"), n/7), CompressionNone, 0, MinSegmentLog)
-		f.Add(b, uint32(len(b)), uint16(0))
-		f.Add(b[:HeadLen(int64(len(b)), 0)], uint32(len(b)), uint16(3))
-	}
-	f.Fuzz(func(t *testing.T, head []byte, size uint32, seg uint16) {
-		s, err := ParseSegments(head, int64(size), len(head)%2 == 0)
-		if err != nil {
-			if !isFormatErr(err) {
-				t.Fatalf("not a format error: %v", err)
-			}
-			return
-		}
-		if len(s.Sums) > len(head) || s.DataOff > len(head) || int64(s.DataOff+s.DataLen) != int64(size) {
-			t.Fatalf("segments %d, data at %d+%d for a %d-byte chunk, %d read", len(s.Sums), s.DataOff, s.DataLen, size, len(head))
-		}
-		i := int(seg) % len(s.Sums)
-		if end := s.DataOff + s.SegmentEnd(i); end <= len(head) {
-			if err := s.Check(i, head[s.DataOff+s.SegmentStart(i):end]); err != nil && !isFormatErr(err) {
-				t.Fatalf("not a format error: %v", err)
-			}
 		}
 	})
 }

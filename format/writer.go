@@ -37,23 +37,6 @@ type WriterOptions struct {
 	// before it adds sections, as the time-series layer's series index
 	// does. The slices are the callee's to keep.
 	OnStripe func(stripe int, info StripeInfo, streams []StreamInfo)
-	// SegmentLog sets the size of the segments (1<<SegmentLog bytes,
-	// MinSegmentLog to MaxSegmentLog) that an uncompressed chunk of at
-	// least four segments is checksummed by, so that a reader can check
-	// the part of a chunk it read without reading it all (a point lookup).
-	// 0 means DefaultSegmentLog; a negative value keeps one checksum per
-	// chunk.
-	SegmentLog int
-}
-
-func (o WriterOptions) segLog() int {
-	switch {
-	case o.SegmentLog < 0:
-		return 0
-	case o.SegmentLog == 0:
-		return DefaultSegmentLog
-	}
-	return min(max(o.SegmentLog, MinSegmentLog), MaxSegmentLog)
 }
 
 // DefaultGroupSize is the default number of stripes per stripe group.
@@ -238,7 +221,7 @@ func (w *Writer) WriteChunkWith(stream int, payload []byte, rows int, stats []by
 	}
 	s := &w.streams[stream]
 	before := len(s.data)
-	data, err := appendChunk(s.data, payload, c, w.opts.MinSaving, w.opts.segLog())
+	data, err := appendChunk(s.data, payload, c, w.opts.MinSaving)
 	if err != nil {
 		return fmt.Errorf("format: stream %d: %w", stream, err)
 	}

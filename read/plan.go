@@ -62,10 +62,6 @@ type chunk struct {
 	// readLen is the length of the coalesced read the chunk's bytes came
 	// from, which stays alive as long as anything aliases them.
 	readLen int64
-	// wantHead is set while the chunk's head waits in the stripeIO's
-	// heads; head holds it once fetched (partial.go).
-	wantHead bool
-	head     []byte
 }
 
 // stripeIO plans, fetches and opens the chunks one query needs from one
@@ -80,7 +76,6 @@ type stripeIO struct {
 	mu      sync.Mutex
 	chunks  map[chunkKey]*chunk
 	pending []*chunk
-	heads   []*chunk     // chunks of which a lookup reads the head first (partial.go)
 	defs    map[int]bool // streams whose shared definitions are declared
 	// lookup is set for a point lookup's stripeIO: the decoders it caches
 	// enter the decoder cache's probationary segment (cache.go).
@@ -150,65 +145,47 @@ func (s *stripeIO) need(stream, c int) error {
 	}
 	s.queue(ch)
 	if ch.rows > 0 && ch.dec == nil {
-		if err := s.needRefs(stream, c); err != nil {
-			return err
-		}
-		return s.needDefs(stream)
-	}
-	return nil
-}
-
-// needRefs declares the reference chunks a chunk c of a stream stored
-// relative to another stream reads. The caller holds s.mu.
-func (s *stripeIO) needRefs(stream, c int) error {
-	ref, ok := s.f.m.refOf(s.stripe, stream)
-	if !ok || ref == stream {
-		return nil
-	}
-	// A chunk of this stream was stored relative to ref: the chunks of ref
-	// under this chunk's rows come with the plan (their decoders, if
-	// cached, are not what a reference reads: it reads their bytes).
-	info := s.stream(stream).Chunks[c]
-	rinfo := s.stream(ref)
-	for k := rinfo.ChunkForRow(info.FirstRow); k >= 0 && k < len(rinfo.Chunks) && rinfo.Chunks[k].FirstRow < info.FirstRow+info.Rows; k++ {
-		if rinfo.Chunks[k].Rows == 0 {
-			continue
-		}
-		rch, err := s.lookup(ref, k)
-		if err != nil {
-			return err
-		}
-		if rch.raw == nil && rch.payload == nil && !rch.queued {
-			rch.queued = true
-			s.pending = append(s.pending, rch)
-		}
-	}
-	return nil
-}
-
-// needDefs declares the definitions of a stream's chunks. The caller
-// holds s.mu.
-func (s *stripeIO) needDefs(stream int) error {
-	if s.defs[stream] {
-		return nil
-	}
-	// Chunks of no rows define what the stream's chunks share (a stripe's
-	// dictionary alphabet): a chunk that refers to one reads it when it
-	// opens, so it is fetched with the plan — unless the chunk is opened
-	// already (its decoder holds what it refers to) or the definition's
-	// built object is in the file's shared cache.
-	if s.defs == nil {
-		s.defs = map[int]bool{}
-	}
-	s.defs[stream] = true
-	for k, ci := range s.stream(stream).Chunks {
-		if ci.Rows == 0 {
-			def, err := s.lookup(stream, k)
-			if err != nil {
-				return err
+		if ref, ok := s.f.m.refOf(s.stripe, stream); ok && ref != stream {
+			// A chunk of this stream was stored relative to ref: the
+			// chunks of ref under this chunk's rows come with the plan
+			// (their decoders, if cached, are not what a reference
+			// reads: it reads their bytes).
+			info := s.stream(stream).Chunks[c]
+			rinfo := s.stream(ref)
+			for k := rinfo.ChunkForRow(info.FirstRow); k >= 0 && k < len(rinfo.Chunks) && rinfo.Chunks[k].FirstRow < info.FirstRow+info.Rows; k++ {
+				if rinfo.Chunks[k].Rows == 0 {
+					continue
+				}
+				rch, err := s.lookup(ref, k)
+				if err != nil {
+					return err
+				}
+				if rch.raw == nil && rch.payload == nil && !rch.queued {
+					rch.queued = true
+					s.pending = append(s.pending, rch)
+				}
 			}
-			if _, ok := s.f.shared.get(def.key); !ok {
-				s.queue(def)
+		}
+	}
+	if ch.rows > 0 && ch.dec == nil && !s.defs[stream] {
+		// Chunks of no rows define what the stream's chunks share (a
+		// stripe's dictionary alphabet): a chunk that refers to one reads
+		// it when it opens, so it is fetched with the plan — unless the
+		// chunk is opened already (its decoder holds what it refers to)
+		// or the definition's built object is in the file's shared cache.
+		if s.defs == nil {
+			s.defs = map[int]bool{}
+		}
+		s.defs[stream] = true
+		for k, ci := range s.stream(stream).Chunks {
+			if ci.Rows == 0 {
+				def, err := s.lookup(stream, k)
+				if err != nil {
+					return err
+				}
+				if _, ok := s.f.shared.get(def.key); !ok {
+					s.queue(def)
+				}
 			}
 		}
 	}
@@ -255,58 +232,44 @@ func (s *stripeIO) needAll(stream int) error {
 // fetch reads every declared chunk not yet fetched, in one coalesced call.
 func (s *stripeIO) fetch() error {
 	s.mu.Lock()
-	todo, heads := s.pending, s.heads[:0:0]
-	for _, ch := range s.heads {
-		// A chunk declared whole too (a reference of another) is read whole.
-		if !ch.queued {
-			heads = append(heads, ch)
-		}
-		ch.wantHead = false
-	}
-	s.pending, s.heads = nil, nil
+	todo := s.pending
+	s.pending = nil
 	for _, ch := range todo {
 		ch.queued = false
 	}
 	s.mu.Unlock()
-	return s.fetchWith(todo, heads)
+	return s.fetchChunks(todo)
 }
 
-func (s *stripeIO) fetchChunks(todo []*chunk) error { return s.fetchWith(todo, nil) }
-
-// fetchWith reads the chunks todo whole and the heads of the chunks heads
-// (partial.go) in one call.
-func (s *stripeIO) fetchWith(todo, heads []*chunk) error {
-	if len(todo)+len(heads) == 0 {
+func (s *stripeIO) fetchChunks(todo []*chunk) error {
+	if len(todo) == 0 {
 		return nil
 	}
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
-	ranges := make([]iox.Range, len(todo), len(todo)+len(heads))
+	ranges := make([]iox.Range, len(todo))
 	for i, ch := range todo {
 		ranges[i] = ch.rng
 	}
-	for _, ch := range heads {
-		ranges = append(ranges, headRange(ch))
-	}
 	if onFetch != nil {
-		keys := make([]chunkKey, 0, len(todo)+len(heads))
-		for _, ch := range todo {
-			keys = append(keys, ch.key)
-		}
-		for _, ch := range heads {
-			keys = append(keys, ch.key)
+		keys := make([]chunkKey, len(todo))
+		for i, ch := range todo {
+			keys[i] = ch.key
 		}
 		onFetch(keys)
 	}
 	reads := s.f.fetch.Plan(ranges)
-	bufs, err := s.readRanges(ranges)
+	bufs, err := s.f.fetchRanges(s.ctx, ranges)
 	if err != nil {
-		return err
+		return fmt.Errorf("read: stripe %d: %w", s.stripe, err)
 	}
-	for i, ch := range heads {
-		ch.head = bufs[len(todo)+i]
+	s.requests.Add(int64(len(reads)))
+	var n int64
+	for _, r := range reads {
+		n += r.Len
 	}
+	s.bytes.Add(n)
 	for i, ch := range todo {
 		ch.raw = bufs[i]
 		// Reads are sorted and disjoint: find the one holding the chunk.

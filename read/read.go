@@ -95,8 +95,6 @@ type File struct {
 	openBytes int64
 	// key is the source's identity ("" when it has none).
 	key string
-	// partial records the partial chunk reads of lookups (partial.go).
-	partial partialState
 }
 
 // OpenBytes returns the bytes Open read (postscript, footer, metadata
@@ -181,21 +179,14 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 		}
 	}
 	f.binHint = make([]atomic.Int64, f.sch.NumStreams())
-	f.initPartial()
 	f.openBytes = fetch.Stats().BytesRead
 	return f, nil
 }
 
 // DropCaches forgets the opened decoders this file's queries cached, so
-// the next lookups open their chunks again (what a first lookup costs,
-// chunks read in part included).
+// the next lookups open their chunks again (what a first lookup costs).
 // The metadata stays cached.
-func (f *File) DropCaches() {
-	f.cache.dropFile(f.m)
-	f.partial.mu.Lock()
-	f.partial.touched = nil
-	f.partial.mu.Unlock()
-}
+func (f *File) DropCaches() { f.cache.dropFile(f.m) }
 
 // Schema returns the file's Arrow schema.
 func (f *File) Schema() *arrow.Schema { return f.arrow }

@@ -32,9 +32,6 @@ type chunkResolver struct {
 	stream, chunk int
 	refs          bool
 	alloc         *int64 // the opening chunk's allocation count (see openChunk)
-	// part is set for a chunk read in part (partial.go): the rows a lookup
-	// gathers, so that reference chunks are read in part too.
-	part *partialOpen
 }
 
 // Shared implements encoding.Resolver: the built object of chunk k of the
@@ -93,15 +90,6 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 	first := info.ChunkForRow(ch.FirstRow)
 	if ch.Rows == 0 || first < 0 {
 		return nil, encoding.Corruptf("%s: no rows at %d", where, ch.FirstRow)
-	}
-	if r.part != nil {
-		d, ok, err := s.partialReference(ref, typ, ch, first, r.part)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		if ok {
-			return d, nil
-		}
 	}
 	var decs []encoding.Decoder
 	for c := first; c < len(info.Chunks) && info.Chunks[c].FirstRow < ch.FirstRow+ch.Rows; c++ {

@@ -172,13 +172,12 @@ func (t *taker) stripe(s int, first int64, i, j int) error {
 			if ci < 0 {
 				return encoding.Corruptf("row %d not in any chunk of stream %d", rows[a], stream)
 			}
+			if err := io.need(stream, ci); err != nil {
+				return err
+			}
 			end := first + info.Chunks[ci].FirstRow + info.Chunks[ci].Rows
-			b := a
 			for a < len(rows) && rows[a] < end {
 				a++
-			}
-			if err := io.needHead(stream, ci, a-b); err != nil {
-				return err
 			}
 		}
 	}
@@ -226,13 +225,9 @@ func (t *taker) gather(io *stripeIO, ci, stream int, first int64, at int, rows [
 			}
 		}
 		base := first + ch.FirstRow
-		gather := func(d encoding.Decoder) error {
+		err := io.use(stream, c, true, func(d encoding.Decoder) error {
 			return gatherFrom(d, rel, rows[i:j], base, at+i, t.vals[ci], &t.valid[ci])
-		}
-		done, err := io.usePartial(stream, c, rel, gather)
-		if err == nil && !done {
-			err = io.use(stream, c, true, gather)
-		}
+		})
 		if err != nil {
 			return err
 		}

@@ -41,16 +41,6 @@ var Codec = &encoding.Codec{
 	Open:           open,
 	Decode:         encoding.Cost{PerValue: 1.37}, // strata calibrate (docs/benchmarks.md)
 	EncodeRelative: Encode,
-	// A lookup reads the differences of its rows; the reference rows are
-	// another stream's, read through the resolver.
-	InPlaceVia: func(h encoding.Header) ([]byte, bool) {
-		_, rest, err := encoding.Uvarint(h.Body, "reference stream")
-		if err != nil {
-			return nil, false
-		}
-		dn, _, err := encoding.Child(rest, "difference")
-		return dn, err == nil
-	},
 }
 
 // Encode appends a Correlated node of vals against ref (the reference
@@ -245,14 +235,6 @@ func (d *dec[T, S]) Read(dst []T) error {
 			out[i] = r + T(df[i])
 		}
 		dst = dst[k:]
-	}
-	return nil
-}
-
-// RowBytes implements encoding.RowByter through the difference child.
-func (d *dec[T, S]) RowBytes(r int) []byte {
-	if rb, ok := d.diff.(encoding.RowByter); ok {
-		return rb.RowBytes(r)
 	}
 	return nil
 }

@@ -34,15 +34,6 @@ var Codec = &encoding.Codec{
 	Encoder:       encoder{},
 	Decode:        encoding.Cost{PerValue: 1.72, PerString: 7.42, PerByte: 0.161, FixedString: 2.6, FixedByte: 0.37}, // strata calibrate (docs/benchmarks.md; Fixed*: 2026-12-02)
 	NeedsDistinct: true,
-	// A lookup reads the ids of its rows; the alphabet comes before them.
-	InPlaceVia: func(h encoding.Header) ([]byte, bool) {
-		_, rest, err := encoding.Child(h.Body, "alphabet")
-		if err != nil {
-			return nil, false
-		}
-		in, _, err := encoding.Child(rest, "ids")
-		return in, err == nil
-	},
 }
 
 // The dictionary views are defined in package encoding so readers need not
@@ -120,15 +111,6 @@ func (c *core) ReadIDs(dst []uint32) error {
 		return err
 	}
 	return c.checkIDs(dst)
-}
-
-// RowBytes implements encoding.RowByter through the ids child: a row's
-// bytes are its id's.
-func (c *core) RowBytes(r int) []byte {
-	if rb, ok := c.ids.(encoding.RowByter); ok {
-		return rb.RowBytes(r)
-	}
-	return nil
 }
 
 // GatherIDs implements IDReader: through the ids child's Gatherer when it

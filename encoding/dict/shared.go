@@ -43,18 +43,6 @@ var SharedCodec = &encoding.Codec{
 	Decode:      encoding.Cost{PerValue: 1.13, PerString: 9.48, PerByte: 0.126, FixedString: 2.09, FixedByte: 0.126}, // strata calibrate (docs/benchmarks.md; Fixed*: 2026-12-02)
 	RootOnly:    true,
 	NeedsShared: true,
-	// A lookup reads the ids of its rows; the alphabet is the stripe's.
-	InPlaceVia: func(h encoding.Header) ([]byte, bool) {
-		if len(h.Body) == 0 || h.Body[0] != formReference {
-			return nil, false
-		}
-		_, rest, err := encoding.Uvarint(h.Body[1:], "shared dictionary chunk")
-		if err != nil {
-			return nil, false
-		}
-		in, _, err := encoding.Child(rest, "ids")
-		return in, err == nil
-	},
 	BuildShared: func(vals any, chunk, maxDistinct int) encoding.SharedAlphabet {
 		if s := NewShared(vals, chunk, maxDistinct); s != nil {
 			return s

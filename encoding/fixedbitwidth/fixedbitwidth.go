@@ -24,7 +24,6 @@ var Codec = &encoding.Codec{
 	Encoder: encoder{},
 	Leaf:    true,
 	Zstd:    true,
-	InPlace: func(t encoding.Type) (int, bool) { return headerSize(t), true },
 }
 
 // batch is the number of values decoded per step; a multiple of 64 so every
@@ -273,20 +272,6 @@ func (d *dec[T]) Gather(rows []int32, dst []T) error {
 	return nil
 }
 
-// RowBytes implements encoding.RowByter: the bytes holding row r's bits
-// (Gather may load up to 8 bytes from the first of them, but masks what it
-// loaded to the row's bits).
-func (d *dec[T]) RowBytes(r int) []byte {
-	if d.inflated || r < 0 || r >= d.n {
-		return nil
-	}
-	if d.w == 0 {
-		return []byte{}
-	}
-	bit := uint64(r) * uint64(d.w)
-	return d.packed[bit>>3 : (bit+uint64(d.w)+7)>>3]
-}
-
 // SumRanges implements encoding.RangeSummer: the rows' base plus their
 // packed offsets summed by bitpack.Sum, nothing unpacked. A narrower type
 // whose widest offset could carry base past T's range unpacks instead, so
@@ -491,9 +476,6 @@ func (bd *boolDec) Read(dst []bool) error {
 	d.pos += len(dst)
 	return nil
 }
-
-// RowBytes implements encoding.RowByter.
-func (bd *boolDec) RowBytes(r int) []byte { return bd.d.RowBytes(r) }
 
 func (bd *boolDec) Gather(rows []int32, dst []bool) error {
 	d := bd.d

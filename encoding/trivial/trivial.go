@@ -26,9 +26,6 @@ var Codec = &encoding.Codec{
 	LeafFor:  func(t encoding.Type) bool { return t != encoding.Binary },
 	Fallback: true,
 	Zstd:     true,
-	// Fixed-width values sit at row × width; on a big-endian host they are
-	// copied at open, so nothing is read in place there.
-	InPlace: func(t encoding.Type) (int, bool) { return 0, t != encoding.Binary && littleEndian },
 }
 
 // littleEndian reports whether the host stores integers little-endian, in
@@ -283,14 +280,6 @@ func (d *fixedDec[T]) Read(dst []T) error {
 	return nil
 }
 
-// RowBytes implements encoding.RowByter.
-func (d *fixedDec[T]) RowBytes(r int) []byte {
-	if d.inflated || !littleEndian || r < 0 || r >= d.n {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&d.vals[r])), unsafe.Sizeof(d.vals[r]))
-}
-
 func (d *fixedDec[T]) Gather(rows []int32, dst []T) error {
 	if len(dst) < len(rows) {
 		return fmt.Errorf("trivial: gather of %d rows into %d values", len(rows), len(dst))
@@ -360,14 +349,6 @@ func (d *boolDec) Read(dst []bool) error {
 	}
 	d.pos = pos
 	return nil
-}
-
-// RowBytes implements encoding.RowByter.
-func (d *boolDec) RowBytes(r int) []byte {
-	if d.inflated || r < 0 || r >= d.n {
-		return nil
-	}
-	return d.body[r>>3 : r>>3+1]
 }
 
 func (d *boolDec) Gather(rows []int32, dst []bool) error {
