@@ -95,6 +95,8 @@ type File struct {
 	openBytes int64
 	// key is the source's identity ("" when it has none).
 	key string
+	// proj caches recent projections (project.go).
+	proj projCache
 }
 
 // OpenBytes returns the bytes Open read (postscript, footer, metadata
@@ -272,6 +274,9 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 		}
 		return idx, nil
 	}
+	if idx, ok := f.proj.colsFor(names); ok {
+		return idx, nil
+	}
 	idx := make([]int, 0, len(names))
 	for _, n := range names {
 		is := f.arrow.FieldIndices(n)
@@ -280,6 +285,7 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 		}
 		idx = append(idx, is[0])
 	}
+	f.proj.putCols(names, idx)
 	return idx, nil
 }
 

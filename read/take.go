@@ -281,8 +281,9 @@ func isIdentity(order []int) bool {
 	return true
 }
 
-// projectedSchema returns the Arrow schema of cols: the file's own when cols
-// are all its columns in order (building a schema costs a name index,
+// projectedSchema returns the Arrow schema of cols (whose fields are
+// fields): the file's own when cols are all its columns in order, else one
+// built once for the same cols (building a schema costs a name index,
 // noticeable on single-row lookups).
 func (f *File) projectedSchema(cols []int, fields []arrow.Field) *arrow.Schema {
 	all := len(cols) == f.arrow.NumFields()
@@ -292,7 +293,12 @@ func (f *File) projectedSchema(cols []int, fields []arrow.Field) *arrow.Schema {
 	if all && f.arrow.Metadata().Len() == 0 {
 		return f.arrow
 	}
-	return arrow.NewSchema(fields, nil)
+	if sch := f.proj.schemaFor(cols); sch != nil {
+		return sch
+	}
+	sch := arrow.NewSchema(fields, nil)
+	f.proj.putSchema(cols, sch)
+	return sch
 }
 
 // rowAligned returns the values stream of a column whose streams hold one
