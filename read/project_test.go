@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"golang.org/x/sync/errgroup"
 
 	"strata/iox"
 	"strata/read"
@@ -38,42 +38,38 @@ func TestProjectionCache(t *testing.T) {
 		}
 		projs = append(projs, p)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	var g errgroup.Group
+	for w := range 4 {
+		g.Go(func() error {
 			for k := range 60 {
-				p := projs[(k+g*5)%len(projs)]
+				p := projs[(k+w*5)%len(projs)]
 				cols := make([]string, len(p))
 				for i, c := range p {
 					cols[i] = names[c]
 				}
-				row := int64(k*7919+g*104729) % f.NumRows()
+				row := int64(k*7919+w*104729) % f.NumRows()
 				rec, err := f.Take([]int64{row}, cols)
 				if err != nil {
-					errs <- err
-					return
+					return err
 				}
 				for i, c := range p {
 					want := array.NewSlice(all.Column(c), row, row+1)
-					if rec.Schema().Field(i).Name != names[c] || !array.Equal(want, rec.Column(i)) {
-						errs <- fmt.Errorf("take %v row %d: column %d is %s %v, want %s %v", cols, row, i, rec.Schema().Field(i).Name, rec.Column(i), names[c], want)
-					}
+					ok := rec.Schema().Field(i).Name == names[c] && array.Equal(want, rec.Column(i))
 					want.Release()
+					if !ok {
+						defer rec.Release()
+						return fmt.Errorf("take %v row %d: column %d is %s %v, want %s", cols, row, i, rec.Schema().Field(i).Name, rec.Column(i), names[c])
+					}
 				}
 				rec.Release()
 				if _, err := f.Take([]int64{row}, []string{cols[0], "no_such_column"}); !errors.Is(err, read.ErrUnknownColumn) {
-					errs <- fmt.Errorf("an unknown column gives %v", err)
-					return
+					return fmt.Errorf("an unknown column gives %v", err)
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
 }
