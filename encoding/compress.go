@@ -137,6 +137,10 @@ const zstdSlack = 64
 const probeSize = 16 << 10
 
 func decompress(src []byte, rawLen int) ([]byte, error) {
+	return decompressInto(src, rawLen, nil)
+}
+
+func decompressInto(src []byte, rawLen int, alloc func(int) []byte) ([]byte, error) {
 	// zstd cannot expand a frame by more than maxZstdRatio, so a larger
 	// declared size is corrupt; below it the declared size (already checked
 	// against the decode limits) bounds the allocation.
@@ -145,7 +149,13 @@ func decompress(src []byte, rawLen int) ([]byte, error) {
 	}
 	// A little spare capacity lets the decoder use its fast path, which
 	// needs room to over-copy short matches.
-	out, err := decoder().DecodeAll(src, make([]byte, 0, rawLen+zstdSlack))
+	var dst []byte
+	if alloc != nil {
+		dst = alloc(rawLen + zstdSlack)[:0]
+	} else {
+		dst = make([]byte, 0, rawLen+zstdSlack)
+	}
+	out, err := decoder().DecodeAll(src, dst)
 	if err != nil {
 		return nil, Corruptf("zstd body: %v", err)
 	}

@@ -128,7 +128,7 @@ func ParseHeader(node []byte, depth int, opts *Options) (Header, error) {
 		if raw > uint64(opts.MaxBytes) {
 			return Header{}, Limitf("%v node: body of %d bytes, limit %d", h.Kind, raw, opts.MaxBytes)
 		}
-		body, err := decompress(rest2, int(raw))
+		body, err := decompressInto(rest2, int(raw), opts.Alloc)
 		if err != nil {
 			return Header{}, fmt.Errorf("%v node: %w", h.Kind, err)
 		}
@@ -163,6 +163,11 @@ type Options struct {
 	// for one open at a time, to account the memory of the decoders it
 	// keeps (allocations made later by reads are not counted).
 	Allocated *int64
+	// Alloc, when set, provides the buffers opening inflates zstd bodies
+	// into, n bytes (a bound the header's checked size sets): a reader that
+	// recycles the memory of decoders it drops hands out its own buffers.
+	// nil allocates fresh ones.
+	Alloc func(int) []byte
 }
 
 // Default decode limits.

@@ -186,6 +186,15 @@ func (f *Fetcher) plan(ranges []Range, part func(i, read int, at int), reads *[]
 // Any range outside the source fails the whole call with ErrOutOfRange
 // before anything is read.
 func (f *Fetcher) Fetch(ctx context.Context, ranges []Range) ([][]byte, error) {
+	return f.FetchInto(ctx, ranges, nil)
+}
+
+// FetchInto is Fetch with the buffers of the reads from alloc, which is
+// given each read's index in the order of Plan(ranges) and its length, and
+// must return a slice of exactly that length (nil alloc: fresh buffers).
+// alloc may be called from several goroutines at once. A Slicer source
+// calls no alloc: its results alias its memory as with Fetch.
+func (f *Fetcher) FetchInto(ctx context.Context, ranges []Range, alloc func(read, n int) []byte) ([][]byte, error) {
 	size := f.src.Size()
 	var want int64
 	for i, r := range ranges {
@@ -209,7 +218,7 @@ func (f *Fetcher) Fetch(ctx context.Context, ranges []Range) ([][]byte, error) {
 			f.reads.Add(1)
 			f.bytesRead.Add(r.Len)
 		}
-	} else if err := f.readAll(ctx, reads, bufs); err != nil {
+	} else if err := f.readAll(ctx, reads, bufs, alloc); err != nil {
 		return nil, err
 	}
 	out := make([][]byte, len(ranges))
@@ -226,9 +235,14 @@ func (f *Fetcher) Fetch(ctx context.Context, ranges []Range) ([][]byte, error) {
 }
 
 // readAll performs the merged reads, in parallel when configured.
-func (f *Fetcher) readAll(ctx context.Context, reads []Range, bufs [][]byte) error {
+func (f *Fetcher) readAll(ctx context.Context, reads []Range, bufs [][]byte, alloc func(read, n int) []byte) error {
 	one := func(k int) error {
-		b := make([]byte, reads[k].Len)
+		var b []byte
+		if alloc != nil {
+			b = alloc(k, int(reads[k].Len))
+		} else {
+			b = make([]byte, reads[k].Len)
+		}
 		if err := ReadFull(ctx, f, b, reads[k].Off); err != nil {
 			return err
 		}

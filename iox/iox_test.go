@@ -147,7 +147,27 @@ func TestFetchRandom(t *testing.T) {
 			rs[i] = Range{off, l}
 			want += l
 		}
-		out, err := f.Fetch(context.Background(), rs)
+		plan := f.Plan(rs)
+		var out [][]byte
+		var err error
+		given := make([][]byte, len(plan))
+		if iter%4 == 0 {
+			// Buffers from the caller, one per read of the plan, larger
+			// than asked and dirty.
+			var mu sync.Mutex
+			out, err = f.FetchInto(context.Background(), rs, func(k, n int) []byte {
+				if n != int(plan[k].Len) {
+					t.Errorf("read %d: asked for %d bytes, plan says %d", k, n, plan[k].Len)
+				}
+				b := bytes.Repeat([]byte{0xee}, n+17)[:n]
+				mu.Lock()
+				given[k] = b
+				mu.Unlock()
+				return b
+			})
+		} else {
+			out, err = f.Fetch(context.Background(), rs)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,9 +175,21 @@ func TestFetchRandom(t *testing.T) {
 			if !bytes.Equal(out[i], data[r.Off:r.End()]) || out[i] == nil || cap(out[i]) != len(out[i]) {
 				t.Fatalf("iter %d range %d %v: wrong bytes", iter, i, r)
 			}
+			if iter%4 == 0 && r.Len > 0 {
+				// The result lies in the buffer of a read that holds it
+				// (reads may overlap when a range overlaps a full one).
+				found := false
+				for k, p := range plan {
+					if p.Off <= r.Off && r.End() <= p.End() && &out[i][0] == &given[k][r.Off-p.Off] {
+						found = true
+					}
+				}
+				if !found {
+					t.Fatalf("iter %d range %d: not in the buffer given for a read holding it", iter, i)
+				}
+			}
 		}
 		st := f.Stats()
-		plan := f.Plan(rs)
 		var planned int64
 		for _, p := range plan {
 			planned += p.Len

@@ -3,6 +3,7 @@ package read
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 
 	"strata/encoding"
 )
@@ -55,6 +56,30 @@ type cacheEntry struct {
 	prot bool       // in the protected segment
 	mu   sync.Mutex // held while a reader uses dec: decoders are not concurrent
 	dec  encoding.Decoder
+	// leases are the recycled buffers dec aliases (lease.go), each held
+	// once by the entry; holders counts who holds the entry (the cache
+	// while it is listed, and each query using it), and the last to let
+	// go releases the leases. A leased entry is seen only by point
+	// lookups (get).
+	leases  []*lease
+	holders atomic.Int32
+}
+
+func (e *cacheEntry) leased() bool { return len(e.leases) > 0 }
+
+// release drops one hold of a leased entry.
+func (e *cacheEntry) release() {
+	if !e.leased() {
+		return
+	}
+	switch n := e.holders.Add(-1); {
+	case n == 0:
+		for _, l := range e.leases {
+			l.release()
+		}
+	case n < 0:
+		panic("read: cached decoder released more often than held")
+	}
 }
 
 func newDecoderCache(limit int64) *decoderCache {
@@ -62,8 +87,10 @@ func newDecoderCache(limit int64) *decoderCache {
 }
 
 // get returns the cached decoder of k, promoting it to the protected
-// segment: it has been used again.
-func (c *decoderCache) get(k chunkKey) *cacheEntry {
+// segment: it has been used again. A decoder in recycled memory is
+// returned only to a query that recycles (and only gathers), held for it
+// until it releases it.
+func (c *decoderCache) get(k chunkKey, recycle bool) *cacheEntry {
 	if c == nil || c.limit <= 0 {
 		return nil
 	}
@@ -74,6 +101,12 @@ func (c *decoderCache) get(k chunkKey) *cacheEntry {
 		return nil
 	}
 	e := el.Value.(*cacheEntry)
+	if e.leased() {
+		if !recycle {
+			return nil
+		}
+		e.holders.Add(1)
+	}
 	if e.prot {
 		c.prot.MoveToFront(el)
 		return e
@@ -89,9 +122,16 @@ func (c *decoderCache) get(k chunkKey) *cacheEntry {
 
 // put caches an opened decoder of k and returns its entry (the one already
 // cached, if another query put it first). lookup says a point lookup
-// opened it: it enters the probationary segment.
-func (c *decoderCache) put(k chunkKey, dec encoding.Decoder, cost int64, lookup bool) *cacheEntry {
-	e := &cacheEntry{key: k, cost: cost, dec: dec, prot: !lookup}
+// opened it: it enters the probationary segment. leases are the recycled
+// buffers dec aliases; the entry is returned held for the caller, who
+// releases it, and recycle says the caller may use a leased entry
+// already cached (one that does not replaces it).
+func (c *decoderCache) put(k chunkKey, dec encoding.Decoder, cost int64, lookup bool, leases []*lease, recycle bool) *cacheEntry {
+	e := &cacheEntry{key: k, cost: cost, dec: dec, prot: !lookup, leases: leases}
+	for _, l := range leases {
+		l.retain()
+	}
+	e.holders.Store(1)
 	if c == nil || c.limit <= 0 || cost > c.limit/4 {
 		return e
 	}
@@ -99,12 +139,22 @@ func (c *decoderCache) put(k chunkKey, dec encoding.Decoder, cost int64, lookup 
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[k]; ok {
 		old := el.Value.(*cacheEntry)
-		if old.prot {
-			c.prot.MoveToFront(el)
-		} else {
-			c.prob.MoveToFront(el)
+		if !old.leased() || recycle {
+			if old.prot {
+				c.prot.MoveToFront(el)
+			} else {
+				c.prob.MoveToFront(el)
+			}
+			if old.leased() {
+				old.holders.Add(1)
+			}
+			e.release()
+			return old
 		}
-		return old
+		c.remove(el)
+	}
+	if e.leased() {
+		e.holders.Add(1) // the cache's hold
 	}
 	if e.prot {
 		c.byKey[k] = c.prot.PushFront(e)
@@ -127,16 +177,23 @@ func (c *decoderCache) evict() {
 		if c.probUsed > c.limit/4 || c.prot.Len() == 0 {
 			l = c.prob
 		}
-		el := l.Back()
-		old := el.Value.(*cacheEntry)
-		l.Remove(el)
-		delete(c.byKey, old.key)
-		if old.prot {
-			c.protUsed -= old.cost
-		} else {
-			c.probUsed -= old.cost
-		}
+		c.remove(l.Back())
 	}
+}
+
+// remove unlists an entry and drops the cache's hold of it. The caller
+// holds c.mu.
+func (c *decoderCache) remove(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	delete(c.byKey, e.key)
+	if e.prot {
+		c.prot.Remove(el)
+		c.protUsed -= e.cost
+	} else {
+		c.prob.Remove(el)
+		c.probUsed -= e.cost
+	}
+	e.release()
 }
 
 // dropFile removes every decoder of one file.
@@ -150,13 +207,7 @@ func (c *decoderCache) dropFile(m *fileMeta) {
 		for el := l.Front(); el != nil; {
 			next := el.Next()
 			if e := el.Value.(*cacheEntry); e.key.m == m {
-				l.Remove(el)
-				delete(c.byKey, e.key)
-				if e.prot {
-					c.protUsed -= e.cost
-				} else {
-					c.probUsed -= e.cost
-				}
+				c.remove(el)
 			}
 			el = next
 		}

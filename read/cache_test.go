@@ -26,7 +26,7 @@ func TestDecoderCacheSegments(t *testing.T) {
 	}
 	// Lookups alone may fill the budget.
 	for i := range 10 {
-		c.put(key(i), nil, 10, true)
+		c.put(key(i), nil, 10, true, nil, false)
 	}
 	check("lookups")
 	if len(c.byKey) != 10 {
@@ -34,7 +34,7 @@ func TestDecoderCacheSegments(t *testing.T) {
 	}
 	// A query's decoders (60 bytes) push lookups out to their quarter.
 	for i := 100; i < 106; i++ {
-		c.put(key(i), nil, 10, false)
+		c.put(key(i), nil, 10, false, nil, false)
 	}
 	check("queries")
 	if c.protUsed != 60 || c.probUsed != 40 {
@@ -42,36 +42,36 @@ func TestDecoderCacheSegments(t *testing.T) {
 	}
 	// A stream of one-time lookups does not evict them.
 	for i := 200; i < 300; i++ {
-		c.put(key(i), nil, 10, true)
+		c.put(key(i), nil, 10, true, nil, false)
 		check("lookup stream")
 	}
 	for i := 100; i < 106; i++ {
-		if c.get(key(i)) == nil {
+		if c.get(key(i), false) == nil {
 			t.Fatalf("query decoder %d evicted by one-time lookups", i)
 		}
 	}
 	// A lookup decoder used again is promoted, and stays.
-	if c.get(key(299)) == nil {
+	if c.get(key(299), false) == nil {
 		t.Fatal("latest lookup decoder not cached")
 	}
 	for i := 300; i < 400; i++ {
-		c.put(key(i), nil, 10, true)
+		c.put(key(i), nil, 10, true, nil, false)
 	}
 	check("promotion")
-	if e := c.get(key(299)); e == nil || !e.prot {
+	if e := c.get(key(299), false); e == nil || !e.prot {
 		t.Fatal("lookup decoder used twice was not kept in the protected segment")
 	}
 	// The protected segment is bounded by the budget too, evicting its
 	// least recently used.
 	for i := 500; i < 520; i++ {
-		c.put(key(i), nil, 10, false)
+		c.put(key(i), nil, 10, false, nil, false)
 		check("protected overflow")
 	}
-	if c.get(key(100)) != nil || c.get(key(519)) == nil {
+	if c.get(key(100), false) != nil || c.get(key(519), false) == nil {
 		t.Fatal("protected segment did not evict least recently used first")
 	}
 	// Too large for the cache: returned, not kept.
-	if e := c.put(key(999), nil, 26, false); e == nil || c.get(key(999)) != nil {
+	if e := c.put(key(999), nil, 26, false, nil, false); e == nil || c.get(key(999), false) != nil {
 		t.Fatal("a decoder above a quarter of the budget was cached")
 	}
 	c.dropFile(m)
@@ -118,5 +118,43 @@ func TestDecodedCost(t *testing.T) {
 	own := append([]byte(nil), z...)
 	if got, want := decodedCost(raw, own, alloc), int64(len(raw)+len(own))+alloc+decoderAllowance; got != want {
 		t.Fatalf("payload of its own: cost %d, want %d", got, want)
+	}
+}
+
+// TestDecoderCacheLeases: a decoder over recycled memory is seen only by
+// point lookups, each of which holds it; its memory returns when neither
+// the cache nor any lookup holds it; a decoder opened by another query
+// replaces it rather than being swapped for it.
+func TestDecoderCacheLeases(t *testing.T) {
+	m := &fileMeta{}
+	k := chunkKey{m: m, chunk: 1}
+	c := newDecoderCache(100)
+	l := newLease(100)
+	e := c.put(k, nil, 10, true, []*lease{l}, true)
+	l.release() // the query that read it is done; the entry holds it
+	if got := l.refs.Load(); got != 1 {
+		t.Fatalf("lease held %d times by a cached entry, want 1", got)
+	}
+	if c.get(k, false) != nil {
+		t.Fatal("a scan sees a decoder over recycled memory")
+	}
+	if got := c.get(k, true); got != e {
+		t.Fatal("a lookup does not see the cached decoder")
+	}
+	if got := e.holders.Load(); got != 3 { // the cache, the put and the get
+		t.Fatalf("entry held %d times, want 3", got)
+	}
+	e.release()
+	e.release()
+	c.dropFile(m)
+	if got := l.refs.Load(); got != 0 {
+		t.Fatalf("lease held %d times after every holder let go, want 0", got)
+	}
+	l2 := newLease(100)
+	c.put(k, nil, 10, true, []*lease{l2}, true).release()
+	l2.release()
+	plain := c.put(k, nil, 10, false, nil, false)
+	if plain.leased() || c.get(k, false) != plain || l2.refs.Load() != 0 {
+		t.Fatalf("a scan's decoder did not replace a leased one (lease held %d times)", l2.refs.Load())
 	}
 }

@@ -32,3 +32,17 @@ func ChunkEvents() (fetches *[][][3]int, opens *[][3]int, stop func()) {
 	}
 	return fetches, opens, func() { onFetch, onOpen = nil, nil }
 }
+
+// LiveLeases returns how many buffers of recycled chunk memory are held.
+func LiveLeases() int64 { return liveLeases.Load() }
+
+// ScribbleReleased makes released chunk memory be overwritten, so that a
+// use after release reads garbage; it returns a function that restores
+// the default.
+func ScribbleReleased() (restore func()) {
+	scribble = true
+	return func() { scribble = false }
+}
+
+// LeaseClass exposes the size classes of recycled chunk memory.
+func LeaseClass(n int) (class, size int) { return leaseClass(n) }

@@ -62,6 +62,14 @@ type chunk struct {
 	// readLen is the length of the coalesced read the chunk's bytes came
 	// from, which stays alive as long as anything aliases them.
 	readLen int64
+	// leasable is set when every declaration of the chunk asked for it to
+	// be read into recycled memory (needLeased); plain when any did not.
+	leasable, plain bool
+	// lease holds raw when it was read into recycled memory (lease.go);
+	// leases are the recycled buffers dec aliases: lease, bodies opening
+	// inflated, references' bytes.
+	lease  *lease
+	leases []*lease
 }
 
 // stripeIO plans, fetches and opens the chunks one query needs from one
@@ -80,6 +88,13 @@ type stripeIO struct {
 	// lookup is set for a point lookup's stripeIO: the decoders it caches
 	// enter the decoder cache's probationary segment (cache.go).
 	pointLookup bool
+	// recycle lets chunks declared with needLeased be read into recycled
+	// memory, and lets the query use cached decoders that alias such
+	// memory (lease.go). The query must close the stripeIO.
+	recycle bool
+	leaseMu sync.Mutex
+	leases  []*lease      // held once each until close
+	held    []*cacheEntry // leased cache entries held until close
 
 	requests, bytes, opened atomic.Int64
 }
@@ -114,8 +129,9 @@ func (s *stripeIO) lookup(stream, c int) (*chunk, error) {
 	}
 	ci := &info.Chunks[c]
 	ch := &chunk{key: k, rows: int(ci.Rows), rng: iox.Range{Off: ci.Offset, Len: ci.Size}}
-	if e := s.f.cache.get(k); e != nil {
+	if e := s.f.cache.get(k, s.recycle); e != nil {
 		ch.entry, ch.dec = e, e.dec
+		s.hold(e)
 	}
 	s.chunks[k] = ch
 	return ch, nil
@@ -137,12 +153,23 @@ func (s *stripeIO) allOpen() bool {
 
 // need declares that the query will use chunk c of a stream.
 func (s *stripeIO) need(stream, c int) error {
+	return s.declare(stream, c, false)
+}
+
+// needLeased declares a chunk the query only gathers values from, copying
+// them: in a stripeIO that recycles, it may be read into recycled memory.
+func (s *stripeIO) needLeased(stream, c int) error {
+	return s.declare(stream, c, s.recycle)
+}
+
+func (s *stripeIO) declare(stream, c int, leased bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ch, err := s.lookup(stream, c)
 	if err != nil {
 		return err
 	}
+	mark(ch, leased)
 	s.queue(ch)
 	if ch.rows > 0 && ch.dec == nil {
 		if ref, ok := s.f.m.refOf(s.stripe, stream); ok && ref != stream {
@@ -160,6 +187,7 @@ func (s *stripeIO) need(stream, c int) error {
 				if err != nil {
 					return err
 				}
+				mark(rch, leased)
 				if rch.raw == nil && rch.payload == nil && !rch.queued {
 					rch.queued = true
 					s.pending = append(s.pending, rch)
@@ -190,6 +218,18 @@ func (s *stripeIO) need(stream, c int) error {
 		}
 	}
 	return nil
+}
+
+// leasedRead reports whether the chunk is to be read into recycled memory.
+func (ch *chunk) leasedRead() bool { return ch.leasable && !ch.plain && ch.rows > 0 }
+
+// mark records how a chunk was declared.
+func mark(ch *chunk, leased bool) {
+	if leased {
+		ch.leasable = true
+	} else {
+		ch.plain = true
+	}
 }
 
 // queue adds a chunk to the pending fetch unless it is fetched, opened or
@@ -260,7 +300,47 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 		onFetch(keys)
 	}
 	reads := s.f.fetch.Plan(ranges)
-	bufs, err := s.f.fetchRanges(s.ctx, ranges)
+	// Reads are sorted and disjoint: find the one holding each chunk.
+	readOf := make([]int, len(todo))
+	for i, ch := range todo {
+		readOf[i] = sort.Search(len(reads), func(k int) bool { return reads[k].End() > ch.rng.Off })
+	}
+	// Reads that hold a chunk declared for recycled memory go into leases
+	// (lease.go); other chunks they hold are copied out of them.
+	var leased []*lease
+	if s.recycle {
+		for i, ch := range todo {
+			if ch.leasedRead() && readOf[i] < len(reads) {
+				if leased == nil {
+					leased = make([]*lease, len(reads))
+				}
+				leased[readOf[i]] = &lease{} // marks the read; replaced by alloc
+			}
+		}
+	}
+	var (
+		bufs [][]byte
+		err  error
+	)
+	if leased != nil {
+		bufs, err = s.f.fetch.FetchInto(s.ctx, ranges, func(k, n int) []byte {
+			if leased[k] == nil {
+				return make([]byte, n)
+			}
+			l := newLease(n)
+			leased[k] = l
+			return l.buf[:n]
+		})
+		s.leaseMu.Lock()
+		for _, l := range leased {
+			if l != nil && l.buf != nil {
+				s.leases = append(s.leases, l)
+			}
+		}
+		s.leaseMu.Unlock()
+	} else {
+		bufs, err = s.f.fetchRanges(s.ctx, ranges)
+	}
 	if err != nil {
 		return fmt.Errorf("read: stripe %d: %w", s.stripe, err)
 	}
@@ -272,10 +352,23 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 	s.bytes.Add(n)
 	for i, ch := range todo {
 		ch.raw = bufs[i]
-		// Reads are sorted and disjoint: find the one holding the chunk.
-		k := sort.Search(len(reads), func(k int) bool { return reads[k].End() > ch.rng.Off })
-		if k < len(reads) {
+		if k := readOf[i]; k < len(reads) {
 			ch.readLen = reads[k].Len
+		}
+		if leased == nil {
+			continue
+		}
+		// Found by address: reads may overlap (a range that overlaps a
+		// read already at its largest starts one of its own).
+		for _, l := range leased {
+			if l != nil && l.holds(ch.raw) {
+				if ch.leasedRead() {
+					ch.lease = l
+				} else {
+					ch.raw = append([]byte(nil), ch.raw...)
+				}
+				break
+			}
 		}
 	}
 	return nil
@@ -310,16 +403,20 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 			// Open the decoder over a copy of the chunk's own bytes, once.
 			ch.raw = append([]byte(nil), ch.raw...)
 			ch.readLen = int64(len(ch.raw))
+			ch.lease = nil
 		}
 		p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
 		if err != nil {
 			return fmt.Errorf("read: %w", err)
 		}
-		d, alloc, err := s.openChunk(stream, c, p, ch.rows)
+		d, alloc, leases, err := s.openChunk(stream, c, p, ch.rows, ch.lease != nil)
 		if err != nil {
 			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
 		}
-		ch.dec, ch.payload, ch.alloc = d, p, alloc
+		if ch.lease != nil {
+			leases = append(leases, ch.lease)
+		}
+		ch.dec, ch.payload, ch.alloc, ch.leases = d, p, alloc, leases
 		s.opened.Add(1)
 		if onOpen != nil {
 			onOpen(ch.key)
@@ -336,18 +433,20 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 			if err != nil {
 				return fmt.Errorf("read: %w", err)
 			}
-			d, alloc, err := s.openChunk(stream, c, p, ch.rows)
+			d, alloc, _, err := s.openChunk(stream, c, p, ch.rows, false)
 			if err != nil {
 				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
 			}
 			ch.dec, ch.payload, ch.raw, ch.readLen, ch.alloc = d, p, own, int64(len(own)), alloc
+			ch.lease, ch.leases = nil, nil
 			s.opened.Add(1)
 			if onOpen != nil {
 				onOpen(ch.key)
 			}
 		}
-		ch.entry = s.f.cache.put(ch.key, ch.dec, decodedCost(ch.raw, ch.payload, ch.alloc), s.pointLookup)
+		ch.entry = s.f.cache.put(ch.key, ch.dec, decodedCost(ch.raw, ch.payload, ch.alloc), s.pointLookup, ch.leases, s.recycle)
 		ch.dec = ch.entry.dec
+		s.hold(ch.entry)
 	}
 	if ch.entry != nil {
 		ch.entry.mu.Lock()
@@ -395,20 +494,31 @@ func (s *stripeIO) flush(st *ScanStats) {
 
 // openChunk opens the decoder of chunk c of a stream from its payload and
 // checks its row count. It also returns what opening allocated from the
-// sizes the nodes declare (encoding.Options.Allocated). Every chunk any query reads is opened here, with a
+// sizes the nodes declare (encoding.Options.Allocated) and, when leased
+// (the chunk's bytes are recycled memory), the recycled buffers the
+// decoder aliases besides them (inflated bodies, references' bytes). Every chunk any query reads is opened here, with a
 // resolver (resolve.go) that gives the decoder what lies outside its own
 // bytes: a dictionary shared between the stream's chunks, the column it is
 // stored relative to.
-func (s *stripeIO) openChunk(stream, c int, payload []byte, rows int) (encoding.Decoder, int64, error) {
+func (s *stripeIO) openChunk(stream, c int, payload []byte, rows int, leased bool) (encoding.Decoder, int64, []*lease, error) {
 	o := s.chunkOptions(stream, c, true)
+	r := o.Resolver.(*chunkResolver)
+	if leased {
+		r.leased = true
+		o.Alloc = func(n int) []byte {
+			l := s.newLease(n)
+			r.leases = append(r.leases, l)
+			return l.buf[:n]
+		}
+	}
 	d, err := encoding.Open(payload, o)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if d.Len() != rows {
-		return nil, 0, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
+		return nil, 0, nil, encoding.Corruptf("chunk holds %d rows, index says %d", d.Len(), rows)
 	}
-	return d, *o.Allocated, nil
+	return d, *o.Allocated, r.leases, nil
 }
 
 // fetchRanges reads ranges through the file's Fetcher under ctx.

@@ -32,6 +32,10 @@ type chunkResolver struct {
 	stream, chunk int
 	refs          bool
 	alloc         *int64 // the opening chunk's allocation count (see openChunk)
+	// leased is set when the opening chunk lies in recycled memory; leases
+	// collects the recycled buffers its decoder aliases besides it.
+	leased bool
+	leases []*lease
 }
 
 // Shared implements encoding.Resolver: the built object of chunk k of the
@@ -51,7 +55,7 @@ func (r *chunkResolver) Shared(k int, build func([]byte) (any, error)) (any, err
 	if v, ok := s.f.shared.get(key); ok {
 		return v, nil
 	}
-	p, err := s.refPayload(r.stream, k)
+	p, err := s.refPayload(r.stream, k, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +100,11 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 		if info.Chunks[c].Rows == 0 {
 			continue
 		}
-		p, err := s.refPayload(ref, c)
+		var leases *[]*lease
+		if r.leased {
+			leases = &r.leases
+		}
+		p, err := s.refPayload(ref, c, leases)
 		if err != nil {
 			return nil, err
 		}
@@ -123,8 +131,11 @@ func (r *chunkResolver) Reference(ref int, typ encoding.Type) (encoding.Decoder,
 // refers to. It reuses the chunk's fetched bytes when the query declared it
 // and nobody holds it, and otherwise reads it on its own: a resolver runs
 // while its own chunk is locked, so waiting for another chunk's lock could
-// deadlock on a file whose chunks refer to each other.
-func (s *stripeIO) refPayload(stream, c int) ([]byte, error) {
+// deadlock on a file whose chunks refer to each other. When the referring
+// decoder is leased, leases gets the recycled buffer the bytes lie in;
+// when it is not (leases nil), bytes in recycled memory are not used, so
+// that only leased decoders alias recycled memory.
+func (s *stripeIO) refPayload(stream, c int, leases *[]*lease) ([]byte, error) {
 	s.mu.Lock()
 	ch, err := s.lookup(stream, c)
 	s.mu.Unlock()
@@ -133,19 +144,24 @@ func (s *stripeIO) refPayload(stream, c int) ([]byte, error) {
 	}
 	if ch.mu.TryLock() {
 		defer ch.mu.Unlock()
-		if ch.payload != nil {
-			return ch.payload, nil
-		}
-		if ch.raw == nil {
+		if ch.raw == nil && ch.payload == nil {
 			if err := s.fetchChunks([]*chunk{ch}); err != nil {
 				return nil, err
 			}
 		}
-		p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
-		if err != nil {
-			return nil, fmt.Errorf("read: %w", err)
+		if ch.lease == nil || leases != nil {
+			if ch.lease != nil {
+				*leases = append(*leases, ch.lease)
+			}
+			if ch.payload != nil {
+				return ch.payload, nil
+			}
+			p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
+			if err != nil {
+				return nil, fmt.Errorf("read: %w", err)
+			}
+			return p, nil
 		}
-		return p, nil
 	}
 	own := &chunk{key: ch.key, rows: ch.rows, rng: ch.rng}
 	if err := s.fetchChunks([]*chunk{own}); err != nil {

@@ -43,6 +43,7 @@ func main() {
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
 	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | mem")
 	objShape := flag.Bool("objshape", false, "read the local file with an object store's read shape (remote.ObjectHints: megabyte gaps read through), as a remote file is coalesced")
+	cacheBytes := flag.Int64("cache", 0, "decoder cache budget of the file in bytes (0: the process-wide default; negative: none)")
 	flag.Parse()
 	file, err := iox.OpenFile(*path)
 	if err != nil {
@@ -52,7 +53,7 @@ func main() {
 	if *objShape {
 		src = objShaped{file}
 	}
-	f, err := read.Open(context.Background(), src, read.Options{Parallelism: 1})
+	f, err := read.Open(context.Background(), src, read.Options{Parallelism: 1, DecoderCacheBytes: *cacheBytes})
 	if err != nil {
 		panic(err)
 	}

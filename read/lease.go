@@ -1,0 +1,149 @@
+package read
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Recycled chunk memory.
+//
+// A point lookup reads whole chunks and opens them, and the decoder cache
+// keeps what it opened. Memory the process has not touched lately costs
+// about three times as much to read into as memory it reuses (page faults
+// of scavenged heap; docs/benchmarks.md, "lookups that read part of a
+// chunk"), so a lookup into chunks nobody opened before spent a third of
+// its time filling fresh pages. Lookups therefore read chunks, and inflate
+// their zstd bodies, into leases: buffers that go back to a pool once
+// nothing holds them — neither the query that read them nor any cached
+// decoder that aliases them. A decoder evicted from the cache, or dropped
+// by DropCaches, so hands its memory to the next lookup.
+//
+// Only a point lookup's gathers use leased memory, because they copy every
+// value they return; the decoders opened over it are cached as leased and
+// are seen only by point lookups, so no scan can return Arrow buffers that
+// alias memory a later lookup reuses.
+
+// lease is a pooled buffer with a count of its holders.
+type lease struct {
+	buf   []byte // the whole buffer of its size class
+	class int    // index into leasePools; -1: not pooled
+	refs  atomic.Int32
+}
+
+// Size classes: four per power of two from 4 KiB (waste at most a
+// quarter) to 32 MiB; larger buffers are not pooled.
+const (
+	leaseMinShift = 12
+	leaseMaxShift = 24
+	leaseClasses  = (leaseMaxShift-leaseMinShift+1)*4 + 1
+)
+
+var leasePools [leaseClasses]sync.Pool // of *lease
+
+// liveLeases counts leases not yet released; scribble, set by tests,
+// overwrites a buffer when it is released, so that a reader still using
+// it sees garbage rather than the old bytes.
+var (
+	liveLeases atomic.Int64
+	scribble   bool
+)
+
+// leaseClass returns the size class of an n-byte buffer and its size, or
+// -1 for a size too large to pool.
+func leaseClass(n int) (int, int) {
+	if n <= 1<<leaseMinShift {
+		return 0, 1 << leaseMinShift
+	}
+	e := bits.Len(uint(n-1)) - 1 // 2^e < n <= 2^(e+1)
+	if e > leaseMaxShift {
+		return -1, n
+	}
+	step := 1 << (e - 2)
+	j := (n - 1 - 1<<e) / step
+	return (e-leaseMinShift)*4 + j + 1, 1<<e + (j+1)*step
+}
+
+// newLease returns a buffer of at least n bytes held once.
+func newLease(n int) *lease {
+	c, size := leaseClass(n)
+	var l *lease
+	if c >= 0 {
+		if v := leasePools[c].Get(); v != nil {
+			l = v.(*lease)
+		}
+	}
+	if l == nil {
+		l = &lease{buf: make([]byte, size), class: c}
+	}
+	liveLeases.Add(1)
+	l.refs.Store(1)
+	return l
+}
+
+func (l *lease) retain() { l.refs.Add(1) }
+
+// release drops one hold; the last returns the buffer to its pool.
+func (l *lease) release() {
+	switch n := l.refs.Add(-1); {
+	case n == 0:
+		liveLeases.Add(-1)
+		if scribble {
+			for i := range l.buf {
+				l.buf[i] = 0xa5
+			}
+		}
+		if l.class >= 0 {
+			leasePools[l.class].Put(l)
+		}
+	case n < 0:
+		// Releasing a lease twice would hand one buffer to two holders.
+		panic("read: chunk buffer released more often than held")
+	}
+}
+
+// holds reports whether b lies in the lease's buffer.
+func (l *lease) holds(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(l.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= base && p-base < uintptr(len(l.buf))
+}
+
+// newLease returns a lease of n bytes that the stripeIO holds until close.
+func (s *stripeIO) newLease(n int) *lease {
+	l := newLease(n)
+	s.leaseMu.Lock()
+	s.leases = append(s.leases, l)
+	s.leaseMu.Unlock()
+	return l
+}
+
+// hold records a leased cache entry the query holds until close.
+func (s *stripeIO) hold(e *cacheEntry) {
+	if !e.leased() {
+		return
+	}
+	s.leaseMu.Lock()
+	s.held = append(s.held, e)
+	s.leaseMu.Unlock()
+}
+
+// close drops what the query holds of recycled memory: its leases and the
+// leased cache entries it used. Nothing read through the stripeIO may be
+// used after it.
+func (s *stripeIO) close() {
+	s.leaseMu.Lock()
+	held, leases := s.held, s.leases
+	s.held, s.leases = nil, nil
+	s.leaseMu.Unlock()
+	for _, e := range held {
+		e.release()
+	}
+	for _, l := range leases {
+		l.release()
+	}
+}

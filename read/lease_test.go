@@ -1,0 +1,169 @@
+package read_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"golang.org/x/sync/errgroup"
+
+	"strata/encoding"
+	"strata/iox"
+	"strata/read"
+	"strata/write"
+)
+
+func TestLeaseClasses(t *testing.T) {
+	prev := 0
+	for n := 1; n <= 40<<20; n += 1 + n/7 {
+		c, size := read.LeaseClass(n)
+		if c < 0 {
+			if n <= 32<<20 {
+				t.Fatalf("%d bytes are not pooled", n)
+			}
+			continue
+		}
+		if size < n || (n > 4096 && float64(size) > 1.25*float64(n)+1) {
+			t.Fatalf("%d bytes: class %d of %d bytes", n, c, size)
+		}
+		if c < prev {
+			t.Fatalf("%d bytes: class %d after %d", n, c, prev)
+		}
+		if c2, size2 := read.LeaseClass(size); c2 != c || size2 != size {
+			t.Fatalf("%d bytes: class %d (%d bytes), but %d bytes are class %d (%d)", n, c, size, size, c2, size2)
+		}
+		prev = c
+	}
+}
+
+// TestTakeRecyclesChunkMemory: lookups read chunks, and inflate their
+// bodies, into memory that returns to a pool once their decoders leave the
+// decoder cache. With released memory overwritten at once, lookups and
+// the scans run between them — whose records, held to the end, must not
+// alias memory a later lookup reuses — return the values of the written
+// rows, on one goroutine and several, over a cache small enough to evict;
+// dropping the caches gives every buffer back.
+func TestTakeRecyclesChunkMemory(t *testing.T) {
+	defer read.ScribbleReleased()()
+	const rows = 20000
+	// tag as Trivial text: scans share its bytes instead of copying them.
+	data, recs := writeFile(t, 91, rows, write.Options{StripeBytes: 256 << 10, ChunkValues: 1500,
+		Force: map[string]*encoding.Tree{"tag": {Kind: encoding.KindTrivial}}})
+	all := concat(t, recs)
+	defer all.Release()
+	path := filepath.Join(t.TempDir(), "t.strata")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := iox.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	live := read.LiveLeases()
+	for _, par := range []int{1, 4} {
+		f, err := read.Open(context.Background(), src, read.Options{DecoderCacheBytes: 2 << 20, Parallelism: par})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var held []heldRecord
+		var g errgroup.Group
+		for w := range par {
+			g.Go(func() error {
+				r := rand.New(rand.NewPCG(uint64(w), uint64(par)))
+				for round := range 8 {
+					req := make([]int64, 1+r.IntN(40))
+					for i := range req {
+						req[i] = r.Int64N(rows)
+					}
+					rec, _, err := f.TakeContext(context.Background(), req, read.TakeOptions{})
+					if err != nil {
+						return err
+					}
+					for i, row := range req {
+						if err := sameRow(all, row, rec, int64(i)); err != nil {
+							rec.Release()
+							return fmt.Errorf("take %v: %w", req, err)
+						}
+					}
+					rec.Release()
+					if w == 0 {
+						lo := r.IntN(rows - 2000)
+						h, err := scanHeld(f, fmt.Sprintf("id >= %d AND id < %d", 3*lo, 3*(lo+1500)), int64(lo))
+						if err != nil {
+							return err
+						}
+						held = append(held, h...)
+					}
+					if round%3 == 2 {
+						f.DropCaches()
+					}
+				}
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range held {
+			for i := range h.rec.NumRows() {
+				if err := sameRow(all, h.first+i, h.rec, i); err != nil {
+					t.Fatalf("a scan's record held while lookups reused memory: %v", err)
+				}
+			}
+			h.rec.Release()
+		}
+		f.DropCaches()
+		if n := read.LiveLeases(); n != live {
+			t.Fatalf("Parallelism %d: %d buffers of chunk memory held after dropping the caches, want %d", par, n, live)
+		}
+	}
+}
+
+type heldRecord struct {
+	rec   arrow.Record
+	first int64
+}
+
+// scanHeld scans where (consecutive rows from first) and keeps
+// every record as the scan returned it.
+func scanHeld(f *read.File, where string, first int64) ([]heldRecord, error) {
+	sc, err := f.Scan(read.ScanOptions{Where: where})
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	var out []heldRecord
+	for {
+		rec, err := sc.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, heldRecord{rec, first})
+		first += rec.NumRows()
+	}
+}
+
+// sameRow compares row i of rec with row of all, column by column.
+func sameRow(all arrow.Record, row int64, rec arrow.Record, i int64) error {
+	for c := range int(all.NumCols()) {
+		want := array.NewSlice(all.Column(c), row, row+1)
+		defer want.Release()
+		got := array.NewSlice(rec.Column(c), i, i+1)
+		defer got.Release()
+		ok := array.ApproxEqual(want, got, array.WithNaNsEqual(true))
+		if !ok {
+			return fmt.Errorf("row %d column %s: got %v, want %v", row, all.ColumnName(c), got, want)
+		}
+	}
+	return nil
+}
