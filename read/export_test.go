@@ -46,3 +46,10 @@ func ScribbleReleased() (restore func()) {
 
 // LeaseClass exposes the size classes of recycled chunk memory.
 func LeaseClass(n int) (class, size int) { return leaseClass(n) }
+
+// RecycledBytes returns the bytes of released chunk memory kept.
+func RecycledBytes() int64 {
+	recycled.mu.Lock()
+	defer recycled.mu.Unlock()
+	return recycled.bytes
+}

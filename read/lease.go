@@ -40,7 +40,70 @@ const (
 	leaseClasses  = (leaseMaxShift-leaseMinShift+1)*4 + 1
 )
 
-var leasePools [leaseClasses]sync.Pool // of *lease
+// DefaultRecycledBytes bounds the released chunk memory the process
+// keeps for later lookups (SetRecycledBytes changes it): half the default
+// decoder cache budget, so that what lookups hold — cached decoders and
+// free buffers — stays within one and a half times that budget. A free
+// list fills only when decoders leave the cache faster than lookups read
+// (DropCaches); under a steady stream of lookups into a
+// full cache each eviction's memory is taken again at once.
+const DefaultRecycledBytes = DefaultDecoderCacheBytes / 2
+
+// recycled keeps released buffers by size class, up to a byte budget. It
+// is a free list rather than a sync.Pool because a sync.Pool is emptied by
+// every second garbage collection: lookups that come between other work
+// would find it empty and read into fresh memory again.
+var recycled struct {
+	mu     sync.Mutex
+	free   [leaseClasses][]*lease
+	bytes  int64
+	budget int64
+}
+
+func init() { recycled.budget = DefaultRecycledBytes }
+
+// SetRecycledBytes sets how many bytes of released chunk memory the
+// process keeps for later point lookups (0: none; buffers beyond the
+// budget are left to the garbage collector) and drops what exceeds it.
+func SetRecycledBytes(n int64) {
+	recycled.mu.Lock()
+	defer recycled.mu.Unlock()
+	recycled.budget = max(n, 0)
+	for c := range recycled.free {
+		for recycled.bytes > recycled.budget && len(recycled.free[c]) > 0 {
+			k := len(recycled.free[c]) - 1
+			recycled.bytes -= int64(len(recycled.free[c][k].buf))
+			recycled.free[c][k] = nil
+			recycled.free[c] = recycled.free[c][:k]
+		}
+	}
+}
+
+// takeFree returns a released lease of class c, or nil.
+func takeFree(c int) *lease {
+	recycled.mu.Lock()
+	defer recycled.mu.Unlock()
+	k := len(recycled.free[c]) - 1
+	if k < 0 {
+		return nil
+	}
+	l := recycled.free[c][k]
+	recycled.free[c][k] = nil
+	recycled.free[c] = recycled.free[c][:k]
+	recycled.bytes -= int64(len(l.buf))
+	return l
+}
+
+// putFree keeps a released lease if the budget has room.
+func putFree(l *lease) {
+	recycled.mu.Lock()
+	defer recycled.mu.Unlock()
+	if recycled.bytes+int64(len(l.buf)) > recycled.budget {
+		return
+	}
+	recycled.free[l.class] = append(recycled.free[l.class], l)
+	recycled.bytes += int64(len(l.buf))
+}
 
 // liveLeases counts leases not yet released; scribble, set by tests,
 // overwrites a buffer when it is released, so that a reader still using
@@ -65,14 +128,13 @@ func leaseClass(n int) (int, int) {
 	return (e-leaseMinShift)*4 + j + 1, 1<<e + (j+1)*step
 }
 
-// newLease returns a buffer of at least n bytes held once.
+// newLease returns a buffer of at least n bytes held once (its contents
+// are not zeroed).
 func newLease(n int) *lease {
 	c, size := leaseClass(n)
 	var l *lease
 	if c >= 0 {
-		if v := leasePools[c].Get(); v != nil {
-			l = v.(*lease)
-		}
+		l = takeFree(c)
 	}
 	if l == nil {
 		l = &lease{buf: make([]byte, size), class: c}
@@ -95,7 +157,7 @@ func (l *lease) release() {
 			}
 		}
 		if l.class >= 0 {
-			leasePools[l.class].Put(l)
+			putFree(l)
 		}
 	case n < 0:
 		// Releasing a lease twice would hand one buffer to two holders.

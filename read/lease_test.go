@@ -123,6 +123,14 @@ func TestTakeRecyclesChunkMemory(t *testing.T) {
 		if n := read.LiveLeases(); n != live {
 			t.Fatalf("Parallelism %d: %d buffers of chunk memory held after dropping the caches, want %d", par, n, live)
 		}
+		if n := read.RecycledBytes(); n == 0 || n > read.DefaultRecycledBytes {
+			t.Fatalf("Parallelism %d: %d bytes of chunk memory kept for reuse, want some and at most %d", par, n, read.DefaultRecycledBytes)
+		}
+	}
+	read.SetRecycledBytes(1 << 10)
+	defer read.SetRecycledBytes(read.DefaultRecycledBytes)
+	if n := read.RecycledBytes(); n > 1<<10 {
+		t.Fatalf("%d bytes of chunk memory kept over a budget of 1 KiB", n)
 	}
 }
 

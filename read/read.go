@@ -187,7 +187,8 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 
 // DropCaches forgets the opened decoders this file's queries cached, so
 // the next lookups open their chunks again (what a first lookup costs).
-// The metadata stays cached.
+// The metadata stays cached. The chunk memory of the lookups' decoders
+// goes to the process's free list of chunk buffers (SetRecycledBytes).
 func (f *File) DropCaches() { f.cache.dropFile(f.m) }
 
 // Schema returns the file's Arrow schema.

@@ -43,8 +43,11 @@ func main() {
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
 	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | mem")
 	objShape := flag.Bool("objshape", false, "read the local file with an object store's read shape (remote.ObjectHints: megabyte gaps read through), as a remote file is coalesced")
+	gcs := flag.Int("gc", 0, "with -mode cold: garbage collections forced before each round, as other work between lookups would run them")
+	recycledBytes := flag.Int64("recycled", read.DefaultRecycledBytes, "bytes of released chunk memory kept for lookups (read.SetRecycledBytes)")
 	cacheBytes := flag.Int64("cache", 0, "decoder cache budget of the file in bytes (0: the process-wide default; negative: none)")
 	flag.Parse()
+	read.SetRecycledBytes(*recycledBytes)
 	file, err := iox.OpenFile(*path)
 	if err != nil {
 		panic(err)
@@ -256,6 +259,9 @@ func main() {
 	for range *rounds {
 		if *mode == "cold" {
 			f.DropCaches()
+			for range *gcs {
+				runtime.GC()
+			}
 		}
 		req, bytes, chunks = 0, 0, 0
 		t0 := time.Now()
