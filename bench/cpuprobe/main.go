@@ -41,13 +41,24 @@ func main() {
 	colsF := flag.String("cols", "", "comma-separated columns the lookups (or -mode month) return (default all; q_month's)")
 	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>")
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
-	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | mem")
+	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | scan1 | mem")
 	objShape := flag.Bool("objshape", false, "read the local file with an object store's read shape (remote.ObjectHints: megabyte gaps read through), as a remote file is coalesced")
 	gcs := flag.Int("gc", 0, "with -mode cold: garbage collections forced before each round, as other work between lookups would run them")
+	scanFirst := flag.Bool("scanfirst", false, "with -mode cold: one full scan before the rounds (a process whose heap other queries grew)")
+	ballast := flag.Int("ballast", 0, "MiB of live heap to hold while measuring (a process that keeps other data)")
 	recycledBytes := flag.Int64("recycled", read.DefaultRecycledBytes, "bytes of released chunk memory kept for lookups (read.SetRecycledBytes)")
 	cacheBytes := flag.Int64("cache", 0, "decoder cache budget of the file in bytes (0: the process-wide default; negative: none)")
 	flag.Parse()
 	read.SetRecycledBytes(*recycledBytes)
+	var hold [][]byte
+	for range *ballast {
+		b := make([]byte, 1<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		hold = append(hold, b)
+	}
+	defer runtime.KeepAlive(hold)
 	file, err := iox.OpenFile(*path)
 	if err != nil {
 		panic(err)
@@ -76,6 +87,25 @@ func main() {
 			seen[r/8192] = true
 			cold = append(cold, r)
 		}
+	}
+	if *mode == "scan1" {
+		// -r scans of the -cols columns on one goroutine (callgrind's
+		// workload: run -r 3 and -r 1, the difference is two scans).
+		for range *rounds {
+			sc, err := f.Scan(read.ScanOptions{Columns: cols, Parallelism: 1})
+			if err != nil {
+				panic(err)
+			}
+			for {
+				rec, err := sc.Next()
+				if err != nil {
+					break
+				}
+				rec.Release()
+			}
+			sc.Close()
+		}
+		return
 	}
 	if *mode == "scan" {
 		allocN := 0
@@ -256,6 +286,20 @@ func main() {
 	var per, cpus []float64
 	var req, bytes int64
 	var chunks int
+	if *scanFirst {
+		sc, err := f.Scan(read.ScanOptions{})
+		if err != nil {
+			panic(err)
+		}
+		for {
+			rec, err := sc.Next()
+			if err != nil {
+				break
+			}
+			rec.Release()
+		}
+		sc.Close()
+	}
 	for range *rounds {
 		if *mode == "cold" {
 			f.DropCaches()
