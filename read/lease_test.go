@@ -48,27 +48,45 @@ func TestLeaseClasses(t *testing.T) {
 // the scans run between them — whose records, held to the end, must not
 // alias memory a later lookup reuses — return the values of the written
 // rows, on one goroutine and several, over a cache small enough to evict;
-// dropping the caches gives every buffer back.
+// dropping the caches gives every buffer back. With an object store's
+// read shape (megabyte holes read through, reads in parallel) one read
+// holds the chunks of every column, nested ones included, which are
+// copied out of recycled memory.
 func TestTakeRecyclesChunkMemory(t *testing.T) {
 	defer read.ScribbleReleased()()
 	const rows = 20000
-	// tag as Trivial text: scans share its bytes instead of copying them.
-	data, recs := writeFile(t, 91, rows, write.Options{StripeBytes: 256 << 10, ChunkValues: 1500,
-		Force: map[string]*encoding.Tree{"tag": {Kind: encoding.KindTrivial}}})
-	all := concat(t, recs)
-	defer all.Release()
-	path := filepath.Join(t.TempDir(), "t.strata")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
+	// Text as Trivial: scans and nested columns share its bytes instead of
+	// copying them — its inflated bodies, or with NoZstd the chunks' own.
+	force := map[string]*encoding.Tree{"tag": {Kind: encoding.KindTrivial}, "s.b": {Kind: encoding.KindTrivial}}
+	files := map[bool]string{}
+	var all arrow.Record
+	for _, noZstd := range []bool{false, true} {
+		data, recs := writeFile(t, 91, rows, write.Options{StripeBytes: 256 << 10, ChunkValues: 1500, NoZstd: noZstd, Force: force})
+		if all == nil {
+			all = concat(t, recs)
+			defer all.Release()
+		}
+		files[noZstd] = filepath.Join(t.TempDir(), "t.strata")
+		if err := os.WriteFile(files[noZstd], data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	src, err := iox.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
 	live := read.LiveLeases()
-	for _, par := range []int{1, 4} {
-		f, err := read.Open(context.Background(), src, read.Options{DecoderCacheBytes: 2 << 20, Parallelism: par})
+	for _, run := range []struct {
+		par            int
+		object, noZstd bool
+	}{{1, false, false}, {4, false, false}, {2, true, false}, {1, false, true}, {2, true, true}} {
+		src, err := iox.OpenFile(files[run.noZstd])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		par := run.par
+		var s iox.Source = src
+		if run.object {
+			s = objectShaped{src}
+		}
+		f, err := read.Open(context.Background(), s, read.Options{DecoderCacheBytes: 2 << 20, Parallelism: par})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,10 +139,10 @@ func TestTakeRecyclesChunkMemory(t *testing.T) {
 		}
 		f.DropCaches()
 		if n := read.LiveLeases(); n != live {
-			t.Fatalf("Parallelism %d: %d buffers of chunk memory held after dropping the caches, want %d", par, n, live)
+			t.Fatalf("%+v: %d buffers of chunk memory held after dropping the caches, want %d", run, n, live)
 		}
 		if n := read.RecycledBytes(); n == 0 || n > read.DefaultRecycledBytes {
-			t.Fatalf("Parallelism %d: %d bytes of chunk memory kept for reuse, want some and at most %d", par, n, read.DefaultRecycledBytes)
+			t.Fatalf("%+v: %d bytes of chunk memory kept for reuse, want some and at most %d", run, n, read.DefaultRecycledBytes)
 		}
 	}
 	read.SetRecycledBytes(1 << 10)
