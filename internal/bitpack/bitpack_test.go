@@ -205,8 +205,17 @@ func BenchmarkMemcpy32(b *testing.B) {
 
 // TestRangeMask checks the fused kernels against unpacking and comparing,
 // for every width, ranges inside, across and outside the values, partial
-// tails and words already deselected.
+// tails and words already deselected; with the AVX2 kernel where the CPU
+// has it and without.
 func TestRangeMask(t *testing.T) {
+	defer func() { useAVX2 = hasAVX2 }()
+	for _, fast := range []bool{false, hasAVX2} {
+		useAVX2 = fast
+		testRangeMask(t)
+	}
+}
+
+func testRangeMask(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for w := 1; w <= 64; w++ {
 		for _, n := range []int{0, 1, 63, 64, 65, 200, 1000} {
@@ -240,7 +249,7 @@ func TestRangeMask(t *testing.T) {
 				RangeMask(src, w, start, n, lo, span, sel)
 				for i := range sel {
 					if sel[i] != want[i] {
-						t.Fatalf("w=%d n=%d start=%d [%d,+%d]: word %d = %#x, want %#x", w, n, start, lo, span, i, sel[i], want[i])
+						t.Fatalf("avx2=%v w=%d n=%d start=%d [%d,+%d]: word %d = %#x, want %#x", useAVX2, w, n, start, lo, span, i, sel[i], want[i])
 					}
 				}
 			}
@@ -252,20 +261,24 @@ func TestRangeMask(t *testing.T) {
 // comparing (reported bytes are values × 8).
 func BenchmarkRangeMask(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, w := range []int{4, 12, 20} {
+	for _, w := range []int{2, 4, 7, 12, 15, 20} {
 		vals := randVals(r, benchN, w)
 		src := Pack(nil, vals, w)
 		sel := make([]uint64, benchN/64)
 		lo, span := mask(w)/4, mask(w)/8
-		b.Run(fmt.Sprintf("fused/w=%d", w), func(b *testing.B) {
-			b.SetBytes(benchN * 8)
-			for b.Loop() {
-				for i := range sel {
-					sel[i] = ^uint64(0)
+		for _, fast := range []bool{false, hasAVX2} {
+			b.Run(fmt.Sprintf("fused/w=%d/avx2=%v", w, fast), func(b *testing.B) {
+				useAVX2 = fast
+				defer func() { useAVX2 = hasAVX2 }()
+				b.SetBytes(benchN * 8)
+				for b.Loop() {
+					for i := range sel {
+						sel[i] = ^uint64(0)
+					}
+					RangeMask(src, w, 0, benchN, lo, span, sel)
 				}
-				RangeMask(src, w, 0, benchN, lo, span, sel)
-			}
-		})
+			})
+		}
 		buf := make([]uint64, 1024)
 		b.Run(fmt.Sprintf("unpack+compare/w=%d", w), func(b *testing.B) {
 			b.SetBytes(benchN * 8)

@@ -51,3 +51,61 @@ func unpackFast(dst []uint64, src []byte, w int, base uint64) bool {
 	unpackPow2AVX2(&src[0], &dst[0], words, lg, 16/w, uint64(4*w), mask(w), base)
 	return true
 }
+
+// rangeAVX2 tests groups groups of 64 values of width w (1..25) at in,
+// 8w bytes each, against lo <= v <= lo+diff, clearing the bits of sel (a
+// word a group) of values out of range and skipping groups whose word is
+// already zero. Eight values go through one vector: each lane's four bytes
+// gathered by a shuffle (ctl), shifted right by its bit offset (shifts)
+// and masked (m). It reads up to 16 bytes past the last group.
+//
+//go:noescape
+func rangeAVX2(in *byte, sel *uint64, groups, w int, ctl *[32]byte, shifts *[8]uint32, m, lo, diff uint32)
+
+// rangeTables holds rangeAVX2's shuffle control and lane shifts per width:
+// value j of eight starts at bit j·w, in byte j·w/8 (the high four lanes
+// counted from byte 4w/8, where the kernel loads their half) at bit j·w%8.
+var rangeTables = func() (t [maxRangeWidth + 1]struct {
+	ctl    [32]byte
+	shifts [8]uint32
+}) {
+	for w := 1; w <= maxRangeWidth; w++ {
+		for j := 0; j < 8; j++ {
+			b := j * w / 8
+			half := 0
+			if j >= 4 {
+				b -= 4 * w / 8
+				half = 16
+			}
+			for k := 0; k < 4; k++ {
+				t[w].ctl[half+(j%4)*4+k] = byte(b + k)
+			}
+			t[w].shifts[j] = uint32(j * w % 8)
+		}
+	}
+	return t
+}()
+
+// maxRangeWidth is the widest stream rangeAVX2 takes: a lane holds its
+// value with up to 7 bits before it (w + 7 <= 32), and every lane's four
+// bytes lie in the 16 loaded for its half.
+const maxRangeWidth = 25
+
+// rangeFast tests whole groups g0, g0+1, ... of a stream of width w
+// against [lo, hi] (hi <= mask(w)) through the AVX2 kernel, as many as it
+// can read safely (the kernel reads 16 bytes past a group), clearing the
+// bits of sel[0:] out of range, and returns how many groups it did.
+func rangeFast(src []byte, w, g0, groups int, lo, hi uint64, sel []uint64) int {
+	if !useAVX2 || w > maxRangeWidth || w < 1 || groups == 0 {
+		return 0
+	}
+	bb := 8 * w
+	safe := (len(src)-16)/bb - g0
+	if len(src) < 16 || safe <= 0 {
+		return 0
+	}
+	groups = min(groups, safe, len(sel))
+	t := &rangeTables[w]
+	rangeAVX2(&src[g0*bb], &sel[0], groups, w, &t.ctl, &t.shifts, uint32(mask(w)), uint32(lo), uint32(hi-lo))
+	return groups
+}

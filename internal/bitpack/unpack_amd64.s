@@ -45,3 +45,73 @@ vec:
 done:
 	VZEROUPPER
 	RET
+
+// One step of rangeAVX2: the 8 values at R12 (bit offsets 0, w, ... 7w
+// from a byte boundary) into the lanes of Y0 — the first four from the 16
+// bytes at R12, the other four from the 16 at R12 + R9 (= 4w/8) — shifted
+// and masked; lo <= v <= lo+diff gives a set bit of DX, moved to bits
+// 8k..8k+7 of R11; R12 moves on by w bytes.
+#define RANGE_STEP(k) \
+	VMOVDQU     (R12), X0; \
+	VINSERTI128 $1, (R12)(R9*1), Y0, Y0; \
+	VPSHUFB     Y10, Y0, Y0; \
+	VPSRLVD     Y11, Y0, Y0; \
+	VPAND       Y12, Y0, Y0; \
+	VPSUBD      Y13, Y0, Y0; \
+	VPMINUD     Y14, Y0, Y1; \
+	VPCMPEQD    Y1, Y0, Y0; \
+	VMOVMSKPS   Y0, DX; \
+	SHLQ        $(8*k), DX; \
+	ORQ         DX, R11; \
+	ADDQ        R8, R12
+
+// func rangeAVX2(in *byte, sel *uint64, groups, w int, ctl *[32]byte, shifts *[8]uint32, m, lo, diff uint32)
+TEXT ·rangeAVX2(SB), NOSPLIT, $0-60
+	MOVQ         in+0(FP), SI
+	MOVQ         sel+8(FP), DI
+	MOVQ         groups+16(FP), CX
+	MOVQ         w+24(FP), R8
+	MOVQ         ctl+32(FP), AX
+	MOVQ         shifts+40(FP), BX
+	VMOVDQU      (AX), Y10
+	VMOVDQU      (BX), Y11
+	MOVL         m+48(FP), DX
+	VMOVD        DX, X12
+	VPBROADCASTD X12, Y12
+	MOVL         lo+52(FP), DX
+	VMOVD        DX, X13
+	VPBROADCASTD X13, Y13
+	MOVL         diff+56(FP), DX
+	VMOVD        DX, X14
+	VPBROADCASTD X14, Y14
+	MOVQ         R8, R9
+	SHRQ         $1, R9
+	TESTQ        CX, CX
+	JZ           rdone
+
+rgroup:
+	MOVQ  (DI), R10
+	TESTQ R10, R10
+	JZ    rnext
+	XORQ  R11, R11
+	MOVQ  SI, R12
+	RANGE_STEP(0)
+	RANGE_STEP(1)
+	RANGE_STEP(2)
+	RANGE_STEP(3)
+	RANGE_STEP(4)
+	RANGE_STEP(5)
+	RANGE_STEP(6)
+	RANGE_STEP(7)
+	ANDQ  R11, R10
+	MOVQ  R10, (DI)
+
+rnext:
+	LEAQ (SI)(R8*8), SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  rgroup
+
+rdone:
+	VZEROUPPER
+	RET

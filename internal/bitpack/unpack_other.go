@@ -10,3 +10,6 @@ var (
 
 // unpackFast has no fast path here: the generated kernels do the work.
 func unpackFast([]uint64, []byte, int, uint64) bool { return false }
+
+// rangeFast has no fast path here: the lane kernels do the work.
+func rangeFast([]byte, int, int, int, uint64, uint64, []uint64) int { return 0 }
