@@ -81,7 +81,10 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 	if full := (len(dst) - i) &^ 63; full > 0 {
 		off := (start + i) / 64 * bb
 		if !unpackFast(dst[i:i+full], src[off:off+full/64*bb], w, base) {
-			k(src[off:off+full/64*bb], dst[i:i+full], base)
+			d := unpackLanes(dst[i:i+full], src[off:], w, base)
+			if d < full {
+				k(src[off+d/64*bb:off+full/64*bb], dst[i+d:i+full], base)
+			}
 		}
 		i += full
 	}
@@ -183,7 +186,10 @@ func Unpack32Add(dst []uint32, src []byte, w, start int, base uint32) {
 	}
 	if full := (len(dst) - i) &^ 63; full > 0 {
 		off := (start + i) / 64 * bb
-		k(src[off:off+full/64*bb], dst[i:i+full], base)
+		d := unpack32Lanes(dst[i:i+full], src[off:], w, base)
+		if d < full {
+			k(src[off+d/64*bb:off+full/64*bb], dst[i+d:i+full], base)
+		}
 		i += full
 	}
 	if i < len(dst) {

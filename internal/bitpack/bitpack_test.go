@@ -19,9 +19,22 @@ func randVals(r *rand.Rand, n, w int) []uint64 {
 	return v
 }
 
+// bothKernels runs a test with the Go kernels alone and, where the CPU
+// has AVX2, with the AVX2 kernels.
+func bothKernels(t *testing.T, test func(t *testing.T)) {
+	defer func() { useAVX2 = hasAVX2 }()
+	for _, fast := range []bool{false, hasAVX2} {
+		useAVX2 = fast
+		test(t)
+	}
+}
+
 // TestDifferential checks Pack, Unpack, Unpack32 and Get against the
-// bit-by-bit references at every width and many alignments.
-func TestDifferential(t *testing.T) {
+// bit-by-bit references at every width and many alignments, with and
+// without the AVX2 kernels.
+func TestDifferential(t *testing.T) { bothKernels(t, testDifferential) }
+
+func testDifferential(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for w := 0; w <= 64; w++ {
 		for _, n := range []int{0, 1, 7, 63, 64, 65, 127, 128, 200, 1000} {
@@ -97,8 +110,10 @@ func TestKernelsAgainstRef(t *testing.T) {
 }
 
 // TestUnpackAdd checks the base is added (wrapping) to every value on the
-// kernel, head, tail and width-0 paths.
-func TestUnpackAdd(t *testing.T) {
+// kernel, head, tail and width-0 paths, with and without the AVX2 kernels.
+func TestUnpackAdd(t *testing.T) { bothKernels(t, testUnpackAdd) }
+
+func testUnpackAdd(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for w := 0; w <= 64; w++ {
 		n := 300
@@ -207,13 +222,7 @@ func BenchmarkMemcpy32(b *testing.B) {
 // for every width, ranges inside, across and outside the values, partial
 // tails and words already deselected; with the AVX2 kernel where the CPU
 // has it and without.
-func TestRangeMask(t *testing.T) {
-	defer func() { useAVX2 = hasAVX2 }()
-	for _, fast := range []bool{false, hasAVX2} {
-		useAVX2 = fast
-		testRangeMask(t)
-	}
-}
+func TestRangeMask(t *testing.T) { bothKernels(t, testRangeMask) }
 
 func testRangeMask(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))

@@ -52,6 +52,59 @@ func unpackFast(dst []uint64, src []byte, w int, base uint64) bool {
 	return true
 }
 
+// unpack32AVX2 and unpack64AVX2 unpack groups groups of 64 values of
+// width w (1..25) at in into out, adding base, eight values a vector as
+// rangeAVX2 gathers them. They read up to 16 bytes past the last group.
+//
+//go:noescape
+func unpack32AVX2(in *byte, out *uint32, groups, w int, ctl *[32]byte, shifts *[8]uint32, m, base uint32)
+
+//go:noescape
+func unpack64AVX2(in *byte, out *uint64, groups, w int, ctl *[32]byte, shifts *[8]uint32, m uint32, base uint64)
+
+// safeGroups returns how many of groups whole groups of width w starting
+// at byte 0 of src a kernel that reads 16 bytes past its last group may
+// take.
+func safeGroups(src []byte, w, groups int) int {
+	if len(src) < 16 {
+		return 0
+	}
+	return max(0, min(groups, (len(src)-16)/(8*w)))
+}
+
+// unpackLanes unpacks the leading whole groups of dst (64·k values) from
+// src, which begins at the first of them, through the 8-lane AVX2 kernel
+// when the width is one it takes and the CPU has AVX2, adding base; it
+// returns how many values it did (the caller does the rest). At widths
+// that are not powers of two the generated kernels do one value at a
+// time; this does eight (BenchmarkUnpackFast).
+func unpackLanes(dst []uint64, src []byte, w int, base uint64) int {
+	if !useAVX2 || w < 1 || w > maxRangeWidth {
+		return 0
+	}
+	g := safeGroups(src, w, len(dst)/64)
+	if g == 0 {
+		return 0
+	}
+	t := &rangeTables[w]
+	unpack64AVX2(&src[0], &dst[0], g, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
+	return 64 * g
+}
+
+// unpack32Lanes is unpackLanes for 32-bit values.
+func unpack32Lanes(dst []uint32, src []byte, w int, base uint32) int {
+	if !useAVX2 || w < 1 || w > maxRangeWidth {
+		return 0
+	}
+	g := safeGroups(src, w, len(dst)/64)
+	if g == 0 {
+		return 0
+	}
+	t := &rangeTables[w]
+	unpack32AVX2(&src[0], &dst[0], g, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
+	return 64 * g
+}
+
 // rangeAVX2 tests groups groups of 64 values of width w (1..25) at in,
 // 8w bytes each, against lo <= v <= lo+diff, clearing the bits of sel (a
 // word a group) of values out of range and skipping groups whose word is
@@ -100,11 +153,13 @@ func rangeFast(src []byte, w, g0, groups int, lo, hi uint64, sel []uint64) int {
 		return 0
 	}
 	bb := 8 * w
-	safe := (len(src)-16)/bb - g0
-	if len(src) < 16 || safe <= 0 {
+	if g0*bb >= len(src) {
 		return 0
 	}
-	groups = min(groups, safe, len(sel))
+	groups = min(safeGroups(src[g0*bb:], w, groups), len(sel))
+	if groups == 0 {
+		return 0
+	}
 	t := &rangeTables[w]
 	rangeAVX2(&src[g0*bb], &sel[0], groups, w, &t.ctl, &t.shifts, uint32(mask(w)), uint32(lo), uint32(hi-lo))
 	return groups

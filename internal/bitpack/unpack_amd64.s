@@ -23,6 +23,7 @@ TEXT ·unpackPow2AVX2(SB), NOSPLIT, $0-64
 	VPSLLQ       X13, Y12, Y10
 	TESTQ        CX, CX
 	JZ           done
+	PCALIGN      $64
 
 word:
 	VPBROADCASTQ (SI), Y0
@@ -89,6 +90,8 @@ TEXT ·rangeAVX2(SB), NOSPLIT, $0-60
 	TESTQ        CX, CX
 	JZ           rdone
 
+	PCALIGN $64
+
 rgroup:
 	MOVQ  (DI), R10
 	TESTQ R10, R10
@@ -113,5 +116,90 @@ rnext:
 	JNZ  rgroup
 
 rdone:
+	VZEROUPPER
+	RET
+
+// One step of the unpack kernels: the 8 values at R12 into the lanes of
+// Y0 as in RANGE_STEP, shifted and masked; R12 moves on by w bytes.
+#define UNPACK_LANES \
+	VMOVDQU     (R12), X0; \
+	VINSERTI128 $1, (R12)(R9*1), Y0, Y0; \
+	VPSHUFB     Y10, Y0, Y0; \
+	VPSRLVD     Y11, Y0, Y0; \
+	VPAND       Y12, Y0, Y0; \
+	ADDQ        R8, R12
+
+// func unpack32AVX2(in *byte, out *uint32, groups, w int, ctl *[32]byte, shifts *[8]uint32, m, base uint32)
+TEXT ·unpack32AVX2(SB), NOSPLIT, $0-56
+	MOVQ         in+0(FP), R12
+	MOVQ         out+8(FP), DI
+	MOVQ         groups+16(FP), CX
+	MOVQ         w+24(FP), R8
+	MOVQ         ctl+32(FP), AX
+	MOVQ         shifts+40(FP), BX
+	VMOVDQU      (AX), Y10
+	VMOVDQU      (BX), Y11
+	MOVL         m+48(FP), DX
+	VMOVD        DX, X12
+	VPBROADCASTD X12, Y12
+	MOVL         base+52(FP), DX
+	VMOVD        DX, X13
+	VPBROADCASTD X13, Y13
+	MOVQ         R8, R9
+	SHRQ         $1, R9
+	SHLQ         $3, CX
+	TESTQ        CX, CX
+	JZ           u32done
+
+	PCALIGN $64
+
+u32vec:
+	UNPACK_LANES
+	VPADDD  Y13, Y0, Y0
+	VMOVDQU Y0, (DI)
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     u32vec
+
+u32done:
+	VZEROUPPER
+	RET
+
+// func unpack64AVX2(in *byte, out *uint64, groups, w int, ctl *[32]byte, shifts *[8]uint32, m uint32, base uint64)
+TEXT ·unpack64AVX2(SB), NOSPLIT, $0-64
+	MOVQ         in+0(FP), R12
+	MOVQ         out+8(FP), DI
+	MOVQ         groups+16(FP), CX
+	MOVQ         w+24(FP), R8
+	MOVQ         ctl+32(FP), AX
+	MOVQ         shifts+40(FP), BX
+	VMOVDQU      (AX), Y10
+	VMOVDQU      (BX), Y11
+	MOVL         m+48(FP), DX
+	VMOVD        DX, X12
+	VPBROADCASTD X12, Y12
+	VPBROADCASTQ base+56(FP), Y13
+	MOVQ         R8, R9
+	SHRQ         $1, R9
+	SHLQ         $3, CX
+	TESTQ        CX, CX
+	JZ           u64done
+
+	PCALIGN $64
+
+u64vec:
+	UNPACK_LANES
+	VEXTRACTI128 $1, Y0, X2
+	VPMOVZXDQ    X0, Y1
+	VPMOVZXDQ    X2, Y2
+	VPADDQ       Y13, Y1, Y1
+	VPADDQ       Y13, Y2, Y2
+	VMOVDQU      Y1, (DI)
+	VMOVDQU      Y2, 32(DI)
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          u64vec
+
+u64done:
 	VZEROUPPER
 	RET
