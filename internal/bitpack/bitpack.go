@@ -114,7 +114,7 @@ func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
 		bb := 8 * w
 		if off := start / 64 * bb; off+bb <= len(src) {
 			var tmp [64]uint64
-			if unpackFast(tmp[:], src[off:off+bb], w, base) {
+			if unpackFast(tmp[:], src[off:off+bb], w, base) || unpackLanes(tmp[:], src[off:], w, base) == 64 {
 				copy(dst, tmp[start&63:])
 				return
 			}
