@@ -48,6 +48,18 @@ type decoderCache struct {
 	prob, prot         *list.List // of *cacheEntry
 	probUsed, protUsed int64
 	byKey              map[chunkKey]*list.Element
+	// free keeps the chunk memory of lookups' decoders once released, for
+	// the next lookups (lease.go), up to half the budget.
+	free freeList
+}
+
+// freeList returns the cache's free list of chunk memory (nil for no
+// cache: lookups then read into fresh memory).
+func (c *decoderCache) freeList() *freeList {
+	if c == nil || c.limit <= 0 {
+		return nil
+	}
+	return &c.free
 }
 
 type cacheEntry struct {
@@ -83,7 +95,9 @@ func (e *cacheEntry) release() {
 }
 
 func newDecoderCache(limit int64) *decoderCache {
-	return &decoderCache{limit: limit, prob: list.New(), prot: list.New(), byKey: map[chunkKey]*list.Element{}}
+	c := &decoderCache{limit: limit, prob: list.New(), prot: list.New(), byKey: map[chunkKey]*list.Element{}}
+	c.free.budget = limit / 2
+	return c
 }
 
 // get returns the cached decoder of k, promoting it to the protected

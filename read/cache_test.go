@@ -129,7 +129,7 @@ func TestDecoderCacheLeases(t *testing.T) {
 	m := &fileMeta{}
 	k := chunkKey{m: m, chunk: 1}
 	c := newDecoderCache(100)
-	l := newLease(100)
+	l := newLease(100, c.freeList())
 	e := c.put(k, nil, 10, true, []*lease{l}, true)
 	l.release() // the query that read it is done; the entry holds it
 	if got := l.refs.Load(); got != 1 {
@@ -150,7 +150,7 @@ func TestDecoderCacheLeases(t *testing.T) {
 	if got := l.refs.Load(); got != 0 {
 		t.Fatalf("lease held %d times after every holder let go, want 0", got)
 	}
-	l2 := newLease(100)
+	l2 := newLease(100, c.freeList())
 	c.put(k, nil, 10, true, []*lease{l2}, true).release()
 	l2.release()
 	plain := c.put(k, nil, 10, false, nil, false)

@@ -47,9 +47,14 @@ func ScribbleReleased() (restore func()) {
 // LeaseClass exposes the size classes of recycled chunk memory.
 func LeaseClass(n int) (class, size int) { return leaseClass(n) }
 
-// RecycledBytes returns the bytes of released chunk memory kept.
-func RecycledBytes() int64 {
-	recycled.mu.Lock()
-	defer recycled.mu.Unlock()
-	return recycled.bytes
+// RecycledBytes returns the bytes of released chunk memory the decoder
+// cache of f keeps.
+func RecycledBytes(f *File) int64 {
+	fl := f.cache.freeList()
+	if fl == nil {
+		return 0
+	}
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.bytes
 }

@@ -27,8 +27,9 @@ import (
 
 // lease is a pooled buffer with a count of its holders.
 type lease struct {
-	buf   []byte // the whole buffer of its size class
-	class int    // index into leasePools; -1: not pooled
+	buf   []byte    // the whole buffer of its size class
+	class int       // its size class; -1: not pooled
+	pool  *freeList // where it goes when released (nil: nowhere)
 	refs  atomic.Int32
 }
 
@@ -40,69 +41,72 @@ const (
 	leaseClasses  = (leaseMaxShift-leaseMinShift+1)*4 + 1
 )
 
-// DefaultRecycledBytes bounds the released chunk memory the process
-// keeps for later lookups (SetRecycledBytes changes it): half the default
-// decoder cache budget, so that what lookups hold — cached decoders and
-// free buffers — stays within one and a half times that budget. A free
-// list fills only when decoders leave the cache faster than lookups read
-// (DropCaches); under a steady stream of lookups into a
-// full cache each eviction's memory is taken again at once.
+// DefaultRecycledBytes bounds the released chunk memory the process-wide
+// decoder cache keeps for later lookups (SetRecycledBytes changes it): half
+// its budget, so that what lookups hold — cached decoders and free
+// buffers — stays within one and a half times that budget. A decoder
+// cache of a file's own (Options.DecoderCacheBytes, and strata's
+// MaxMemory) keeps half of its own budget. A free list fills only when
+// decoders leave the cache faster than lookups read (DropCaches); under a
+// steady stream of lookups into a full cache each eviction's memory is
+// taken again at once.
 const DefaultRecycledBytes = DefaultDecoderCacheBytes / 2
 
-// recycled keeps released buffers by size class, up to a byte budget. It
+// freeList keeps released buffers by size class, up to a byte budget. It
 // is a free list rather than a sync.Pool because a sync.Pool is emptied by
 // every second garbage collection: lookups that come between other work
 // would find it empty and read into fresh memory again.
-var recycled struct {
+type freeList struct {
 	mu     sync.Mutex
 	free   [leaseClasses][]*lease
 	bytes  int64
 	budget int64
 }
 
-func init() { recycled.budget = DefaultRecycledBytes }
-
 // SetRecycledBytes sets how many bytes of released chunk memory the
-// process keeps for later point lookups (0: none; buffers beyond the
-// budget are left to the garbage collector) and drops what exceeds it.
-func SetRecycledBytes(n int64) {
-	recycled.mu.Lock()
-	defer recycled.mu.Unlock()
-	recycled.budget = max(n, 0)
-	for c := range recycled.free {
-		for recycled.bytes > recycled.budget && len(recycled.free[c]) > 0 {
-			k := len(recycled.free[c]) - 1
-			recycled.bytes -= int64(len(recycled.free[c][k].buf))
-			recycled.free[c][k] = nil
-			recycled.free[c] = recycled.free[c][:k]
+// process-wide decoder cache keeps for later point lookups (0: none;
+// buffers beyond the budget are left to the garbage collector) and drops
+// what exceeds it.
+func SetRecycledBytes(n int64) { sharedDecoders.free.setBudget(n) }
+
+func (fl *freeList) setBudget(n int64) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	fl.budget = max(n, 0)
+	for c := range fl.free {
+		for fl.bytes > fl.budget && len(fl.free[c]) > 0 {
+			k := len(fl.free[c]) - 1
+			fl.bytes -= int64(len(fl.free[c][k].buf))
+			fl.free[c][k] = nil
+			fl.free[c] = fl.free[c][:k]
 		}
 	}
 }
 
-// takeFree returns a released lease of class c, or nil.
-func takeFree(c int) *lease {
-	recycled.mu.Lock()
-	defer recycled.mu.Unlock()
-	k := len(recycled.free[c]) - 1
+// take returns a released lease of class c, or nil.
+func (fl *freeList) take(c int) *lease {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	k := len(fl.free[c]) - 1
 	if k < 0 {
 		return nil
 	}
-	l := recycled.free[c][k]
-	recycled.free[c][k] = nil
-	recycled.free[c] = recycled.free[c][:k]
-	recycled.bytes -= int64(len(l.buf))
+	l := fl.free[c][k]
+	fl.free[c][k] = nil
+	fl.free[c] = fl.free[c][:k]
+	fl.bytes -= int64(len(l.buf))
 	return l
 }
 
-// putFree keeps a released lease if the budget has room.
-func putFree(l *lease) {
-	recycled.mu.Lock()
-	defer recycled.mu.Unlock()
-	if recycled.bytes+int64(len(l.buf)) > recycled.budget {
+// put keeps a released lease if the budget has room.
+func (fl *freeList) put(l *lease) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if fl.bytes+int64(len(l.buf)) > fl.budget {
 		return
 	}
-	recycled.free[l.class] = append(recycled.free[l.class], l)
-	recycled.bytes += int64(len(l.buf))
+	fl.free[l.class] = append(fl.free[l.class], l)
+	fl.bytes += int64(len(l.buf))
 }
 
 // liveLeases counts leases not yet released; scribble, set by tests,
@@ -129,15 +133,16 @@ func leaseClass(n int) (int, int) {
 }
 
 // newLease returns a buffer of at least n bytes held once (its contents
-// are not zeroed).
-func newLease(n int) *lease {
+// are not zeroed), from pool's free buffers when it has one, and to be
+// released to pool (nil: none).
+func newLease(n int, pool *freeList) *lease {
 	c, size := leaseClass(n)
 	var l *lease
-	if c >= 0 {
-		l = takeFree(c)
+	if c >= 0 && pool != nil {
+		l = pool.take(c)
 	}
 	if l == nil {
-		l = &lease{buf: make([]byte, size), class: c}
+		l = &lease{buf: make([]byte, size), class: c, pool: pool}
 	}
 	liveLeases.Add(1)
 	l.refs.Store(1)
@@ -156,8 +161,8 @@ func (l *lease) release() {
 				l.buf[i] = 0xa5
 			}
 		}
-		if l.class >= 0 {
-			putFree(l)
+		if l.class >= 0 && l.pool != nil {
+			l.pool.put(l)
 		}
 	case n < 0:
 		// Releasing a lease twice would hand one buffer to two holders.
@@ -175,9 +180,10 @@ func (l *lease) holds(b []byte) bool {
 	return p >= base && p-base < uintptr(len(l.buf))
 }
 
-// newLease returns a lease of n bytes that the stripeIO holds until close.
+// newLease returns a lease of n bytes that the stripeIO holds until close,
+// recycled through the file's decoder cache.
 func (s *stripeIO) newLease(n int) *lease {
-	l := newLease(n)
+	l := newLease(n, s.f.cache.freeList())
 	s.leaseMu.Lock()
 	s.leases = append(s.leases, l)
 	s.leaseMu.Unlock()

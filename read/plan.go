@@ -323,11 +323,12 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 		err  error
 	)
 	if leased != nil {
+		pool := s.f.cache.freeList()
 		bufs, err = s.f.fetch.FetchInto(s.ctx, ranges, func(k, n int) []byte {
 			if leased[k] == nil {
 				return make([]byte, n)
 			}
-			l := newLease(n)
+			l := newLease(n, pool)
 			leased[k] = l
 			return l.buf[:n]
 		})
