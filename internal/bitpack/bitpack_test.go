@@ -270,7 +270,7 @@ func testRangeMask(t *testing.T) {
 // comparing (reported bytes are values × 8).
 func BenchmarkRangeMask(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, w := range []int{2, 4, 7, 12, 15, 20} {
+	for _, w := range []int{2, 4, 7, 12, 15, 20, 28, 32} {
 		vals := randVals(r, benchN, w)
 		src := Pack(nil, vals, w)
 		sel := make([]uint64, benchN/64)

@@ -79,12 +79,16 @@ func safeGroups(src []byte, w, groups int) int {
 // that are not powers of two the generated kernels do one value at a
 // time; this does eight (BenchmarkUnpackFast).
 func unpackLanes(dst []uint64, src []byte, w int, base uint64) int {
-	if !useAVX2 || w < 1 || w > maxRangeWidth {
+	if !useAVX2 || w < 1 || w > maxWideWidth {
 		return 0
 	}
 	g := safeGroups(src, w, len(dst)/64)
 	if g == 0 {
 		return 0
+	}
+	if w >= minWideWidth {
+		unpackWideAVX2(&src[0], &dst[0], g, &wideTables[w], base)
+		return 64 * g
 	}
 	t := &rangeTables[w]
 	unpack64AVX2(&src[0], &dst[0], g, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
@@ -149,7 +153,7 @@ const maxRangeWidth = 25
 // can read safely (the kernel reads 16 bytes past a group), clearing the
 // bits of sel[0:] out of range, and returns how many groups it did.
 func rangeFast(src []byte, w, g0, groups int, lo, hi uint64, sel []uint64) int {
-	if !useAVX2 || w > maxRangeWidth || w < 1 || groups == 0 {
+	if !useAVX2 || w > maxWideWidth || w < 1 || groups == 0 {
 		return 0
 	}
 	bb := 8 * w
@@ -160,7 +164,58 @@ func rangeFast(src []byte, w, g0, groups int, lo, hi uint64, sel []uint64) int {
 	if groups == 0 {
 		return 0
 	}
+	if w >= minWideWidth {
+		rangeWideAVX2(&src[g0*bb], &sel[0], groups, &wideTables[w], lo, hi-lo)
+		return groups
+	}
 	t := &rangeTables[w]
 	rangeAVX2(&src[g0*bb], &sel[0], groups, w, &t.ctl, &t.shifts, uint32(mask(w)), uint32(lo), uint32(hi-lo))
 	return groups
 }
+
+// wideTable is what the wide kernels (widths 26..32, where a value may
+// span five bytes) need per width: eight values in two vectors of four
+// 64-bit lanes, each half loaded from its own byte offset. Its layout is
+// read by the assembly: keep it.
+type wideTable struct {
+	ctlA, shA  [32]byte // values 0-3: shuffle control, lane shifts (4 × uint64)
+	ctlB, shB  [32]byte // values 4-7
+	mask       uint64
+	w          int64 // bytes per eight values
+	a1, b0, b1 int64 // byte offsets of the halves of values 2-3, 4-5, 6-7
+}
+
+const minWideWidth, maxWideWidth = maxRangeWidth + 1, 32
+
+var wideTables = func() (t [maxWideWidth + 1]wideTable) {
+	for w := minWideWidth; w <= maxWideWidth; w++ {
+		x := &t[w]
+		x.mask, x.w = mask(w), int64(w)
+		// the byte each half loads from: values 0, 2, 4, 6 start them
+		halves := [4]int{0, 2 * w / 8, 4 * w / 8, 6 * w / 8}
+		x.a1, x.b0, x.b1 = int64(halves[1]), int64(halves[2]), int64(halves[3])
+		for j := 0; j < 8; j++ {
+			b := j*w/8 - halves[j/2]
+			ctl, sh := &x.ctlA, &x.shA
+			if j >= 4 {
+				ctl, sh = &x.ctlB, &x.shB
+			}
+			lane := j % 4 // lanes 0-1 in the low half, 2-3 in the high one
+			for k := 0; k < 8; k++ {
+				ctl[lane*8+k] = byte(b + k)
+			}
+			sh[lane*8] = byte(j * w % 8)
+		}
+	}
+	return t
+}()
+
+// rangeWideAVX2 is rangeAVX2 for widths 26..32; unpackWideAVX2 unpacks
+// such groups into 64-bit values adding base. Both read up to 16 bytes
+// past the last group.
+//
+//go:noescape
+func rangeWideAVX2(in *byte, sel *uint64, groups int, t *wideTable, lo, diff uint64)
+
+//go:noescape
+func unpackWideAVX2(in *byte, out *uint64, groups int, t *wideTable, base uint64)

@@ -203,3 +203,124 @@ u64vec:
 u64done:
 	VZEROUPPER
 	RET
+
+// One step of the wide kernels: the 8 values at R12 (bit offsets 0, w,
+// ... 7w, w 26..32) into the 64-bit lanes of Y0 (values 0-3, halves loaded
+// from R12 and R12+R9) and Y1 (values 4-7, from R12+R13 and R12+R14),
+// shifted and masked; R12 moves on by w bytes.
+#define WIDE_LANES \
+	VMOVDQU     (R12), X0; \
+	VINSERTI128 $1, (R12)(R9*1), Y0, Y0; \
+	VPSHUFB     Y10, Y0, Y0; \
+	VPSRLVQ     Y11, Y0, Y0; \
+	VPAND       Y12, Y0, Y0; \
+	VMOVDQU     (R12)(R13*1), X1; \
+	VINSERTI128 $1, (R12)(R14*1), Y1, Y1; \
+	VPSHUFB     Y8, Y1, Y1; \
+	VPSRLVQ     Y9, Y1, Y1; \
+	VPAND       Y12, Y1, Y1; \
+	ADDQ        R8, R12
+
+// One range step of rangeWideAVX2: bits 8k..8k+7 of R11 set for the
+// values v with 0 <= v-lo <= diff (64-bit lanes: v-lo cannot wrap).
+#define WIDE_RANGE_STEP(k) \
+	WIDE_LANES; \
+	VPSUBQ    Y13, Y0, Y0; \
+	VPSUBQ    Y13, Y1, Y1; \
+	VPCMPGTQ  Y14, Y0, Y2; \
+	VPCMPGTQ  Y0, Y15, Y3; \
+	VPOR      Y3, Y2, Y2; \
+	VPCMPGTQ  Y14, Y1, Y4; \
+	VPCMPGTQ  Y1, Y15, Y5; \
+	VPOR      Y5, Y4, Y4; \
+	VMOVMSKPD Y2, DX; \
+	VMOVMSKPD Y4, BX; \
+	SHLQ      $4, BX; \
+	ORQ       BX, DX; \
+	XORQ      $0xff, DX; \
+	SHLQ      $(8*k), DX; \
+	ORQ       DX, R11
+
+// func rangeWideAVX2(in *byte, sel *uint64, groups int, t *wideTable, lo, diff uint64)
+TEXT ·rangeWideAVX2(SB), NOSPLIT, $0-48
+	MOVQ         in+0(FP), SI
+	MOVQ         sel+8(FP), DI
+	MOVQ         groups+16(FP), CX
+	MOVQ         t+24(FP), AX
+	VMOVDQU      0(AX), Y10
+	VMOVDQU      32(AX), Y11
+	VMOVDQU      64(AX), Y8
+	VMOVDQU      96(AX), Y9
+	VPBROADCASTQ 128(AX), Y12
+	MOVQ         136(AX), R8
+	MOVQ         144(AX), R9
+	MOVQ         152(AX), R13
+	MOVQ         160(AX), R14
+	VPBROADCASTQ lo+32(FP), Y13
+	VPBROADCASTQ diff+40(FP), Y14
+	VPXOR        Y15, Y15, Y15
+	TESTQ        CX, CX
+	JZ           wrdone
+	PCALIGN      $64
+
+wrgroup:
+	MOVQ  (DI), R10
+	TESTQ R10, R10
+	JZ    wrnext
+	XORQ  R11, R11
+	MOVQ  SI, R12
+	WIDE_RANGE_STEP(0)
+	WIDE_RANGE_STEP(1)
+	WIDE_RANGE_STEP(2)
+	WIDE_RANGE_STEP(3)
+	WIDE_RANGE_STEP(4)
+	WIDE_RANGE_STEP(5)
+	WIDE_RANGE_STEP(6)
+	WIDE_RANGE_STEP(7)
+	ANDQ  R11, R10
+	MOVQ  R10, (DI)
+
+wrnext:
+	LEAQ (SI)(R8*8), SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  wrgroup
+
+wrdone:
+	VZEROUPPER
+	RET
+
+// func unpackWideAVX2(in *byte, out *uint64, groups int, t *wideTable, base uint64)
+TEXT ·unpackWideAVX2(SB), NOSPLIT, $0-40
+	MOVQ         in+0(FP), R12
+	MOVQ         out+8(FP), DI
+	MOVQ         groups+16(FP), CX
+	MOVQ         t+24(FP), AX
+	VMOVDQU      0(AX), Y10
+	VMOVDQU      32(AX), Y11
+	VMOVDQU      64(AX), Y8
+	VMOVDQU      96(AX), Y9
+	VPBROADCASTQ 128(AX), Y12
+	MOVQ         136(AX), R8
+	MOVQ         144(AX), R9
+	MOVQ         152(AX), R13
+	MOVQ         160(AX), R14
+	VPBROADCASTQ base+32(FP), Y13
+	SHLQ         $3, CX
+	TESTQ        CX, CX
+	JZ           uwdone
+	PCALIGN      $64
+
+uwvec:
+	WIDE_LANES
+	VPADDQ  Y13, Y0, Y0
+	VPADDQ  Y13, Y1, Y1
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     uwvec
+
+uwdone:
+	VZEROUPPER
+	RET
