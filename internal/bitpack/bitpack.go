@@ -206,9 +206,9 @@ func Unpack32Add(dst []uint32, src []byte, w, start int, base uint32) {
 // of range. start must be a multiple of 64 and sel must hold (n+63)/64
 // words; bits already clear are left clear and their words skipped. Whole
 // blocks are tested by kernels that never store the values: with a range
-// that does not wrap, streams up to 25 bits wide by an AVX2 kernel that
-// tests 8 values a vector where the CPU has AVX2 (3-4x faster than the
-// lanes, BenchmarkRangeMask), else up to 15 bits by generated lane kernels
+// that does not wrap, streams up to 32 bits wide by AVX2 kernels that
+// test 8 values at a time where the CPU has AVX2 (3-8x faster than the Go
+// kernels, BenchmarkRangeMask), else up to 15 bits by generated lane kernels
 // that compare 4 or 8 values per 64-bit operation (SWAR); wider ones a
 // value at a time.
 func RangeMask(src []byte, w, start, n int, lo, span uint64, sel []uint64) {
