@@ -13,8 +13,10 @@ import (
 // keeps what it opened. Memory the process has not touched lately costs
 // about three times as much to read into as memory it reuses (page faults
 // of scavenged heap; docs/benchmarks.md, "lookups that read part of a
-// chunk"), so a lookup into chunks nobody opened before spent a third of
-// its time filling fresh pages. Lookups therefore read chunks, and inflate
+// chunk"); in a process that mostly looks rows up, a lookup into chunks
+// nobody opened before spent about a fifth of its CPU time on fresh pages
+// (in one whose heap other work has grown, freed memory is at hand and
+// the cost does not arise). Lookups therefore read chunks, and inflate
 // their zstd bodies, into leases: buffers that go back to a pool once
 // nothing holds them — neither the query that read them nor any cached
 // decoder that aliases them. A decoder evicted from the cache, or dropped
