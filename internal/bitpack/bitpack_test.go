@@ -454,3 +454,53 @@ func TestUnpackParts(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKernels checks UnpackAdd, Unpack32Add and RangeMask against the
+// bit-by-bit reference on streams of any length, with and without the
+// AVX2 kernels, which read past their last group only where src holds
+// the bytes.
+func FuzzKernels(f *testing.F) {
+	f.Add([]byte{0xff, 0x0f, 0x33, 0x81, 0x00, 0x7e, 0x11, 0x22, 0x9a}, uint8(3), uint16(1), uint16(17), uint64(2), uint64(3), uint64(9))
+	f.Fuzz(func(t *testing.T, src []byte, w8 uint8, start, n uint16, lo, span, base uint64) {
+		w := int(w8%64) + 1
+		total := len(src) * 8 / w
+		s, k := int(start)%(total+1), int(n)
+		k = min(k, total-s)
+		ref := make([]uint64, k)
+		UnpackRef(ref, src, w, s)
+		defer func() { useAVX2 = hasAVX2 }()
+		for _, fast := range []bool{false, hasAVX2} {
+			useAVX2 = fast
+			got := make([]uint64, k)
+			UnpackAdd(got, src, w, s, base)
+			for i := range got {
+				if got[i] != ref[i]+base {
+					t.Fatalf("avx2=%v w=%d UnpackAdd(%d, %d): value %d = %#x, want %#x", fast, w, s, k, i, got[i], ref[i]+base)
+				}
+			}
+			if w <= 32 {
+				got32 := make([]uint32, k)
+				Unpack32Add(got32, src, w, s, uint32(base))
+				for i := range got32 {
+					if got32[i] != uint32(ref[i])+uint32(base) {
+						t.Fatalf("avx2=%v w=%d Unpack32Add(%d, %d): value %d = %#x", fast, w, s, k, i, got32[i])
+					}
+				}
+			}
+			// RangeMask starts at a multiple of 64
+			rs := s &^ 63
+			rk := min(k+s-rs, total-rs)
+			sel := make([]uint64, (rk+63)/64)
+			for i := range sel {
+				sel[i] = ^uint64(0)
+			}
+			RangeMask(src, w, rs, rk, lo, span, sel)
+			for i := 0; i < rk; i++ {
+				in := Get(src, w, rs+i)-lo <= span
+				if got := sel[i>>6]>>(i&63)&1 == 1; got != in {
+					t.Fatalf("avx2=%v w=%d RangeMask(%d, %d, [%d,+%d]): value %d in range %v, want %v", fast, w, rs, rk, lo, span, i, got, in)
+				}
+			}
+		}
+	})
+}
