@@ -307,25 +307,27 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 	}
 	// Reads that hold a chunk declared for recycled memory go into leases
 	// (lease.go); other chunks they hold are copied out of them.
-	var leased []*lease
+	var want []bool // per read: it holds a chunk declared for recycled memory
 	if s.recycle {
 		for i, ch := range todo {
 			if ch.leasedRead() && readOf[i] < len(reads) {
-				if leased == nil {
-					leased = make([]*lease, len(reads))
+				if want == nil {
+					want = make([]bool, len(reads))
 				}
-				leased[readOf[i]] = &lease{} // marks the read; replaced by alloc
+				want[readOf[i]] = true
 			}
 		}
 	}
 	var (
-		bufs [][]byte
-		err  error
+		bufs   [][]byte
+		err    error
+		leased []*lease // per read, set by alloc (a Slicer source calls none)
 	)
-	if leased != nil {
+	if want != nil {
 		pool := s.f.cache.freeList()
+		leased = make([]*lease, len(reads))
 		bufs, err = s.f.fetch.FetchInto(s.ctx, ranges, func(k, n int) []byte {
-			if leased[k] == nil {
+			if !want[k] {
 				return make([]byte, n)
 			}
 			l := newLease(n, pool)
@@ -334,7 +336,7 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 		})
 		s.leaseMu.Lock()
 		for _, l := range leased {
-			if l != nil && l.buf != nil {
+			if l != nil {
 				s.leases = append(s.leases, l)
 			}
 		}
