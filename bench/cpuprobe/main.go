@@ -96,14 +96,7 @@ func main() {
 			if err != nil {
 				panic(err)
 			}
-			for {
-				rec, err := sc.Next()
-				if err != nil {
-					break
-				}
-				rec.Release()
-			}
-			sc.Close()
+			drain(sc)
 		}
 		return
 	}
@@ -123,14 +116,7 @@ func main() {
 				if err != nil {
 					panic(err)
 				}
-				for {
-					rec, err := sc.Next()
-					if err != nil {
-						break
-					}
-					rec.Release()
-				}
-				sc.Close()
+				drain(sc)
 				if i > 0 {
 					per = append(per, float64(time.Since(t0).Microseconds())/1000)
 					cpus = append(cpus, float64((cpuNow()-c0).Microseconds())/1000)
@@ -160,14 +146,7 @@ func main() {
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
 		sc, _ := f.Scan(read.ScanOptions{Columns: []string{"l_orderkey", "l_extendedprice"}, Where: "l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'"})
-		for {
-			rec, err := sc.Next()
-			if err != nil {
-				break
-			}
-			rec.Release()
-		}
-		sc.Close()
+		drain(sc)
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
 		fmt.Printf("q_month: heap %d MB retained\n", (int64(m1.HeapAlloc)-int64(m0.HeapAlloc))>>20)
@@ -203,14 +182,7 @@ func main() {
 				if err != nil {
 					panic(err)
 				}
-				for {
-					rec, err := sc.Next()
-					if err != nil {
-						break
-					}
-					rec.Release()
-				}
-				sc.Close()
+				drain(sc)
 				if i > 0 {
 					cpus[k] = append(cpus[k], float64((cpuNow()-c0).Microseconds())/1000)
 				}
@@ -291,14 +263,7 @@ func main() {
 		if err != nil {
 			panic(err)
 		}
-		for {
-			rec, err := sc.Next()
-			if err != nil {
-				break
-			}
-			rec.Release()
-		}
-		sc.Close()
+		drain(sc)
 	}
 	for range *rounds {
 		if *mode == "cold" {
@@ -355,6 +320,19 @@ func main() {
 type objShaped struct{ iox.Source }
 
 func (objShaped) Hints() iox.Hints { return remote.ObjectHints }
+
+// drain reads a scan to its end (or its first error), releasing every
+// batch, and closes it.
+func drain(sc *read.Scanner) {
+	for {
+		rec, err := sc.Next()
+		if err != nil {
+			break
+		}
+		rec.Release()
+	}
+	sc.Close()
+}
 
 func cpuNow() time.Duration {
 	var ru syscall.Rusage
