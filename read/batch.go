@@ -70,20 +70,16 @@ func (f *File) needRows(io *stripeIO, cols []int, lo, hi int64) error {
 func (f *File) readRange(x *exec, io *stripeIO, cols []int, lo, hi int64) (arrow.Record, error) {
 	n := int(hi - lo)
 	arrs := make([]arrow.Array, len(cols))
-	fields := make([]arrow.Field, len(cols))
 	defer releaseAll(arrs)
-	for k, c := range cols {
-		fields[k] = f.arrow.Field(c)
-	}
 	err := x.w.each(x.ctx, len(cols), func(k int) error {
 		c := cols[k]
 		s, err := f.readStreamRange(io, f.rowAligned(c), lo, hi)
 		if err != nil {
-			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, fields[k].Name, err)
+			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.arrow.Field(c).Name, err)
 		}
 		a, err := shred.AssembleLeaf(f.sch, c, n, s, f.opts.Mem)
 		if err != nil {
-			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, fields[k].Name, err)
+			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.arrow.Field(c).Name, err)
 		}
 		arrs[k] = a
 		return nil
@@ -91,7 +87,7 @@ func (f *File) readRange(x *exec, io *stripeIO, cols []int, lo, hi int64) (arrow
 	if err != nil {
 		return nil, err
 	}
-	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(n)), nil
+	return array.NewRecord(f.projectedSchema(cols), arrs, int64(n)), nil
 }
 
 // readStreamRange decodes entries [lo, hi) of a row-aligned stream.

@@ -416,7 +416,6 @@ func (f *File) readColumn(io *stripeIO, col int) (arrow.Array, error) {
 func (f *File) readColumns(x *exec, io *stripeIO, cols []int) (arrow.Record, error) {
 	rows := f.f.Stripe(io.stripe).Rows
 	arrs := make([]arrow.Array, len(cols))
-	fields := make([]arrow.Field, len(cols))
 	defer releaseAll(arrs)
 	err := x.w.each(x.ctx, len(cols), func(i int) error {
 		a, err := f.readColumn(io, cols[i])
@@ -426,10 +425,7 @@ func (f *File) readColumns(x *exec, io *stripeIO, cols []int) (arrow.Record, err
 	if err != nil {
 		return nil, err
 	}
-	for i, c := range cols {
-		fields[i] = f.arrow.Field(c)
-	}
-	return array.NewRecord(f.projectedSchema(cols, fields), arrs, rows), nil
+	return array.NewRecord(f.projectedSchema(cols), arrs, rows), nil
 }
 
 // releaseAll drops the references a function holds on the arrays it built

@@ -98,11 +98,7 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 		return nil, err
 	}
 	arrs := make([]arrow.Array, len(cols))
-	fields := make([]arrow.Field, len(cols))
 	defer releaseAll(arrs)
-	for k, c := range cols {
-		fields[k] = f.arrow.Field(c)
-	}
 	gathered := make([]int, len(cols))
 	w := x.w
 	if len(rows) <= smallSelection && io.allOpen() {
@@ -114,7 +110,7 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 	err = w.each(x.ctx, len(cols), func(k int) error {
 		a, n, err := f.materialize(io, cols[k], sel, rows)
 		if err != nil {
-			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, fields[k].Name, err)
+			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.arrow.Field(cols[k]).Name, err)
 		}
 		arrs[k], gathered[k] = a, n
 		return nil
@@ -125,7 +121,7 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 	for _, n := range gathered {
 		st.ChunksGathered += n
 	}
-	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(len(rows))), nil
+	return array.NewRecord(f.projectedSchema(cols), arrs, int64(len(rows))), nil
 }
 
 // smallSelection is the most selected rows of a stripe that are

@@ -70,19 +70,17 @@ func (f *File) TakeContext(ctx context.Context, rows []int64, opts TakeOptions) 
 		return nil, st, err
 	}
 	arrs := make([]arrow.Array, len(cols))
-	fields := make([]arrow.Field, len(cols))
 	defer releaseAll(arrs)
 	for ci, c := range cols {
-		fields[ci] = f.arrow.Field(c)
 		a, err := t.column(ci)
 		if err != nil {
 			t.release()
-			return nil, st, fmt.Errorf("read: take column %q: %w", fields[ci].Name, err)
+			return nil, st, fmt.Errorf("read: take column %q: %w", f.arrow.Field(c).Name, err)
 		}
 		arrs[ci] = a
 	}
 	st.RowsReturned = int64(len(rows))
-	return array.NewRecord(f.projectedSchema(cols, fields), arrs, int64(len(rows))), st, nil
+	return array.NewRecord(f.projectedSchema(cols), arrs, int64(len(rows))), st, nil
 }
 
 // taker gathers the requested rows (sorted) of every projected column,
@@ -286,11 +284,11 @@ func isIdentity(order []int) bool {
 	return true
 }
 
-// projectedSchema returns the Arrow schema of cols (whose fields are
-// fields): the file's own when cols are all its columns in order, else one
-// built once for the same cols (building a schema costs a name index,
-// noticeable on single-row lookups).
-func (f *File) projectedSchema(cols []int, fields []arrow.Field) *arrow.Schema {
+// projectedSchema returns the Arrow schema of cols: the file's own when
+// cols are all its columns in order, else one built once for the same cols
+// (building a schema costs a name index, noticeable on single-row
+// lookups).
+func (f *File) projectedSchema(cols []int) *arrow.Schema {
 	all := len(cols) == f.arrow.NumFields()
 	for i, c := range cols {
 		all = all && c == i
@@ -300,6 +298,10 @@ func (f *File) projectedSchema(cols []int, fields []arrow.Field) *arrow.Schema {
 	}
 	if sch := f.proj.schemaFor(cols); sch != nil {
 		return sch
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = f.arrow.Field(c)
 	}
 	sch := arrow.NewSchema(fields, nil)
 	f.proj.putSchema(cols, sch)
