@@ -153,6 +153,7 @@ func (b *sbuf) zeroNulls(start int, pres []bool) {
 }
 
 func appendSpans[T any](dst, src []T, spans []span) []T {
+	dst = reserve(dst, spanTotal(spans))
 	for _, sp := range spans {
 		dst = append(dst, src[sp.lo:sp.hi]...)
 	}
@@ -237,11 +238,17 @@ func appendBytes(dst *encoding.Bytes, arr arrow.Array, spans []span, pres []bool
 
 // appendRuns copies whole spans of an offsets+data array at once.
 func appendRuns[O int32 | int64](dst *encoding.Bytes, offs []O, data []byte, spans []span) error {
+	var bytes int64
+	for _, sp := range spans {
+		bytes += int64(offs[sp.hi] - offs[sp.lo])
+	}
+	if int64(len(dst.Data))+bytes > math.MaxInt32 {
+		return encoding.Limitf("binary stream beyond 2 GiB")
+	}
+	dst.Data = reserve(dst.Data, int(bytes))
+	dst.Offsets = reserve(dst.Offsets, spanTotal(spans))
 	for _, sp := range spans {
 		lo, hi := offs[sp.lo], offs[sp.hi]
-		if int64(len(dst.Data))+int64(hi-lo) > math.MaxInt32 {
-			return encoding.Limitf("binary stream beyond 2 GiB")
-		}
 		base := int64(len(dst.Data)) - int64(lo)
 		dst.Data = append(dst.Data, data[lo:hi]...)
 		for _, o := range offs[sp.lo+1 : sp.hi+1] {

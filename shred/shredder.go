@@ -383,6 +383,28 @@ func appendN[T any](dst []T, v T, n int) []T {
 }
 
 // growBy extends dst by n (uninitialized-as-zero or stale) entries.
+// reserve returns dst with room for n more values, doubling its capacity
+// when it must grow: a stripe's buffers grow from empty to tens of MiB over
+// many batches, and append's growth of a quarter at that size copies and
+// clears each buffer several times over.
+func reserve[T any](dst []T, n int) []T {
+	if cap(dst)-len(dst) >= n {
+		return dst
+	}
+	nd := make([]T, len(dst), max(2*cap(dst), len(dst)+n))
+	copy(nd, dst)
+	return nd
+}
+
+// spanTotal is the number of values the spans cover.
+func spanTotal(spans []span) int {
+	t := 0
+	for _, sp := range spans {
+		t += sp.hi - sp.lo
+	}
+	return t
+}
+
 func growBy[T any](dst []T, n int) []T {
 	if cap(dst)-len(dst) < n {
 		nd := make([]T, len(dst), 2*cap(dst)+n)
