@@ -35,6 +35,9 @@ import (
 	"strata/tsbs"
 )
 
+// each prints every timed round's figures as well as the summary.
+var each = flag.Bool("each", false, "print every timed round's figures too")
+
 func main() {
 	path := flag.String("f", "", "time-series Strata file (strata gen tsbs --hosts 1000 --duration 24h cpu.strata)")
 	windows := flag.Int("windows", 10000, "windows per round")
@@ -102,6 +105,9 @@ func run(path string, windows, length int, cols []string, rounds int, stacked bo
 		}
 		walls = append(walls, float64(time.Since(t0).Microseconds())/float64(windows))
 		cpus = append(cpus, float64((cpuTime()-c0).Microseconds())/float64(windows))
+		if *each {
+			fmt.Printf("round %d: wall µs/window %.3f, cpu %.3f\n", len(walls), walls[len(walls)-1], cpus[len(cpus)-1])
+		}
 	}
 	fmt.Printf("%d windows of %d rows, %d columns, stacked %v: wall µs/window %s, cpu µs/window %s; amplification %.3f\n",
 		windows, length, len(cols), stacked, medianRange(walls), medianRange(cpus), st.Amplification())
