@@ -13,6 +13,13 @@ import (
 // so a scan reuses the memory of the batches before it instead of
 // allocating (and zeroing) fresh buffers for every batch. Buffers it did
 // not hand out are left to the garbage collector.
+//
+// Buffers of a MiB and more return to a process-wide free list with a byte
+// budget (SetRecycledOutputBytes) instead of a sync.Pool: every second
+// garbage collection empties a sync.Pool, and a read that allocates tens of
+// MiB a call (a stacked record of windows, the batches of a wide scan)
+// collects often enough that its buffers never came back, so every call
+// faulted in and cleared fresh memory.
 type bufferPool struct {
 	classes [maxClass - minClass + 1]sync.Pool
 	mu      sync.Mutex
@@ -43,6 +50,18 @@ func classOf(size int) int {
 
 // Allocate returns size bytes; the contents are not zeroed when reused.
 func (p *bufferPool) Allocate(size int) []byte {
+	if size >= largeOutput {
+		if c, n := leaseClass(size); c >= 0 {
+			b := recycledOutput.take(c)
+			if b == nil {
+				b = make([]byte, n)
+			}
+			p.mu.Lock()
+			p.live[unsafe.Pointer(unsafe.SliceData(b))] = largeTag + c
+			p.mu.Unlock()
+			return b[:size]
+		}
+	}
 	c := classOf(size)
 	if c < 0 || size == 0 {
 		return make([]byte, size)
@@ -82,9 +101,92 @@ func (p *bufferPool) Free(b []byte) {
 		delete(p.live, ptr)
 	}
 	p.mu.Unlock()
-	if ok {
+	switch {
+	case ok && c >= largeTag:
+		recycledOutput.put(c-largeTag, unsafe.Slice((*byte)(ptr), leaseClassSize(c-largeTag)))
+	case ok:
 		p.classes[c-minClass].Put(ptr)
 	}
+}
+
+// largeOutput is the size from which output buffers go to recycledOutput;
+// largeTag marks their classes (leaseClass) in a pool's live map.
+const (
+	largeOutput = 1 << 20
+	largeTag    = 1 << 10
+)
+
+// DefaultRecycledOutputBytes bounds the released output buffers of a MiB
+// and more that the process keeps for later reads.
+const DefaultRecycledOutputBytes = 128 << 20
+
+// recycledOutput is the process-wide free list of large output buffers,
+// by leaseClass (four classes per power of two, so at most a quarter of a
+// buffer is waste).
+var recycledOutput = &byteFree{budget: DefaultRecycledOutputBytes}
+
+// SetRecycledOutputBytes sets how many bytes of released output buffers
+// (Arrow buffers of a MiB and more that a File's records held, returned
+// when the caller released them) the process keeps for later reads, and
+// drops what exceeds it (0: none; buffers beyond the budget are left to the
+// garbage collector).
+func SetRecycledOutputBytes(n int64) { recycledOutput.setBudget(n) }
+
+// byteFree keeps released buffers by size class up to a byte budget.
+type byteFree struct {
+	mu     sync.Mutex
+	free   [leaseClasses][][]byte
+	bytes  int64
+	budget int64
+}
+
+func (fl *byteFree) setBudget(n int64) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	fl.budget = max(n, 0)
+	for c := range fl.free {
+		for fl.bytes > fl.budget && len(fl.free[c]) > 0 {
+			k := len(fl.free[c]) - 1
+			fl.bytes -= int64(cap(fl.free[c][k]))
+			fl.free[c][k] = nil
+			fl.free[c] = fl.free[c][:k]
+		}
+	}
+}
+
+// leaseClassSize is the size of the buffers of lease class c.
+func leaseClassSize(c int) int {
+	if c == 0 {
+		return 1 << leaseMinShift
+	}
+	e := (c-1)/4 + leaseMinShift
+	return 1<<e + ((c-1)%4+1)<<(e-2)
+}
+
+// take returns a released buffer of class c (its whole class size), or nil.
+func (fl *byteFree) take(c int) []byte {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	k := len(fl.free[c]) - 1
+	if k < 0 {
+		return nil
+	}
+	b := fl.free[c][k]
+	fl.free[c][k] = nil
+	fl.free[c] = fl.free[c][:k]
+	fl.bytes -= int64(cap(b))
+	return b
+}
+
+// put keeps a released buffer of class c if the budget has room.
+func (fl *byteFree) put(c int, b []byte) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if fl.bytes+int64(cap(b)) > fl.budget {
+		return
+	}
+	fl.free[c] = append(fl.free[c], b)
+	fl.bytes += int64(cap(b))
 }
 
 var _ memory.Allocator = (*bufferPool)(nil)

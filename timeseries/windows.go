@@ -521,7 +521,17 @@ func (wr *winRead) records(f *File, p *projection, stacked bool) ([]arrow.Record
 	if stacked {
 		out := make([]arrow.Array, 0, len(arrs)+1)
 		defer func() { release(out) }()
-		win := make([]int32, n)
+		// the window column comes from the file's pool like the value
+		// columns, so that released records hand it to the next call
+		var win []int32
+		var wb *memory.Buffer
+		if wr.mem != nil {
+			win = pooledSlice[int32](wr.mem, n)
+			wb = memory.NewBufferWithAllocator(bytesOf(win), wr.mem)
+		} else {
+			win = make([]int32, n)
+			wb = memory.NewBufferBytes(bytesOf(win))
+		}
 		for w := range wr.ws {
 			// a slice per window, so the fill loop needs no bounds checks
 			s := win[w*L : (w+1)*L]
@@ -529,8 +539,10 @@ func (wr *winRead) records(f *File, p *projection, stacked bool) ([]arrow.Record
 				s[i] = int32(w)
 			}
 		}
-		wb := memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(win))), 4*n))
-		out = append(out, array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, wb}, nil, 0, 0)))
+		wd := array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, wb}, nil, 0, 0)
+		out = append(out, array.NewInt32Data(wd))
+		wd.Release() // the array holds the data, the data the buffer
+		wb.Release()
 		for i, c := range p.cols {
 			if arrs[i] != nil {
 				arrs[i].Retain()
