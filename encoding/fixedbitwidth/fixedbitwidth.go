@@ -8,6 +8,7 @@ package fixedbitwidth
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"unsafe"
 
 	"strata/encoding"
@@ -158,6 +159,16 @@ type dec[T encoding.Integer] struct {
 	packed    []byte
 }
 
+// Scratch of the loops that unpack a batch at a time. A local array
+// handed to the kernels (called through tables of functions) escapes, so
+// every call that filtered or summed a few rows allocated and cleared 8 KiB;
+// a decoder cannot keep its own, since the caches hold many decoders and
+// count a few hundred bytes for each.
+var (
+	scratch64 = sync.Pool{New: func() any { return new([batch]uint64) }}
+	scratch32 = sync.Pool{New: func() any { return new([batch]uint32) }}
+)
+
 func openInts[T encoding.Integer](h encoding.Header) (*dec[T], error) {
 	var z T
 	size := int(unsafe.Sizeof(z))
@@ -238,7 +249,8 @@ func (d *dec[T]) unpack(dst []T, start int) {
 		u := unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), len(dst))
 		bitpack.Unpack32Add(u, d.packed, d.w, start, uint32(ub))
 	default:
-		var buf [batch]uint32
+		buf := scratch32.Get().(*[batch]uint32)
+		defer scratch32.Put(buf)
 		for i := 0; i < len(dst); i += batch {
 			out := dst[i:min(i+batch, len(dst))]
 			b := buf[:len(out)]
@@ -286,8 +298,8 @@ func (d *dec[T]) SumRanges(from int, ends []int32, out []uint64) error {
 	ub := uint64(int64(d.base))
 	top := ub + mask(d.w)
 	exact := unsafe.Sizeof(d.base) == 8 || (uint64(int64(T(top))) == top && T(top) >= d.base)
-	var buf [batch]T
 	r := from
+	var buf []T
 	for i, e32 := range ends {
 		e := int(e32)
 		if e < r || e > d.n {
@@ -299,6 +311,9 @@ func (d *dec[T]) SumRanges(from int, ends []int32, out []uint64) error {
 			continue
 		}
 		var s uint64
+		if buf == nil {
+			buf = make([]T, batch) // narrow types near their limit only
+		}
 		for r < e {
 			b := buf[:min(batch, e-r)]
 			d.unpack(b, r)
@@ -422,7 +437,8 @@ func (d *dec[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
 // each batch with the matching slice of sel. Batches whose rows are all
 // deselected are not unpacked.
 func (d *dec[T]) scan(start, n int, sel encoding.Bitmap, f func([]uint64, encoding.Bitmap)) {
-	var buf [batch]uint64
+	buf := scratch64.Get().(*[batch]uint64)
+	defer scratch64.Put(buf)
 	for i := 0; i < n; i += batch {
 		k := min(batch, n-i)
 		s := sel[i>>6:]
@@ -463,7 +479,8 @@ func (bd *boolDec) Read(dst []bool) error {
 	if err := d.check(len(dst), "read"); err != nil {
 		return err
 	}
-	var buf [batch]uint32
+	buf := scratch32.Get().(*[batch]uint32)
+	defer scratch32.Put(buf)
 	ub := uint32(d.base)
 	for i := 0; i < len(dst); i += batch {
 		out := dst[i:min(i+batch, len(dst))]
