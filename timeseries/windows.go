@@ -273,13 +273,15 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 			wr.valid[c] = make([]bool, n)
 		}
 	}
+	// a job is kept small: there is one per unit and column, and a Stats
+	// in each made the slice megabytes of fresh memory a call
 	type job struct {
-		wu    *winUnit
-		ui    int
-		c     int
-		count int64 // values decoded (colReader.count)
-		st    Stats
-		err   error
+		wu     *winUnit
+		ui     int
+		c      int
+		count  int64 // values decoded (colReader.count)
+		decode time.Duration
+		err    error
 	}
 	jobs := make([]job, 0, len(wr.units)*len(cols))
 	for ui, wu := range wr.units {
@@ -336,17 +338,18 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 			prev = pc
 		}
 		rd.release()
-		j.st.ValuesDecoded = j.count
-		if j.c == f.t.time {
-			j.st.TimeDecoded = j.count
-		}
-		j.st.Decode = time.Since(start)
+		j.decode = time.Since(start)
 	})
 	var err error
 	for i := range jobs {
-		st.add(&jobs[i].st)
-		if jobs[i].err != nil && err == nil {
-			err = jobs[i].err
+		j := &jobs[i]
+		st.ValuesDecoded += j.count
+		if j.c == f.t.time {
+			st.TimeDecoded += j.count
+		}
+		st.Decode += j.decode
+		if j.err != nil && err == nil {
+			err = j.err
 		}
 	}
 	for _, wu := range wr.units {
