@@ -142,12 +142,17 @@ func parallel(n, threads int, fn func(i int)) {
 // fetchTasks reads, in one step, the chunks of cols of every unit the
 // tasks touch (once per unit), and checks and unframes them.
 func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats) ([]*unitData, error) {
-	byUnit := map[int]*unitData{}
+	// the units' data and their readers are carved from one slice each: a
+	// window read touches thousands of units, and an object apiece was a
+	// tenth of its time
+	byUnit := make(map[int]*unitData, len(ts))
 	var units []*unitData
+	store := make([]unitData, 0, len(ts))
 	for _, t := range ts {
 		ud := byUnit[t.uo]
 		if ud == nil {
-			ud = &unitData{uo: t.uo, u: t.u}
+			store = append(store, unitData{uo: t.uo, u: t.u}) // never grows: len(ts) is an upper bound
+			ud = &store[len(store)-1]
 			byUnit[t.uo] = ud
 			units = append(units, ud)
 		}
@@ -170,9 +175,10 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 	for i, c := range cols {
 		at[c] = int32(i)
 	}
-	for _, ud := range units {
+	readers := make([]colReader, len(units)*len(cols))
+	for ui, ud := range units {
 		st.UnitsRead++
-		ud.readers, ud.at = make([]colReader, len(cols)), at
+		ud.readers, ud.at = readers[ui*len(cols):(ui+1)*len(cols):(ui+1)*len(cols)], at
 		for i, c := range cols {
 			cl := &ud.u.cols[c]
 			rd := &ud.readers[i]
