@@ -382,7 +382,6 @@ func appendN[T any](dst []T, v T, n int) []T {
 	return dst
 }
 
-// growBy extends dst by n (uninitialized-as-zero or stale) entries.
 // reserve returns dst with room for n more values, doubling its capacity
 // when it must grow: a stripe's buffers grow from empty to tens of MiB over
 // many batches, and append's growth of a quarter at that size copies and
@@ -405,6 +404,7 @@ func spanTotal(spans []span) int {
 	return t
 }
 
+// growBy extends dst by n (uninitialized-as-zero or stale) entries.
 func growBy[T any](dst []T, n int) []T {
 	if cap(dst)-len(dst) < n {
 		nd := make([]T, len(dst), 2*cap(dst)+n)
