@@ -54,13 +54,14 @@ const (
 // taken again at once.
 const DefaultRecycledBytes = DefaultDecoderCacheBytes / 2
 
-// freeList keeps released buffers by size class, up to a byte budget. It
-// is a free list rather than a sync.Pool because a sync.Pool is emptied by
-// every second garbage collection: lookups that come between other work
-// would find it empty and read into fresh memory again.
+// freeList keeps released buffers by size class (leaseClass), up to a byte
+// budget. It is a free list rather than a sync.Pool because a sync.Pool is
+// emptied by every second garbage collection: reads that come between other
+// work would find it empty and read into fresh memory again. Chunk leases
+// (a decoder cache's list) and large output buffers (recycledOutput) use it.
 type freeList struct {
 	mu     sync.Mutex
-	free   [leaseClasses][]*lease
+	free   [leaseClasses][][]byte
 	bytes  int64
 	budget int64
 }
@@ -78,37 +79,38 @@ func (fl *freeList) setBudget(n int64) {
 	for c := range fl.free {
 		for fl.bytes > fl.budget && len(fl.free[c]) > 0 {
 			k := len(fl.free[c]) - 1
-			fl.bytes -= int64(len(fl.free[c][k].buf))
+			fl.bytes -= int64(len(fl.free[c][k]))
 			fl.free[c][k] = nil
 			fl.free[c] = fl.free[c][:k]
 		}
 	}
 }
 
-// take returns a released lease of class c, or nil.
-func (fl *freeList) take(c int) *lease {
+// take returns a released buffer of class c (its whole class size), or nil.
+func (fl *freeList) take(c int) []byte {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
 	k := len(fl.free[c]) - 1
 	if k < 0 {
 		return nil
 	}
-	l := fl.free[c][k]
+	b := fl.free[c][k]
 	fl.free[c][k] = nil
 	fl.free[c] = fl.free[c][:k]
-	fl.bytes -= int64(len(l.buf))
-	return l
+	fl.bytes -= int64(len(b))
+	return b
 }
 
-// put keeps a released lease if the budget has room.
-func (fl *freeList) put(l *lease) {
+// put keeps a released buffer of class c (its whole class size) if the
+// budget has room.
+func (fl *freeList) put(c int, b []byte) {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
-	if fl.bytes+int64(len(l.buf)) > fl.budget {
+	if fl.bytes+int64(len(b)) > fl.budget {
 		return
 	}
-	fl.free[l.class] = append(fl.free[l.class], l)
-	fl.bytes += int64(len(l.buf))
+	fl.free[c] = append(fl.free[c], b)
+	fl.bytes += int64(len(b))
 }
 
 // liveLeases counts leases not yet released; scribble, set by tests,
@@ -134,18 +136,28 @@ func leaseClass(n int) (int, int) {
 	return (e-leaseMinShift)*4 + j + 1, 1<<e + (j+1)*step
 }
 
+// leaseClassSize is the size of the buffers of lease class c.
+func leaseClassSize(c int) int {
+	if c == 0 {
+		return 1 << leaseMinShift
+	}
+	e := (c-1)/4 + leaseMinShift
+	return 1<<e + ((c-1)%4+1)<<(e-2)
+}
+
 // newLease returns a buffer of at least n bytes held once (its contents
 // are not zeroed), from pool's free buffers when it has one, and to be
 // released to pool (nil: none).
 func newLease(n int, pool *freeList) *lease {
 	c, size := leaseClass(n)
-	var l *lease
+	var buf []byte
 	if c >= 0 && pool != nil {
-		l = pool.take(c)
+		buf = pool.take(c)
 	}
-	if l == nil {
-		l = &lease{buf: make([]byte, size), class: c, pool: pool}
+	if buf == nil {
+		buf = make([]byte, size)
 	}
+	l := &lease{buf: buf, class: c, pool: pool}
 	liveLeases.Add(1)
 	l.refs.Store(1)
 	return l
@@ -164,7 +176,7 @@ func (l *lease) release() {
 			}
 		}
 		if l.class >= 0 && l.pool != nil {
-			l.pool.put(l)
+			l.pool.put(l.class, l.buf)
 		}
 	case n < 0:
 		// Releasing a lease twice would hand one buffer to two holders.

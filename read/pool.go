@@ -123,7 +123,7 @@ const DefaultRecycledOutputBytes = 128 << 20
 // recycledOutput is the process-wide free list of large output buffers,
 // by leaseClass (four classes per power of two, so at most a quarter of a
 // buffer is waste).
-var recycledOutput = &byteFree{budget: DefaultRecycledOutputBytes}
+var recycledOutput = &freeList{budget: DefaultRecycledOutputBytes}
 
 // SetRecycledOutputBytes sets how many bytes of released output buffers
 // (Arrow buffers of a MiB and more that a File's records held, returned
@@ -131,63 +131,6 @@ var recycledOutput = &byteFree{budget: DefaultRecycledOutputBytes}
 // drops what exceeds it (0: none; buffers beyond the budget are left to the
 // garbage collector).
 func SetRecycledOutputBytes(n int64) { recycledOutput.setBudget(n) }
-
-// byteFree keeps released buffers by size class up to a byte budget.
-type byteFree struct {
-	mu     sync.Mutex
-	free   [leaseClasses][][]byte
-	bytes  int64
-	budget int64
-}
-
-func (fl *byteFree) setBudget(n int64) {
-	fl.mu.Lock()
-	defer fl.mu.Unlock()
-	fl.budget = max(n, 0)
-	for c := range fl.free {
-		for fl.bytes > fl.budget && len(fl.free[c]) > 0 {
-			k := len(fl.free[c]) - 1
-			fl.bytes -= int64(cap(fl.free[c][k]))
-			fl.free[c][k] = nil
-			fl.free[c] = fl.free[c][:k]
-		}
-	}
-}
-
-// leaseClassSize is the size of the buffers of lease class c.
-func leaseClassSize(c int) int {
-	if c == 0 {
-		return 1 << leaseMinShift
-	}
-	e := (c-1)/4 + leaseMinShift
-	return 1<<e + ((c-1)%4+1)<<(e-2)
-}
-
-// take returns a released buffer of class c (its whole class size), or nil.
-func (fl *byteFree) take(c int) []byte {
-	fl.mu.Lock()
-	defer fl.mu.Unlock()
-	k := len(fl.free[c]) - 1
-	if k < 0 {
-		return nil
-	}
-	b := fl.free[c][k]
-	fl.free[c][k] = nil
-	fl.free[c] = fl.free[c][:k]
-	fl.bytes -= int64(cap(b))
-	return b
-}
-
-// put keeps a released buffer of class c if the budget has room.
-func (fl *byteFree) put(c int, b []byte) {
-	fl.mu.Lock()
-	defer fl.mu.Unlock()
-	if fl.bytes+int64(cap(b)) > fl.budget {
-		return
-	}
-	fl.free[c] = append(fl.free[c], b)
-	fl.bytes += int64(cap(b))
-}
 
 var _ memory.Allocator = (*bufferPool)(nil)
 
