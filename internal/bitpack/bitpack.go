@@ -94,44 +94,35 @@ func UnpackAdd(dst []uint64, src []byte, w, start int, base uint64) {
 }
 
 // unpackEnd is UnpackAdd for the part of one group at either end of a
-// run. A part of minGroupPart values or more, of a width unpackFast takes
-// and a group that src holds whole, is unpacked with the group into
-// scratch (the AVX2 kernel does four values an instruction). Otherwise,
-// where every value's 8-byte load stays within src (w <= 56), each is
-// taken with one load, which for a part is cheaper than unpacking the
-// whole group through the generated kernels into scratch and copying it
-// (runs of 100 values at 2 bits that start and end inside groups took
-// 1.5x less time, BenchmarkUnpackPart); otherwise, near the end of a stream that holds
-// no more bytes than its values need, the group goes through the kernel
-// and a zero-padded copy.
+// run. A part of minGroupPart values or more, of a width the octet
+// kernels take, is unpacked through them from its first whole octet (the
+// AVX2 kernels do eight values an instruction; eight values start on a
+// byte boundary), with the few values before and after it taken one at a
+// time. Otherwise, where every value's 8-byte load stays within src
+// (w <= 56), each is taken with one load, which for a short part is
+// cheaper than a kernel (runs of 100 values at 2 bits that start and end
+// inside groups took 1.5x less time than through a whole group,
+// BenchmarkUnpackPart); otherwise, near the end of a stream that holds no
+// more bytes than its values need, the group goes through the kernel and
+// a zero-padded copy.
 func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
 	if len(dst) == 0 {
 		return
 	}
 	if len(dst) >= minGroupPart {
-		// a long part of a group whose width the AVX2 kernel takes: the
-		// whole group through it into scratch, then the part copied
-		bb := 8 * w
-		if off := start / 64 * bb; off+bb <= len(src) {
-			var tmp [64]uint64
-			if unpackFast(tmp[:], src[off:off+bb], w, base) || unpackLanes(tmp[:], src[off:], w, base) == 64 {
-				copy(dst, tmp[start&63:])
-				return
+		// the octets inside the part straight into dst, the values
+		// before and after them one at a time
+		a := (start + 7) &^ 7
+		if off := a / 8 * w; off < len(src) {
+			if d := unpackOctets(dst[a-start:], src[off:], w, base); d > 0 {
+				if unpackEach(dst[:a-start], src, w, start, base) &&
+					unpackEach(dst[a-start+d:], src, w, a+d, base) {
+					return
+				}
 			}
 		}
 	}
-	m := mask(w)
-	bit := uint64(start) * uint64(w)
-	uw := uint64(w)
-	if last := (bit + uint64(len(dst)-1)*uw) >> 3; w <= 56 && last+8 <= uint64(len(src)) {
-		// every load lies within src (checked above), so each is taken
-		// through an 8-byte array view without a bounds check of its own
-		p := unsafe.Pointer(unsafe.SliceData(src))
-		for i := range dst {
-			word := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, bit>>3))[:])
-			dst[i] = word>>(bit&7)&m + base
-			bit += uw
-		}
+	if unpackEach(dst, src, w, start, base) {
 		return
 	}
 	var tmp [64]uint64
@@ -141,12 +132,34 @@ func unpackEnd(dst []uint64, src []byte, w, start int, base uint64) {
 	copy(dst, tmp[start&63:])
 }
 
+// unpackEach is UnpackAdd one value at a time, each with one 8-byte load,
+// when every load stays within src (w <= 56); it reports whether it could.
+func unpackEach(dst []uint64, src []byte, w, start int, base uint64) bool {
+	if len(dst) == 0 {
+		return true
+	}
+	m := mask(w)
+	bit := uint64(start) * uint64(w)
+	uw := uint64(w)
+	if last := (bit + uint64(len(dst)-1)*uw) >> 3; w > 56 || last+8 > uint64(len(src)) {
+		return false
+	}
+	// every load lies within src (checked above), so each is taken
+	// through an 8-byte array view without a bounds check of its own
+	p := unsafe.Pointer(unsafe.SliceData(src))
+	for i := range dst {
+		word := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, bit>>3))[:])
+		dst[i] = word>>(bit&7)&m + base
+		bit += uw
+	}
+	return true
+}
+
 // minGroupPart is the shortest part of a group that unpackEnd unpacks
-// whole through unpackFast (when it takes the width) into scratch rather
-// than one value at a time: at 2 bits the AVX2 kernel unpacks a group in
-// about the instructions the one-load path spends on 24 values (callgrind
-// over random windows of 256 rows: 24 and 12 within 0.2 %).
-const minGroupPart = 24
+// through the octet kernels rather than one value at a time
+// (BenchmarkUnpackPart, runs of 100 values starting inside a group, at 2,
+// 3 and 7 bits: 37-38 ns at 16, 39-41 ns at 12 and at 24).
+const minGroupPart = 16
 
 // group returns the bb bytes of the group of 64 values at off in src. A
 // group at the end of a stream may be cut short (src holds only the bytes

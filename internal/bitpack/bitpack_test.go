@@ -421,14 +421,15 @@ func BenchmarkUnpackPart(b *testing.B) {
 
 // TestUnpackParts checks runs that start and end inside groups of 64,
 // the parts unpackEnd takes either one value at a time or, from
-// minGroupPart values on, as a whole group through unpackFast: every
+// minGroupPart values on, through the octet kernels from the part's first
+// whole octet (at every width they take, narrow and wide): every
 // start within two groups and lengths around minGroupPart, at the widths
 // the AVX2 kernel takes and a few it does not, with the stream cut right
 // after its values (the last group is then short and must not be loaded
 // whole) and followed by more bytes.
 func TestUnpackParts(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	for _, w := range []int{1, 2, 3, 4, 8, 16, 17} {
+	for _, w := range []int{1, 2, 3, 4, 8, 16, 17, 25, 26, 31, 32, 33} {
 		n := 64*4 + 9
 		vals := randVals(r, n, w)
 		exact := Pack(nil, vals, w)

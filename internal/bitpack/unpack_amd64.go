@@ -52,15 +52,17 @@ func unpackFast(dst []uint64, src []byte, w int, base uint64) bool {
 	return true
 }
 
-// unpack32AVX2 and unpack64AVX2 unpack groups groups of 64 values of
+// unpack32AVX2 and unpack64AVX2 unpack octets runs of eight values of
 // width w (1..25) at in into out, adding base, eight values a vector as
-// rangeAVX2 gathers them. They read up to 16 bytes past the last group.
+// rangeAVX2 gathers them; eight values start on a byte boundary, so a run
+// may start at any multiple of eight values, not only at a group of 64.
+// They read up to 16 bytes past the last octet.
 //
 //go:noescape
-func unpack32AVX2(in *byte, out *uint32, groups, w int, ctl *[32]byte, shifts *[8]uint32, m, base uint32)
+func unpack32AVX2(in *byte, out *uint32, octets, w int, ctl *[32]byte, shifts *[8]uint32, m, base uint32)
 
 //go:noescape
-func unpack64AVX2(in *byte, out *uint64, groups, w int, ctl *[32]byte, shifts *[8]uint32, m uint32, base uint64)
+func unpack64AVX2(in *byte, out *uint64, octets, w int, ctl *[32]byte, shifts *[8]uint32, m uint32, base uint64)
 
 // safeGroups returns how many of groups whole groups of width w starting
 // at byte 0 of src a kernel that reads 16 bytes past its last group may
@@ -87,12 +89,35 @@ func unpackLanes(dst []uint64, src []byte, w int, base uint64) int {
 		return 0
 	}
 	if w >= minWideWidth {
-		unpackWideAVX2(&src[0], &dst[0], g, &wideTables[w], base)
+		unpackWideAVX2(&src[0], &dst[0], 8*g, &wideTables[w], base)
 		return 64 * g
 	}
 	t := &rangeTables[w]
-	unpack64AVX2(&src[0], &dst[0], g, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
+	unpack64AVX2(&src[0], &dst[0], 8*g, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
 	return 64 * g
+}
+
+// unpackOctets unpacks the leading whole octets (runs of eight values,
+// which start on a byte boundary) of dst from src, which begins at the
+// first of them, through the 8-lane AVX2 kernels, adding base, as many as
+// the kernels may read safely (16 bytes past the last); it returns how
+// many values it did. It serves the parts of a group at either end of a
+// run, which otherwise go through a whole group unpacked into scratch.
+func unpackOctets(dst []uint64, src []byte, w int, base uint64) int {
+	if !useAVX2 || w < 1 || w > maxWideWidth || len(src) < 16 {
+		return 0
+	}
+	o := min(len(dst)/8, (len(src)-16)/w)
+	if o <= 0 {
+		return 0
+	}
+	if w >= minWideWidth {
+		unpackWideAVX2(&src[0], &dst[0], o, &wideTables[w], base)
+		return 8 * o
+	}
+	t := &rangeTables[w]
+	unpack64AVX2(&src[0], &dst[0], o, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
+	return 8 * o
 }
 
 // unpack32Lanes is unpackLanes for 32-bit values.
@@ -105,7 +130,7 @@ func unpack32Lanes(dst []uint32, src []byte, w int, base uint32) int {
 		return 0
 	}
 	t := &rangeTables[w]
-	unpack32AVX2(&src[0], &dst[0], g, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
+	unpack32AVX2(&src[0], &dst[0], 8*g, w, &t.ctl, &t.shifts, uint32(mask(w)), base)
 	return 64 * g
 }
 
@@ -211,11 +236,11 @@ var wideTables = func() (t [maxWideWidth + 1]wideTable) {
 }()
 
 // rangeWideAVX2 is rangeAVX2 for widths 26..32; unpackWideAVX2 unpacks
-// such groups into 64-bit values adding base. Both read up to 16 bytes
-// past the last group.
+// octets runs of eight such values into 64-bit values adding base. Both
+// read up to 16 bytes past the last group or octet.
 //
 //go:noescape
 func rangeWideAVX2(in *byte, sel *uint64, groups int, t *wideTable, lo, diff uint64)
 
 //go:noescape
-func unpackWideAVX2(in *byte, out *uint64, groups int, t *wideTable, base uint64)
+func unpackWideAVX2(in *byte, out *uint64, octets int, t *wideTable, base uint64)

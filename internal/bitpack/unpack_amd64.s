@@ -182,16 +182,15 @@ rdone:
 	VZEROUPPER
 	RET
 
-// func unpack32AVX2(in *byte, out *uint32, groups, w int, ctl *[32]byte, shifts *[8]uint32, m, base uint32)
+// func unpack32AVX2(in *byte, out *uint32, octets, w int, ctl *[32]byte, shifts *[8]uint32, m, base uint32)
 TEXT ·unpack32AVX2(SB), NOSPLIT, $0-56
 	MOVQ         in+0(FP), R12
 	MOVQ         out+8(FP), DI
-	MOVQ         groups+16(FP), CX
+	MOVQ         octets+16(FP), CX
 	NARROW_SETUP
 	MOVL         base+52(FP), DX
 	VMOVD        DX, X13
 	VPBROADCASTD X13, Y13
-	SHLQ         $3, CX
 	TESTQ        CX, CX
 	JZ           u32done
 
@@ -209,14 +208,13 @@ u32done:
 	VZEROUPPER
 	RET
 
-// func unpack64AVX2(in *byte, out *uint64, groups, w int, ctl *[32]byte, shifts *[8]uint32, m uint32, base uint64)
+// func unpack64AVX2(in *byte, out *uint64, octets, w int, ctl *[32]byte, shifts *[8]uint32, m uint32, base uint64)
 TEXT ·unpack64AVX2(SB), NOSPLIT, $0-64
 	MOVQ         in+0(FP), R12
 	MOVQ         out+8(FP), DI
-	MOVQ         groups+16(FP), CX
+	MOVQ         octets+16(FP), CX
 	NARROW_SETUP
 	VPBROADCASTQ base+56(FP), Y13
-	SHLQ         $3, CX
 	TESTQ        CX, CX
 	JZ           u64done
 
@@ -279,14 +277,13 @@ wrdone:
 	VZEROUPPER
 	RET
 
-// func unpackWideAVX2(in *byte, out *uint64, groups int, t *wideTable, base uint64)
+// func unpackWideAVX2(in *byte, out *uint64, octets int, t *wideTable, base uint64)
 TEXT ·unpackWideAVX2(SB), NOSPLIT, $0-40
 	MOVQ         in+0(FP), R12
 	MOVQ         out+8(FP), DI
-	MOVQ         groups+16(FP), CX
+	MOVQ         octets+16(FP), CX
 	WIDE_SETUP
 	VPBROADCASTQ base+32(FP), Y13
-	SHLQ         $3, CX
 	TESTQ        CX, CX
 	JZ           uwdone
 	PCALIGN      $64

@@ -17,3 +17,6 @@ func rangeFast([]byte, int, int, int, uint64, uint64, []uint64) int { return 0 }
 // unpackLanes and unpack32Lanes have no fast path here.
 func unpackLanes([]uint64, []byte, int, uint64) int   { return 0 }
 func unpack32Lanes([]uint32, []byte, int, uint32) int { return 0 }
+
+// unpackOctets has no fast path here.
+func unpackOctets([]uint64, []byte, int, uint64) int { return 0 }
