@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"strata/encoding"
 	"strata/iox"
@@ -31,7 +32,7 @@ type execOpts struct {
 // columns of the surviving rows decoded unit-column by unit-column, on up
 // to threads goroutines. Results are left in the tasks.
 func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim func([]*task) []*task) error {
-	units, err := f.fetchTasks(ctx, ts, o.cols, st)
+	units, err := f.fetchTasks(ctx, ts, o.cols, st, nil)
 	if err != nil {
 		return err
 	}
@@ -139,15 +140,65 @@ func parallel(n, threads int, fn func(i int)) {
 	wg.Wait()
 }
 
+// stepMem is the memory of a read step's units and their column readers,
+// which a window read (thousands of units a call) takes from its File and
+// gives back: as fresh memory each call it was megabytes of page faults.
+type stepMem struct {
+	store   []unitData
+	readers []colReader
+	jobs    []winJob
+}
+
+// maxStepMem bounds the bytes of step memory a File keeps between reads.
+const maxStepMem = 16 << 20
+
+// takeStepMem returns the File's step memory, or a new one when another
+// read holds it.
+func (f *File) takeStepMem() *stepMem {
+	f.memMu.Lock()
+	m := f.mem
+	f.mem = nil
+	f.memMu.Unlock()
+	if m == nil {
+		m = &stepMem{}
+	}
+	return m
+}
+
+// putStepMem gives step memory back, cleared of the pointers it holds, if
+// it is small enough to keep. No unit or reader of the step may be used
+// after.
+func (f *File) putStepMem(m *stepMem) {
+	size := cap(m.store)*int(unsafe.Sizeof(unitData{})) + cap(m.readers)*int(unsafe.Sizeof(colReader{})) +
+		cap(m.jobs)*int(unsafe.Sizeof(winJob{}))
+	if size > maxStepMem {
+		return
+	}
+	clear(m.store[:cap(m.store)])
+	clear(m.readers[:cap(m.readers)])
+	clear(m.jobs[:cap(m.jobs)])
+	f.memMu.Lock()
+	f.mem = m
+	f.memMu.Unlock()
+}
+
 // fetchTasks reads, in one step, the chunks of cols of every unit the
-// tasks touch (once per unit), and checks and unframes them.
-func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats) ([]*unitData, error) {
+// tasks touch (once per unit), and checks and unframes them. The units
+// and readers are carved from mem when it is not nil (the caller gives it
+// back once done with them), else from fresh memory.
+func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats, mem *stepMem) ([]*unitData, error) {
 	// the units' data and their readers are carved from one slice each: a
 	// window read touches thousands of units, and an object apiece was a
 	// tenth of its time
 	byUnit := make(map[int]*unitData, len(ts))
 	var units []*unitData
-	store := make([]unitData, 0, len(ts))
+	if mem == nil {
+		mem = &stepMem{}
+	}
+	if cap(mem.store) < len(ts) {
+		mem.store = make([]unitData, 0, len(ts))
+	}
+	store := mem.store[:0]
 	for _, t := range ts {
 		ud := byUnit[t.uo]
 		if ud == nil {
@@ -175,7 +226,10 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 	for i, c := range cols {
 		at[c] = int32(i)
 	}
-	readers := make([]colReader, len(units)*len(cols))
+	if cap(mem.readers) < len(units)*len(cols) {
+		mem.readers = make([]colReader, len(units)*len(cols))
+	}
+	readers := mem.readers[:len(units)*len(cols)]
 	for ui, ud := range units {
 		st.UnitsRead++
 		ud.readers, ud.at = readers[ui*len(cols):(ui+1)*len(cols):(ui+1)*len(cols)], at

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -59,6 +60,9 @@ type File struct {
 	// streams and stypes are each column's values stream and its type.
 	streams []int
 	stypes  []encoding.Type
+	// mem is the step memory window reads take and give back (takeStepMem)
+	memMu sync.Mutex
+	mem   *stepMem
 }
 
 // Open opens a time-series file.

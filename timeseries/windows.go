@@ -242,7 +242,9 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 	for i, wu := range wr.units {
 		ts[i] = wu.t
 	}
-	if _, err := f.fetchTasks(ctx, ts, cols, st); err != nil {
+	mem := f.takeStepMem()
+	defer f.putStepMem(mem)
+	if _, err := f.fetchTasks(ctx, ts, cols, st, mem); err != nil {
 		return err
 	}
 	n := len(wr.ws) * wr.length
@@ -273,21 +275,14 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 			wr.valid[c] = make([]bool, n)
 		}
 	}
-	// a job is kept small: there is one per unit and column, and a Stats
-	// in each made the slice megabytes of fresh memory a call
-	type job struct {
-		wu     *winUnit
-		ui     int
-		c      int
-		count  int64 // values decoded (colReader.count)
-		decode time.Duration
-		err    error
+	if cap(mem.jobs) < len(wr.units)*len(cols) {
+		mem.jobs = make([]winJob, 0, len(wr.units)*len(cols))
 	}
-	jobs := make([]job, 0, len(wr.units)*len(cols))
+	jobs := mem.jobs[:0]
 	for ui, wu := range wr.units {
 		st.RowsScanned += wu.t.b - wu.t.a
 		for _, c := range cols {
-			jobs = append(jobs, job{wu: wu, ui: ui, c: c})
+			jobs = append(jobs, winJob{wu: wu, ui: ui, c: c})
 		}
 	}
 	L := int64(wr.length)
@@ -361,6 +356,18 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 		wr.free()
 	}
 	return err
+}
+
+// winJob is the decoding of one unit-column of a window read. It is kept
+// small: there is one per unit and column, and a Stats in each made the
+// slice megabytes of fresh memory a call.
+type winJob struct {
+	wu     *winUnit
+	ui     int
+	c      int
+	count  int64 // values decoded (colReader.count)
+	decode time.Duration
+	err    error
 }
 
 // gatherBinary puts the values of the binary columns in window order.

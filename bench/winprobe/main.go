@@ -38,6 +38,9 @@ import (
 // each prints every timed round's figures as well as the summary.
 var each = flag.Bool("each", false, "print every timed round's figures too")
 
+// memProf names the file an allocation profile of the whole run goes to.
+var memProf = flag.String("memprof", "", "write an allocation profile of the whole run to this file")
+
 func main() {
 	path := flag.String("f", "", "time-series Strata file (strata gen tsbs --hosts 1000 --duration 24h cpu.strata)")
 	windows := flag.Int("windows", 10000, "windows per round")
@@ -111,6 +114,16 @@ func run(path string, windows, length int, cols []string, rounds int, stacked bo
 	}
 	fmt.Printf("%d windows of %d rows, %d columns, stacked %v: wall µs/window %s, cpu µs/window %s; amplification %.3f\n",
 		windows, length, len(cols), stacked, medianRange(walls), medianRange(cpus), st.Amplification())
+	if *memProf != "" {
+		mf, err := os.Create(*memProf)
+		if err != nil {
+			return err
+		}
+		defer mf.Close()
+		if err := pprof.Lookup("allocs").WriteTo(mf, 0); err != nil {
+			return fmt.Errorf("allocation profile: %w", err)
+		}
+	}
 	return nil
 }
 
