@@ -64,6 +64,9 @@ func smallTable(rows int) (*arrow.Schema, arrow.Record) {
 // writeAll writes recs to io.Discard with one encoding goroutine.
 func writeAll(b *testing.B, sch *arrow.Schema, recs []arrow.Record, opts strata.WriteOptions) {
 	opts.Parallel = 1
+	for _, rec := range recs {
+		opts.RowsHint += rec.NumRows() // as an importer knows them from a footer
+	}
 	w, err := strata.NewWriter(io.Discard, sch, &opts)
 	if err != nil {
 		b.Fatal(err)

@@ -45,7 +45,12 @@ func (s *strataSys) Write(dir string, src *Source) (string, error) {
 	}
 	defer f.Close()
 	buf := bufio.NewWriterSize(f, 1<<20)
-	opts := &strata.WriteOptions{NoZstd: s.variant == "no-zstd", Parallel: s.cfg.threads}
+	// the rows are known, as an importer knows them from a footer
+	var rows int64
+	for _, rec := range src.Records {
+		rows += rec.NumRows()
+	}
+	opts := &strata.WriteOptions{NoZstd: s.variant == "no-zstd", Parallel: s.cfg.threads, RowsHint: rows}
 	w, err := strata.NewWriter(buf, src.Schema, opts)
 	if err != nil {
 		return "", err

@@ -221,6 +221,14 @@ func (w *Writer) WriteChunkWith(stream int, payload []byte, rows int, stats []by
 	}
 	s := &w.streams[stream]
 	before := len(s.data)
+	// A stream's chunks of a stripe gather in one buffer of up to tens of
+	// MiB; grown by append's quarter at that size it was copied many times
+	// over, so it doubles (the frame may exceed the payload by a little).
+	if need := before + ChunkHeaderSize + len(payload) + len(payload)/64 + 64; need > cap(s.data) {
+		grown := make([]byte, before, max(need, 2*cap(s.data)))
+		copy(grown, s.data)
+		s.data = grown
+	}
 	data, err := appendChunk(s.data, payload, c, w.opts.MinSaving)
 	if err != nil {
 		return fmt.Errorf("format: stream %d: %w", stream, err)

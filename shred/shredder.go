@@ -382,6 +382,56 @@ func appendN[T any](dst []T, v T, n int) []T {
 	return dst
 }
 
+// Reserve sizes every stream's buffers for want rows, judged from the
+// have rows they hold (values, validity flags and binary bytes per row so
+// far), so that a stripe whose size the caller knows fills its buffers
+// without regrowing them: each regrowth copies a buffer and, in a heap
+// that reuses memory, clears the new one, which for a stripe of tens of
+// MiB was a tenth of a large write. Buffers already large enough are left
+// alone, and any that the estimate falls short of still grow by doubling.
+func (sh *Shredder) Reserve(have, want int) {
+	if have <= 0 || want <= have {
+		return
+	}
+	scale := func(n int) int { return int((int64(n)*int64(want) + int64(have) - 1) / int64(have)) }
+	for _, b := range sh.bufs {
+		if b.n == 0 {
+			continue
+		}
+		n := scale(b.n)
+		if b.hasNull {
+			b.valid = reserve(b.valid, n-len(b.valid))
+		}
+		switch b.typ {
+		case encoding.Bool:
+			b.bools = reserve(b.bools, n-len(b.bools))
+		case encoding.Int8:
+			b.i8 = reserve(b.i8, n-len(b.i8))
+		case encoding.Int16:
+			b.i16 = reserve(b.i16, n-len(b.i16))
+		case encoding.Int32:
+			b.i32 = reserve(b.i32, n-len(b.i32))
+		case encoding.Int64:
+			b.i64 = reserve(b.i64, n-len(b.i64))
+		case encoding.Uint8:
+			b.u8 = reserve(b.u8, n-len(b.u8))
+		case encoding.Uint16:
+			b.u16 = reserve(b.u16, n-len(b.u16))
+		case encoding.Uint32:
+			b.u32 = reserve(b.u32, n-len(b.u32))
+		case encoding.Uint64:
+			b.u64 = reserve(b.u64, n-len(b.u64))
+		case encoding.Float32:
+			b.f32 = reserve(b.f32, n-len(b.f32))
+		case encoding.Float64:
+			b.f64 = reserve(b.f64, n-len(b.f64))
+		case encoding.Binary:
+			b.bin.Offsets = reserve(b.bin.Offsets, n+1-len(b.bin.Offsets))
+			b.bin.Data = reserve(b.bin.Data, scale(len(b.bin.Data))-len(b.bin.Data))
+		}
+	}
+}
+
 // reserve returns dst with room for n more values, doubling its capacity
 // when it must grow: a stripe's buffers grow from empty to tens of MiB over
 // many batches, and append's growth of a quarter at that size copies and

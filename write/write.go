@@ -29,6 +29,12 @@ import (
 type Options struct {
 	// StripeBytes flushes a stripe once this many raw bytes are buffered.
 	StripeBytes int
+	// RowsHint, when positive, is the number of rows the caller expects to
+	// write (an importer knows it from its source's metadata). The writer
+	// then sizes its stripe buffers once, after the first record, for the
+	// rows the first stripe will hold, instead of growing them a record at
+	// a time. A wrong hint costs memory or regrowth, never correctness.
+	RowsHint int64
 	// ChunkTarget is the encoded size a chunk aims at: each stream's chunks
 	// hold as many values as fit in about this many bytes, judged by the
 	// bytes per value of the stream's previous chunks (a trial encode of
@@ -146,6 +152,8 @@ type Writer struct {
 	policy  *encoding.Policy
 	rows    int64
 	pending int // rows buffered for the current stripe
+	// reserved is set once the stripe buffers were sized from RowsHint
+	reserved bool
 	stripe  int
 	stripes []meta.StripeStats
 	file    map[int]*stats.ColumnStats
@@ -235,6 +243,9 @@ func (w *Writer) Write(rec arrow.Record) error {
 	}
 	w.rows += rec.NumRows()
 	w.pending += int(rec.NumRows())
+	if w.stripe == 0 && w.pending == int(w.rows) && !w.reserved && w.opts.RowsHint > w.rows {
+		w.reserve()
+	}
 	if w.shred.RawSize() >= w.opts.StripeBytes {
 		if err := w.flush(); err != nil {
 			w.err = err
@@ -333,6 +344,24 @@ func (w *Writer) flush() error {
 	w.pending = 0
 	w.cuts = w.cuts[:0]
 	return nil
+}
+
+// reserve sizes the first stripe's buffers from the first record (see
+// Options.RowsHint): for the hinted rows, or as many as StripeBytes holds
+// at the first record's raw bytes per row plus one more record (the
+// stripe flushes once it reaches StripeBytes), whichever is fewer. Later
+// stripes reuse the buffers' capacity.
+func (w *Writer) reserve() {
+	w.reserved = true
+	raw := w.shred.RawSize()
+	if raw <= 0 || w.pending <= 0 {
+		return
+	}
+	want := w.opts.RowsHint
+	if fit := int64(w.opts.StripeBytes)*int64(w.pending)/int64(raw) + int64(2*w.pending); fit < want {
+		want = fit
+	}
+	w.shred.Reserve(w.pending, int(want))
 }
 
 // encodeStream cuts one stream into chunks and encodes them.

@@ -227,6 +227,18 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 	if err != nil {
 		return 0, err
 	}
+	// a source that knows its row count (a Parquet footer) lets the
+	// writer size its stripe buffers once
+	if _, total, unit, ok := interop.ExtentOf(rr); ok && unit == "rows" && total > 0 {
+		o := strata.WriteOptions{}
+		if opts != nil {
+			o = *opts
+		}
+		if o.RowsHint == 0 {
+			o.RowsHint = total
+		}
+		opts = &o
+	}
 	if len(meta) > 0 {
 		o := strata.WriteOptions{}
 		if opts != nil {
