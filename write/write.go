@@ -154,12 +154,12 @@ type Writer struct {
 	pending int // rows buffered for the current stripe
 	// reserved is set once the stripe buffers were sized from RowsHint
 	reserved bool
-	stripe  int
-	stripes []meta.StripeStats
-	file    map[int]*stats.ColumnStats
-	cuts    []int  // rows of the pending stripe at which Cut ended a chunk
-	aligned []bool // per stream: one entry per row (Cut applies)
-	err     error
+	stripe   int
+	stripes  []meta.StripeStats
+	file     map[int]*stats.ColumnStats
+	cuts     []int  // rows of the pending stripe at which Cut ended a chunk
+	aligned  []bool // per stream: one entry per row (Cut applies)
+	err      error
 }
 
 // New starts a file on fw with the given Arrow schema.
