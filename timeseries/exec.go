@@ -147,6 +147,11 @@ type stepMem struct {
 	store   []unitData
 	readers []colReader
 	jobs    []winJob
+	// a window read's plan (planWindows)
+	units  []winUnit
+	flat   []unitPiece
+	pieces []winPiece
+	uptrs  []*winUnit
 }
 
 // maxStepMem bounds the bytes of step memory a File keeps between reads.
@@ -170,13 +175,17 @@ func (f *File) takeStepMem() *stepMem {
 // after.
 func (f *File) putStepMem(m *stepMem) {
 	size := cap(m.store)*int(unsafe.Sizeof(unitData{})) + cap(m.readers)*int(unsafe.Sizeof(colReader{})) +
-		cap(m.jobs)*int(unsafe.Sizeof(winJob{}))
+		cap(m.jobs)*int(unsafe.Sizeof(winJob{})) + cap(m.units)*int(unsafe.Sizeof(winUnit{})) +
+		cap(m.flat)*int(unsafe.Sizeof(unitPiece{})) + cap(m.pieces)*int(unsafe.Sizeof(winPiece{})) +
+		cap(m.uptrs)*int(unsafe.Sizeof((*winUnit)(nil)))
 	if size > maxStepMem {
 		return
 	}
 	clear(m.store[:cap(m.store)])
 	clear(m.readers[:cap(m.readers)])
 	clear(m.jobs[:cap(m.jobs)])
+	clear(m.units[:cap(m.units)])
+	clear(m.uptrs[:cap(m.uptrs)])
 	f.memMu.Lock()
 	f.mem = m
 	f.memMu.Unlock()

@@ -125,11 +125,13 @@ func (f *File) ReadWindows(ctx context.Context, ws []Window, o SampleOptions) ([
 	if o.Length <= 0 {
 		return nil, st, fmt.Errorf("timeseries: windows of %d rows", o.Length)
 	}
-	wr, err := f.planWindows(ctx, ws, o.Length, &st)
+	mem := f.takeStepMem()
+	defer f.putStepMem(mem)
+	wr, err := f.planWindows(ctx, ws, o.Length, &st, mem)
 	if err != nil {
 		return nil, st, err
 	}
-	if err := f.readWindows(ctx, wr, proj, o.Threads, &st); err != nil {
+	if err := f.readWindows(ctx, wr, proj, o.Threads, &st, mem); err != nil {
 		return nil, st, err
 	}
 	n := int64(len(ws)) * int64(o.Length)

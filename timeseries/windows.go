@@ -31,14 +31,18 @@ type winPiece struct {
 	a, b int64
 }
 
+// unitPiece is a piece of a window with the index of its unit in the
+// read's units (planWindows).
+type unitPiece struct {
+	ui int32
+	p  winPiece
+}
+
 // winUnit is a unit some windows fall in, with their pieces in row order.
 type winUnit struct {
 	t      *task // the unit's fetch task: rows [a, b) span every piece
 	pieces []winPiece
-	// task and piece1 are t's and pieces' storage: most units of a
-	// random draw hold one piece, and a unit then takes one allocation.
-	task   task
-	piece1 [1]winPiece
+	task   task // t's storage
 }
 
 // winRead is a planned read of windows and, once read, its buffers.
@@ -157,7 +161,10 @@ func bytesOf[T any](s []T) []byte {
 
 // planWindows checks the windows against the index and cuts them into
 // pieces per unit.
-func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Stats) (*winRead, error) {
+//
+// The units and pieces are carved from mem, which the caller gives back
+// once done with the read.
+func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Stats, mem *stepMem) (*winRead, error) {
 	wr := &winRead{ws: ws, length: length, entries: make([]*seriesEntry, len(ws))}
 	type series struct {
 		e      *seriesEntry
@@ -165,7 +172,11 @@ func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Sta
 		units  []*unitRec
 	}
 	bySeries := map[int]*series{}
-	byUnit := map[int]*winUnit{}
+	// units in the order the windows first touch them, found by ordinal
+	// through byUnit; flat lists every piece with its unit's index
+	units := mem.units[:0]
+	byUnit := map[int]int32{}
+	flat := mem.flat[:0]
 	L := int64(length)
 	for i, w := range ws {
 		s := bySeries[w.Series]
@@ -203,28 +214,58 @@ func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Sta
 				continue
 			}
 			uo := e.c0 + k
-			wu := byUnit[uo]
-			if wu == nil {
-				wu = &winUnit{task: task{e: e, uo: uo, u: u, a: a, b: b, settled: true}}
-				wu.t, wu.pieces = &wu.task, wu.piece1[:0]
-				byUnit[uo] = wu
-				wr.units = append(wr.units, wu)
+			ui, ok := byUnit[uo]
+			if !ok {
+				ui = int32(len(units))
+				units = append(units, winUnit{task: task{e: e, uo: uo, u: u, a: a, b: b, settled: true}})
+				byUnit[uo] = ui
 			}
-			wu.t.a, wu.t.b = min(wu.t.a, a), max(wu.t.b, b)
-			wu.pieces = append(wu.pieces, winPiece{w: i, at: max(g0, s0) - g0, a: a, b: b})
+			t := &units[ui].task
+			t.a, t.b = min(t.a, a), max(t.b, b)
+			flat = append(flat, unitPiece{ui: ui, p: winPiece{w: i, at: max(g0, s0) - g0, a: a, b: b}})
 			got += b - a
 		}
 		if got != L {
 			return nil, fmt.Errorf("timeseries: window %d of series %d: units cover %d of %d rows", i, e.ord, got, L)
 		}
 	}
-	for _, wu := range wr.units {
-		slices.SortFunc(wu.pieces, func(x, y winPiece) int {
-			if x.a != y.a {
-				return int(x.a - y.a)
-			}
-			return int(x.b - y.b)
-		})
+	// The pieces of every unit are placed together in one slice (counted,
+	// then put at their unit's offset) instead of a growing slice apiece:
+	// a draw of ten thousand windows touches thousands of units, and
+	// their allocations were a tenth of the read.
+	mem.units, mem.flat = units, flat
+	off := make([]int32, len(units)+1)
+	for _, fp := range flat {
+		off[fp.ui+1]++
+	}
+	for i := range units {
+		off[i+1] += off[i]
+	}
+	if cap(mem.pieces) < len(flat) {
+		mem.pieces = make([]winPiece, len(flat))
+	}
+	pieces := mem.pieces[:len(flat)]
+	next := append([]int32(nil), off[:len(units)]...)
+	for _, fp := range flat {
+		pieces[next[fp.ui]] = fp.p
+		next[fp.ui]++
+	}
+	if cap(mem.uptrs) < len(units) {
+		mem.uptrs = make([]*winUnit, len(units))
+	}
+	wr.units = mem.uptrs[:len(units)]
+	for i := range units {
+		wu := &units[i]
+		wu.t, wu.pieces = &wu.task, pieces[off[i]:off[i+1]:off[i+1]]
+		if len(wu.pieces) > 1 {
+			slices.SortFunc(wu.pieces, func(x, y winPiece) int {
+				if x.a != y.a {
+					return int(x.a - y.a)
+				}
+				return int(x.b - y.b)
+			})
+		}
+		wr.units[i] = wu
 	}
 	st.UnitsTotal = len(wr.units)
 	return wr, nil
@@ -233,7 +274,7 @@ func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Sta
 // readWindows fetches the units' chunks in one step and decodes every
 // piece into the window buffers, one job per unit and column on up to
 // threads goroutines.
-func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, threads int, st *Stats) error {
+func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, threads int, st *Stats, mem *stepMem) error {
 	cols := p.decoded
 	if !p.wantTime {
 		cols = cols[1:]
@@ -242,8 +283,6 @@ func (f *File) readWindows(ctx context.Context, wr *winRead, p *projection, thre
 	for i, wu := range wr.units {
 		ts[i] = wu.t
 	}
-	mem := f.takeStepMem()
-	defer f.putStepMem(mem)
 	if _, err := f.fetchTasks(ctx, ts, cols, st, mem); err != nil {
 		return err
 	}
