@@ -26,7 +26,11 @@ func TestRowsHintSameBytes(t *testing.T) {
 		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
 	}, nil)
 	const batchRows, batches = 3000, 12
-	var recs []arrow.Record
+	// an empty record first: the buffers are sized from the first record
+	// that holds rows
+	empty := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	recs := []arrow.Record{empty.NewRecord()}
+	empty.Release()
 	for b := range batches {
 		bld := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 		for i := b * batchRows; i < (b+1)*batchRows; i++ {

@@ -243,7 +243,7 @@ func (w *Writer) Write(rec arrow.Record) error {
 	}
 	w.rows += rec.NumRows()
 	w.pending += int(rec.NumRows())
-	if w.stripe == 0 && w.pending == int(w.rows) && !w.reserved && w.opts.RowsHint > w.rows {
+	if w.stripe == 0 && w.pending > 0 && w.pending == int(w.rows) && !w.reserved && w.opts.RowsHint > w.rows {
 		w.reserve()
 	}
 	if w.shred.RawSize() >= w.opts.StripeBytes {
