@@ -16,8 +16,9 @@ import (
 // TestRowsHintSameBytes checks that RowsHint only sizes buffers: a file
 // written with a hint that is right, too small or far too large is byte
 // for byte the file written without one, across several stripes (so the
-// reserved buffers are reused and regrown) and with nulls, text and a
-// list column whose streams hold more values than rows.
+// reserved buffers are reused and regrown), with stripes that one record
+// overfills, and with nulls, text and a list column whose streams hold
+// more values than rows.
 func TestRowsHintSameBytes(t *testing.T) {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
@@ -57,10 +58,10 @@ func TestRowsHintSameBytes(t *testing.T) {
 			r.Release()
 		}
 	}()
-	write1 := func(hint int64) []byte {
+	write1 := func(stripe int, hint int64) []byte {
 		var buf bytes.Buffer
 		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), sch,
-			write.Options{StripeBytes: 256 << 10, RowsHint: hint, Parallel: 1})
+			write.Options{StripeBytes: stripe, RowsHint: hint, Parallel: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,10 +75,13 @@ func TestRowsHintSameBytes(t *testing.T) {
 		}
 		return buf.Bytes()
 	}
-	want := write1(0)
-	for _, hint := range []int64{batchRows + 1, batchRows * batches, 100 * batchRows * batches} {
-		if got := write1(hint); !bytes.Equal(got, want) {
-			t.Errorf("RowsHint %d: %d bytes differ from the %d written without a hint", hint, len(got), len(want))
+	// stripes of several records, and stripes a single record overfills
+	for _, stripe := range []int{256 << 10, 16 << 10} {
+		want := write1(stripe, 0)
+		for _, hint := range []int64{batchRows + 1, batchRows * batches, 100 * batchRows * batches} {
+			if got := write1(stripe, hint); !bytes.Equal(got, want) {
+				t.Errorf("stripes of %d bytes, RowsHint %d: %d bytes differ from the %d written without a hint", stripe, hint, len(got), len(want))
+			}
 		}
 	}
 }

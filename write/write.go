@@ -32,8 +32,9 @@ type Options struct {
 	// RowsHint, when positive, is the number of rows the caller expects to
 	// write (an importer knows it from its source's metadata). The writer
 	// then sizes its stripe buffers once, after the first record, for the
-	// rows the first stripe will hold, instead of growing them a record at
-	// a time. A wrong hint costs memory or regrowth, never correctness.
+	// rows the first stripe will hold (never more than about StripeBytes
+	// plus one record, whatever the hint), instead of growing them a record
+	// at a time. A wrong hint costs memory or regrowth, never correctness.
 	RowsHint int64
 	// ChunkTarget is the encoded size a chunk aims at: each stream's chunks
 	// hold as many values as fit in about this many bytes, judged by the
@@ -349,16 +350,18 @@ func (w *Writer) flush() error {
 // reserve sizes the first stripe's buffers from the first record (see
 // Options.RowsHint): for the hinted rows, or as many as StripeBytes holds
 // at the first record's raw bytes per row plus one more record (the
-// stripe flushes once it reaches StripeBytes), whichever is fewer. Later
-// stripes reuse the buffers' capacity.
+// stripe flushes at the first record that reaches StripeBytes), whichever
+// is fewer. A first record that fills a stripe by itself reserves
+// nothing: the stripe is flushed at once. Later stripes reuse the
+// buffers' capacity.
 func (w *Writer) reserve() {
 	w.reserved = true
 	raw := w.shred.RawSize()
-	if raw <= 0 || w.pending <= 0 {
+	if raw <= 0 || raw >= w.opts.StripeBytes || w.pending <= 0 {
 		return
 	}
 	want := w.opts.RowsHint
-	if fit := int64(w.opts.StripeBytes)*int64(w.pending)/int64(raw) + int64(2*w.pending); fit < want {
+	if fit := int64(w.opts.StripeBytes)*int64(w.pending)/int64(raw) + int64(w.pending); fit < want {
 		want = fit
 	}
 	w.shred.Reserve(w.pending, int(want))
