@@ -227,23 +227,17 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 	if err != nil {
 		return 0, err
 	}
+	// the caller's options, copied before this import adds to them
+	o := strata.WriteOptions{}
+	if opts != nil {
+		o = *opts
+	}
 	// a source that knows its row count (a Parquet footer) lets the
 	// writer size its stripe buffers once
-	if _, total, unit, ok := interop.ExtentOf(rr); ok && unit == "rows" && total > 0 {
-		o := strata.WriteOptions{}
-		if opts != nil {
-			o = *opts
-		}
-		if o.RowsHint == 0 {
-			o.RowsHint = total
-		}
-		opts = &o
+	if _, total, unit, ok := interop.ExtentOf(rr); ok && unit == "rows" && total > 0 && o.RowsHint == 0 {
+		o.RowsHint = total
 	}
 	if len(meta) > 0 {
-		o := strata.WriteOptions{}
-		if opts != nil {
-			o = *opts
-		}
 		md := map[string]string{}
 		for k, v := range o.Metadata {
 			md[k] = v
@@ -252,9 +246,8 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 			md[k] = v
 		}
 		o.Metadata = md
-		opts = &o
 	}
-	w, err := strata.Create(dst, rr.Schema(), opts)
+	w, err := strata.Create(dst, rr.Schema(), &o)
 	if err != nil {
 		return 0, err
 	}
