@@ -72,7 +72,7 @@ func runDemo(args []string) error {
 	sPath := filepath.Join(dir, "lineitem.strata")
 	pPath := filepath.Join(dir, "lineitem.parquet")
 	sWrite, err := timeIt(1, func() error {
-		w, err := strata.Create(sPath, tpch.Schema(), nil)
+		w, err := strata.Create(sPath, tpch.Schema(), &strata.WriteOptions{RowsHint: rows})
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,7 @@ func runGen(args []string) error {
 	}
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".strata":
-		w, err := strata.Create(out, tpch.Schema(), nil)
+		w, err := strata.Create(out, tpch.Schema(), &strata.WriteOptions{RowsHint: gen.Rows()})
 		if err != nil {
 			return err
 		}
