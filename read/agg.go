@@ -507,6 +507,9 @@ func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggS
 			}
 			return err
 		}
+		if done, err := aggGathered(d, n, sel, a); err != nil || done {
+			return err
+		}
 	}
 	buf, err := newBuf(d.Type(), n)
 	if err != nil {

@@ -121,6 +121,65 @@ func aggCompressedInts[T encoding.Integer](d encoding.Decoder, n int, sel encodi
 	return false, nil
 }
 
+// aggGathered folds the selected rows of a chunk into a by gathering only
+// them, when they are few (under an eighth of the chunk's rows) and the
+// decoder gathers rows without decoding the rest (Gatherer): a filter that
+// keeps a few thousand rows of a 64 Ki-row chunk then decodes those rows,
+// not the chunk. It reports whether it could. d holds no nulls (not
+// Nullable).
+func aggGathered(d encoding.Decoder, n int, sel encoding.Bitmap, a *aggState) (bool, error) {
+	if sel == nil || sel.Count() >= n/8 {
+		return false, nil
+	}
+	switch d.Type() {
+	case encoding.Int8:
+		return gatherFold(d, sel, a, foldInts[int8])
+	case encoding.Int16:
+		return gatherFold(d, sel, a, foldInts[int16])
+	case encoding.Int32:
+		return gatherFold(d, sel, a, foldInts[int32])
+	case encoding.Int64:
+		return gatherFold(d, sel, a, foldInts[int64])
+	case encoding.Uint8:
+		return gatherFold(d, sel, a, foldUints[uint8])
+	case encoding.Uint16:
+		return gatherFold(d, sel, a, foldUints[uint16])
+	case encoding.Uint32:
+		return gatherFold(d, sel, a, foldUints[uint32])
+	case encoding.Uint64:
+		return gatherFold(d, sel, a, foldUints[uint64])
+	case encoding.Float32:
+		return gatherFold(d, sel, a, foldFloats[float32])
+	case encoding.Float64:
+		return gatherFold(d, sel, a, foldFloats[float64])
+	}
+	return false, nil
+}
+
+// gatherFold gathers the selected rows of d, if it is a Gatherer, and
+// folds them with fold (every gathered row valid and selected).
+func gatherFold[T encoding.Fixed](d encoding.Decoder, sel encoding.Bitmap, a *aggState,
+	fold func(*aggState, []T, []bool, encoding.Bitmap)) (bool, error) {
+	g, ok := d.(encoding.Gatherer[T])
+	if !ok {
+		return false, nil
+	}
+	rows := sel.Rows(nil)
+	if len(rows) == 0 {
+		return true, nil
+	}
+	vals := make([]T, len(rows))
+	if err := g.Gather(rows, vals); err != nil {
+		return false, err
+	}
+	valid := make([]bool, len(rows))
+	for i := range valid {
+		valid[i] = true
+	}
+	fold(a, vals, valid, nil)
+	return true, nil
+}
+
 // addMul adds n copies of v to sum exactly.
 func addMul[T encoding.Integer](sum *Int128, signed bool, n uint64, v T) {
 	if signed {
