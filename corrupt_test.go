@@ -70,8 +70,9 @@ func sweepFiles(t *testing.T) map[string][]byte {
 // column with rare trues (SparseBool), URL-like text (FSST), a float
 // column of one value with rare exceptions (MainlyConstant) and zero-padded
 // numeric codes (DigitText), full-precision measurements in a narrow
-// range (ALP-RD), and readings with a period of 24 rows (LagDelta under
-// ALP).
+// range (ALP-RD), readings with a period of 24 rows (LagDelta under
+// ALP), signed amounts as text with grouping commas (NumText) and
+// masses in steps of 25 (Scaled).
 func sparseFSSTFile(t *testing.T) []byte {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean},
@@ -80,6 +81,8 @@ func sparseFSSTFile(t *testing.T) []byte {
 		{Name: "code", Type: arrow.BinaryTypes.String},
 		{Name: "precise", Type: arrow.PrimitiveTypes.Float64},
 		{Name: "hourly", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "amount", Type: arrow.BinaryTypes.String},
+		{Name: "mass", Type: arrow.PrimitiveTypes.Int64},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	defer b.Release()
@@ -95,6 +98,8 @@ func sparseFSSTFile(t *testing.T) []byte {
 		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("%05d", (i*7919)%100000))
 		b.Field(4).(*array.Float64Builder).Append(1000 + math.Sin(float64(i)*0.7)*math.Sqrt(2))
 		b.Field(5).(*array.Float64Builder).Append(float64((i%24)*37%101+i/24) / 10)
+		b.Field(6).(*array.StringBuilder).Append(string(encoding.AppendNumber(nil, int64((i*7919)%200000-100000)*1000, true)))
+		b.Field(7).(*array.Int64Builder).Append(int64((i*104729)%65521) * 25)
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()

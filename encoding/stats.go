@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"strconv"
 	"sync"
 
 	"github.com/zeebo/xxh3"
@@ -32,6 +33,10 @@ type Stats struct {
 	// int64 with wrap-around, and whether the sequence is non-decreasing.
 	DeltaMin, DeltaMax int64
 	Sorted             bool
+	// Integers: Step is the greatest common divisor of the differences
+	// between the values (StepOf): every value lies on MinI + Step·k. 0
+	// when all values are equal, 1 when they share no factor.
+	Step uint64
 
 	// Runs is the number of maximal runs of bit-identical adjacent values.
 	Runs int
@@ -52,6 +57,11 @@ type Stats struct {
 	// stores as integers). Sorted is set for binary too (bytewise order).
 	PrefixBytes int
 	Digits      bool
+	// Binary: Numbers holds the number forms (NumPlain, NumGrouped) that
+	// every value has: each is the canonical decimal text of an int64
+	// (what NumText stores as integers). 0 when some value is no such
+	// text.
+	Numbers uint8
 
 	// Bool: number of true values.
 	Trues int
@@ -179,6 +189,7 @@ func intStats[T int8 | int16 | int32 | int64](st *Stats, v []T) {
 	st.RangeBits = bits.Len64(st.Range)
 	st.Runs, st.Sorted = runs, sorted
 	st.DeltaMin, st.DeltaMax = dmin, dmax
+	st.Step = StepOf(v)
 	distinctInts(st, v)
 }
 
@@ -211,7 +222,38 @@ func uintStats[T uint8 | uint16 | uint32 | uint64](st *Stats, v []T) {
 	st.RangeBits = bits.Len64(st.Range)
 	st.Runs, st.Sorted = runs, sorted
 	st.DeltaMin, st.DeltaMax = dmin, dmax
+	st.Step = StepOf(v)
 	distinctInts(st, v)
+}
+
+// StepOf returns the greatest common divisor of the differences between
+// the values of v: 0 when they are all equal (or fewer than two), 1 when
+// they share no factor. It stops at the first difference that brings the
+// divisor to 1, so on data without a step it reads a few values.
+func StepOf[T Integer](v []T) uint64 {
+	if len(v) < 2 {
+		return 0
+	}
+	v0 := v[0]
+	g := uint64(0)
+	for _, x := range v[1:] {
+		var d uint64 // |x - v0|, exact as a wrapped 64-bit difference
+		if x >= v0 {
+			d = uint64(x) - uint64(v0)
+		} else {
+			d = uint64(v0) - uint64(x)
+		}
+		if d == 0 || (g != 0 && d%g == 0) {
+			continue
+		}
+		for d != 0 {
+			g, d = d, g%d
+		}
+		if g == 1 {
+			return 1
+		}
+	}
+	return g
 }
 
 func floatStats[T float32 | float64](st *Stats, v []T, bitsOf func(T) uint64) {
@@ -252,6 +294,7 @@ func binaryStats(st *Stats, b *Bytes) {
 	st.MinLen, st.MaxLen = math.MaxInt, 0
 	runs := 1
 	sorted, digits := true, true
+	numbers := NumPlain | NumGrouped
 	var prev []byte
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
@@ -265,6 +308,10 @@ func binaryStats(st *Stats, b *Bytes) {
 		if digits {
 			digits = l <= MaxDigits && allDigits(x)
 		}
+		if numbers != 0 {
+			_, f := ParseNumber(x)
+			numbers &= f
+		}
 		if i > 0 {
 			p := CommonPrefix(prev, x)
 			st.PrefixBytes += p
@@ -277,7 +324,7 @@ func binaryStats(st *Stats, b *Bytes) {
 		}
 		prev = x
 	}
-	st.Runs, st.Sorted, st.Digits = runs, sorted, digits
+	st.Runs, st.Sorted, st.Digits, st.Numbers = runs, sorted, digits, numbers
 	distinct(st, n, func(i int) uint64 { return xxh3.Hash(b.Value(i)) })
 }
 
@@ -419,6 +466,133 @@ func allDigits(x []byte) bool {
 	}
 	return true
 }
+
+// Number forms: the canonical decimal texts of an int64 (Stats.Numbers).
+// Both have an optional minus sign, then the digits of the magnitude with
+// no leading zero ("0" alone for zero, never "-0"); NumGrouped puts a
+// comma between every three digits counted from the right ("-1,234,567"),
+// NumPlain none ("-1234567"). Values below 1,000 in magnitude have both.
+const (
+	NumPlain uint8 = 1 << iota
+	NumGrouped
+)
+
+// MaxNumberLen is the longest canonical number text: a sign, 19 digits
+// and 6 commas.
+const MaxNumberLen = 26
+
+// ParseNumber returns the int64 whose canonical text x is and the forms x
+// has (NumPlain, NumGrouped or both), or forms 0 when x is not the
+// canonical text of an int64 in either form.
+func ParseNumber(x []byte) (v int64, forms uint8) {
+	if len(x) == 0 || len(x) > MaxNumberLen {
+		return 0, 0
+	}
+	neg := x[0] == '-'
+	if neg {
+		x = x[1:]
+		if len(x) == 0 {
+			return 0, 0
+		}
+	}
+	if x[0] == '0' {
+		if len(x) == 1 && !neg {
+			return 0, NumPlain | NumGrouped
+		}
+		return 0, 0
+	}
+	var m uint64
+	digits, commas := 0, 0 // digits since the last comma
+	for i, c := range x {
+		if c == ',' {
+			// a comma must follow the first group (1-3 digits) or a
+			// whole group of three
+			if i == 0 || (commas == 0 && digits > 3) || (commas > 0 && digits != 3) {
+				return 0, 0
+			}
+			commas++
+			digits = 0
+			continue
+		}
+		d := uint64(c - '0')
+		if d > 9 {
+			return 0, 0
+		}
+		if m > (math.MaxUint64-d)/10 {
+			return 0, 0
+		}
+		m = m*10 + d
+		digits++
+	}
+	grouped := digits == 3 // the last group is whole
+	limit := uint64(math.MaxInt64)
+	if neg {
+		limit++
+	}
+	if m > limit {
+		return 0, 0
+	}
+	v = int64(m)
+	if neg {
+		v = -v // wraps to MinInt64 for its magnitude, as intended
+	}
+	switch {
+	case commas > 0 && grouped:
+		return v, NumGrouped
+	case commas > 0:
+		return 0, 0
+	case digits <= 3:
+		return v, NumPlain | NumGrouped
+	}
+	return v, NumPlain
+}
+
+// AppendNumber appends the canonical text of v in form NumPlain or
+// NumGrouped (ParseNumber's inverse).
+func AppendNumber(dst []byte, v int64, grouped bool) []byte {
+	if !grouped {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	var buf [MaxNumberLen]byte
+	i := len(buf)
+	m := uint64(v)
+	if v < 0 {
+		m = -m // |MinInt64| too
+	}
+	for m >= 1000 {
+		q := m / 1000
+		r := 3 * (m - q*1000)
+		i -= 4
+		buf[i] = ','
+		copy(buf[i+1:i+4], triples[r:r+3])
+		m = q
+	}
+	switch r := 3 * m; {
+	case m >= 100:
+		i -= 3
+		copy(buf[i:], triples[r:r+3])
+	case m >= 10:
+		i -= 2
+		copy(buf[i:], triples[r+1:r+3])
+	default:
+		i--
+		buf[i] = byte('0' + m)
+	}
+	if v < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return append(dst, buf[i:]...)
+}
+
+// triples holds "000" to "999", three bytes each.
+var triples = func() string {
+	b := make([]byte, 0, 3000)
+	for i := 0; i < 1000; i++ {
+		b = append(b, byte('0'+i/100), byte('0'+i/10%10), byte('0'+i%10))
+	}
+	return string(b)
+}()
 
 // CommonPrefix returns the number of leading bytes a and b share.
 func CommonPrefix(a, b []byte) int {

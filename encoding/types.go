@@ -114,6 +114,8 @@ const (
 	// encode values with one (resolved through Options.Resolver).
 	KindSharedFSST Kind = 21
 	KindLagDelta   Kind = 22
+	KindNumText    Kind = 23
+	KindScaled     Kind = 24
 )
 
 var kindNames = map[Kind]string{
@@ -126,6 +128,8 @@ var kindNames = map[Kind]string{
 	KindSharedDictionary: "SharedDictionary", KindCorrelated: "Correlated",
 	KindSharedFSST: "SharedFSST",
 	KindLagDelta:   "LagDelta",
+	KindNumText:    "NumText",
+	KindScaled:     "Scaled",
 }
 
 func (k Kind) String() string {

@@ -23,7 +23,9 @@ import (
 	"strata/encoding/lagdelta"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
+	"strata/encoding/numtext"
 	"strata/encoding/rle"
+	"strata/encoding/scaled"
 	"strata/encoding/sparsebool"
 	"strata/encoding/trivial"
 	"strata/encoding/varint"
@@ -61,6 +63,8 @@ func Registry() *encoding.Registry {
 			dod.ReadOnly,
 			fsst.SharedCodec,
 			lagdelta.Codec,
+			numtext.Codec,
+			scaled.Codec,
 		)
 	})
 	return reg

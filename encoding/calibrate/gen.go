@@ -43,7 +43,7 @@ func gen(typ encoding.Type, shape string, rows, avgLen int) (any, []bool) {
 	if typ == encoding.Binary {
 		return genBytes(r, shape, rows, avgLen), valid
 	}
-	if shape == "sparse" || shape == "text" {
+	if shape == "sparse" || shape == "text" || shape == "numbers" || (shape == "stepped" && typ == encoding.Float64) {
 		return nil, nil
 	}
 	u := make([]uint64, rows)
@@ -95,6 +95,11 @@ func gen(typ encoding.Type, shape string, rows, avgLen int) (any, []bool) {
 	case "decimal", "random":
 		for i := range u {
 			u[i] = r.Uint64N(1 << 31)
+		}
+	case "stepped":
+		// amounts in whole thousands
+		for i := range u {
+			u[i] = 1000 * r.Uint64N(1<<20)
 		}
 	default:
 		return nil, nil
@@ -196,6 +201,24 @@ func genBytes(r *rand.Rand, shape string, rows, avgLen int) any {
 		}
 		for i := 0; i < rows; i++ {
 			out.Append(fmt.Appendf(nil, "%0*d", width, r.IntN(limit)))
+		}
+	case "numbers":
+		// signed amounts with grouping commas, about avgLen bytes long
+		// (one length only by chance, so not for fixed lengths)
+		if fixed > 0 {
+			return nil
+		}
+		digits := max(1, min(avgLen*3/4, 18)) // 10^18 fits an int64
+		limit := int64(1)
+		for k := 0; k < digits; k++ {
+			limit *= 10
+		}
+		for i := 0; i < rows; i++ {
+			v := r.Int64N(limit)
+			if r.IntN(4) == 0 {
+				v = -v
+			}
+			out.Append(encoding.AppendNumber(nil, v, true))
 		}
 	case "random":
 		for i := 0; i < rows; i++ {

@@ -266,11 +266,13 @@ func TestSelected(t *testing.T) {
 	words := []string{"alpha-centauri", "betelgeuse", "cassiopeia", "deneb-algedi"}
 	var b encoding.Bytes
 	ints := make([]int64, 20000)
+	alpha := []int64{7, 0x1234567890123, 0x1234567890124, 0x369D0368B0369, 0x48D159E24048D}
 	rng := rand.New(rand.NewPCG(5, 13))
 	for i := range ints {
 		b.Append([]byte(words[(i*7)%len(words)]))
-		// in no period: a sequence with one is LagDelta's
-		ints[i] = int64(rng.IntN(5)) * 0x1234567890123
+		// in no period (a sequence with one is LagDelta's) and on no
+		// common step (values on one are Scaled's)
+		ints[i] = alpha[rng.IntN(len(alpha))]
 	}
 	for _, vals := range []any{b, ints} {
 		_, tree, err := all.Policy().Encode(nil, vals)

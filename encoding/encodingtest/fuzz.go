@@ -213,6 +213,7 @@ func FuzzRoundTrip(f *testing.F, c *encoding.Codec) {
 				// The same bytes in the other text forms.
 				f.Add(uint8(i+len(types)*formSorted), nulls, valueBytes(vals))
 				f.Add(uint8(i+len(types)*formDigits), nulls, valueBytes(vals))
+				f.Add(uint8(i+len(types)*formNumbers), nulls, valueBytes(vals))
 			}
 		}
 	}
@@ -236,13 +237,18 @@ func FuzzRoundTrip(f *testing.F, c *encoding.Codec) {
 }
 
 // Text forms of fuzzed binary values: as the fuzzer wrote them, sorted
-// (neighbours share prefixes, Stats.Sorted), or digit strings (every byte
-// mapped to a digit, values cut to encoding.MaxDigits, Stats.Digits).
+// (neighbours share prefixes, Stats.Sorted), digit strings (every byte
+// mapped to a digit, values cut to encoding.MaxDigits, Stats.Digits), or
+// signed numbers (each value's first 8 bytes read as a little-endian
+// integer of their width, sign-extended, printed canonically; with
+// grouping commas when the first value's first byte is odd,
+// Stats.Numbers).
 // Arbitrary bytes almost never take the forms text encodings exist for.
 const (
 	formRaw = iota
 	formSorted
 	formDigits
+	formNumbers
 	numForms
 )
 
@@ -258,6 +264,7 @@ func textForm(b encoding.Bytes, form int) encoding.Bytes {
 	if form == formSorted {
 		slices.SortFunc(vals, bytes.Compare)
 	}
+	grouped := len(vals) > 0 && len(vals[0]) > 0 && vals[0][0]&1 == 1
 	var out encoding.Bytes
 	out.Offsets = append(out.Offsets, 0)
 	for _, v := range vals {
@@ -267,6 +274,18 @@ func textForm(b encoding.Bytes, form int) encoding.Bytes {
 				d[k] = '0' + v[k]%10
 			}
 			v = d
+		}
+		if form == formNumbers {
+			var x uint64
+			w := min(len(v), 8)
+			for k := w - 1; k >= 0; k-- {
+				x = x<<8 | uint64(v[k])
+			}
+			if w > 0 && w < 8 {
+				shift := 64 - 8*w
+				x = uint64(int64(x<<shift) >> shift)
+			}
+			v = encoding.AppendNumber(nil, int64(x), grouped)
 		}
 		out.Append(v)
 	}

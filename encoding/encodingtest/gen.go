@@ -47,10 +47,16 @@ const (
 	// multi-byte UTF-8, 0x00 and 0xff; a few values are cut short inside
 	// their stem, some to nothing.
 	ShapeClustered Shape = "clustered"
+	// ShapeNumbers is signed integers as canonical text (amounts, counts,
+	// signed ids; Stats.Numbers): magnitudes of 1 to 19 digits, zero and
+	// the int64 extremes, written with a comma between every three digits
+	// in sequences of odd length and without in sequences of even length,
+	// so that both number forms occur.
+	ShapeNumbers Shape = "numbers"
 )
 
 // TextShapes lists the binary-only shapes.
-var TextShapes = []Shape{ShapeDigits, ShapeClustered}
+var TextShapes = []Shape{ShapeDigits, ShapeClustered, ShapeNumbers}
 
 // ShapesFor returns the shapes values of typ are tested in: Shapes, and
 // TextShapes after them for Binary.
@@ -378,6 +384,23 @@ func GenBytes(shape Shape, n int, seed uint64) encoding.Bytes {
 			default:
 				out.Append(strconv.AppendUint(nil, v, 10))
 			}
+		}
+	case ShapeNumbers:
+		extremes := []int64{0, math.MinInt64, math.MaxInt64, -1, 999, -1000}
+		for i := 0; i < n; i++ {
+			var v int64
+			switch k := r.IntN(64); {
+			case k == 0:
+				v = extremes[r.IntN(len(extremes))]
+			case k < 16:
+				v = int64(r.IntN(2001)) - 1000
+			default:
+				v = int64(r.Uint64N(pow10(1 + r.IntN(encoding.MaxDigits))))
+				if r.IntN(3) == 0 {
+					v = -v
+				}
+			}
+			out.Append(encoding.AppendNumber(nil, v, n%2 == 1))
 		}
 	case ShapeClustered:
 		pieces := []string{"a", "b", "c", "x", "/", " ", "\u00e9", "\u4e2d", "\x00", "\xff"}

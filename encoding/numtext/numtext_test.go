@@ -1,0 +1,280 @@
+package numtext_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/encodingtest"
+	"strata/encoding/numtext"
+)
+
+// The shared suite (suite_test.go) checks NumText on signed numbers in both
+// forms, with and without nulls. The tests here cover what is particular to
+// it: the forms on the data it exists for, filters whose operands are
+// numbers in the other form or not canonical, Fit, selection, golden bytes
+// and hand-made nodes.
+
+const kNT = encoding.KindNumText
+
+func bytesOf(vs ...string) encoding.Bytes {
+	var b encoding.Bytes
+	b.Offsets = append(b.Offsets, 0)
+	for _, v := range vs {
+		b.Append([]byte(v))
+	}
+	return b
+}
+
+// numberShapes returns n number texts in the forms NumText is for: budget
+// lines with grouping (mostly zero, some negative, amounts in thousands),
+// the same without grouping, small signed counts, extremes, all equal.
+func numberShapes(n int, seed uint64) map[string][]string {
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	out := map[string][]string{}
+	amount := func() int64 {
+		if r.IntN(3) == 0 {
+			return 0
+		}
+		v := r.Int64N(2_000_000) * 1000
+		if r.IntN(5) == 0 {
+			v = -v
+		}
+		return v
+	}
+	for _, grouped := range []bool{true, false} {
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = string(encoding.AppendNumber(nil, amount(), grouped))
+		}
+		out[fmt.Sprintf("amounts/grouped=%v", grouped)] = vs
+	}
+	counts := make([]string, n)
+	for i := range counts {
+		counts[i] = strconv.Itoa(r.IntN(201) - 100)
+	}
+	out["signed-counts"] = counts
+	ext := make([]string, n)
+	for i := range ext {
+		ext[i] = []string{"-9,223,372,036,854,775,808", "9,223,372,036,854,775,807", "0", "-1", "999", "-1,000"}[r.IntN(6)]
+	}
+	out["extremes"] = ext
+	out["all-equal"] = slices.Repeat([]string{"-7"}, n)
+	return out
+}
+
+// TestShapes runs the suite's checks on each form, and the filters with
+// operands around the values.
+func TestShapes(t *testing.T) {
+	for _, n := range []int{1, 9, 1025, 5000} {
+		for name, vals := range numberShapes(n, 1) {
+			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
+				b := bytesOf(vals...)
+				encodingtest.Check(t, numtext.Codec, b)
+				node, tree, err := all.Policy().EncodeWith(nil, b, kNT)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tree.Kind != kNT {
+					t.Fatalf("encoded as %v", tree)
+				}
+				r, err := encoding.OpenBinary(node, 0, all.Options())
+				if err != nil {
+					t.Fatal(err)
+				}
+				encodingtest.CheckBinaryFilters(t, r, b, preds(b, 5), 5)
+			})
+		}
+	}
+}
+
+// operands returns predicate operands near the values: present values, the
+// same number in the other form, with a plus sign, a leading zero, a
+// trailing byte, as "-0", cut short; and texts that are no numbers.
+func operands(vals encoding.Bytes, rng *rand.Rand) [][]byte {
+	n := vals.Len()
+	out := [][]byte{nil, []byte("-"), []byte("0"), []byte("-0"), []byte(","), []byte("9,223,372,036,854,775,808"),
+		[]byte("99999999999999999999")}
+	for i := 0; i < 6; i++ {
+		v := bytes.Clone(vals.Value(rng.IntN(n)))
+		x, _ := encoding.ParseNumber(v)
+		out = append(out, v, encoding.AppendNumber(nil, x, false), encoding.AppendNumber(nil, x, true),
+			append([]byte("+"), v...), append([]byte("0"), v...), append(bytes.Clone(v), '0'), append(bytes.Clone(v), ' '))
+		if len(v) > 1 {
+			out = append(out, v[:len(v)-1])
+		}
+	}
+	return out
+}
+
+// preds returns every operator over the operands, Between with both bound
+// orders, and IN sets; a sample of them on long sequences.
+func preds(vals encoding.Bytes, seed uint64) []*encoding.BytesPred {
+	rng := rand.New(rand.NewPCG(seed, uint64(vals.Len())))
+	ops := operands(vals, rng)
+	var out []*encoding.BytesPred
+	for _, a := range ops {
+		b := ops[rng.IntN(len(ops))]
+		if bytes.Compare(a, b) > 0 {
+			a, b = b, a
+		}
+		for _, op := range []encoding.Op{encoding.OpEq, encoding.OpNe, encoding.OpLt, encoding.OpLe, encoding.OpGt, encoding.OpGe, encoding.OpPrefix} {
+			out = append(out, &encoding.BytesPred{Op: op, A: a})
+		}
+		set := [][]byte{a, b, ops[rng.IntN(len(ops))]}
+		slices.SortFunc(set, bytes.Compare)
+		set = slices.CompactFunc(set, bytes.Equal)
+		out = append(out, &encoding.BytesPred{Op: encoding.OpBetween, A: a, B: b},
+			&encoding.BytesPred{Op: encoding.OpBetween, A: b, B: a}, &encoding.BytesPred{Op: encoding.OpIn, Set: set})
+	}
+	if vals.Len() > 2000 {
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		out = out[:len(out)/8]
+	}
+	return out
+}
+
+// TestParseNumber checks the canonical forms: what each text parses to and
+// in which forms, and that every other text is refused.
+func TestParseNumber(t *testing.T) {
+	cases := []struct {
+		text  string
+		v     int64
+		forms uint8
+	}{
+		{"0", 0, encoding.NumPlain | encoding.NumGrouped},
+		{"7", 7, encoding.NumPlain | encoding.NumGrouped},
+		{"-999", -999, encoding.NumPlain | encoding.NumGrouped},
+		{"1000", 1000, encoding.NumPlain},
+		{"1,000", 1000, encoding.NumGrouped},
+		{"-12,345,678", -12345678, encoding.NumGrouped},
+		{"9223372036854775807", math.MaxInt64, encoding.NumPlain},
+		{"-9,223,372,036,854,775,808", math.MinInt64, encoding.NumGrouped},
+	}
+	for _, c := range cases {
+		v, f := encoding.ParseNumber([]byte(c.text))
+		if v != c.v || f != c.forms {
+			t.Errorf("ParseNumber(%q) = %d, %b; want %d, %b", c.text, v, f, c.v, c.forms)
+		}
+	}
+	for _, s := range []string{"", "-", "-0", "00", "007", "+5", " 5", "5 ", "1,23", "1234,567", "1,234567,890",
+		",123", "1,", "1,,234", "12,34,567", "9223372036854775808", "-9223372036854775809",
+		"99999999999999999999", "1.5", "1e3", "-,123", "0,123"} {
+		if _, f := encoding.ParseNumber([]byte(s)); f != 0 {
+			t.Errorf("ParseNumber(%q) accepted in forms %b", s, f)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		v := int64(r.Uint64()) >> r.IntN(64)
+		for _, grouped := range []bool{false, true} {
+			text := encoding.AppendNumber(nil, v, grouped)
+			if !grouped && string(text) != strconv.FormatInt(v, 10) {
+				t.Fatalf("AppendNumber(%d) = %q", v, text)
+			}
+			got, f := encoding.ParseNumber(text)
+			want := encoding.NumPlain
+			if grouped {
+				want = encoding.NumGrouped
+			}
+			if got != v || f&want == 0 || len(text) > encoding.MaxNumberLen {
+				t.Fatalf("ParseNumber(%q) = %d, %b", text, got, f)
+			}
+		}
+	}
+}
+
+func TestFit(t *testing.T) {
+	for _, vals := range [][]string{
+		{"12", "34"},            // digits: DigitText's
+		{"-1", "1,000", "1000"}, // two forms
+		{"-1", "x"}, {"-0"}, {"1.5"}, {},
+	} {
+		st := encoding.ComputeStats(bytesOf(vals...))
+		if numtext.Codec.Encoder.Fit(st) {
+			t.Errorf("Fit(%q) = true", vals)
+		}
+	}
+	for _, vals := range [][]string{{"12", "-3"}, {"1,000", "5"}, {"-9,223,372,036,854,775,808"}} {
+		if !numtext.Codec.Encoder.Fit(encoding.ComputeStats(bytesOf(vals...))) {
+			t.Errorf("Fit(%q) = false", vals)
+		}
+	}
+}
+
+// TestSelection: grouped amounts (a budget table's yearly columns) are
+// stored as NumText by the default policy, smaller than by the best
+// encoding without it (FSST, which learns the commas and the thousands'
+// zeros, comes within about a tenth on these).
+func TestSelection(t *testing.T) {
+	vals := bytesOf(numberShapes(4096, 7)["amounts/grouped=true"]...)
+	p := all.Policy()
+	node, tree, err := p.Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Kind != kNT {
+		t.Fatalf("chose %v", tree)
+	}
+	without := all.Policy()
+	without.Allow = map[encoding.Kind]bool{}
+	for _, c := range without.Registry.Codecs() {
+		without.Allow[c.Kind] = c.Kind != kNT
+	}
+	other, otree, err := without.Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(node) >= len(other) {
+		t.Errorf("NumText %d bytes (%v), without it %d (%v)", len(node), tree, len(other), otree)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	vals := bytesOf("-566,000", "39,000", "0", "1,234,567")
+	node, tree, err := encodingtest.GoldenPolicy(numtext.Codec, encodingtest.T(kNT,
+		encodingtest.T(encoding.KindFixedBitWidth))).Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.String() != "NumText(FixedBitWidth)" {
+		t.Fatalf("tree %v", tree)
+	}
+	encodingtest.Golden(t, "numtext-grouped", node)
+	r, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	encodingtest.CheckBinaryReader(t, r, vals, 1)
+}
+
+// TestCorrupt hand-builds nodes that break each rule of the format.
+func TestCorrupt(t *testing.T) {
+	i64 := func(v ...int64) []byte { return encodingtest.Child(t, v, encodingtest.T(encoding.KindTrivial)) }
+	node := func(rows int, flags byte, parts ...[]byte) []byte {
+		return encodingtest.Node(kNT, encoding.Binary, rows, append([][]byte{{flags}}, parts...)...)
+	}
+	if err := encodingtest.Exercise(node(3, 1, i64(math.MinInt64, 0, 1234)), all.Options()); err != nil {
+		t.Fatalf("good node: %v", err)
+	}
+	cases := map[string][]byte{
+		"rows":       node(2, 0, i64(5)),
+		"trailing":   append(node(2, 0, i64(5, 17)), 1),
+		"no values":  node(2, 0),
+		"value type": node(2, 0, encodingtest.Child(t, []uint64{5, 17}, encodingtest.T(encoding.KindTrivial))),
+		"no flags":   encodingtest.Node(kNT, encoding.Binary, 0),
+	}
+	for name, n := range cases {
+		encodingtest.WantCorrupt(t, name, n)
+	}
+	if err := encodingtest.Exercise(node(2, 2, i64(5, 17)), all.Options()); !errors.Is(err, encoding.ErrUnsupported) {
+		t.Fatalf("unknown flag: %v", err)
+	}
+}
