@@ -605,27 +605,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 		d.pos += n
 		return nil
 	}
-	for off := 0; off < n; {
-		k := min(n-off, cascade.Batch)
-		if !sel.AnyIn(off, off+k) {
-			if err := d.Skip(k); err != nil {
-				return err
-			}
-			off += k
-			continue
-		}
-		d.scratch.Reset()
-		if err := d.ReadBinary(&d.scratch, k); err != nil {
-			return err
-		}
-		for j := 0; j < k; j++ {
-			if sel[(off+j)>>6]&(1<<((off+j)&63)) != 0 && !p.Match(d.scratch.Value(j)) {
-				sel.Clear(off + j)
-			}
-		}
-		off += k
-	}
-	return nil
+	return cascade.FilterBinarySeq(d, p, n, sel, &d.scratch)
 }
 
 // filterChild filters the next n values of child r by q into sel, through
@@ -634,20 +614,7 @@ func filterChild[T encoding.Number](d *decoder, r encoding.Reader[T], q *encodin
 	if f, ok := r.(encoding.Filterer[T]); ok {
 		return f.Filter(q, n, sel)
 	}
-	buf := make([]T, min(n, cascade.Batch))
-	for off := 0; off < n; {
-		k := min(n-off, len(buf))
-		if err := r.Read(buf[:k]); err != nil {
-			return err
-		}
-		for j, v := range buf[:k] {
-			if !q.Match(v) {
-				sel.Clear(off + j)
-			}
-		}
-		off += k
-	}
-	return nil
+	return cascade.FilterSeq(r, q, n, sel)
 }
 
 // compile-time checks of the capabilities.

@@ -303,7 +303,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 			q = &encoding.Pred[int64]{Op: encoding.OpIn, Set: slices.Compact(set)}
 		}
 	default:
-		return d.match(p, n, sel)
+		return cascade.FilterBinarySeq(d, p, n, sel, &d.scratch)
 	}
 	if q == nil {
 		cascade.ClearRange(sel, 0, n)
@@ -317,46 +317,10 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 		d.pos += n
 		return nil
 	}
-	buf := make([]int64, min(n, cascade.Batch))
-	for off := 0; off < n; {
-		k := min(n-off, len(buf))
-		if err := d.vals.Read(buf[:k]); err != nil {
-			return err
-		}
-		for j, v := range buf[:k] {
-			if !q.Match(v) {
-				sel.Clear(off + j)
-			}
-		}
-		off += k
+	if err := cascade.FilterSeq(d.vals, q, n, sel); err != nil {
+		return err
 	}
 	d.pos += n
-	return nil
-}
-
-// match filters the next n values by decoding the text of the batches
-// with a selected row and matching p.
-func (d *decoder) match(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
-	for off := 0; off < n; {
-		k := min(n-off, cascade.Batch)
-		if !sel.AnyIn(off, off+k) {
-			if err := d.Skip(k); err != nil {
-				return err
-			}
-			off += k
-			continue
-		}
-		d.scratch.Reset()
-		if err := d.ReadBinary(&d.scratch, k); err != nil {
-			return err
-		}
-		for j := 0; j < k; j++ {
-			if sel[(off+j)>>6]&(1<<((off+j)&63)) != 0 && !p.Match(d.scratch.Value(j)) {
-				sel.Clear(off + j)
-			}
-		}
-		off += k
-	}
 	return nil
 }
 

@@ -319,12 +319,12 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 		return nil
 	}
 	if !d.exact {
-		return d.match(p, n, sel)
+		return cascade.FilterSeq[T](d, p, n, sel)
 	}
 	q, all, none, ok := d.mapPred(p)
 	switch {
 	case !ok:
-		return d.match(p, n, sel)
+		return cascade.FilterSeq[T](d, p, n, sel)
 	case none:
 		sel.ClearRange(0, n)
 		return d.Skip(n)
@@ -338,18 +338,8 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 		d.pos += n
 		return nil
 	}
-	for off := 0; off < n; {
-		k := min(n-off, cascade.Batch)
-		d.kbuf = cascade.Grow(d.kbuf, k)
-		if err := d.ks.Read(d.kbuf); err != nil {
-			return fmt.Errorf("scaled multiples: %w", err)
-		}
-		for j, x := range d.kbuf {
-			if !q.Match(x) {
-				sel.Clear(off + j)
-			}
-		}
-		off += k
+	if err := cascade.FilterSeq(d.ks, q, n, sel); err != nil {
+		return fmt.Errorf("scaled multiples: %w", err)
 	}
 	d.pos += n
 	return nil
@@ -422,24 +412,6 @@ func (d *decoder[T]) mapPred(p *encoding.Pred[T]) (q *encoding.Pred[uint64], all
 		return &encoding.Pred[uint64]{Op: encoding.OpIn, Set: set}, false, false, true
 	}
 	return nil, false, false, false
-}
-
-// match filters the next n values by decoding them.
-func (d *decoder[T]) match(p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
-	buf := make([]T, min(n, cascade.Batch))
-	for off := 0; off < n; {
-		k := min(n-off, len(buf))
-		if err := d.Read(buf[:k]); err != nil {
-			return err
-		}
-		for j, v := range buf[:k] {
-			if !p.Match(v) {
-				sel.Clear(off + j)
-			}
-		}
-		off += k
-	}
-	return nil
 }
 
 // compile-time checks of the capabilities.

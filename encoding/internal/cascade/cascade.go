@@ -361,3 +361,50 @@ func ReadOffsets(r encoding.Reader[uint32], n, limit int, opts *encoding.Options
 	}
 	return out, nil
 }
+
+// FilterSeq filters the next n values of r by reading them in batches and
+// clearing the rows of sel whose value fails p: the fallback of a decoder
+// whose values (or child) have no Filterer.
+func FilterSeq[T encoding.Number](r encoding.Reader[T], p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
+	buf := make([]T, min(n, Batch))
+	for off := 0; off < n; {
+		k := min(n-off, len(buf))
+		if err := r.Read(buf[:k]); err != nil {
+			return err
+		}
+		for j, v := range buf[:k] {
+			if !p.Match(v) {
+				sel.Clear(off + j)
+			}
+		}
+		off += k
+	}
+	return nil
+}
+
+// FilterBinarySeq filters the next n values of r by decoding them in
+// batches into scratch and clearing the rows of sel whose value fails p;
+// batches without a selected row are skipped, not decoded.
+func FilterBinarySeq(r encoding.BinaryReader, p *encoding.BytesPred, n int, sel encoding.Bitmap, scratch *encoding.Bytes) error {
+	for off := 0; off < n; {
+		k := min(n-off, Batch)
+		if !sel.AnyIn(off, off+k) {
+			if err := r.Skip(k); err != nil {
+				return err
+			}
+			off += k
+			continue
+		}
+		scratch.Reset()
+		if err := r.ReadBinary(scratch, k); err != nil {
+			return err
+		}
+		for j := 0; j < k; j++ {
+			if sel[(off+j)>>6]&(1<<((off+j)&63)) != 0 && !p.Match(scratch.Value(j)) {
+				sel.Clear(off + j)
+			}
+		}
+		off += k
+	}
+	return nil
+}
