@@ -34,8 +34,9 @@ type Stats struct {
 	DeltaMin, DeltaMax int64
 	Sorted             bool
 	// Integers: Step is the greatest common divisor of the differences
-	// between the values (StepOf): every value lies on MinI + Step·k. 0
-	// when all values are equal, 1 when they share no factor.
+	// between the values (StepOf): every value is the least one plus a
+	// multiple of Step. 0 when all values are equal, 1 when they share no
+	// factor.
 	Step uint64
 
 	// Runs is the number of maximal runs of bit-identical adjacent values.
