@@ -172,24 +172,9 @@ func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*deco
 
 // maxMultiple is the largest k with base + step·k within T.
 func (d *decoder[T]) maxMultiple() uint64 {
-	var top uint64 // the widened maximum of T
-	switch d.typ {
-	case encoding.Int8:
-		top = math.MaxInt8
-	case encoding.Int16:
-		top = math.MaxInt16
-	case encoding.Int32:
-		top = math.MaxInt32
-	case encoding.Int64:
-		top = math.MaxInt64
-	case encoding.Uint8:
-		top = math.MaxUint8
-	case encoding.Uint16:
-		top = math.MaxUint16
-	case encoding.Uint32:
-		top = math.MaxUint32
-	default:
-		top = math.MaxUint64
+	top := uint64(math.MaxUint64) >> (64 - 8*d.typ.Size()) // T's maximum, widened
+	if d.typ.IsSigned() {
+		top >>= 1
 	}
 	return (top - uint64(d.base)) / d.step // top ≥ base in T's order: the wrapped difference is exact
 }
