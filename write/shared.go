@@ -21,6 +21,17 @@ import (
 // 16 bits and per-chunk encodings are as good.
 const maxSharedDistinct = 1 << 16
 
+// maxSharedShare is the share of distinct values above which a stream
+// gets no shared alphabet. Its ids would be nearly a permutation, over 10
+// bits a row at 2 Ki rows, on top of an alphabet nearly as long as the
+// stream, and its chunks see no repeats to lose. Such streams are never
+// offered an alphabet (that needs at most half distinct), so this bounds
+// what tryShared weighs: on the 16 real sets, 37 held-out ones and
+// lineitem, 19 streams above it were weighed and none kept (the most
+// distinct one kept: 0.887), and skipping them cut the write time of
+// sp500_2000 by 40 %, of unicode by 15 % and of movies by 12 %.
+const maxSharedShare = 0.9
+
 // minSharedUses is the number of chunks that must choose the shared
 // alphabet for it to be stored: for one chunk its own Dictionary is as
 // small.
@@ -28,8 +39,8 @@ const minSharedUses = 2
 
 // sharedFor builds the shared alphabet of a values stream for this stripe,
 // or returns nil when the stream has more than maxSharedDistinct distinct
-// values, no repeated value, or is too short to be cut into several
-// chunks. offer says how the alphabet is used:
+// values, more than maxSharedShare of its values distinct, or is too short
+// to be cut into several chunks. offer says how the alphabet is used:
 //
 //   - offer (the sample shows at most half its values distinct, and so
 //     does the stream): every chunk's selection is offered a reference to
@@ -66,7 +77,7 @@ func (w *Writer) sharedFor(s *shred.Stream, floor int) (sh encoding.SharedAlphab
 	sample := encoding.Sample(vals, 16, 64)
 	st := encoding.ComputeStats(sample)
 	offer = st.DistinctExact && st.Distinct*2 <= st.N
-	sh = build(vals, 0, min(maxSharedDistinct, n-1))
+	sh = build(vals, 0, min(maxSharedDistinct, int(maxSharedShare*float64(n))))
 	if sh == nil {
 		return nil, false
 	}
@@ -94,15 +105,9 @@ func (w *Writer) sharedFor(s *shred.Stream, floor int) (sh encoding.SharedAlphab
 // without it. Since every cost is positive the decision is the one taken
 // with the definition first: a sum that passes the stream's cost without
 // the definition passes it with it.
-//
-// A stream cut as one chunk is not tried when more than
-// oneChunkDistinct of its values are distinct (see there).
 func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.SharedAlphabet, res *streamResult) error {
 	if len(res.chunks) == 0 {
 		return nil // nothing the definition could pay for
-	}
-	if len(res.chunks) == 1 && float64(sh.Len()) > oneChunkDistinct*float64(nonNull(s)) {
-		return nil
 	}
 	wt := w.policy.Optimize.Weight()
 	plain := 0.0
@@ -182,33 +187,6 @@ func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.Share
 	}
 	res.chunks = append([]encodedChunk{{node: def}}, res.chunks...)
 	return nil
-}
-
-// oneChunkDistinct is the share of distinct values above which a stream
-// cut as one chunk is not weighed against its shared alphabet. One chunk
-// gains nothing from sharing: the alphabet is what its own Dictionary
-// would hold, and tryShared is there only a dictionary over more than the
-// half-distinct values Dictionary accepts (floats whose sorted values
-// compress far better than in row order). Above nine tenths distinct the
-// ids are nearly a permutation, over 10 bits a row at 2 Ki rows, on top
-// of an alphabet nearly as long as the column. On the 16 real sets, 37
-// held-out ones and lineitem, 15 one-chunk streams above this share were
-// tried and none kept (the most distinct one kept: 0.887), and skipping
-// them cut the write time of sp500_2000 by 40 % and of movies by 12 %.
-const oneChunkDistinct = 0.9
-
-// nonNull returns the number of non-null values of a stream.
-func nonNull(s *shred.Stream) int {
-	if s.Valid == nil {
-		return s.Len
-	}
-	n := 0
-	for _, ok := range s.Valid[:s.Len] {
-		if ok {
-			n++
-		}
-	}
-	return n
 }
 
 // hasNull reports whether a validity slice marks any row null.
