@@ -244,6 +244,10 @@ func readAll(data []byte) (*readResult, error) {
 		res.release()
 		return nil, err
 	}
+	if _, err := f.Layouts(); err != nil {
+		res.release()
+		return nil, err
+	}
 	return res, nil
 }
 

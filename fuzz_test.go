@@ -107,6 +107,9 @@ func exercise(data []byte) error {
 	if _, err := f.Inspect(); err != nil {
 		return err
 	}
+	if _, err := f.Layouts(); err != nil {
+		return err
+	}
 	if _, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*)"}); err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
 package strata
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"strata/encoding"
+)
 
 // Report describes a file's layout for people and tools (strata inspect):
 // rows, stripes, the schema and, per column, bytes, the encoding trees its
@@ -86,4 +90,17 @@ func (f *File) Inspect() (*Report, error) {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// Layouts captures what the writer of the file chose for each leaf column,
+// keyed by the column's path: the encoding tree of its values and the
+// bytes per row it took. Passed as WriteOptions.Layouts to the writer of a
+// later file of the same table, they let it replay those trees instead of
+// searching for each column's encoding again, which is most of a write's
+// time on small tables; a chunk whose replay grows a tenth past the
+// layout's size is selected afresh. Columns whose chunks refer to data
+// outside themselves (a stripe's shared alphabet, another column) have no
+// layout and are selected as usual.
+func (f *File) Layouts() (map[string]encoding.Layout, error) {
+	return f.r.Layouts()
 }

@@ -1,6 +1,7 @@
 package strata_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 
 	"strata"
 	"strata/interop"
+	"strata/iox"
 )
 
 // Write cost on small tables, one encoding goroutine. A file of a few
@@ -181,4 +183,111 @@ func BenchmarkWriteReal(b *testing.B) {
 			reportCPU(b, start)
 		})
 	}
+}
+
+// splitRecords returns the records of recs holding rows [lo, hi).
+func splitRecords(recs []arrow.Record, lo, hi int64) []arrow.Record {
+	var out []arrow.Record
+	var at int64
+	for _, r := range recs {
+		n := r.NumRows()
+		a, z := max(lo, at), min(hi, at+n)
+		if a < z {
+			out = append(out, r.NewSlice(a-at, z-at))
+		}
+		at += n
+	}
+	return out
+}
+
+// BenchmarkWriteRealLayout writes the second half of each real table
+// twice: fresh, and replaying the layouts captured from a file of its
+// first half (WriteOptions.Layouts), the way a table written as a file a
+// day or an hour would be. It reports the bytes of both.
+func BenchmarkWriteRealLayout(b *testing.B) {
+	root := findShared()
+	if root == "" {
+		b.Skip("no ../shared/data beside the repository")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "real", "*.parquet"))
+	files = append(files, filepath.Join(root, "lineitem-sf0.1.parquet"))
+	for _, path := range files {
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		name := filepath.Base(path)
+		name = name[:len(name)-len(filepath.Ext(name))]
+		sch, recs := readTable(b, path)
+		var rows int64
+		for _, r := range recs {
+			rows += r.NumRows()
+		}
+		first, second := splitRecords(recs, 0, rows/2), splitRecords(recs, rows/2, rows)
+		var buf bytes.Buffer
+		w, err := strata.NewWriter(&buf, sch, &strata.WriteOptions{Parallel: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range first {
+			if err := w.Write(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		layouts, err := f.Layouts()
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []string{"fresh", "layout"} {
+			opts := strata.WriteOptions{}
+			if mode == "layout" {
+				opts.Layouts = layouts
+			}
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				var out countWriter
+				o := opts
+				o.Parallel = 1
+				w, err := strata.NewWriter(&out, sch, &o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range second {
+					if err := w.Write(r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				start := cpuTime()
+				for i := 0; i < b.N; i++ {
+					writeAll(b, sch, second, opts)
+				}
+				reportCPU(b, start)
+				b.ReportMetric(float64(out), "bytes")
+			})
+		}
+		for _, r := range append(first, second...) {
+			r.Release()
+		}
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+}
+
+// countWriter counts the bytes written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }

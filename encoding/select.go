@@ -889,6 +889,15 @@ func (p *Policy) EncodeSequence(dst []byte, vals any, depth int, parent Kind, fo
 	return c.encode(dst, vals)
 }
 
+// Layout is what a writer chose for a column: the encoding tree of its
+// values and the bytes per row a chunk took with it. A writer replays
+// the tree instead of selecting, and selects again where the replay costs
+// clearly more than BytesPerRow (the data drifted from the layout).
+type Layout struct {
+	Tree        *Tree
+	BytesPerRow float64
+}
+
 // Capture returns the tree of an encoded node by walking its children.
 func Capture(node []byte, opts *Options) (*Tree, error) {
 	d, err := Open(node, opts)

@@ -18,6 +18,9 @@ type chunkEncoder struct {
 	// bpvEst is the bytes per value of the stream's last chunk, which
 	// sizes its next chunk (kept across stripes).
 	bpvEst float64
+	// layout: fixed and yield come from Options.Layouts, and the stream
+	// is not offered a shared alphabet.
+	layout bool
 	// shared is the stripe's shared alphabet of the stream (a
 	// *dict.Shared), nil when it has none; last is the tree of the node
 	// encode returned last.

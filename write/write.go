@@ -101,7 +101,25 @@ type Options struct {
 	// irregular times that selection stores far smaller (runs of equal
 	// minutes in flight records).
 	ForceYield float64
+	// Layouts maps a leaf column path to the layout a previous write chose
+	// for it (read.File.Layouts; strata import --layout-from): every chunk
+	// of the column's values starts from the layout's tree as from a
+	// forced one, so the column is encoded without a search (no trial
+	// encodes, no shared alphabet or correlation tried for it), and a chunk
+	// whose replay takes more than layoutDrift times the layout's bytes
+	// per row is also selected afresh, the smaller kept. Force wins over a
+	// layout of the same column, and a layout naming no leaf column is
+	// ignored: files of one table written over time may add or drop
+	// columns.
+	Layouts map[string]encoding.Layout
 }
+
+// layoutDrift is how much larger than its layout's bytes per row a
+// replayed chunk may be before it is selected afresh too: the rule that
+// bounds the replay of a stream's own captured tree (chunk.go), so that
+// a layout from other data costs at most a tenth more than selection
+// would, and usually nothing.
+const layoutDrift = 1.1
 
 // Defaults.
 const (
@@ -286,8 +304,13 @@ func (w *Writer) flush() error {
 	for len(w.encs) < len(streams) {
 		e := &chunkEncoder{policy: w.policy, nullable: nullable.Encode}
 		if id := len(w.encs); w.sch.Stream(id).Role == schema.RoleValues {
-			e.fixed = w.opts.Force[w.sch.Stream(id).Node.Path()]
+			path := w.sch.Stream(id).Node.Path()
+			e.fixed = w.opts.Force[path]
 			e.yield = w.opts.ForceYield
+			if l, ok := w.opts.Layouts[path]; ok && e.fixed == nil && l.Tree != nil && l.BytesPerRow > 0 {
+				e.fixed, e.yield, e.layout = l.Tree, layoutDrift*l.BytesPerRow+0.01, true
+				e.bpvEst = l.BytesPerRow // sizes the first chunk without a trial encode
+			}
 		}
 		w.encs = append(w.encs, e)
 	}
@@ -399,7 +422,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	if wholeTrial {
 		sizer = w.newSizer(s, enc, trialN)
 	}
-	if valuesRole {
+	if valuesRole && !enc.layout {
 		oneChunk := wholeTrial && enc.trialNode != nil && w.chunkEnd(s, 0, sizer) == s.Len
 		sh, offer := w.sharedFor(s, max(1, w.opts.ChunkValues>>minChunkShift))
 		switch {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -85,5 +86,49 @@ func TestImportOptimize(t *testing.T) {
 	err := run("import", []string{"--quiet", "--optimize", "fast", arrowPath, filepath.Join(dir, "x.strata")})
 	if err == nil || exitCode(err) != exitUsage {
 		t.Errorf("--optimize fast: %v (exit %d), want a usage error", err, exitCode(err))
+	}
+}
+
+// TestImportLayoutFrom imports a table replaying the layouts of an earlier
+// file of it: the values read back, the file is about as small as a fresh
+// import, and a layout file that cannot be opened is an error, not a
+// silent fresh import.
+func TestImportLayoutFrom(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "lineitem.strata")
+	writeLineitem(t, src)
+	arrowPath := filepath.Join(dir, "lineitem.arrow")
+	if err := run("export", []string{"--quiet", src, arrowPath}); err != nil {
+		t.Fatal(err)
+	}
+	want := readAll(t, src)
+	defer want.Release()
+	fresh := filepath.Join(dir, "fresh.strata")
+	replayed := filepath.Join(dir, "replayed.strata")
+	if err := run("import", []string{"--quiet", arrowPath, fresh}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("import", []string{"--quiet", "--layout-from", src, arrowPath, replayed}); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, replayed)
+	if !array.RecordEqual(want, got) {
+		t.Error("values differ from the source")
+	}
+	got.Release()
+	a, err := os.Stat(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.Stat(replayed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(b.Size()) > 1.1*float64(a.Size()) {
+		t.Errorf("replayed import %d bytes, fresh %d", b.Size(), a.Size())
+	}
+	err = run("import", []string{"--quiet", "--layout-from", filepath.Join(dir, "missing.strata"), arrowPath, filepath.Join(dir, "x.strata")})
+	if err == nil || !strings.Contains(err.Error(), "--layout-from") {
+		t.Errorf("missing layout file: %v", err)
 	}
 }

@@ -192,6 +192,7 @@ type writeFlags struct {
 	noZstd      *bool
 	flatmap     *string
 	optimize    *string
+	layoutFrom  *string
 }
 
 func addWriteFlags(fs *flag.FlagSet) *writeFlags {
@@ -202,6 +203,7 @@ func addWriteFlags(fs *flag.FlagSet) *writeFlags {
 		noZstd:      fs.Bool("no-zstd", false, "disable zstd on encoding leaves"),
 		flatmap:     fs.String("flatmap", "", "comma-separated map columns to store as FlatMap"),
 		optimize:    fs.String("optimize", "balanced", "speed, balanced or size: how encoding selection trades bytes for decode time"),
+		layoutFrom:  fs.String("layout-from", "", "replay the encodings an earlier Strata `file` of the same table chose, instead of selecting them again"),
 	}
 }
 
@@ -210,8 +212,20 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	return &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
-		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap)}, nil
+	o := &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
+		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap)}
+	if *w.layoutFrom != "" {
+		f, err := strata.Open(*w.layoutFrom)
+		if err != nil {
+			return nil, fmt.Errorf("--layout-from: %w", err)
+		}
+		o.Layouts, err = f.Layouts()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--layout-from %s: %w", *w.layoutFrom, err)
+		}
+	}
+	return o, nil
 }
 
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,
