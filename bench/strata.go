@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata"
+	"strata/encoding"
+	"strata/iox"
 )
 
 // strataSys is Strata through its public facade: strata.NewWriter/Write/Close
@@ -24,6 +27,10 @@ type strataSys struct {
 	cfg     config
 	f       *strata.File
 	last    strata.ScanStats
+	// layouts (variant "layout") were captured from a file of the first
+	// half of the rows of src, before the first, untimed write of it.
+	layouts map[string]encoding.Layout
+	src     *Source
 }
 
 func newStrataSys(variant string, cfg config) *strataSys {
@@ -51,6 +58,15 @@ func (s *strataSys) Write(dir string, src *Source) (string, error) {
 		rows += rec.NumRows()
 	}
 	opts := &strata.WriteOptions{NoZstd: s.variant == "no-zstd", Parallel: s.cfg.threads, RowsHint: rows}
+	if s.variant == "layout" {
+		if s.src != src {
+			if s.layouts, err = firstHalfLayouts(src, rows, s.cfg.threads); err != nil {
+				return "", err
+			}
+			s.src = src
+		}
+		opts.Layouts = s.layouts
+	}
 	w, err := strata.NewWriter(buf, src.Schema, opts)
 	if err != nil {
 		return "", err
@@ -68,6 +84,42 @@ func (s *strataSys) Write(dir string, src *Source) (string, error) {
 		return "", err
 	}
 	return path, f.Close()
+}
+
+// firstHalfLayouts writes the first half of src's rows to memory and
+// captures the layouts its writer chose: the variant "layout" writes the
+// table as a later file of it would be written, replaying an earlier
+// file's encodings (strata.WriteOptions.Layouts).
+func firstHalfLayouts(src *Source, rows int64, threads int) (map[string]encoding.Layout, error) {
+	var buf bytes.Buffer
+	w, err := strata.NewWriter(&buf, src.Schema, &strata.WriteOptions{Parallel: threads})
+	if err != nil {
+		return nil, err
+	}
+	left := rows / 2
+	for _, rec := range src.Records {
+		if left <= 0 {
+			break
+		}
+		n := min(rec.NumRows(), left)
+		part := rec.NewSlice(0, n)
+		err := w.Write(part)
+		part.Release()
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+		left -= n
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Layouts()
 }
 
 // Open opens the file with one query decoding on --threads goroutines.
