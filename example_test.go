@@ -317,3 +317,57 @@ func ExampleOpen_objectStorage() {
 }
 
 func decimalCents(c int64) decimal128.Num { return decimal128.FromI64(c) }
+
+// Writing a table's files one after the other, each replaying the
+// encodings the previous one chose instead of searching for them again
+// (capture/replay): what makes writing many small files of one table
+// cheap.
+func ExampleFile_Layouts() {
+	dir, _ := os.MkdirTemp("", "strata-example")
+	defer os.RemoveAll(dir)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "reading", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	day := func(d int, opts *strata.WriteOptions) string {
+		path := filepath.Join(dir, fmt.Sprintf("day%d.strata", d))
+		w, err := strata.Create(path, schema, opts)
+		if err != nil {
+			panic(err)
+		}
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		for i := range 5000 {
+			b.Append(int64(1000*d + i%100))
+		}
+		col := b.NewArray()
+		rec := array.NewRecord(schema, []arrow.Array{col}, 5000)
+		if err := w.Write(rec); err != nil {
+			panic(err)
+		}
+		rec.Release()
+		col.Release()
+		if err := w.Close(); err != nil {
+			panic(err)
+		}
+		return path
+	}
+	f, err := strata.Open(day(1, nil))
+	if err != nil {
+		panic(err)
+	}
+	layouts, err := f.Layouts()
+	f.Close()
+	if err != nil {
+		panic(err)
+	}
+	day(2, &strata.WriteOptions{Layouts: layouts}) // replays day 1's trees
+	f, err = strata.Open(filepath.Join(dir, "day2.strata"))
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	rep, err := f.Inspect()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(f.NumRows(), "rows; day 1's encoding replayed:", rep.Columns[0].Trees[0].Tree == layouts["reading"].Tree.String())
+	// Output:
+	// 5000 rows; day 1's encoding replayed: true
+}

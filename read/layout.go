@@ -11,14 +11,13 @@ import (
 
 // Layouts captures what the writer of the file chose for each leaf
 // column, keyed by the column's path ("a", "s.b"): the encoding tree of
-// the column's values in its largest replayable chunk of the first stripe,
-// and the bytes per row of that chunk. A writer given them (write.Options.Layouts)
+// the column's values in its largest chunk of the first stripe, and the
+// bytes per row of that chunk. A writer given them (write.Options.Layouts)
 // replays the trees instead of searching.
-// A chunk with a node that needs more than its own values to decode (a
-// reference to its stripe's shared alphabet or table, a Correlated
-// difference from another column) is not replayable; a column with no
-// other chunk in the first stripe has no layout, and a writer selects it
-// afresh. A Nullable root gives the tree of its non-null values,
+// A column whose chunk selection chose to refer outside itself (a
+// SharedDictionary reference to its stripe's alphabet, a Correlated
+// difference from another column) has no layout, and a writer selects it
+// afresh (see replayTree). A Nullable root gives the tree of its non-null values,
 // which is what a writer replays under its own null layer.
 func (f *File) Layouts() (map[string]encoding.Layout, error) {
 	out := map[string]encoding.Layout{}
@@ -45,50 +44,68 @@ func (f *File) Layouts() (map[string]encoding.Layout, error) {
 			if si.Role != schema.RoleValues {
 				continue
 			}
-			var best encoding.Layout
-			var bestRows int64
-			for i, ch := range io.stream(id).Chunks {
-				if ch.Rows <= bestRows {
-					continue
-				}
-				p, err := io.payload(id, i)
-				if err != nil {
-					return nil, err
-				}
-				t, err := encoding.Capture(p, io.chunkOptions(id, i, true))
-				if err != nil {
-					return nil, fmt.Errorf("read: layout of %q, chunk %d: %w", si.Node.Path(), i, err)
-				}
-				if t.Kind == encoding.KindNullable && len(t.Children) == 2 {
-					t = t.Children[1]
-				}
-				if replayable(t, reg) {
-					best, bestRows = encoding.Layout{Tree: t, BytesPerRow: float64(len(p)) / float64(ch.Rows)}, ch.Rows
+			chunks := io.stream(id).Chunks
+			best := -1
+			for i, ch := range chunks {
+				if ch.Rows > 0 && (best < 0 || ch.Rows > chunks[best].Rows) {
+					best = i
 				}
 			}
-			if best.Tree != nil {
-				out[si.Node.Path()] = best
+			if best < 0 {
+				continue
+			}
+			p, err := io.payload(id, best)
+			if err != nil {
+				return nil, err
+			}
+			t, err := encoding.Capture(p, io.chunkOptions(id, best, true))
+			if err != nil {
+				return nil, fmt.Errorf("read: layout of %q: %w", si.Node.Path(), err)
+			}
+			if t.Kind == encoding.KindNullable && len(t.Children) == 2 {
+				t = t.Children[1]
+			}
+			if t, ok := replayTree(t, reg); ok {
+				out[si.Node.Path()] = encoding.Layout{Tree: t, BytesPerRow: float64(len(p)) / float64(chunks[best].Rows)}
 			}
 		}
 	}
 	return out, nil
 }
 
-// replayable reports whether selection could have built every node of a
-// tree from a column's values alone: no node refers to data outside its
-// chunk (a stripe's shared alphabet or table, another column).
-func replayable(t *encoding.Tree, reg *encoding.Registry) bool {
+// replayTree returns the tree selection chose for a captured one, which
+// a writer can replay on a column's values alone. A node encoded against
+// a stripe's shared table after selection (SharedFSST) stands for the
+// encoding it replaced (FSST, whose children it has), which the writer
+// will weigh against the table again. A node that refers to data outside
+// its chunk by selection's own choice (a SharedDictionary reference, a
+// Correlated difference from another column) has no such form: ok is
+// false.
+func replayTree(t *encoding.Tree, reg *encoding.Registry) (*encoding.Tree, bool) {
 	if t == nil {
-		return false
+		return nil, false
 	}
 	cd := reg.Codec(t.Kind)
-	if cd == nil || cd.Encoder == nil || cd.NeedsShared || cd.EncodeRelative != nil || cd.BuildTable != nil {
-		return false
+	if cd == nil {
+		return nil, false
 	}
-	for _, c := range t.Children {
-		if !replayable(c, reg) {
-			return false
+	kind := t.Kind
+	if cd.BuildTable != nil && cd.Replaces != encoding.KindInvalid {
+		kind = cd.Replaces
+		if cd = reg.Codec(kind); cd == nil {
+			return nil, false
 		}
 	}
-	return true
+	if cd.Encoder == nil || cd.NeedsShared || cd.EncodeRelative != nil || cd.BuildTable != nil {
+		return nil, false
+	}
+	out := &encoding.Tree{Kind: kind, Zstd: t.Zstd}
+	for _, c := range t.Children {
+		rc, ok := replayTree(c, reg)
+		if !ok {
+			return nil, false
+		}
+		out.Children = append(out.Children, rc)
+	}
+	return out, true
 }
