@@ -348,26 +348,30 @@ func ExampleFile_Layouts() {
 		}
 		return path
 	}
-	f, err := strata.Open(day(1, nil))
+	trees := func(path string) string {
+		f, err := strata.Open(path)
+		if err != nil {
+			panic(err)
+		}
+		defer f.Close()
+		rep, err := f.Inspect()
+		if err != nil {
+			panic(err)
+		}
+		return rep.Columns[0].Trees[0].Tree
+	}
+	day1 := day(1, nil)
+	f, err := strata.Open(day1)
 	if err != nil {
 		panic(err)
 	}
-	layouts, err := f.Layouts()
+	layouts, err := f.Layouts() // what day 1's writer chose, per column
 	f.Close()
 	if err != nil {
 		panic(err)
 	}
-	day(2, &strata.WriteOptions{Layouts: layouts}) // replays day 1's trees
-	f, err = strata.Open(filepath.Join(dir, "day2.strata"))
-	if err != nil {
-		panic(err)
-	}
-	defer f.Close()
-	rep, err := f.Inspect()
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(f.NumRows(), "rows; day 1's encoding replayed:", rep.Columns[0].Trees[0].Tree == layouts["reading"].Tree.String())
+	day2 := day(2, &strata.WriteOptions{Layouts: layouts}) // replayed, not searched for
+	fmt.Println("day 2 encoded as day 1:", trees(day2) == trees(day1))
 	// Output:
-	// 5000 rows; day 1's encoding replayed: true
+	// day 2 encoded as day 1: true
 }

@@ -99,7 +99,11 @@ func replayTree(t *encoding.Tree, reg *encoding.Registry) (*encoding.Tree, bool)
 	if cd.Encoder == nil || cd.NeedsShared || cd.EncodeRelative != nil || cd.BuildTable != nil {
 		return nil, false
 	}
-	out := &encoding.Tree{Kind: kind, Zstd: t.Zstd}
+	// zstd is offered on every node that may take it, not only where the
+	// captured file kept it: a leaf too short for a frame to pay in one
+	// file may be long enough in the next, and a writer keeps a frame only
+	// where it pays (encoding.Optimize).
+	out := &encoding.Tree{Kind: kind, Zstd: cd.Zstd}
 	for _, c := range t.Children {
 		rc, ok := replayTree(c, reg)
 		if !ok {
