@@ -65,11 +65,16 @@ func smallTable(rows int) (*arrow.Schema, arrow.Record) {
 
 // writeAll writes recs to io.Discard with one encoding goroutine.
 func writeAll(b *testing.B, sch *arrow.Schema, recs []arrow.Record, opts strata.WriteOptions) {
+	writeTo(b, io.Discard, sch, recs, opts)
+}
+
+// writeTo writes recs to dst with one encoding goroutine.
+func writeTo(b *testing.B, dst io.Writer, sch *arrow.Schema, recs []arrow.Record, opts strata.WriteOptions) {
 	opts.Parallel = 1
 	for _, rec := range recs {
 		opts.RowsHint += rec.NumRows() // as an importer knows them from a footer
 	}
-	w, err := strata.NewWriter(io.Discard, sch, &opts)
+	w, err := strata.NewWriter(dst, sch, &opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -155,7 +160,9 @@ func readTable(b *testing.B, path string) (*arrow.Schema, []arrow.Record) {
 	return r.Schema(), recs
 }
 
-func BenchmarkWriteReal(b *testing.B) {
+// realTables returns the real data sets and lineitem SF 0.1 beside the
+// repository, by name; the benchmark is skipped without them.
+func realTables(b *testing.B) (names, paths []string) {
 	root := findShared()
 	if root == "" {
 		b.Skip("no ../shared/data beside the repository")
@@ -167,7 +174,16 @@ func BenchmarkWriteReal(b *testing.B) {
 			continue
 		}
 		name := filepath.Base(path)
-		name = name[:len(name)-len(filepath.Ext(name))]
+		names = append(names, name[:len(name)-len(filepath.Ext(name))])
+		paths = append(paths, path)
+	}
+	return names, paths
+}
+
+func BenchmarkWriteReal(b *testing.B) {
+	names, paths := realTables(b)
+	for i, name := range names {
+		path := paths[i]
 		b.Run(name, func(b *testing.B) {
 			sch, recs := readTable(b, path)
 			defer func() {
@@ -205,37 +221,16 @@ func splitRecords(recs []arrow.Record, lo, hi int64) []arrow.Record {
 // first half (WriteOptions.Layouts), the way a table written as a file a
 // day or an hour would be. It reports the bytes of both.
 func BenchmarkWriteRealLayout(b *testing.B) {
-	root := findShared()
-	if root == "" {
-		b.Skip("no ../shared/data beside the repository")
-	}
-	files, _ := filepath.Glob(filepath.Join(root, "real", "*.parquet"))
-	files = append(files, filepath.Join(root, "lineitem-sf0.1.parquet"))
-	for _, path := range files {
-		if _, err := os.Stat(path); err != nil {
-			continue
-		}
-		name := filepath.Base(path)
-		name = name[:len(name)-len(filepath.Ext(name))]
-		sch, recs := readTable(b, path)
+	names, paths := realTables(b)
+	for i, name := range names {
+		sch, recs := readTable(b, paths[i])
 		var rows int64
 		for _, r := range recs {
 			rows += r.NumRows()
 		}
 		first, second := splitRecords(recs, 0, rows/2), splitRecords(recs, rows/2, rows)
 		var buf bytes.Buffer
-		w, err := strata.NewWriter(&buf, sch, &strata.WriteOptions{Parallel: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, r := range first {
-			if err := w.Write(r); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
+		writeTo(b, &buf, sch, first, strata.WriteOptions{})
 		f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
 		if err != nil {
 			b.Fatal(err)
@@ -252,20 +247,7 @@ func BenchmarkWriteRealLayout(b *testing.B) {
 			}
 			b.Run(name+"/"+mode, func(b *testing.B) {
 				var out countWriter
-				o := opts
-				o.Parallel = 1
-				w, err := strata.NewWriter(&out, sch, &o)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, r := range second {
-					if err := w.Write(r); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := w.Close(); err != nil {
-					b.Fatal(err)
-				}
+				writeTo(b, &out, sch, second, opts)
 				b.ResetTimer()
 				start := cpuTime()
 				for i := 0; i < b.N; i++ {

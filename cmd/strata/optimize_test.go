@@ -49,18 +49,26 @@ func readAll(t *testing.T, path string) arrow.RecordBatch {
 	return all
 }
 
+// lineitemSource writes a small lineitem table as a Strata file (src) and
+// exports it as Arrow IPC (arrowPath) in a temporary directory, and
+// returns its rows for comparison.
+func lineitemSource(t *testing.T) (dir, src, arrowPath string, want arrow.RecordBatch) {
+	t.Helper()
+	dir = t.TempDir()
+	src = filepath.Join(dir, "lineitem.strata")
+	writeLineitem(t, src)
+	arrowPath = filepath.Join(dir, "lineitem.arrow")
+	if err := run("export", []string{"--quiet", src, arrowPath}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, src, arrowPath, readAll(t, src)
+}
+
 // TestImportOptimize runs `strata import --optimize` with each goal on the
 // same data: every file reads back the same values, size writes the fewest
 // bytes and speed the most, and an unknown goal is a usage error.
 func TestImportOptimize(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "lineitem.strata")
-	writeLineitem(t, src)
-	arrowPath := filepath.Join(dir, "lineitem.arrow")
-	if err := run("export", []string{"--quiet", src, arrowPath}); err != nil {
-		t.Fatal(err)
-	}
-	want := readAll(t, src)
+	dir, _, arrowPath, want := lineitemSource(t)
 	defer want.Release()
 	sizes := map[string]int64{}
 	for _, goal := range []string{"speed", "balanced", "size"} {
@@ -94,14 +102,7 @@ func TestImportOptimize(t *testing.T) {
 // import, and a layout file that cannot be opened is an error, not a
 // silent fresh import.
 func TestImportLayoutFrom(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "lineitem.strata")
-	writeLineitem(t, src)
-	arrowPath := filepath.Join(dir, "lineitem.arrow")
-	if err := run("export", []string{"--quiet", src, arrowPath}); err != nil {
-		t.Fatal(err)
-	}
-	want := readAll(t, src)
+	dir, src, arrowPath, want := lineitemSource(t)
 	defer want.Release()
 	fresh := filepath.Join(dir, "fresh.strata")
 	replayed := filepath.Join(dir, "replayed.strata")
