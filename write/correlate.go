@@ -59,6 +59,10 @@ type corrCand struct {
 	time   float64 // estimated decode time of the sample, ns
 	lo, hi int64
 	nulls  bool
+	// fixed: the stream's chunks replay a given tree (Options.Force or
+	// Layouts), which no Correlated node replaces: it may be a reference
+	// but not a dependent.
+	fixed bool
 }
 
 // refCharge is what a column stored relative to r pays per value for
@@ -97,7 +101,7 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 			info.Node.Parent() != w.sch.Root || len(cands) == maxCorrColumns {
 			continue
 		}
-		c := &corrCand{id: s.ID, vals: sliceValues(s.Values, 0, s.Len)}
+		c := &corrCand{id: s.ID, vals: sliceValues(s.Values, 0, s.Len), fixed: s.ID < len(w.encs) && w.encs[s.ID].fixed != nil}
 		for _, ok := range s.Valid {
 			if !ok {
 				c.nulls = true
@@ -107,8 +111,8 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 		}
 		cands = append(cands, c)
 	}
-	if len(cands) < 2 {
-		return nil
+	if len(cands) < 2 || !slices.ContainsFunc(cands, func(c *corrCand) bool { return !c.fixed && !c.nulls }) {
+		return nil // no column could be stored relative to another
 	}
 	p := *w.policy
 	p.Zstd, p.Force, p.Shared = false, nil, nil
@@ -134,8 +138,8 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 	}
 	charge := func(r *corrCand) float64 { return refCharge(w.opts.CorrelationRefWeight, wt, r) }
 	for _, d := range cands {
-		if d.nulls {
-			continue // Correlated nodes are chunk roots: no Nullable layer
+		if d.nulls || d.fixed {
+			continue // Correlated nodes are chunk roots: no Nullable layer, no forced tree
 		}
 		own := bits.Len64(uint64(d.hi - d.lo))
 		best := pick{}
