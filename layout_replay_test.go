@@ -2,6 +2,7 @@ package strata_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,8 +58,17 @@ func TestReplayLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, trees1, first1 := columnBytes(t, f1)
+	sharedLayouts := 0
 	for name, l := range layouts {
 		s := l.Tree.String()
+		if strings.HasPrefix(s, "SharedDictionary(") {
+			// a reference to the stripe's alphabet, whose tree comes along
+			sharedLayouts++
+			if l.Alphabet == nil {
+				t.Errorf("%s: layout %s without the alphabet's tree", name, s)
+			}
+			s = strings.TrimPrefix(s, "SharedDictionary")
+		}
 		if strings.Contains(s, "Shared") || strings.Contains(s, "Correlated") || strings.HasPrefix(s, "Nullable") {
 			t.Errorf("%s: layout %s refers outside its chunk or keeps its null layer", name, s)
 		}
@@ -66,13 +76,16 @@ func TestReplayLayouts(t *testing.T) {
 			t.Errorf("%s: %v bytes per row", name, l.BytesPerRow)
 		}
 	}
+	if sharedLayouts == 0 {
+		t.Errorf("no layout refers to a shared alphabet: %v", layouts)
+	}
 	// A column has a layout unless its largest chunk in the first stripe
-	// refers to a shared alphabet or another column by selection's choice.
+	// is stored as a difference from another column.
 	for name, ts := range first1 {
 		_, ok := layouts[name]
 		want := true
 		for _, tr := range ts {
-			if strings.Contains(tr, "SharedDictionary") || strings.Contains(tr, "Correlated") {
+			if strings.Contains(tr, "Correlated") {
 				want = false // some chunk, perhaps the largest
 			}
 		}
@@ -109,6 +122,14 @@ func TestReplayLayouts(t *testing.T) {
 				replayed++
 				break
 			}
+		}
+	}
+	for name, l := range layouts {
+		if l.Tree.Kind != encoding.KindSharedDictionary {
+			continue
+		}
+		if !slices.ContainsFunc(trees2[name], func(tr string) bool { return strings.Contains(tr, "SharedDictionary") }) {
+			t.Errorf("%s: chunks %v, want its shared-alphabet layout replayed", name, trees2[name])
 		}
 	}
 	for _, tr := range trees2["start"] {

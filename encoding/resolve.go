@@ -6,7 +6,8 @@ type SharedAlphabet interface {
 	// Len is the number of distinct values.
 	Len() int
 	// Definition returns the node that defines the alphabet, to be stored
-	// as a chunk of no rows of the stream (its children selected by p),
+	// as a chunk of no rows of the stream (its children selected by p, or
+	// replaying p.Force: the alphabet child's tree),
 	// and the tree of the alphabet child (whose Time is the cost of
 	// decoding the alphabet, paid once per stripe by a reader).
 	Definition(p *Policy) ([]byte, *Tree, error)

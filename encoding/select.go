@@ -896,6 +896,10 @@ func (p *Policy) EncodeSequence(dst []byte, vals any, depth int, parent Kind, fo
 type Layout struct {
 	Tree        *Tree
 	BytesPerRow float64
+	// Alphabet, for a Tree rooted at a reference to a stripe's shared
+	// alphabet (SharedDictionary), is the tree the alphabet's definition
+	// stored its values with.
+	Alphabet *Tree
 }
 
 // Capture returns the tree of an encoded node by walking its children.

@@ -14,10 +14,10 @@ import (
 // the column's values in its largest chunk of the first stripe, and the
 // bytes per row of that chunk. A writer given them (write.Options.Layouts)
 // replays the trees instead of searching.
-// A column whose chunk selection chose to refer outside itself (a
-// SharedDictionary reference to its stripe's alphabet, a Correlated
-// difference from another column) has no layout, and a writer selects it
-// afresh (see replayTree). A Nullable root gives the tree of its non-null values,
+// A column whose largest chunk refers to its stripe's shared alphabet
+// (SharedDictionary) gets the reference's tree and, as Alphabet, that of
+// the alphabet's definition; one stored as a difference from another
+// column (Correlated) has no layout, and a writer selects it afresh. A Nullable root gives the tree of its non-null values,
 // which is what a writer replays under its own null layer.
 func (f *File) Layouts() (map[string]encoding.Layout, error) {
 	out := map[string]encoding.Layout{}
@@ -65,12 +65,54 @@ func (f *File) Layouts() (map[string]encoding.Layout, error) {
 			if t.Kind == encoding.KindNullable && len(t.Children) == 2 {
 				t = t.Children[1]
 			}
-			if t, ok := replayTree(t, reg); ok {
-				out[si.Node.Path()] = encoding.Layout{Tree: t, BytesPerRow: float64(len(p)) / float64(chunks[best].Rows)}
+			l := encoding.Layout{BytesPerRow: float64(len(p)) / float64(chunks[best].Rows)}
+			if t.Kind == encoding.KindSharedDictionary {
+				l.Tree, l.Alphabet, err = sharedLayout(io, id, t, reg)
+				if err != nil {
+					return nil, fmt.Errorf("read: layout of %q: %w", si.Node.Path(), err)
+				}
+			} else if rt, ok := replayTree(t, reg); ok {
+				l.Tree = rt
+			}
+			if l.Tree != nil {
+				out[si.Node.Path()] = l
 			}
 		}
 	}
 	return out, nil
+}
+
+// sharedLayout returns the layout of a stream whose chunk t refers to its
+// stripe's shared alphabet: the reference's tree, and the tree of the
+// alphabet in the stream's definition chunk (its first chunk, of no rows).
+// Both are nil when either cannot be replayed.
+func sharedLayout(io *stripeIO, id int, t *encoding.Tree, reg *encoding.Registry) (ref, alpha *encoding.Tree, err error) {
+	if len(t.Children) != 1 {
+		return nil, nil, nil
+	}
+	ids, ok := replayTree(t.Children[0], reg)
+	if !ok {
+		return nil, nil, nil
+	}
+	chunks := io.stream(id).Chunks
+	if len(chunks) == 0 || chunks[0].Rows != 0 {
+		return nil, nil, nil
+	}
+	p, err := io.payload(id, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	def, err := encoding.Capture(p, io.chunkOptions(id, 0, true))
+	if err != nil {
+		return nil, nil, err
+	}
+	if def.Kind != encoding.KindSharedDictionary || len(def.Children) != 1 {
+		return nil, nil, nil
+	}
+	if alpha, ok = replayTree(def.Children[0], reg); !ok {
+		return nil, nil, nil
+	}
+	return &encoding.Tree{Kind: t.Kind, Children: []*encoding.Tree{ids}}, alpha, nil
 }
 
 // replayTree returns the tree selection chose for a captured one, which

@@ -19,8 +19,10 @@ type chunkEncoder struct {
 	// sizes its next chunk (kept across stripes).
 	bpvEst float64
 	// layout: fixed and yield come from Options.Layouts, and the stream
-	// is not offered a shared alphabet.
-	layout bool
+	// is offered no shared alphabet but the one its layout refers to;
+	// alphabet is the tree the layout stored that alphabet with.
+	layout   bool
+	alphabet *encoding.Tree
 	// shared is the stripe's shared alphabet of the stream (a
 	// *dict.Shared), nil when it has none; last is the tree of the node
 	// encode returned last.

@@ -308,7 +308,7 @@ func (w *Writer) flush() error {
 			e.fixed = w.opts.Force[path]
 			e.yield = w.opts.ForceYield
 			if l, ok := w.opts.Layouts[path]; ok && e.fixed == nil && l.Tree != nil && l.BytesPerRow > 0 {
-				e.fixed, e.yield, e.layout = l.Tree, layoutDrift*l.BytesPerRow+0.01, true
+				e.fixed, e.yield, e.layout, e.alphabet = l.Tree, layoutDrift*l.BytesPerRow+0.01, true, l.Alphabet
 				e.bpvEst = l.BytesPerRow // sizes the first chunk without a trial encode
 			}
 		}
@@ -421,6 +421,11 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	var sizer *sizer
 	if wholeTrial {
 		sizer = w.newSizer(s, enc, trialN)
+	}
+	if valuesRole && enc.layout && enc.fixed.Kind == encoding.KindSharedDictionary {
+		// the layout refers to the stripe's alphabet: build it and keep it
+		// whatever the number of chunks that use it (finishShared)
+		enc.shared, _ = w.sharedFor(s, max(1, w.opts.ChunkValues>>minChunkShift))
 	}
 	if valuesRole && !enc.layout {
 		oneChunk := wholeTrial && enc.trialNode != nil && w.chunkEnd(s, 0, sizer) == s.Len
@@ -632,7 +637,7 @@ func (w *Writer) finishShared(s *shred.Stream, enc *chunkEncoder, res *streamRes
 	if uses == 0 {
 		return nil
 	}
-	if uses < minSharedUses {
+	if uses < minSharedUses && !enc.layout {
 		enc.shared, enc.tree = nil, nil
 		for i, c := range res.chunks {
 			if !c.shared {
@@ -651,7 +656,13 @@ func (w *Writer) finishShared(s *shred.Stream, enc *chunkEncoder, res *streamRes
 		}
 		return nil
 	}
-	def, _, err := sh.Definition(w.policy)
+	p := w.policy
+	if enc.layout && enc.alphabet != nil {
+		q := *p
+		q.Force = enc.alphabet // the layout's alphabet tree, replayed
+		p = &q
+	}
+	def, _, err := sh.Definition(p)
 	if err != nil {
 		return err
 	}

@@ -285,7 +285,7 @@ func shared(p *encoding.Policy, cd *encoding.Codec, vals any, dopts *encoding.Op
 		return nil, nil, nil, nil
 	}
 	pp := *p
-	pp.Shared = sh
+	pp.Shared, pp.Force = sh, nil // the alphabet is selected
 	def, _, err := sh.Definition(&pp)
 	if err != nil {
 		return nil, nil, nil, err

@@ -213,14 +213,15 @@ func (s *Shared) Type() encoding.Type { return s.typ }
 
 // Definition returns the definition node of the alphabet, its alphabet
 // child selected by p (which should not carry the alphabet itself as
-// Policy.Shared; it is ignored if it does), and the alphabet child's tree.
+// Policy.Shared; it is ignored if it does), or replaying p.Force, and the
+// alphabet child's tree.
 func (s *Shared) Definition(p *encoding.Policy) ([]byte, *encoding.Tree, error) {
 	s.sorted()
 	q := *p
 	q.Shared, q.Force = nil, nil
 	node := encoding.AppendHeader(nil, encoding.KindSharedDictionary, s.typ, 0)
 	node = append(node, formDefinition)
-	an, t, err := q.EncodeSequence(nil, s.alpha, 1, encoding.KindSharedDictionary, nil)
+	an, t, err := q.EncodeSequence(nil, s.alpha, 1, encoding.KindSharedDictionary, p.Force)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shared dictionary alphabet: %w", err)
 	}
