@@ -101,7 +101,7 @@ func TestEndToEndLineitem(t *testing.T) {
 		t.Fatalf("tiny dataset has %v rows", rep["rows"])
 	}
 	rs := results(t, rep)
-	if len(rs) != len(allSystems(config{threads: 1})) {
+	if len(rs) != len(defaultSystems(config{threads: 1})) {
 		t.Fatalf("%d results, want one per system", len(rs))
 	}
 	checkFigures(t, rs, []string{"bytes", "write_ms", "scan_ms", "q_range_ms", "q_month_ms", "q_agg_ms", "take_us"}, nil)

@@ -259,6 +259,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// defaultSystems is the systems measured when --systems is not given.
+func defaultSystems(cfg config) []System {
+	s, _ := selectSystems(allSystems(cfg), "")
+	return s
+}
+
 // optIn lists the variants measured only when named by their full key:
 // strata/layout replays the encodings of an earlier file of the table,
 // a second write of a table rather than a first one.
