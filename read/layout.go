@@ -30,18 +30,14 @@ func (f *File) Layouts() (map[string]encoding.Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	for c := 0; c < f.arrow.NumFields(); c++ {
-		if err := f.needColumn(io, c); err != nil {
-			return nil, err
-		}
-	}
-	if err := io.fetch(); err != nil {
-		return nil, err
-	}
+	// Only the chunk each values stream is captured from, and a shared
+	// alphabet's definition (chunk 0, of no rows), are read: one
+	// coalesced fetch, not the whole stripe.
+	type pick struct{ id, best int }
+	var picks []pick
 	for c := 0; c < f.arrow.NumFields(); c++ {
 		for _, id := range f.sch.ColumnStreams(c) {
-			si := f.sch.Stream(id)
-			if si.Role != schema.RoleValues {
+			if f.sch.Stream(id).Role != schema.RoleValues {
 				continue
 			}
 			chunks := io.stream(id).Chunks
@@ -54,29 +50,46 @@ func (f *File) Layouts() (map[string]encoding.Layout, error) {
 			if best < 0 {
 				continue
 			}
-			p, err := io.payload(id, best)
-			if err != nil {
+			if err := io.need(id, best); err != nil {
 				return nil, err
 			}
-			t, err := encoding.Capture(p, io.chunkOptions(id, best, true))
+			if best > 0 && chunks[0].Rows == 0 {
+				if err := io.need(id, 0); err != nil {
+					return nil, err
+				}
+			}
+			picks = append(picks, pick{id, best})
+		}
+	}
+	if err := io.fetch(); err != nil {
+		return nil, err
+	}
+	for _, pk := range picks {
+		id, best := pk.id, pk.best
+		si := f.sch.Stream(id)
+		chunks := io.stream(id).Chunks
+		p, err := io.payload(id, best)
+		if err != nil {
+			return nil, err
+		}
+		t, err := encoding.Capture(p, io.chunkOptions(id, best, true))
+		if err != nil {
+			return nil, fmt.Errorf("read: layout of %q: %w", si.Node.Path(), err)
+		}
+		if t.Kind == encoding.KindNullable && len(t.Children) == 2 {
+			t = t.Children[1]
+		}
+		l := encoding.Layout{BytesPerRow: float64(len(p)) / float64(chunks[best].Rows)}
+		if t.Kind == encoding.KindSharedDictionary {
+			l.Tree, l.Alphabet, err = sharedLayout(io, id, t, reg)
 			if err != nil {
 				return nil, fmt.Errorf("read: layout of %q: %w", si.Node.Path(), err)
 			}
-			if t.Kind == encoding.KindNullable && len(t.Children) == 2 {
-				t = t.Children[1]
-			}
-			l := encoding.Layout{BytesPerRow: float64(len(p)) / float64(chunks[best].Rows)}
-			if t.Kind == encoding.KindSharedDictionary {
-				l.Tree, l.Alphabet, err = sharedLayout(io, id, t, reg)
-				if err != nil {
-					return nil, fmt.Errorf("read: layout of %q: %w", si.Node.Path(), err)
-				}
-			} else if rt, ok := replayTree(t, reg); ok {
-				l.Tree = rt
-			}
-			if l.Tree != nil {
-				out[si.Node.Path()] = l
-			}
+		} else if rt, ok := replayTree(t, reg); ok {
+			l.Tree = rt
+		}
+		if l.Tree != nil {
+			out[si.Node.Path()] = l
 		}
 	}
 	return out, nil
