@@ -105,7 +105,9 @@ type Options struct {
 	// for it (read.File.Layouts; strata import --layout-from): every chunk
 	// of the column's values starts from the layout's tree as from a
 	// forced one, so the column is encoded without a search (no trial
-	// encodes, no shared alphabet or correlation tried for it), and a chunk
+	// encodes, no shared alphabet weighed, no correlation tried; a layout
+	// rooted at a SharedDictionary reference builds the stripe's alphabet
+	// and stores it with Layout.Alphabet's tree), and a chunk
 	// whose replay takes more than layoutDrift times the layout's bytes
 	// per row is also selected afresh, the smaller kept. Force wins over a
 	// layout of the same column, and a layout naming no leaf column is
