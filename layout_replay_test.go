@@ -145,7 +145,8 @@ func TestReplayLayouts(t *testing.T) {
 // TestReplayLayoutsMisfit replays layouts that do not suit the data: a
 // float encoding on text, a constant on varying integers, a dictionary on
 // unique text, plain dates claimed to have taken a fifth of a byte a row,
-// a layout of a column the schema does not have, and an empty one. The file reads back, and a column whose layout cannot hold
+// a chain of twelve Deltas (deeper than a reader opens), a layout of a
+// column the schema does not have, and an empty one. The file reads back, and a column whose layout cannot hold
 // its values well is selected afresh (a tenth over its layout's size at
 // most), so it is about as small as without the layout.
 func TestReplayLayoutsMisfit(t *testing.T) {
@@ -160,7 +161,13 @@ func TestReplayLayoutsMisfit(t *testing.T) {
 		t.Fatal(err)
 	}
 	freshBytes, _, _ := columnBytes(t, fresh)
+	deep := &encoding.Tree{Kind: encoding.KindBlockFOR}
+	for range 12 {
+		deep = &encoding.Tree{Kind: encoding.KindDelta, Children: []*encoding.Tree{deep}}
+	}
 	bad := map[string]encoding.Layout{
+		// deeper than a reader opens: the nodes past the limit are selected
+		"end": {Tree: deep, BytesPerRow: 100},
 		"mode":   {Tree: &encoding.Tree{Kind: encoding.KindALP, Children: []*encoding.Tree{{Kind: encoding.KindBlockFOR}}}, BytesPerRow: 0.1},
 		"start":  {Tree: &encoding.Tree{Kind: encoding.KindConstant}, BytesPerRow: 0.001},
 		"note":   {Tree: &encoding.Tree{Kind: encoding.KindDictionary}, BytesPerRow: 0.5},

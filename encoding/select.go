@@ -438,8 +438,12 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 		st = ComputeStats(vals)
 	}
 	if c.force != nil {
+		// A forced kind is taken where it fits and where a reader will
+		// open it: a node with children deeper than DefaultMaxDepth would
+		// be refused (a replayed tree from selection is never that deep;
+		// one a caller built may be).
 		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) &&
-			(!cd.NeedsShared || c.p.Shared != nil && c.ownValues()) {
+			(!cd.NeedsShared || c.p.Shared != nil && c.ownValues()) && (c.depth < DefaultMaxDepth || cd.IsLeaf(st.Type)) {
 			return c.encodeWith(dst, vals, st, cd, c.force)
 		}
 		if st.skipDistinct {
