@@ -167,7 +167,7 @@ func TestReplayLayoutsMisfit(t *testing.T) {
 	}
 	bad := map[string]encoding.Layout{
 		// deeper than a reader opens: the nodes past the limit are selected
-		"end": {Tree: deep, BytesPerRow: 100},
+		"end":    {Tree: deep, BytesPerRow: 100},
 		"mode":   {Tree: &encoding.Tree{Kind: encoding.KindALP, Children: []*encoding.Tree{{Kind: encoding.KindBlockFOR}}}, BytesPerRow: 0.1},
 		"start":  {Tree: &encoding.Tree{Kind: encoding.KindConstant}, BytesPerRow: 0.001},
 		"note":   {Tree: &encoding.Tree{Kind: encoding.KindDictionary}, BytesPerRow: 0.5},
