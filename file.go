@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"time"
 
@@ -246,8 +247,9 @@ type ColumnStats struct {
 	NaNs  int64 // float NaN values (not null), outside Min/Max
 	// Min and Max bound the other values, as Go values of the column's
 	// logical type: int64 or uint64 for integers, float64, bool, string,
-	// []byte, time.Time (UTC) for dates and timestamps, Decimal for
-	// decimals. HasMinMax is false when the writer kept no bounds (all
+	// []byte, time.Time (UTC) for dates and timestamps, time.Duration for
+	// times of day (since midnight) and durations (int64 in the column's
+	// unit where nanoseconds would overflow), Decimal for decimals. HasMinMax is false when the writer kept no bounds (all
 	// values null, or wide decimals); string bounds may be truncated
 	// prefixes (MinTruncated, MaxTruncated) that still bound every value.
 	Min, Max                   any
@@ -282,8 +284,15 @@ func goValue(n *schema.Node, v stats.Value) any {
 		return string(v.Bytes())
 	case schema.Date:
 		return time.Unix(v.Int()*86400, 0).UTC()
+	case schema.Time, schema.Duration:
+		// Both are spans of time: since midnight, or elapsed.
+		per := int64(1e9) / n.Unit.PerSecond()
+		if x := v.Int(); x <= math.MaxInt64/per && x >= math.MinInt64/per {
+			return time.Duration(x * per)
+		}
+		return v.Int()
 	case schema.Timestamp:
-		per := [...]int64{1, 1e3, 1e6, 1e9}[min(int(n.Unit), 3)]
+		per := n.Unit.PerSecond()
 		x := v.Int()
 		sec, rem := x/per, x%per
 		if rem < 0 {

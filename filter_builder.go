@@ -22,6 +22,7 @@ import (
 //
 // Literals are Go values: integers, floats, bools, strings, []byte,
 // time.Time (a date or timestamp; midnight UTC is written as a DATE),
+// time.Duration (a duration, or a time of day as the time since midnight),
 // Decimal, *big.Int and *big.Rat (an exact decimal). Each is converted to the
 // column's type when the filter is used, with the same rules and messages as
 // the WHERE syntax (a literal of the wrong kind for its column is an error
@@ -231,8 +232,10 @@ func literalOf(v any) (filter.Literal, error) {
 			return filter.Literal{Kind: filter.LitDate, Text: t.Format("2006-01-02")}, nil
 		}
 		return filter.Literal{Kind: filter.LitTimestamp, Text: t.Format("2006-01-02 15:04:05.999999999")}, nil
+	case time.Duration:
+		return filter.Literal{Kind: filter.LitString, Text: x.String()}, nil
 	}
-	return filter.Literal{}, fmt.Errorf("%v (%T) is not a filter literal (integers, floats, bools, strings, []byte, time.Time, strata.Decimal, *big.Int, *big.Rat)", v, v)
+	return filter.Literal{}, fmt.Errorf("%v (%T) is not a filter literal (integers, floats, bools, strings, []byte, time.Time, time.Duration, strata.Decimal, *big.Int, *big.Rat)", v, v)
 }
 
 func floatLit(f float64, bits int) (filter.Literal, error) {

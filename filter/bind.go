@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"strata/encoding"
 	"strata/stats"
@@ -22,9 +23,11 @@ const (
 	LogicalDate                     // Int32 (or Int64) days since 1970-01-01
 	LogicalTimestamp                // Int64 count of Unit since 1970-01-01T00:00:00Z
 	LogicalDecimal                  // Int8..Int64 unscaled value; value = unscaled / 10^Scale
+	LogicalTime                     // Int32 or Int64 count of Unit since midnight
+	LogicalDuration                 // Int64 count of Unit
 )
 
-// TimeUnit is the unit of a timestamp column.
+// TimeUnit is the unit of a timestamp, time or duration column.
 type TimeUnit uint8
 
 // Timestamp units.
@@ -52,7 +55,7 @@ type ColumnInfo struct {
 	Type    encoding.Type
 	Logical Logical
 	Scale   int      // LogicalDecimal: digits after the point (0..38)
-	Unit    TimeUnit // LogicalTimestamp
+	Unit    TimeUnit // LogicalTimestamp, LogicalTime, LogicalDuration
 	// ID is not used by this package; it travels with bound leaves so the
 	// caller can map them to its columns without another lookup.
 	ID int
@@ -64,6 +67,10 @@ func (c *ColumnInfo) describe() string {
 		return "a date"
 	case LogicalTimestamp:
 		return "a timestamp"
+	case LogicalTime:
+		return "a time of day"
+	case LogicalDuration:
+		return "a duration"
 	case LogicalDecimal:
 		return fmt.Sprintf("a decimal with scale %d", c.Scale)
 	case LogicalString:
@@ -90,15 +97,15 @@ func (c *ColumnInfo) validate(path string) error {
 		if c.Type != encoding.Binary {
 			return fmt.Errorf("filter: column %s: string stored as %v", path, c.Type)
 		}
-	case LogicalDate, LogicalTimestamp, LogicalDecimal:
+	case LogicalDate, LogicalTimestamp, LogicalDecimal, LogicalTime, LogicalDuration:
 		if !c.Type.IsSigned() {
 			return fmt.Errorf("filter: column %s: logical type stored as %v (signed integer needed): %w", path, c.Type, encoding.ErrUnsupported)
 		}
 		if c.Logical == LogicalDecimal && (c.Scale < 0 || c.Scale > 38) {
 			return fmt.Errorf("filter: column %s: decimal scale %d: %w", path, c.Scale, encoding.ErrUnsupported)
 		}
-		if c.Logical == LogicalTimestamp && c.Unit > Nano {
-			return fmt.Errorf("filter: column %s: timestamp unit %d: %w", path, c.Unit, encoding.ErrUnsupported)
+		if (c.Logical == LogicalTimestamp || c.Logical == LogicalTime || c.Logical == LogicalDuration) && c.Unit > Nano {
+			return fmt.Errorf("filter: column %s: time unit %d: %w", path, c.Unit, encoding.ErrUnsupported)
 		}
 	default:
 		return fmt.Errorf("filter: column %s: logical kind %d: %w", path, c.Logical, encoding.ErrUnsupported)
@@ -239,6 +246,10 @@ func (c *ColumnInfo) literalHint(lit Literal) string {
 		return " (write dates as DATE 'YYYY-MM-DD')"
 	case c.Logical == LogicalTimestamp && lit.Kind != LitTimestamp && lit.Kind != LitDate:
 		return " (write timestamps as TIMESTAMP 'YYYY-MM-DD HH:MM:SS')"
+	case c.Logical == LogicalTime:
+		return " (write times of day as 'HH:MM:SS[.fffffffff]')"
+	case c.Logical == LogicalDuration:
+		return " (write durations as a number in the column's unit or as '1h30m', '250ms')"
 	case c.Type == encoding.Bool && lit.Kind != LitBool:
 		return " (write TRUE or FALSE)"
 	case lit.Kind == LitString && c.Logical != LogicalString && c.Type != encoding.Binary && c.Type != encoding.Bool:
@@ -344,6 +355,29 @@ func (l *Leaf) rat(lit Literal) (*big.Rat, error) {
 			return r.Quo(r, big.NewRat(86400, 1)), nil
 		}
 		return r.Mul(r, big.NewRat(c.Unit.perSecond(), 1)), nil
+	case LogicalTime, LogicalDuration:
+		// A number is a count of the column's unit; text is a time of day
+		// (HH:MM:SS) or a Go duration ("1h30m", since midnight for a time
+		// of day), converted exactly.
+		switch lit.Kind {
+		case LitNumber:
+			return parseRat(lit, l)
+		case LitString:
+			var ns int64
+			var err error
+			if c.Logical == LogicalTime && strings.Contains(lit.Text, ":") {
+				ns, err = parseTimeOfDay(lit.Text)
+			} else {
+				var d time.Duration
+				d, err = time.ParseDuration(lit.Text)
+				ns = int64(d)
+			}
+			if err != nil {
+				return nil, l.litErr(lit)
+			}
+			return new(big.Rat).SetFrac(new(big.Int).Mul(big.NewInt(ns), big.NewInt(c.Unit.perSecond())), big.NewInt(1e9)), nil
+		}
+		return nil, l.litErr(lit)
 	case LogicalDecimal:
 		if lit.Kind != LitNumber {
 			return nil, l.litErr(lit)

@@ -228,7 +228,10 @@ func (p *parser) errf(t token, format string, args ...any) error {
 //	cmp       := = | == | != | <> | < | <= | > | >=
 //	literal   := [+|-] number | string | DATE string | TIMESTAMP string | TRUE | FALSE
 //
-// A bare column (flag AND ...) means column = TRUE.
+// A bare column (flag AND ...) means column = TRUE. A time-of-day column
+// compares with 'HH:MM[:SS[.fffffffff]]' and a duration column with Go
+// duration text ('1h30m', '-250ms'); on either a number is a count of the
+// column's unit.
 func Parse(where string) (Expr, error) {
 	toks, err := lex(where)
 	if err != nil {
@@ -592,6 +595,20 @@ func (p *parser) parseLiteral(ctx string) (Literal, error) {
 		}
 	}
 	return Literal{}, p.errf(t, "expected a literal%s", ctx)
+}
+
+// parseTimeOfDay parses HH:MM[:SS[.fffffffff]] into nanoseconds since
+// midnight.
+func parseTimeOfDay(s string) (int64, error) {
+	// The time part of a timestamp on the epoch's day is the time of day.
+	if len(s) < 5 || s[2] != ':' {
+		return 0, fmt.Errorf("want HH:MM:SS[.fffffffff]")
+	}
+	sec, nsec, err := parseTimestamp("1970-01-01 " + s)
+	if err != nil || strings.ContainsAny(s, "Z+-") {
+		return 0, fmt.Errorf("want HH:MM:SS[.fffffffff]")
+	}
+	return sec*1e9 + nsec, nil
 }
 
 // parseDate parses YYYY-MM-DD into days since 1970-01-01.

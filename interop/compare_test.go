@@ -128,6 +128,12 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 		b.(*array.Date32Builder).Append(a.Value(i))
 	case *array.Timestamp:
 		b.(*array.TimestampBuilder).Append(a.Value(i))
+	case *array.Time32:
+		b.(*array.Time32Builder).Append(a.Value(i))
+	case *array.Time64:
+		b.(*array.Time64Builder).Append(a.Value(i))
+	case *array.Duration:
+		b.(*array.DurationBuilder).Append(a.Value(i))
 	case *array.Decimal32:
 		b.(*array.Decimal128Builder).Append(decimal128.FromI64(int64(a.Value(i))))
 	case *array.Decimal64:

@@ -25,6 +25,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"strata/schema"
 )
 
 // Format names a table file format.
@@ -376,8 +378,8 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 		if sch.NumFields() == 1 {
 			null = "NULL"
 		}
-		flat, nested := csvSchema(sch)
-		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null)), sch: flat, nested: nested, mem: opts.Mem}
+		flat, text := csvSchema(sch)
+		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null)), sch: flat, text: text, mem: opts.Mem}
 	default:
 		if strings.EqualFold(filepath.Ext(path), ".arrows") {
 			// .arrows is the conventional name of the IPC stream format.
@@ -427,31 +429,57 @@ func (p *parquetSink) Close() error {
 }
 
 type csvSink struct {
-	f      *os.File
-	w      *csv.Writer
-	sch    *arrow.Schema // nested columns as strings
-	nested []bool        // per column: written as JSON text
-	mem    memory.Allocator
+	f    *os.File
+	w    *csv.Writer
+	sch  *arrow.Schema // the columns CSV cannot hold as strings
+	text []csvText     // per column: how it becomes text, nil if it need not
+	mem  memory.Allocator
 }
 
-// csvSchema returns the schema CSV export writes: nested columns (struct,
-// list, map, ...), which CSV cannot represent, become string columns
-// holding each value's JSON text, as DuckDB and Spark export them.
-func csvSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
+// csvText renders every value of an array as text; nulls stay null.
+type csvText func(a arrow.Array, i int) (string, error)
+
+// csvSchema returns the schema CSV export writes. Columns the CSV writer
+// cannot hold become string columns: nested ones (struct, list, map, ...)
+// hold each value's JSON text, as DuckDB and Spark export them; times of
+// day are written HH:MM:SS[.fraction] and durations as Go duration text
+// ("1h30m0s").
+func csvSchema(sch *arrow.Schema) (*arrow.Schema, []csvText) {
 	fields := sch.Fields()
-	nested := make([]bool, len(fields))
+	text := make([]csvText, len(fields))
 	for i, f := range fields {
-		if _, ok := f.Type.(arrow.NestedType); ok {
-			nested[i] = true
-			fields[i] = arrow.Field{Name: f.Name, Type: arrow.BinaryTypes.String, Nullable: f.Nullable, Metadata: f.Metadata}
+		switch t := f.Type.(type) {
+		case arrow.NestedType:
+			text[i] = func(a arrow.Array, i int) (string, error) {
+				j, err := json.Marshal(a.GetOneForMarshal(i))
+				return string(j), err
+			}
+		case *arrow.Time32Type:
+			u := schema.TimeUnit(t.Unit)
+			text[i] = func(a arrow.Array, i int) (string, error) {
+				return schema.FormatTimeOfDay(int64(a.(*array.Time32).Value(i)), u), nil
+			}
+		case *arrow.Time64Type:
+			u := schema.TimeUnit(t.Unit)
+			text[i] = func(a arrow.Array, i int) (string, error) {
+				return schema.FormatTimeOfDay(int64(a.(*array.Time64).Value(i)), u), nil
+			}
+		case *arrow.DurationType:
+			u := schema.TimeUnit(t.Unit)
+			text[i] = func(a arrow.Array, i int) (string, error) {
+				return schema.FormatDuration(int64(a.(*array.Duration).Value(i)), u), nil
+			}
+		default:
+			continue
 		}
+		fields[i] = arrow.Field{Name: f.Name, Type: arrow.BinaryTypes.String, Nullable: f.Nullable, Metadata: f.Metadata}
 	}
 	md := sch.Metadata()
-	return arrow.NewSchema(fields, &md), nested
+	return arrow.NewSchema(fields, &md), text
 }
 
 func (c *csvSink) Write(rec arrow.Record) error {
-	out, err := csvRecord(rec, c.sch, c.nested, c.mem)
+	out, err := csvRecord(rec, c.sch, c.text, c.mem)
 	if err != nil {
 		return err
 	}
@@ -459,37 +487,37 @@ func (c *csvSink) Write(rec arrow.Record) error {
 	return c.w.Write(out)
 }
 
-// CSVRecord returns rec as CSV export writes it: nested columns (struct,
-// list, map, ...) become string columns of each value's JSON text. The
-// caller releases the result (rec itself, retained, when it has no nested
-// column).
+// CSVRecord returns rec as CSV export writes it (see csvSchema): nested
+// columns become string columns of each value's JSON text, times and
+// durations string columns of their text. The caller releases the result
+// (rec itself, retained, when no column changes).
 func CSVRecord(rec arrow.Record, mem memory.Allocator) (arrow.Record, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	sch, nested := csvSchema(rec.Schema())
-	return csvRecord(rec, sch, nested, mem)
+	sch, text := csvSchema(rec.Schema())
+	return csvRecord(rec, sch, text, mem)
 }
 
-func csvRecord(rec arrow.Record, sch *arrow.Schema, nested []bool, mem memory.Allocator) (arrow.Record, error) {
-	if !slices.Contains(nested, true) {
+func csvRecord(rec arrow.Record, sch *arrow.Schema, text []csvText, mem memory.Allocator) (arrow.Record, error) {
+	if !slices.ContainsFunc(text, func(t csvText) bool { return t != nil }) {
 		rec.Retain()
 		return rec, nil
 	}
 	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
 		for i, a := range cols {
-			if a != nil && nested[i] {
+			if a != nil && text[i] != nil {
 				a.Release()
 			}
 		}
 	}()
 	for i := range cols {
-		if !nested[i] {
+		if text[i] == nil {
 			cols[i] = rec.Column(i)
 			continue
 		}
-		a, err := jsonColumn(rec.Column(i), mem)
+		a, err := textColumn(rec.Column(i), text[i], mem)
 		if err != nil {
 			return nil, fmt.Errorf("interop: csv: column %q: %w", rec.ColumnName(i), err)
 		}
@@ -498,9 +526,8 @@ func csvRecord(rec arrow.Record, sch *arrow.Schema, nested []bool, mem memory.Al
 	return array.NewRecord(sch, cols, rec.NumRows()), nil
 }
 
-// jsonColumn renders every value of a nested array as JSON text; nulls stay
-// null.
-func jsonColumn(a arrow.Array, mem memory.Allocator) (arrow.Array, error) {
+// textColumn renders every value of an array with text; nulls stay null.
+func textColumn(a arrow.Array, text csvText, mem memory.Allocator) (arrow.Array, error) {
 	b := array.NewStringBuilder(mem)
 	defer b.Release()
 	b.Reserve(a.Len())
@@ -509,11 +536,11 @@ func jsonColumn(a arrow.Array, mem memory.Allocator) (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
-		j, err := json.Marshal(a.GetOneForMarshal(i))
+		s, err := text(a, i)
 		if err != nil {
 			return nil, err
 		}
-		b.Append(string(j))
+		b.Append(s)
 	}
 	return b.NewArray(), nil
 }

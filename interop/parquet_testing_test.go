@@ -41,7 +41,6 @@ var (
 	emptyPage      = unsupported{"arrow-go: empty compressed v2 data page fails to decompress", "could not decompress page"}
 	pageLimit      = unsupported{"arrow-go: 1 GiB page exceeds the 256 MiB page-size limit", "exceeds configured limit"}
 	nullType       = unsupported{"Strata: Arrow null type (list<null>) has no Strata type", "arrow type null: unsupported"}
-	variantTime    = unsupported{"Strata: variant shredded as time64 (no Strata time type)", "time64[us]: unsupported"}
 	variantInvalid = unsupported{"arrow-go: invalid shredded variant (typed_value not a valid nested type)", "typed_value field must be a valid nested type"}
 	geospatial     = unsupported{"Strata: GEOMETRY/GEOGRAPHY logical type, which arrow-go would not write back, refused naming the column", "has no Arrow type arrow-go writes back"}
 	variantNoValue = unsupported{"arrow-go: shredded variant without a value field cannot be written back (export refused)", "variant 'value' field is required"}
@@ -73,7 +72,6 @@ var notImported = map[string]unsupported{
 	"data/datapage_v2_empty_datapage.snappy.parquet":                               emptyPage,
 	"data/large_string_map.brotli.parquet":                                         pageLimit,
 	"data/null_list.parquet":                                                       nullType,
-	"shredded_variant/case-032.parquet":                                            variantTime,
 	"shredded_variant/case-084-INVALID.parquet":                                    variantInvalid,
 	"shredded_variant/case-041.parquet":                                            variantNoValue,
 	"shredded_variant/case-131.parquet":                                            variantNoValue,

@@ -129,8 +129,9 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 				// numeric order.
 				return nil, fmt.Errorf("read: aggregate %q: %s of decimals wider than 18 digits is not supported: %w", part, fn, encoding.ErrUnsupported)
 			}
-			if k := f.sch.Column(c).Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp) {
-				// As in SQL: a sum of dates or instants means nothing.
+			if k := f.sch.Column(c).Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp || k == schema.Time) {
+				// As in SQL: a sum of dates, instants or times of day means
+				// nothing (a sum of durations is one).
 				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values", part, arg)
 			}
 		}
@@ -706,6 +707,10 @@ func formatLogical(n *schema.Node, v int64, text string) string {
 			t = time.Unix(0, v)
 		}
 		return t.UTC().Format(time.RFC3339Nano)
+	case schema.Time:
+		return schema.FormatTimeOfDay(v, n.Unit)
+	case schema.Duration:
+		return schema.FormatDuration(v, n.Unit)
 	}
 	return text
 }

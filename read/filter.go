@@ -796,8 +796,9 @@ func columnInfo(n *schema.Node) filter.ColumnInfo {
 		ci.Logical = filter.LogicalString
 	case schema.Date:
 		ci.Logical = filter.LogicalDate
-	case schema.Timestamp:
-		ci.Logical = filter.LogicalTimestamp
+	case schema.Timestamp, schema.Time, schema.Duration:
+		ci.Logical = map[schema.Kind]filter.Logical{schema.Timestamp: filter.LogicalTimestamp,
+			schema.Time: filter.LogicalTime, schema.Duration: filter.LogicalDuration}[n.Kind]
 		switch n.Unit {
 		case schema.Millisecond:
 			ci.Unit = filter.Milli

@@ -38,6 +38,8 @@ func appendNode(dst []byte, n *Node, template bool) []byte {
 		dst = append(dst, byte(n.Unit))
 		dst = binary.AppendUvarint(dst, uint64(len(n.TimeZone)))
 		dst = append(dst, n.TimeZone...)
+	case Time, Duration:
+		dst = append(dst, byte(n.Unit))
 	case Decimal:
 		dst = append(dst, byte(n.Precision))
 		dst = binary.AppendVarint(dst, int64(n.Scale))
@@ -192,6 +194,12 @@ func (p *parser) node(parent *Node, depth int, template bool) (*Node, error) {
 		if n.TimeZone, err = p.str("time zone"); err != nil {
 			return nil, err
 		}
+	case Time, Duration:
+		u, err := p.byte("time unit")
+		if err != nil {
+			return nil, err
+		}
+		n.Unit = TimeUnit(u)
 	case Decimal:
 		pr, err := p.byte("precision")
 		if err != nil {

@@ -17,9 +17,11 @@ package schema
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"strata/encoding"
 )
@@ -50,12 +52,14 @@ const (
 	List        Kind = 18
 	Map         Kind = 19
 	FlatMap     Kind = 20
-	kindCount        = 21
+	Time        Kind = 21 // time of day: Unit since midnight; int32 for s and ms, int64 for us and ns
+	Duration    Kind = 22 // elapsed time: int64 in Unit
+	kindCount        = 23
 )
 
 var kindNames = [...]string{"invalid", "bool", "int8", "int16", "int32", "int64",
 	"uint8", "uint16", "uint32", "uint64", "float32", "float64", "string", "binary",
-	"date", "timestamp", "decimal", "struct", "list", "map", "flatmap"}
+	"date", "timestamp", "decimal", "struct", "list", "map", "flatmap", "time", "duration"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -68,7 +72,10 @@ func (k Kind) String() string {
 func (k Kind) Valid() bool { return k > KindInvalid && k < kindCount }
 
 // IsLeaf reports whether k is a primitive kind stored in one values stream.
-func (k Kind) IsLeaf() bool { return k >= Bool && k <= Decimal }
+func (k Kind) IsLeaf() bool { return k >= Bool && k <= Decimal || k == Time || k == Duration }
+
+// HasUnit reports whether nodes of kind k carry a TimeUnit.
+func (k Kind) HasUnit() bool { return k == Timestamp || k == Time || k == Duration }
 
 // IsInteger reports whether k is a signed or unsigned integer kind.
 func (k Kind) IsInteger() bool { return k >= Int8 && k <= Uint64 }
@@ -83,7 +90,8 @@ const MaxDecimal64Precision = 18
 // MaxDecimalPrecision is the largest decimal precision Strata stores.
 const MaxDecimalPrecision = 38
 
-// TimeUnit is the unit of a Timestamp. The values match Arrow's.
+// TimeUnit is the unit of a Timestamp, Time or Duration. The values match
+// Arrow's.
 type TimeUnit uint8
 
 // Time units.
@@ -106,6 +114,37 @@ func (u TimeUnit) String() string {
 		return "ns"
 	}
 	return fmt.Sprintf("unit(%d)", uint8(u))
+}
+
+// PerSecond is the number of units in a second.
+func (u TimeUnit) PerSecond() int64 {
+	return [...]int64{1, 1e3, 1e6, 1e9}[min(int(u), 3)]
+}
+
+// FormatTimeOfDay renders v units since midnight as HH:MM:SS, with as many
+// fraction digits as the unit has where the fraction is not zero. A value
+// outside one day is rendered as a duration.
+func FormatTimeOfDay(v int64, u TimeUnit) string {
+	per := u.PerSecond()
+	if v < 0 || v/per >= 86400 {
+		return FormatDuration(v, u)
+	}
+	sec, frac := v/per, v%per
+	s := fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	if frac != 0 {
+		s += fmt.Sprintf(".%0*d", len(strconv.FormatInt(per, 10))-1, frac)
+	}
+	return s
+}
+
+// FormatDuration renders v units as Go's duration text ("1h30m0.5s"), or
+// as a count of the unit where that overflows nanoseconds.
+func FormatDuration(v int64, u TimeUnit) string {
+	per := int64(1e9) / u.PerSecond()
+	if v > math.MaxInt64/per || v < math.MinInt64/per {
+		return strconv.FormatInt(v, 10) + u.String()
+	}
+	return time.Duration(v * per).String()
 }
 
 // Role says what a stream holds for its node.
@@ -137,7 +176,7 @@ type Node struct {
 	Nullable bool
 	Children []*Node
 
-	Unit     TimeUnit // Timestamp
+	Unit     TimeUnit // Timestamp, Time, Duration
 	TimeZone string   // Timestamp; "" = no zone (naive)
 
 	Precision int // Decimal: 1..38
@@ -158,6 +197,16 @@ func NewLeaf(name string, k Kind, nullable bool) *Node {
 // NewTimestamp returns a Timestamp node.
 func NewTimestamp(name string, unit TimeUnit, tz string, nullable bool) *Node {
 	return &Node{Name: name, Kind: Timestamp, Nullable: nullable, Unit: unit, TimeZone: tz, first: -1}
+}
+
+// NewTime returns a Time node: a time of day in unit since midnight.
+func NewTime(name string, unit TimeUnit, nullable bool) *Node {
+	return &Node{Name: name, Kind: Time, Nullable: nullable, Unit: unit, first: -1}
+}
+
+// NewDuration returns a Duration node: an elapsed time in unit.
+func NewDuration(name string, unit TimeUnit, nullable bool) *Node {
+	return &Node{Name: name, Kind: Duration, Nullable: nullable, Unit: unit, first: -1}
 }
 
 // NewDecimal returns a Decimal node.
@@ -229,7 +278,12 @@ func (n *Node) PhysicalType() encoding.Type {
 		return encoding.Int16
 	case Int32, Date:
 		return encoding.Int32
-	case Int64, Timestamp:
+	case Int64, Timestamp, Duration:
+		return encoding.Int64
+	case Time:
+		if n.Unit <= Millisecond {
+			return encoding.Int32
+		}
 		return encoding.Int64
 	case Uint8:
 		return encoding.Uint8
@@ -334,6 +388,8 @@ func (n *Node) typeString(b *strings.Builder) {
 			fmt.Fprintf(b, ",%s", n.TimeZone)
 		}
 		b.WriteByte(']')
+	case Time, Duration:
+		fmt.Fprintf(b, "%s[%s]", n.Kind, n.Unit)
 	case Decimal:
 		fmt.Fprintf(b, "decimal(%d,%d)", n.Precision, n.Scale)
 	case Struct:
@@ -465,7 +521,7 @@ func validate(n, parent *Node, depth int, template bool) error {
 		return encoding.Corruptf("schema: leaf %q has children", where())
 	}
 	switch n.Kind {
-	case Timestamp:
+	case Timestamp, Time, Duration:
 		if n.Unit > Nanosecond {
 			return encoding.Unsupportedf("schema: node %q: time unit %d", where(), uint8(n.Unit))
 		}
@@ -547,6 +603,8 @@ func sameType(a, b *Node) bool {
 	switch a.Kind {
 	case Timestamp:
 		return a.Unit == b.Unit && a.TimeZone == b.TimeZone
+	case Time, Duration:
+		return a.Unit == b.Unit
 	case Decimal:
 		return a.Precision == b.Precision && a.Scale == b.Scale
 	case FlatMap:
@@ -726,7 +784,7 @@ func (s *Schema) String() string {
 		}
 		fmt.Fprintf(&b, "%s: %s", name, n.Kind)
 		switch n.Kind {
-		case Timestamp, Decimal:
+		case Timestamp, Decimal, Time, Duration:
 			fmt.Fprintf(&b, " %s", n.TypeString())
 		case FlatMap:
 			fmt.Fprintf(&b, "<%s, %s>", n.KeyKind, n.Value.TypeString())

@@ -138,6 +138,75 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 }
 
+// timeKinds holds a Time node of every unit and a Duration node.
+func timeKinds(t testing.TB) *Schema {
+	t.Helper()
+	s, err := New(NewStruct("", false,
+		NewTime("t_s", Second, false),
+		NewTime("t_ms", Millisecond, true),
+		NewTime("t_us", Microsecond, true),
+		NewTime("t_ns", Nanosecond, false),
+		NewDuration("d_ms", Millisecond, true),
+		NewList("waits", true, NewDuration("element", Nanosecond, false)),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTimeKinds(t *testing.T) {
+	s := timeKinds(t)
+	data := s.Marshal()
+	encodingtest.Golden(t, "time_kinds", data)
+	s2, err := Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if describe(s2) != describe(s) || s2.String() != s.String() {
+		t.Fatalf("round trip:\n%s\nvs\n%s", s2, s)
+	}
+	want := []struct {
+		typ  string
+		phys encoding.Type
+	}{
+		{"time[s]", encoding.Int32}, {"time[ms]", encoding.Int32}, {"time[us]", encoding.Int64},
+		{"time[ns]", encoding.Int64}, {"duration[ms]", encoding.Int64},
+	}
+	for i, w := range want {
+		n := s2.Column(i)
+		if !n.Kind.IsLeaf() || n.TypeString() != w.typ || n.PhysicalType() != w.phys {
+			t.Errorf("column %d: leaf %v, type %s, physical %v; want %s, %v", i, n.Kind.IsLeaf(), n.TypeString(), n.PhysicalType(), w.typ, w.phys)
+		}
+	}
+	// A unit past nanoseconds is refused, not guessed.
+	for _, k := range []Kind{Time, Duration} {
+		bad := &Node{Name: "x", Kind: k, Unit: 4, first: -1}
+		if _, err := New(NewStruct("", false, bad)); !errors.Is(err, encoding.ErrUnsupported) {
+			t.Errorf("%v with unit 4: %v", k, err)
+		}
+	}
+	for _, c := range []struct {
+		v    int64
+		u    TimeUnit
+		want string
+	}{
+		{0, Second, "00:00:00"}, {45296, Second, "12:34:56"}, {45296789, Millisecond, "12:34:56.789"},
+		{45296000001, Microsecond, "12:34:56.000001"}, {86399999999999, Nanosecond, "23:59:59.999999999"},
+		{86400, Second, "24h0m0s"}, {-1, Millisecond, "-1ms"},
+	} {
+		if got := FormatTimeOfDay(c.v, c.u); got != c.want {
+			t.Errorf("FormatTimeOfDay(%d, %s) = %q, want %q", c.v, c.u, got, c.want)
+		}
+	}
+	if got := FormatDuration(5400, Second); got != "1h30m0s" {
+		t.Errorf("FormatDuration(5400 s) = %q", got)
+	}
+	if got := FormatDuration(1<<62, Second); got != "4611686018427387904s" {
+		t.Errorf("FormatDuration of a value nanoseconds overflow = %q", got)
+	}
+}
+
 func TestInvalid(t *testing.T) {
 	bad := []*Node{
 		NewStruct("", true),
@@ -182,6 +251,7 @@ func FuzzUnmarshal(f *testing.F) {
 	s3, _ := New(NewStruct("", false, NewFlatMap("outer", false, Uint32, inner, "7")))
 	f.Add(s3.Marshal())
 	f.Add([]byte{1, 0, byte(Struct), 0, 0, 0})
+	f.Add(timeKinds(f).Marshal())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Unmarshal(data)
 		if err != nil {

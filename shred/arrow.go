@@ -39,8 +39,9 @@ func SchemaFromArrow(as *arrow.Schema) (*schema.Schema, error) {
 // Accepted Arrow types: bool, int8..uint64, float32/64, string and
 // large_string and string_view (String), binary, large_binary and
 // binary_view (Binary), dictionary of any of those (its value type), date32,
-// timestamp, decimal32/64/128 (precision <= 38), struct, list and large_list
-// (List), map (Map, or FlatMap with string or integer keys).
+// timestamp, time32 and time64 (Time), duration, decimal32/64/128 (precision
+// <= 38), struct, list and large_list (List), map (Map, or FlatMap with
+// string or integer keys).
 func SchemaFromArrowWith(as *arrow.Schema, opt FromArrowOptions) (*schema.Schema, error) {
 	flat := make(map[string]bool, len(opt.FlatMap))
 	for _, p := range opt.FlatMap {
@@ -101,6 +102,12 @@ func nodeFromType(t arrow.DataType, name string, nullable bool, path string, fla
 		return schema.NewLeaf(name, k, nullable), nil
 	case *arrow.TimestampType:
 		return schema.NewTimestamp(name, schema.TimeUnit(t.Unit), t.TimeZone, nullable), nil
+	case *arrow.Time32Type:
+		return schema.NewTime(name, schema.TimeUnit(t.Unit), nullable), nil
+	case *arrow.Time64Type:
+		return schema.NewTime(name, schema.TimeUnit(t.Unit), nullable), nil
+	case *arrow.DurationType:
+		return schema.NewDuration(name, schema.TimeUnit(t.Unit), nullable), nil
 	case *arrow.Decimal32Type:
 		return schema.NewDecimal(name, int(t.Precision), int(t.Scale), nullable), nil
 	case *arrow.Decimal64Type:
@@ -208,6 +215,13 @@ func typeOf(n *schema.Node, keep keepSet) arrow.DataType {
 	switch n.Kind {
 	case schema.Timestamp:
 		return &arrow.TimestampType{Unit: arrow.TimeUnit(n.Unit), TimeZone: n.TimeZone}
+	case schema.Time:
+		if n.Unit <= schema.Millisecond {
+			return &arrow.Time32Type{Unit: arrow.TimeUnit(n.Unit)}
+		}
+		return &arrow.Time64Type{Unit: arrow.TimeUnit(n.Unit)}
+	case schema.Duration:
+		return &arrow.DurationType{Unit: arrow.TimeUnit(n.Unit)}
 	case schema.Decimal:
 		return &arrow.Decimal128Type{Precision: int32(n.Precision), Scale: int32(n.Scale)}
 	case schema.Struct:

@@ -26,10 +26,23 @@ func leafAccepts(n *schema.Node, t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.TIMESTAMP:
 		return n.Kind == schema.Timestamp
+	case arrow.TIME32, arrow.TIME64:
+		// The unit decides the width of a time's values, so it must match.
+		return n.Kind == schema.Time && unitOf(t) == n.Unit
+	case arrow.DURATION:
+		return n.Kind == schema.Duration && unitOf(t) == n.Unit
 	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
 		return n.Kind == schema.Decimal
 	}
 	return false
+}
+
+// unitOf is the unit of a time32, time64 or duration type.
+func unitOf(t arrow.DataType) schema.TimeUnit {
+	if u, ok := t.(arrow.TemporalWithUnit); ok {
+		return schema.TimeUnit(u.TimeUnit())
+	}
+	return schema.TimeUnit(255)
 }
 
 // leaf appends the values of a primitive node: one entry per slot, zero at

@@ -80,6 +80,23 @@ func columnOf(f arrow.Field) (column, error) {
 		default:
 			return fixed("TIMESTAMP_NS", mapping.TypeTimestampNS, 8)
 		}
+	case *arrow.Time32Type:
+		c.sql, c.logical = "TIME", simple(mapping.TypeTime)
+		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillTime32(vec, a, lo, n, t.Unit) }
+		return c, nil
+	case *arrow.Time64Type:
+		if t.Unit == arrow.Microsecond {
+			return fixed("TIME", mapping.TypeTime, 8)
+		}
+		c.sql, c.logical = "TIME", simple(mapping.TypeTime)
+		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillMicros(vec, a, lo, n, t.Unit) }
+		return c, nil
+	case *arrow.DurationType:
+		// DuckDB has no duration type; its INTERVAL holds one in its
+		// microseconds part, as DuckDB's own Arrow import does.
+		c.sql, c.logical = "INTERVAL", simple(mapping.TypeInterval)
+		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillInterval(vec, a, lo, n, t.Unit) }
+		return c, nil
 	case *arrow.Decimal128Type:
 		if t.Precision < 1 || t.Precision > 38 || t.Scale < 0 || t.Scale > t.Precision {
 			return c, fmt.Errorf("column %q: decimal(%d,%d) has no DuckDB type", f.Name, t.Precision, t.Scale)
@@ -133,7 +150,8 @@ func fillBool(vec mapping.Vector, a arrow.Array, lo, n int) {
 	}
 }
 
-// fillMicros converts timestamps of any unit to microseconds.
+// fillMicros converts timestamps (or times of day) of any unit to
+// microseconds.
 func fillMicros(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeUnit) {
 	d := a.Data()
 	in := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(d.Buffers()[1].Bytes()))), d.Offset()+lo+n)[d.Offset()+lo:]
@@ -158,6 +176,50 @@ func fillMicros(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeUni
 			}
 			out[i] = q
 		}
+	}
+}
+
+// fillTime32 widens times of day in seconds or milliseconds to DuckDB's
+// microseconds.
+func fillTime32(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeUnit) {
+	d := a.Data()
+	in := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(d.Buffers()[1].Bytes()))), d.Offset()+lo+n)[d.Offset()+lo:]
+	out := unsafe.Slice((*int64)(mapping.VectorGetData(vec)), n)
+	per := int64(1e3)
+	if unit == arrow.Second {
+		per = 1e6
+	}
+	for i, v := range in {
+		out[i] = int64(v) * per
+	}
+}
+
+// fillInterval stores durations as DuckDB intervals of no months and no
+// days: microseconds (nanoseconds round toward negative infinity).
+func fillInterval(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeUnit) {
+	d := a.Data()
+	in := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(d.Buffers()[1].Bytes()))), d.Offset()+lo+n)[d.Offset()+lo:]
+	type interval struct {
+		months, days int32
+		micros       int64
+	}
+	out := unsafe.Slice((*interval)(mapping.VectorGetData(vec)), n)
+	for i, v := range in {
+		var us int64
+		switch unit {
+		case arrow.Second:
+			us = v * 1e6
+		case arrow.Millisecond:
+			us = v * 1e3
+		case arrow.Microsecond:
+			us = v
+		default:
+			us = v / 1e3
+			if v%1e3 < 0 {
+				us--
+			}
+		}
+		out[i] = interval{micros: us}
 	}
 }
 

@@ -1,0 +1,77 @@
+package duckstrata_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata"
+)
+
+// TestTimeAndDuration: times of day of every unit reach DuckDB as TIME and
+// durations as INTERVAL, nulls included, and DuckDB filters on them (no
+// pushdown: the scan returns the rows and DuckDB compares).
+func TestTimeAndDuration(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "t_s", Type: arrow.FixedWidthTypes.Time32s, Nullable: true},
+		{Name: "t_ms", Type: arrow.FixedWidthTypes.Time32ms},
+		{Name: "t_us", Type: arrow.FixedWidthTypes.Time64us},
+		{Name: "t_ns", Type: arrow.FixedWidthTypes.Time64ns},
+		{Name: "d_s", Type: arrow.FixedWidthTypes.Duration_s, Nullable: true},
+		{Name: "d_ns", Type: arrow.FixedWidthTypes.Duration_ns},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := range 3000 {
+		sec := int64(i) * 28 // 00:00:00 .. 23:19:32
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		if i%10 == 9 {
+			b.Field(1).AppendNull()
+			b.Field(5).AppendNull()
+		} else {
+			b.Field(1).(*array.Time32Builder).Append(arrow.Time32(sec))
+			b.Field(5).(*array.DurationBuilder).Append(arrow.Duration(sec - 3600))
+		}
+		b.Field(2).(*array.Time32Builder).Append(arrow.Time32(sec*1000 + 5))
+		b.Field(3).(*array.Time64Builder).Append(arrow.Time64(sec*1e6 + 7))
+		b.Field(4).(*array.Time64Builder).Append(arrow.Time64(sec*1e9 + 1999))
+		b.Field(6).(*array.DurationBuilder).Append(arrow.Duration(-int64(i)*1e9 - 1500))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	p := filepath.Join(t.TempDir(), "t.strata")
+	w, err := strata.Create(p, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, conn := openDB(t)
+	got := rowsOf(t, conn, "SELECT id, t_s::VARCHAR, t_ms::VARCHAR, t_us::VARCHAR, t_ns::VARCHAR, d_s::VARCHAR, d_ns::VARCHAR FROM "+quoted(p)+" WHERE id IN (0, 9, 1000) ORDER BY id")
+	want := [][]string{
+		{"0", "00:00:00", "00:00:00.005", "00:00:00.000007", "00:00:00.000001", "-01:00:00", "-00:00:00.000002"},
+		{"9", "NULL", "00:04:12.005", "00:04:12.000007", "00:04:12.000001", "NULL", "-00:00:09.000002"},
+		{"1000", "07:46:40", "07:46:40.005", "07:46:40.000007", "07:46:40.000001", "06:46:40", "-00:16:40.000002"},
+	}
+	sameRows(t, "times and durations", got, want)
+	types := rowsOf(t, conn, "SELECT column_type FROM (DESCRIBE SELECT * FROM "+quoted(p)+")")
+	for i, w := range []string{"INTEGER", "TIME", "TIME", "TIME", "TIME", "INTERVAL", "INTERVAL"} {
+		if types[i][0] != w {
+			t.Errorf("column %d: %s, want %s", i, types[i][0], w)
+		}
+	}
+	if n := rowsOf(t, conn, "SELECT count(*) FROM "+quoted(p)+" WHERE t_s BETWEEN TIME '01:00:00' AND TIME '02:00:00'"); n[0][0] != "116" {
+		t.Errorf("count in 01:00-02:00 = %v, want 116", n)
+	}
+	if n := rowsOf(t, conn, "SELECT count(*) FROM "+quoted(p)+" WHERE d_s > INTERVAL 1 HOUR"); n[0][0] != "2467" {
+		t.Errorf("durations over an hour = %v, want 2467", n)
+	}
+}
