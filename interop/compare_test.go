@@ -79,7 +79,7 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 		// array reports a stored variant null as IsNull.
 		return appendValue(b, ext.Storage(), i)
 	}
-	if a.IsNull(i) {
+	if a.IsNull(i) || a.DataType().ID() == arrow.NULL { // arrow-go's null arrays report IsValid
 		b.AppendNull()
 		return nil
 	}

@@ -40,7 +40,6 @@ var (
 	unknownLogical = unsupported{"arrow-go: unknown logical type (arrow-go panics; reported as an error)", "invalid logical type"}
 	emptyPage      = unsupported{"arrow-go: empty compressed v2 data page fails to decompress", "could not decompress page"}
 	pageLimit      = unsupported{"arrow-go: 1 GiB page exceeds the 256 MiB page-size limit", "exceeds configured limit"}
-	nullType       = unsupported{"Strata: Arrow null type (list<null>) has no Strata type", "arrow type null: unsupported"}
 	variantInvalid = unsupported{"arrow-go: invalid shredded variant (typed_value not a valid nested type)", "typed_value field must be a valid nested type"}
 	geospatial     = unsupported{"Strata: GEOMETRY/GEOGRAPHY logical type, which arrow-go would not write back, refused naming the column", "has no Arrow type arrow-go writes back"}
 	variantNoValue = unsupported{"arrow-go: shredded variant without a value field cannot be written back (export refused)", "variant 'value' field is required"}
@@ -71,7 +70,6 @@ var notImported = map[string]unsupported{
 	"data/unknown-logical-type.parquet":                                            unknownLogical,
 	"data/datapage_v2_empty_datapage.snappy.parquet":                               emptyPage,
 	"data/large_string_map.brotli.parquet":                                         pageLimit,
-	"data/null_list.parquet":                                                       nullType,
 	"shredded_variant/case-084-INVALID.parquet":                                    variantInvalid,
 	"shredded_variant/case-041.parquet":                                            variantNoValue,
 	"shredded_variant/case-131.parquet":                                            variantNoValue,

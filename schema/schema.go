@@ -54,12 +54,13 @@ const (
 	FlatMap     Kind = 20
 	Time        Kind = 21 // time of day: Unit since midnight; int32 for s and ms, int64 for us and ns
 	Duration    Kind = 22 // elapsed time: int64 in Unit
-	kindCount        = 23
+	Null        Kind = 23 // every slot null (Arrow's null type); always nullable
+	kindCount        = 24
 )
 
 var kindNames = [...]string{"invalid", "bool", "int8", "int16", "int32", "int64",
 	"uint8", "uint16", "uint32", "uint64", "float32", "float64", "string", "binary",
-	"date", "timestamp", "decimal", "struct", "list", "map", "flatmap", "time", "duration"}
+	"date", "timestamp", "decimal", "struct", "list", "map", "flatmap", "time", "duration", "null"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -72,7 +73,7 @@ func (k Kind) String() string {
 func (k Kind) Valid() bool { return k > KindInvalid && k < kindCount }
 
 // IsLeaf reports whether k is a primitive kind stored in one values stream.
-func (k Kind) IsLeaf() bool { return k >= Bool && k <= Decimal || k == Time || k == Duration }
+func (k Kind) IsLeaf() bool { return k >= Bool && k <= Decimal || k >= Time && k <= Null }
 
 // HasUnit reports whether nodes of kind k carry a TimeUnit.
 func (k Kind) HasUnit() bool { return k == Timestamp || k == Time || k == Duration }
@@ -270,7 +271,7 @@ func (n *Node) IsFlatMapKey() bool { return n.parent != nil && n.parent.Kind == 
 // TypeInvalid for nested kinds.
 func (n *Node) PhysicalType() encoding.Type {
 	switch n.Kind {
-	case Bool:
+	case Bool, Null:
 		return encoding.Bool
 	case Int8:
 		return encoding.Int8
@@ -521,6 +522,10 @@ func validate(n, parent *Node, depth int, template bool) error {
 		return encoding.Corruptf("schema: leaf %q has children", where())
 	}
 	switch n.Kind {
+	case Null:
+		if !n.Nullable {
+			return encoding.Corruptf("schema: null-type node %q is not nullable", where())
+		}
 	case Timestamp, Time, Duration:
 		if n.Unit > Nanosecond {
 			return encoding.Unsupportedf("schema: node %q: time unit %d", where(), uint8(n.Unit))

@@ -138,7 +138,8 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 }
 
-// timeKinds holds a Time node of every unit and a Duration node.
+// timeKinds holds a Time node of every unit, Duration nodes and a Null
+// node: the kinds added after the first format.
 func timeKinds(t testing.TB) *Schema {
 	t.Helper()
 	s, err := New(NewStruct("", false,
@@ -148,6 +149,7 @@ func timeKinds(t testing.TB) *Schema {
 		NewTime("t_ns", Nanosecond, false),
 		NewDuration("d_ms", Millisecond, true),
 		NewList("waits", true, NewDuration("element", Nanosecond, false)),
+		NewLeaf("none", Null, true),
 	))
 	if err != nil {
 		t.Fatal(err)
@@ -216,6 +218,7 @@ func TestInvalid(t *testing.T) {
 		NewStruct("", false, NewFlatMap("f", false, Float32, NewLeaf("", Int8, false))),
 		NewStruct("", false, NewFlatMap("f", false, Int8, NewLeaf("", Int8, false), "007")),
 		NewStruct("", false, &Node{Name: "x", Kind: 99}),
+		NewStruct("", false, NewLeaf("n", Null, false)),
 	}
 	for i, root := range bad {
 		if _, err := New(root); err == nil {

@@ -39,9 +39,9 @@ func SchemaFromArrow(as *arrow.Schema) (*schema.Schema, error) {
 // Accepted Arrow types: bool, int8..uint64, float32/64, string and
 // large_string and string_view (String), binary, large_binary and
 // binary_view (Binary), dictionary of any of those (its value type), date32,
-// timestamp, time32 and time64 (Time), duration, decimal32/64/128 (precision
-// <= 38), struct, list and large_list (List), map (Map, or FlatMap with
-// string or integer keys).
+// timestamp, time32 and time64 (Time), duration, null (Null, always
+// nullable), decimal32/64/128 (precision <= 38), struct, list and large_list
+// (List), map (Map, or FlatMap with string or integer keys).
 func SchemaFromArrowWith(as *arrow.Schema, opt FromArrowOptions) (*schema.Schema, error) {
 	flat := make(map[string]bool, len(opt.FlatMap))
 	for _, p := range opt.FlatMap {
@@ -94,6 +94,10 @@ func nodeFromType(t arrow.DataType, name string, nullable bool, path string, fla
 		return schema.NewLeaf(name, k, nullable), nil
 	}
 	switch t := t.(type) {
+	case *arrow.NullType:
+		// Every value is null whatever the field says (pandas writes
+		// all-None columns with this type).
+		return schema.NewLeaf(name, schema.Null, true), nil
 	case *arrow.DictionaryType:
 		k, ok := leafKinds[t.ValueType.ID()]
 		if !ok || (k != schema.String && k != schema.Binary) {
@@ -222,6 +226,8 @@ func typeOf(n *schema.Node, keep keepSet) arrow.DataType {
 		return &arrow.Time64Type{Unit: arrow.TimeUnit(n.Unit)}
 	case schema.Duration:
 		return &arrow.DurationType{Unit: arrow.TimeUnit(n.Unit)}
+	case schema.Null:
+		return arrow.Null
 	case schema.Decimal:
 		return &arrow.Decimal128Type{Precision: int32(n.Precision), Scale: int32(n.Scale)}
 	case schema.Struct:

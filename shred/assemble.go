@@ -374,6 +374,13 @@ func (as *assembler) leaf(n *schema.Node, count int) (arrow.ArrayData, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n.Kind == schema.Null {
+		// Every slot is null, whatever the stream holds.
+		if v, ok := st.Values.([]bool); ok {
+			as.done(st, bytesOf(v), p, count)
+		}
+		return array.NewData(arrow.Null, count, []*memory.Buffer{nil}, nil, count, 0), nil
+	}
 	var validity *memory.Buffer
 	nulls := 0
 	// A non-nullable node has no nulls, whatever Valid says: Arrow map keys

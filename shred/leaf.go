@@ -31,6 +31,8 @@ func leafAccepts(n *schema.Node, t arrow.DataType) bool {
 		return n.Kind == schema.Time && unitOf(t) == n.Unit
 	case arrow.DURATION:
 		return n.Kind == schema.Duration && unitOf(t) == n.Unit
+	case arrow.NULL:
+		return n.Kind == schema.Null
 	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
 		return n.Kind == schema.Decimal
 	}
@@ -68,9 +70,13 @@ func (sh *Shredder) leaf(n *schema.Node, arr arrow.Array, spans []span, total in
 	var err error
 	switch b.typ {
 	case encoding.Bool:
-		a := arr.(*array.Boolean)
 		b.bools = growBy(b.bools, total)
 		dst := b.bools[start:]
+		a, ok := arr.(*array.Boolean)
+		if !ok { // the null type: false at every slot, each of them null
+			clear(dst)
+			break
+		}
 		k := 0
 		for _, sp := range spans {
 			for i := sp.lo; i < sp.hi; i++ {

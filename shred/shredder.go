@@ -313,6 +313,9 @@ func presence(arr arrow.Array, spans []span, total int, mask []bool) []bool {
 		return mask
 	}
 	out := make([]bool, total)
+	if arr.DataType().ID() == arrow.NULL {
+		return out // arrow-go's null arrays have no bitmap and report IsValid
+	}
 	k := 0
 	for _, sp := range spans {
 		for i := sp.lo; i < sp.hi; i++ {

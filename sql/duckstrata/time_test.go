@@ -13,7 +13,8 @@ import (
 
 // TestTimeAndDuration: times of day of every unit reach DuckDB as TIME and
 // durations as INTERVAL, nulls included, and DuckDB filters on them (no
-// pushdown: the scan returns the rows and DuckDB compares).
+// pushdown: the scan returns the rows and DuckDB compares); a column of
+// Arrow's null type is an INTEGER column of NULLs.
 func TestTimeAndDuration(t *testing.T) {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
@@ -23,6 +24,7 @@ func TestTimeAndDuration(t *testing.T) {
 		{Name: "t_ns", Type: arrow.FixedWidthTypes.Time64ns},
 		{Name: "d_s", Type: arrow.FixedWidthTypes.Duration_s, Nullable: true},
 		{Name: "d_ns", Type: arrow.FixedWidthTypes.Duration_ns},
+		{Name: "none", Type: arrow.Null, Nullable: true},
 	}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 	defer b.Release()
@@ -40,6 +42,7 @@ func TestTimeAndDuration(t *testing.T) {
 		b.Field(3).(*array.Time64Builder).Append(arrow.Time64(sec*1e6 + 7))
 		b.Field(4).(*array.Time64Builder).Append(arrow.Time64(sec*1e9 + 1999))
 		b.Field(6).(*array.DurationBuilder).Append(arrow.Duration(-int64(i)*1e9 - 1500))
+		b.Field(7).AppendNull()
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
@@ -63,7 +66,7 @@ func TestTimeAndDuration(t *testing.T) {
 	}
 	sameRows(t, "times and durations", got, want)
 	types := rowsOf(t, conn, "SELECT column_type FROM (DESCRIBE SELECT * FROM "+quoted(p)+")")
-	for i, w := range []string{"INTEGER", "TIME", "TIME", "TIME", "TIME", "INTERVAL", "INTERVAL"} {
+	for i, w := range []string{"INTEGER", "TIME", "TIME", "TIME", "TIME", "INTERVAL", "INTERVAL", "INTEGER"} {
 		if types[i][0] != w {
 			t.Errorf("column %d: %s, want %s", i, types[i][0], w)
 		}
@@ -73,5 +76,9 @@ func TestTimeAndDuration(t *testing.T) {
 	}
 	if n := rowsOf(t, conn, "SELECT count(*) FROM "+quoted(p)+" WHERE d_s > INTERVAL 1 HOUR"); n[0][0] != "2467" {
 		t.Errorf("durations over an hour = %v, want 2467", n)
+	}
+	// A column of Arrow's null type is NULL in every row.
+	if n := rowsOf(t, conn, "SELECT count(none), count(*) FROM "+quoted(p)); n[0][0] != "0" || n[0][1] != "3000" {
+		t.Errorf("count(none), count(*) = %v, want 0, 3000", n)
 	}
 }

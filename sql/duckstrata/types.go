@@ -97,6 +97,12 @@ func columnOf(f arrow.Field) (column, error) {
 		c.sql, c.logical = "INTERVAL", simple(mapping.TypeInterval)
 		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillInterval(vec, a, lo, n, t.Unit) }
 		return c, nil
+	case *arrow.NullType:
+		// A column with no values (pandas' all-None columns): NULL rows
+		// of DuckDB's default type for an untyped NULL.
+		c.sql, c.logical = "INTEGER", simple(mapping.TypeInteger)
+		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillNull(vec, n) }
+		return c, nil
 	case *arrow.Decimal128Type:
 		if t.Precision < 1 || t.Precision > 38 || t.Scale < 0 || t.Scale > t.Precision {
 			return c, fmt.Errorf("column %q: decimal(%d,%d) has no DuckDB type", f.Name, t.Precision, t.Scale)
