@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata"
 	"strata/format"
@@ -58,6 +59,13 @@ var fuzzSeeds = sync.OnceValue(func() [][]byte {
 	// FSST chunks sharing one symbol table per stripe (SharedFSST), two stripes
 	ssch, srecs := goldenSharedFSST()
 	add(&table{sch: ssch, recs: srecs[:2]}, strata.WriteOptions{NoZstd: true, ChunkValues: 128, StripeBytes: 16 << 10})
+	// times of day, durations and a null-type column
+	tg := randtable.New(9, randtable.Options{})
+	trec := tg.Record(mem, timeSchema, 40)
+	nulls := array.NewNull(40)
+	tsch := arrow.NewSchema(append(timeSchema.Fields(), arrow.Field{Name: "none", Type: arrow.Null, Nullable: true}), nil)
+	add(&table{sch: tsch, recs: []arrow.RecordBatch{array.NewRecordBatch(tsch, append(trec.Columns(), nulls), 40)}},
+		strata.WriteOptions{ChunkValues: 16})
 	// random nested with FlatMap metadata, several stripes and groups
 	for seed := range uint64(3) {
 		g := randtable.New(100+seed, randtable.Options{MaxDepth: 2, FlatMapKey: shred.FlatMapMetadataKey})

@@ -400,7 +400,8 @@ func TestRandomSchemas(t *testing.T) {
 		seeds = 15
 	}
 	for seed := range uint64(seeds) {
-		g := randtable.New(seed, randtable.Options{MaxDepth: 3, FlatMapKey: shred.FlatMapMetadataKey})
+		g := randtable.New(seed, randtable.Options{MaxDepth: 3, FlatMapKey: shred.FlatMapMetadataKey,
+			Leaves: slices.Concat(randtable.Leaves, randtable.TimeLeaves)})
 		r := g.Rand()
 		sch := g.Schema(1 + r.IntN(5))
 		rows := []int{0, 1, 2, 9, 120, 700, 2500}[seed%7]

@@ -239,6 +239,12 @@ func LeafEqual(want arrow.Array, i int, got arrow.Array, j int) bool {
 		return want.(*array.Date32).Value(i) == g.Value(j)
 	case *array.Timestamp:
 		return want.(*array.Timestamp).Value(i) == g.Value(j)
+	case *array.Time32:
+		return want.(*array.Time32).Value(i) == g.Value(j)
+	case *array.Time64:
+		return want.(*array.Time64).Value(i) == g.Value(j)
+	case *array.Duration:
+		return want.(*array.Duration).Value(i) == g.Value(j)
 	case *array.Decimal128:
 		return want.(*array.Decimal128).Value(i) == g.Value(j)
 	}

@@ -45,6 +45,15 @@ var Leaves = []arrow.DataType{
 	&arrow.Decimal128Type{Precision: 38, Scale: 10},
 }
 
+// TimeLeaves are times of day of all four units and durations, which
+// tests add to Leaves where every reader involved knows them (Leaves
+// stays as it was so that seeds keep their schemas).
+var TimeLeaves = []arrow.DataType{
+	arrow.FixedWidthTypes.Time32s, arrow.FixedWidthTypes.Time32ms,
+	arrow.FixedWidthTypes.Time64us, arrow.FixedWidthTypes.Time64ns,
+	arrow.FixedWidthTypes.Duration_s, arrow.FixedWidthTypes.Duration_ns,
+}
+
 // Options shape the generated schemas.
 type Options struct {
 	// MaxDepth bounds nesting: 0 gives only leaf columns.
@@ -455,6 +464,16 @@ func (g *Gen) random(t arrow.DataType) any {
 			return int64(1_600_000_000_000) + int64(r.IntN(1_000_000))
 		}
 		return int64(r.Uint64())
+	case arrow.TIME32:
+		if r.IntN(2) == 0 {
+			return int64(r.IntN(86400 * 1000)) // within a day, in ms or s
+		}
+		return int64(int32(r.Uint32()))
+	case arrow.TIME64, arrow.DURATION:
+		if r.IntN(2) == 0 {
+			return int64(r.IntN(86400)) * 1_000_000
+		}
+		return int64(r.Uint64())
 	case arrow.DECIMAL128:
 		return randomDecimal(r, int(t.(*arrow.Decimal128Type).Precision))
 	}
@@ -497,9 +516,9 @@ func extreme(r *rand.Rand, t arrow.DataType) any {
 		return []int64{math.MinInt8, math.MaxInt8, 0, -1}[r.IntN(4)]
 	case arrow.INT16:
 		return []int64{math.MinInt16, math.MaxInt16, 0, -1}[r.IntN(4)]
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.TIME32:
 		return []int64{math.MinInt32, math.MaxInt32, 0, -1}[r.IntN(4)]
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64, arrow.DURATION:
 		return []int64{math.MinInt64, math.MaxInt64, 0, -1}[r.IntN(4)]
 	case arrow.UINT8:
 		return []uint64{0, math.MaxUint8}[r.IntN(2)]
@@ -537,7 +556,7 @@ func sortedValue(t arrow.DataType, c int64) any {
 		return c/16%2 == 1
 	case arrow.INT8:
 		return int64(int8(c/8 - 128))
-	case arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32:
+	case arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIME32, arrow.TIME64, arrow.DURATION:
 		return c - 100
 	case arrow.TIMESTAMP:
 		return 1_700_000_000_000 + c*1000
@@ -593,6 +612,12 @@ func appendLeaf(b array.Builder, v any) {
 		bb.Append(arrow.Date32(v.(int64)))
 	case *array.TimestampBuilder:
 		bb.Append(arrow.Timestamp(v.(int64)))
+	case *array.Time32Builder:
+		bb.Append(arrow.Time32(v.(int64)))
+	case *array.Time64Builder:
+		bb.Append(arrow.Time64(v.(int64)))
+	case *array.DurationBuilder:
+		bb.Append(arrow.Duration(v.(int64)))
 	case *array.Decimal128Builder:
 		switch d := v.(type) {
 		case int64:
