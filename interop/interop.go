@@ -26,6 +26,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"strata/encoding"
 	"strata/schema"
 )
 
@@ -398,6 +399,22 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 	return s, nil
 }
 
+// findType returns the dotted path of the first field of type id in f,
+// nested fields included.
+func findType(f arrow.Field, path string, id arrow.Type) (string, bool) {
+	if f.Type.ID() == id {
+		return path, true
+	}
+	if nt, ok := f.Type.(arrow.NestedType); ok {
+		for _, c := range nt.Fields() {
+			if p, ok := findType(c, path+"."+c.Name, id); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
 type parquetSink struct {
 	f *os.File
 	w *pqarrow.FileWriter
@@ -410,6 +427,11 @@ func newParquetSink(f *os.File, sch *arrow.Schema, opts WriteOptions) (Sink, err
 	}
 	props := parquet.NewWriterProperties(parquet.WithCompression(codec),
 		parquet.WithDictionaryDefault(!opts.ParquetNoDictionary), parquet.WithStats(true))
+	for _, fl := range sch.Fields() {
+		if p, ok := findType(fl, fl.Name, arrow.DURATION); ok {
+			return nil, fmt.Errorf("column %q: arrow-go writes no Parquet type for a duration (export to .arrow or .csv keeps it): %w", p, encoding.ErrUnsupported)
+		}
+	}
 	w, err := pqarrow.NewFileWriter(sch, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, err
