@@ -69,10 +69,10 @@ func (c Compare) Arrays(f arrow.Field, want, got arrow.Array) error {
 
 // Value compares want[i] with got[j]; f describes got.
 func (c Compare) Value(f arrow.Field, want arrow.Array, i int, got arrow.Array, j int) error {
-	if want.IsNull(i) != got.IsNull(j) {
-		return fmt.Errorf("null=%v, want null=%v", got.IsNull(j), want.IsNull(i))
+	if isNull(want, i) != isNull(got, j) {
+		return fmt.Errorf("null=%v, want null=%v", isNull(got, j), isNull(want, i))
 	}
-	if want.IsNull(i) {
+	if isNull(want, i) {
 		return nil
 	}
 	switch g := got.(type) {
@@ -117,6 +117,12 @@ func (c Compare) Value(f arrow.Field, want arrow.Array, i int, got arrow.Array, 
 		return fmt.Errorf("got %s, want %s", show(got, j), show(want, i))
 	}
 	return nil
+}
+
+// isNull is a.IsNull(i), also for arrow-go's null arrays, which have no
+// bitmap and report every slot valid.
+func isNull(a arrow.Array, i int) bool {
+	return a.IsNull(i) || a.DataType().ID() == arrow.NULL
 }
 
 func (c Compare) mapValue(f arrow.Field, w *array.Map, i int, g *array.Map, j int) error {
