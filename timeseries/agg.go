@@ -94,7 +94,8 @@ func bucketOf(t, every int64) int64 {
 }
 
 // appendBucket adds (start, accs) to a series' ordered buckets, merging it
-// into the last one when they share a start.
+// into the last one when they share a start. A new bucket keeps accs: the
+// caller hands it over.
 func appendBucket(bs []bucket, start int64, accs []acc) []bucket {
 	if n := len(bs); n > 0 && bs[n-1].start == start {
 		for i := range accs {
@@ -102,7 +103,7 @@ func appendBucket(bs []bucket, start int64, accs []acc) []bucket {
 		}
 		return bs
 	}
-	return append(bs, bucket{start: start, accs: append([]acc(nil), accs...)})
+	return append(bs, bucket{start: start, accs: accs})
 }
 
 var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true}
@@ -223,7 +224,9 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 		idx   []int
 		count bool
 	}{{counted, true}, {full, false}} {
-		eo := execOpts{cols: dcols, tr: tr, wantTime: true, threads: o.Threads}
+		// Each step's times and values are folded before the next step
+		// and given back, so the steps decode into the same memory.
+		eo := execOpts{cols: dcols, tr: tr, wantTime: true, threads: o.Threads, pooled: true}
 		if group.count {
 			eo.cols, eo.wantTime = dcols[:1], false
 		}
@@ -255,7 +258,8 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 					return nil, st, err
 				}
 				parts[group.idx[lo+k]] = b
-				t.ud, t.vals, t.times = nil, nil, nil
+				f.freeTask(t)
+				t.ud = nil
 			}
 			lo = hi
 		}
@@ -294,7 +298,14 @@ func foldTask(t *task, cols []int, every int64) ([]bucket, error) {
 		return nil, fmt.Errorf("timeseries: %d times for %d rows", len(t.times), n)
 	}
 	var out []bucket
-	accs := make([]acc, len(cols))
+	// The buckets' accumulators are carved from one slice sized for the
+	// buckets the task's time span covers (times are sorted).
+	nb := 1
+	if every > 0 && n > 0 {
+		span := uint64(t.times[n-1]) - uint64(t.times[0]) // sorted; wraps only on a corrupt unit
+		nb = int(min(uint64(n), span/uint64(every)+2))
+	}
+	backing := make([]acc, 0, nb*len(cols))
 	for i := 0; i < n; {
 		start := bucketOf(t.times[i], every)
 		j := i + 1
@@ -306,6 +317,12 @@ func foldTask(t *task, cols []int, every int64) ([]bucket, error) {
 		} else {
 			j = n
 		}
+		if len(backing)+len(cols) > cap(backing) {
+			backing = make([]acc, 0, max(cap(backing), len(cols)))
+		}
+		at := len(backing)
+		backing = backing[:at+len(cols)]
+		accs := backing[at : at+len(cols) : at+len(cols)]
 		for k, c := range cols {
 			accs[k] = acc{}
 			if err := foldRange(&accs[k], t.vals[c], i, j); err != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"strata/encoding"
 	"strata/iox"
 	"strata/shred"
@@ -24,6 +26,37 @@ type execOpts struct {
 	wantTime bool // decode the times of the surviving rows
 	eager    bool // decode every row of [a, b), then filter
 	threads  int
+	// pooled: the caller consumes the decoded times and values before its
+	// next step and gives them back (freeTask), so they come from the
+	// file's buffer pool instead of fresh memory. Not with eager, whose
+	// values are cut from a larger buffer.
+	pooled bool
+}
+
+// freeTask gives the pooled buffers of a task's decoded times and values
+// back to the file's pool (buffers it did not hand out are left alone).
+func (f *File) freeTask(t *task) {
+	mem := f.rf.Allocator()
+	if t.timesBuf != nil {
+		mem.Free(bytesOf(t.timesBuf))
+	}
+	for _, s := range t.vals {
+		if s != nil {
+			mem.Free(valueBytes(s.Values))
+			mem.Free(bytesOf(s.Valid))
+		}
+	}
+	t.times, t.timesBuf, t.vals = nil, nil, nil
+}
+
+// timeBuf returns a buffer for n times: from the file's pool when pooled
+// (recorded in t.timesBuf), else fresh.
+func (f *File) timeBuf(t *task, n int64, pooled bool) []int64 {
+	if !pooled || n == 0 {
+		return make([]int64, n)
+	}
+	t.timesBuf = pooledSlice[int64](f.rf.Allocator(), int(n))
+	return t.timesBuf
 }
 
 // exec runs one read step over a batch of tasks: one fetch of every chunk
@@ -41,7 +74,7 @@ func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim
 		ud := units[i]
 		start := time.Now()
 		for _, t := range ud.tasks {
-			if ud.err = f.filterTime(t, o.tr, o.wantTime || o.eager, o.eager, &ud.st); ud.err != nil {
+			if ud.err = f.filterTime(t, o.tr, o.wantTime || o.eager, o.eager, o.pooled && !o.eager, &ud.st); ud.err != nil {
 				break
 			}
 		}
@@ -88,7 +121,7 @@ func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim
 				continue
 			}
 			var s *shred.Stream
-			if s, j.err = f.decodeColumn(t, j.c, o.eager, &j.st); j.err != nil {
+			if s, j.err = f.decodeColumn(t, j.c, o.eager, o.pooled && !o.eager, &j.st); j.err != nil {
 				break
 			}
 			t.vals[j.c] = s
@@ -434,7 +467,7 @@ func (r *colReader) read(x, y int64, vals any, valid []bool, at int) error {
 
 // filterTime finds the rows of t that fall in tr and decodes their times
 // when they are returned (or all of [a, b) in eager mode).
-func (f *File) filterTime(t *task, tr TimeRange, want, eager bool, st *Stats) error {
+func (f *File) filterTime(t *task, tr TimeRange, want, eager, pooled bool, st *Stats) error {
 	rd := t.ud.reader(f.t.time)
 	before := st.TimeDecoded
 	rd.count = &st.TimeDecoded
@@ -452,12 +485,12 @@ func (f *File) filterTime(t *task, tr TimeRange, want, eager bool, st *Stats) er
 				}
 			}
 			if want {
-				t.times = make([]int64, t.hi-t.lo)
+				t.times = f.timeBuf(t, t.hi-t.lo, pooled)
 				return rd.read(t.lo, t.hi, t.times, nil, 0)
 			}
 			return nil
 		}
-		all := make([]int64, t.b-t.a)
+		all := f.timeBuf(t, t.b-t.a, pooled)
 		if err := rd.read(t.a, t.b, all, nil, 0); err != nil {
 			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
 		}
@@ -553,7 +586,7 @@ func (f *File) filterTime(t *task, tr TimeRange, want, eager bool, st *Stats) er
 	if want && hi > lo {
 		// Decoded again for the output: the boundary blocks count twice,
 		// which keeps the figure an upper bound.
-		t.times = make([]int64, hi-lo)
+		t.times = f.timeBuf(t, hi-lo, pooled)
 		if err := rd.read(lo, hi, t.times, nil, 0); err != nil {
 			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
 		}
@@ -574,7 +607,7 @@ func blocksIn(bb encoding.BlockBounder[int64], a, b int64) int {
 
 // decodeColumn decodes column c over the surviving rows of t (in eager
 // mode over every row of [a, b), then cut to the survivors).
-func (f *File) decodeColumn(t *task, c int, eager bool, st *Stats) (*shred.Stream, error) {
+func (f *File) decodeColumn(t *task, c int, eager, pooled bool, st *Stats) (*shred.Stream, error) {
 	var count int64
 	rd := t.ud.reader(c)
 	rd.count = &count
@@ -583,13 +616,21 @@ func (f *File) decodeColumn(t *task, c int, eager bool, st *Stats) (*shred.Strea
 		x, y = t.a, t.b
 	}
 	n := int(y - x)
-	vals, err := newValues(rd.typ, n)
+	var mem memory.Allocator
+	if pooled {
+		mem = f.rf.Allocator() // every value and validity is written by the read
+	}
+	vals, _, err := windowValues(mem, rd.typ, n)
 	if err != nil {
 		return nil, err
 	}
 	var valid []bool
 	if f.t.sch.Field(c).Nullable {
-		valid = make([]bool, n)
+		if pooled && n > 0 {
+			valid = pooledSlice[bool](mem, n)
+		} else {
+			valid = make([]bool, n)
+		}
 	}
 	if err := rd.read(x, y, vals, valid, 0); err != nil {
 		return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", t.uo, f.t.sch.Field(c).Name, err)

@@ -183,6 +183,8 @@ type task struct {
 	times []int64         // time values of [lo, hi), when returned
 	vals  []*shred.Stream // decoded columns, by schema column
 	skip  int64           // rows dropped from the front for Offset
+	// timesBuf is the pooled buffer times lies in (execOpts.pooled).
+	timesBuf []int64
 }
 
 // unitData is what a read step holds of one unit: its chunk payloads and,

@@ -458,6 +458,70 @@ func TestSmallSeriesShareUnits(t *testing.T) {
 	if rejected < 190 {
 		t.Fatalf("bloom filter rejected %d of 200 absent keys", rejected)
 	}
+	checkNullAggregate(t, f, rows, func(r row) (string, int64, float64, bool, int64) {
+		return fmt.Sprint(r.site) + "." + r.sensor, r.ts, r.v, r.vnull, r.n
+	})
+}
+
+// checkNullAggregate aggregates v (nullable) and n per series and 4000-unit
+// bucket, three times in a row on one File with and without statistics:
+// the later calls decode into the buffers the earlier ones gave back,
+// whose stale values sit at the null slots, and must agree with the
+// reference all the same.
+func checkNullAggregate[R any](t *testing.T, f *File, rows []R, get func(R) (series string, ts int64, v float64, vnull bool, n int64)) {
+	t.Helper()
+	type key struct {
+		series string
+		bucket int64
+	}
+	const every = 4000
+	want := map[key][2]acc{}
+	for _, r := range rows {
+		s, ts, v, vnull, n := get(r)
+		k := key{s, bucketOf(ts, every)}
+		a := want[k]
+		if !vnull {
+			a[0].add(v)
+		}
+		a[1].add(float64(n))
+		want[k] = a
+	}
+	for call := range 3 {
+		rec, _, err := f.Aggregate(ctx, AggOptions{Every: every, Columns: []string{"v", "n"}, Funcs: []string{"count", "min", "max", "sum"}, NoStats: call == 1, Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(rec.NumRows()) != len(want) {
+			t.Fatalf("call %d: %d buckets, want %d", call, rec.NumRows(), len(want))
+		}
+		col := func(name string) arrow.Array { return rec.Column(rec.Schema().FieldIndices(name)[0]) }
+		site, sensor, bucket := col("site").(*array.Int32), col("sensor").(*array.String), col("bucket").(*array.Int64)
+		for i := range int(rec.NumRows()) {
+			k := key{fmt.Sprint(site.Value(i)) + "." + sensor.Value(i), bucket.Value(i)}
+			w, ok := want[k]
+			if !ok {
+				t.Fatalf("call %d: bucket %v not in the reference", call, k)
+			}
+			for j, c := range []string{"v", "n"} {
+				if got := col("count(" + c + ")").(*array.Int64).Value(i); got != w[j].count {
+					t.Fatalf("call %d %v: count(%s) = %d, want %d", call, k, c, got, w[j].count)
+				}
+				if w[j].count == 0 {
+					if !col("min(" + c + ")").IsNull(i) {
+						t.Fatalf("call %d %v: min(%s) of no value is not null", call, k, c)
+					}
+					continue
+				}
+				for fn, exp := range map[string]float64{"min": w[j].min, "max": w[j].max, "sum": w[j].sum} {
+					got := col(fn + "(" + c + ")").(*array.Float64).Value(i)
+					if math.Abs(got-exp) > 1e-9*math.Max(1, math.Abs(exp)) {
+						t.Fatalf("call %d %v: %s(%s) = %v, want %v", call, k, fn, c, got, exp)
+					}
+				}
+			}
+		}
+		rec.Release()
+	}
 }
 
 var ctx = context.Background()

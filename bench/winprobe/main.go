@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -114,15 +115,22 @@ func run(path string, windows, length int, cols []string, rounds int, stacked bo
 	}
 	fmt.Printf("%d windows of %d rows, %d columns, stacked %v: wall µs/window %s, cpu µs/window %s; amplification %.3f\n",
 		windows, length, len(cols), stacked, medianRange(walls), medianRange(cpus), st.Amplification())
-	if *memProf != "" {
-		mf, err := os.Create(*memProf)
-		if err != nil {
-			return err
-		}
-		defer mf.Close()
-		if err := pprof.Lookup("allocs").WriteTo(mf, 0); err != nil {
-			return fmt.Errorf("allocation profile: %w", err)
-		}
+	return writeMemProfile()
+}
+
+// writeMemProfile writes the allocation profile of the run so far to
+// -memprof, if set.
+func writeMemProfile() error {
+	if *memProf == "" {
+		return nil
+	}
+	mf, err := os.Create(*memProf)
+	if err != nil {
+		return err
+	}
+	defer mf.Close()
+	if err := pprof.Lookup("allocs").WriteTo(mf, 0); err != nil {
+		return fmt.Errorf("allocation profile: %w", err)
 	}
 	return nil
 }
@@ -169,6 +177,8 @@ func runQuery(path, mode string, rounds int) error {
 		return err
 	}
 	var walls, cpus []float64
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	for range rounds {
 		w0, c0 := time.Now(), cpuTime()
 		if _, err := timedRound(round); err != nil {
@@ -177,7 +187,13 @@ func runQuery(path, mode string, rounds int) error {
 		walls = append(walls, float64(time.Since(w0).Microseconds())/1e3)
 		cpus = append(cpus, float64((cpuTime()-c0).Microseconds())/1e3)
 	}
-	fmt.Printf("%s: wall ms/round %s, cpu ms/round %s\n", mode, medianRange(walls), medianRange(cpus))
+	runtime.ReadMemStats(&m1)
+	if err := writeMemProfile(); err != nil {
+		return err
+	}
+	fmt.Printf("%s: wall ms/round %s, cpu ms/round %s; allocated %.1f MB in %.0f objects a round, %d collections in all\n",
+		mode, medianRange(walls), medianRange(cpus), float64(m1.TotalAlloc-m0.TotalAlloc)/1e6/float64(rounds),
+		float64(m1.Mallocs-m0.Mallocs)/float64(rounds), m1.NumGC-m0.NumGC)
 	return nil
 }
 
