@@ -50,3 +50,41 @@ func TestPrinterCSVNested(t *testing.T) {
 		t.Errorf("want a header and two rows")
 	}
 }
+
+// TestPrinterTimes prints times of day, durations and a null-type column
+// in every format: the same text in all three (as CSV export writes them),
+// NULL or null for every null.
+func TestPrinterTimes(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "t", Type: arrow.FixedWidthTypes.Time32ms, Nullable: true},
+		{Name: "d", Type: arrow.FixedWidthTypes.Duration_s},
+		{Name: "n", Type: arrow.Null, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.Time32Builder).AppendValues([]arrow.Time32{45296789, 0}, []bool{true, false})
+	b.Field(1).(*array.DurationBuilder).AppendValues([]arrow.Duration{5400, -1}, nil)
+	b.Field(2).(*array.NullBuilder).AppendNulls(2)
+	rec := b.NewRecord()
+	defer rec.Release()
+	for format, want := range map[string]string{
+		"csv":   "t,d,n\n12:34:56.789,1h30m0s,\n,-1s,\n",
+		"json":  "{\"d\":\"1h30m0s\",\"n\":null,\"t\":\"12:34:56.789\"}\n{\"d\":\"-1s\",\"n\":null,\"t\":null}\n",
+		"table": "t             d        n\n------------  -------  ----\n12:34:56.789  1h30m0s  NULL\nNULL          -1s      NULL\n",
+	} {
+		var out bytes.Buffer
+		p, err := newPrinter(format, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.print(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("%s: got\n%q\nwant\n%q", format, out.String(), want)
+		}
+	}
+}
