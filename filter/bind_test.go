@@ -24,6 +24,9 @@ var testSchema = map[string]ColumnInfo{
 	"ts_ms":      {Type: encoding.Int64, Logical: LogicalTimestamp, Unit: Milli},
 	"ts_s":       {Type: encoding.Int64, Logical: LogicalTimestamp, Unit: Second},
 	"a.b.c":      {Type: encoding.Int16, ID: 7},
+	"tod_s":      {Type: encoding.Int32, Logical: LogicalTime, Unit: Second},
+	"tod_ns":     {Type: encoding.Int64, Logical: LogicalTime, Unit: Nano},
+	"dur_ms":     {Type: encoding.Int64, Logical: LogicalDuration, Unit: Milli},
 }
 
 func lookup(p string) (ColumnInfo, bool) { c, ok := testSchema[p]; return c, ok }
@@ -105,6 +108,17 @@ func TestBindDomains(t *testing.T) {
 		{"s >= 'abc'", OpGe, stats.Bytes([]byte("abc")), stats.Value{}},
 		{"s LIKE 'ab%'", OpPrefix, stats.Bytes([]byte("ab")), stats.Value{}},
 		{"a.b.c = 3", OpEq, stats.Int(encoding.Int16, 3), stats.Value{}},
+		// times of day and durations: text in the column's terms, numbers in its unit
+		{"tod_s > '00:00:01.5'", OpGt, stats.Int(encoding.Int32, 1), stats.Value{}},
+		{"tod_s >= '00:00:01.5'", OpGe, stats.Int(encoding.Int32, 2), stats.Value{}},
+		{"tod_s = '00:00:01.5'", OpNone, stats.Value{}, stats.Value{}},
+		{"tod_s BETWEEN '12:00' AND '13:00:00'", OpBetween, stats.Int(encoding.Int32, 43200), stats.Int(encoding.Int32, 46800)},
+		{"tod_s < '1h30m'", OpLt, stats.Int(encoding.Int32, 5400), stats.Value{}},
+		{"tod_s < 90", OpLt, stats.Int(encoding.Int32, 90), stats.Value{}},
+		{"tod_ns = '23:59:59.999999999'", OpEq, stats.Int(encoding.Int64, 86399999999999), stats.Value{}},
+		{"dur_ms > '-1.5s'", OpGt, stats.Int(encoding.Int64, -1500), stats.Value{}},
+		{"dur_ms <= '1us'", OpLe, stats.Int(encoding.Int64, 0), stats.Value{}},
+		{"dur_ms IN ('1h', 5)", OpIn, stats.Value{}, stats.Value{}},
 	}
 	for _, c := range cases {
 		l := leafOf(t, c.where)
@@ -144,6 +158,10 @@ func TestBindErrors(t *testing.T) {
 		{"i32 LIKE 'a%'", "LIKE needs a string column; i32 is an int32"},
 		{"nope = 1", "unknown column nope"},
 		{"ts_ms > 'yesterday'", "ts_ms is a timestamp; cannot compare with 'yesterday'"},
+		{"tod_s > '25:00:00'", "tod_s is a time of day; cannot compare with '25:00:00' (write times of day as 'HH:MM:SS[.fffffffff]')"},
+		{"tod_s > '12:00+01:00'", "tod_s is a time of day"},
+		{"tod_s = DATE '2000-01-01'", "tod_s is a time of day"},
+		{"dur_ms > '5 minutes'", "dur_ms is a duration; cannot compare with '5 minutes' (write durations"},
 	}
 	for _, c := range cases {
 		e, err := Parse(c.where)
