@@ -106,6 +106,11 @@ func appendBucket(bs []bucket, start int64, accs []acc) []bucket {
 	return append(bs, bucket{start: start, accs: accs})
 }
 
+// aggUnits is how many units of a read step an aggregate decodes and
+// folds at a time: enough for every thread to have work, few enough that
+// their decoded buffers stay small and are reused by the next units.
+const aggUnits = 16
+
 var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true}
 
 // Aggregate computes count/min/max/sum/avg per series and time bucket. A
@@ -243,31 +248,58 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 			for k := range ts {
 				ts[k] = tasks[group.idx[lo+k]]
 			}
-			if err := f.exec(ctx, ts, eo, &st.Stats, nil); err != nil {
+			pos := make(map[*task]int, len(ts))
+			for k, t := range ts {
+				pos[t] = group.idx[lo+k]
+			}
+			units, err := f.fetchTasks(ctx, ts, eo.cols, &st.Stats, nil)
+			if err != nil {
 				return nil, st, err
 			}
-			for k, t := range ts {
-				var b []bucket
-				var err error
-				if group.count {
-					b, err = f.countBlocks(t, o.Every, len(cols), &st)
-				} else {
-					b, err = foldTask(t, cols, o.Every)
+			// The step's chunks are fetched at once; its units are decoded
+			// and folded a few at a time, so that only their buffers are
+			// live and the next part reuses them.
+			for a := 0; a < len(units); a += aggUnits {
+				part := units[a:min(a+aggUnits, len(units))]
+				var pts []*task
+				for _, ud := range part {
+					pts = append(pts, ud.tasks...)
 				}
-				if err != nil {
+				if err := f.decodeUnits(part, pts, eo, &st.Stats, nil); err != nil {
 					return nil, st, err
 				}
-				parts[group.idx[lo+k]] = b
-				f.freeTask(t)
-				t.ud = nil
+				for _, t := range pts {
+					var b []bucket
+					var err error
+					if group.count {
+						b, err = f.countBlocks(t, o.Every, len(cols), &st)
+					} else {
+						b, err = foldTask(t, cols, o.Every)
+					}
+					if err != nil {
+						return nil, st, err
+					}
+					parts[pos[t]] = b
+					f.freeTask(t)
+					t.ud = nil
+				}
 			}
 			lo = hi
 		}
 	}
+	buckets := make(map[*seriesEntry]int, len(es))
 	for i, t := range tasks {
-		for _, b := range parts[i] {
-			result[t.e] = appendBucket(result[t.e], b.start, b.accs)
+		buckets[t.e] += len(parts[i])
+	}
+	for i, t := range tasks {
+		r := result[t.e]
+		if r == nil {
+			r = make([]bucket, 0, buckets[t.e])
 		}
+		for _, b := range parts[i] {
+			r = appendBucket(r, b.start, b.accs)
+		}
+		result[t.e] = r
 	}
 	keys := make([]int, 0, len(f.t.keys))
 	if len(o.Keys) == 0 {
@@ -297,14 +329,14 @@ func foldTask(t *task, cols []int, every int64) ([]bucket, error) {
 	if len(t.times) != n {
 		return nil, fmt.Errorf("timeseries: %d times for %d rows", len(t.times), n)
 	}
-	var out []bucket
-	// The buckets' accumulators are carved from one slice sized for the
-	// buckets the task's time span covers (times are sorted).
+	// The buckets and their accumulators are carved from slices sized for
+	// the buckets the task's time span covers (times are sorted).
 	nb := 1
 	if every > 0 && n > 0 {
 		span := uint64(t.times[n-1]) - uint64(t.times[0]) // sorted; wraps only on a corrupt unit
 		nb = int(min(uint64(n), span/uint64(every)+2))
 	}
+	out := make([]bucket, 0, nb)
 	backing := make([]acc, 0, nb*len(cols))
 	for i := 0; i < n; {
 		start := bucketOf(t.times[i], every)

@@ -69,6 +69,15 @@ func (f *File) exec(ctx context.Context, ts []*task, o execOpts, st *Stats, trim
 	if err != nil {
 		return err
 	}
+	return f.decodeUnits(units, ts, o, st, trim)
+}
+
+// decodeUnits is exec after the fetch: the tasks ts of units, whose chunks
+// are fetched, have their times decoded and filtered, then (after trim)
+// their value columns decoded. A caller may fetch a step once and decode
+// its units a few at a time (Aggregate), consuming each part before the
+// next.
+func (f *File) decodeUnits(units []*unitData, ts []*task, o execOpts, st *Stats, trim func([]*task) []*task) error {
 	threads := max(1, o.threads)
 	parallel(len(units), threads, func(i int) {
 		ud := units[i]
