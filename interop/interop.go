@@ -458,6 +458,21 @@ type csvSink struct {
 	mem  memory.Allocator
 }
 
+// TimeText renders value i of a time-of-day array as HH:MM:SS[.fraction]
+// and of a duration array as Go duration text ("1h30m0s"), as CSV export
+// writes them; ok is false for arrays of other types.
+func TimeText(a arrow.Array, i int) (s string, ok bool) {
+	switch v := a.(type) {
+	case *array.Time32:
+		return schema.FormatTimeOfDay(int64(v.Value(i)), schema.TimeUnit(v.DataType().(*arrow.Time32Type).Unit)), true
+	case *array.Time64:
+		return schema.FormatTimeOfDay(int64(v.Value(i)), schema.TimeUnit(v.DataType().(*arrow.Time64Type).Unit)), true
+	case *array.Duration:
+		return schema.FormatDuration(int64(v.Value(i)), schema.TimeUnit(v.DataType().(*arrow.DurationType).Unit)), true
+	}
+	return "", false
+}
+
 // csvText renders every value of an array as text; nulls stay null.
 type csvText func(a arrow.Array, i int) (string, error)
 
@@ -470,26 +485,16 @@ func csvSchema(sch *arrow.Schema) (*arrow.Schema, []csvText) {
 	fields := sch.Fields()
 	text := make([]csvText, len(fields))
 	for i, f := range fields {
-		switch t := f.Type.(type) {
+		switch f.Type.(type) {
 		case arrow.NestedType:
 			text[i] = func(a arrow.Array, i int) (string, error) {
 				j, err := json.Marshal(a.GetOneForMarshal(i))
 				return string(j), err
 			}
-		case *arrow.Time32Type:
-			u := schema.TimeUnit(t.Unit)
+		case *arrow.Time32Type, *arrow.Time64Type, *arrow.DurationType:
 			text[i] = func(a arrow.Array, i int) (string, error) {
-				return schema.FormatTimeOfDay(int64(a.(*array.Time32).Value(i)), u), nil
-			}
-		case *arrow.Time64Type:
-			u := schema.TimeUnit(t.Unit)
-			text[i] = func(a arrow.Array, i int) (string, error) {
-				return schema.FormatTimeOfDay(int64(a.(*array.Time64).Value(i)), u), nil
-			}
-		case *arrow.DurationType:
-			u := schema.TimeUnit(t.Unit)
-			text[i] = func(a arrow.Array, i int) (string, error) {
-				return schema.FormatDuration(int64(a.(*array.Duration).Value(i)), u), nil
+				s, _ := TimeText(a, i)
+				return s, nil
 			}
 		default:
 			continue

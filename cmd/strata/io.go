@@ -17,7 +17,6 @@ import (
 
 	"strata"
 	"strata/interop"
-	"strata/schema"
 )
 
 // parseInterspersed parses flags that may come before, between or after
@@ -209,25 +208,11 @@ func (p *printer) print(rec arrow.Record) error {
 	return p.table(rec)
 }
 
-// timeText renders a time of day or a duration as CSV export writes them
-// (HH:MM:SS[.fraction], Go duration text); ok is false for other arrays.
-func timeText(a arrow.Array, i int) (string, bool) {
-	switch v := a.(type) {
-	case *array.Time32:
-		return schema.FormatTimeOfDay(int64(v.Value(i)), schema.TimeUnit(v.DataType().(*arrow.Time32Type).Unit)), true
-	case *array.Time64:
-		return schema.FormatTimeOfDay(int64(v.Value(i)), schema.TimeUnit(v.DataType().(*arrow.Time64Type).Unit)), true
-	case *array.Duration:
-		return schema.FormatDuration(int64(v.Value(i)), schema.TimeUnit(v.DataType().(*arrow.DurationType).Unit)), true
-	}
-	return "", false
-}
-
 func jsonValue(a arrow.Array, i int) any {
 	if a.IsNull(i) {
 		return nil
 	}
-	if s, ok := timeText(a, i); ok {
+	if s, ok := interop.TimeText(a, i); ok {
 		return s
 	}
 	switch v := a.(type) {
@@ -279,7 +264,7 @@ func (p *printer) table(rec arrow.Record) error {
 			col := rec.Column(c)
 			if col.IsNull(i) || col.DataType().ID() == arrow.NULL { // arrow-go's null arrays report IsValid
 				row[c] = "NULL"
-			} else if s, ok := timeText(col, i); ok {
+			} else if s, ok := interop.TimeText(col, i); ok {
 				row[c] = s
 			} else {
 				row[c] = col.ValueStr(i)
