@@ -60,6 +60,10 @@ func canonArrow(f arrow.Field, a arrow.Array, i int) string {
 		return strconv.FormatInt(int64(c.Value(i)), 10)
 	case *array.Timestamp:
 		return canonInstant(tsInstant(c.Value(i), c.DataType().(*arrow.TimestampType).Unit))
+	case *array.Time32:
+		return canonMicros(int64(c.Value(i)), c.DataType().(*arrow.Time32Type).Unit)
+	case *array.Time64:
+		return canonMicros(int64(c.Value(i)), c.DataType().(*arrow.Time64Type).Unit)
 	case *array.Decimal128:
 		return c.Value(i).BigInt().String()
 	case *array.Struct:
@@ -120,6 +124,20 @@ func tsInstant(v arrow.Timestamp, u arrow.TimeUnit) instant {
 	return instant{sec, rem * (1e9 / per)}
 }
 
+// canonMicros renders a time of day in unit u as microseconds since
+// midnight (DuckDB's TIME).
+func canonMicros(v int64, u arrow.TimeUnit) string {
+	switch u {
+	case arrow.Second:
+		v *= 1e6
+	case arrow.Millisecond:
+		v *= 1e3
+	case arrow.Nanosecond:
+		v /= 1e3
+	}
+	return strconv.FormatInt(v, 10)
+}
+
 func timeInstant(t time.Time) instant { return instant{t.Unix(), int64(t.Nanosecond())} }
 
 // canonDuck renders a value DuckDB returned through database/sql for a
@@ -175,6 +193,12 @@ func canonDuck(f arrow.Field, v any) string {
 			return fmt.Sprintf("<timestamp %T>", v)
 		}
 		return canonInstant(timeInstant(t))
+	case arrow.TIME32, arrow.TIME64:
+		t, ok := v.(time.Time)
+		if !ok {
+			return fmt.Sprintf("<time %T>", v)
+		}
+		return strconv.FormatInt(int64(t.Hour())*3600e6+int64(t.Minute())*60e6+int64(t.Second())*1e6+int64(t.Nanosecond())/1e3, 10)
 	case arrow.DECIMAL128:
 		d, ok := v.(duckdb.Decimal)
 		if !ok {

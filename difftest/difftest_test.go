@@ -36,6 +36,13 @@ func TestDifferential(t *testing.T) {
 	if cases < int(tables)*queriesPerTable {
 		t.Fatalf("ran %d cases, want %d", cases, int(tables)*queriesPerTable)
 	}
+	// tables that also hold times of day
+	timeTables := max(tables/10, 2)
+	cases, fails = runSeeds(t, TimeSeeds, TimeSeeds+timeTables, 0)
+	t.Logf("%d cases on %d tables with times of day, %d failures", cases, timeTables, len(fails))
+	if cases < int(timeTables)*queriesPerTable {
+		t.Fatalf("ran %d cases with times of day, want %d", cases, int(timeTables)*queriesPerTable)
+	}
 }
 
 // TestRegressions replays every case kept in testdata/regressions.txt: one

@@ -295,10 +295,45 @@ func (g *qgen) literal(c leafCol) (string, string) {
 		return s, s
 	case *array.Timestamp:
 		return g.timestampLiteral(a, row)
+	case *array.Time32:
+		v := int64(-1)
+		if row >= 0 {
+			v = int64(a.Value(row))
+		}
+		return g.timeLiteral(v, a.DataType().(*arrow.Time32Type).Unit)
+	case *array.Time64:
+		v := int64(-1)
+		if row >= 0 {
+			v = int64(a.Value(row))
+		}
+		return g.timeLiteral(v, a.DataType().(*arrow.Time64Type).Unit)
 	case *array.Decimal128:
 		return g.decimalLiteral(a, row)
 	}
 	panic(fmt.Sprintf("difftest: no literal for %s", c.vals.DataType()))
+}
+
+// timeLiteral is a time of day near v (a random one when v < 0) in unit u,
+// as Strata's 'HH:MM:SS.ffffff' and SQL's TIME literal; sometimes one
+// unit off, or with a fraction finer than the unit.
+func (g *qgen) timeLiteral(v int64, u arrow.TimeUnit) (string, string) {
+	r := g.r
+	per := map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Millisecond: 1e3, arrow.Microsecond: 1e6, arrow.Nanosecond: 1e9}[u]
+	us := r.Int64N(86400e6)
+	if v >= 0 {
+		us = v * (1e6 / per)
+		switch r.IntN(4) {
+		case 0:
+			us += 1e6 / per
+		case 1:
+			us -= 1e6 / per
+		case 2:
+			us += int64(r.IntN(3)) - 1 // a microsecond off: between two milliseconds
+		}
+		us = min(max(us, 0), 86400e6-1)
+	}
+	text := time.UnixMicro(us).UTC().Format("15:04:05.000000")
+	return "'" + text + "'", "TIME '" + text + "'"
 }
 
 // plainNumber rewrites Go's float text ("1e+06", "+Inf") as a number the

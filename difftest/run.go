@@ -484,6 +484,8 @@ func canonAgg(sch *arrow.Schema, a Agg, v strata.AggValue) string {
 		return "x" + fmt.Sprintf("%x", v.Text)
 	case arrow.TIMESTAMP:
 		return canonInstant(tsInstant(arrow.Timestamp(v.I), t.(*arrow.TimestampType).Unit))
+	case arrow.TIME32, arrow.TIME64:
+		return canonMicros(v.I, t.(arrow.TemporalWithUnit).TimeUnit())
 	case arrow.DECIMAL128:
 		if t.(*arrow.Decimal128Type).Precision > 18 {
 			return "<wide decimal " + fmt.Sprintf("%q", v.Text) + ">"

@@ -68,8 +68,8 @@ type Options struct {
 	MapKeys []arrow.DataType
 	// SQLSafe keeps values inside what SQL engines and Parquet represent
 	// without loss: dates and timestamps in years 1..9999 (nanosecond
-	// timestamps in their int64 range) and strings valid UTF-8. Integer,
-	// float and decimal extremes stay.
+	// timestamps in their int64 range), times of day within a day and
+	// strings valid UTF-8. Integer, float and decimal extremes stay.
 	SQLSafe bool
 	// LongStrings makes about one string or binary value in 40 long
 	// (200 to 3000 bytes, multi-byte runes included).
@@ -310,6 +310,10 @@ func sqlSafe(t arrow.DataType, v any) any {
 			return wrap(v.(int64), -106650*86400*1e9, 106651*86400*1e9-1)
 		}
 		return wrap(v.(int64), minSafeDay*86400*per, (maxSafeDay+1)*86400*per-1)
+	case arrow.TIME32, arrow.TIME64:
+		// within one day, as SQL's TIME holds
+		per := map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Millisecond: 1e3, arrow.Microsecond: 1e6, arrow.Nanosecond: 1e9}[t.(arrow.TemporalWithUnit).TimeUnit()]
+		return wrap(v.(int64), 0, 86400*per-1)
 	case arrow.STRING:
 		return strings.ToValidUTF8(v.(string), "\uFFFD")
 	}
