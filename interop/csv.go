@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // csvNulls are the CSV field values read as null. Export writes nulls as
@@ -29,6 +31,54 @@ type csvReader struct {
 	size int64
 	r    *csv.Reader
 	sch  *arrow.Schema // authoritative: arrow-go renames fields after the header
+	// times marks the columns of times of day, which arrow-go's reader
+	// does not parse: it reads them as text and Next converts them.
+	times []bool
+	mem   memory.Allocator
+}
+
+// csvReadSchema is sch with its times of day as strings, the schema
+// arrow-go's reader parses into, and which columns those are.
+func csvReadSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
+	fields := sch.Fields()
+	times := make([]bool, len(fields))
+	for i, f := range fields {
+		if id := f.Type.ID(); id == arrow.TIME32 || id == arrow.TIME64 {
+			times[i] = true
+			fields[i].Type = arrow.BinaryTypes.String
+		}
+	}
+	md := sch.Metadata()
+	return arrow.NewSchema(fields, &md), times
+}
+
+// parseTimes converts a column of time-of-day text to type t (time32 or
+// time64); a value that does not parse is an error naming it.
+func parseTimes(a *array.String, t arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
+	b := array.NewBuilder(mem, t)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := range a.Len() {
+		if a.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		switch tt := t.(type) {
+		case *arrow.Time32Type:
+			v, err := arrow.Time32FromString(a.Value(i), tt.Unit)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a %s time of day: %w", a.Value(i), tt, err)
+			}
+			b.(*array.Time32Builder).Append(v)
+		case *arrow.Time64Type:
+			v, err := arrow.Time64FromString(a.Value(i), tt.Unit)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a %s time of day: %w", a.Value(i), tt, err)
+			}
+			b.(*array.Time64Builder).Append(v)
+		}
+	}
+	return b.NewArray(), nil
 }
 
 func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
@@ -61,7 +111,8 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows), csv.WithHeader(!opts.CSVNoHeader),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}
 	cr := &countingReader{r: f}
-	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, sch, copts...), sch: sch}, nil
+	rsch, times := csvReadSchema(sch)
+	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -73,13 +124,15 @@ const (
 	inferDate
 	inferTimestamp   // no zone offset in any value
 	inferTimestampTZ // a zone offset in every value
-	inferAll         = inferInt | inferFloat | inferBool | inferDate | inferTimestamp | inferTimestampTZ
+	inferTime        // HH:MM[:SS[.fff]], a time of day to the millisecond
+	inferAll         = inferInt | inferFloat | inferBool | inferDate | inferTimestamp | inferTimestampTZ | inferTime
 )
 
 // inferCSVSchema reads up to rows records and picks each column's type:
 // int64, float64, bool, date32 (YYYY-MM-DD), timestamp[us] (ISO 8601
 // without zone offsets), timestamp[us, UTC] (ISO 8601, every value with a
-// zone offset) or, failing those, string. Columns that are
+// zone offset), time32[ms] (HH:MM, HH:MM:SS or HH:MM:SS.fff, as arrow-go's
+// reader parses times) or, failing those, string. Columns that are
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
 func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Schema, error) {
@@ -191,6 +244,11 @@ func narrowKinds(set int, v string) int {
 			set &^= inferTimestampTZ
 		}
 	}
+	if set&inferTime != 0 {
+		if _, err := arrow.Time32FromString(v, arrow.Millisecond); err != nil || len(v) < 5 || v[2] != ':' {
+			set &^= inferTime
+		}
+	}
 	return set
 }
 
@@ -217,6 +275,8 @@ func kindType(set int) arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Microsecond}
 	case set&inferTimestampTZ != 0:
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	case set&inferTime != 0:
+		return arrow.FixedWidthTypes.Time32ms
 	}
 	return arrow.BinaryTypes.String
 }
@@ -240,7 +300,26 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 		return nil, fmt.Errorf("interop: csv: batch has %d columns, schema %d", got.NumCols(), c.sch.NumFields())
 	}
 	// Same columns under the schema the caller saw from Schema().
-	return array.NewRecord(c.sch, got.Columns(), got.NumRows()), nil
+	cols := got.Columns()
+	if slices.Contains(c.times, true) {
+		cols = slices.Clone(cols)
+		mem := c.mem
+		if mem == nil {
+			mem = memory.DefaultAllocator
+		}
+		for i, isTime := range c.times {
+			if !isTime {
+				continue
+			}
+			a, err := parseTimes(cols[i].(*array.String), c.sch.Field(i).Type, mem)
+			if err != nil {
+				return nil, fmt.Errorf("interop: csv: column %q: %w", c.sch.Field(i).Name, err)
+			}
+			defer a.Release()
+			cols[i] = a
+		}
+	}
+	return array.NewRecord(c.sch, cols, got.NumRows()), nil
 }
 
 func (c *csvReader) Close() error { c.r.Release(); return c.f.Close() }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -553,5 +555,54 @@ func TestCSVExportNested(t *testing.T) {
 		`2,,,[]` + "\n"
 	if string(got) != want {
 		t.Fatalf("exported CSV:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCSVInferTime: a column whose every value is a time of day (HH:MM,
+// HH:MM:SS, HH:MM:SS.fff) is read as time32[ms]; one with a value that is
+// not, or that is finer than a millisecond, or written H:MM, stays text.
+func TestCSVInferTime(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	writeFile(t, src, "t,mixed,fine,short\n08:30,10:00,12:00:00.000001,9:05\n23:59:59,tomorrow,12:00,10:05\n,,,\n00:00:00.125,11:00,13:00,11:05\n")
+	recs, sch := readAll(t, src, interop.ReadOptions{})
+	defer release(recs)
+	want := []arrow.DataType{arrow.FixedWidthTypes.Time32ms, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.BinaryTypes.String}
+	for i, f := range sch.Fields() {
+		if !arrow.TypeEqual(f.Type, want[i]) {
+			t.Errorf("column %q inferred as %s, want %s", f.Name, f.Type, want[i])
+		}
+	}
+	var got []string
+	for _, r := range recs {
+		c := r.Column(0).(*array.Time32)
+		for i := range c.Len() {
+			if c.IsNull(i) {
+				got = append(got, "null")
+			} else {
+				got = append(got, strconv.Itoa(int(c.Value(i))))
+			}
+		}
+	}
+	if w := []string{"30600000", "86399000", "null", "125"}; !slices.Equal(got, w) {
+		t.Errorf("times %v, want %v", got, w)
+	}
+	// A given schema may name microseconds (which arrow-go's reader does
+	// not parse itself); a value that is no time of day is an error.
+	given := arrow.NewSchema([]arrow.Field{{Name: "fine", Type: arrow.FixedWidthTypes.Time64us, Nullable: true}}, nil)
+	writeFile(t, src, "fine\n12:00:00.000001\nNULL\n23:59\n")
+	recs2, _ := readAll(t, src, interop.ReadOptions{CSVSchema: given})
+	defer release(recs2)
+	if c := recs2[0].Column(0).(*array.Time64); c.Len() != 3 || c.Value(0) != 43200000001 || !c.IsNull(1) || c.Value(2) != 86340000000 {
+		t.Errorf("time64[us] column %v", c)
+	}
+	writeFile(t, src, "fine\n12:00\nnoon\n")
+	r, err := interop.Open(src, interop.ReadOptions{CSVSchema: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), `"noon"`) || !strings.Contains(err.Error(), `"fine"`) {
+		t.Errorf("a value that is no time of day: %v", err)
 	}
 }
