@@ -797,8 +797,14 @@ func columnInfo(n *schema.Node) filter.ColumnInfo {
 	case schema.Date:
 		ci.Logical = filter.LogicalDate
 	case schema.Timestamp, schema.Time, schema.Duration:
-		ci.Logical = map[schema.Kind]filter.Logical{schema.Timestamp: filter.LogicalTimestamp,
-			schema.Time: filter.LogicalTime, schema.Duration: filter.LogicalDuration}[n.Kind]
+		switch n.Kind {
+		case schema.Timestamp:
+			ci.Logical = filter.LogicalTimestamp
+		case schema.Time:
+			ci.Logical = filter.LogicalTime
+		default:
+			ci.Logical = filter.LogicalDuration
+		}
 		switch n.Unit {
 		case schema.Millisecond:
 			ci.Unit = filter.Milli
