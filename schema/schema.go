@@ -75,9 +75,6 @@ func (k Kind) Valid() bool { return k > KindInvalid && k < kindCount }
 // IsLeaf reports whether k is a primitive kind stored in one values stream.
 func (k Kind) IsLeaf() bool { return k >= Bool && k <= Decimal || k >= Time && k <= Null }
 
-// HasUnit reports whether nodes of kind k carry a TimeUnit.
-func (k Kind) HasUnit() bool { return k == Timestamp || k == Time || k == Duration }
-
 // IsInteger reports whether k is a signed or unsigned integer kind.
 func (k Kind) IsInteger() bool { return k >= Int8 && k <= Uint64 }
 
