@@ -265,8 +265,14 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 				for _, ud := range part {
 					pts = append(pts, ud.tasks...)
 				}
-				if err := f.decodeUnits(part, pts, eo, &st.Stats, nil); err != nil {
+				fail := func(err error) (arrow.Record, AggStats, error) {
+					for _, t := range pts {
+						f.freeTask(t) // the pool must not keep buffers it never gets back
+					}
 					return nil, st, err
+				}
+				if err := f.decodeUnits(part, pts, eo, &st.Stats, nil); err != nil {
+					return fail(err)
 				}
 				for _, t := range pts {
 					var b []bucket
@@ -277,7 +283,7 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 						b, err = foldTask(t, cols, o.Every)
 					}
 					if err != nil {
-						return nil, st, err
+						return fail(err)
 					}
 					parts[pos[t]] = b
 					f.freeTask(t)

@@ -642,6 +642,10 @@ func (f *File) decodeColumn(t *task, c int, eager, pooled bool, st *Stats) (*shr
 		}
 	}
 	if err := rd.read(x, y, vals, valid, 0); err != nil {
+		if pooled {
+			mem.Free(valueBytes(vals))
+			mem.Free(bytesOf(valid))
+		}
 		return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", t.uo, f.t.sch.Field(c).Name, err)
 	}
 	st.ValuesDecoded += count
