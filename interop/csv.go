@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/encoding"
 )
 
 // csvNulls are the CSV field values read as null. Export writes nulls as
@@ -55,7 +57,20 @@ func csvReadSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
 // parseTimes converts a column of time-of-day text to type t (time32 or
 // time64); a value that does not parse is an error naming it.
 func parseTimes(a *array.String, t arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
-	b := array.NewBuilder(mem, t)
+	switch tt := t.(type) {
+	case *arrow.Time32Type:
+		return parseInto(a, array.NewTime32Builder(mem, tt), tt, func(s string) (arrow.Time32, error) { return arrow.Time32FromString(s, tt.Unit) })
+	case *arrow.Time64Type:
+		return parseInto(a, array.NewTime64Builder(mem, tt), tt, func(s string) (arrow.Time64, error) { return arrow.Time64FromString(s, tt.Unit) })
+	}
+	return nil, fmt.Errorf("%s is not a time of day: %w", t, encoding.ErrUnsupported)
+}
+
+// parseInto appends every value of a, parsed, to b and returns the array.
+func parseInto[T any, B interface {
+	array.Builder
+	Append(T)
+}](a *array.String, b B, t arrow.DataType, parse func(string) (T, error)) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(a.Len())
 	for i := range a.Len() {
@@ -63,20 +78,11 @@ func parseTimes(a *array.String, t arrow.DataType, mem memory.Allocator) (arrow.
 			b.AppendNull()
 			continue
 		}
-		switch tt := t.(type) {
-		case *arrow.Time32Type:
-			v, err := arrow.Time32FromString(a.Value(i), tt.Unit)
-			if err != nil {
-				return nil, fmt.Errorf("%q is not a %s time of day: %w", a.Value(i), tt, err)
-			}
-			b.(*array.Time32Builder).Append(v)
-		case *arrow.Time64Type:
-			v, err := arrow.Time64FromString(a.Value(i), tt.Unit)
-			if err != nil {
-				return nil, fmt.Errorf("%q is not a %s time of day: %w", a.Value(i), tt, err)
-			}
-			b.(*array.Time64Builder).Append(v)
+		v, err := parse(a.Value(i))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a %s time of day: %w", a.Value(i), t, err)
 		}
+		b.Append(v)
 	}
 	return b.NewArray(), nil
 }

@@ -805,16 +805,7 @@ func columnInfo(n *schema.Node) filter.ColumnInfo {
 		default:
 			ci.Logical = filter.LogicalDuration
 		}
-		switch n.Unit {
-		case schema.Millisecond:
-			ci.Unit = filter.Milli
-		case schema.Microsecond:
-			ci.Unit = filter.Micro
-		case schema.Nanosecond:
-			ci.Unit = filter.Nano
-		default:
-			ci.Unit = filter.Second
-		}
+		ci.Unit = filter.TimeUnit(n.Unit) // both number units as Arrow does; the schema checked it
 	case schema.Decimal:
 		if ci.Type != encoding.Binary {
 			ci.Logical = filter.LogicalDecimal

@@ -31,22 +31,12 @@ func TestPrinterCSVNested(t *testing.T) {
 	lb.AppendNull()
 	rec := b.NewRecord()
 	defer rec.Release()
-	var out bytes.Buffer
-	p, err := newPrinter("csv", &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.print(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.flush(); err != nil {
-		t.Fatal(err)
-	}
+	out := printAll(t, "csv", rec)
 	want := "id,s,l\n1,\"{\"\"x\"\":7}\",\"[\"\"a\"\",\"\"b\"\"]\"\n2,,\n"
-	if out.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
-	if strings.Count(out.String(), "\n") != 3 {
+	if strings.Count(out, "\n") != 3 {
 		t.Errorf("want a header and two rows")
 	}
 }
@@ -72,19 +62,25 @@ func TestPrinterTimes(t *testing.T) {
 		"json":  "{\"d\":\"1h30m0s\",\"n\":null,\"t\":\"12:34:56.789\"}\n{\"d\":\"-1s\",\"n\":null,\"t\":null}\n",
 		"table": "t             d        n\n------------  -------  ----\n12:34:56.789  1h30m0s  NULL\nNULL          -1s      NULL\n",
 	} {
-		var out bytes.Buffer
-		p, err := newPrinter(format, &out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.print(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.flush(); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("%s: got\n%q\nwant\n%q", format, out.String(), want)
+		if out := printAll(t, format, rec); out != want {
+			t.Errorf("%s: got\n%q\nwant\n%q", format, out, want)
 		}
 	}
+}
+
+// printAll prints rec in a format and returns the text.
+func printAll(t *testing.T, format string, rec arrow.Record) string {
+	t.Helper()
+	var out bytes.Buffer
+	p, err := newPrinter(format, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.print(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.flush(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }

@@ -175,12 +175,7 @@ func fillMicros(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeUni
 		copy(out, in)
 	default:
 		for i, v := range in {
-			// Floor division, so instants before 1970 round down.
-			q := v / 1e3
-			if v%1e3 < 0 {
-				q--
-			}
-			out[i] = q
+			out[i] = floorMicros(v)
 		}
 	}
 }
@@ -210,23 +205,26 @@ func fillInterval(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeU
 		micros       int64
 	}
 	out := unsafe.Slice((*interval)(mapping.VectorGetData(vec)), n)
-	for i, v := range in {
-		var us int64
-		switch unit {
-		case arrow.Second:
-			us = v * 1e6
-		case arrow.Millisecond:
-			us = v * 1e3
-		case arrow.Microsecond:
-			us = v
-		default:
-			us = v / 1e3
-			if v%1e3 < 0 {
-				us--
-			}
+	if unit == arrow.Nanosecond {
+		for i, v := range in {
+			out[i] = interval{micros: floorMicros(v)}
 		}
-		out[i] = interval{micros: us}
+		return
 	}
+	mul := map[arrow.TimeUnit]int64{arrow.Second: 1e6, arrow.Millisecond: 1e3, arrow.Microsecond: 1}[unit]
+	for i, v := range in {
+		out[i] = interval{micros: v * mul}
+	}
+}
+
+// floorMicros converts nanoseconds to microseconds, rounding toward
+// negative infinity (so instants before 1970 round down).
+func floorMicros(ns int64) int64 {
+	q := ns / 1e3
+	if ns%1e3 < 0 {
+		q--
+	}
+	return q
 }
 
 // fillDecimal narrows Arrow's 128-bit decimals to DuckDB's storage for the
