@@ -166,3 +166,39 @@ func BenchmarkSkipSum(b *testing.B) {
 		})
 	}
 }
+
+// benchEncode times BlockFOR's encoder alone (the block plans and the
+// packing) on 64 Ki values, the size of a default chunk.
+func benchEncode(b *testing.B, vals []uint32) {
+	p := forcedPolicy(all.Registry())
+	p.Zstd = false
+	b.SetBytes(int64(4 * len(vals)))
+	for b.Loop() {
+		if _, _, err := p.Encode(nil, vals); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// EncodeSpread: 16-bit values spread evenly over their range (random
+// keys, hashes): no narrower width can pay, which the plan proves from
+// its counts of the range's parts without a search.
+func BenchmarkEncodeSpread(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	vals := make([]uint32, 1<<16)
+	for i := range vals {
+		vals[i] = rng.Uint32N(1 << 16)
+	}
+	benchEncode(b, vals)
+}
+
+// EncodeSkewed: 11-bit ids, small ones far more frequent (dictionary ids
+// of a skewed column): the plan searches widths with exceptions.
+func BenchmarkEncodeSkewed(b *testing.B) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	vals := make([]uint32, 1<<16)
+	for i := range vals {
+		vals[i] = uint32(rng.ExpFloat64()*150) % 2048
+	}
+	benchEncode(b, vals)
+}

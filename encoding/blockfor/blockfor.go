@@ -245,8 +245,22 @@ func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 		return p
 	}
 	offs := sc.offs[:n]
+	excBits := bits.Len(uint(n-1)) + rangeBits
+	// Count the offsets in 2^k equal parts of the range; when those
+	// counts show that no narrower window leaves few enough exceptions to
+	// pay, the full width is the plan and the search below is skipped
+	// (values spread over their range: random keys, hashes, bit-packed
+	// ids).
+	var parts [1 << maxPartBits]int32
+	k := min(rangeBits, maxPartBits)
+	sh := uint(rangeBits - k)
 	for i, v := range blk {
-		offs[i] = wide(v) - p.min
+		o := wide(v) - p.min
+		offs[i] = o
+		parts[o>>sh]++
+	}
+	if !narrowerMayPay(parts[:1<<k], n, excBits, rangeBits, k) {
+		return p
 	}
 	sortOffsets(offs, sc.tmp[:n], rangeBits)
 	// The distinct offsets (uniq, ascending) and where each starts in offs;
@@ -261,7 +275,6 @@ func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 	}
 	u := len(uniq)
 	starts = append(starts, int32(n))
-	excBits := bits.Len(uint(n-1)) + rangeBits
 	best := n * rangeBits
 	// count returns how many values the best window [base, base+2^w) holds
 	// and where it starts in offs (the first such window in value order);
@@ -305,6 +318,44 @@ func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 	consider(0, c0, at0)
 	visit(0, c0, rangeBits, n)
 	return p
+}
+
+// maxPartBits: plan counts a block's offsets in up to 2^maxPartBits parts
+// of its range before searching for a narrower width.
+const maxPartBits = 6
+
+// narrowerMayPay reports whether some width below rangeBits could cost
+// less than n·rangeBits bits, judged from the counts of a block's n
+// offsets in the 2^k equal parts of [0, 2^rangeBits). A width w costs n·w
+// bits plus excBits for each value outside its best window of 2^w
+// offsets. That window spans 2^(w−rangeBits+k) parts for w ≥ rangeBits−k
+// and less than one part below, so it overlaps at most one part more (at
+// least two below), and its count is at most the largest sum of that many
+// neighbouring parts. When even those counts leave too many exceptions at
+// every width, plan's search would keep the full width, and false lets it
+// return that without sorting; true only means the search must run.
+func narrowerMayPay(parts []int32, n, excBits, rangeBits, k int) bool {
+	// most returns the largest count in j neighbouring parts.
+	most := func(j int) int {
+		j = min(j, len(parts))
+		s := int32(0)
+		for _, c := range parts[:j] {
+			s += c
+		}
+		m := s
+		for i := j; i < len(parts); i++ {
+			s += parts[i] - parts[i-j]
+			m = max(m, s)
+		}
+		return int(m)
+	}
+	// width w pays only if (n − count)·excBits < n·(rangeBits − w)
+	for w := rangeBits - 1; w >= rangeBits-k && w >= 0; w-- {
+		if (n-most(1<<(w-rangeBits+k)+1))*excBits < n*(rangeBits-w) {
+			return true
+		}
+	}
+	return rangeBits > k && (n-most(2))*excBits < n*rangeBits
 }
 
 // sortOffsets sorts offs, whose values are below 2^rangeBits, in place; tmp

@@ -64,6 +64,57 @@ func TestPlanMatchesBruteForce(t *testing.T) {
 	}
 }
 
+// TestPlanSpreadBlocks checks plan against the brute force on full-size
+// blocks whose values spread over their range, where the counts by parts of the range
+// let plan skip its search, and on the same blocks with a few outliers or
+// a cluster added, where a narrower width may pay and the search must run.
+func TestPlanSpreadBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	skipped := 0
+	for trial := 0; trial < 60; trial++ {
+		n := DefaultBlockSize - rng.IntN(3)*400
+		width := 1 + rng.IntN(20)
+		vals := make([]int64, n)
+		for i := range vals {
+			vals[i] = int64(rng.Uint64N(1 << uint(width)))
+		}
+		switch trial % 4 {
+		case 1: // a few far outliers: a narrower width with exceptions pays
+			for k := 0; k < 1+rng.IntN(8); k++ {
+				vals[rng.IntN(n)] = int64(1) << uint(width+4+rng.IntN(8))
+			}
+		case 2: // most values in one corner of the range
+			for i := range vals {
+				if rng.IntN(10) > 0 {
+					vals[i] &= 1<<uint(width/2) - 1
+				}
+			}
+		case 3: // exactly at the bound: half the values at each end
+			for i := range vals {
+				vals[i] = int64(i%2) << uint(width-1)
+			}
+		}
+		mn := slices.Min(vals)
+		rangeBits := bits.Len64(uint64(slices.Max(vals) - mn))
+		k := min(rangeBits, maxPartBits)
+		parts := make([]int32, 1<<k)
+		for _, v := range vals {
+			parts[uint64(v-mn)>>uint(rangeBits-k)]++
+		}
+		if !narrowerMayPay(parts, n, bits.Len(uint(n-1))+rangeBits, rangeBits, k) {
+			skipped++
+		}
+		p := plan(vals, newPlanScratch(n))
+		w, nexc, base := bruteForce(vals)
+		if p.w != w || p.nexc != nexc || p.base != base {
+			t.Fatalf("trial %d: plan w=%d nexc=%d base=%d, brute force w=%d nexc=%d base=%d", trial, p.w, p.nexc, p.base, w, nexc, base)
+		}
+	}
+	if skipped == 0 || skipped == 60 {
+		t.Fatalf("%d of 60 blocks skipped the search: the test must cover both paths", skipped)
+	}
+}
+
 // TestSortOffsets checks the radix sort against slices.Sort on widths that
 // need one to eight byte passes, on sorted, reversed and constant-byte input.
 func TestSortOffsets(t *testing.T) {
