@@ -358,6 +358,13 @@ func (c *Ctx) Shared() SharedAlphabet { return c.p.Shared }
 // output is discarded; encoders may skip expensive refinements.
 func (c *Ctx) Trial() bool { return c.trial }
 
+// Sampled reports whether this is a trial encode of a sample drawn from a
+// longer sequence: its size only ranks the candidate, and the candidates
+// that rank well are encoded whole before one is kept (for a column's own
+// values) or the sample's estimate is scaled (below them). A trial of a
+// whole short sequence is not sampled: its size decides.
+func (c *Ctx) Sampled() bool { return c.trial && c.scale > 1 }
+
 // EncodeChild selects and encodes a child sequence, appending it to dst as a
 // length-prefixed node.
 func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {

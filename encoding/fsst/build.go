@@ -70,7 +70,11 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 		}
 		builders.Put(bd)
 	}()
-	bd.build(b)
+	if ctx.Sampled() {
+		bd.buildWith(b, sampleTarget, trialFrac[:])
+	} else {
+		bd.build(b)
+	}
 	dst = bd.appendTable(dst)
 	n := b.Len()
 	lens := make([]uint32, n)
@@ -111,6 +115,11 @@ const (
 // sampleFrac is the share (of 128) of the sample each generation counts:
 // early tables are rough, so they are learned from less, as in the paper.
 var sampleFrac = [...]int{16, 40, 64, 96, 128}
+
+// trialFrac are the generations of the table of a sampled trial encode
+// (Ctx.Sampled), which only ranks FSST among the candidates: two instead
+// of five. A trial of a whole short sequence decides, and keeps five.
+var trialFrac = [...]int{32, 128}
 
 type symbol struct {
 	val uint64
