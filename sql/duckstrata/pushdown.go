@@ -78,6 +78,11 @@ type Pushed struct {
 //   - date and timestamp columns (without time zone) compare with date and
 //     timestamp constants, and with string literals cast to the column's
 //     type as DuckDB casts them;
+//   - time-of-day columns in seconds, milliseconds or microseconds compare
+//     with TIME constants and string literals cast to TIME (exact in both,
+//     sub-unit digits included); nanosecond ones are not pushed, since the
+//     scan gives DuckDB them rounded to microseconds, and neither is
+//     TIME '24:00:00', which DuckDB holds and Strata does not;
 //   - NULL constants are never pushed; IS [NOT] NULL is pushed for any column.
 //
 // Only references whose rows reach the WHERE clause unchanged qualify: a
@@ -406,6 +411,7 @@ const (
 	kBool
 	kDate
 	kTimestamp
+	kTime // a time of day in seconds, milliseconds or microseconds
 )
 
 type colInfo struct {
@@ -435,6 +441,16 @@ func kindOf(t arrow.DataType) (colKind, string) {
 		if t.TimeZone == "" {
 			return kTimestamp, map[arrow.TimeUnit]string{arrow.Second: "TIMESTAMP_S", arrow.Millisecond: "TIMESTAMP_MS",
 				arrow.Microsecond: "TIMESTAMP", arrow.Nanosecond: "TIMESTAMP_NS"}[t.Unit]
+		}
+	case *arrow.Time32Type:
+		return kTime, "TIME"
+	case *arrow.Time64Type:
+		// DuckDB's TIME holds microseconds, and the scan gives it a
+		// nanosecond time floored to them: a comparison DuckDB makes on
+		// that value is not the one Strata would make on the stored
+		// nanoseconds, so those stay with DuckDB.
+		if t.Unit == arrow.Microsecond {
+			return kTime, "TIME"
 		}
 	}
 	return kNone, ""
@@ -729,7 +745,7 @@ func (p *pusher) literal(c colInfo, e any) (filter.Literal, bool) {
 	switch c.kind {
 	case kDouble:
 		cast = "DOUBLE" // the constant as DuckDB compares it
-	case kDate, kTimestamp:
+	case kDate, kTimestamp, kTime:
 		if n := asMap(e); n["type"] == "VALUE_CONSTANT" {
 			if _, ok := constString(n); ok {
 				cast = c.duck // a string literal takes the column's type
@@ -751,6 +767,10 @@ func (p *pusher) literal(c colInfo, e any) (filter.Literal, bool) {
 			return literalOf(c.kind, "DATE", text)
 		case typ == "VARCHAR" && c.kind == kTimestamp && plainTimestamp(text) && len(text) == 19 && validDate(text[:10]):
 			return literalOf(c.kind, "TIMESTAMP", text)
+		case typ == "VARCHAR" && c.kind == kTime && plainTime(text) && len(text) == 8:
+			// A string literal compared with a time column: DuckDB casts
+			// it to TIME.
+			return literalOf(c.kind, "TIME", text)
 		}
 	}
 	b, err := json.Marshal(e)
@@ -817,6 +837,12 @@ func literalOf(k colKind, typ, text string) (filter.Literal, bool) {
 		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
 			return filter.Literal{Kind: filter.LitTimestamp, Text: text}, plainTimestamp(text)
 		}
+	case kTime:
+		if typ == "TIME" {
+			// Strata compares a time of day with 'HH:MM:SS[.f]' exactly,
+			// at any unit, as DuckDB compares the column's microseconds.
+			return filter.Literal{Kind: filter.LitString, Text: text}, plainTime(text)
+		}
 	}
 	return filter.Literal{}, false
 }
@@ -845,6 +871,18 @@ func digits(s string) bool {
 // with a sign or an era, which are not pushed).
 func plainDate(s string) bool {
 	return len(s) == 10 && digits(s[:4]) && s[4] == '-' && digits(s[5:7]) && s[7] == '-' && digits(s[8:])
+}
+
+// plainTime accepts HH:MM:SS[.fraction] before 24:00:00 (DuckDB's TIME
+// also holds 24:00:00, which Strata's times of day do not: not pushed).
+func plainTime(t string) bool {
+	if len(t) < 8 || !(digits(t[:2]) && t[2] == ':' && digits(t[3:5]) && t[5] == ':' && digits(t[6:8])) {
+		return false
+	}
+	if t[:2] > "23" || t[3:5] > "59" || t[6:8] > "59" {
+		return false
+	}
+	return len(t) == 8 || t[8] == '.' && digits(t[9:])
 }
 
 // plainTimestamp accepts YYYY-MM-DD HH:MM:SS[.fraction].
@@ -1124,6 +1162,10 @@ func foldGo(e any) (typ, text string, ok bool) {
 		case "TIMESTAMP":
 			if plainTimestamp(text) && len(text) <= 26 && validDate(text[:10]) {
 				return "TIMESTAMP", text, true
+			}
+		case "TIME":
+			if plainTime(text) && len(text) <= 15 {
+				return "TIME", text, true
 			}
 		case "BOOLEAN":
 			switch strings.ToLower(text) {

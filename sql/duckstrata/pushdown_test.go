@@ -42,6 +42,10 @@ var randSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "dec18", Type: &arrow.Decimal128Type{Precision: 18, Scale: 4}, Nullable: true},
 	{Name: "dec30", Type: &arrow.Decimal128Type{Precision: 30, Scale: 5}, Nullable: true},
 	{Name: "bin", Type: arrow.BinaryTypes.Binary, Nullable: true},
+	{Name: "tod_s", Type: arrow.FixedWidthTypes.Time32s, Nullable: true},
+	{Name: "tod_ms", Type: arrow.FixedWidthTypes.Time32ms, Nullable: true},
+	{Name: "tod_us", Type: arrow.FixedWidthTypes.Time64us, Nullable: true},
+	{Name: "tod_ns", Type: arrow.FixedWidthTypes.Time64ns, Nullable: true},
 }, nil)
 
 var (
@@ -54,6 +58,7 @@ var (
 
 func randRecords(seed uint64, rows, batch int) []arrow.Record {
 	r := rand.New(rand.NewPCG(seed, 99))
+	rt := rand.New(rand.NewPCG(seed, 77)) // the times of day draw apart
 	var recs []arrow.Record
 	for done := 0; done < rows; done += batch {
 		b := array.NewRecordBuilder(memory.DefaultAllocator, randSchema)
@@ -123,6 +128,28 @@ func randRecords(seed uint64, rows, batch int) []arrow.Record {
 			if !null(18) {
 				b.Field(18).(*array.BinaryBuilder).Append([]byte{byte(r.IntN(4)), 0xff})
 			}
+			// Times of day: a fifth on the hour, the rest anywhere, with
+			// sub-unit digits that the literals cut through.
+			sec := rt.Int64N(86400)
+			if rt.IntN(5) == 0 {
+				sec -= sec % 3600
+			}
+			ns := sec*1e9 + rt.Int64N(1e9)
+			if sec%3600 == 0 && rt.IntN(2) == 0 {
+				ns = sec * 1e9
+			}
+			for i, v := range []int64{sec, ns / 1e6, ns / 1e3, ns} {
+				if rt.IntN(8) == 0 {
+					b.Field(19 + i).AppendNull()
+					continue
+				}
+				switch fb := b.Field(19 + i).(type) {
+				case *array.Time32Builder:
+					fb.Append(arrow.Time32(v))
+				case *array.Time64Builder:
+					fb.Append(arrow.Time64(v))
+				}
+			}
 		}
 		recs = append(recs, b.NewRecord())
 		b.Release()
@@ -179,11 +206,17 @@ func (g *predGen) lit(col string) string {
 		return g.pick("5000000000.12345", "1")
 	case "bin":
 		return g.pick("'\\x01\\xFF'::BLOB", "'\\x00'::BLOB")
+	case "tod_s", "tod_ms", "tod_us", "tod_ns":
+		h, m, sec := r.IntN(24), r.IntN(60), r.IntN(60)
+		return g.pick(fmt.Sprintf("TIME '%02d:%02d:%02d'", h, m, sec), fmt.Sprintf("TIME '%02d:00:00'", h),
+			fmt.Sprintf("TIME '%02d:%02d:%02d.%06d'", h, m, sec, r.IntN(1000000)), fmt.Sprintf("TIME '%02d:%02d:%02d.%03d'", h, m, sec, r.IntN(1000)),
+			fmt.Sprintf("'%02d:%02d:%02d'", h, m, sec), "TIME '06:00:00' + INTERVAL 90 MINUTE", "TIME '24:00:00'", "TIME '00:00:00'")
 	}
 	panic(col)
 }
 
-var randCols = []string{"id", "i8", "i32", "i64", "u32", "u64", "f64", "f32", "s", "b", "d", "ts", "tsms", "tsns", "tz", "dec", "dec18", "dec30", "bin"}
+var randCols = []string{"id", "i8", "i32", "i64", "u32", "u64", "f64", "f32", "s", "b", "d", "ts", "tsms", "tsns", "tz", "dec", "dec18", "dec30", "bin",
+	"tod_s", "tod_ms", "tod_us", "tod_ns"}
 
 // pushLit returns the k-th of a few literals Pushdown pushes for col.
 func pushLit(col string, k int) string {
@@ -198,6 +231,10 @@ func pushLit(col string, k int) string {
 		"tsns": {"TIMESTAMP '1994-08-20 06:30:00.5'", "DATE '1994-08-25'", "'1994-08-22 00:00:00'", "TIMESTAMP '1994-09-01 00:00:00'"},
 		"tz":   {"TIMESTAMPTZ '1994-08-22 00:00:00+00'"}, "dec": {"12.34", "-0.005", "50", "-99.5"},
 		"dec18": {"0.00005", "7", "-12345.6789", "99999999.99999"}, "dec30": {"1"}, "bin": {"'\\x00'::BLOB"},
+		"tod_s":  {"TIME '12:00:00'", "'06:30:00'", "TIME '18:15:30.5'", "TIME '00:00:00'"},
+		"tod_ms": {"TIME '12:00:00'", "'06:30:00'", "TIME '18:15:30.0005'", "TIME '23:59:59.999'"},
+		"tod_us": {"TIME '12:00:00.000001'", "'06:30:00'", "TIME '18:15:30.5'", "TIME '00:00:00'"},
+		"tod_ns": {"TIME '12:00:00'", "'06:30:00'", "TIME '18:15:30.000001'", "TIME '00:00:00'"},
 	}[col]
 	return lits[k%len(lits)]
 }
@@ -357,7 +394,7 @@ func TestPushdownRandom(t *testing.T) {
 	t.Logf("%d cases (%d systematic), %d with a pushed filter, %d failing alike on both sides", cases+len(fixed), len(fixed), pushedCases, errCases)
 	// Coverage: every pushable operator on every pushable column kind.
 	all := strings.Join(filters, "\n")
-	for _, col := range []string{"i8", "i32", "i64", "u32", "u64", "f64", "s", "b", "d", "ts", "tsms", "tsns", "dec", "dec18"} {
+	for _, col := range []string{"i8", "i32", "i64", "u32", "u64", "f64", "s", "b", "d", "ts", "tsms", "tsns", "dec", "dec18", "tod_s", "tod_ms", "tod_us"} {
 		for _, op := range []string{" = ", " != ", " < ", " <= ", " BETWEEN ", " IN (", " IS NULL", " IS NOT NULL"} {
 			if col == "b" && op != " = " && op != " IS NULL" && op != " IS NOT NULL" && op != " != " {
 				continue
@@ -367,12 +404,12 @@ func TestPushdownRandom(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"s LIKE ", "NOT ", " OR ", "tz IS NULL", "f32 IS NOT NULL", "dec30 IS NULL", "bin IS NOT NULL"} {
+	for _, want := range []string{"s LIKE ", "NOT ", " OR ", "tz IS NULL", "f32 IS NOT NULL", "dec30 IS NULL", "bin IS NOT NULL", "tod_ns IS NULL"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no case pushed %q", want)
 		}
 	}
-	for _, never := range []string{"f32 <", "f32 =", "tz <", "tz =", "bin =", "dec30 ="} {
+	for _, never := range []string{"f32 <", "f32 =", "tz <", "tz =", "bin =", "dec30 =", "tod_ns <", "tod_ns =", "24:00:00"} {
 		if strings.Contains(all, never) {
 			t.Errorf("pushed %q, which Pushdown must keep", never)
 		}

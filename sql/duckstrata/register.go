@@ -96,8 +96,9 @@ func newConfig(opts []Option) *config {
 //
 // strata_scan(path VARCHAR, filter := VARCHAR) returns every top-level
 // column of the file: integers, floats, booleans, strings and binary,
-// dates, timestamps (TIMESTAMPTZ when the column has a time zone) and
-// decimals map to the DuckDB types of the same meaning; struct, list and
+// dates, timestamps (TIMESTAMPTZ when the column has a time zone), times
+// of day (TIME; nanoseconds rounded to microseconds), durations (INTERVAL)
+// and decimals map to the DuckDB types of the same meaning; struct, list and
 // map columns arrive as VARCHAR holding JSON text. filter is a Strata WHERE
 // expression (see package strata/filter) applied inside the scan.
 func Register(ctx context.Context, conn *sql.Conn, opts ...Option) error {

@@ -88,8 +88,13 @@ func columnOf(f arrow.Field) (column, error) {
 		if t.Unit == arrow.Microsecond {
 			return fixed("TIME", mapping.TypeTime, 8)
 		}
+		// DuckDB reads a nanosecond time (Parquet's TIME NANOS) as TIME_NS,
+		// which its Go driver cannot return; the scan gives TIME, rounded to
+		// the nearest microsecond as DuckDB casts TIME_NS to TIME, so a
+		// query over it sees what the same query over the Parquet file
+		// with that cast sees.
 		c.sql, c.logical = "TIME", simple(mapping.TypeTime)
-		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillMicros(vec, a, lo, n, t.Unit) }
+		c.fill = fillTimeNanos
 		return c, nil
 	case *arrow.DurationType:
 		// DuckDB has no duration type; its INTERVAL holds one in its
@@ -156,8 +161,8 @@ func fillBool(vec mapping.Vector, a arrow.Array, lo, n int) {
 	}
 }
 
-// fillMicros converts timestamps (or times of day) of any unit to
-// microseconds.
+// fillMicros converts timestamps of any unit to microseconds
+// (nanoseconds floored).
 func fillMicros(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeUnit) {
 	d := a.Data()
 	in := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(d.Buffers()[1].Bytes()))), d.Offset()+lo+n)[d.Offset()+lo:]
@@ -219,6 +224,27 @@ func fillInterval(vec mapping.Vector, a arrow.Array, lo, n int, unit arrow.TimeU
 
 // floorMicros converts nanoseconds to microseconds, rounding toward
 // negative infinity (so instants before 1970 round down).
+// fillTimeNanos rounds times of day in nanoseconds to DuckDB's
+// microseconds, halves up (23:59:59.9999995 becomes 24:00:00, which
+// DuckDB's TIME holds).
+func fillTimeNanos(vec mapping.Vector, a arrow.Array, lo, n int) {
+	d := a.Data()
+	in := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(d.Buffers()[1].Bytes()))), d.Offset()+lo+n)[d.Offset()+lo:]
+	out := unsafe.Slice((*int64)(mapping.VectorGetData(vec)), n)
+	for i, v := range in {
+		out[i] = roundMicros(v)
+	}
+}
+
+// roundMicros is ns in microseconds, rounded to the nearest, halves up.
+func roundMicros(ns int64) int64 {
+	q := floorMicros(ns)
+	if ns-q*1e3 >= 500 {
+		q++
+	}
+	return q
+}
+
 func floorMicros(ns int64) int64 {
 	q := ns / 1e3
 	if ns%1e3 < 0 {
