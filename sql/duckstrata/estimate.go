@@ -96,7 +96,8 @@ func leafEstimate(f *strata.File, l *filter.Leaf) float64 {
 }
 
 // literalValue maps a literal to the scale columnRange uses: numbers as
-// themselves, dates and timestamps as seconds since 1970.
+// themselves, dates and timestamps as seconds since 1970, times of day as
+// seconds since midnight.
 func literalValue(l filter.Literal) float64 {
 	switch l.Kind {
 	case filter.LitNumber:
@@ -111,6 +112,12 @@ func literalValue(l filter.Literal) float64 {
 	case filter.LitTimestamp:
 		if t, err := time.Parse("2006-01-02 15:04:05.999999999", l.Text); err == nil {
 			return float64(t.UnixNano()) / 1e9
+		}
+	case filter.LitString:
+		// A time of day, as Pushdown writes TIME constants; on a string
+		// column it meets no range (statValue) and is not used.
+		if t, err := time.Parse("15:04:05.999999999", l.Text); err == nil {
+			return float64(t.Hour()*3600+t.Minute()*60+t.Second()) + float64(t.Nanosecond())/1e9
 		}
 	}
 	return math.NaN()
@@ -143,6 +150,8 @@ func statValue(v any) float64 {
 		return x
 	case time.Time:
 		return float64(x.UnixNano()) / 1e9
+	case time.Duration: // a time of day (or a duration, whose literals take no range)
+		return x.Seconds()
 	case strata.Decimal:
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err == nil {

@@ -1,6 +1,7 @@
 package duckstrata_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/sql/duckstrata"
 )
 
 // TestTimeAndDuration: times of day of every unit reach DuckDB as TIME
@@ -82,5 +84,32 @@ func TestTimeAndDuration(t *testing.T) {
 	// A column of Arrow's null type is NULL in every row.
 	if n := rowsOf(t, conn, "SELECT count(none), count(*) FROM "+quoted(p)); n[0][0] != "0" || n[0][1] != "3000" {
 		t.Errorf("count(none), count(*) = %v, want 0, 3000", n)
+	}
+	// Without WithPushAll, a time comparison is pushed when the file's
+	// bounds (00:00:00.005 to 23:19:32.005) say it keeps few rows, and
+	// left to DuckDB when it keeps most; either way the count is DuckDB's.
+	for _, c := range []struct {
+		where, filter, count string
+	}{
+		{"t_ms < TIME '01:00:00'", "t_ms < '01:00:00'", "129"},
+		{"t_us BETWEEN '06:00:00' AND TIME '06:30:00'", "t_us BETWEEN '06:00:00' AND '06:30:00'", "64"},
+		{"t_ms > TIME '01:00:00'", "", "2871"},
+		{"t_ns < TIME '01:00:00'", "", "129"}, // nanoseconds: never pushed
+	} {
+		q := "SELECT count(*) FROM " + quoted(p) + " WHERE " + c.where
+		pushed, pu, err := duckstrata.Pushdown(context.Background(), conn, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ""; len(pu) == 1 {
+			if got = pu[0].Filter; got != c.filter {
+				t.Errorf("%s: pushed %q, want %q", c.where, got, c.filter)
+			}
+		} else if c.filter != "" {
+			t.Errorf("%s: nothing pushed, want %q", c.where, c.filter)
+		}
+		if n := rowsOf(t, conn, pushed); n[0][0] != c.count {
+			t.Errorf("%s: count %v, want %s", c.where, n, c.count)
+		}
 	}
 }
