@@ -359,10 +359,11 @@ func (c *Ctx) Shared() SharedAlphabet { return c.p.Shared }
 func (c *Ctx) Trial() bool { return c.trial }
 
 // Sampled reports whether this is a trial encode of a sample drawn from a
-// longer sequence: its size only ranks the candidate, and the candidates
-// that rank well are encoded whole before one is kept (for a column's own
-// values) or the sample's estimate is scaled (below them). A trial of a
-// whole short sequence is not sampled: its size decides.
+// longer sequence, whose size selection scales into an estimate: an
+// encoder may trade a little accuracy for speed there. (For a column's own
+// values the candidates that estimate well are then encoded whole before
+// one is kept; below them the estimate decides.) A trial of a whole short
+// sequence is not sampled: its size is exact and decides.
 func (c *Ctx) Sampled() bool { return c.trial && c.scale > 1 }
 
 // EncodeChild selects and encodes a child sequence, appending it to dst as a

@@ -328,12 +328,13 @@ const maxPartBits = 6
 // less than n·rangeBits bits, judged from the counts of a block's n
 // offsets in the 2^k equal parts of [0, 2^rangeBits). A width w costs n·w
 // bits plus excBits for each value outside its best window of 2^w
-// offsets. That window spans 2^(w−rangeBits+k) parts for w ≥ rangeBits−k
-// and less than one part below, so it overlaps at most one part more (at
-// least two below), and its count is at most the largest sum of that many
-// neighbouring parts. When even those counts leave too many exceptions at
-// every width, plan's search would keep the full width, and false lets it
-// return that without sorting; true only means the search must run.
+// offsets. For w ≥ rangeBits−k that window is 2^(w−rangeBits+k) parts
+// long, so it overlaps at most one part more than that; a narrower window
+// is shorter than a part and overlaps at most two. Its count is thus at
+// most the largest sum of that many neighbouring parts. When even those
+// counts leave too many exceptions at every width, plan's search would
+// keep the full width, and false lets it return that without sorting;
+// true only means the search must run.
 func narrowerMayPay(parts []int32, n, excBits, rangeBits, k int) bool {
 	// most returns the largest count in j neighbouring parts.
 	most := func(j int) int {

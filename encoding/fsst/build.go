@@ -117,8 +117,10 @@ const (
 var sampleFrac = [...]int{16, 40, 64, 96, 128}
 
 // trialFrac are the generations of the table of a sampled trial encode
-// (Ctx.Sampled), which only ranks FSST among the candidates: two instead
-// of five. A trial of a whole short sequence decides, and keeps five.
+// (Ctx.Sampled), which only estimates FSST's ratio: two instead of five.
+// Whole encodes, and trials of whole short sequences (whose size is
+// exact), keep five. On the 16 real data sets and lineitem every file
+// came out byte for byte the same as with five.
 var trialFrac = [...]int{32, 128}
 
 type symbol struct {
