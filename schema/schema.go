@@ -128,11 +128,23 @@ func FormatTimeOfDay(v int64, u TimeUnit) string {
 		return FormatDuration(v, u)
 	}
 	sec, frac := v/per, v%per
-	s := fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	var b [18]byte // HH:MM:SS.fffffffff
+	two := func(at int, x int64) { b[at], b[at+1] = byte('0'+x/10), byte('0'+x%10) }
+	two(0, sec/3600)
+	b[2] = ':'
+	two(3, sec/60%60)
+	b[5] = ':'
+	two(6, sec%60)
+	n := 8
 	if frac != 0 {
-		s += fmt.Sprintf(".%0*d", len(strconv.FormatInt(per, 10))-1, frac)
+		b[8] = '.'
+		n = 9
+		for d := per / 10; d > 0; d /= 10 { // as many digits as the unit has
+			b[n] = byte('0' + frac/d%10)
+			n++
+		}
 	}
-	return s
+	return string(b[:n])
 }
 
 // FormatDuration renders v units as Go's duration text ("1h30m0.5s"), or

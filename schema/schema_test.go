@@ -195,6 +195,7 @@ func TestTimeKinds(t *testing.T) {
 	}{
 		{0, Second, "00:00:00"}, {45296, Second, "12:34:56"}, {45296789, Millisecond, "12:34:56.789"},
 		{45296000001, Microsecond, "12:34:56.000001"}, {86399999999999, Nanosecond, "23:59:59.999999999"},
+		{45296005, Millisecond, "12:34:56.005"}, {3600000000500, Nanosecond, "01:00:00.000000500"},
 		{86400, Second, "24h0m0s"}, {-1, Millisecond, "-1ms"},
 	} {
 		if got := FormatTimeOfDay(c.v, c.u); got != c.want {
