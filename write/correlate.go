@@ -118,13 +118,22 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 	p.Zstd, p.Force, p.Shared = false, nil, nil
 	for _, c := range cands {
 		c.sample = encoding.Sample(c.vals, corrRuns, corrRunLen)
-		node, t, err := p.Encode(nil, c.sample)
-		if err != nil {
-			return nil
-		}
-		c.size, c.time = len(node), t.Time()
 		st := encoding.ComputeStatsNoDistinct(c.sample)
 		c.lo, c.hi = st.MinI, st.MaxI
+		c.size = -1 // not encoded yet
+	}
+	// A column's sample is encoded (a selection, its costliest step) only
+	// when a pair it is part of passes the width test below; a stripe
+	// whose differences are all as wide as their columns encodes none.
+	costs := func(c *corrCand) bool {
+		if c.size < 0 {
+			node, t, err := p.Encode(nil, c.sample)
+			if err != nil {
+				return false
+			}
+			c.size, c.time = len(node), t.Time()
+		}
+		return true
 	}
 	type pick struct {
 		dep, ref *corrCand
@@ -154,6 +163,9 @@ func (w *Writer) correlate(streams []shred.Stream) map[int]*corrPlan {
 			// a difference no narrower than the column is not worth a trial
 			if diffBits(d.sample, r.sample)+2 > own {
 				continue
+			}
+			if !costs(d) || !costs(r) {
+				return nil
 			}
 			node, t, err := encode(&p, nil, d.sample, r.sample, r.id, nil)
 			if err != nil {
