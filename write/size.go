@@ -37,8 +37,9 @@ type sizer struct {
 // per chunk outweighs what a smaller chunk saves a point lookup.
 const minChunkShift = 6
 
-// trialValues is the length of the trial encode that estimates a stream's
-// bytes per value before its first chunk.
+// trialValues is the length of the start of a stream whose estimated size
+// (or, for a stream no longer than the trial, whose full selection) gives
+// its bytes per value before its first chunk.
 const trialValues = 8 << 10
 
 // newSizer starts the sizing of a stream; trialN is the length of its
@@ -56,13 +57,25 @@ func (w *Writer) newSizer(s *shred.Stream, enc *chunkEncoder, trialN int) *sizer
 		if s.Valid != nil {
 			valid = s.Valid[:n]
 		}
+		if n < s.Len && enc.fixed == nil {
+			// The start of a longer stream only sizes its first chunk,
+			// which is selected on its own values anyway: selection's
+			// estimate (the candidates' sampled trials, without the whole
+			// encodes) is enough. On the 17 data sets and the 37 held-out
+			// ones this left every file within 0.12 % of its size with a
+			// full selection of the start, and took a sixth off the
+			// writes of zipcodes and oui.
+			if est, err := enc.estimate(vals, valid); err == nil && n > 0 {
+				enc.bpvEst = est / float64(n)
+			}
+			return z
+		}
 		if node, tree, err := enc.trial(vals, valid); err == nil && n > 0 {
 			enc.bpvEst = float64(len(node)) / float64(n)
 			if enc.fixed == nil {
-				// The trial ran full selection on the stream's first n
-				// values, as encode would: when the first chunk holds
-				// exactly these values (a short stream cut as one chunk)
-				// the trial is that chunk, so it is not selected twice.
+				// The trial ran full selection on the whole stream, as
+				// encode would: when the stream is cut as one chunk the
+				// trial is that chunk, so it is not selected twice.
 				// (Replaying the trial's tree on a longer first chunk
 				// instead of selecting it made lineitem 1.6 % larger.)
 				enc.trialNode, enc.trialTree, enc.trialN = node, tree, n
@@ -163,6 +176,19 @@ func (c *chunkEncoder) trial(vals any, valid []bool) ([]byte, *encoding.Tree, er
 		return c.nullable(&p, nil, compact(vals, valid), valid)
 	}
 	return p.Encode(nil, vals)
+}
+
+// estimate returns selection's estimate of the bytes of vals encoded by
+// full selection (Policy.EstimateSize, the candidates' sampled trials),
+// with a validity bitmap's bytes when some are null.
+func (c *chunkEncoder) estimate(vals any, valid []bool) (float64, error) {
+	p := *c.policy
+	p.Force, p.Shared = nil, c.shared
+	if hasNull(valid) {
+		est, err := p.EstimateSize(compact(vals, valid))
+		return est + float64(len(valid))/8, err
+	}
+	return p.EstimateSize(vals)
 }
 
 // takeTrial returns the trial's node when the chunk [lo, hi) is the one the

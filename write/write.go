@@ -38,10 +38,10 @@ type Options struct {
 	RowsHint int64
 	// ChunkTarget is the encoded size a chunk aims at: each stream's chunks
 	// hold as many values as fit in about this many bytes, judged by the
-	// bytes per value of the stream's previous chunks (a trial encode of
-	// the stream's start for its first chunk), up to ChunkValues. A
-	// negative value cuts every chunk at ChunkValues, as writers before
-	// byte-sized chunks did.
+	// bytes per value of the stream's previous chunks (selection's
+	// estimate of the stream's start for its first chunk), up to
+	// ChunkValues. A negative value cuts every chunk at ChunkValues, as
+	// writers before byte-sized chunks did.
 	ChunkTarget int
 	// ChunkValues is the most values a chunk holds, whatever its bytes:
 	// the granularity of chunk statistics and of point lookups.
