@@ -446,7 +446,7 @@ func kindOf(t arrow.DataType) (colKind, string) {
 		return kTime, "TIME"
 	case *arrow.Time64Type:
 		// DuckDB's TIME holds microseconds, and the scan gives it a
-		// nanosecond time floored to them: a comparison DuckDB makes on
+		// nanosecond time rounded to them: a comparison DuckDB makes on
 		// that value is not the one Strata would make on the stored
 		// nanoseconds, so those stay with DuckDB.
 		if t.Unit == arrow.Microsecond {
