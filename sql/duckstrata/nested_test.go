@@ -7,8 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"strata"
 )
 
 // TestNestedAsJSON: struct and list columns reach DuckDB as JSON text, the
@@ -43,17 +41,7 @@ func TestNestedAsJSON(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	p := filepath.Join(t.TempDir(), "n.strata")
-	w, err := strata.Create(p, sch, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	p := writeRecord(t, filepath.Join(t.TempDir(), "n.strata"), rec)
 	_, conn := openDB(t)
 	got := rowsOf(t, conn, "SELECT id, l, s FROM "+quoted(p)+" WHERE id IN (0, 2, 3, 4, 4001) ORDER BY id")
 	want := [][]string{{"0", "[]", `{"a":"x"}`}, {"2", "[2,3]", `{"a":"x"}`}, {"3", "NULL", `{"a":"x"}`}, {"4", "[4]", "NULL"}, {"4001", "[4001,4002]", `{"a":"x"}`}}

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"strata"
 	"strata/sql/duckstrata"
 )
 
@@ -50,17 +49,7 @@ func TestTimeAndDuration(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	p := filepath.Join(t.TempDir(), "t.strata")
-	w, err := strata.Create(p, sch, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	p := writeRecord(t, filepath.Join(t.TempDir(), "t.strata"), rec)
 	_, conn := openDB(t)
 	got := rowsOf(t, conn, "SELECT id, t_s::VARCHAR, t_ms::VARCHAR, t_us::VARCHAR, t_ns::VARCHAR, d_s::VARCHAR, d_ns::VARCHAR FROM "+quoted(p)+" WHERE id IN (0, 9, 1000) ORDER BY id")
 	want := [][]string{
