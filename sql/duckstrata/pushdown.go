@@ -876,22 +876,18 @@ func plainDate(s string) bool {
 // plainTime accepts HH:MM:SS[.fraction] before 24:00:00 (DuckDB's TIME
 // also holds 24:00:00, which Strata's times of day do not: not pushed).
 func plainTime(t string) bool {
-	if len(t) < 8 || !(digits(t[:2]) && t[2] == ':' && digits(t[3:5]) && t[5] == ':' && digits(t[6:8])) {
-		return false
-	}
-	if t[:2] > "23" || t[3:5] > "59" || t[6:8] > "59" {
-		return false
-	}
-	return len(t) == 8 || t[8] == '.' && digits(t[9:])
+	return clockText(t) && t[:2] <= "23" && t[3:5] <= "59" && t[6:8] <= "59"
 }
 
 // plainTimestamp accepts YYYY-MM-DD HH:MM:SS[.fraction].
 func plainTimestamp(s string) bool {
-	if len(s) < 19 || !plainDate(s[:10]) || s[10] != ' ' {
-		return false
-	}
-	t := s[11:]
-	if !(digits(t[:2]) && t[2] == ':' && digits(t[3:5]) && t[5] == ':' && digits(t[6:8])) {
+	return len(s) >= 19 && plainDate(s[:10]) && s[10] == ' ' && clockText(s[11:])
+}
+
+// clockText accepts the shape HH:MM:SS[.fraction], digits only, without
+// checking the fields' ranges.
+func clockText(t string) bool {
+	if len(t) < 8 || !(digits(t[:2]) && t[2] == ':' && digits(t[3:5]) && t[5] == ':' && digits(t[6:8])) {
 		return false
 	}
 	return len(t) == 8 || t[8] == '.' && digits(t[9:])
