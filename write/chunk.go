@@ -54,13 +54,7 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 	if valid != nil {
 		n = len(valid)
 	}
-	hasNulls := false
-	for _, v := range valid {
-		if !v {
-			hasNulls = true
-			break
-		}
-	}
+	hasNulls := hasNull(valid)
 	p := *c.policy
 	p.Shared = c.shared
 	if c.fixed != nil {

@@ -165,13 +165,7 @@ func (w *Writer) clearlyOneChunk(s *shred.Stream, enc *chunkEncoder) bool {
 func (c *chunkEncoder) trial(vals any, valid []bool) ([]byte, *encoding.Tree, error) {
 	p := *c.policy
 	p.Force, p.Shared = nil, c.shared
-	hasNulls := false
-	for _, v := range valid {
-		if !v {
-			hasNulls = true
-			break
-		}
-	}
+	hasNulls := hasNull(valid)
 	if hasNulls {
 		return c.nullable(&p, nil, compact(vals, valid), valid)
 	}
