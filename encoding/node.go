@@ -163,10 +163,11 @@ type Options struct {
 	// for one open at a time, to account the memory of the decoders it
 	// keeps (allocations made later by reads are not counted).
 	Allocated *int64
-	// Alloc, when set, provides the buffers opening inflates zstd bodies
-	// into, n bytes (a bound the header's checked size sets): a reader that
-	// recycles the memory of decoders it drops hands out its own buffers.
-	// nil allocates fresh ones.
+	// Alloc, when set, provides the buffers opening fills, n bytes (a
+	// bound a checked size sets): inflated zstd bodies and the offsets of
+	// binary values (Trivial, FSST, FrontCoding). A reader that recycles
+	// the memory of decoders it drops hands out its own buffers, whose
+	// bytes are whatever they held; nil allocates fresh ones.
 	Alloc func(int) []byte
 }
 

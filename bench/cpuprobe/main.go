@@ -39,7 +39,7 @@ func main() {
 	rounds := flag.Int("r", 5, "timed rounds")
 	prof := flag.String("prof", "", "write a CPU profile of the timed rounds to this file")
 	colsF := flag.String("cols", "", "comma-separated columns the lookups (or -mode month) return (default all; q_month's)")
-	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>")
+	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>; with -mode cold or warm: after the timed rounds, to FILE")
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
 	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | scan1 | mem")
 	objShape := flag.Bool("objshape", false, "read the local file with an object store's read shape (remote.ObjectHints: megabyte gaps read through), as a remote file is coalesced")
@@ -289,6 +289,14 @@ func main() {
 		}
 		per = append(per, float64(time.Since(t0).Microseconds())/float64(len(cold)))
 		cpus = append(cpus, float64((cpuNow()-c0).Microseconds())/float64(len(cold)))
+	}
+	if *allocProf != "" {
+		af, err := os.Create(*allocProf)
+		if err != nil {
+			panic(err)
+		}
+		pprof.Lookup("allocs").WriteTo(af, 0)
+		af.Close()
 	}
 	if *percol {
 		for _, fl := range f.Schema().Fields() {

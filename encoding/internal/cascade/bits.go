@@ -3,6 +3,8 @@ package cascade
 import (
 	"math"
 	"unsafe"
+
+	"strata/encoding"
 )
 
 func f32bits(v float32) uint32     { return math.Float32bits(v) }
@@ -35,4 +37,15 @@ func asUint32(v []int32) []uint32 {
 		return nil
 	}
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&v[0])), len(v))
+}
+
+// allocInt32 returns n int32s, from opts.Alloc when the reader recycles
+// its decoders' memory (their values are then whatever the buffer held),
+// else fresh zeroed ones.
+func allocInt32(opts *encoding.Options, n int) []int32 {
+	if opts == nil || opts.Alloc == nil || n == 0 {
+		return make([]int32, n)
+	}
+	b := opts.Alloc(4 * n)
+	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), n)
 }

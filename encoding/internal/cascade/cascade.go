@@ -345,7 +345,8 @@ func ReadOffsets(r encoding.Reader[uint32], n, limit int, opts *encoding.Options
 		return nil, err
 	}
 	limit = min(limit, 1<<31-1) // offsets are int32
-	out := make([]int32, n+1)
+	out := allocInt32(opts, n+1)
+	out[0] = 0
 	if n > 0 {
 		if err := r.Read(asUint32(out[1:])); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)

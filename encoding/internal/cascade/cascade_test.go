@@ -49,3 +49,59 @@ func TestPositions(t *testing.T) {
 		}
 	}
 }
+
+// lengths is a Reader[uint32] over a slice, for ReadOffsets.
+type lengths struct {
+	v   []uint32
+	pos int
+}
+
+func (l *lengths) Kind() encoding.Kind   { return encoding.KindTrivial }
+func (l *lengths) Type() encoding.Type   { return encoding.Uint32 }
+func (l *lengths) Len() int              { return len(l.v) }
+func (l *lengths) Pos() int              { return l.pos }
+func (l *lengths) Reset()                { l.pos = 0 }
+func (l *lengths) Skip(n int) error      { l.pos += n; return nil }
+func (l *lengths) Read(d []uint32) error { l.pos += copy(d, l.v[l.pos:]); return nil }
+
+// TestReadOffsetsRecycled checks that offsets read into a recycled buffer
+// (Options.Alloc, whose bytes are what an earlier decoder left) come out
+// as the running sums of the lengths, the first one 0, and that a total
+// beyond the limit is refused either way.
+func TestReadOffsetsRecycled(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 200; trial++ {
+		n := r.IntN(300)
+		v := make([]uint32, n)
+		want := make([]int32, n+1)
+		for i := range v {
+			v[i] = uint32(r.IntN(40))
+			want[i+1] = want[i] + int32(v[i])
+		}
+		var handed []byte
+		dirty := &encoding.Options{Alloc: func(k int) []byte {
+			handed = make([]byte, k+r.IntN(64))
+			for i := range handed {
+				handed[i] = 0xa5
+			}
+			return handed[:k]
+		}}
+		for _, opts := range []*encoding.Options{nil, dirty} {
+			got, err := ReadOffsets(&lengths{v: v}, n, int(want[n]), opts, "lengths")
+			if err != nil {
+				t.Fatalf("n=%d: %v", n, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d, recycled=%v: offsets %v, want %v", n, opts != nil, got, want)
+			}
+			if n > 0 && want[n] > 0 {
+				if _, err := ReadOffsets(&lengths{v: v}, n, int(want[n])-1, opts, "lengths"); err == nil {
+					t.Fatalf("n=%d: a total of %d passed a limit of %d", n, want[n], want[n]-1)
+				}
+			}
+		}
+		if n > 0 && len(handed) == 0 {
+			t.Fatalf("n=%d: Alloc was not used", n)
+		}
+	}
+}
