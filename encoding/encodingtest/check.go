@@ -971,7 +971,38 @@ func checkNode(c *checker, node []byte, opts *encoding.Options, vals any, valid 
 	if d.Type() != encoding.TypeOf(vals) {
 		return mismatchf("node holds %v, want %v", d.Type(), encoding.TypeOf(vals))
 	}
-	return checkDecoder(c, d, want, valid)
+	if err := checkDecoder(c, d, want, valid); err != nil {
+		return err
+	}
+	if opts != nil && opts.Alloc != nil {
+		return nil
+	}
+	// A reader that recycles memory (point lookups) opens nodes with an
+	// Alloc whose buffers hold what an earlier decoder left in them: the
+	// decoder must not rely on zeroed memory.
+	o := encoding.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Alloc = dirtyAlloc
+	d, err = encoding.Open(node, &o)
+	if err != nil {
+		return fmt.Errorf("Open with recycled memory: %w", err)
+	}
+	if err := checkDecoder(c, d, want, valid); err != nil {
+		return fmt.Errorf("with recycled memory: %w", err)
+	}
+	return nil
+}
+
+// dirtyAlloc hands out buffers filled with a pattern, as recycled memory
+// would be.
+func dirtyAlloc(n int) []byte {
+	b := make([]byte, n+n/4)
+	for i := range b {
+		b[i] = byte(0xa5 ^ i)
+	}
+	return b[:n]
 }
 
 // checkDecoder dispatches on the type of want.
