@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -150,7 +151,60 @@ func FuzzDecode(f *testing.F, c *encoding.Codec) {
 		if err := Exercise(node, opts); !IsRefusal(err) {
 			t.Fatal(err)
 		}
+		if err := recycledAgrees(node, opts); err != nil {
+			t.Fatal(err)
+		}
 	})
+}
+
+// recycledAgrees opens node again as a point lookup does, its buffers
+// holding what an earlier decoder left (Options.Alloc), and returns an
+// error unless both opens refuse it or both accept it and read the same
+// values and validity.
+func recycledAgrees(node []byte, opts *encoding.Options) error {
+	o := *opts
+	o.Alloc = dirtyAlloc
+	a, errA := encoding.Open(node, opts)
+	b, errB := encoding.Open(node, &o)
+	if (errA == nil) != (errB == nil) {
+		return fmt.Errorf("open with recycled memory: %v; with fresh memory: %v", errB, errA)
+	}
+	if errA != nil || a.Len() > exerciseRows {
+		return nil
+	}
+	if a.Len() != b.Len() {
+		return mismatchf("%d rows with recycled memory, %d with fresh", b.Len(), a.Len())
+	}
+	va, validA, errA := readAll(a, a.Len())
+	vb, validB, errB := readAll(b, b.Len())
+	if (errA == nil) != (errB == nil) {
+		return fmt.Errorf("read with recycled memory: %v; with fresh memory: %v", errB, errA)
+	}
+	if errA != nil {
+		return nil
+	}
+	if !slices.Equal(validA, validB) || !sameValues(va, vb) {
+		return mismatchf("%v node reads other values with recycled memory", a.Kind())
+	}
+	return nil
+}
+
+// sameValues reports whether two reads hold the same values, bit for bit.
+func sameValues(a, b any) bool {
+	x, ok := a.(encoding.Bytes)
+	if !ok {
+		return bytes.Equal(valueBytes(a), valueBytes(b))
+	}
+	y, ok := b.(encoding.Bytes)
+	if !ok || x.Len() != y.Len() {
+		return false
+	}
+	for i := 0; i < x.Len(); i++ {
+		if !bytes.Equal(x.Value(i), y.Value(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // seedShapes are the shapes fuzz seeds are drawn from.
