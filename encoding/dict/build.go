@@ -98,16 +98,23 @@ func sortNum[T encoding.Number](uniq []T) (alpha []T, rank []uint32) {
 }
 
 // buildBinary is build for binary values: keys are xxh3 hashes, confirmed
-// by comparing bytes, so no value is allocated.
+// by comparing bytes, so no value is allocated; when every value is short
+// the keys are the values themselves (shortKey).
 func buildBinary(b *encoding.Bytes) (encoding.Bytes, []uint32) {
 	n := b.Len()
 	idv := make([]uint32, n)
 	uniq := encoding.Bytes{Offsets: []int32{0}}
 	t := newTable(min(n, 1024))
 	mask := len(t.keys) - 1
+	short := allShort(b)
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
-		k := xxh3.Hash(x)
+		var k uint64
+		if short {
+			k = shortKey(x)
+		} else {
+			k = xxh3.Hash(x)
+		}
 		h := t.slot(k)
 		for {
 			id := t.ids[h]
@@ -122,7 +129,7 @@ func buildBinary(b *encoding.Bytes) (encoding.Bytes, []uint32) {
 				}
 				break
 			}
-			if t.keys[h] == k && bytes.Equal(uniq.Value(int(id-1)), x) {
+			if t.keys[h] == k && (short || bytes.Equal(uniq.Value(int(id-1)), x)) {
 				idv[i] = id - 1
 				break
 			}

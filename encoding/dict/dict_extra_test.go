@@ -393,3 +393,30 @@ func TestOneLengthAlphabets(t *testing.T) {
 		t.Error("an alphabet of two lengths was reported as one length")
 	}
 }
+
+// TestShortValues round-trips a dictionary of values short enough to be
+// their own hash-table keys (at most 7 bytes): the empty value, zero
+// bytes and values that are prefixes of one another must stay apart, and
+// so must they beside one longer value (hashed keys then).
+func TestShortValues(t *testing.T) {
+	short := []string{"", "\x00", "\x00\x00", "a", "a\x00", "\x00a", "ab", "REG AIR", "\xff\xff\xff\xff\xff\xff\xff"}
+	for _, words := range [][]string{short, append(short, "8 bytes!")} {
+		var vals []string
+		for i := 0; i < 500; i++ {
+			vals = append(vals, words[(i*7)%len(words)])
+		}
+		b := bytesOf(vals...)
+		node, _, err := encodingtest.GoldenPolicy(dict.Codec, encodingtest.T(kDict)).Encode(nil, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := encoding.OpenBinary(node, 0, all.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := r.(dict.BinaryDictionary).BinaryAlphabet().Len(); n != len(words) {
+			t.Errorf("%d distinct values, alphabet of %d", len(words), n)
+		}
+		encodingtest.CheckBinaryReader(t, r, b, 1)
+	}
+}

@@ -67,6 +67,10 @@ type Shared struct {
 	t     *table   // value key → provisional id + 1
 	rank  []uint32 // provisional id → id in alpha
 	uniq  encoding.Bytes
+	// short: every binary value of the stream is at most maxShortKey
+	// bytes long, and the table's keys are the values themselves
+	// (shortKey), not hashes to confirm.
+	short bool
 	// oneLen: binary entries all have one length (set with alpha), which
 	// the encoder reports to selection (Ctx.FixedLength)
 	oneLen bool
@@ -161,9 +165,15 @@ func newSharedBinary(b *encoding.Bytes, chunk, maxDistinct int) *Shared {
 	t := newTable(min(n, 1024))
 	mask := len(t.keys) - 1
 	uniq := encoding.Bytes{Offsets: []int32{0}}
+	short := allShort(b)
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
-		k := xxh3.Hash(x)
+		var k uint64
+		if short {
+			k = shortKey(x)
+		} else {
+			k = xxh3.Hash(x)
+		}
 		h := t.slot(k)
 		for {
 			id := t.ids[h]
@@ -180,7 +190,7 @@ func newSharedBinary(b *encoding.Bytes, chunk, maxDistinct int) *Shared {
 				}
 				break
 			}
-			if t.keys[h] == k && bytes.Equal(uniq.Value(int(id-1)), x) {
+			if t.keys[h] == k && (short || bytes.Equal(uniq.Value(int(id-1)), x)) {
 				break
 			}
 			h = (h + 1) & mask
@@ -190,7 +200,7 @@ func newSharedBinary(b *encoding.Bytes, chunk, maxDistinct int) *Shared {
 	if d == 0 {
 		return nil
 	}
-	s := &Shared{typ: encoding.Binary, chunk: chunk, d: d, t: t, uniq: uniq}
+	s := &Shared{typ: encoding.Binary, chunk: chunk, d: d, t: t, uniq: uniq, short: short}
 	s.order = func() {
 		order := orderBinary(&s.uniq)
 		alpha := encoding.Bytes{Offsets: make([]int32, 1, d+1), Data: make([]byte, 0, len(s.uniq.Data))}
@@ -298,14 +308,22 @@ func (s *Shared) binaryIDs(b *encoding.Bytes) ([]uint32, error) {
 	mask := len(t.keys) - 1
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
-		k := xxh3.Hash(x)
+		var k uint64
+		if s.short {
+			if len(x) > maxShortKey {
+				return nil, errNotInAlphabet
+			}
+			k = shortKey(x)
+		} else {
+			k = xxh3.Hash(x)
+		}
 		h := t.slot(k)
 		for {
 			id := t.ids[h]
 			if id == 0 {
 				return nil, errNotInAlphabet
 			}
-			if t.keys[h] == k && bytes.Equal(s.uniq.Value(int(id-1)), x) {
+			if t.keys[h] == k && (s.short || bytes.Equal(s.uniq.Value(int(id-1)), x)) {
 				out[i] = s.rank[id-1]
 				break
 			}
@@ -695,4 +713,29 @@ func (d *defBin) ReadBinary(dst *encoding.Bytes, n int) error {
 
 func (d *defBin) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	return cascade.CheckGather(encoding.KindSharedDictionary, rows, len(rows), 0)
+}
+
+// maxShortKey is the longest binary value shortKey represents.
+const maxShortKey = 7
+
+// shortKey is a binary value of at most maxShortKey bytes as a table key:
+// its bytes and its length, so that two values have the same key exactly
+// when they are equal. Codes, flags and abbreviations (airports, states,
+// ship modes) need neither a hash nor a comparison of their bytes.
+func shortKey(x []byte) uint64 {
+	k := uint64(len(x)) << 56
+	for i, c := range x {
+		k |= uint64(c) << (8 * i)
+	}
+	return k
+}
+
+// allShort reports whether every value of b is at most maxShortKey bytes.
+func allShort(b *encoding.Bytes) bool {
+	for i := 1; i < len(b.Offsets); i++ {
+		if b.Offsets[i]-b.Offsets[i-1] > maxShortKey {
+			return false
+		}
+	}
+	return true
 }

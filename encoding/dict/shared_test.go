@@ -139,19 +139,67 @@ func TestSharedRoundTrip(t *testing.T) {
 		sharedRoundTrip(t, v)
 	})
 	t.Run("binary", func(t *testing.T) {
-		vals := encodingtest.GenBytes(encodingtest.ShapeLowCard, 2600, 4)
-		def, nodes := sharedChunks(t, vals, 900)
-		opts := *all.Options()
-		opts.Resolver = &fakeResolver{def: def}
-		for c, node := range nodes {
-			want := vals.Slice(c*900, min(vals.Len(), (c+1)*900))
-			r, err := encoding.OpenBinary(node, 0, &opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			encodingtest.CheckBinaryReader(t, r, want, uint64(c))
-		}
+		sharedBinaryRoundTrip(t, encodingtest.GenBytes(encodingtest.ShapeLowCard, 2600, 4))
 	})
+	// values of at most 7 bytes are keyed by their bytes, not hashed:
+	// the empty value, zero bytes and prefixes of one another must stay
+	// apart; one longer value sends the whole stream to the hashed keys
+	short := []string{"", "\x00", "\x00\x00", "a", "a\x00", "\x00a", "ab", "JFK", "LAX", "REG AIR", "TRUCK", "\xff\xff\xff\xff\xff\xff\xff"}
+	t.Run("binary-short", func(t *testing.T) {
+		sharedBinaryRoundTrip(t, cycle(short, 2600))
+	})
+	t.Run("binary-one-long", func(t *testing.T) {
+		sharedBinaryRoundTrip(t, cycle(append(short, "8 bytes!"), 2600))
+	})
+}
+
+func sharedBinaryRoundTrip(t *testing.T, vals encoding.Bytes) {
+	t.Helper()
+	def, nodes := sharedChunks(t, vals, 900)
+	opts := *all.Options()
+	opts.Resolver = &fakeResolver{def: def}
+	for c, node := range nodes {
+		want := vals.Slice(c*900, min(vals.Len(), (c+1)*900))
+		r, err := encoding.OpenBinary(node, 0, &opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encodingtest.CheckBinaryReader(t, r, want, uint64(c))
+	}
+}
+
+// cycle returns n values taking words in turn, with a stride that mixes
+// their order.
+func cycle(words []string, n int) encoding.Bytes {
+	var b encoding.Bytes
+	b.Offsets = []int32{0}
+	for i := 0; i < n; i++ {
+		b.Append([]byte(words[(i*7)%len(words)]))
+	}
+	return b
+}
+
+// TestSharedShortOutside checks that a value the stripe's alphabet of
+// short values does not hold, a longer one included, is refused by the
+// reference (selection then encodes the chunk otherwise).
+func TestSharedShortOutside(t *testing.T) {
+	sh := dict.NewShared(cycle([]string{"AA", "BB", "C"}, 100), 0, 1<<16)
+	if sh == nil {
+		t.Fatal("no shared alphabet")
+	}
+	p := all.Policy()
+	p.Shared = sh
+	p.Force = encodingtest.T(encoding.KindSharedDictionary)
+	for _, extra := range []string{"D", "AAAAAAAAAAAA", "AA\x00", ""} {
+		_, tree, err := p.Encode(nil, cycle([]string{"AA", extra}, 10))
+		if err == nil && tree.Kind == encoding.KindSharedDictionary {
+			t.Errorf("a chunk holding %q was encoded against an alphabet without it", extra)
+		}
+	}
+	// and every value it holds is accepted
+	if _, tree, err := p.Encode(nil, cycle([]string{"C", "BB", "AA"}, 10)); err != nil || tree.Kind != encoding.KindSharedDictionary {
+		t.Errorf("a chunk of the alphabet's values: %v, %v", tree, err)
+	}
 }
 
 // TestSharedMemo checks that the predicate a shared alphabet remembers is
