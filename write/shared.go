@@ -141,7 +141,7 @@ func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.Share
 	// stream's own chunks do (chunkEncoder): selected again every
 	// reselectEvery chunks, or when a replayed chunk is a tenth larger a
 	// row than the one selected, keeping the smaller. On flights_3m and
-	// oui, where the references win, this took two fifths off weighing
+	// oui, where the references win, this took a third off weighing
 	// them, with the same bytes.
 	var replay *encoding.Tree
 	var replayBPV float64
