@@ -49,6 +49,11 @@ type chunkEncoder struct {
 // reselectEvery bounds how many chunks may replay one captured tree.
 const reselectEvery = 16
 
+// drifted reports whether a chunk encoded with a replayed tree, at bpv
+// bytes a value, came out noticeably larger than the chunk the tree was
+// selected on (at bytes a value): then it is selected again.
+func drifted(bpv, at float64) bool { return bpv > at*1.1+0.01 }
+
 func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error) {
 	n := encoding.LenOf(vals)
 	if valid != nil {
@@ -117,7 +122,7 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 	bpv := size / float64(n)
 	if replay {
 		c.replayed++
-		if bpv > c.bpv*1.1+0.01 {
+		if drifted(bpv, c.bpv) {
 			// The data drifted away from the captured layout; select again
 			// for this chunk and keep whichever is smaller.
 			p.Force = nil

@@ -139,8 +139,8 @@ func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.Share
 	}
 	// The references replay the tree selected for an earlier chunk, as a
 	// stream's own chunks do (chunkEncoder): selected again every
-	// reselectEvery chunks, or when a replayed chunk is a tenth larger a
-	// row than the one selected, keeping the smaller. On flights_3m and
+	// reselectEvery chunks, or when a replayed chunk drifted, keeping the
+	// smaller. On flights_3m and
 	// oui, where the references win, this took a third off weighing
 	// them, with the same bytes.
 	var replay *encoding.Tree
@@ -174,7 +174,7 @@ func (w *Writer) tryShared(s *shred.Stream, enc *chunkEncoder, sh encoding.Share
 		bpv := float64(len(node)) / float64(max(c.rows, 1))
 		if replaying {
 			replayed++
-			if bpv > replayBPV*1.1+0.01 {
+			if drifted(bpv, replayBPV) {
 				alt, altTree, err := encodeRef(vals, valid, bare)
 				if err != nil {
 					return fmt.Errorf("chunk %d against the shared alphabet: %w", i, err)
