@@ -79,7 +79,6 @@ func writeBoth(t testing.TB, dir, name string, sch *arrow.Schema, mk func() sour
 
 var lineitemCache = map[float64][2]string{}
 
-// lineitem writes TPC-H lineitem at scale factor sf once per test binary.
 // writeRecord writes rec as a Strata file at path, with the default
 // options, and returns path.
 func writeRecord(t testing.TB, path string, rec arrow.RecordBatch) string {
@@ -97,6 +96,7 @@ func writeRecord(t testing.TB, path string, rec arrow.RecordBatch) string {
 	return path
 }
 
+// lineitem writes TPC-H lineitem at scale factor sf once per test binary.
 func lineitem(t testing.TB, sf float64) (st, pq string) {
 	t.Helper()
 	if p, ok := lineitemCache[sf]; ok {
