@@ -332,7 +332,7 @@ func (w *Writer) flush() error {
 			}
 		}()
 	}
-	for i := range streams {
+	for _, i := range largestFirst(streams) {
 		next <- i
 	}
 	close(next)
@@ -370,6 +370,32 @@ func (w *Writer) flush() error {
 	w.pending = 0
 	w.cuts = w.cuts[:0]
 	return nil
+}
+
+// largestFirst returns the indexes of streams in the order the encoding
+// goroutines take them: largest raw size first, so the stream that takes
+// longest (a text column, typically) starts at once instead of last and
+// the others fill the remaining goroutines around it. Results stay in
+// stream order whatever the order of work, so the file's bytes do not
+// depend on it.
+func largestFirst(streams []shred.Stream) []int {
+	order := make([]int, len(streams))
+	size := make([]int, len(streams))
+	for i := range streams {
+		order[i] = i
+		size[i] = rawBytes(&streams[i])
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
+	return order
+}
+
+// rawBytes is a stream's buffered size: its values at their physical
+// width, a binary stream's data and offsets.
+func rawBytes(s *shred.Stream) int {
+	if b, ok := s.Values.(*encoding.Bytes); ok {
+		return len(b.Data) + 4*s.Len
+	}
+	return s.Type.Size() * s.Len
 }
 
 // reserve sizes the first stripe's buffers from the first record (see
