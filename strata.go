@@ -76,4 +76,4 @@ func (w *Writer) Close() error {
 }
 
 // Abort discards a file being written.
-func (w *Writer) Abort() { w.fw.Abort() }
+func (w *Writer) Abort() { w.w.Abort() }

@@ -17,7 +17,9 @@ echo "== 32-bit build (int is 32 bits: constants and limits must fit)"
 GOARCH=386 go vet ./...
 go test -count=1 -tags purego ./encoding/alp ./encoding/lagdelta ./internal/bitpack
 echo "== go test -race (packages with concurrency)"
-race_pkgs=$(go list ./iox/... ./format/... ./read/... 2>/dev/null || true)
+# (write: streams encoded on several goroutines, a stripe in the background
+# while the next is shredded)
+race_pkgs=$(go list ./iox/... ./format/... ./read/... ./write/... ./shred/... 2>/dev/null || true)
 if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 25m $race_pkgs; fi
 # the root package under the race detector: its concurrent reads, and the
 # layouts whose decoders resolve other chunks (shared dictionaries, Correlated

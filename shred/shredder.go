@@ -57,6 +57,10 @@ type Shredder struct {
 
 	// rollback bookkeeping for a failed Append
 	markBufs int
+
+	// the buffers of a stripe handed out by Swap (lent) until Return, and
+	// the second set Swap continues into (spare)
+	lent, spare []*sbuf
 }
 
 // NewShredder returns a Shredder writing the streams of s. The Shredder
@@ -207,6 +211,77 @@ func (sh *Shredder) Streams() []Stream {
 		out[id] = st
 	}
 	return out
+}
+
+// Swap hands the buffered streams to the caller and continues into a
+// second set of buffers, so that a writer can encode one stripe while it
+// shreds the next. The returned streams stay valid until Return, which
+// must come before the next Swap; Append and Reset do not touch them.
+// The second set starts with the capacity the first one needed, so a
+// stripe of the same size does not grow it again. A FlatMap key that
+// Append discovers extends the schema, which a caller reading the schema
+// while it encodes the lent streams must rule out (write does not swap
+// when the schema has a FlatMap).
+func (sh *Shredder) Swap() ([]Stream, error) {
+	if sh.lent != nil {
+		return nil, fmt.Errorf("shred: Swap before the lent streams were returned")
+	}
+	out := sh.Streams()
+	next := sh.spare
+	for id := len(next); id < len(sh.bufs); id++ {
+		b := sh.bufs[id]
+		nb := &sbuf{typ: b.typ, role: b.role, owner: b.owner}
+		nb.reserveLike(b)
+		next = append(next, nb)
+	}
+	sh.lent, sh.spare, sh.bufs = sh.bufs, nil, next
+	for _, st := range sh.fms {
+		st.slots = 0
+	}
+	return out, nil
+}
+
+// Return takes back the streams handed out by Swap, whose buffers become
+// the set the next Swap continues into.
+func (sh *Shredder) Return() {
+	for _, b := range sh.lent {
+		b.truncate(0, 0, false)
+	}
+	sh.spare, sh.lent = sh.lent, nil
+}
+
+// reserveLike gives an empty buffer the capacity of o's contents.
+func (b *sbuf) reserveLike(o *sbuf) {
+	if o.hasNull {
+		b.valid = make([]bool, 0, o.n)
+	}
+	switch b.typ {
+	case encoding.Bool:
+		b.bools = make([]bool, 0, o.n)
+	case encoding.Int8:
+		b.i8 = make([]int8, 0, o.n)
+	case encoding.Int16:
+		b.i16 = make([]int16, 0, o.n)
+	case encoding.Int32:
+		b.i32 = make([]int32, 0, o.n)
+	case encoding.Int64:
+		b.i64 = make([]int64, 0, o.n)
+	case encoding.Uint8:
+		b.u8 = make([]uint8, 0, o.n)
+	case encoding.Uint16:
+		b.u16 = make([]uint16, 0, o.n)
+	case encoding.Uint32:
+		b.u32 = make([]uint32, 0, o.n)
+	case encoding.Uint64:
+		b.u64 = make([]uint64, 0, o.n)
+	case encoding.Float32:
+		b.f32 = make([]float32, 0, o.n)
+	case encoding.Float64:
+		b.f64 = make([]float64, 0, o.n)
+	case encoding.Binary:
+		b.bin.Offsets = append(make([]int32, 0, o.n+1), 0)
+		b.bin.Data = make([]byte, 0, len(o.bin.Data))
+	}
 }
 
 // RawSize returns the bytes buffered: values at their physical width (data

@@ -183,6 +183,9 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	// index, without the stripe-wide view that resolves shared alphabets
 	// and references between columns: its files use neither.
 	wo.NoShared, wo.NoCorrelated = true, true
+	// Stripes end where this writer's callbacks (onStripe) expect them,
+	// on its own goroutine.
+	wo.NoPipeline = true
 	p := wo.Policy
 	if p == nil {
 		p = encoding.DefaultPolicy(all.RegistryWithBlocks(o.BlockSize))

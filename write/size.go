@@ -135,7 +135,7 @@ func (w *Writer) trialLen(s *shred.Stream, enc *chunkEncoder) int {
 // power-of-two size class, is under half of ChunkTarget.
 func (w *Writer) clearlyOneChunk(s *shred.Stream, enc *chunkEncoder) bool {
 	if s.ID < len(w.aligned) && w.aligned[s.ID] {
-		if i, _ := slices.BinarySearch(w.cuts, 1); i < len(w.cuts) && w.cuts[i] < s.Len {
+		if i, _ := slices.BinarySearch(w.fcuts, 1); i < len(w.fcuts) && w.fcuts[i] < s.Len {
 			return false
 		}
 	}
