@@ -79,6 +79,8 @@ type ReadOptions struct {
 	// decimal256 with precision <= 38.
 	KeepTypes bool
 	Mem       memory.Allocator
+
+	parquetBuffer int64 // bytes of a column chunk read at a time
 }
 
 // input is a table file opened for reading: a local file, or an object
@@ -127,8 +129,20 @@ func OpenReaderAt(name string, r io.ReaderAt, size int64, c io.Closer, opts Read
 	if _, err := FormatOf(name); err != nil {
 		return nil, err
 	}
+	if opts.parquetBuffer == 0 {
+		// one request per buffer: larger reads for an object store
+		opts.parquetBuffer = remoteParquetBuffer
+	}
 	return openInput(name, sectionInput{io.NewSectionReader(r, 0, size), c}, size, opts)
 }
+
+// How much of a Parquet column chunk a read fetches at a time: a whole
+// column chunk of every column would otherwise be held in memory, which
+// for a file written as one large row group is the whole file.
+const (
+	localParquetBuffer  = 1 << 20
+	remoteParquetBuffer = 8 << 20
+)
 
 // openInput reads in as a record stream; it owns in (closing it on error).
 func openInput(path string, in input, size int64, opts ReadOptions) (RecordReader, error) {
@@ -179,7 +193,17 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 			f.Close()
 		}
 	}()
-	pf, err = file.NewParquetReader(f)
+	// Stream each column chunk a buffer at a time: by default arrow-go
+	// reads a whole column chunk of every column of a row group before
+	// the first batch, which for a file written as one large row group
+	// is the whole file in memory.
+	props := parquet.NewReaderProperties(opts.Mem)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = opts.parquetBuffer
+	if props.BufferSize <= 0 {
+		props.BufferSize = localParquetBuffer
+	}
+	pf, err = file.NewParquetReader(f, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
