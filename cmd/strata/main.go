@@ -41,7 +41,8 @@ usage:
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR] [--split JSON|@F]
   strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
-                                           (reading commands take --threads N: goroutines per query, 0 = all cores)
+                                           (reading commands take --threads N: goroutines per query, 0 = all cores;
+                                           import and sizes take it too: goroutines encoding)
   strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
   strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT

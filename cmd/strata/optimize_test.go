@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,5 +132,52 @@ func TestImportLayoutFrom(t *testing.T) {
 	err = run("import", []string{"--quiet", "--layout-from", filepath.Join(dir, "missing.strata"), arrowPath, filepath.Join(dir, "x.strata")})
 	if err == nil || !strings.Contains(err.Error(), "--layout-from") {
 		t.Errorf("missing layout file: %v", err)
+	}
+}
+
+// TestImportThreads imports the same table with one encoding goroutine
+// and with several, which also encode each stripe while the next is read
+// (stripes of 1 MiB make several): the files are byte for byte the same
+// and hold the generated rows, and a negative count is a usage error.
+func TestImportThreads(t *testing.T) {
+	dir := t.TempDir()
+	src, direct := filepath.Join(dir, "li.parquet"), filepath.Join(dir, "li.strata")
+	for _, out := range []string{src, direct} {
+		if err := run("gen", []string{"tpch", "--sf", "0.03", "--quiet", out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var files [][]byte
+	for _, n := range []string{"1", "3"} {
+		dst := filepath.Join(dir, "t"+n+".strata")
+		if err := run("import", []string{"--quiet", "--threads", n, "--stripe-mb", "1", src, dst}); err != nil {
+			t.Fatalf("--threads %s: %v", n, err)
+		}
+		b, err := os.ReadFile(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Errorf("--threads 1 wrote %d bytes, --threads 3 %d other bytes", len(files[0]), len(files[1]))
+	}
+	f, err := strata.Open(filepath.Join(dir, "t3.strata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.NumStripes(); n < 3 {
+		t.Errorf("%d stripes: the test needs several", n)
+	}
+	f.Close()
+	want, got := readAll(t, direct), readAll(t, filepath.Join(dir, "t3.strata"))
+	if !array.RecordEqual(want, got) {
+		t.Error("values differ from the generated table")
+	}
+	want.Release()
+	got.Release()
+	err = run("import", []string{"--quiet", "--threads", "-1", src, filepath.Join(dir, "x.strata")})
+	if err == nil || exitCode(err) != exitUsage {
+		t.Errorf("--threads -1: %v (exit %d), want a usage error", err, exitCode(err))
 	}
 }
