@@ -78,7 +78,10 @@ type ReadOptions struct {
 	// StorableType): extension types, float16, fixed_size_binary,
 	// decimal256 with precision <= 38.
 	KeepTypes bool
-	Mem       memory.Allocator
+	// Parallel decodes the columns of a Parquet file on several goroutines
+	// (arrow-go's ArrowReadProperties.Parallel).
+	Parallel bool
+	Mem      memory.Allocator
 
 	parquetBuffer int64 // bytes of a column chunk read at a time
 }
@@ -207,7 +210,7 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows), Parallel: false}, opts.Mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows), Parallel: opts.Parallel}, opts.Mem)
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}

@@ -59,9 +59,9 @@ func firstSet(a, b string) string {
 
 // openTable opens a Parquet, CSV or Arrow IPC table at a local path or an
 // s3:// or http(s) URL; sf nil means the environment's settings.
-func openTable(ctx context.Context, path string, sf *storeFlags) (interop.RecordReader, error) {
+func openTable(ctx context.Context, path string, sf *storeFlags, ro interop.ReadOptions) (interop.RecordReader, error) {
 	if iox.Scheme(path) == "" {
-		return interop.Open(path, interop.ReadOptions{})
+		return interop.Open(path, ro)
 	}
 	if sf == nil {
 		sf = addStoreFlags(flag.NewFlagSet("", flag.ContinueOnError))
@@ -71,7 +71,7 @@ func openTable(ctx context.Context, path string, sf *storeFlags) (interop.Record
 		return nil, err
 	}
 	c, _ := src.(io.Closer)
-	rr, err := interop.OpenReaderAt(path, iox.ReaderAt(ctx, src), src.Size(), c, interop.ReadOptions{})
+	rr, err := interop.OpenReaderAt(path, iox.ReaderAt(ctx, src), src.Size(), c, ro)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -236,7 +236,9 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,
 // reporting progress to p when it is not nil.
 func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress) (int64, error) {
-	rr, err := openTable(context.Background(), src, sf)
+	// with more than one encoding goroutine, the source's columns are
+	// decoded on several too
+	rr, err := openTable(context.Background(), src, sf, interop.ReadOptions{Parallel: opts == nil || opts.Parallel != 1})
 	if err != nil {
 		return 0, err
 	}
