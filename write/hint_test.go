@@ -2,7 +2,6 @@ package write_test
 
 import (
 	"bytes"
-	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,44 +19,14 @@ import (
 // overfills, and with nulls, text and a list column whose streams hold
 // more values than rows.
 func TestRowsHintSameBytes(t *testing.T) {
-	sch := arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		{Name: "s", Type: arrow.BinaryTypes.String},
-		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
-	}, nil)
 	const batchRows, batches = 3000, 12
+	sch, rows := wideningTable(t, batches, batchRows)
 	// an empty record first: the buffers are sized from the first record
 	// that holds rows
 	empty := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-	recs := []arrow.Record{empty.NewRecord()}
+	recs := append([]arrow.Record{empty.NewRecord()}, rows...)
 	empty.Release()
-	for b := range batches {
-		bld := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-		for i := b * batchRows; i < (b+1)*batchRows; i++ {
-			bld.Field(0).(*array.Int64Builder).Append(int64(i))
-			if i%5 == 1 {
-				bld.Field(1).AppendNull()
-			} else {
-				bld.Field(1).(*array.Float64Builder).Append(float64(i%97) / 4)
-			}
-			// rows grow wider as the file goes on, so the first record
-			// underestimates the later ones
-			bld.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("row-%d-%s", i%300, bytes.Repeat([]byte{'x'}, b)))
-			lb := bld.Field(3).(*array.ListBuilder)
-			lb.Append(true)
-			for k := range i % 4 {
-				lb.ValueBuilder().(*array.Int32Builder).Append(int32(i + k))
-			}
-		}
-		recs = append(recs, bld.NewRecord())
-		bld.Release()
-	}
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
+	defer recs[0].Release()
 	write1 := func(stripe int, hint int64) []byte {
 		var buf bytes.Buffer
 		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), sch,

@@ -17,10 +17,11 @@ import (
 	"strata/write"
 )
 
-// pipelineTable returns batches of a table with nulls, text whose rows
-// widen as the file goes on, and a list column (streams longer than the
-// rows), enough for several stripes of a few hundred KiB.
-func pipelineTable(t *testing.T) (*arrow.Schema, []arrow.Record) {
+// wideningTable returns batches of rows of a table with nulls, text
+// whose rows widen from one batch to the next (so a first record
+// underestimates the later ones), and a list column (streams longer than
+// the rows).
+func wideningTable(t *testing.T, batches, batchRows int) (*arrow.Schema, []arrow.Record) {
 	t.Helper()
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
@@ -29,9 +30,9 @@ func pipelineTable(t *testing.T) (*arrow.Schema, []arrow.Record) {
 		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
 	}, nil)
 	var recs []arrow.Record
-	for b := range 14 {
+	for b := range batches {
 		bld := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-		for i := b * 2500; i < (b+1)*2500; i++ {
+		for i := b * batchRows; i < (b+1)*batchRows; i++ {
 			bld.Field(0).(*array.Int64Builder).Append(int64(i))
 			if i%5 == 1 {
 				bld.Field(1).AppendNull()
@@ -62,7 +63,7 @@ func pipelineTable(t *testing.T) (*arrow.Schema, []arrow.Record) {
 // stripes that are encoded while later cuts are recorded, and with Flush
 // between background stripes.
 func TestPipelineSameBytes(t *testing.T) {
-	sch, recs := pipelineTable(t)
+	sch, recs := wideningTable(t, 14, 2500)
 	write1 := func(opts write.Options, flushAt int) []byte {
 		var buf bytes.Buffer
 		opts.StripeBytes = 256 << 10
@@ -160,7 +161,7 @@ func (f *failAfter) Write(p []byte) (int, error) {
 // not lost: a later Write, or Close, returns its error, and so does every
 // call after it; and that Abort waits for a stripe in flight.
 func TestPipelineErrors(t *testing.T) {
-	sch, recs := pipelineTable(t)
+	sch, recs := wideningTable(t, 14, 2500)
 	var whole bytes.Buffer
 	w, err := write.New(format.NewWriter(&whole, format.WriterOptions{}), sch, write.Options{StripeBytes: 48 << 10, Parallel: 2})
 	if err != nil {

@@ -285,7 +285,7 @@ func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.flush(); err != nil {
+	if err := w.flush(false); err != nil {
 		w.err = err
 		return err
 	}
@@ -308,11 +308,7 @@ func (w *Writer) Write(rec arrow.Record) error {
 		w.reserve()
 	}
 	if w.shred.RawSize() >= w.opts.StripeBytes {
-		flush := w.flush
-		if w.pipeline {
-			flush = w.startFlush
-		}
-		if err := flush(); err != nil {
+		if err := w.flush(w.pipeline); err != nil {
 			w.err = err
 			return err
 		}
@@ -332,43 +328,39 @@ func (w *Writer) wait() error {
 	return err
 }
 
-// startFlush hands the buffered rows to a goroutine that encodes them as
-// one stripe, once the previous stripe is written: stripes are written
-// in order, and each stream's encoder carries its choices from one
-// stripe to the next.
-func (w *Writer) startFlush() error {
+// flush encodes the buffered rows as one stripe, once the stripe encoding
+// in the background (if any) is written: stripes are written in order,
+// and each stream's encoder carries its choices from one stripe to the
+// next. In the background (the pipeline, Options.NoPipeline) it hands
+// the rows to a goroutine and returns; otherwise it returns when the
+// stripe is written.
+func (w *Writer) flush(background bool) error {
 	if err := w.wait(); err != nil {
 		return err
 	}
 	if w.pending == 0 {
 		return nil
 	}
-	streams, err := w.shred.Swap()
-	if err != nil {
-		return fmt.Errorf("write: %w", err)
+	var streams []shred.Stream
+	if background {
+		var err error
+		if streams, err = w.shred.Swap(); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+	} else {
+		streams = w.shred.Streams()
 	}
 	rows := w.pending
 	w.fcuts, w.cuts = w.cuts, w.fcuts[:0]
 	w.pending = 0
-	done := make(chan error, 1)
-	w.inflight = done
-	go func() { done <- w.encodeStripe(streams, rows) }()
-	return nil
-}
-
-// flush encodes the buffered rows as one stripe before it returns.
-func (w *Writer) flush() error {
-	if err := w.wait(); err != nil {
-		return err
-	}
-	if w.pending == 0 {
+	if background {
+		done := make(chan error, 1)
+		w.inflight = done
+		go func() { done <- w.encodeStripe(streams, rows) }()
 		return nil
 	}
-	rows := w.pending
-	w.fcuts, w.cuts = w.cuts, w.fcuts[:0]
-	err := w.encodeStripe(w.shred.Streams(), rows)
+	err := w.encodeStripe(streams, rows)
 	w.shred.Reset()
-	w.pending = 0
 	return err
 }
 
@@ -703,7 +695,7 @@ func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.flush(); err != nil {
+	if err := w.flush(false); err != nil {
 		return err
 	}
 	w.policy.ZstdCache.Reset()
