@@ -79,9 +79,11 @@ type Options struct {
 	// StripeBytes): reading and shredding the input then overlap the
 	// encoding instead of waiting for it. The file's bytes are the same
 	// either way. A background stripe's error is returned by the next
-	// Write, Flush or Close, and the destination is written from the
-	// background goroutine between calls; it is complete when Close
-	// returns.
+	// Write, Flush or Close, and the destination is written (and the
+	// container's OnStripe callback called) from the background goroutine
+	// between calls; the file is complete when Close returns. A caller
+	// whose callbacks expect stripes on its own goroutine sets NoPipeline,
+	// as the time-series writer does.
 	NoPipeline bool
 	// StripeGroup is the number of stripes per stripe group.
 	StripeGroup int
