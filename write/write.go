@@ -78,12 +78,13 @@ type Options struct {
 	// a second set of buffers (one more stripe of raw data in memory, see
 	// StripeBytes): reading and shredding the input then overlap the
 	// encoding instead of waiting for it. The file's bytes are the same
-	// either way. A background stripe's error is returned by the next
-	// Write, Flush or Close, and the destination is written (and the
-	// container's OnStripe callback called) from the background goroutine
-	// between calls; the file is complete when Close returns. A caller
-	// whose callbacks expect stripes on its own goroutine sets NoPipeline,
-	// as the time-series writer does.
+	// either way. A background stripe's error is returned by the first
+	// Write after the stripe ended, or by Flush or Close, which wait for
+	// it. The destination is written, and the container's OnStripe
+	// callback called, from the background goroutine between calls; the
+	// file is complete when Close returns. A caller whose callbacks expect
+	// stripes on its own goroutine sets NoPipeline, as the time-series
+	// writer does.
 	NoPipeline bool
 	// StripeGroup is the number of stripes per stripe group.
 	StripeGroup int
@@ -299,6 +300,10 @@ func (w *Writer) Write(rec arrow.Record) error {
 	if w.err != nil {
 		return w.err
 	}
+	if err := w.poll(); err != nil {
+		w.err = err
+		return err
+	}
 	if err := w.shred.Append(rec); err != nil {
 		w.err = fmt.Errorf("write: %w", err)
 		return w.err
@@ -316,6 +321,23 @@ func (w *Writer) Write(rec arrow.Record) error {
 		}
 	}
 	return nil
+}
+
+// poll takes back the stripe encoded in the background if it is done,
+// so that its error stops the next Write rather than the one that fills
+// the next stripe.
+func (w *Writer) poll() error {
+	if w.inflight == nil {
+		return nil
+	}
+	select {
+	case err := <-w.inflight:
+		w.inflight = nil
+		w.shred.Return()
+		return err
+	default:
+		return nil
+	}
 }
 
 // wait waits for the stripe encoding in the background, if any, and
