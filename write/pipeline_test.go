@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -142,8 +143,12 @@ func chunkBounds(t *testing.T, file []byte) [][]int64 {
 	return out
 }
 
-// failAfter is a destination that fails once it has taken n bytes.
-type failAfter struct{ n int }
+// failAfter is a destination that fails once it has taken n bytes, and
+// then closes failed (when not nil).
+type failAfter struct {
+	n      int
+	failed chan struct{}
+}
 
 var errFull = errors.New("destination full")
 
@@ -151,6 +156,10 @@ func (f *failAfter) Write(p []byte) (int, error) {
 	if len(p) > f.n {
 		n := f.n
 		f.n = 0
+		if f.failed != nil {
+			close(f.failed)
+			f.failed = nil
+		}
 		return n, errFull
 	}
 	f.n -= len(p)
@@ -197,6 +206,37 @@ func TestPipelineErrors(t *testing.T) {
 			t.Errorf("limit %d: the destination's error was lost: %v", limit, first)
 		}
 	}
+	// A stripe that failed in the background stops the next Write, even
+	// one far from filling a stripe.
+	dst := &failAfter{failed: make(chan struct{})}
+	failed := dst.failed
+	w, err = write.New(format.NewWriter(dst, format.WriterOptions{}), sch,
+		write.Options{StripeBytes: 48 << 10, Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(recs[0]); err != nil { // fills a stripe: encoded in the background
+		t.Fatal(err)
+	}
+	select {
+	case <-failed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the stripe handed to the background never reached the destination")
+	}
+	tiny := recs[1].NewSlice(0, 1)
+	defer tiny.Release()
+	var stopped error
+	for range 200 {
+		if stopped = w.Write(tiny); stopped != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !errors.Is(stopped, errFull) {
+		t.Errorf("Writes after the background stripe failed returned %v", stopped)
+	}
+	w.Abort()
+
 	// Abort with a stripe in flight (the race detector checks that it
 	// waits for it)
 	w, err = write.New(format.NewWriter(&bytes.Buffer{}, format.WriterOptions{}), sch,
