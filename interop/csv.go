@@ -114,10 +114,16 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 			return nil, fmt.Errorf("interop: %w", err)
 		}
 	}
-	copts := []csv.Option{csv.WithChunk(opts.BatchRows), csv.WithHeader(!opts.CSVNoHeader),
+	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}
-	cr := &countingReader{r: f}
 	rsch, times := csvReadSchema(sch)
+	if opts.Parallel {
+		// the pieces hold no header: the splitter skips it
+		copts = append(copts, csv.WithHeader(false))
+		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Mem), nil
+	}
+	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
+	cr := &countingReader{r: f}
 	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem}, nil
 }
 

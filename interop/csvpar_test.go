@@ -1,0 +1,176 @@
+package interop_test
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"strata/interop"
+)
+
+// csvText returns a CSV file of n records that exercises the record
+// boundaries a parallel reader must find: quoted fields holding commas,
+// escaped quotes and newlines (LF and CRLF), empty lines between records,
+// CRLF line endings, nulls, dates and times of day, and no newline after
+// the last record.
+func csvText(n int, header bool, comma string) string {
+	r := rand.New(rand.NewPCG(7, uint64(n)))
+	var b strings.Builder
+	if header {
+		b.WriteString(strings.Join([]string{"id", "x", "note", "day", "at"}, comma) + "\n")
+	}
+	for i := range n {
+		note := fmt.Sprintf("plain %d", i)
+		switch r.IntN(6) {
+		case 0:
+			note = fmt.Sprintf("\"has %s a separator\"", comma)
+		case 1:
+			note = "\"line one\nline two\""
+		case 2:
+			note = "\"crlf\r\ninside, and \"\"quotes\"\"\""
+		case 3:
+			note = "" // null
+		}
+		x := fmt.Sprintf("%.3f", r.Float64()*100)
+		if r.IntN(9) == 0 {
+			x = "NULL"
+		}
+		fmt.Fprintf(&b, "%d%s%s%s%s%s2024-%02d-%02d%s%02d:%02d:%02d", i, comma, x, comma, note, comma, 1+i%12, 1+i%28, comma, i%24, i%60, (i*7)%60)
+		if i == n-1 {
+			break // no newline after the last record
+		}
+		switch r.IntN(8) {
+		case 0:
+			b.WriteString("\r\n")
+		case 1:
+			b.WriteString("\n\n") // an empty line follows
+		default:
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// readBatches reads every batch of a CSV file.
+func readBatches(t *testing.T, path string, ro interop.ReadOptions) ([]arrow.Record, *arrow.Schema, error) {
+	t.Helper()
+	r, err := interop.Open(path, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []arrow.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return out, r.Schema(), nil
+		}
+		if err != nil {
+			return out, r.Schema(), err
+		}
+		out = append(out, rec)
+	}
+}
+
+// TestCSVParallelSameBatches checks that reading a CSV file on several
+// goroutines gives the batches the serial reader gives, batch by batch
+// and value by value, with and without a header, comma- and
+// tab-separated, for batches smaller and larger than the file.
+func TestCSVParallelSameBatches(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		n      int
+		header bool
+		comma  string
+	}{
+		{"header.csv", 1000, true, ","},
+		{"bare.csv", 700, false, ","},
+		{"tabs.tsv", 500, true, "\t"},
+		{"one.csv", 1, true, ","},
+	} {
+		path := filepath.Join(dir, c.name)
+		writeFile(t, path, csvText(c.n, c.header, c.comma))
+		for _, batch := range []int{1, 7, 64, 5000} {
+			ro := interop.ReadOptions{BatchRows: batch, CSVNoHeader: !c.header, CSVInferRows: 2000}
+			want, wantSch, err := readBatches(t, path, ro)
+			if err != nil {
+				t.Fatalf("%s, batches of %d, serial: %v", c.name, batch, err)
+			}
+			ro.Parallel = true
+			got, gotSch, err := readBatches(t, path, ro)
+			if err != nil {
+				t.Fatalf("%s, batches of %d, parallel: %v", c.name, batch, err)
+			}
+			if !wantSch.Equal(gotSch) {
+				t.Fatalf("%s: schema %s, serial %s", c.name, gotSch, wantSch)
+			}
+			rows := 0
+			for _, r := range want {
+				rows += int(r.NumRows())
+			}
+			if rows != c.n {
+				t.Fatalf("%s: the serial reader read %d records of %d", c.name, rows, c.n)
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s, batches of %d: %d batches, serial %d", c.name, batch, len(got), len(want))
+			}
+			for i := range min(len(got), len(want)) {
+				if !array.RecordEqual(got[i], want[i]) {
+					t.Errorf("%s, batches of %d: batch %d differs (%d rows, serial %d)", c.name, batch, i, got[i].NumRows(), want[i].NumRows())
+				}
+			}
+			release(want)
+			release(got)
+		}
+	}
+}
+
+// TestCSVParallelErrors checks that a malformed record in the middle of
+// a file is an error naming where its piece starts, after the batches
+// before it, and that closing a reader early stops its goroutines (the
+// race detector and the test's end check it).
+func TestCSVParallelErrors(t *testing.T) {
+	dir := t.TempDir()
+	text := csvText(300, true, ",")
+	lines := strings.Split(text, "\n")
+	// a record with one field too many, well after the first batches
+	for i := 200; i < len(lines); i++ {
+		if strings.Count(lines[i], "\"") == 0 && strings.HasPrefix(lines[i], "2") {
+			lines[i] += ",extra"
+			break
+		}
+	}
+	path := filepath.Join(dir, "bad.csv")
+	writeFile(t, path, strings.Join(lines, "\n"))
+	ro := interop.ReadOptions{BatchRows: 16, CSVInferRows: 50, Parallel: true}
+	got, _, err := readBatches(t, path, ro)
+	defer release(got)
+	if err == nil || !strings.Contains(err.Error(), "from line") {
+		t.Fatalf("malformed record: %v", err)
+	}
+	if len(got) < 5 {
+		t.Errorf("%d batches before the error, want the batches before the bad record", len(got))
+	}
+
+	good := filepath.Join(dir, "good.csv")
+	writeFile(t, good, csvText(2000, true, ","))
+	r, err := interop.Open(good, interop.ReadOptions{BatchRows: 10, Parallel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
