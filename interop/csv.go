@@ -33,19 +33,20 @@ type csvReader struct {
 	size int64
 	r    *csv.Reader
 	sch  *arrow.Schema // authoritative: arrow-go renames fields after the header
-	// times marks the columns of times of day, which arrow-go's reader
-	// does not parse: it reads them as text and Next converts them.
+	// times marks the columns of times of day and dates, which arrow-go's
+	// reader does not parse (times) or parses slowly (dates, through
+	// time.Parse): it reads them as text and Next converts them.
 	times []bool
 	mem   memory.Allocator
 }
 
-// csvReadSchema is sch with its times of day as strings, the schema
-// arrow-go's reader parses into, and which columns those are.
+// csvReadSchema is sch with its times of day and dates as strings, the
+// schema arrow-go's reader parses into, and which columns those are.
 func csvReadSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
 	fields := sch.Fields()
 	times := make([]bool, len(fields))
 	for i, f := range fields {
-		if id := f.Type.ID(); id == arrow.TIME32 || id == arrow.TIME64 {
+		if id := f.Type.ID(); id == arrow.TIME32 || id == arrow.TIME64 || id == arrow.DATE32 {
 			times[i] = true
 			fields[i].Type = arrow.BinaryTypes.String
 		}
@@ -54,16 +55,87 @@ func csvReadSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
 	return arrow.NewSchema(fields, &md), times
 }
 
-// parseTimes converts a column of time-of-day text to type t (time32 or
-// time64); a value that does not parse is an error naming it.
+// parseTimes converts a column of time-of-day or date text to type t
+// (time32, time64, or date32 as parseDate32 reads it); a value that does
+// not parse is an error naming it.
 func parseTimes(a *array.String, t arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
 	switch tt := t.(type) {
 	case *arrow.Time32Type:
 		return parseInto(a, array.NewTime32Builder(mem, tt), tt, func(s string) (arrow.Time32, error) { return arrow.Time32FromString(s, tt.Unit) })
 	case *arrow.Time64Type:
 		return parseInto(a, array.NewTime64Builder(mem, tt), tt, func(s string) (arrow.Time64, error) { return arrow.Time64FromString(s, tt.Unit) })
+	case *arrow.Date32Type:
+		return parseInto(a, array.NewDate32Builder(mem), tt, parseDate32)
 	}
-	return nil, fmt.Errorf("%s is not a time of day: %w", t, encoding.ErrUnsupported)
+	return nil, fmt.Errorf("%s is not a time of day or a date: %w", t, encoding.ErrUnsupported)
+}
+
+// parseDate32 reads a date written YYYY-MM-DD, as arrow-go's reader
+// would (time.Parse with that layout), without time.Parse's generality
+// for the dates that are well formed: most of the cost of reading a CSV
+// column of dates was time.Parse. Anything else goes through time.Parse,
+// which accepts or refuses it as arrow-go's reader does.
+func parseDate32(s string) (arrow.Date32, error) {
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
+		y, ok1 := decimal(s[0:4])
+		m, ok2 := decimal(s[5:7])
+		d, ok3 := decimal(s[8:10])
+		if ok1 && ok2 && ok3 && m >= 1 && m <= 12 && d >= 1 && d <= daysIn(m, y) {
+			return arrow.Date32(daysFromCivil(y, m, d)), nil
+		}
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return 0, err
+	}
+	return arrow.Date32FromTime(t), nil
+}
+
+// decimal reads a run of ASCII digits.
+func decimal(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// daysIn is the number of days of month m (1-12) of year y, proleptic
+// Gregorian.
+func daysIn(m, y int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-m-d, proleptic
+// Gregorian (the usual era-based conversion: eras of 400 years, years
+// counted from March so that leap days fall at the end).
+func daysFromCivil(y, m, d int) int {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
 
 // parseInto appends every value of a, parsed, to b and returns the array.
@@ -80,7 +152,7 @@ func parseInto[T any, B interface {
 		}
 		v, err := parse(a.Value(i))
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a %s time of day: %w", a.Value(i), t, err)
+			return nil, fmt.Errorf("%q is not a %s value: %w", a.Value(i), t, err)
 		}
 		b.Append(v)
 	}
