@@ -45,10 +45,13 @@ type csvPiece struct {
 	err  error
 }
 
-func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, times []bool, copts []csv.Option, batchRows int, mem memory.Allocator) *csvParallel {
+func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, times []bool, copts []csv.Option, batchRows, threads int, mem memory.Allocator) *csvParallel {
 	// Each goroutine holds a piece as text and as a batch, and as many
 	// wait in order: memory grows with the goroutines, so at most eight.
-	workers := min(max(1, runtime.GOMAXPROCS(0)), 8)
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	workers := min(max(1, threads), 8)
 	c := &csvParallel{f: f, cr: &countingReader{r: f}, size: size, sch: sch,
 		order: make(chan *csvPiece, workers), stop: make(chan struct{})}
 	work := make(chan *csvPiece)

@@ -103,7 +103,7 @@ func TestCSVParallelSameBatches(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s, batches of %d, serial: %v", c.name, batch, err)
 			}
-			ro.Parallel = true
+			ro.Parallel, ro.Threads = true, 1+batch%3 // one, two or three parsers
 			got, gotSch, err := readBatches(t, path, ro)
 			if err != nil {
 				t.Fatalf("%s, batches of %d, parallel: %v", c.name, batch, err)

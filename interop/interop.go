@@ -79,9 +79,13 @@ type ReadOptions struct {
 	// decimal256 with precision <= 38.
 	KeepTypes bool
 	// Parallel decodes the columns of a Parquet file on several goroutines
-	// (arrow-go's ArrowReadProperties.Parallel).
+	// (arrow-go's ArrowReadProperties.Parallel, one per column) and parses
+	// a CSV file in pieces on Threads goroutines (csvParallel).
 	Parallel bool
-	Mem      memory.Allocator
+	// Threads bounds the goroutines parsing a CSV file with Parallel
+	// (0: GOMAXPROCS; at most eight either way).
+	Threads int
+	Mem     memory.Allocator
 
 	parquetBuffer int64 // bytes of a column chunk read at a time
 }

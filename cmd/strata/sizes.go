@@ -205,7 +205,7 @@ func addWriteFlags(fs *flag.FlagSet) *writeFlags {
 		flatmap:     fs.String("flatmap", "", "comma-separated map columns to store as FlatMap"),
 		optimize:    fs.String("optimize", "balanced", "speed, balanced or size: how encoding selection trades bytes for decode time"),
 		layoutFrom:  fs.String("layout-from", "", "replay the encodings an earlier Strata `file` of the same table chose, instead of selecting them again"),
-		threads:     fs.Int("threads", 0, "goroutines encoding (0: all cores; above 1, a stripe encodes while the next is read)"),
+		threads:     fs.Int("threads", 0, "goroutines encoding, and parsing a CSV source (0: all cores; above 1, a stripe encodes while the next is read)"),
 	}
 }
 
@@ -238,7 +238,11 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress) (int64, error) {
 	// with more than one encoding goroutine, the source's columns are
 	// decoded on several too
-	rr, err := openTable(context.Background(), src, sf, interop.ReadOptions{Parallel: opts == nil || opts.Parallel != 1})
+	ro := interop.ReadOptions{Parallel: true}
+	if opts != nil {
+		ro.Parallel, ro.Threads = opts.Parallel != 1, opts.Parallel
+	}
+	rr, err := openTable(context.Background(), src, sf, ro)
 	if err != nil {
 		return 0, err
 	}
