@@ -120,7 +120,7 @@ func (c *csvParallel) split(header bool, batchRows int, work chan<- *csvPiece) {
 			// a physical line may span several reads when longer than the
 			// buffer: quotes are counted as it comes
 			whole := err == nil || errors.Is(err, io.EOF)
-			if inQuote || skipHeader || !isEmptyLine(chunk, whole) {
+			if inQuote || !isEmptyLine(chunk, whole) {
 				if skipHeader {
 					if bytes.Count(chunk, []byte{'"'})%2 == 1 {
 						inQuote = !inQuote

@@ -1,9 +1,13 @@
 package interop_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"strata/interop"
 )
@@ -43,6 +47,66 @@ func FuzzCSV(f *testing.F) {
 				}
 			}
 			rec.Release()
+		}
+	})
+}
+
+// FuzzCSVParallel feeds arbitrary text to the serial and the parallel CSV
+// readers: when the serial reader reads the whole file, the parallel one
+// must return the same batches, value by value; when it fails, the
+// parallel one must fail too (its pieces may end elsewhere in text that is
+// not CSV, so the batches before the error may differ).
+//
+//	go test -run='^$' -fuzz=FuzzCSVParallel -fuzztime=60s ./interop
+func FuzzCSVParallel(f *testing.F) {
+	f.Add([]byte(sampleCSV))
+	f.Add([]byte("a,b\n1,\"x\ny\"\n\n2,\"say \"\"hi\"\"\"\r\n3,z"))
+	f.Add([]byte("\"x,y\",z\n\"1\n2\",3\n"))
+	f.Add([]byte("d,t\n2024-02-29,08:30\n2023-02-29,09:00\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "in.csv")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		read := func(parallel bool) ([]arrow.Record, error) {
+			r, err := interop.Open(path, interop.ReadOptions{BatchRows: 2, Parallel: parallel, Threads: 2})
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			var out []arrow.Record
+			for {
+				rec, err := r.Next()
+				if err == io.EOF {
+					return out, nil
+				}
+				if err != nil {
+					return out, err
+				}
+				out = append(out, rec)
+			}
+		}
+		want, werr := read(false)
+		defer release(want)
+		got, gerr := read(true)
+		defer release(got)
+		if werr != nil {
+			if gerr == nil {
+				t.Fatalf("the serial reader failed (%v), the parallel one read %d batches", werr, len(got))
+			}
+			return
+		}
+		if gerr != nil {
+			t.Fatalf("the parallel reader failed: %v", gerr)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d batches, serial %d", len(got), len(want))
+		}
+		for i := range got {
+			// (NaN is a value CSV can hold, and equal to itself here)
+			if !array.RecordApproxEqual(got[i], want[i], array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
+				t.Fatalf("batch %d differs:\n%v\nserial:\n%v", i, got[i], want[i])
+			}
 		}
 	})
 }
