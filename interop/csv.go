@@ -379,31 +379,39 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 		}
 		return nil, io.EOF
 	}
-	got := c.r.Record()
-	if int(got.NumCols()) != c.sch.NumFields() {
-		return nil, fmt.Errorf("interop: csv: batch has %d columns, schema %d", got.NumCols(), c.sch.NumFields())
+	rec, err = csvBatch(c.r.Record(), c.sch, c.times, c.mem)
+	if err != nil {
+		return nil, fmt.Errorf("interop: csv: %w", err)
 	}
-	// Same columns under the schema the caller saw from Schema().
+	return rec, nil
+}
+
+// csvBatch returns a batch arrow-go's reader parsed (into the schema of
+// csvReadSchema) as a batch of sch: the same columns, its times of day
+// and dates converted from their text.
+func csvBatch(got arrow.Record, sch *arrow.Schema, times []bool, mem memory.Allocator) (arrow.Record, error) {
+	if int(got.NumCols()) != sch.NumFields() {
+		return nil, fmt.Errorf("batch has %d columns, schema %d", got.NumCols(), sch.NumFields())
+	}
 	cols := got.Columns()
-	if slices.Contains(c.times, true) {
+	if slices.Contains(times, true) {
 		cols = slices.Clone(cols)
-		mem := c.mem
 		if mem == nil {
 			mem = memory.DefaultAllocator
 		}
-		for i, isTime := range c.times {
+		for i, isTime := range times {
 			if !isTime {
 				continue
 			}
-			a, err := parseTimes(cols[i].(*array.String), c.sch.Field(i).Type, mem)
+			a, err := parseTimes(cols[i].(*array.String), sch.Field(i).Type, mem)
 			if err != nil {
-				return nil, fmt.Errorf("interop: csv: column %q: %w", c.sch.Field(i).Name, err)
+				return nil, fmt.Errorf("column %q: %w", sch.Field(i).Name, err)
 			}
 			defer a.Release()
 			cols[i] = a
 		}
 	}
-	return array.NewRecord(c.sch, cols, got.NumRows()), nil
+	return array.NewRecord(sch, cols, got.NumRows()), nil
 }
 
 func (c *csvReader) Close() error { c.r.Release(); return c.f.Close() }

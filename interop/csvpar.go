@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -192,25 +190,9 @@ func parseCSVPiece(data []byte, sch, rsch *arrow.Schema, times []bool, copts []c
 			out.Release()
 			return nil, fmt.Errorf("more records than a batch")
 		}
-		if int(got.NumCols()) != sch.NumFields() {
-			return nil, fmt.Errorf("batch has %d columns, schema %d", got.NumCols(), sch.NumFields())
+		if out, err = csvBatch(got, sch, times, mem); err != nil {
+			return nil, err
 		}
-		cols := got.Columns()
-		if slices.Contains(times, true) {
-			cols = slices.Clone(cols)
-			for i, isTime := range times {
-				if !isTime {
-					continue
-				}
-				a, err := parseTimes(cols[i].(*array.String), sch.Field(i).Type, mem)
-				if err != nil {
-					return nil, fmt.Errorf("column %q: %w", sch.Field(i).Name, err)
-				}
-				defer a.Release()
-				cols[i] = a
-			}
-		}
-		out = array.NewRecord(sch, cols, got.NumRows())
 	}
 	if err := r.Err(); err != nil && !errors.Is(err, io.EOF) {
 		if out != nil {
