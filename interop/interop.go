@@ -78,9 +78,11 @@ type ReadOptions struct {
 	// StorableType): extension types, float16, fixed_size_binary,
 	// decimal256 with precision <= 38.
 	KeepTypes bool
-	// Parallel decodes the columns of a Parquet file on several goroutines
-	// (arrow-go's ArrowReadProperties.Parallel, one per column) and parses
-	// a CSV file in pieces on Threads goroutines (csvParallel).
+	// Parallel parses a CSV file in pieces on Threads goroutines
+	// (csvParallel). A Parquet file is decoded on the calling goroutine
+	// either way: arrow-go's parallel column decoding recovers no panic
+	// in its goroutines, and a malformed file may make arrow-go panic,
+	// which Next turns into an error only on its own goroutine.
 	Parallel bool
 	// Threads bounds the goroutines parsing a CSV file with Parallel
 	// (0: GOMAXPROCS; at most eight either way).
@@ -214,7 +216,7 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows), Parallel: opts.Parallel}, opts.Mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows)}, opts.Mem)
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}

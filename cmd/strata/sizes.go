@@ -236,8 +236,8 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,
 // reporting progress to p when it is not nil.
 func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress) (int64, error) {
-	// with more than one encoding goroutine, the source's columns are
-	// decoded on several too
+	// with more than one encoding goroutine, a CSV source is parsed on
+	// several too
 	ro := interop.ReadOptions{Parallel: true}
 	if opts != nil {
 		ro.Parallel, ro.Threads = opts.Parallel != 1, opts.Parallel

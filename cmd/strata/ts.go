@@ -83,8 +83,8 @@ func runTSImport(args []string) error {
 	if len(pos) != 2 || *timeCol == "" {
 		return usagef("want: ts import SRC DST.strata --series k1,k2 --time COL")
 	}
-	// the source's columns (or CSV pieces) decoded on several goroutines:
-	// the same batches, read sooner
+	// a CSV source parsed in pieces on several goroutines: the same
+	// batches, read sooner
 	rr, err := interop.Open(pos[0], interop.ReadOptions{Parallel: true})
 	if err != nil {
 		return err
