@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"strata/format"
 	"strata/write"
 )
 
@@ -28,21 +27,7 @@ func TestRowsHintSameBytes(t *testing.T) {
 	empty.Release()
 	defer recs[0].Release()
 	write1 := func(stripe int, hint int64) []byte {
-		var buf bytes.Buffer
-		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), sch,
-			write.Options{StripeBytes: stripe, RowsHint: hint, Parallel: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range recs {
-			if err := w.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
+		return writeFile(t, sch, recs, write.Options{StripeBytes: stripe, RowsHint: hint, Parallel: 1})
 	}
 	// stripes of several records, and stripes a single record overfills
 	for _, stripe := range []int{256 << 10, 16 << 10} {

@@ -118,6 +118,25 @@ func TestPipelineSameBytes(t *testing.T) {
 	}
 }
 
+// writeFile writes recs as one file and returns its bytes.
+func writeFile(t *testing.T, sch *arrow.Schema, recs []arrow.Record, opts write.Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), sch, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // chunkBounds returns, per stripe of a file, the file rows at which the
 // chunks of stream 0 start, and the stripe's end.
 func chunkBounds(t *testing.T, file []byte) [][]int64 {
@@ -171,20 +190,10 @@ func (f *failAfter) Write(p []byte) (int, error) {
 // call after it; and that Abort waits for a stripe in flight.
 func TestPipelineErrors(t *testing.T) {
 	sch, recs := wideningTable(t, 14, 2500)
-	var whole bytes.Buffer
-	w, err := write.New(format.NewWriter(&whole, format.WriterOptions{}), sch, write.Options{StripeBytes: 48 << 10, Parallel: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for _, limit := range []int{0, whole.Len() / 4, whole.Len() / 2, whole.Len() - 1} {
+	whole := len(writeFile(t, sch, recs, write.Options{StripeBytes: 48 << 10, Parallel: 2}))
+	var w *write.Writer
+	var err error
+	for _, limit := range []int{0, whole / 4, whole / 2, whole - 1} {
 		w, err := write.New(format.NewWriter(&failAfter{n: limit}, format.WriterOptions{}), sch,
 			write.Options{StripeBytes: 48 << 10, Parallel: 2})
 		if err != nil {
