@@ -289,16 +289,32 @@ func (b *sbuf) reserveLike(o *sbuf) {
 func (sh *Shredder) RawSize() int {
 	total := 0
 	for _, b := range sh.bufs {
-		if b.typ == encoding.Binary {
-			total += len(b.bin.Data) + 4*b.n
-		} else {
-			total += b.typ.Size() * b.n
-		}
-		if b.hasNull {
-			total += b.n
-		}
+		total += rawSize(b.typ, b.n, len(b.bin.Data), b.hasNull)
 	}
 	return total
+}
+
+// RawSize is the stream's share of Shredder.RawSize.
+func (s *Stream) RawSize() int {
+	data := 0
+	if b, ok := s.Values.(*encoding.Bytes); ok {
+		data = len(b.Data)
+	}
+	return rawSize(s.Type, s.Len, data, s.Valid != nil)
+}
+
+// rawSize is the raw size of n values of type t: their physical width,
+// or for binary values their data bytes and offsets, plus a byte a value
+// for validity when the stream has nulls.
+func rawSize(t encoding.Type, n, data int, nulls bool) int {
+	size := t.Size() * n
+	if t == encoding.Binary {
+		size = data + 4*n
+	}
+	if nulls {
+		size += n
+	}
+	return size
 }
 
 // Append shreds every row of rec into the streams. The record's columns

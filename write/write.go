@@ -332,9 +332,7 @@ func (w *Writer) poll() error {
 	}
 	select {
 	case err := <-w.inflight:
-		w.inflight = nil
-		w.shred.Return()
-		return err
+		return w.landed(err)
 	default:
 		return nil
 	}
@@ -346,7 +344,12 @@ func (w *Writer) wait() error {
 	if w.inflight == nil {
 		return nil
 	}
-	err := <-w.inflight
+	return w.landed(<-w.inflight)
+}
+
+// landed takes back the buffers of the stripe the background encoded,
+// which ended with err.
+func (w *Writer) landed(err error) error {
 	w.inflight = nil
 	w.shred.Return()
 	return err
@@ -489,19 +492,10 @@ func largestFirst(streams []shred.Stream) []int {
 	size := make([]int, len(streams))
 	for i := range streams {
 		order[i] = i
-		size[i] = rawBytes(&streams[i])
+		size[i] = streams[i].RawSize()
 	}
 	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
 	return order
-}
-
-// rawBytes is a stream's buffered size: its values at their physical
-// width, a binary stream's data and offsets.
-func rawBytes(s *shred.Stream) int {
-	if b, ok := s.Values.(*encoding.Bytes); ok {
-		return len(b.Data) + 4*s.Len
-	}
-	return s.Type.Size() * s.Len
 }
 
 // reserve sizes the first stripe's buffers from the first record (see
