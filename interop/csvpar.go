@@ -119,20 +119,14 @@ func (c *csvParallel) split(header bool, batchRows int, work chan<- *csvPiece) {
 			// buffer: quotes are counted as it comes
 			whole := err == nil || errors.Is(err, io.EOF)
 			if inQuote || !isEmptyLine(chunk, whole) {
-				if skipHeader {
-					if bytes.Count(chunk, []byte{'"'})%2 == 1 {
-						inQuote = !inQuote
-					}
-					if whole && !inQuote {
-						skipHeader = false
-						start = line + 1
-					}
-				} else {
-					buf = append(buf, chunk...)
-					if bytes.Count(chunk, []byte{'"'})%2 == 1 {
-						inQuote = !inQuote
-					}
-					if whole && !inQuote {
+				buf = append(buf, chunk...)
+				if bytes.Count(chunk, []byte{'"'})%2 == 1 {
+					inQuote = !inQuote
+				}
+				if whole && !inQuote {
+					if skipHeader { // the header ends here: drop it
+						buf, skipHeader, start = buf[:0], false, line+1
+					} else {
 						records++
 					}
 				}
