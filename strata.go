@@ -66,6 +66,13 @@ func NewWriter(dst io.Writer, sch *arrow.Schema, opts *WriteOptions) (*Writer, e
 // Write appends a record batch.
 func (w *Writer) Write(rec arrow.Record) error { return w.w.Write(rec) }
 
+// Flush ends the current stripe after the rows written so far (a no-op
+// when none is pending), as a Parquet writer ends a row group: a caller
+// that receives rows in batches of its own (an hour, a partition) can keep
+// them apart in stripes, which statistics then prune and Splits hand out
+// whole. Without it stripes end at WriteOptions.StripeBytes.
+func (w *Writer) Flush() error { return w.w.Flush() }
+
 // Close finishes the file.
 func (w *Writer) Close() error {
 	if err := w.w.Close(); err != nil {

@@ -43,6 +43,14 @@ func TestDifferential(t *testing.T) {
 	if cases < int(timeTables)*queriesPerTable {
 		t.Fatalf("ran %d cases with times of day, want %d", cases, int(timeTables)*queriesPerTable)
 	}
+	// tables written in batches, over many stripes, on one to three
+	// goroutines
+	batchTables := max(tables/5, 2)
+	cases, fails = runSeeds(t, WriteSeeds, WriteSeeds+batchTables, 0)
+	t.Logf("%d cases on %d tables written in batches, %d failures", cases, batchTables, len(fails))
+	if cases < int(batchTables)*queriesPerTable {
+		t.Fatalf("ran %d cases on tables written in batches, want %d", cases, int(batchTables)*queriesPerTable)
+	}
 }
 
 // TestRegressions replays every case kept in testdata/regressions.txt: one

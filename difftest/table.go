@@ -32,11 +32,25 @@ import (
 // flatMapKey marks the map columns the table stores as FlatMap.
 const flatMapKey = "difftest.flatmap"
 
+// WriteSeeds is the first seed whose tables are written the way a
+// streaming writer receives rows: in batches of random sizes, with the
+// stripe sometimes ended by hand (Writer.Flush) between them, on one to
+// three goroutines (more than one encodes each stripe in the background
+// while the next batches are shredded). The batches and StripeBytes then
+// make files of many stripes. Seeds below it write the whole table with
+// one Write on one goroutine, one stripe, so the kept regressions still
+// name the same files.
+const WriteSeeds = 3_000_000
+
 // Table is one generated table, written as Strata and as Parquet.
 type Table struct {
-	Seed    uint64
-	Rec     arrow.RecordBatch // every row, in file order
-	Opts    strata.WriteOptions
+	Seed uint64
+	Rec  arrow.RecordBatch // every row, in file order
+	Opts strata.WriteOptions
+	// Batches are the row counts of the Writes, in order, and Flushes
+	// says which of them Writer.Flush follows (nil: one Write of Rec).
+	Batches []int
+	Flushes []bool
 	Order   string // "generated", "sorted by cN" or "clustered by cN"
 	Strata  string // file paths
 	Parquet string
@@ -44,8 +58,12 @@ type Table struct {
 
 // Describe says how the table was made, for failure reports.
 func (t *Table) Describe() string {
-	return fmt.Sprintf("seed %d: %d rows, schema %s, order %s, chunk values %d, stripe bytes %d, stripe group %d, flatmap %v",
+	d := fmt.Sprintf("seed %d: %d rows, schema %s, order %s, chunk values %d, stripe bytes %d, stripe group %d, flatmap %v",
 		t.Seed, t.Rec.NumRows(), t.Rec.Schema(), t.Order, t.Opts.ChunkValues, t.Opts.StripeBytes, t.Opts.StripeGroup, t.Opts.FlatMap)
+	if t.Batches != nil {
+		d += fmt.Sprintf(", parallel %d, batches %v, flushed after %v", t.Opts.Parallel, t.Batches, t.Flushes)
+	}
+	return d
 }
 
 // rowCounts straddle the chunk sizes below (and their multiples), so rows
@@ -107,6 +125,9 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 			t.Opts.FlatMap = append(t.Opts.FlatMap, f.Name)
 		}
 	}
+	if seed >= WriteSeeds {
+		t.batches(rand.New(rand.NewPCG(seed, batchStream)))
+	}
 	t.Strata = filepath.Join(dir, fmt.Sprintf("t%d.strata", seed))
 	t.Parquet = filepath.Join(dir, fmt.Sprintf("t%d.parquet", seed))
 	if err := t.write(); err != nil {
@@ -123,12 +144,35 @@ func (t *Table) Release() {
 	os.Remove(t.Parquet)
 }
 
+// batchStream is the second word of the generator that draws a table's
+// batches, apart from the table's own so that its rows and options stay
+// those of its seed.
+const batchStream = 0x6261746368
+
+// batches draws the Writes of a table of WriteSeeds: batch sizes from one
+// row to about a third of the table, a Flush after one batch in four, and
+// one to three goroutines.
+func (t *Table) batches(r *rand.Rand) {
+	t.Opts.Parallel = 1 + r.IntN(3)
+	rows := int(t.Rec.NumRows())
+	t.Batches, t.Flushes = []int{}, []bool{}
+	for done := 0; done < rows; {
+		n := min(rows-done, 1+r.IntN(max(rows/3, 1)))
+		if r.IntN(4) == 0 {
+			n = min(rows-done, 1+r.IntN(16))
+		}
+		t.Batches = append(t.Batches, n)
+		t.Flushes = append(t.Flushes, r.IntN(4) == 0)
+		done += n
+	}
+}
+
 func (t *Table) write() error {
 	w, err := strata.Create(t.Strata, t.Rec.Schema(), &t.Opts)
 	if err != nil {
 		return err
 	}
-	if err := w.Write(t.Rec); err != nil {
+	if err := t.writeRows(w); err != nil {
 		w.Abort()
 		return err
 	}
@@ -151,6 +195,29 @@ func (t *Table) write() error {
 		return err
 	}
 	return os.WriteFile(t.Parquet, buf.Bytes(), 0o644)
+}
+
+// writeRows writes the table's rows through w, in its batches.
+func (t *Table) writeRows(w *strata.Writer) error {
+	if t.Batches == nil {
+		return w.Write(t.Rec)
+	}
+	at := int64(0)
+	for i, n := range t.Batches {
+		part := t.Rec.NewSlice(at, at+int64(n))
+		err := w.Write(part)
+		part.Release()
+		if err != nil {
+			return err
+		}
+		if t.Flushes[i] {
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		at += int64(n)
+	}
+	return nil
 }
 
 // reorder sorts the rows by a primitive top-level column (ascending, nulls
