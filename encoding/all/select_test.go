@@ -148,3 +148,52 @@ func TestSizeNotLarger(t *testing.T) {
 		t.Errorf("totals out of order: %v", total)
 	}
 }
+
+// TestBalancedBound checks the bound on what the balanced default trades
+// for decode speed: on text where a slow decoder (FrontCoding, zstd) is
+// much smaller than a fast one (FSST, a dictionary), its choice is never
+// more than a quarter larger than the smallest root forced under the same
+// policy (a little slack for the bodies the forced encodes compress
+// differently).
+func TestBalancedBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	texts := map[string]func(i int) string{
+		// sorted identifiers sharing long prefixes: FrontCoding's case
+		"sorted-urls": func(i int) string { return fmt.Sprintf("https://www.example.com/catalogue/item/%08d", 1000000+i*7) },
+		// words from a vocabulary, sorted: names in a reference table
+		"names": func(i int) string {
+			w := []string{"LATIN", "SMALL", "CAPITAL", "LETTER", "WITH", "ACUTE", "GRAVE", "DOT", "BELOW", "ABOVE", "HOOK", "STROKE"}
+			return fmt.Sprintf("%s %s %s %c %s %s", w[i/1024%2], w[1+i/256%3], w[3], 'A'+byte(i/16%26), w[4], w[5+i%7])
+		},
+		// random numbers in paths: zstd's entropy coding beats FSST
+		"paths": func(int) string {
+			return fmt.Sprintf("/api/v%d/%s/%d", 1+r.IntN(3), []string{"users", "orders", "items", "search"}[r.IntN(4)], r.IntN(100000))
+		},
+	}
+	for name, gen := range texts {
+		var vals encoding.Bytes
+		for i := range 8192 {
+			vals.Append([]byte(gen(i)))
+		}
+		smallest, kind := -1, encoding.Kind(0)
+		for _, k := range []encoding.Kind{encoding.KindTrivial, encoding.KindFSST, encoding.KindFrontCoding, encoding.KindDictionary} {
+			p := all.Policy()
+			p.Force = &encoding.Tree{Kind: k, Zstd: k == encoding.KindTrivial}
+			node, tree, err := p.Encode(nil, vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree.Kind != k {
+				continue // the kind does not fit these values
+			}
+			if smallest < 0 || len(node) < smallest {
+				smallest, kind = len(node), tree.Kind
+			}
+		}
+		node, tree := encode(t, encoding.OptimizeBalanced, nil, vals)
+		t.Logf("%s: balanced %v, %d bytes; smallest forced root %v, %d bytes", name, tree, len(node), kind, smallest)
+		if float64(len(node)) > 1.25*1.02*float64(smallest)+64 {
+			t.Errorf("%s: balanced chose %v, %d bytes, over a quarter more than %v's %d", name, tree, len(node), kind, smallest)
+		}
+	}
+}

@@ -147,6 +147,9 @@ func TestGoldenDecode(t *testing.T) {
 	// differ from selection by measured decode cost)
 	check("float64_special_40-read-factors", encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1))
 	check("float32_sensor_1100-read-factors", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))
+	// written before balanced selection bounded what it trades for speed
+	// (a child differs)
+	check("float64_special_40-before-size-bound", encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1))
 	// written before LagDelta (its digits are Delta's children)
 	check("float32_sensor_1100-before-lagdelta", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))
 }
