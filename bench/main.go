@@ -135,6 +135,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "ts" {
 		return runTS(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "shapes" {
+		return runShapes(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pqFile := fs.String("parquet", "", "input Parquet file (default: generated TPC-H lineitem)")
