@@ -397,7 +397,11 @@ type WriteOptions struct {
 	// in groups of 1 Mi rows.
 	ParquetRowGroupRows  int64
 	ParquetRowGroupBytes int64
-	Mem                  memory.Allocator
+	// Threads bounds the goroutines formatting the record batches of a
+	// CSV file as text (0: GOMAXPROCS, at most eight; 1: the calling
+	// goroutine). The file's bytes are the same whatever the number.
+	Threads int
+	Mem     memory.Allocator
 }
 
 // Row group limits of exported Parquet files (WriteOptions).
@@ -432,6 +436,10 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 			null = "NULL"
 		}
 		flat, text := csvSchema(sch)
+		if opts.Threads != 1 {
+			s = newCSVParallelSink(f, flat, text, null, opts.Threads, opts.Mem)
+			break
+		}
 		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null)), sch: flat, text: text, mem: opts.Mem}
 	default:
 		if strings.EqualFold(filepath.Ext(path), ".arrows") {

@@ -93,7 +93,7 @@ func projectSchema(sch *arrow.Schema, cols []string) *arrow.Schema {
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns (default all)")
-	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
+	threads := fs.Int("threads", 0, "goroutines decoding, and formatting CSV text (0: all cores)")
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -138,7 +138,7 @@ func runExport(args []string) error {
 			rec = out
 		}
 		if sink == nil {
-			if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{}); err != nil {
+			if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{Threads: *threads}); err != nil {
 				return err
 			}
 		}
@@ -151,7 +151,7 @@ func runExport(args []string) error {
 		p.update(n)
 	}
 	if sink == nil {
-		if sink, err = interop.Create(pos[1], outSch, interop.WriteOptions{}); err != nil {
+		if sink, err = interop.Create(pos[1], outSch, interop.WriteOptions{Threads: *threads}); err != nil {
 			return err
 		}
 	}

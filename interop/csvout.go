@@ -1,0 +1,172 @@
+package interop
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// csvParallelSink writes CSV as csvSink does, with the text of each
+// record batch formatted on one of several goroutines: turning values
+// into text (numbers, times, JSON of nested values) is what a CSV export
+// spends its time on, and batches format independently. The texts are
+// written in the order the batches came, so the file is byte for byte the
+// serial sink's. At most one batch more than there are goroutines is held
+// at a time, so memory does not grow with the table.
+type csvParallelSink struct {
+	f    *os.File
+	sch  *arrow.Schema
+	text []csvText
+	null string
+	mem  memory.Allocator
+
+	work    chan csvJob
+	order   chan chan csvOut // results in the order of the batches
+	wg      sync.WaitGroup   // the formatters
+	written chan struct{}    // closed when the writer goroutine ends
+	seq     int
+	closed  bool
+
+	mu  sync.Mutex
+	err error // the first error of a formatter or of the file
+}
+
+// csvOut is a formatted batch: its text, or why it has none.
+type csvOut struct {
+	b   []byte
+	err error
+}
+
+type csvJob struct {
+	rec    arrow.Record
+	header bool
+	out    chan csvOut
+}
+
+var errCSVClosed = errors.New("interop: csv: sink already closed")
+
+// maxCSVWriters bounds the formatting goroutines of a CSV export.
+const maxCSVWriters = 8
+
+func newCSVParallelSink(f *os.File, sch *arrow.Schema, text []csvText, null string, threads int, mem memory.Allocator) *csvParallelSink {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = min(threads, maxCSVWriters)
+	s := &csvParallelSink{f: f, sch: sch, text: text, null: null, mem: mem,
+		work: make(chan csvJob), order: make(chan chan csvOut, threads+1), written: make(chan struct{})}
+	for range threads {
+		s.wg.Add(1)
+		go s.format()
+	}
+	go s.write()
+	return s
+}
+
+// format turns batches into CSV text until the work runs out.
+func (s *csvParallelSink) format() {
+	defer s.wg.Done()
+	var buf bytes.Buffer
+	for j := range s.work {
+		b, err := s.formatOne(&buf, j)
+		j.rec.Release()
+		j.out <- csvOut{b, err}
+	}
+}
+
+func (s *csvParallelSink) formatOne(buf *bytes.Buffer, j csvJob) (b []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("interop: csv: formatting a batch: %v", r)
+		}
+	}()
+	out, err := csvRecord(j.rec, s.sch, s.text, s.mem)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	buf.Reset()
+	w := csv.NewWriter(buf, s.sch, csv.WithHeader(j.header), csv.WithNullWriter(s.null))
+	if err := w.Write(out); err != nil {
+		return nil, err
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// write writes the formatted batches in order; after an error it drains
+// the rest without writing.
+func (s *csvParallelSink) write() {
+	defer close(s.written)
+	for out := range s.order {
+		r := <-out
+		if s.failed() != nil {
+			continue
+		}
+		if r.err == nil {
+			_, r.err = s.f.Write(r.b)
+		}
+		if r.err != nil {
+			s.fail(r.err)
+		}
+	}
+}
+
+func (s *csvParallelSink) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+}
+
+func (s *csvParallelSink) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Write queues rec for formatting; it returns the first error of an
+// earlier batch, if any.
+func (s *csvParallelSink) Write(rec arrow.Record) error {
+	if s.closed {
+		return errCSVClosed
+	}
+	if err := s.failed(); err != nil {
+		return err
+	}
+	rec.Retain()
+	out := make(chan csvOut, 1)
+	s.order <- out // blocks while threads+1 batches are in flight
+	s.work <- csvJob{rec: rec, header: s.seq == 0, out: out}
+	s.seq++
+	return nil
+}
+
+// Close waits for every batch to be written and closes the file (which,
+// as the serial sink's, holds no header when no batch came).
+func (s *csvParallelSink) Close() error {
+	if s.closed {
+		return errCSVClosed
+	}
+	s.closed = true
+	close(s.work)
+	s.wg.Wait()
+	close(s.order)
+	<-s.written
+	if err := s.failed(); err != nil {
+		s.f.Close()
+		return err
+	}
+	return s.f.Close()
+}
