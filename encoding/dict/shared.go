@@ -345,6 +345,31 @@ func (sharedEncoder) Fit(st *encoding.Stats) bool {
 // Estimate needs a trial: the ids child is selected recursively.
 func (sharedEncoder) Estimate(*encoding.Stats) (int, bool) { return 0, false }
 
+// ScaleSample implements encoding.SampleScaler. A reference holds a fixed
+// prefix (the node's, its form and the definition's chunk) and its ids,
+// which grow with the row count, unless the whole sequence holds one
+// value: then the ids are one value too (Constant) and nothing grows.
+// Scaling the whole node made a reference for a column of one repeated
+// string look several times the size of a Constant chunk of it, where it
+// is a quarter.
+func (sharedEncoder) ScaleSample(node []byte, sample, full *encoding.Stats) int {
+	rows := float64(full.N) / float64(max(sample.N, 1))
+	h, err := encoding.ParseHeader(node, 0, nil)
+	if err != nil || len(h.Body) < 1 {
+		return int(float64(len(node)) * rows)
+	}
+	_, n := binary.Uvarint(h.Body[1:])
+	if n <= 0 {
+		return int(float64(len(node)) * rows)
+	}
+	ids := len(h.Body) - 1 - n
+	fixed := len(node) - ids
+	if full.DistinctExact && full.Distinct == 1 {
+		return len(node)
+	}
+	return fixed + int(float64(ids)*rows)
+}
+
 func (sharedEncoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ctx) ([]byte, error) {
 	s, ok := ctx.Shared().(*Shared)
 	if !ok || s == nil {

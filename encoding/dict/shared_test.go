@@ -291,3 +291,45 @@ func FuzzShared(f *testing.F) {
 		_ = encodingtest.Exercise(def, opts)
 	})
 }
+
+// TestSharedScaleSample checks how a reference's size on a sample is
+// scaled to the whole sequence: its ids grow with the rows, its prefix
+// does not, and for a sequence of one value nothing does (the ids are one
+// value). Scaling the whole node made references for a column of one
+// repeated string look larger than a Constant chunk of it.
+func TestSharedScaleSample(t *testing.T) {
+	long := "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36"
+	for _, c := range []struct {
+		name  string
+		words []string
+		grows bool
+	}{
+		{"one value", []string{long}, false},
+		{"two values", []string{long, "other"}, true},
+	} {
+		const sampleN, fullN = 640, 8192
+		sample, full := cycle(c.words, sampleN/len(c.words)), cycle(c.words, fullN/len(c.words))
+		sh := dict.NewShared(full, 0, 1<<16)
+		if sh == nil {
+			t.Fatal("no shared alphabet")
+		}
+		p := all.Policy()
+		p.Shared = sh
+		p.Force = encodingtest.T(encoding.KindSharedDictionary)
+		node, _, err := p.Encode(nil, sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, ok := dict.SharedCodec.Encoder.(encoding.SampleScaler)
+		if !ok {
+			t.Fatal("SharedDictionary scales no sample")
+		}
+		got := sc.ScaleSample(node, encoding.ComputeStats(sample), encoding.ComputeStats(full))
+		switch {
+		case !c.grows && got != len(node):
+			t.Errorf("%s: %d bytes scaled to %d, want the node's own size", c.name, len(node), got)
+		case c.grows && (got <= len(node) || got > len(node)*fullN/sampleN):
+			t.Errorf("%s: %d bytes scaled to %d rows gives %d", c.name, len(node), fullN, got)
+		}
+	}
+}
