@@ -106,7 +106,7 @@ const (
 	// and zstd on a leaf must save at least 500 bytes (the 8 µs its frame
 	// costs to set up) and about a tenth of the leaf (its inflate time per
 	// byte). Whatever the time saved, it keeps no candidate more than a
-	// quarter larger than the smallest one encoded whole (balancedLarger).
+	// quarter larger than the smallest one encoded whole (Policy.BalancedLarger).
 	OptimizeBalanced Optimize = iota
 	// OptimizeSize ignores decode time (w = 0): the smallest estimate wins,
 	// and zstd, at its strongest level (slower to write, as fast to
@@ -186,6 +186,10 @@ type Policy struct {
 	MinSaving float64
 	// Optimize chooses how bytes are traded for decode time.
 	Optimize Optimize
+	// BalancedLarger bounds the bytes OptimizeBalanced trades for decode
+	// time: no candidate more than this fraction larger than the smallest
+	// one encoded whole is kept (DefaultBalancedLarger; 0: no bound).
+	BalancedLarger float64
 	// ZstdDecode is the cost of inflating a zstd body.
 	ZstdDecode ZstdCost
 	// SampleRuns × SampleLen values are trial-encoded to estimate sizes of
@@ -225,7 +229,8 @@ type Policy struct {
 // DefaultPolicy returns the policy Strata writes with.
 func DefaultPolicy(r *Registry) *Policy {
 	return &Policy{Registry: r, MaxDepth: 3, Zstd: true, MinSaving: 0.02, ZstdDecode: DefaultZstdDecode,
-		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, Finalists: 3, FinalistWindow: 0.25}
+		SampleRuns: 10, SampleLen: 64, ExactBelow: 2048, Finalists: 3, FinalistWindow: 0.25,
+		BalancedLarger: DefaultBalancedLarger}
 }
 
 // Encode selects an encoding tree for vals and appends the root node to dst.
@@ -802,30 +807,36 @@ func sizeRank(k candidate, f float64) float64 {
 	return k.size
 }
 
-// balancedLarger bounds the bytes OptimizeBalanced trades for decode
-// speed: it never keeps a candidate more than this fraction larger than
-// the smallest one weighed beside it. The weight alone (16 ns a byte)
+// DefaultBalancedLarger bounds the bytes OptimizeBalanced trades for
+// decode speed (Policy.BalancedLarger): it never keeps a candidate more
+// than this fraction larger than the smallest one weighed beside it. The weight alone (16 ns a byte)
 // takes FSST at 1.35x the bytes of FrontCoding for URL paths holding
 // random numbers, where FSST decodes several times faster
 // (TestBalancedBound); a default that stores a user's column a third
 // larger than it could loses the comparison with Parquet that decides
 // its adoption, whatever its scans gain.
-const balancedLarger = 0.25
+//
+// The bound assumes chunks are decoded whole, as scans and lookups do. A
+// reader that decodes part of a chunk (the time-series layer's windows,
+// which decode only the blocks under a window) loses that where the
+// smaller candidate is a zstd body, inflated whole: the time-series writer
+// sets no bound.
+const DefaultBalancedLarger = 0.25
 
 // sizeLimit is the largest size a candidate among ks may have to be kept:
-// (1 + balancedLarger) times the smallest, under OptimizeBalanced; no
+// (1 + Policy.BalancedLarger) times the smallest, under OptimizeBalanced; no
 // limit under the other modes (size picks the smallest anyway, speed
 // trades any bytes for time), nor inside trial encodes and estimates,
 // whose children's sizes are themselves estimates from a sample.
 func sizeLimit[K any](c *Ctx, ks []K, size func(K) float64) float64 {
-	if c.p.Optimize != OptimizeBalanced || len(ks) == 0 || c.trial || c.estimate {
+	if c.p.Optimize != OptimizeBalanced || c.p.BalancedLarger <= 0 || len(ks) == 0 || c.trial || c.estimate {
 		return math.Inf(1)
 	}
 	least := math.Inf(1)
 	for _, k := range ks {
 		least = min(least, size(k))
 	}
-	return least * (1 + balancedLarger)
+	return least * (1 + c.p.BalancedLarger)
 }
 
 // wholeSig returns the TrialCache signature of a selection's whole

@@ -132,9 +132,11 @@ func (s trialSig) key(cd *Codec, st *Stats, tc *Ctx) trialKey {
 }
 
 // trialHash hashes the policy settings that trial encodes depend on
-// (Finalists and FinalistWindow do not: trials encode nothing whole).
+// (Finalists and FinalistWindow do not: trials encode nothing whole), the
+// bound of balanced selection included (the whole encodes that rank
+// candidates select their children under it).
 func (p *Policy) trialHash() uint64 {
-	var b [100]byte
+	var b [108]byte
 	binary.LittleEndian.PutUint64(b[0:], uint64(uintptr(unsafe.Pointer(p.Registry))))
 	binary.LittleEndian.PutUint64(b[8:], uint64(p.MaxDepth))
 	binary.LittleEndian.PutUint64(b[16:], math.Float64bits(p.MinSaving))
@@ -155,6 +157,7 @@ func (p *Policy) trialHash() uint64 {
 			}
 		}
 	}
+	binary.LittleEndian.PutUint64(b[100:], math.Float64bits(p.BalancedLarger))
 	return xxh3.Hash(b[:])
 }
 

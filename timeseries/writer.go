@@ -193,6 +193,10 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 		if wo.MinSaving > 0 {
 			p.MinSaving = wo.MinSaving
 		}
+		// Windows decode only the blocks under them, which a zstd body,
+		// inflated whole, does not allow: balanced selection keeps its
+		// speed trades here without the bound on their bytes.
+		p.BalancedLarger = 0
 	}
 	wo.Policy = p
 	wo.Force = map[string]*encoding.Tree{sch.Field(t.time).Name: {Kind: encoding.KindDeltaOfDelta}}
