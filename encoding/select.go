@@ -711,7 +711,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 	// and a slow encoding that is far smaller (FrontCoding of sorted keys)
 	// is the one it exists to keep.
 	smallest := -1
-	if !math.IsInf(sizeLimit(c, cands, func(candidate) float64 { return 0 }), 1) {
+	if c.bounded() {
 		for i, k := range cands {
 			if k.node != nil || k.exact || (k.sure && !c.whole) {
 				continue
@@ -809,12 +809,12 @@ func sizeRank(k candidate, f float64) float64 {
 
 // DefaultBalancedLarger bounds the bytes OptimizeBalanced trades for
 // decode speed (Policy.BalancedLarger): it never keeps a candidate more
-// than this fraction larger than the smallest one weighed beside it. The weight alone (16 ns a byte)
-// takes FSST at 1.35x the bytes of FrontCoding for URL paths holding
-// random numbers, where FSST decodes several times faster
-// (TestBalancedBound); a default that stores a user's column a third
-// larger than it could loses the comparison with Parquet that decides
-// its adoption, whatever its scans gain.
+// than this fraction larger than the smallest one weighed beside it. The
+// weight alone (16 ns a byte) takes FSST at 1.35x the bytes of
+// FrontCoding for URL paths holding random numbers, where FSST decodes
+// several times faster (TestBalancedBound); a default that stores a
+// user's column a third larger than it could loses the comparison with
+// Parquet that decides its adoption, whatever its scans gain.
 //
 // The bound assumes chunks are decoded whole, as scans and lookups do. A
 // reader that decodes part of a chunk (the time-series layer's windows,
@@ -823,13 +823,20 @@ func sizeRank(k candidate, f float64) float64 {
 // sets no bound.
 const DefaultBalancedLarger = 0.25
 
+// bounded reports whether this selection keeps to the balanced bound:
+// under OptimizeBalanced with a bound set, outside trial encodes and
+// estimates.
+func (c *Ctx) bounded() bool {
+	return c.p.Optimize == OptimizeBalanced && c.p.BalancedLarger > 0 && !c.trial && !c.estimate
+}
+
 // sizeLimit is the largest size a candidate among ks may have to be kept:
 // (1 + Policy.BalancedLarger) times the smallest, under OptimizeBalanced; no
 // limit under the other modes (size picks the smallest anyway, speed
 // trades any bytes for time), nor inside trial encodes and estimates,
 // whose children's sizes are themselves estimates from a sample.
 func sizeLimit[K any](c *Ctx, ks []K, size func(K) float64) float64 {
-	if c.p.Optimize != OptimizeBalanced || c.p.BalancedLarger <= 0 || len(ks) == 0 || c.trial || c.estimate {
+	if !c.bounded() || len(ks) == 0 {
 		return math.Inf(1)
 	}
 	least := math.Inf(1)
