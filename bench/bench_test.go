@@ -31,14 +31,8 @@ func runHarness(t *testing.T, args ...string) map[string]any {
 	if strings.Contains(stderr.String(), "MISMATCH") || !strings.Contains(stderr.String(), "all results agree") {
 		t.Fatalf("cross-check did not pass:\n%s", stderr.String())
 	}
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rep map[string]any
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatalf("JSON report is malformed: %v\n%s", err, b)
-	}
+	readReport(t, jsonPath, &rep)
 	svg, err := os.ReadFile(svgPath)
 	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.HasSuffix(bytes.TrimSpace(svg), []byte("</svg>")) {
 		t.Fatalf("SVG missing or malformed (%v)", err)
@@ -167,4 +161,18 @@ func writeOtherParquet(t *testing.T, path string, n int) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readReport decodes the JSON report at path into rep and returns its
+// bytes, for failure messages.
+func readReport(t *testing.T, path string, rep any) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, rep); err != nil {
+		t.Fatalf("JSON report is malformed: %v\n%s", err, b)
+	}
+	return b
 }

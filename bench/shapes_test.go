@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,13 +41,7 @@ func TestShapes(t *testing.T) {
 			} `json:"results"`
 		} `json:"sets"`
 	}
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readReport(t, jsonPath, &rep)
 	for _, s := range rep.Sets {
 		if s.Rows != 1500 {
 			t.Errorf("a set of %d rows, want 1500", s.Rows)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -225,13 +224,7 @@ func TestRealModeAllTypes(t *testing.T) {
 			} `json:"results"`
 		} `json:"sets"`
 	}
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	b := readReport(t, jsonPath, &rep)
 	if len(rep.Sets) != 1 || rep.Sets[0].Rows != 1000 {
 		t.Fatalf("report: %s", b)
 	}

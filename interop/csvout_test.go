@@ -19,17 +19,7 @@ import (
 func exportCSV(t *testing.T, sch *arrow.Schema, recs []arrow.Record, threads int) ([]byte, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "out.csv")
-	sink, err := interop.Create(path, sch, interop.WriteOptions{Threads: threads})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rec := range recs {
-		if err := sink.Write(rec); err != nil {
-			sink.Close()
-			return nil, err
-		}
-	}
-	if err := sink.Close(); err != nil {
+	if err := exportWith(path, sch, recs, interop.WriteOptions{Threads: threads}); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(path)

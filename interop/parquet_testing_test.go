@@ -279,7 +279,12 @@ func scanFile(f *strata.File) ([]arrow.Record, *arrow.Schema, error) {
 
 // exportFile writes batches to dst in the format of its extension.
 func exportFile(dst string, sch *arrow.Schema, recs []arrow.Record) error {
-	s, err := interop.Create(dst, sch, interop.WriteOptions{})
+	return exportWith(dst, sch, recs, interop.WriteOptions{})
+}
+
+// exportWith is exportFile with write options.
+func exportWith(dst string, sch *arrow.Schema, recs []arrow.Record, opts interop.WriteOptions) error {
+	s, err := interop.Create(dst, sch, opts)
 	if err != nil {
 		return err
 	}
