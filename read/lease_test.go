@@ -216,3 +216,55 @@ func sameRow(all arrow.Record, row int64, rec arrow.Record, i int64) error {
 	}
 	return nil
 }
+
+// TestTakeLazyOpenOutlivesQuery checks memory a cached decoder allocates
+// after its chunk was opened: Delta's gathers open their differences again
+// (a second cursor) the first time they run, inflating a zstd body. That
+// body must not be recycled memory held by the query that ran the gather,
+// which goes back to the pool when the query ends while the decoder stays
+// cached; a later lookup in the same chunk would read whatever the pool's
+// next user wrote there (released memory is scribbled over here).
+func TestTakeLazyOpenOutlivesQuery(t *testing.T) {
+	defer read.ScribbleReleased()()
+	const rows = 6000
+	force := map[string]*encoding.Tree{"id": {Kind: encoding.KindDelta,
+		Children: []*encoding.Tree{{Kind: encoding.KindVarint, Zstd: true}}}}
+	data, recs := writeFile(t, 92, rows, write.Options{ChunkValues: 1500, Force: force})
+	all := concat(t, recs)
+	defer all.Release()
+	path := filepath.Join(t.TempDir(), "t.strata")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := iox.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	f, err := read.Open(context.Background(), src, read.Options{DecoderCacheBytes: 2 << 20, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.DropCaches()
+	// late rows of each chunk, then earlier ones (the gather cursor starts
+	// again), with lookups of other columns between that reuse memory
+	for _, req := range [][]int64{{1400, 2900, 4400}, {3, 7, 11}, {100, 1600, 3100}, {5, 9, 13}, {50, 1550}} {
+		cols := []string{"id"}
+		if req[0] < 20 {
+			cols = []string{"tag", "price", "s"}
+		}
+		rec, _, err := f.TakeContext(context.Background(), req, read.TakeOptions{Columns: cols})
+		if err != nil {
+			t.Fatalf("take %v: %v", req, err)
+		}
+		if cols[0] == "id" {
+			ids := rec.Column(0).(*array.Int32)
+			for i, row := range req {
+				if want := all.Column(0).(*array.Int32).Value(int(row)); ids.Value(i) != want {
+					t.Fatalf("take %v: id of row %d = %d, want %d", req, row, ids.Value(i), want)
+				}
+			}
+		}
+		rec.Release()
+	}
+}

@@ -506,15 +506,25 @@ func (s *stripeIO) flush(st *ScanStats) {
 func (s *stripeIO) openChunk(stream, c int, payload []byte, rows int, leased bool) (encoding.Decoder, int64, []*lease, error) {
 	o := s.chunkOptions(stream, c, true)
 	r := o.Resolver.(*chunkResolver)
+	// Only what opening allocates is leased: the cache entry holds the
+	// leases openChunk returns, and the query the rest until it ends. A
+	// decoder that allocates later (Delta's gathers open their differences
+	// again, inflating a zstd body) outlives the query in the cache, so
+	// from then on its buffers and references' bytes are its own.
+	opened := false
 	if leased {
 		r.leased = true
 		o.Alloc = func(n int) []byte {
+			if opened {
+				return make([]byte, n)
+			}
 			l := s.newLease(n)
 			r.leases = append(r.leases, l)
 			return l.buf[:n]
 		}
 	}
 	d, err := encoding.Open(payload, o)
+	opened, r.leased = true, false
 	if err != nil {
 		return nil, 0, nil, err
 	}
