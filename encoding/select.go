@@ -82,6 +82,19 @@ func (t *Tree) Time() float64 {
 	return sum
 }
 
+// NewTree returns the tree of a node of codec cd that a writer built
+// outside selection (a reference to a stripe's shared table), with its
+// decode estimate: cd's cost for rows values of type t (bytes bytes of
+// binary values) plus its children's, so that the writer can weigh it
+// against what selection chose as selection weighs candidates.
+func NewTree(cd *Codec, t Type, rows, bytes int, children ...*Tree) *Tree {
+	tr := &Tree{Kind: cd.Kind, Children: children, time: cd.Decode.Time(t, rows, bytes)}
+	for _, c := range children {
+		tr.time += c.Time()
+	}
+	return tr
+}
+
 // Optimize says how selection trades bytes for decode time.
 //
 // Every candidate encoding of a sequence, zstd on a leaf included, gets two

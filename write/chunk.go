@@ -41,6 +41,26 @@ type chunkEncoder struct {
 	// it is never replaced by a captured one.
 	fixed *encoding.Tree
 	yield float64 // bytes per value above which fixed yields to selection
+	// table is the stripe's shared table of a binary stream (a codec's
+	// BuildTable: SharedFSST's symbol table), learned from all of the
+	// stream's values in the stripe (tableVals) when a chunk first
+	// chooses the kind it replaces (tableCodec.Replaces) while tableOK
+	// allows it: a values stream of more than one chunk with no shared
+	// alphabet, layout, forced tree or correlation. Selected chunks then
+	// weigh a reference to the table against what selection chose, as
+	// selection weighs candidates (weighTable), and a captured reference
+	// tree is replayed as a reference, without learning a table for the
+	// chunk. tableSaved is what the references saved over the chunks' own
+	// nodes so far, in selection's cost, and tablePerRow the saving per
+	// row of the last weighed reference, which replayed references are
+	// credited with (shareTable keeps the table only when the savings pay
+	// for its definition).
+	tableCodec  *encoding.Codec
+	tableVals   func() *encoding.Bytes
+	tableOK     bool
+	table       encoding.ChunkTable
+	tableSaved  float64
+	tablePerRow float64
 	// nullable encodes a node with validity; injected to keep this file
 	// independent of the nullable package's location.
 	nullable func(p *encoding.Policy, dst []byte, vals any, valid []bool) ([]byte, *encoding.Tree, error)
@@ -95,7 +115,15 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 		return out, nil
 	}
 	replay := c.tree != nil && c.replayed < reselectEvery
-	if replay {
+	// A captured reference to the stripe's table is replayed as one. A
+	// chunk that cannot refer to it (nulls: references sit at a chunk's
+	// root), or the stripe's first, which learns the table, replays the
+	// encoding it stands for (and the first weighs the table, below).
+	ref := replay && c.tableRef(c.tree)
+	if ref && (hasNulls || !c.tableOK || c.table == nil) {
+		ref = false
+		p.Force = c.ownTree(c.tree)
+	} else if replay {
 		p.Force = c.tree
 	} else {
 		p.Force = nil
@@ -106,13 +134,24 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 		tree *encoding.Tree
 		err  error
 	)
-	if hasNulls {
+	switch {
+	case ref:
+		out, tree, err = c.reference(dst, vals, c.tree)
+	case hasNulls:
 		out, tree, err = c.nullable(&p, dst, compact(vals, valid), valid)
-	} else {
+	default:
 		out, tree, err = p.Encode(dst, vals)
 	}
 	if err != nil {
 		return dst[:start], err
+	}
+	weighed := !replay || (!ref && tree.Kind == c.replaces())
+	if weighed {
+		// a selection, or a replay of the kind the table replaces: weigh
+		// a reference to the table
+		if out, tree, err = c.weighTable(out, start, tree, vals, hasNulls); err != nil {
+			return dst[:start], err
+		}
 	}
 	c.last = tree
 	size := float64(len(out) - start)
@@ -122,6 +161,11 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 	bpv := size / float64(n)
 	if replay {
 		c.replayed++
+		credit := 0.0
+		if ref {
+			credit = c.tablePerRow * float64(n)
+			c.tableSaved += credit
+		}
 		if drifted(bpv, c.bpv) {
 			// The data drifted away from the captured layout; select again
 			// for this chunk and keep whichever is smaller.
@@ -133,19 +177,104 @@ func (c *chunkEncoder) encode(dst []byte, vals any, valid []bool) ([]byte, error
 			} else {
 				alt, altTree, err = p.Encode(nil, vals)
 			}
+			if err == nil {
+				alt, altTree, err = c.weighTable(alt, 0, altTree, vals, hasNulls)
+			}
 			if err != nil {
 				return dst[:start], err
 			}
 			c.tree, c.bpv, c.replayed = altTree, float64(len(alt))/float64(n), 0
 			if len(alt) < len(out)-start {
+				c.tableSaved -= credit // the replayed reference is not kept
 				out = append(out[:start], alt...)
 				c.last = altTree
 			}
+		} else if weighed && c.tableRef(tree) != c.tableRef(c.tree) {
+			c.tree, c.bpv, c.replayed = tree, bpv, 0 // the weighing chose the other form: replay it
 		}
 		return out, nil
 	}
 	c.tree, c.bpv, c.replayed = tree, bpv, 0
 	return out, nil
+}
+
+// replaces is the kind the stream's shared table stands in for (FSST), or
+// KindInvalid when the stream may not use one.
+func (c *chunkEncoder) replaces() encoding.Kind {
+	if !c.tableOK || c.tableCodec == nil {
+		return encoding.KindInvalid
+	}
+	return c.tableCodec.Replaces
+}
+
+// weighTable weighs a reference to the stripe's shared table against the
+// node out[start:] of tree that the chunk's values vals were encoded to,
+// by selection's cost (bytes and decode time weighed by Optimize), and
+// returns the cheaper. The table is learned when a chunk first chooses
+// the kind it replaces; until then, and for chunks with nulls, out is
+// returned as it is.
+func (c *chunkEncoder) weighTable(out []byte, start int, tree *encoding.Tree, vals any, hasNulls bool) ([]byte, *encoding.Tree, error) {
+	if hasNulls || c.replaces() == encoding.KindInvalid || (c.table == nil && tree.Kind != c.tableCodec.Replaces) {
+		return out, tree, nil
+	}
+	var replaced *encoding.Tree
+	if tree.Kind == c.tableCodec.Replaces {
+		replaced = tree
+	}
+	node, rt, err := c.reference(nil, vals, replaced)
+	if err != nil {
+		return out, tree, err
+	}
+	wt := c.policy.Optimize.Weight()
+	own := float64(len(out)-start) + wt*tree.Time()
+	cost := float64(len(node)) + wt*rt.Time()
+	if cost >= own {
+		c.tablePerRow = 0
+		return out, tree, nil
+	}
+	c.tableSaved += own - cost
+	c.tablePerRow = (own - cost) / float64(max(encoding.LenOf(vals), 1))
+	return append(out[:start], node...), rt, nil
+}
+
+// reference appends to dst the chunk's values vals as a reference to the
+// stripe's shared table (learned on first use), replaying the children of
+// force when it is not nil.
+func (c *chunkEncoder) reference(dst []byte, vals any, force *encoding.Tree) ([]byte, *encoding.Tree, error) {
+	if c.table == nil {
+		c.table = c.tableCodec.BuildTable(c.tableVals())
+	}
+	var b *encoding.Bytes
+	switch v := vals.(type) {
+	case encoding.Bytes:
+		b = &v
+	case *encoding.Bytes:
+		b = v
+	default:
+		return dst, nil, fmt.Errorf("shared %v table: values of %T", c.tableCodec.Kind, vals)
+	}
+	q := *c.policy
+	q.Force, q.Shared = nil, nil
+	return c.table.EncodeReference(&q, dst, b, 0, force)
+}
+
+// tableRef reports whether t is rooted at a reference to a stripe's
+// shared table (SharedFSST).
+func (c *chunkEncoder) tableRef(t *encoding.Tree) bool {
+	if t == nil {
+		return false
+	}
+	cd := c.policy.Registry.Codec(t.Kind)
+	return cd != nil && cd.BuildTable != nil
+}
+
+// ownTree returns the tree a reference to a stripe's shared table stands
+// for: the kind it replaces (FSST), with the same children.
+func (c *chunkEncoder) ownTree(t *encoding.Tree) *encoding.Tree {
+	if !c.tableRef(t) {
+		return t
+	}
+	return &encoding.Tree{Kind: c.policy.Registry.Codec(t.Kind).Replaces, Zstd: t.Zstd, Children: t.Children}
 }
 
 // compact returns the values at valid positions.

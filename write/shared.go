@@ -258,18 +258,10 @@ func usesShared(t *encoding.Tree) bool {
 	return false
 }
 
-// shareTable replaces the per-chunk tables of a binary stream's chunks in
-// this stripe by one shared table (Codec.BuildTable: SharedFSST for FSST's
-// symbol tables). The table is learned once from the stream's values and
-// stored as a definition chunk of no rows in front of the stream's
-// chunks, and each chunk that selection encoded as the replaced kind
-// becomes a reference when that node is smaller than its own. A reference
-// decodes with the same kernel as the node it replaces (its table parsed
-// once per stripe instead of once per chunk), so only bytes are weighed:
-// the references are kept when at least minSharedUses chunks use them and
-// they save more than the definition costs. Chunks under a Nullable root
-// keep their own tables.
-func (w *Writer) shareTable(s *shred.Stream, res *streamResult) error {
+// tableCodec returns the codec whose stripe-scoped table the chunks of a
+// binary stream may share (Codec.BuildTable: SharedFSST), nil when there
+// is none or the stream may not use one.
+func (w *Writer) tableCodec(s *shred.Stream) *encoding.Codec {
 	if w.opts.NoShared || s.Type != encoding.Binary {
 		return nil
 	}
@@ -279,28 +271,53 @@ func (w *Writer) shareTable(s *shred.Stream, res *streamResult) error {
 			cd = c
 		}
 	}
+	return cd
+}
+
+// shareTable stores a binary stream's shared table of this stripe
+// (Codec.BuildTable: SharedFSST for FSST's symbol tables) as a definition
+// chunk of no rows in front of the stream's chunks, when enough chunks
+// refer to it and they save more than the definition costs. Chunks refer
+// to it in two ways: those whose selection weighed a reference against
+// its own choice, or replayed such a reference (chunkEncoder), already
+// do; and each chunk that selection encoded as the replaced kind (FSST)
+// becomes a reference here when that node is smaller than its own. A
+// reference decodes with the same kernel as the node it replaces (its
+// table parsed once per stripe instead of once per chunk). The table is
+// learned once from the stream's values. When it is not kept, the chunks
+// that referred to it are selected again without it. Chunks under a
+// Nullable root keep their own tables.
+func (w *Writer) shareTable(s *shred.Stream, enc *chunkEncoder, res *streamResult) error {
+	cd := w.tableCodec(s)
 	if cd == nil {
 		return nil
 	}
-	if len(res.chunks) < minSharedUses || res.chunks[0].rows == 0 {
+	if len(res.chunks) == 0 || res.chunks[0].rows == 0 {
 		return nil // a stream with a definition chunk already (SharedDictionary), or empty
 	}
-	var idx []int
+	var idx, refs []int
 	for i, c := range res.chunks {
-		if len(c.node) > 0 && encoding.Kind(c.node[0]) == cd.Replaces {
+		switch {
+		case len(c.node) == 0:
+		case encoding.Kind(c.node[0]) == cd.Replaces:
 			idx = append(idx, i)
+		case encoding.Kind(c.node[0]) == cd.Kind:
+			refs = append(refs, i)
 		}
 	}
-	if len(idx) < minSharedUses {
-		return nil
+	if len(idx)+len(refs) < minSharedUses {
+		return w.dropTable(s, enc, res, refs)
 	}
-	all, ok := sliceValues(s.Values, 0, s.Len).(encoding.Bytes)
-	if !ok {
-		return fmt.Errorf("shared %v table: values of %T", cd.Kind, s.Values)
+	tab := enc.table
+	if tab == nil {
+		all, ok := sliceValues(s.Values, 0, s.Len).(encoding.Bytes)
+		if !ok {
+			return fmt.Errorf("shared %v table: values of %T", cd.Kind, s.Values)
+		}
+		tab = cd.BuildTable(&all)
 	}
-	tab := cd.BuildTable(&all)
 	def := tab.Definition()
-	saved, uses := -len(def), 0
+	saved, uses := enc.tableSaved-float64(len(def)), len(refs)
 	nodes := make([][]byte, len(idx))
 	for j, i := range idx {
 		c := res.chunks[i]
@@ -311,12 +328,12 @@ func (w *Writer) shareTable(s *shred.Stream, res *streamResult) error {
 		}
 		if len(node) < len(c.node) {
 			nodes[j] = node
-			saved += len(c.node) - len(node)
+			saved += float64(len(c.node) - len(node))
 			uses++
 		}
 	}
 	if uses < minSharedUses || saved <= 0 {
-		return nil
+		return w.dropTable(s, enc, res, refs)
 	}
 	for j, i := range idx {
 		if nodes[j] != nil {
@@ -324,5 +341,28 @@ func (w *Writer) shareTable(s *shred.Stream, res *streamResult) error {
 		}
 	}
 	res.chunks = append([]encodedChunk{{node: def}}, res.chunks...)
+	return nil
+}
+
+// dropTable selects the chunks refs of a stream again without its shared
+// table, which is not stored: they referred to it while it was weighed.
+func (w *Writer) dropTable(s *shred.Stream, enc *chunkEncoder, res *streamResult, refs []int) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	enc.tableOK, enc.table = false, nil
+	p := *w.policy
+	p.Force, p.Shared = nil, nil
+	for _, i := range refs {
+		c := &res.chunks[i]
+		node, tree, err := p.Encode(nil, sliceValues(s.Values, c.lo, c.lo+c.rows))
+		if err != nil {
+			return fmt.Errorf("chunk %d without the shared table: %w", i, err)
+		}
+		c.node, c.tree, c.time = node, tree, tree.Time()
+	}
+	if enc.tableRef(enc.tree) {
+		enc.tree = nil // the next stripe selects afresh
+	}
 	return nil
 }

@@ -575,6 +575,14 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	if sizer == nil {
 		sizer = w.newSizer(s, enc, trialN)
 	}
+	enc.table, enc.tableSaved, enc.tablePerRow, enc.tableCodec = nil, 0, 0, nil
+	if valuesRole && enc.shared == nil && !enc.layout && enc.fixed == nil && enc.corr == nil {
+		enc.tableCodec = w.tableCodec(s)
+		enc.tableVals = func() *encoding.Bytes {
+			all := sliceValues(s.Values, 0, s.Len).(encoding.Bytes)
+			return &all
+		}
+	}
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
 		hi := w.chunkEnd(s, lo, sizer)
 		vals := sliceValues(s.Values, lo, hi)
@@ -582,6 +590,8 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		if s.Valid != nil {
 			valid = s.Valid[lo:hi]
 		}
+		// a stream of one chunk could not keep a shared table
+		enc.tableOK = enc.tableCodec != nil && (lo > 0 || hi < n)
 		var err error
 		if node, ok := enc.takeTrial(lo, hi); ok {
 			buf = append(buf[:0], node...)
@@ -633,7 +643,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			return
 		}
 	}
-	if res.err = w.shareTable(s, &res); res.err != nil {
+	if res.err = w.shareTable(s, enc, &res); res.err != nil {
 		return
 	}
 	if wantBloom && len(hashes) > 0 {

@@ -29,10 +29,11 @@ import (
 // resolve the definition through encoding.Options.Resolver, which parses
 // the table once per stripe; decoding a reference is FSST's kernel.
 //
-// Selection never offers SharedFSST: the writer builds it after a stripe's
-// chunks are encoded (SharedTable), replacing the chunks that chose FSST
-// by references where that is smaller, and stores the table when at least
-// two chunks refer to it.
+// Selection never offers SharedFSST: the writer learns the table when a
+// chunk of a stripe first chooses FSST (SharedTable), weighs a reference
+// against what selection chose for each chunk it selects, replays the
+// winner, replaces the remaining FSST chunks by references where that is
+// smaller, and stores the table when at least two chunks refer to it.
 var SharedCodec = &encoding.Codec{
 	Kind:       encoding.KindSharedFSST,
 	Types:      encoding.TypesOf(encoding.Binary),
@@ -83,7 +84,9 @@ func (s *SharedTable) Definition() []byte { return s.def }
 // EncodeReference appends a reference node for vals to dst: their codes
 // under the table, which chunk `chunk` of the stream defines. The code
 // lengths child is selected by p, or replays the code lengths subtree of
-// replaced when that is an FSST tree. It returns the node's tree.
+// replaced when that is an FSST or SharedFSST tree. It returns the node's
+// tree, with the decode estimate of an FSST node of the same values (the
+// same kernel decodes both).
 func (s *SharedTable) EncodeReference(p *encoding.Policy, dst []byte, vals *encoding.Bytes, chunk int, replaced *encoding.Tree) ([]byte, *encoding.Tree, error) {
 	bd := builders.Get().(*builder)
 	defer func() {
@@ -106,7 +109,7 @@ func (s *SharedTable) EncodeReference(p *encoding.Policy, dst []byte, vals *enco
 	}
 	dst = binary.AppendUvarint(dst, uint64(raw))
 	var force *encoding.Tree
-	if replaced != nil && replaced.Kind == encoding.KindFSST && len(replaced.Children) == 1 {
+	if replaced != nil && (replaced.Kind == encoding.KindFSST || replaced.Kind == encoding.KindSharedFSST) && len(replaced.Children) == 1 {
 		force = replaced.Children[0]
 	}
 	child, ct, err := p.EncodeSequence(nil, lens, 1, encoding.KindSharedFSST, force)
@@ -115,7 +118,7 @@ func (s *SharedTable) EncodeReference(p *encoding.Policy, dst []byte, vals *enco
 	}
 	dst = encoding.AppendChild(dst, child)
 	dst = append(dst, codes...)
-	return dst, &encoding.Tree{Kind: encoding.KindSharedFSST, Children: []*encoding.Tree{ct}}, nil
+	return dst, encoding.NewTree(SharedCodec, encoding.Binary, n, raw, ct), nil
 }
 
 // sharedTable is a stripe's table as readers cache it (Resolver.Shared).
