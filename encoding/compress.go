@@ -265,6 +265,25 @@ type ZstdCache struct {
 	// memoBytes the bytes of their inputs.
 	memo      map[memoKey]memoEntry
 	memoBytes int
+	// frames, srcBytes and largest count the compressions the cache did
+	// not answer (Compressed).
+	frames, srcBytes, largest int
+}
+
+// Compressed returns how many zstd frames went through the cache without
+// being found in it, their source bytes and the largest source: the
+// compression work of the selections that used it.
+func (zc *ZstdCache) Compressed() (frames, bytes, largest int) {
+	zc.mu.Lock()
+	defer zc.mu.Unlock()
+	return zc.frames, zc.srcBytes, zc.largest
+}
+
+// count records a compression the cache did not answer (zc.mu held).
+func (zc *ZstdCache) count(n int) {
+	zc.frames++
+	zc.srcBytes += n
+	zc.largest = max(zc.largest, n)
 }
 
 // NewZstdCache returns an empty cache.
@@ -297,7 +316,13 @@ const (
 // same bytes were compressed at that level recently; a nil cache
 // compresses every time.
 func (zc *ZstdCache) appendFrame(dst, src []byte, level int) []byte {
-	if zc == nil || len(src) > zstdCacheMaxBody {
+	if zc == nil {
+		return zstdAppend(dst, src, level)
+	}
+	if len(src) > zstdCacheMaxBody {
+		zc.mu.Lock()
+		zc.count(len(src))
+		zc.mu.Unlock()
 		return zstdAppend(dst, src, level)
 	}
 	key := xxh3.Hash(src) ^ uint64(level)*0x9E3779B97F4A7C15
@@ -311,6 +336,7 @@ func (zc *ZstdCache) appendFrame(dst, src []byte, level int) []byte {
 	dst = zstdAppend(dst, src, level)
 	e = zstdEntry{level: level, src: append([]byte(nil), src...), frame: append([]byte(nil), dst[start:]...)}
 	zc.mu.Lock()
+	zc.count(len(src))
 	if zc.bytes+len(e.src)+len(e.frame) > zstdCacheBytes {
 		clear(zc.entries)
 		zc.bytes = 0

@@ -617,6 +617,9 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		sig = c.trialSig(sample)
 	}
 	f := 1.0 // zstd's ratio on the whole sequence over its ratio on the sample
+	yard := -1
+	var yardNode []byte
+	var yardTree *Tree
 	for _, cd := range c.p.Registry.Codecs() {
 		if !c.allowed(cd, st) {
 			continue
@@ -646,17 +649,10 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			continue
 		}
 		if zstd && cd.Fallback && whole && c.ownValues() {
-			// The yardstick: encoded whole (ranked, see rankCtx), kept if
-			// it wins.
-			wnode, wtree, err := c.rankCtx().trialEncode(c.wholeSig(&wsig, vals), vals, st, cd)
-			if err != nil {
-				continue
-			}
-			if hasZstd(tree) && hasZstd(wtree) {
-				f = min(1, float64(len(wnode))/float64(max(decodedBytes(st), 1))/
-					(float64(len(node))/float64(max(decodedBytes(sampleSt), 1))))
-			}
-			k.size, k.time, k.node, k.tree, k.sure = float64(len(wnode)), wtree.time, wnode, wtree, true
+			// The yardstick: encoded whole after the other trials unless
+			// its sample puts it out of reach (below).
+			yard, yardNode, yardTree = len(cands), node, tree
+			k.size, k.time, k.zstd = float64(len(node))*scale, tree.time, hasZstd(tree)
 			cands = append(cands, k)
 			continue
 		}
@@ -685,6 +681,36 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 	}
 	if len(cands) == 0 {
 		return candidate{}, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
+	}
+	if yard >= 0 {
+		// The yardstick (ranked, see rankCtx) is encoded whole, and kept
+		// if it wins, unless its sample costs over yardReach times the
+		// cheapest other candidate's: then neither the ratio it would
+		// give (it scales zstd estimates down, never up) nor the
+		// yardstick itself can change the outcome in practice, and its
+		// whole encode, the largest zstd frame of the selection, is saved.
+		other := math.Inf(1)
+		for i, k := range cands {
+			if i != yard {
+				other = min(other, c.cost(k.size, k.time))
+			}
+		}
+		k := cands[yard]
+		if c.cost(k.size, k.time) <= yardReach*other {
+			wnode, wtree, err := c.rankCtx().trialEncode(c.wholeSig(&wsig, vals), vals, st, k.cd)
+			if err != nil {
+				cands = append(cands[:yard], cands[yard+1:]...)
+			} else {
+				if hasZstd(yardTree) && hasZstd(wtree) {
+					f = min(1, float64(len(wnode))/float64(max(decodedBytes(st), 1))/
+						(float64(len(yardNode))/float64(max(decodedBytes(sampleSt), 1))))
+				}
+				cands[yard] = candidate{cd: k.cd, size: float64(len(wnode)), time: wtree.time, node: wnode, tree: wtree, sure: true}
+			}
+			if len(cands) == 0 {
+				return candidate{}, fmt.Errorf("encoding: no encoding fits %v values at depth %d", st.Type, c.depth)
+			}
+		}
 	}
 	rank := func(k candidate) float64 {
 		if k.zstd && !k.sure {
@@ -803,6 +829,10 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 	}
 	return kept, nil
 }
+
+// yardReach is how many times the cheapest other candidate's sampled cost
+// the yardstick's may be and still be encoded whole (choose).
+const yardReach = 2.0
 
 // smallerWhole is how much smaller than the best-ranked candidate's size a
 // candidate's estimate must be for balanced selection to encode it whole

@@ -202,3 +202,39 @@ func TestBalancedBound(t *testing.T) {
 		}
 	}
 }
+
+// TestYardstickInReach checks that the plain layout of a column's own
+// values (Trivial+zstd, the yardstick) is compressed whole only when its
+// sample leaves it within reach of the cheapest candidate: a hundred
+// values of one decimal, which ALP stores in 7 bits each and whose plain
+// layout costs over twice as much, skip it; full-precision random floats,
+// where little beats the plain layout, do not.
+func TestYardstickInReach(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const n = 6000
+	for _, c := range []struct {
+		name  string
+		gen   func() float64
+		whole bool
+	}{
+		{"one decimal", func() float64 { return float64(r.IntN(100)) / 10 }, false},
+		{"random bits", func() float64 { return r.Float64() * 1e6 }, true},
+	} {
+		vals := make([]float64, n)
+		for i := range vals {
+			vals[i] = c.gen()
+		}
+		p := all.Policy()
+		p.ZstdCache = encoding.NewZstdCache()
+		if _, _, err := p.Encode(nil, vals); err != nil {
+			t.Fatal(err)
+		}
+		frames, src, largest := p.ZstdCache.Compressed()
+		// the yardstick's body is the 8n bytes of the values, and no
+		// other body is as large
+		if whole := largest >= 8*n; whole != c.whole {
+			t.Errorf("%s: %d frames of %d bytes compressed, the largest of %d; plain layout compressed whole: %v, want %v",
+				c.name, frames, src, largest, whole, c.whole)
+		}
+	}
+}
