@@ -242,6 +242,18 @@ func (b *Bytes) Reset() { b.Offsets = b.Offsets[:0]; b.Data = b.Data[:0] }
 // Slice returns values [i, j) sharing memory with b.
 func (b *Bytes) Slice(i, j int) Bytes { return Bytes{Offsets: b.Offsets[i : j+1], Data: b.Data} }
 
+// BinaryValues returns the binary values a value sequence holds (a Bytes or
+// a *Bytes), and false for a sequence of any other type.
+func BinaryValues(vals any) (*Bytes, bool) {
+	switch v := vals.(type) {
+	case Bytes:
+		return &v, true
+	case *Bytes:
+		return v, true
+	}
+	return nil, false
+}
+
 // TypeOf returns the physical type of a value sequence: a []T of a Fixed type,
 // a Bytes or a *Bytes. It returns TypeInvalid for anything else.
 func TypeOf(vals any) Type {

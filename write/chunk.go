@@ -244,13 +244,8 @@ func (c *chunkEncoder) reference(dst []byte, vals any, force *encoding.Tree) ([]
 	if c.table == nil {
 		c.table = c.tableCodec.BuildTable(c.tableVals())
 	}
-	var b *encoding.Bytes
-	switch v := vals.(type) {
-	case encoding.Bytes:
-		b = &v
-	case *encoding.Bytes:
-		b = v
-	default:
+	b, ok := encoding.BinaryValues(vals)
+	if !ok {
 		return dst, nil, fmt.Errorf("shared %v table: values of %T", c.tableCodec.Kind, vals)
 	}
 	q := *c.policy

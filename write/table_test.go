@@ -31,9 +31,14 @@ func commentStream(n int) *shred.Stream {
 	return &shred.Stream{Type: encoding.Binary, Values: b, Len: n}
 }
 
-// tableEncoder returns a chunk encoder for s that may share a table, and a
-// counter of the tables it learns.
-func tableEncoder(w *Writer, s *shred.Stream) (*chunkEncoder, *int) {
+// tableEncoder returns a writer without zstd, a text stream of n comment
+// values, a chunk encoder for it that may share a table, and a counter of
+// the tables that encoder learns.
+func tableEncoder(n int) (*Writer, *shred.Stream, *chunkEncoder, *int) {
+	p := all.Policy()
+	p.Zstd = false
+	w := &Writer{policy: p}
+	s := commentStream(n)
 	enc := &chunkEncoder{policy: w.policy, nullable: nullable.Encode}
 	cd := *w.tableCodec(s)
 	built := new(int)
@@ -44,7 +49,7 @@ func tableEncoder(w *Writer, s *shred.Stream) (*chunkEncoder, *int) {
 		all := sliceValues(s.Values, 0, s.Len).(encoding.Bytes)
 		return &all
 	}
-	return enc, built
+	return w, s, enc, built
 }
 
 // encodeChunks encodes s in chunks of size values as encodeStream does.
@@ -69,11 +74,7 @@ func encodeChunks(t *testing.T, enc *chunkEncoder, s *shred.Stream, size int) st
 // chunk), while a reference to the shared table beats both. Every chunk
 // must refer to the table, learned once, and shareTable must keep it.
 func TestTableWeighedInSelection(t *testing.T) {
-	p := all.Policy()
-	p.Zstd = false
-	w := &Writer{policy: p}
-	s := commentStream(1200)
-	enc, built := tableEncoder(w, s)
+	w, s, enc, built := tableEncoder(1200)
 	res := encodeChunks(t, enc, s, 128)
 	for i, c := range res.chunks {
 		if k := encoding.Kind(c.node[0]); k != encoding.KindSharedFSST {
@@ -100,11 +101,7 @@ func TestTableWeighedInSelection(t *testing.T) {
 // table the stream does not store, and that the next stripe selects
 // afresh instead of replaying a reference.
 func TestTableDropped(t *testing.T) {
-	p := all.Policy()
-	p.Zstd = false
-	w := &Writer{policy: p}
-	s := commentStream(600)
-	enc, _ := tableEncoder(w, s)
+	w, s, enc, _ := tableEncoder(600)
 	res := encodeChunks(t, enc, s, 128)
 	if encoding.Kind(res.chunks[1].node[0]) != encoding.KindSharedFSST {
 		t.Fatalf("chunk 1 is %v, want a reference before the table is weighed", res.chunks[1].tree)

@@ -80,13 +80,8 @@ func (encoder) Estimate(*encoding.Stats) (int, bool) { return 0, false }
 
 // Encode appends the body for vals.
 func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ctx) ([]byte, error) {
-	var b *encoding.Bytes
-	switch v := vals.(type) {
-	case encoding.Bytes:
-		b = &v
-	case *encoding.Bytes:
-		b = v
-	default:
+	b, ok := encoding.BinaryValues(vals)
+	if !ok {
 		return dst, fmt.Errorf("digittext: cannot encode %T", vals)
 	}
 	n := b.Len()

@@ -54,13 +54,8 @@ func fixedSize(node []byte) int {
 // Encode builds a symbol table from a sample of the values and encodes
 // every value greedily with it.
 func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ctx) ([]byte, error) {
-	var b *encoding.Bytes
-	switch v := vals.(type) {
-	case encoding.Bytes:
-		b = &v
-	case *encoding.Bytes:
-		b = v
-	default:
+	b, ok := encoding.BinaryValues(vals)
+	if !ok {
 		return dst, fmt.Errorf("fsst: cannot encode %T", vals)
 	}
 	bd := builders.Get().(*builder)
