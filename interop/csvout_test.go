@@ -84,22 +84,7 @@ func TestCSVExportParallelError(t *testing.T) {
 			t.Skip(err)
 		}
 		done := make(chan error, 1)
-		go func() {
-			sink, err := interop.Create(path, sch, interop.WriteOptions{Threads: threads})
-			if err != nil {
-				done <- err
-				return
-			}
-			for _, rec := range recs {
-				if err = sink.Write(rec); err != nil {
-					break
-				}
-			}
-			if cerr := sink.Close(); err == nil {
-				err = cerr
-			}
-			done <- err
-		}()
+		go func() { done <- exportWith(path, sch, recs, interop.WriteOptions{Threads: threads}) }()
 		select {
 		case err := <-done:
 			if err == nil {

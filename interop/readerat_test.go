@@ -29,16 +29,7 @@ func TestOpenReaderAt(t *testing.T) {
 	for _, ext := range []string{".csv", ".parquet", ".arrow"} {
 		path := filepath.Join(dir, "t"+ext)
 		if ext != ".csv" {
-			s, err := interop.Create(path, sch, interop.WriteOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range recs {
-				if err := s.Write(r); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.Close(); err != nil {
+			if err := exportFile(path, sch, recs); err != nil {
 				t.Fatal(err)
 			}
 		} else {

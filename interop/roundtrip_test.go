@@ -535,14 +535,7 @@ func TestCSVExportNested(t *testing.T) {
 	defer rec.Release()
 
 	path := filepath.Join(t.TempDir(), "nested.csv")
-	sink, err := interop.Create(path, sch, interop.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sink.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := sink.Close(); err != nil {
+	if err := exportFile(path, sch, []arrow.Record{rec}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)

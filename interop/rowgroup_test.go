@@ -56,16 +56,7 @@ func TestParquetRowGroupLimits(t *testing.T) {
 		{"defaults", interop.WriteOptions{}, 20000, 1 << 40, 1},
 	} {
 		path := filepath.Join(t.TempDir(), c.name+".parquet")
-		sink, err := interop.Create(path, sch, c.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range recs {
-			if err := sink.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := sink.Close(); err != nil {
+		if err := exportWith(path, sch, recs, c.opts); err != nil {
 			t.Fatal(err)
 		}
 		pf, err := file.OpenParquetFile(path, false)
