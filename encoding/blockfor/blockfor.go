@@ -167,6 +167,14 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 		dst = append(dst, byte(p.w))
 		dst = binary.AppendUvarint(dst, uint64(p.nexc))
 	}
+	// The packed sizes are known from the plans: grow dst once rather
+	// than copying a doubling buffer as blocks are appended.
+	packed := 0
+	for b, p := range plans {
+		m := min(n, (b+1)*bs) - b*bs
+		packed += bitpack.Bytes(m, p.w) + bitpack.Bytes(p.nexc, bits.Len(uint(m-1))) + bitpack.Bytes(p.nexc, bits.Len64(p.max-p.min))
+	}
+	dst = slices.Grow(dst, packed)
 	pos, exc := sc.pos[:0], sc.exc[:0]
 	for b, p := range plans {
 		blk := vals[b*bs : min(n, (b+1)*bs)]
