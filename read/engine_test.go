@@ -839,11 +839,31 @@ func TestCachedTakeReadsNothing(t *testing.T) {
 // TestReferencesComeWithThePlan: once a Correlated chunk has shown which
 // stream it is stored relative to, a cold lookup fetches the reference
 // chunks under it with its plan, in one fetch call per stripe, instead of in
-// a round trip of their own; the rows are those of a full scan.
+// a round trip of their own; the rows are those of a full scan. Over a
+// source the reader copies from (a file, an object store), lookups read
+// into recycled memory, which a reference resolved after its chunk opened
+// may not keep: it takes a copy of the fetched bytes, not a read of its own
+// (over an object store's large reads it read them again, one more round
+// trip a lookup).
 func TestReferencesComeWithThePlan(t *testing.T) {
 	data := lineitemWith(t, write.Options{}) // TPC-H lineitem: dates stored relative to l_shipdate
+	own := read.Options{Parallelism: 1, DecoderCacheBytes: 64 << 20}
+	for _, c := range []struct {
+		name string
+		src  iox.Source
+		opts read.Options
+	}{
+		{"slices", iox.Bytes(data), own},
+		{"copies", &countingSource{data: data}, own},
+		{"object-shaped", objectShaped{&countingSource{data: data}}, own},
+	} {
+		t.Run(c.name, func(t *testing.T) { testReferencesWithPlan(t, c.src, c.opts) })
+	}
+}
+
+func testReferencesWithPlan(t *testing.T, src iox.Source, opts read.Options) {
 	open := func() *read.File {
-		f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 1, DecoderCacheBytes: 64 << 20})
+		f, err := read.Open(context.Background(), src, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -149,18 +150,24 @@ func (s *stripeIO) refPayload(stream, c int, leases *[]*lease) ([]byte, error) {
 				return nil, err
 			}
 		}
-		if ch.lease == nil || leases != nil {
-			if ch.lease != nil {
-				*leases = append(*leases, ch.lease)
-			}
-			if ch.payload != nil {
-				return ch.payload, nil
-			}
-			p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
-			if err != nil {
+		p := ch.payload
+		if p == nil {
+			var err error
+			if p, err = s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw); err != nil {
 				return nil, fmt.Errorf("read: %w", err)
 			}
+		}
+		switch {
+		case ch.lease == nil:
 			return p, nil
+		case leases != nil:
+			*leases = append(*leases, ch.lease)
+			return p, nil
+		default:
+			// The bytes lie in recycled memory the decoder may not keep
+			// (it was opened without a lease, or resolves its reference
+			// after opening): a copy of its own, rather than a request.
+			return bytes.Clone(p), nil
 		}
 	}
 	own := &chunk{key: ch.key, rows: ch.rows, rng: ch.rng}
