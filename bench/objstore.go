@@ -43,11 +43,11 @@ type osRow struct {
 	Note     string
 }
 
-// osRun is the outcome of one run of a query.
 // takeTarget is the most requests a one-row Take may make once the
 // file's metadata is cached (issue 10).
 const takeTarget = 3
 
+// osRun is the outcome of one run of a query.
 type osRun struct {
 	out Out
 	// extra describes the run (stripes with survivors, say); kept from the
