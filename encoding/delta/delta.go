@@ -169,12 +169,10 @@ type decoder[T encoding.Integer] struct {
 
 	cur    cursor[T]
 	gather *cursor[T] // second cursor over its own child decoder, for Gather
-	vals   []T
 	gbuf   []T
 	ends   []int32  // gatherSums' scratch: child rows ending each sum
 	sums   []uint64 // and the sums
-	selIn  encoding.Bitmap
-	selOut encoding.Bitmap
+	filter filterkern.Scratch[T]
 	// blockBuf holds blocks inside the decoder for a node of one block
 	// (a short chunk, the heads of a LagDelta): one allocation fewer.
 	blockBuf [1]dblock[T]
@@ -501,8 +499,8 @@ func (d *decoder[T]) gatherSums(s encoding.RangeSummer, rows []int32, dst []T) e
 
 // Filter tests the next n values block by block on the header bounds: a
 // block that cannot match clears its rows and one that matches entirely
-// keeps them, both without decoding (consecutive such blocks become one
-// skip); only the remaining blocks are decoded and compared.
+// keeps them, both without decoding; only the remaining blocks are decoded
+// and compared (filterkern.Blocks).
 func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
 	if n < 0 || n > d.n-d.cur.pos {
 		return fmt.Errorf("delta: filter %d at %d of %d: %w", n, d.cur.pos, d.n, encoding.ErrCorrupt)
@@ -510,46 +508,9 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 	if len(sel)*64 < n {
 		return fmt.Errorf("delta: selection of %d words for %d rows", len(sel), n)
 	}
-	start := d.cur.pos
-	pending := 0
-	for o := 0; o < n; {
-		r := start + o
-		b := r / d.bs
-		k := r - b*d.bs
-		m := min(d.rows(b)-k, n-o)
-		bl := &d.blocks[b]
-		switch {
-		case !sel.AnyIn(o, o+m):
-			pending += m
-		case !p.MayMatchRange(bl.lo, bl.hi):
-			sel.ClearRange(o, o+m)
-			pending += m
-			d.skipped++
-		case p.AllMatchRange(bl.lo, bl.hi):
-			pending += m
-			d.skipped++
-		default:
-			if pending > 0 {
-				if err := d.cur.skip(pending); err != nil {
-					return err
-				}
-				pending = 0
-			}
-			if d.vals == nil {
-				d.vals = make([]T, min(d.bs, d.n))
-			}
-			v := d.vals[:m]
-			if err := d.cur.read(v); err != nil {
-				return err
-			}
-			d.selIn, d.selOut = filterkern.FilterAt(v, p, sel, o, d.selIn, d.selOut)
-		}
-		o += m
-	}
-	if pending > 0 {
-		return d.cur.skip(pending)
-	}
-	return nil
+	settled, err := filterkern.Blocks[T](d, d.bs, p, n, sel, &d.filter)
+	d.skipped += settled
+	return err
 }
 
 // cursor walks the values: pos is the next row, acc the widened value of

@@ -205,9 +205,7 @@ type decoder[T encoding.Integer] struct {
 
 	cur    cursor[T]
 	gather *cursor[T]
-	vals   []T
-	selIn  encoding.Bitmap
-	selOut encoding.Bitmap
+	filter filterkern.Scratch[T]
 }
 
 func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
@@ -444,7 +442,7 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 // Filter tests the next n values block by block on the header bounds: a
 // block that cannot match clears its rows and one that matches entirely
 // keeps them, both without decoding; only the remaining blocks are decoded
-// and compared.
+// and compared (filterkern.Blocks).
 func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
 	if n < 0 || n > d.n-d.cur.pos {
 		return fmt.Errorf("dod: filter %d at %d of %d: %w", n, d.cur.pos, d.n, encoding.ErrCorrupt)
@@ -452,42 +450,9 @@ func (d *decoder[T]) Filter(p *encoding.Pred[T], n int, sel encoding.Bitmap) err
 	if len(sel)*64 < n {
 		return fmt.Errorf("dod: selection of %d words for %d rows", len(sel), n)
 	}
-	start := d.cur.pos
-	pending := 0
-	for o := 0; o < n; {
-		r := start + o
-		b := r / d.bs
-		k := r - b*d.bs
-		m := min(d.rows(b)-k, n-o)
-		bl := &d.blocks[b]
-		switch {
-		case !sel.AnyIn(o, o+m):
-			pending += m
-		case !p.MayMatchRange(bl.lo, bl.hi):
-			sel.ClearRange(o, o+m)
-			pending += m
-			d.skipped++
-		case p.AllMatchRange(bl.lo, bl.hi):
-			pending += m
-			d.skipped++
-		default:
-			if pending > 0 {
-				d.cur.skip(pending)
-				pending = 0
-			}
-			if d.vals == nil {
-				d.vals = make([]T, min(d.bs, d.n))
-			}
-			v := d.vals[:m]
-			d.cur.read(v)
-			d.selIn, d.selOut = filterkern.FilterAt(v, p, sel, o, d.selIn, d.selOut)
-		}
-		o += m
-	}
-	if pending > 0 {
-		d.cur.skip(pending)
-	}
-	return nil
+	settled, err := filterkern.Blocks[T](d, d.bs, p, n, sel, &d.filter)
+	d.skipped += settled
+	return err
 }
 
 // cursor walks the values. Inside a block (pos not at a block start), val
