@@ -1,7 +1,6 @@
 package blockfor_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -144,81 +143,8 @@ func TestCorrupt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for cut := 0; cut < len(node); cut += 1 + cut/16 {
-			if err := exercise(node[:cut]); err == nil && cut < len(node) {
-				t.Fatalf("truncated node of %d/%d bytes decoded without error", cut, len(node))
-			} else if !isSentinel(err) {
-				t.Fatalf("cut %d: error %v wraps no sentinel", cut, err)
-			}
-		}
-		for i := 3; i < min(len(node), 200); i++ {
-			for bit := 0; bit < 8; bit++ {
-				c := append([]byte(nil), node...)
-				c[i] ^= 1 << bit
-				_ = exercise(c)
-			}
-		}
+		encodingtest.Corrupt(t, node, 200, encodingtest.ExerciseInts)
 	}
-}
-
-func isSentinel(err error) bool {
-	return errors.Is(err, encoding.ErrCorrupt) || errors.Is(err, encoding.ErrLimit) || errors.Is(err, encoding.ErrUnsupported)
-}
-
-// exercise runs every read path of a node, including Filter and Bounds,
-// which encodingtest.Decode does not cover.
-func exercise(node []byte) error {
-	if err := encodingtest.Exercise(node, all.Options()); err != nil {
-		return err
-	}
-	d, err := encoding.Open(node, all.Options())
-	if err != nil {
-		return err
-	}
-	switch d.Type() {
-	case encoding.Int8:
-		return filterAll[int8](d)
-	case encoding.Int16:
-		return filterAll[int16](d)
-	case encoding.Int32:
-		return filterAll[int32](d)
-	case encoding.Int64:
-		return filterAll[int64](d)
-	case encoding.Uint8:
-		return filterAll[uint8](d)
-	case encoding.Uint16:
-		return filterAll[uint16](d)
-	case encoding.Uint32:
-		return filterAll[uint32](d)
-	case encoding.Uint64:
-		return filterAll[uint64](d)
-	}
-	return nil
-}
-
-func filterAll[T encoding.Integer](d encoding.Decoder) error {
-	n := min(d.Len(), 1<<20)
-	f, ok := d.(encoding.Filterer[T])
-	if !ok || n == 0 {
-		return nil
-	}
-	var lo, hi T
-	if b, ok := d.(encoding.Bounder[T]); ok {
-		lo, hi, _ = b.Bounds()
-	}
-	for _, p := range []*encoding.Pred[T]{
-		{Op: encoding.OpBetween, A: lo, B: lo + (hi-lo)/2},
-		{Op: encoding.OpNe, A: hi},
-	} {
-		d.Reset()
-		if err := d.Skip(1); err != nil {
-			return err
-		}
-		if err := f.Filter(p, n-1, encoding.NewBitmap(n, true)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // TestSpecExample checks the worked example of the format document.

@@ -1,7 +1,6 @@
 package dod_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -258,102 +257,8 @@ func TestCorrupt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for cut := 0; cut < len(node); cut += 1 + cut/16 {
-			err := exercise(node[:cut])
-			if err == nil {
-				t.Fatalf("truncated node of %d/%d bytes decoded without error", cut, len(node))
-			}
-			if !isSentinel(err) {
-				t.Fatalf("cut %d: error %v wraps no sentinel", cut, err)
-			}
-		}
-		for i := 3; i < min(len(node), 300); i++ {
-			for bit := 0; bit < 8; bit++ {
-				c := append([]byte(nil), node...)
-				c[i] ^= 1 << bit
-				if err := exercise(c); err != nil && !isSentinel(err) {
-					t.Fatalf("byte %d bit %d: error %v wraps no sentinel", i, bit, err)
-				}
-			}
-		}
+		encodingtest.Corrupt(t, node, 300, encodingtest.ExerciseInts)
 	}
-}
-
-func isSentinel(err error) bool {
-	return errors.Is(err, encoding.ErrCorrupt) || errors.Is(err, encoding.ErrLimit) || errors.Is(err, encoding.ErrUnsupported)
-}
-
-// exercise runs every read path of a node, including Filter, Gather and
-// the block bounds, which encodingtest.Decode does not cover.
-func exercise(node []byte) error {
-	if err := encodingtest.Exercise(node, all.Options()); err != nil {
-		return err
-	}
-	d, err := encoding.Open(node, all.Options())
-	if err != nil {
-		return err
-	}
-	switch d.Type() {
-	case encoding.Int8:
-		return filterAll[int8](d)
-	case encoding.Int16:
-		return filterAll[int16](d)
-	case encoding.Int32:
-		return filterAll[int32](d)
-	case encoding.Int64:
-		return filterAll[int64](d)
-	case encoding.Uint8:
-		return filterAll[uint8](d)
-	case encoding.Uint16:
-		return filterAll[uint16](d)
-	case encoding.Uint32:
-		return filterAll[uint32](d)
-	case encoding.Uint64:
-		return filterAll[uint64](d)
-	}
-	return nil
-}
-
-func filterAll[T encoding.Integer](d encoding.Decoder) error {
-	n := min(d.Len(), 1<<20)
-	if n == 0 {
-		return nil
-	}
-	if bb, ok := d.(encoding.BlockBounder[T]); ok {
-		for b := 0; b < bb.Blocks(); b++ {
-			bb.BlockBounds(b)
-		}
-	}
-	if g, ok := d.(encoding.Gatherer[T]); ok {
-		rows := []int32{0, int32(n / 2), int32(n - 1)}
-		if n < 3 {
-			rows = rows[:1]
-		}
-		if err := g.Gather(rows, make([]T, 3)); err != nil {
-			return err
-		}
-	}
-	f, ok := d.(encoding.Filterer[T])
-	if !ok {
-		return nil
-	}
-	var lo, hi T
-	if b, ok := d.(encoding.Bounder[T]); ok {
-		lo, hi, _ = b.Bounds()
-	}
-	for _, p := range []*encoding.Pred[T]{
-		{Op: encoding.OpBetween, A: lo, B: lo + (hi-lo)/2},
-		{Op: encoding.OpNe, A: hi},
-	} {
-		d.Reset()
-		if err := d.Skip(1); err != nil {
-			return err
-		}
-		if err := f.Filter(p, n-1, encoding.NewBitmap(n, true)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func FuzzDecodeHeaders(f *testing.F) {
@@ -375,5 +280,5 @@ func FuzzDecodeHeaders(f *testing.F) {
 		}
 	}
 	// Only panics, hangs and oversized allocations fail; any error is fine.
-	f.Fuzz(func(t *testing.T, data []byte) { _ = exercise(data) })
+	f.Fuzz(func(t *testing.T, data []byte) { _ = encodingtest.ExerciseInts(data) })
 }

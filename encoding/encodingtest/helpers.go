@@ -163,3 +163,106 @@ func CheckBinaryFilters(t testing.TB, r encoding.BinaryReader, want encoding.Byt
 		t.Fatal(err)
 	}
 }
+
+// Corrupt feeds node cut short at many lengths, and with each bit of its
+// bytes 3 to flips flipped (the header's kind and type left alone), to
+// exercise (ExerciseInts, or Exercise with the encoding's options): every
+// cut must be refused with an error wrapping a sentinel, and every flip
+// must decode or be refused so. Neither may panic.
+func Corrupt(t *testing.T, node []byte, flips int, exercise func([]byte) error) {
+	t.Helper()
+	for cut := 0; cut < len(node); cut += 1 + cut/16 {
+		err := exercise(node[:cut])
+		if err == nil {
+			t.Fatalf("truncated node of %d/%d bytes decoded without error", cut, len(node))
+		}
+		if !IsSentinel(err) {
+			t.Fatalf("cut %d/%d: error %v wraps no sentinel", cut, len(node), err)
+		}
+	}
+	c := make([]byte, len(node))
+	for i := 3; i < min(len(node), flips); i++ {
+		for bit := 0; bit < 8; bit++ {
+			copy(c, node)
+			c[i] ^= 1 << bit
+			if err := exercise(c); !IsRefusal(err) {
+				t.Fatalf("byte %d bit %d flipped: error %v wraps no sentinel", i, bit, err)
+			}
+		}
+	}
+}
+
+// ExerciseInts runs Exercise and then the integer paths it leaves out:
+// block bounds, a Gather of the first, middle and last rows, and Filter
+// after a one-row Skip (a window that starts off a word boundary), for
+// decoders that offer them.
+func ExerciseInts(node []byte) error {
+	if err := Exercise(node, all.Options()); err != nil {
+		return err
+	}
+	d, err := encoding.Open(node, all.Options())
+	if err != nil {
+		return err
+	}
+	switch d.Type() {
+	case encoding.Int8:
+		return intPaths[int8](d)
+	case encoding.Int16:
+		return intPaths[int16](d)
+	case encoding.Int32:
+		return intPaths[int32](d)
+	case encoding.Int64:
+		return intPaths[int64](d)
+	case encoding.Uint8:
+		return intPaths[uint8](d)
+	case encoding.Uint16:
+		return intPaths[uint16](d)
+	case encoding.Uint32:
+		return intPaths[uint32](d)
+	case encoding.Uint64:
+		return intPaths[uint64](d)
+	}
+	return nil
+}
+
+func intPaths[T encoding.Integer](d encoding.Decoder) error {
+	n := min(d.Len(), 1<<20)
+	if n == 0 {
+		return nil
+	}
+	if bb, ok := d.(encoding.BlockBounder[T]); ok {
+		for b := 0; b < bb.Blocks(); b++ {
+			bb.BlockBounds(b)
+		}
+	}
+	if g, ok := d.(encoding.Gatherer[T]); ok {
+		rows := []int32{0, int32(n / 2), int32(n - 1)}
+		if n < 3 {
+			rows = rows[:1]
+		}
+		if err := g.Gather(rows, make([]T, len(rows))); err != nil {
+			return err
+		}
+	}
+	f, ok := d.(encoding.Filterer[T])
+	if !ok {
+		return nil
+	}
+	var lo, hi T
+	if b, ok := d.(encoding.Bounder[T]); ok {
+		lo, hi, _ = b.Bounds()
+	}
+	for _, p := range []*encoding.Pred[T]{
+		{Op: encoding.OpBetween, A: lo, B: lo + (hi-lo)/2},
+		{Op: encoding.OpNe, A: hi},
+	} {
+		d.Reset()
+		if err := d.Skip(1); err != nil {
+			return err
+		}
+		if err := f.Filter(p, n-1, encoding.NewBitmap(n, true)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
