@@ -100,23 +100,7 @@ func TestGolden(t *testing.T) {
 // value with the data they were written from, so a reader change that
 // misreads old nodes fails even when the writer still agrees with itself.
 func TestGoldenDecode(t *testing.T) {
-	check := func(name string, want any) {
-		node := encodingtest.ReadGolden(t, name)
-		switch w := want.(type) {
-		case []float64:
-			r, err := encoding.OpenTyped[float64](node, 0, all.Options())
-			if err != nil {
-				t.Fatal(err)
-			}
-			encodingtest.CheckReader(t, r, w, 1)
-		case []float32:
-			r, err := encoding.OpenTyped[float32](node, 0, all.Options())
-			if err != nil {
-				t.Fatal(err)
-			}
-			encodingtest.CheckReader(t, r, w, 1)
-		}
-	}
+	check := func(name string, want any) { encodingtest.CheckGolden(t, name, want) }
 	check("float64_walk_1500", encodingtest.GenFloat[float64](encodingtest.FloatWalk, 1500, 1))
 	check("float64_special_40", encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 40, 1))
 	check("float32_sensor_1100", encodingtest.GenFloat[float32](encodingtest.FloatSensor, 1100, 1))

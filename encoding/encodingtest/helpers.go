@@ -266,3 +266,29 @@ func intPaths[T encoding.Integer](d encoding.Decoder) error {
 	}
 	return nil
 }
+
+// CheckGolden decodes testdata/golden/<name>.bin and compares it value by
+// value with want (a []float64 or []float32), the data it was written
+// from: a reader change that misreads old nodes then fails even when the
+// writer still agrees with itself.
+func CheckGolden(t testing.TB, name string, want any) {
+	t.Helper()
+	node := ReadGolden(t, name)
+	switch w := want.(type) {
+	case []float64:
+		checkGolden(t, node, w)
+	case []float32:
+		checkGolden(t, node, w)
+	default:
+		t.Fatalf("golden %s: values of type %T", name, want)
+	}
+}
+
+func checkGolden[T float32 | float64](t testing.TB, node []byte, want []T) {
+	t.Helper()
+	r, err := encoding.OpenTyped[T](node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckReader(t, r, want, 1)
+}
