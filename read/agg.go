@@ -530,7 +530,7 @@ func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggS
 		}
 		return nil
 	}
-	if err := readPart(d, buf, 0, n, valid, true); err != nil {
+	if err := encoding.ReadPart(d, buf, 0, n, valid, true); err != nil {
 		return err
 	}
 	switch b := buf.(type) {

@@ -127,7 +127,7 @@ func (f *File) readStreamRange(io *stripeIO, stream int, lo, hi int64) (*shred.S
 				valid = make([]bool, n)
 				fillTrue(valid[:at])
 			}
-			if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+			if err := encoding.ReadPart(d, vals, at, m, valid, nullable); err != nil {
 				return err
 			}
 			if valid != nil && !nullable {
@@ -214,43 +214,4 @@ func (f *File) pooledBuf(t encoding.Type, n int) (any, error) {
 		return pooledBuf[float64](f.pool, n), nil
 	}
 	return newBuf(t, n)
-}
-
-// readPart reads the next m values of d into vals at position at.
-func readPart(d encoding.Decoder, vals any, at, m int, valid []bool, nullable bool) error {
-	if b, ok := vals.(*encoding.Bytes); ok {
-		r, ok := d.(encoding.BinaryReader)
-		if !ok {
-			return encoding.Corruptf("%v node holds %v, stream is binary", d.Kind(), d.Type())
-		}
-		if nullable && valid != nil {
-			return encoding.ReadBinaryNullable(r, b, valid[at:at+m], m)
-		}
-		return r.ReadBinary(b, m)
-	}
-	switch b := vals.(type) {
-	case []bool:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int8:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int16:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int32:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int64:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint8:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint16:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint32:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint64:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []float32:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []float64:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	}
-	return fmt.Errorf("read: buffer %T", vals)
 }

@@ -48,16 +48,5 @@ func decodeInto(node []byte, opts *encoding.Options, buf any, at, rows int, vali
 		return false, encoding.Corruptf("chunk declares %d rows, node holds %d", rows, d.Len())
 	}
 	nullable := d.Kind() == encoding.KindNullable
-	return nullable, readPart(d, buf, at, rows, valid, nullable)
-}
-
-func readTyped[T encoding.Fixed](d encoding.Decoder, dst []T, valid []bool, at int, nullable bool) error {
-	r, ok := d.(encoding.Reader[T])
-	if !ok {
-		return encoding.Corruptf("%v node holds %v, stream holds %v", d.Kind(), d.Type(), encoding.TypeFor[T]())
-	}
-	if nullable && valid != nil {
-		return encoding.ReadNullable(r, dst, valid[at:at+len(dst)])
-	}
-	return r.Read(dst)
+	return nullable, encoding.ReadPart(d, buf, at, rows, valid, nullable)
 }

@@ -746,7 +746,7 @@ func readValidity(d encoding.Decoder, n int) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return valid, readPart(d, buf, 0, n, valid, true)
+	return valid, encoding.ReadPart(d, buf, 0, n, valid, true)
 }
 
 // extractBits copies rows [lo, hi) of b into a new bitmap starting at bit 0.

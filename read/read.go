@@ -352,7 +352,7 @@ func (f *File) readStream(io *stripeIO, stream int) (*shred.Stream, error) {
 				valid = make([]bool, total)
 				fillTrue(valid[:at])
 			}
-			if err := readPart(d, vals, at, rows, valid, nullable); err != nil {
+			if err := encoding.ReadPart(d, vals, at, rows, valid, nullable); err != nil {
 				return err
 			}
 			if valid != nil && !nullable {

@@ -278,7 +278,7 @@ func readRows(d encoding.Decoder, rel []int32, first int32, n, at, total int, va
 				return err
 			}
 		}
-		return readPart(d, vals, at, n, *valid, nullable)
+		return encoding.ReadPart(d, vals, at, n, *valid, nullable)
 	}
 	switch b := vals.(type) {
 	case []bool:

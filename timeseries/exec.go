@@ -738,7 +738,7 @@ func sliceValues(vals any, i, j int) any {
 // marked valid.
 func readSpan(d encoding.Decoder, vals any, at, m int, valid []bool) error {
 	nullable := d.Kind() == encoding.KindNullable
-	if err := readPart(d, vals, at, m, valid, nullable); err != nil {
+	if err := encoding.ReadPart(d, vals, at, m, valid, nullable); err != nil {
 		return err
 	}
 	if valid != nil && !nullable {
@@ -747,58 +747,4 @@ func readSpan(d encoding.Decoder, vals any, at, m int, valid []bool) error {
 		}
 	}
 	return nil
-}
-
-// readPart reads the next m values of d into vals at position at.
-func readPart(d encoding.Decoder, vals any, at, m int, valid []bool, nullable bool) error {
-	if b, ok := vals.(*encoding.Bytes); ok {
-		r, ok := d.(encoding.BinaryReader)
-		if !ok {
-			return encoding.Corruptf("%v node holds %v, column is binary", d.Kind(), d.Type())
-		}
-		if nullable && valid != nil {
-			return encoding.ReadBinaryNullable(r, b, valid[at:at+m], m)
-		}
-		return r.ReadBinary(b, m)
-	}
-	switch b := vals.(type) {
-	case []bool:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int8:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int16:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int32:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []int64:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint8:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint16:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint32:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []uint64:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []float32:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	case []float64:
-		return readTyped(d, b[at:at+m], valid, at, nullable)
-	}
-	return fmt.Errorf("timeseries: buffer %T", vals)
-}
-
-func readTyped[T encoding.Fixed](d encoding.Decoder, dst []T, valid []bool, at int, nullable bool) error {
-	r, ok := d.(encoding.Reader[T])
-	if !ok {
-		return encoding.Corruptf("%v node holds %v, column holds %v", d.Kind(), d.Type(), encoding.TypeFor[T]())
-	}
-	if nullable && valid != nil {
-		return encoding.ReadNullable(r, dst, valid[at:at+len(dst)])
-	}
-	if nullable {
-		tmp := make([]bool, len(dst))
-		return encoding.ReadNullable(r, dst, tmp)
-	}
-	return r.Read(dst)
 }
