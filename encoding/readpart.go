@@ -57,3 +57,35 @@ func readPart[T Fixed](d Decoder, dst []T, valid []bool, at int, nullable bool) 
 	}
 	return r.Read(dst)
 }
+
+// NewValues allocates a buffer for n values of type t that ReadPart fills:
+// a slice of the type, or an empty *Bytes with room for n offsets.
+func NewValues(t Type, n int) (any, error) {
+	switch t {
+	case Bool:
+		return make([]bool, n), nil
+	case Int8:
+		return make([]int8, n), nil
+	case Int16:
+		return make([]int16, n), nil
+	case Int32:
+		return make([]int32, n), nil
+	case Int64:
+		return make([]int64, n), nil
+	case Uint8:
+		return make([]uint8, n), nil
+	case Uint16:
+		return make([]uint16, n), nil
+	case Uint32:
+		return make([]uint32, n), nil
+	case Uint64:
+		return make([]uint64, n), nil
+	case Float32:
+		return make([]float32, n), nil
+	case Float64:
+		return make([]float64, n), nil
+	case Binary:
+		return &Bytes{Offsets: make([]int32, 1, n+1)}, nil
+	}
+	return nil, Unsupportedf("values of type %v", t)
+}

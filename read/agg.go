@@ -512,7 +512,7 @@ func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggS
 			return err
 		}
 	}
-	buf, err := newBuf(d.Type(), n)
+	buf, err := encoding.NewValues(d.Type(), n)
 	if err != nil {
 		return err
 	}

@@ -213,5 +213,5 @@ func (f *File) pooledBuf(t encoding.Type, n int) (any, error) {
 	case encoding.Float64:
 		return pooledBuf[float64](f.pool, n), nil
 	}
-	return newBuf(t, n)
+	return encoding.NewValues(t, n)
 }

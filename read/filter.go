@@ -742,7 +742,7 @@ func readValidity(d encoding.Decoder, n int) ([]bool, error) {
 		}
 		return valid, nil
 	}
-	buf, err := newBuf(d.Type(), n)
+	buf, err := encoding.NewValues(d.Type(), n)
 	if err != nil {
 		return nil, err
 	}

@@ -315,7 +315,7 @@ func (f *File) readStream(io *stripeIO, stream int) (*shred.Stream, error) {
 	chunks := io.stream(stream).Chunks
 	if len(chunks) == 0 {
 		// A stream with no entries in this stripe.
-		vals, err := newBuf(typ, 0)
+		vals, err := encoding.NewValues(typ, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +328,7 @@ func (f *File) readStream(io *stripeIO, stream int) (*shred.Stream, error) {
 	if err := f.dec.CheckAlloc(total, max(typ.Size(), 4), "stream rows"); err != nil {
 		return nil, err
 	}
-	vals, err := newBuf(typ, total)
+	vals, err := encoding.NewValues(typ, total)
 	if err != nil {
 		return nil, err
 	}

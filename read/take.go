@@ -120,7 +120,7 @@ func (t *taker) run() error {
 		if typ == encoding.Binary {
 			t.vals[ci] = make([][]byte, k)
 		} else {
-			v, err := newBuf(typ, k)
+			v, err := encoding.NewValues(typ, k)
 			if err != nil {
 				return err
 			}

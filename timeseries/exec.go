@@ -670,37 +670,6 @@ func decodedRows(d encoding.Decoder, x, y int64) int64 {
 	return int64(hi - lo)
 }
 
-// newValues allocates n values of a stream type.
-func newValues(t encoding.Type, n int) (any, error) {
-	switch t {
-	case encoding.Bool:
-		return make([]bool, n), nil
-	case encoding.Int8:
-		return make([]int8, n), nil
-	case encoding.Int16:
-		return make([]int16, n), nil
-	case encoding.Int32:
-		return make([]int32, n), nil
-	case encoding.Int64:
-		return make([]int64, n), nil
-	case encoding.Uint8:
-		return make([]uint8, n), nil
-	case encoding.Uint16:
-		return make([]uint16, n), nil
-	case encoding.Uint32:
-		return make([]uint32, n), nil
-	case encoding.Uint64:
-		return make([]uint64, n), nil
-	case encoding.Float32:
-		return make([]float32, n), nil
-	case encoding.Float64:
-		return make([]float64, n), nil
-	case encoding.Binary:
-		return &encoding.Bytes{Offsets: make([]int32, 1, n+1)}, nil
-	}
-	return nil, encoding.Unsupportedf("timeseries: values of type %v", t)
-}
-
 // sliceValues returns values [i, j) of a buffer.
 func sliceValues(vals any, i, j int) any {
 	switch v := vals.(type) {

@@ -82,7 +82,7 @@ func (wr *winRead) free() {
 // plain, zeroed one (binary values, none, or mem nil).
 func windowValues(mem memory.Allocator, t encoding.Type, n int) (v any, pooled bool, err error) {
 	if n == 0 || t == encoding.Binary || mem == nil {
-		v, err = newValues(t, n)
+		v, err = encoding.NewValues(t, n)
 		return v, false, err
 	}
 	switch t {
