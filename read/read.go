@@ -232,6 +232,10 @@ func (f *File) StripeStats(i int) *meta.StripeStats {
 // message suggests the closest names.
 var ErrUnknownColumn = errors.New("unknown column")
 
+// ErrInvalidArgument reports an argument that no file could satisfy: a
+// negative offset or limit, a row number outside the file.
+var ErrInvalidArgument = errors.New("invalid argument")
+
 // unknownColumn returns an ErrUnknownColumn error for name with the
 // closest column names (every leaf path when leaves is set, the top-level
 // columns otherwise).

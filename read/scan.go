@@ -20,7 +20,7 @@ type ScanOptions struct {
 	// Where is a filter in the SQL-like syntax of package filter.
 	Where string
 	// Offset skips this many rows (after filtering); Limit caps the rows
-	// returned (0: no limit).
+	// returned (0: no limit). Neither may be negative (ErrInvalidArgument).
 	Offset, Limit int64
 	// Split limits the scan to the stripes of one split (see File.Splits).
 	Split *Split
@@ -132,6 +132,9 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 // ScanContext starts a scan under ctx: cancelling it stops the scan's reads
 // and decoding, and Next returns the context's error.
 func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, error) {
+	if opts.Offset < 0 || opts.Limit < 0 {
+		return nil, fmt.Errorf("read: scan with offset %d and limit %d: %w (neither may be negative)", opts.Offset, opts.Limit, ErrInvalidArgument)
+	}
 	cols, err := f.columnIndexes(opts.Columns)
 	if err != nil {
 		return nil, err

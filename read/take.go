@@ -44,7 +44,7 @@ func (f *File) TakeContext(ctx context.Context, rows []int64, opts TakeOptions) 
 	n := f.NumRows()
 	for _, r := range rows {
 		if r < 0 || r >= n {
-			return nil, st, fmt.Errorf("read: row %d out of range [0, %d)", r, n)
+			return nil, st, fmt.Errorf("read: row %d out of range [0, %d): %w", r, n, ErrInvalidArgument)
 		}
 	}
 	x := f.newExec(ctx, opts.Parallelism)

@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/iox"
+	"strata/read"
 	"strata/tsbs"
 )
 
@@ -282,6 +284,11 @@ func TestSingleSeries(t *testing.T) {
 	}
 	if got.NumRows() != 10 || got.Column(1).(*array.Float64).Value(3) != float64(5003%97)/4 {
 		t.Fatalf("query: %d rows", got.NumRows())
+	}
+	for _, o := range []QueryOptions{{Offset: -1}, {Limit: -3}} {
+		if _, err := f.Query(ctx, o); !errors.Is(err, read.ErrInvalidArgument) {
+			t.Fatalf("query with offset %d, limit %d: %v, want read.ErrInvalidArgument", o.Offset, o.Limit, err)
+		}
 	}
 	recs, _, err := f.Sample(ctx, SampleOptions{Windows: 5, Length: 100, Seed: 3})
 	if err != nil || len(recs) != 5 {

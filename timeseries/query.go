@@ -14,6 +14,7 @@ import (
 
 	"strata/encoding"
 	"strata/encoding/all"
+	"strata/read"
 	"strata/shred"
 )
 
@@ -43,7 +44,8 @@ type QueryOptions struct {
 	// the directory.
 	Columns []string
 	// Offset skips this many rows of the result; Limit caps the rows
-	// returned (0: no limit). Rows are counted from the index where the
+	// returned (0: no limit); neither may be negative
+	// (read.ErrInvalidArgument). Rows are counted from the index where the
 	// time filter settles a unit whole, without decoding.
 	Offset, Limit int64
 	// Threads decode columns in parallel after each read step (default:
@@ -287,6 +289,9 @@ type Rows struct {
 // blocks settled from their headers — and value columns decoded only for
 // the rows that survive.
 func (f *File) Query(ctx context.Context, opts QueryOptions) (*Rows, error) {
+	if opts.Offset < 0 || opts.Limit < 0 {
+		return nil, fmt.Errorf("timeseries: query with offset %d and limit %d: %w (neither may be negative)", opts.Offset, opts.Limit, read.ErrInvalidArgument)
+	}
 	proj, err := f.project(opts.Columns)
 	if err != nil {
 		return nil, err

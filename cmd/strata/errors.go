@@ -30,7 +30,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &be), errors.Is(err, read.ErrUnknownColumn):
+	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &be), errors.Is(err, read.ErrUnknownColumn),
+		errors.Is(err, read.ErrInvalidArgument):
 		return exitUsage
 	case errors.Is(err, encoding.ErrCorrupt):
 		return exitCorrupt

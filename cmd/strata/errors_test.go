@@ -51,6 +51,17 @@ func TestErrorsAdvise(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `did you mean "l_orderkey"?`) || exitCode(err) != exitUsage {
 		t.Errorf("projection: %v (exit %d)", err, exitCode(err))
 	}
+	// Offsets, limits and row numbers no file could satisfy are the
+	// command line's fault, filtered or not, never a panic.
+	for _, o := range []strata.ScanOptions{{Offset: -5, Limit: 2}, {Limit: -1}, {Where: "l_quantity > 10", Offset: -5, Limit: 2}} {
+		_, err := f.Scan(o)
+		if err == nil || !strings.Contains(err.Error(), "negative") || exitCode(err) != exitUsage {
+			t.Errorf("scan %+v: %v (exit %d), want a negative-argument error and exit %d", o, err, exitCode(err), exitUsage)
+		}
+	}
+	if _, err := f.Take([]int64{-1}, nil); err == nil || exitCode(err) != exitUsage {
+		t.Errorf("take of row -1: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
+	}
 	if exitCode(usagef("x")) != exitUsage || exitCode(nil) != exitOK {
 		t.Error("usage errors and success map to the wrong exit codes")
 	}
