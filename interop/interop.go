@@ -40,6 +40,10 @@ const (
 	Arrow   Format = "arrow"
 )
 
+// ErrFormat reports a file name whose extension names no format Strata
+// imports or exports.
+var ErrFormat = errors.New("unknown file format")
+
 // FormatOf infers a format from a file name's extension.
 func FormatOf(path string) (Format, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -50,7 +54,7 @@ func FormatOf(path string) (Format, error) {
 	case ".arrow", ".ipc", ".feather", ".arrows":
 		return Arrow, nil
 	}
-	return "", fmt.Errorf("interop: cannot tell the format of %q from its extension (want .parquet, .csv or .arrow)", path)
+	return "", fmt.Errorf("interop: cannot tell the format of %q from its extension (want .parquet, .csv or .arrow): %w", path, ErrFormat)
 }
 
 // RecordReader is a stream of record batches with one schema.

@@ -1,6 +1,7 @@
 package interop_test
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -424,8 +425,8 @@ func TestFormatOf(t *testing.T) {
 			t.Errorf("FormatOf(%q) = %q, %v; want %q", name, got, err, want)
 		}
 	}
-	if _, err := interop.FormatOf("x.json"); err == nil {
-		t.Error("FormatOf(x.json): no error")
+	if _, err := interop.FormatOf("x.json"); !errors.Is(err, interop.ErrFormat) {
+		t.Errorf("FormatOf(x.json): %v, want interop.ErrFormat", err)
 	}
 }
 

@@ -95,7 +95,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		}
 		open := strings.IndexByte(part, '(')
 		if open < 0 || !strings.HasSuffix(part, ")") {
-			return nil, fmt.Errorf("read: aggregate %q: want fn(column), e.g. sum(l_quantity)", part)
+			return nil, fmt.Errorf("read: aggregate %q: want fn(column), e.g. sum(l_quantity): %w", part, ErrInvalidArgument)
 		}
 		fn := strings.ToLower(strings.TrimSpace(part[:open]))
 		arg := strings.TrimSpace(part[open+1 : len(part)-1])
@@ -106,7 +106,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		switch fn {
 		case "count", "sum", "min", "max":
 		default:
-			return nil, fmt.Errorf("read: aggregate %q: unknown function %q (count, sum, min, max)", part, fn)
+			return nil, fmt.Errorf("read: aggregate %q: unknown function %q (count, sum, min, max): %w", part, fn, ErrInvalidArgument)
 		}
 		s := aggSpec{fn: fn, col: -1, stream: -1, name: fn + "(" + arg + ")"}
 		if arg != "*" || fn != "count" {
@@ -117,11 +117,11 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			s.col = c
 			s.stream = f.rowAligned(c)
 			if s.stream < 0 {
-				return nil, fmt.Errorf("read: aggregate %q: %s is not a primitive column", part, arg)
+				return nil, fmt.Errorf("read: aggregate %q: %s is not a primitive column: %w", part, arg, ErrInvalidArgument)
 			}
 			t := f.sch.Stream(s.stream).Type
 			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
-				return nil, fmt.Errorf("read: aggregate %q: cannot sum %v values", part, t)
+				return nil, fmt.Errorf("read: aggregate %q: cannot sum %v values: %w", part, t, ErrInvalidArgument)
 			}
 			if n := f.sch.Column(c); n.Kind == schema.Decimal && t == encoding.Binary && fn != "count" {
 				// Wide decimals are 16-byte little-endian values: their
@@ -132,13 +132,13 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			if k := f.sch.Column(c).Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp || k == schema.Time) {
 				// As in SQL: a sum of dates, instants or times of day means
 				// nothing (a sum of durations is one).
-				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values", part, arg)
+				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values: %w", part, arg, ErrInvalidArgument)
 			}
 		}
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("read: no aggregates in %q", exprs)
+		return nil, fmt.Errorf("read: no aggregates in %q: %w", exprs, ErrInvalidArgument)
 	}
 	return out, nil
 }

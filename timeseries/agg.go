@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/encoding"
+	"strata/read"
 	"strata/shred"
 )
 
@@ -21,7 +22,7 @@ type AggOptions struct {
 	// Time restricts rows to a range (all when nil).
 	Time *TimeRange
 	// Every is the bucket width in the time column's unit; buckets start at
-	// multiples of it (0: one bucket per series).
+	// multiples of it (0: one bucket per series; negative: refused).
 	Every int64
 	// Columns are the numeric measurements aggregated (default: all).
 	Columns []string
@@ -120,6 +121,9 @@ var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": t
 // is decoded, time first, values only for the rows in range.
 func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggStats, error) {
 	var st AggStats
+	if o.Every < 0 {
+		return nil, st, fmt.Errorf("timeseries: buckets of %d: %w (want 0 or more)", o.Every, read.ErrInvalidArgument)
+	}
 	tr := AllTime
 	if o.Time != nil {
 		tr = *o.Time
@@ -134,7 +138,7 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 	countOnly := true
 	for _, fn := range funcs {
 		if !aggFuncs[fn] {
-			return nil, st, fmt.Errorf("timeseries: unknown aggregate %q (want count, min, max, sum, avg)", fn)
+			return nil, st, fmt.Errorf("timeseries: unknown aggregate %q (want count, min, max, sum, avg): %w", fn, read.ErrInvalidArgument)
 		}
 		countOnly = countOnly && fn == "count"
 	}

@@ -285,6 +285,12 @@ func TestSingleSeries(t *testing.T) {
 	if got.NumRows() != 10 || got.Column(1).(*array.Float64).Value(3) != float64(5003%97)/4 {
 		t.Fatalf("query: %d rows", got.NumRows())
 	}
+	if _, _, err := f.Aggregate(ctx, AggOptions{Every: -5}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Fatalf("buckets of -5: %v, want read.ErrInvalidArgument", err)
+	}
+	if _, _, err := f.Sample(ctx, SampleOptions{Windows: 2, Length: 0}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Fatalf("windows of 0 rows: %v, want read.ErrInvalidArgument", err)
+	}
 	for _, o := range []QueryOptions{{Offset: -1}, {Limit: -3}} {
 		if _, err := f.Query(ctx, o); !errors.Is(err, read.ErrInvalidArgument) {
 			t.Fatalf("query with offset %d, limit %d: %v, want read.ErrInvalidArgument", o.Offset, o.Limit, err)

@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata/read"
 )
 
 // SampleOptions describe random windows for training.
@@ -48,7 +50,7 @@ func (f *File) DrawWindows(ctx context.Context, o SampleOptions) ([]Window, erro
 
 func (f *File) draw(ctx context.Context, o SampleOptions, st *Stats) ([]*seriesEntry, []Window, error) {
 	if o.Windows < 0 || o.Length <= 0 {
-		return nil, nil, fmt.Errorf("timeseries: %d windows of %d rows", o.Windows, o.Length)
+		return nil, nil, fmt.Errorf("timeseries: %d windows of %d rows: %w", o.Windows, o.Length, read.ErrInvalidArgument)
 	}
 	es, err := f.selectEntries(ctx, o.Series, st)
 	if err != nil {
@@ -123,7 +125,7 @@ func (f *File) ReadWindows(ctx context.Context, ws []Window, o SampleOptions) ([
 		return nil, st, err
 	}
 	if o.Length <= 0 {
-		return nil, st, fmt.Errorf("timeseries: windows of %d rows", o.Length)
+		return nil, st, fmt.Errorf("timeseries: windows of %d rows: %w", o.Length, read.ErrInvalidArgument)
 	}
 	mem := f.takeStepMem()
 	defer f.putStepMem(mem)

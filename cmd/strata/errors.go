@@ -11,6 +11,7 @@ import (
 	"strata"
 	"strata/encoding"
 	"strata/filter"
+	"strata/interop"
 	"strata/read"
 )
 
@@ -31,7 +32,7 @@ func exitCode(err error) int {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &be), errors.Is(err, read.ErrUnknownColumn),
-		errors.Is(err, read.ErrInvalidArgument):
+		errors.Is(err, read.ErrInvalidArgument), errors.Is(err, interop.ErrFormat):
 		return exitUsage
 	case errors.Is(err, encoding.ErrCorrupt):
 		return exitCorrupt

@@ -62,6 +62,11 @@ func TestErrorsAdvise(t *testing.T) {
 	if _, err := f.Take([]int64{-1}, nil); err == nil || exitCode(err) != exitUsage {
 		t.Errorf("take of row -1: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
 	}
+	for _, e := range []string{"min(l_quantity", "", "median(l_quantity)", "sum(l_comment)", "sum(l_shipdate)"} {
+		if _, _, err := f.Aggregate(strata.AggregateOptions{Exprs: e}); err == nil || exitCode(err) != exitUsage {
+			t.Errorf("aggregate %q: %v (exit %d), want exit %d", e, err, exitCode(err), exitUsage)
+		}
+	}
 	if exitCode(usagef("x")) != exitUsage || exitCode(nil) != exitOK {
 		t.Error("usage errors and success map to the wrong exit codes")
 	}

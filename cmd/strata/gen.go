@@ -38,6 +38,9 @@ func runGen(args []string) error {
 		return usagef("want: gen tpch [--sf 0.1] [--seed 1] OUT, or gen tsbs [--hosts 100] [--duration 24h] OUT")
 	}
 	out := pos[1]
+	if !(*sf > 0 && *sf <= tpch.MaxScaleFactor) {
+		return usagef("--sf %v: want a scale factor in (0, %d]", *sf, tpch.MaxScaleFactor)
+	}
 	gen := tpch.NewLineitem(*sf, *seed, 64<<10)
 	var sink interface {
 		Write(rec arrow.Record) error
