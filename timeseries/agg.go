@@ -162,7 +162,7 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 		for _, n := range o.Columns {
 			is := f.t.sch.FieldIndices(n)
 			if len(is) == 0 {
-				return nil, st, fmt.Errorf("timeseries: no column %q", n)
+				return nil, st, fmt.Errorf("timeseries: %w %q", read.ErrUnknownColumn, n)
 			}
 			i, ok := numIdx[is[0]]
 			if !ok {
@@ -321,7 +321,7 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 		for _, k := range o.Keys {
 			i := indexOf(names, k)
 			if i < 0 {
-				return nil, st, fmt.Errorf("timeseries: %q is not a series key column", k)
+				return nil, st, fmt.Errorf("timeseries: %q is not a series key column: %w", k, read.ErrInvalidArgument)
 			}
 			keys = append(keys, i)
 		}

@@ -2,8 +2,10 @@ package timeseries
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -499,5 +501,47 @@ func TestQueryPaths(t *testing.T) {
 	}
 	if s, ok, _ := f.Lookup(ctx, "b.2"); !ok || s.Path != `b\.2` {
 		t.Fatalf("path of b.2: %q", s.Path)
+	}
+}
+
+// TestArgumentErrors checks that models, selectors, paths and columns no
+// file could satisfy are refused with the sentinel the CLI turns into its
+// usage exit code, whatever the file holds.
+func TestArgumentErrors(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "host", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: arrow.FixedWidthTypes.Timestamp_us},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
+	}, nil)
+	for _, m := range []Model{
+		{Keys: []string{"nosuch"}, Time: "ts"},
+		{Keys: []string{"host"}, Time: "nosuch"},
+		{Keys: []string{"host", "host"}, Time: "ts"},
+		{Keys: []string{"host"}, Time: "host"},
+		{Keys: []string{"v"}, Time: "ts"},
+		{Keys: []string{"host"}, Time: "v"},
+	} {
+		if _, err := NewWriter(io.Discard, sch, m, nil); !errors.Is(err, read.ErrInvalidArgument) {
+			t.Errorf("model %+v: %v, want read.ErrInvalidArgument", m, err)
+		}
+	}
+	if _, err := ParseSelector("host"); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("selector without a value: %v, want read.ErrInvalidArgument", err)
+	}
+	recs, _ := tsbsData(t, 2, time.Hour, false)
+	f, err := OpenSource(context.Background(), iox.Bytes(writeFile(t, recs, tsbsModel, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := f.Query(ctx, QueryOptions{Columns: []string{"nosuch"}}); !errors.Is(err, read.ErrUnknownColumn) {
+		t.Errorf("query of an unknown column: %v, want read.ErrUnknownColumn", err)
+	}
+	if _, err := f.Query(ctx, QueryOptions{Series: Selector{"nosuch": "x"}}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("selector on a column that is no key: %v, want read.ErrInvalidArgument", err)
+	}
+	if _, _, err := f.QueryPaths(ctx, []string{"nosuch.x"}, nil); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("path with too few keys: %v, want read.ErrInvalidArgument", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/read"
 )
 
 // Last returns the latest point of every series the selector picks, from
@@ -30,7 +32,7 @@ func (f *File) Last(ctx context.Context, sel Selector, columns []string) (arrow.
 		for _, n := range columns {
 			is := f.t.sch.FieldIndices(n)
 			if len(is) == 0 {
-				return nil, st, fmt.Errorf("timeseries: no column %q", n)
+				return nil, st, fmt.Errorf("timeseries: %w %q", read.ErrUnknownColumn, n)
 			}
 			j := -1
 			for k, c := range f.t.measures {

@@ -26,6 +26,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata/encoding"
+	"strata/read"
 )
 
 // Model names the parts of a time-series table: the series key columns
@@ -87,15 +88,15 @@ func resolve(m Model, sch *arrow.Schema) (*table, error) {
 	for _, k := range m.Keys {
 		is := sch.FieldIndices(k)
 		if len(is) != 1 {
-			return nil, fmt.Errorf("timeseries: key column %q: %d columns of that name", k, len(is))
+			return nil, fmt.Errorf("timeseries: key column %q: %d columns of that name: %w", k, len(is), read.ErrInvalidArgument)
 		}
 		i := is[0]
 		if t.roles[i] != roleMeasure {
-			return nil, fmt.Errorf("timeseries: column %q named twice", k)
+			return nil, fmt.Errorf("timeseries: column %q named twice: %w", k, read.ErrInvalidArgument)
 		}
 		kk, ok := keyKindOf(sch.Field(i).Type)
 		if !ok {
-			return nil, fmt.Errorf("timeseries: key column %q of type %v: keys must be strings, binary or integers", k, sch.Field(i).Type)
+			return nil, fmt.Errorf("timeseries: key column %q of type %v: keys must be strings, binary or integers: %w", k, sch.Field(i).Type, read.ErrInvalidArgument)
 		}
 		t.roles[i] = roleKey
 		t.keys = append(t.keys, i)
@@ -103,16 +104,16 @@ func resolve(m Model, sch *arrow.Schema) (*table, error) {
 	}
 	is := sch.FieldIndices(m.Time)
 	if len(is) != 1 {
-		return nil, fmt.Errorf("timeseries: time column %q: %d columns of that name", m.Time, len(is))
+		return nil, fmt.Errorf("timeseries: time column %q: %d columns of that name: %w", m.Time, len(is), read.ErrInvalidArgument)
 	}
 	t.time = is[0]
 	if t.roles[t.time] != roleMeasure {
-		return nil, fmt.Errorf("timeseries: column %q is both a key and the time", m.Time)
+		return nil, fmt.Errorf("timeseries: column %q is both a key and the time: %w", m.Time, read.ErrInvalidArgument)
 	}
 	switch sch.Field(t.time).Type.ID() {
 	case arrow.TIMESTAMP, arrow.INT64:
 	default:
-		return nil, fmt.Errorf("timeseries: time column %q of type %v: want a timestamp or int64", m.Time, sch.Field(t.time).Type)
+		return nil, fmt.Errorf("timeseries: time column %q of type %v: want a timestamp or int64: %w", m.Time, sch.Field(t.time).Type, read.ErrInvalidArgument)
 	}
 	t.roles[t.time] = roleTime
 	for i, f := range sch.Fields() {
@@ -121,7 +122,7 @@ func resolve(m Model, sch *arrow.Schema) (*table, error) {
 		}
 		c, ok := classOf(f.Type)
 		if !ok {
-			return nil, fmt.Errorf("timeseries: measurement %q of type %v: want a primitive type", f.Name, f.Type)
+			return nil, fmt.Errorf("timeseries: measurement %q of type %v: want a primitive type: %w", f.Name, f.Type, read.ErrInvalidArgument)
 		}
 		t.measures = append(t.measures, i)
 		t.classes = append(t.classes, c)

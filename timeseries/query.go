@@ -148,7 +148,7 @@ func (f *File) project(names []string) (*projection, error) {
 		for _, n := range names {
 			is := f.t.sch.FieldIndices(n)
 			if len(is) == 0 {
-				return nil, fmt.Errorf("timeseries: no column %q", n)
+				return nil, fmt.Errorf("timeseries: %w %q", read.ErrUnknownColumn, n)
 			}
 			p.cols = append(p.cols, is[0])
 		}

@@ -438,7 +438,7 @@ func ParseSelector(s string) (Selector, error) {
 		k, v, ok := strings.Cut(part, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("timeseries: selector %q: want tag=value", part)
+			return nil, fmt.Errorf("timeseries: selector %q: want tag=value: %w", part, read.ErrInvalidArgument)
 		}
 		if _, dup := sel[k]; dup {
 			return nil, fmt.Errorf("timeseries: selector names %q twice", k)
@@ -518,7 +518,7 @@ func (f *File) selectEntries(ctx context.Context, sel Selector, st *Stats) ([]*s
 	for k, v := range sel {
 		i := indexOf(names, k)
 		if i < 0 {
-			return nil, fmt.Errorf("timeseries: %q is not a series key column (keys: %s)", k, strings.Join(names, ", "))
+			return nil, fmt.Errorf("timeseries: %q is not a series key column (keys: %s): %w", k, strings.Join(names, ", "), read.ErrInvalidArgument)
 		}
 		c, err := f.t.parse(i, v)
 		if err != nil {

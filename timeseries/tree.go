@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/read"
 )
 
 // The tree model of TsFile names one measurement of one device with a
@@ -82,7 +84,7 @@ func (f *File) QueryPaths(ctx context.Context, paths []string, tr *TimeRange) (a
 	for i, p := range paths {
 		parts := splitPath(p)
 		if len(parts) != len(names)+1 {
-			return nil, st, fmt.Errorf("timeseries: path %q: want %d key values and a measurement", p, len(names))
+			return nil, st, fmt.Errorf("timeseries: path %q: want %d key values and a measurement: %w", p, len(names), read.ErrInvalidArgument)
 		}
 		m := parts[len(parts)-1]
 		is := f.t.sch.FieldIndices(m)

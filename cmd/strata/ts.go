@@ -137,7 +137,7 @@ func runTSImport(args []string) error {
 func timeColumnSchema(sch *arrow.Schema, col string) (*arrow.Schema, func(arrow.Record) arrow.Record, error) {
 	is := sch.FieldIndices(col)
 	if len(is) != 1 {
-		return nil, nil, fmt.Errorf("no column %q", col)
+		return nil, nil, usagef("--time: no column %q", col)
 	}
 	i := is[0]
 	var unit arrow.TimeUnit
@@ -219,14 +219,14 @@ func parseTime(f *timeseries.File, s string) (int64, error) {
 	}
 	per := timeUnit(f)
 	if per == 0 {
-		return 0, fmt.Errorf("time %q: the time column holds plain integers", s)
+		return 0, usagef("time %q: the time column holds plain integers", s)
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.Unix()*per + int64(t.Nanosecond())*per/1e9, nil
 		}
 	}
-	return 0, fmt.Errorf("time %q: want RFC 3339, a date or an integer", s)
+	return 0, usagef("time %q: want RFC 3339, a date or an integer", s)
 }
 
 // parseEvery parses a bucket width in the file's time unit.
@@ -429,6 +429,9 @@ func runTSSample(args []string) error {
 	sel, err := timeseries.ParseSelector(*fl.series)
 	if err != nil {
 		return err
+	}
+	if *epochs < 0 {
+		return usagef("--epochs %d: want 0 or more", *epochs)
 	}
 	var total timeseries.Stats
 	for e := *epoch; e < *epoch+*epochs; e++ {
