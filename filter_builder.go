@@ -130,7 +130,9 @@ func combine(fs []Filter, and bool) Filter {
 }
 
 // Not negates a filter (SQL's three-valued logic: NOT of unknown is
-// unknown, so a null row passes neither f nor Not(f)).
+// unknown, so a null row passes neither f nor Not(f)). Not of the zero
+// Filter is the zero Filter: an absent filter stays absent, as And and Or
+// skip it.
 func Not(f Filter) Filter {
 	if f.err != nil || f.e == nil {
 		return f
