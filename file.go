@@ -2,6 +2,7 @@ package strata
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -190,6 +191,9 @@ func OpenWith(ctx context.Context, path string, opts OpenOptions) (*File, error)
 // OpenSource opens a Strata file from any range-readable source, such as
 // an object opened with strata/iox/s3. The caller keeps ownership of src.
 func OpenSource(src iox.Source, opts ...OpenOption) (*File, error) {
+	if src == nil {
+		return nil, errors.New("strata: OpenSource: nil source")
+	}
 	return OpenContext(context.Background(), "", append(opts, WithSource(src))...)
 }
 

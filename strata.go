@@ -12,6 +12,7 @@
 package strata
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -51,6 +52,9 @@ func Create(path string, sch *arrow.Schema, opts *WriteOptions) (*Writer, error)
 
 // NewWriter writes a Strata file to dst (no temporary-name protection).
 func NewWriter(dst io.Writer, sch *arrow.Schema, opts *WriteOptions) (*Writer, error) {
+	if dst == nil {
+		return nil, errors.New("strata: NewWriter: nil destination")
+	}
 	var o WriteOptions
 	if opts != nil {
 		o = *opts

@@ -6,6 +6,7 @@
 package write
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -211,6 +212,9 @@ type Writer struct {
 
 // New starts a file on fw with the given Arrow schema.
 func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
+	if sch == nil {
+		return nil, errors.New("write: no schema")
+	}
 	opts = opts.withDefaults()
 	s, err := shred.SchemaFromArrowWith(sch, shred.FromArrowOptions{FlatMap: opts.FlatMap})
 	if err != nil {
@@ -299,6 +303,9 @@ func (w *Writer) Flush() error {
 func (w *Writer) Write(rec arrow.Record) error {
 	if w.err != nil {
 		return w.err
+	}
+	if rec == nil {
+		return errors.New("write: nil record")
 	}
 	if err := w.poll(); err != nil {
 		w.err = err

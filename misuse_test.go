@@ -1,0 +1,75 @@
+package strata_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata"
+	"strata/iox"
+)
+
+// TestAPIMisuse: nil arguments and records of another schema get errors,
+// never a panic; a nil record leaves the writer usable, a record of another
+// schema fails the file, and the writer says so on every call after it.
+func TestAPIMisuse(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	if _, err := strata.NewWriter(&bytes.Buffer{}, nil, nil); err == nil {
+		t.Error("NewWriter with no schema: no error")
+	}
+	if _, err := strata.NewWriter(nil, sch, nil); err == nil {
+		t.Error("NewWriter with no destination: no error")
+	}
+	if _, err := strata.OpenSource(nil); err == nil {
+		t.Error("OpenSource(nil): no error")
+	}
+
+	var buf bytes.Buffer
+	w, err := strata.NewWriter(&buf, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(nil); err == nil {
+		t.Error("Write(nil): no error")
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		t.Fatalf("Write after Write(nil): %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NumRows() != 3 {
+		t.Errorf("%d rows, want 3", f.NumRows())
+	}
+	f.Close()
+
+	other := arrow.NewSchema([]arrow.Field{{Name: "b", Type: arrow.BinaryTypes.String}}, nil)
+	ob := array.NewRecordBuilder(memory.DefaultAllocator, other)
+	ob.Field(0).(*array.StringBuilder).Append("x")
+	orec := ob.NewRecord()
+	defer orec.Release()
+	w, err = strata.NewWriter(&bytes.Buffer{}, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(orec); err == nil {
+		t.Fatal("record of another schema: no error")
+	}
+	if err := w.Write(rec); err == nil {
+		t.Error("Write after a failed Write: no error")
+	}
+	if err := w.Close(); err == nil {
+		t.Error("Close after a failed Write: no error")
+	}
+}
