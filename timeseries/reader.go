@@ -84,6 +84,9 @@ func Open(path string, opts *Options) (*File, error) {
 // Every byte the file reads goes through one counting fetcher (see
 // BytesRead).
 func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, error) {
+	if src == nil {
+		return nil, errors.New("timeseries: OpenSource: nil source")
+	}
 	var o Options
 	if opts != nil {
 		o = *opts

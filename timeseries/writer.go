@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -142,6 +143,9 @@ func Create(path string, sch *arrow.Schema, m Model, opts *WriterOptions) (*Writ
 
 // NewWriter writes a time-series table to dst.
 func NewWriter(dst io.Writer, sch *arrow.Schema, m Model, opts *WriterOptions) (*Writer, error) {
+	if dst == nil {
+		return nil, errors.New("timeseries: NewWriter: nil destination")
+	}
 	var o WriterOptions
 	if opts != nil {
 		o = *opts
@@ -155,6 +159,9 @@ func NewWriter(dst io.Writer, sch *arrow.Schema, m Model, opts *WriterOptions) (
 }
 
 func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOptions) error {
+	if sch == nil {
+		return errors.New("timeseries: no schema")
+	}
 	o = o.withDefaults()
 	t, err := resolve(m, sch)
 	if err != nil {
@@ -222,6 +229,9 @@ func (tw *Writer) Write(rec arrow.Record) error {
 	}
 	if tw.closed {
 		return fmt.Errorf("timeseries: write after close")
+	}
+	if rec == nil {
+		return errors.New("timeseries: nil record")
 	}
 	if !rec.Schema().Equal(tw.t.sch) {
 		return fmt.Errorf("timeseries: record schema %v differs from the table's", rec.Schema())
