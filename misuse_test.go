@@ -2,6 +2,7 @@ package strata_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/encoding"
 	"strata/iox"
 )
 
@@ -25,6 +27,10 @@ func TestAPIMisuse(t *testing.T) {
 	}
 	if _, err := strata.OpenSource(nil); err == nil {
 		t.Error("OpenSource(nil): no error")
+	}
+	dup := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	if _, err := strata.NewWriter(&bytes.Buffer{}, dup, nil); !errors.Is(err, encoding.ErrInvalidArgument) || errors.Is(err, encoding.ErrCorrupt) {
+		t.Errorf("two fields of one name: %v, want an invalid argument, not corrupt data", err)
 	}
 
 	var buf bytes.Buffer

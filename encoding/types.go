@@ -149,6 +149,12 @@ var (
 	ErrLimit = errors.New("over decode limit")
 )
 
+// ErrInvalidArgument reports an argument no data could satisfy: a negative
+// offset or limit, a row outside the file, a malformed aggregate, a schema
+// with two fields of one name. Readers and writers wrap it; no decoder
+// returns it.
+var ErrInvalidArgument = errors.New("invalid argument")
+
 // Corruptf returns an error wrapping ErrCorrupt.
 func Corruptf(format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, ErrCorrupt)...)

@@ -233,8 +233,9 @@ func (f *File) StripeStats(i int) *meta.StripeStats {
 var ErrUnknownColumn = errors.New("unknown column")
 
 // ErrInvalidArgument reports an argument that no file could satisfy: a
-// negative offset or limit, a row number outside the file.
-var ErrInvalidArgument = errors.New("invalid argument")
+// negative offset or limit, a row number outside the file. It is
+// encoding.ErrInvalidArgument, which the writer wraps too.
+var ErrInvalidArgument = encoding.ErrInvalidArgument
 
 // unknownColumn returns an ErrUnknownColumn error for name with the
 // closest column names (every leaf path when leaves is set, the top-level

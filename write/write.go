@@ -217,6 +217,11 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 	}
 	opts = opts.withDefaults()
 	s, err := shred.SchemaFromArrowWith(sch, shred.FromArrowOptions{FlatMap: opts.FlatMap})
+	if errors.Is(err, encoding.ErrCorrupt) {
+		// the checks a schema read from a file fails as corrupt are, for
+		// the caller's schema, a wrong argument (two fields of one name)
+		return nil, fmt.Errorf("write: schema: %v: %w", err, encoding.ErrInvalidArgument)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("write: schema: %w", err)
 	}
