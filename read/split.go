@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"strata/encoding"
 )
 
 // Split is a stripe-aligned piece of a file that one worker scans: stripes
@@ -15,7 +13,7 @@ import (
 // that process opens the file (its metadata comes from the file itself, or
 // the metadata cache) and scans with ScanOptions.Split set. FileSize ties a
 // split to the file it was cut from: a split of a file since rewritten is
-// refused rather than read against different stripes.
+// refused (ErrInvalidArgument) rather than read against different stripes.
 type Split struct {
 	// Location is where the file lives (a path or URL), for the planner's
 	// convenience; the reader does not use it.
@@ -64,16 +62,16 @@ func ParseSplit(b []byte) (*Split, error) {
 func (f *File) checkSplit(s *Split) error {
 	n := f.f.NumStripes()
 	if s.FileSize != f.f.Size() {
-		return fmt.Errorf("read: split of a %d-byte file, this file has %d bytes: %w", s.FileSize, f.f.Size(), encoding.ErrCorrupt)
+		return fmt.Errorf("read: split of a %d-byte file, this file has %d bytes: %w", s.FileSize, f.f.Size(), ErrInvalidArgument)
 	}
 	if s.FirstStripe < 0 || s.Stripes < 0 || s.FirstStripe > n || s.Stripes > n-s.FirstStripe {
-		return fmt.Errorf("read: split stripes [%d,+%d) outside the file's %d: %w", s.FirstStripe, s.Stripes, n, encoding.ErrCorrupt)
+		return fmt.Errorf("read: split stripes [%d,+%d) outside the file's %d: %w", s.FirstStripe, s.Stripes, n, ErrInvalidArgument)
 	}
 	if s.Stripes > 0 {
 		first := f.f.Stripe(s.FirstStripe).FirstRow
 		last := f.f.Stripe(s.FirstStripe + s.Stripes - 1)
 		if s.FirstRow != first || s.Rows != last.FirstRow+last.Rows-first {
-			return fmt.Errorf("read: split rows [%d,+%d) do not match its stripes [%d,+%d): %w", s.FirstRow, s.Rows, first, last.FirstRow+last.Rows-first, encoding.ErrCorrupt)
+			return fmt.Errorf("read: split rows [%d,+%d) do not match its stripes [%d,+%d): %w", s.FirstRow, s.Rows, first, last.FirstRow+last.Rows-first, ErrInvalidArgument)
 		}
 	}
 	return nil

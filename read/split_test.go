@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"strata/encoding"
 	"strata/iox"
 	"strata/read"
 	"strata/write"
@@ -95,17 +94,17 @@ func TestSplitsCoverAndFilter(t *testing.T) {
 	// A split of another file, or out of range, is refused.
 	bad := sp
 	bad.FileSize++
-	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, encoding.ErrCorrupt) {
+	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Fatalf("split of another file: %v", err)
 	}
 	bad = sp
 	bad.Stripes = stripes + 1
-	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, encoding.ErrCorrupt) {
+	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Fatalf("split beyond the file: %v", err)
 	}
 	bad = sp
 	bad.Rows++
-	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, encoding.ErrCorrupt) {
+	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Fatalf("split with wrong rows: %v", err)
 	}
 	b := []byte(`{"file_size":1,"first_stripe":2}`)
