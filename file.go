@@ -505,6 +505,10 @@ func stringsReplaceQuote(s string) string {
 type AggregateOptions struct {
 	// Aggs are built in Go; Exprs is the same in text ("count(*),
 	// sum(l_quantity)"). Results come in the order of Aggs, then Exprs.
+	// A column is a top-level primitive column or a primitive field
+	// reached through structs, by its dotted path ("address.zip"): a row
+	// where the field or a struct above it is null holds no value of it.
+	// Fields inside lists and maps are not aggregated.
 	Aggs  []Agg
 	Exprs string
 	// Where and Filter select the rows, as in ScanOptions.

@@ -81,9 +81,55 @@ func (v AggValue) String() string {
 
 type aggSpec struct {
 	fn     string // count, sum, min, max
-	col    int    // -1 for count(*)
+	col    int    // the top-level column holding the leaf; -1 for count(*)
+	node   *schema.Node
 	stream int
 	name   string
+	// anc are the nulls streams of the leaf's nullable struct ancestors: a
+	// row where one of them is null holds no value of the leaf, whatever
+	// its own stream holds there.
+	anc []int
+}
+
+// aggLeaf points s at the column an aggregate names: a top-level primitive
+// column, or a primitive field of structs by its dotted path
+// ("properties.mag"), whose nullable ancestors then gate its rows.
+// Fields inside lists and maps are not aggregated (their values are not
+// one a row).
+func (f *File) aggLeaf(s *aggSpec, part, arg string) error {
+	if c := f.sch.ColumnIndex(arg); c >= 0 {
+		s.col, s.node = c, f.sch.Column(c)
+		if s.stream = f.rowAligned(c); s.stream < 0 {
+			return fmt.Errorf("read: aggregate %q: %s is not a primitive column: %w", part, arg, ErrInvalidArgument)
+		}
+		return nil
+	}
+	n, err := f.sch.Find(arg)
+	if err != nil {
+		return fmt.Errorf("aggregate %q: %w", part, f.unknownColumn(arg, true))
+	}
+	if !n.Kind.IsLeaf() {
+		return fmt.Errorf("read: aggregate %q: %s is not a primitive column: %w", part, arg, ErrInvalidArgument)
+	}
+	top := n
+	for p := n.Parent(); p != nil && p != f.sch.Root; p = p.Parent() {
+		switch p.Kind {
+		case schema.Struct:
+		default:
+			return fmt.Errorf("read: aggregate %q: %s lies inside a %s; fields of lists and maps cannot be aggregated: %w", part, arg, p.Kind, encoding.ErrUnsupported)
+		}
+		if p.Nullable {
+			if id := p.StreamID(schema.RoleNulls); id >= 0 {
+				s.anc = append(s.anc, id)
+			}
+		}
+		top = p
+	}
+	s.node, s.col = n, f.sch.ColumnIndex(top.Name)
+	if s.stream = n.StreamID(schema.RoleValues); s.stream < 0 || s.col < 0 {
+		return encoding.Corruptf("aggregate %q: field %s has no values stream", part, arg)
+	}
+	return nil
 }
 
 func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
@@ -110,26 +156,20 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		}
 		s := aggSpec{fn: fn, col: -1, stream: -1, name: fn + "(" + arg + ")"}
 		if arg != "*" || fn != "count" {
-			c := f.sch.ColumnIndex(arg)
-			if c < 0 {
-				return nil, fmt.Errorf("aggregate %q: %w", part, f.unknownColumn(arg, true))
-			}
-			s.col = c
-			s.stream = f.rowAligned(c)
-			if s.stream < 0 {
-				return nil, fmt.Errorf("read: aggregate %q: %s is not a primitive column: %w", part, arg, ErrInvalidArgument)
+			if err := f.aggLeaf(&s, part, arg); err != nil {
+				return nil, err
 			}
 			t := f.sch.Stream(s.stream).Type
 			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
 				return nil, fmt.Errorf("read: aggregate %q: cannot sum %v values: %w", part, t, ErrInvalidArgument)
 			}
-			if n := f.sch.Column(c); n.Kind == schema.Decimal && t == encoding.Binary && fn != "count" {
+			if n := s.node; n.Kind == schema.Decimal && t == encoding.Binary && fn != "count" {
 				// Wide decimals are 16-byte little-endian values: their
 				// byte order (and their byte statistics) is not their
 				// numeric order.
 				return nil, fmt.Errorf("read: aggregate %q: %s of decimals wider than 18 digits is not supported: %w", part, fn, encoding.ErrUnsupported)
 			}
-			if k := f.sch.Column(c).Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp || k == schema.Time) {
+			if k := s.node.Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp || k == schema.Time) {
 				// As in SQL: a sum of dates, instants or times of day means
 				// nothing (a sum of durations is one).
 				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values: %w", part, arg, ErrInvalidArgument)
@@ -284,11 +324,18 @@ func (f *File) aggStripe(x *exec, i int, specs []aggSpec, q *query, lo, hi int, 
 		}
 	}
 	plans := make([][]aggChunk, len(specs))
+	sels := make([]encoding.Bitmap, len(specs))
 	for k, s := range specs {
 		if s.col < 0 {
 			continue
 		}
-		plans[k] = f.aggChunks(io, s, sel, st)
+		sels[k] = sel
+		if len(s.anc) > 0 {
+			if sels[k], err = f.ancestorsPresent(io, s.anc, sel, rows); err != nil {
+				return err
+			}
+		}
+		plans[k] = f.aggChunks(io, s, sels[k], st)
 		for _, c := range plans[k] {
 			if !c.fromStats {
 				if err := io.need(s.stream, c.ci); err != nil {
@@ -305,12 +352,35 @@ func (f *File) aggStripe(x *exec, i int, specs []aggSpec, q *query, lo, hi int, 
 			states[k].count += int64(selected)
 			continue
 		}
-		if err := f.aggColumn(x, io, s, sel, plans[k], &states[k], st); err != nil {
+		if err := f.aggColumn(x, io, s, sels[k], plans[k], &states[k], st); err != nil {
 			return err
 		}
 	}
 	st.RowsReturned += int64(selected)
 	return nil
+}
+
+// ancestorsPresent returns sel (nil: every row) narrowed to the rows where
+// every stream of anc (struct nulls) says present. Chunk statistics, which
+// describe the leaf's own stream, then answer only chunks whose rows are
+// all still selected.
+func (f *File) ancestorsPresent(io *stripeIO, anc []int, sel encoding.Bitmap, rows int) (encoding.Bitmap, error) {
+	out := encoding.NewBitmap(rows, true)
+	if sel != nil {
+		copy(out, sel)
+	}
+	for _, id := range anc {
+		present, err := f.readBools(io, id)
+		if err != nil {
+			return nil, err
+		}
+		for i, ok := range present {
+			if !ok {
+				out.Clear(i)
+			}
+		}
+	}
+	return out, nil
 }
 
 // aggValues turns the folded states into results.
@@ -362,9 +432,9 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 		}
 		if !v.Null && !v.Float && s.col >= 0 && s.fn != "count" {
 			if v.Wide {
-				v.Text = formatWide(f.sch.Column(s.col), v.W.Big())
+				v.Text = formatWide(s.node, v.W.Big())
 			} else {
-				v.Text = formatLogical(f.sch.Column(s.col), v.I, v.Text)
+				v.Text = formatLogical(s.node, v.I, v.Text)
 			}
 		}
 		out[k] = v
