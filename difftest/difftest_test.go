@@ -51,6 +51,13 @@ func TestDifferential(t *testing.T) {
 	if cases < int(batchTables)*queriesPerTable {
 		t.Fatalf("ran %d cases on tables written in batches, want %d", cases, int(batchTables)*queriesPerTable)
 	}
+	// tables whose aggregates also name fields inside structs
+	nestedTables := max(tables/10, 2)
+	cases, fails = runSeeds(t, NestedAggSeeds, NestedAggSeeds+nestedTables, 0)
+	t.Logf("%d cases on %d tables with aggregates of struct fields, %d failures", cases, nestedTables, len(fails))
+	if cases < int(nestedTables)*queriesPerTable {
+		t.Fatalf("ran %d cases with aggregates of struct fields, want %d", cases, int(nestedTables)*queriesPerTable)
+	}
 }
 
 // TestRegressions replays every case kept in testdata/regressions.txt: one

@@ -29,8 +29,17 @@ type Query struct {
 // Agg is one aggregate of an agg query.
 type Agg struct {
 	Fn  string // count, sum, min, max
-	Col int    // top-level column, -1 for count(*)
+	Col int    // top-level column, -1 for count(*) or a Path
+	// Path names a primitive field reached through structs (or a top-level
+	// primitive column): tables from NestedAggSeeds on draw aggregates over
+	// these.
+	Path string
 }
+
+// NestedAggSeeds is the first seed whose aggregates also name fields inside
+// structs by their dotted paths; seeds below it draw the aggregates they
+// always did, so the kept regressions still name the same cases.
+const NestedAggSeeds = 10_000_000
 
 func (q *Query) String() string {
 	switch q.Kind {
@@ -48,26 +57,42 @@ type leafCol struct {
 	path string // Strata path, "c0.c0_1"
 	sql  string // DuckDB expression
 	f    arrow.Field
-	vals arrow.Array // its values (nulls of enclosing structs not applied)
+	vals arrow.Array   // its values (nulls of enclosing structs not applied)
+	anc  []arrow.Array // the structs enclosing it, outermost first
+}
+
+// isNull reports whether row i of the leaf is null, itself or through an
+// enclosing struct.
+func (c leafCol) isNull(i int) bool {
+	if c.vals.IsNull(i) {
+		return true
+	}
+	for _, a := range c.anc {
+		if a.IsNull(i) {
+			return true
+		}
+	}
+	return false
 }
 
 func leafCols(rec arrow.RecordBatch) []leafCol {
 	var out []leafCol
-	var walk func(path, sql string, f arrow.Field, a arrow.Array)
-	walk = func(path, sql string, f arrow.Field, a arrow.Array) {
+	var walk func(path, sql string, f arrow.Field, a arrow.Array, anc []arrow.Array)
+	walk = func(path, sql string, f arrow.Field, a arrow.Array, anc []arrow.Array) {
 		switch f.Type.ID() {
 		case arrow.STRUCT:
 			st := f.Type.(*arrow.StructType)
+			inner := append(anc[:len(anc):len(anc)], a)
 			for k, cf := range st.Fields() {
-				walk(path+"."+cf.Name, "struct_extract("+sql+", '"+cf.Name+"')", cf, a.(*array.Struct).Field(k))
+				walk(path+"."+cf.Name, "struct_extract("+sql+", '"+cf.Name+"')", cf, a.(*array.Struct).Field(k), inner)
 			}
 		case arrow.LIST, arrow.MAP:
 		default:
-			out = append(out, leafCol{path: path, sql: sql, f: f, vals: a})
+			out = append(out, leafCol{path: path, sql: sql, f: f, vals: a, anc: anc})
 		}
 	}
 	for i, f := range rec.Schema().Fields() {
-		walk(f.Name, quoteIdent(f.Name), f, rec.Column(i))
+		walk(f.Name, quoteIdent(f.Name), f, rec.Column(i), nil)
 	}
 	return out
 }
@@ -462,8 +487,13 @@ func randomWord(r *rand.Rand) string {
 	return string(b)
 }
 
-// aggs draws one to four aggregates over top-level primitive columns.
+// aggs draws one to four aggregates over top-level primitive columns
+// (from NestedAggSeeds on, over every primitive field outside lists and
+// maps).
 func (g *qgen) aggs() []Agg {
+	if g.t.Seed >= NestedAggSeeds {
+		return g.leafAggs()
+	}
 	r := g.r
 	var cols []int
 	for i, f := range g.t.Rec.Schema().Fields() {
@@ -487,6 +517,36 @@ func (g *qgen) aggs() []Agg {
 			fns = append(fns, "sum", "sum")
 		}
 		out = append(out, Agg{Fn: fns[r.IntN(len(fns))], Col: c})
+	}
+	return out
+}
+
+// leafAggs draws one to four aggregates over primitive fields reached
+// through structs only, top-level columns included.
+func (g *qgen) leafAggs() []Agg {
+	r := g.r
+	var cols []leafCol
+	for _, c := range g.leaves {
+		if sortable(c.f.Type) || c.f.Type.ID() == arrow.DECIMAL128 {
+			cols = append(cols, c)
+		}
+	}
+	n := 1 + r.IntN(4)
+	out := make([]Agg, 0, n)
+	for range n {
+		if len(cols) == 0 || r.IntN(6) == 0 {
+			out = append(out, Agg{Fn: "count", Col: -1})
+			continue
+		}
+		c := cols[r.IntN(len(cols))]
+		fns := []string{"count", "min", "max"}
+		if !comparable(c.f.Type) {
+			fns = fns[:1]
+		}
+		if summable(c.f.Type) {
+			fns = append(fns, "sum", "sum")
+		}
+		out = append(out, Agg{Fn: fns[r.IntN(len(fns))], Col: -1, Path: c.path})
 	}
 	return out
 }

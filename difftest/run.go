@@ -287,14 +287,33 @@ func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
 	sch := t.Rec.Schema()
 	exprs := make([]string, len(q.Aggs))
 	sqlExprs := make([]string, len(q.Aggs))
+	// the column each aggregate folds: a top-level one or a leaf by path
+	targets := make([]leafCol, len(q.Aggs))
+	var leaves map[string]leafCol
 	for i, a := range q.Aggs {
-		if a.Col < 0 {
+		switch {
+		case a.Path != "":
+			if leaves == nil {
+				leaves = map[string]leafCol{}
+				for _, c := range leafCols(t.Rec) {
+					leaves[c.path] = c
+				}
+			}
+			c, ok := leaves[a.Path]
+			if !ok {
+				return fmt.Errorf("aggregate over %q: no such leaf", a.Path)
+			}
+			targets[i] = c
+			exprs[i] = a.Fn + "(" + c.path + ")"
+			sqlExprs[i] = a.Fn + "(" + c.sql + ")"
+		case a.Col < 0:
 			exprs[i], sqlExprs[i] = "count(*)", "count(*)"
-			continue
+		default:
+			name := sch.Field(a.Col).Name
+			targets[i] = leafCol{path: name, sql: quoteIdent(name), f: sch.Field(a.Col), vals: t.Rec.Column(a.Col)}
+			exprs[i] = a.Fn + "(" + name + ")"
+			sqlExprs[i] = a.Fn + "(" + quoteIdent(name) + ")"
 		}
-		name := sch.Field(a.Col).Name
-		exprs[i] = a.Fn + "(" + name + ")"
-		sqlExprs[i] = a.Fn + "(" + quoteIdent(name) + ")"
 	}
 	sqlq := "SELECT " + strings.Join(sqlExprs, ", ") + " FROM t"
 	if q.SQL != "" {
@@ -318,7 +337,8 @@ func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
 	var selected []int64 // rows DuckDB selects, for exact float sums
 	for i, a := range q.Aggs {
 		var want, have string
-		if a.Col >= 0 && a.Fn == "sum" && isFloat(sch.Field(a.Col).Type) {
+		c := targets[i]
+		if c.vals != nil && a.Fn == "sum" && isFloat(c.f.Type) {
 			if selected == nil {
 				sel := "SELECT file_row_number FROM t"
 				if q.SQL != "" {
@@ -328,15 +348,15 @@ func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
 					return err
 				}
 			}
-			want = exactFloatSum(t.Rec.Column(a.Col), selected)
+			want = exactFloatSum(c, selected)
 			have = canonAggFloat(got[i])
 			// DuckDB adds in its own order: only close to the exact sum.
 			if err := closeFloat(vals[i], want); err != nil {
 				return fmt.Errorf("%s: duckdb %v, exact %s: %w", exprs[i], vals[i], want, err)
 			}
 		} else {
-			want = canonAggDuck(sch, a, vals[i])
-			have = canonAgg(sch, a, got[i])
+			want = canonAggDuck(c.f, a, vals[i])
+			have = canonAgg(c.f, a, got[i])
 		}
 		if want != have {
 			return fmt.Errorf("%s: strata %s, duckdb %s", exprs[i], clip(have), clip(want))
@@ -365,12 +385,13 @@ func (r *Runner) rowNumbers(query string) ([]int64, error) {
 
 // exactFloatSum is the correctly rounded sum of the selected non-null
 // values (IEEE for NaN and infinities), "NULL" when there are none.
-func exactFloatSum(col arrow.Array, rows []int64) string {
+func exactFloatSum(c leafCol, rows []int64) string {
+	col := c.vals
 	sum := new(big.Float).SetPrec(4000)
 	n := 0
 	nan, pos, neg := false, false, false
 	for _, i := range rows {
-		if col.IsNull(int(i)) {
+		if c.isNull(int(i)) {
 			continue
 		}
 		var v float64
@@ -450,14 +471,14 @@ func canonAggFloat(v strata.AggValue) string {
 }
 
 // canonAgg renders a Strata aggregate of column type t.
-func canonAgg(sch *arrow.Schema, a Agg, v strata.AggValue) string {
+func canonAgg(f arrow.Field, a Agg, v strata.AggValue) string {
 	if v.Null {
 		return nullText
 	}
 	if a.Fn == "count" {
 		return strconv.FormatInt(v.I, 10)
 	}
-	t := sch.Field(a.Col).Type
+	t := f.Type
 	switch t.ID() {
 	case arrow.FLOAT32:
 		if !v.Float {
@@ -498,14 +519,13 @@ func canonAgg(sch *arrow.Schema, a Agg, v strata.AggValue) string {
 }
 
 // canonAggDuck renders a DuckDB aggregate of column type t.
-func canonAggDuck(sch *arrow.Schema, a Agg, v any) string {
+func canonAggDuck(f arrow.Field, a Agg, v any) string {
 	if v == nil {
 		return nullText
 	}
 	if a.Fn == "count" {
 		return canonScalar(v)
 	}
-	f := sch.Field(a.Col)
 	switch f.Type.ID() {
 	case arrow.FLOAT32, arrow.FLOAT64:
 		switch x := v.(type) {
