@@ -41,7 +41,7 @@ var (
 	emptyPage      = unsupported{"arrow-go: empty compressed v2 data page fails to decompress", "could not decompress page"}
 	pageLimit      = unsupported{"arrow-go: 1 GiB page exceeds the 256 MiB page-size limit", "exceeds configured limit"}
 	variantInvalid = unsupported{"arrow-go: invalid shredded variant (typed_value not a valid nested type)", "typed_value field must be a valid nested type"}
-	geospatial     = unsupported{"Strata: GEOMETRY/GEOGRAPHY logical type, which arrow-go would not write back, refused naming the column", "has no Arrow type arrow-go writes back"}
+	geospatial     = unsupported{"Strata: GEOMETRY/GEOGRAPHY logical type, which arrow-go would not write back, refused naming the column", "no Arrow type that arrow-go writes back as GEO"}
 	variantNoValue = unsupported{"arrow-go: shredded variant without a value field cannot be written back (export refused)", "variant 'value' field is required"}
 )
 

@@ -306,6 +306,24 @@ func restoreLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arro
 	return nil, fmt.Errorf("cannot restore %s as %s", src.DataType(), to)
 }
 
+// logicalName is the name of a Parquet logical type without its
+// parameters (GEOMETRY, not its CRS).
+func logicalName(lt schema.LogicalType) string {
+	switch lt.(type) {
+	case schema.EnumLogicalType:
+		return "ENUM"
+	case schema.BSONLogicalType:
+		return "BSON"
+	case schema.IntervalLogicalType:
+		return "INTERVAL"
+	case schema.GeometryLogicalType:
+		return "GEOMETRY"
+	case schema.GeographyLogicalType:
+		return "GEOGRAPHY"
+	}
+	return lt.String()
+}
+
 // parquetLogicalTypes maps the Parquet logical types arrow-go reads as
 // plain binary: JSON → arrow.json (a string), and refuses ENUM, BSON,
 // INTERVAL, GEOMETRY and GEOGRAPHY, which it could not write back. It returns the schema batches
@@ -328,8 +346,11 @@ func parquetLogicalTypes(fr *pqarrow.FileReader, sch *arrow.Schema) (*arrow.Sche
 				}
 			case schema.EnumLogicalType, schema.BSONLogicalType, schema.IntervalLogicalType,
 				schema.GeometryLogicalType, schema.GeographyLogicalType:
-				return nil, fmt.Errorf("interop: column %q: Parquet logical type %s has no Arrow type arrow-go writes back as %s: %w",
-					path, lt, lt, encoding.ErrUnsupported)
+				// (the caller names the file; the type is named without
+				// its parameters, which for GEOMETRY include a whole
+				// coordinate reference system)
+				return nil, fmt.Errorf("column %q: Parquet logical type %s: no Arrow type that arrow-go writes back as %s: %w",
+					path, logicalName(lt), logicalName(lt), encoding.ErrUnsupported)
 			}
 			return t, nil
 		}

@@ -50,6 +50,7 @@ usage:
   strata ts COMMAND ...                    time-series tables: import, query, agg, sample, last, paths, info
   strata sizes DIR|FILE.parquet... [--optimize speed|balanced|size]
                                            Strata's bytes beside Parquet's, per set and per column
+                                           (a file it cannot import is reported, skipped, and exits 1)
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
   strata calibrate [--rounds 15]           measure each encoding's decode cost and zstd's on this machine

@@ -41,12 +41,26 @@ type sizeSet struct {
 	Columns []sizeColumn `json:"columns"`
 }
 
+// sizeSkip is a file of a size report that could not be measured.
+type sizeSkip struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
 // runSizes imports every Parquet file it is given (files, or directories
 // whose *.parquet files are taken) with the writer options of `import`,
 // and prints Strata's bytes beside the Parquet file's, per set and per
 // column, with the geometric mean of the per-set ratios. It is the size
 // report a user runs on their own data before adopting Strata.
-func runSizes(args []string) error {
+func runSizes(args []string) error { return sizesTo(os.Stdout, args) }
+
+// sizesTo is runSizes printing to out. A file that cannot be imported (a
+// type Strata refuses, a codec arrow-go lacks, a damaged file) is
+// reported and skipped, so one such file in a directory does not cost the
+// report of the others; the run then ends with an error naming how many
+// were skipped, after the report.
+func sizesTo(out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("sizes", flag.ContinueOnError)
 	wo := addWriteFlags(fs)
 	pf := addProgressFlags(fs)
@@ -94,40 +108,60 @@ func runSizes(args []string) error {
 		return err
 	}
 	var sets []sizeSet
+	var skipped []sizeSkip
 	logSum := 0.0
-	fmt.Printf("%-16s %10s %12s %12s %7s %9s\n", "set", "rows", "parquet", "strata", "ratio", "write")
+	fmt.Fprintf(out, "%-16s %10s %12s %12s %7s %9s\n", "set", "rows", "parquet", "strata", "ratio", "write")
 	for _, src := range files {
 		name := strings.TrimSuffix(filepath.Base(src), ".parquet")
-		set, err := sizeOne(src, filepath.Join(dir, name+".strata"), opts, newProgress("import "+name, "rows", 0, pf))
+		dst := filepath.Join(dir, name+".strata")
+		set, err := sizeOne(src, dst, opts, newProgress("import "+name, "rows", 0, pf))
 		if err != nil {
-			return fmt.Errorf("%s: %w", src, err)
+			os.Remove(dst) // what a failed import left, under --keep too
+			skipped = append(skipped, sizeSkip{Name: name, Path: src, Error: err.Error()})
+			fmt.Fprintf(out, "%-16s skipped: %v\n", name, err)
+			continue
 		}
 		set.Name = name
-		fmt.Printf("%-16s %10d %12d %12d %7.3f %7.0fms\n", name, set.Rows, set.Parquet, set.Strata, set.Ratio, set.WriteMS)
+		fmt.Fprintf(out, "%-16s %10d %12d %12d %7.3f %7.0fms\n", name, set.Rows, set.Parquet, set.Strata, set.Ratio, set.WriteMS)
 		if *perColumn {
 			for _, c := range set.Columns {
-				fmt.Printf("    %-28s %-14s %12d %12d %7.3f  %s\n", c.Name, shorten(c.Type, 14), c.Parquet, c.Strata, c.Ratio, c.Tree)
+				fmt.Fprintf(out, "    %-28s %-14s %12d %12d %7.3f  %s\n", c.Name, shorten(c.Type, 14), c.Parquet, c.Strata, c.Ratio, c.Tree)
 			}
 		}
 		logSum += math.Log(set.Ratio)
 		sets = append(sets, *set)
 	}
-	geo := math.Exp(logSum / float64(len(sets)))
-	worst := sets[0]
-	for _, s := range sets {
-		if s.Ratio > worst.Ratio {
-			worst = s
+	report := map[string]any{"sets": sets}
+	if len(sets) > 0 {
+		geo := math.Exp(logSum / float64(len(sets)))
+		worst := sets[0]
+		for _, s := range sets {
+			if s.Ratio > worst.Ratio {
+				worst = s
+			}
 		}
+		fmt.Fprintf(out, "\n%d sets: geometric mean of strata/parquet %.3f, worst %s %.3f\n", len(sets), geo, worst.Name, worst.Ratio)
+		report["geomean"] = geo
 	}
-	fmt.Printf("\n%d sets: geometric mean of strata/parquet %.3f, worst %s %.3f\n", len(sets), geo, worst.Name, worst.Ratio)
+	if len(skipped) > 0 {
+		names := make([]string, len(skipped))
+		for i, s := range skipped {
+			names[i] = s.Name
+		}
+		fmt.Fprintf(out, "%d skipped (not in the mean): %s\n", len(skipped), strings.Join(names, ", "))
+		report["skipped"] = skipped
+	}
 	if *jsonOut != "" {
-		b, err := json.MarshalIndent(map[string]any{"sets": sets, "geomean": geo}, "", "  ")
+		b, err := json.MarshalIndent(report, "", "  ")
 		if err != nil {
 			return err
 		}
 		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
 			return err
 		}
+	}
+	if len(skipped) > 0 {
+		return fmt.Errorf("%d of %d files could not be measured (the report says why)", len(skipped), len(files))
 	}
 	return nil
 }
