@@ -361,7 +361,11 @@ func ParseSplit(b []byte) (*Split, error) {
 
 // ScanOptions select what File.Scan returns.
 type ScanOptions struct {
-	// Columns are the top-level columns to return, all when empty.
+	// Columns are the columns to return, all when empty: top-level
+	// columns, or dotted paths of fields nested in them ("properties.mag").
+	// The paths into one column return that column pruned to those fields
+	// (structs keep only the named fields, lists and maps their shape),
+	// reading only their streams; a column also named whole comes whole.
 	Columns []string
 	// Where is a filter in the SQL-like syntax of `strata scan --where`;
 	// Filter is one built in Go. When both are set, rows pass both.

@@ -97,6 +97,8 @@ type File struct {
 	key string
 	// proj caches recent projections (project.go).
 	proj projCache
+	// virt holds the nested projections queries asked for (project.go).
+	virt virtCols
 }
 
 // OpenBytes returns the bytes Open read (postscript, footer, metadata
@@ -271,7 +273,11 @@ func (f *File) columnHint(name string, leaves bool) string {
 	return suggest.Hint(name, names)
 }
 
-// columnIndexes resolves projected column names to top-level indexes.
+// columnIndexes resolves projected column names to column indexes. A
+// name is a top-level column or the dotted path of a field nested in one
+// ("properties.mag"); the paths into one column become a single column of
+// that name pruned to them (a nested projection, project.go), placed where
+// the column is first named, unless the column is also named whole.
 func (f *File) columnIndexes(names []string) ([]int, error) {
 	if len(names) == 0 {
 		idx := make([]int, f.arrow.NumFields())
@@ -283,13 +289,43 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 	if idx, ok := f.proj.colsFor(names); ok {
 		return idx, nil
 	}
-	idx := make([]int, 0, len(names))
-	for _, n := range names {
-		is := f.arrow.FieldIndices(n)
-		if len(is) == 0 {
-			return nil, f.unknownColumn(n, false)
+	whole := map[int]bool{}
+	paths := map[int][]string{}
+	tops := make([]int, len(names))
+	for i, n := range names {
+		if is := f.arrow.FieldIndices(n); len(is) > 0 {
+			tops[i] = is[0]
+			whole[is[0]] = true
+			continue
 		}
-		idx = append(idx, is[0])
+		node, err := f.sch.Find(n)
+		if err != nil {
+			return nil, f.unknownColumn(n, true)
+		}
+		_, top := f.sch.ColumnOf(node)
+		if top < 0 {
+			return nil, f.unknownColumn(n, true)
+		}
+		tops[i] = top
+		paths[top] = append(paths[top], n)
+	}
+	idx := make([]int, 0, len(names))
+	done := map[int]bool{}
+	for i, n := range names {
+		top := tops[i]
+		if f.arrow.FieldIndices(n) != nil {
+			idx = append(idx, top)
+			continue
+		}
+		if whole[top] || done[top] {
+			continue
+		}
+		done[top] = true
+		v, err := f.virt.add(f, paths[top])
+		if err != nil {
+			return nil, err
+		}
+		idx = append(idx, v)
 	}
 	f.proj.putCols(names, idx)
 	return idx, nil
@@ -381,7 +417,7 @@ func fillTrue(b []bool) {
 
 // needColumn declares every chunk of every stream of column col.
 func (f *File) needColumn(io *stripeIO, col int) error {
-	for _, id := range f.sch.ColumnStreams(col) {
+	for _, id := range f.columnStreams(col) {
 		if err := io.needAll(id); err != nil {
 			return err
 		}
@@ -393,7 +429,7 @@ func (f *File) needColumn(io *stripeIO, col int) error {
 func (f *File) readColumn(io *stripeIO, col int) (arrow.Array, error) {
 	rows := f.f.Stripe(io.stripe).Rows
 	streams := map[int]*shred.Stream{}
-	for _, id := range f.sch.ColumnStreams(col) {
+	for _, id := range f.columnStreams(col) {
 		if id >= len(io.infos) || len(io.infos[id].Chunks) == 0 {
 			// Absent from this stripe: a FlatMap key first seen in a
 			// later stripe. The assembler treats the key as absent.
@@ -405,13 +441,19 @@ func (f *File) readColumn(io *stripeIO, col int) (arrow.Array, error) {
 		}
 		streams[id] = s
 	}
-	a, err := shred.AssembleRows(f.sch, col, int(rows), streams, f.opts.Mem)
+	var a arrow.Array
+	var err error
+	if v := f.virt.get(f, col); v != nil {
+		a, err = v.proj.Assemble(f.sch, int(rows), streams, f.opts.Mem)
+	} else {
+		a, err = shred.AssembleRows(f.sch, col, int(rows), streams, f.opts.Mem)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.arrow.Field(col).Name, err)
+		return nil, fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.field(col).Name, err)
 	}
 	if int64(a.Len()) != rows {
 		a.Release()
-		return nil, fmt.Errorf("read: stripe %d, column %q: %d values for %d rows: %w", io.stripe, f.arrow.Field(col).Name, a.Len(), rows, encoding.ErrCorrupt)
+		return nil, fmt.Errorf("read: stripe %d, column %q: %d values for %d rows: %w", io.stripe, f.field(col).Name, a.Len(), rows, encoding.ErrCorrupt)
 	}
 	return a, nil
 }

@@ -15,7 +15,11 @@ import (
 
 // ScanOptions select what a scan returns.
 type ScanOptions struct {
-	// Columns are the top-level columns to return, all when empty.
+	// Columns are the columns to return, all when empty: top-level
+	// columns, or dotted paths of fields nested in them ("properties.mag").
+	// The paths into one column return that column pruned to those fields
+	// (structs keep only the named fields, lists and maps their shape),
+	// reading only their streams; a column also named whole comes whole.
 	Columns []string
 	// Where is a filter in the SQL-like syntax of package filter.
 	Where string
@@ -654,7 +658,7 @@ func (f *File) rangeBytes(io *stripeIO, cols []int, lo, hi int64) (all, binary i
 func (f *File) fixedBytes(cols []int, rows int64) int64 {
 	var n int64
 	for _, c := range cols {
-		if fw, ok := f.arrow.Field(c).Type.(arrow.FixedWidthDataType); ok {
+		if fw, ok := f.field(c).Type.(arrow.FixedWidthDataType); ok {
 			n += (rows*int64(fw.BitWidth())+7)/8 + (rows+7)/8
 		}
 	}
@@ -677,7 +681,7 @@ func (f *File) stripeBytes(ctx context.Context, i int, cols []int, q *query) (in
 		}
 	}
 	for _, c := range cols {
-		for _, id := range f.sch.ColumnStreams(c) {
+		for _, id := range f.columnStreams(c) {
 			add(id)
 		}
 	}

@@ -15,7 +15,11 @@ import (
 
 // TakeOptions select what a lookup returns.
 type TakeOptions struct {
-	// Columns are the top-level columns to return, all when empty.
+	// Columns are the columns to return, all when empty: top-level
+	// columns, or dotted paths of fields nested in them ("properties.mag").
+	// The paths into one column return that column pruned to those fields
+	// (structs keep only the named fields, lists and maps their shape),
+	// reading only their streams; a column also named whole comes whole.
 	Columns []string
 	// Parallelism overrides the file's Parallelism for this lookup.
 	Parallelism int
@@ -75,7 +79,7 @@ func (f *File) TakeContext(ctx context.Context, rows []int64, opts TakeOptions) 
 		a, err := t.column(ci)
 		if err != nil {
 			t.release()
-			return nil, st, fmt.Errorf("read: take column %q: %w", f.arrow.Field(c).Name, err)
+			return nil, st, fmt.Errorf("read: take column %q: %w", f.field(c).Name, err)
 		}
 		arrs[ci] = a
 	}
@@ -247,7 +251,7 @@ func (t *taker) column(ci int) (arrow.Array, error) {
 	if stream < 0 {
 		pieces := t.pieces[ci]
 		if k == 0 {
-			return array.MakeArrayOfNull(f.opts.Mem, f.arrow.Field(col).Type, 0), nil
+			return array.MakeArrayOfNull(f.opts.Mem, f.field(col).Type, 0), nil
 		}
 		// Concatenate in sorted order, then permute to the request order.
 		perm := make([]arrow.Array, k)
@@ -301,7 +305,7 @@ func (f *File) projectedSchema(cols []int) *arrow.Schema {
 	}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
-		fields[i] = f.arrow.Field(c)
+		fields[i] = f.field(c)
 	}
 	sch := arrow.NewSchema(fields, nil)
 	f.proj.putSchema(cols, sch)
@@ -310,7 +314,12 @@ func (f *File) projectedSchema(cols []int) *arrow.Schema {
 
 // rowAligned returns the values stream of a column whose streams hold one
 // entry per row (a primitive top-level column), or -1.
-func (f *File) rowAligned(col int) int { return f.m.aligned[col] }
+func (f *File) rowAligned(col int) int {
+	if col >= len(f.m.aligned) {
+		return -1 // a nested projection
+	}
+	return f.m.aligned[col]
+}
 
 // gatherFrom reads the values at rel (sorted, unique, chunk-relative) from
 // an opened decoder and stores them for every requested row (rows may

@@ -92,7 +92,7 @@ func projectSchema(sch *arrow.Schema, cols []string) *arrow.Schema {
 
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
 	threads := fs.Int("threads", 0, "goroutines decoding, and formatting CSV text (0: all cores)")
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
@@ -318,7 +318,7 @@ func runScan(args []string) error { return scanCommand("scan", args, true) }
 
 func scanCommand(name string, args []string, withWhere bool) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
 	format := fs.String("format", "table", "table, csv or json")

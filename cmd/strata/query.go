@@ -16,7 +16,7 @@ import (
 
 func runTake(args []string) error {
 	fs := flag.NewFlagSet("take", flag.ContinueOnError)
-	cols := fs.String("columns", "", "comma-separated columns (default all)")
+	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
 	format := fs.String("format", "table", "table, csv or json")
 	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	sf := addStoreFlags(fs)
