@@ -18,6 +18,7 @@ import (
 	"strata/iox"
 	"strata/read"
 	"strata/schema"
+	"strata/shred"
 	"strata/write"
 )
 
@@ -350,4 +351,88 @@ func TestNestedProjectionReadsLess(t *testing.T) {
 		t.Errorf("s.a read %d bytes, s whole %d: want fewer", part, whole)
 	}
 	t.Logf("s: %d bytes, s.a: %d", whole, part)
+}
+
+// TestNestedProjectionFlatMapKeys: naming keys of a FlatMap column returns
+// a map holding only those keys, row by row as in the map read whole.
+func TestNestedProjectionFlatMapKeys(t *testing.T) {
+	mem := memory.DefaultAllocator
+	checked := 0
+	for seed := uint64(1); seed <= 80 && checked < 3; seed++ {
+		g := randtable.New(seed, randtable.Options{MaxDepth: 2, FlatMapKey: shred.FlatMapMetadataKey})
+		sch := g.Schema(6)
+		var buf bytes.Buffer
+		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{GroupSize: 2}), sch,
+			write.Options{StripeBytes: 48 << 10, ChunkValues: 700, Parallel: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			rec := g.Record(mem, sch, 800)
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{Parallelism: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, _ := scanAll(t, f, read.ScanOptions{})
+		for ci, col := range f.StrataSchema().Root.Children {
+			if col.Kind != schema.FlatMap || len(col.Children) < 2 {
+				continue
+			}
+			keys := map[string]bool{col.Children[0].Name: true, col.Children[len(col.Children)-1].Name: true}
+			names := []string{col.Path() + "." + col.Children[0].Name, col.Path() + "." + col.Children[len(col.Children)-1].Name}
+			got, _ := scanAll(t, f, read.ScanOptions{Columns: names})
+			want := full.Column(ci).(*array.Map)
+			gm, ok := got.Column(0).(*array.Map)
+			if !ok || got.NumCols() != 1 {
+				t.Fatalf("seed %d %q: got %s", seed, names, got.Schema())
+			}
+			for i := range want.Len() {
+				if want.IsNull(i) != gm.IsNull(i) {
+					t.Fatalf("seed %d %q row %d: null %v, want %v", seed, names, i, gm.IsNull(i), want.IsNull(i))
+				}
+				var wantEntries []int
+				lo, hi := want.ValueOffsets(i)
+				for j := lo; j < hi; j++ {
+					if keys[string(randtable.KeyBytes(want.Keys(), int(j)))] || keys[want.Keys().ValueStr(int(j))] {
+						wantEntries = append(wantEntries, int(j))
+					}
+				}
+				glo, ghi := gm.ValueOffsets(i)
+				if int(ghi-glo) != len(wantEntries) {
+					t.Fatalf("seed %d %q row %d: %d entries, want %d", seed, names, i, ghi-glo, len(wantEntries))
+				}
+				for k, j := range wantEntries {
+					gj := int(glo) + k
+					// entries may come in another key order: find the key
+					found := false
+					for x := int(glo); x < int(ghi); x++ {
+						if randtable.LeafEqual(want.Keys(), j, gm.Keys(), x) {
+							found = true
+							if err := prunedEqual(want.Items(), j, gm.Items(), x); err != nil {
+								t.Fatalf("seed %d %q row %d key %s: %v", seed, names, i, want.Keys().ValueStr(j), err)
+							}
+						}
+					}
+					if !found {
+						t.Fatalf("seed %d %q row %d: key %s missing (entry %d)", seed, names, i, want.Keys().ValueStr(j), gj)
+					}
+				}
+			}
+			got.Release()
+			checked++
+		}
+		full.Release()
+	}
+	if checked == 0 {
+		t.Fatal("no FlatMap column with two keys was generated")
+	}
+	t.Logf("%d FlatMap columns projected to two of their keys", checked)
 }
