@@ -547,7 +547,7 @@ func (v AggValue) Big() *big.Int { return v.v.Big() }
 
 func (v AggValue) String() string { return v.v.String() }
 
-// Aggregate computes count/sum/min/max over the rows the filter selects,
+// Aggregate computes count/sum/avg/min/max over the rows the filter selects,
 // answering from statistics and encoded runs where it can.
 func (f *File) Aggregate(opts AggregateOptions) ([]AggValue, ScanStats, error) {
 	return f.AggregateContext(context.Background(), opts)

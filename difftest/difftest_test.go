@@ -58,6 +58,13 @@ func TestDifferential(t *testing.T) {
 	if cases < int(nestedTables)*queriesPerTable {
 		t.Fatalf("ran %d cases with aggregates of struct fields, want %d", cases, int(nestedTables)*queriesPerTable)
 	}
+	// tables whose aggregates also draw avg
+	avgTables := max(tables/10, 2)
+	cases, fails = runSeeds(t, AvgSeeds, AvgSeeds+avgTables, 0)
+	t.Logf("%d cases on %d tables with avg among their aggregates, %d failures", cases, avgTables, len(fails))
+	if cases < int(avgTables)*queriesPerTable {
+		t.Fatalf("ran %d cases with avg among their aggregates, want %d", cases, int(avgTables)*queriesPerTable)
+	}
 }
 
 // TestRegressions replays every case kept in testdata/regressions.txt: one

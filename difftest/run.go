@@ -32,11 +32,12 @@ type Stats struct {
 	EmptyResults       int // scans whose answer had no row
 	Rows, Values       int // rows and values compared
 	AggValues          int
+	Means              int // of AggValues, avg results
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates compared",
-		s.Scans, s.EmptyResults, s.Takes, s.Aggs, s.Filtered, s.Rows, s.Values, s.AggValues)
+	return fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates (%d means) compared",
+		s.Scans, s.EmptyResults, s.Takes, s.Aggs, s.Filtered, s.Rows, s.Values, s.AggValues, s.Means)
 }
 
 // NewRunner opens an in-memory DuckDB; dir holds the tables' files.
@@ -338,6 +339,14 @@ func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
 	for i, a := range q.Aggs {
 		var want, have string
 		c := targets[i]
+		if a.Fn == "avg" {
+			if err := closeAvg(vals[i], got[i]); err != nil {
+				return fmt.Errorf("%s: strata %v, duckdb %v: %w", exprs[i], got[i], vals[i], err)
+			}
+			r.Stats.AggValues++
+			r.Stats.Means++
+			continue
+		}
 		if c.vals != nil && a.Fn == "sum" && isFloat(c.f.Type) {
 			if selected == nil {
 				sel := "SELECT file_row_number FROM t"
@@ -458,6 +467,35 @@ func closeFloat(v any, exact string) error {
 		return nil
 	}
 	return nil // the magnitude of the rounding error depends on the terms; the exact check is Strata's
+}
+
+// closeAvg compares Strata's mean of integers or decimals (the exact sum
+// over the count, rounded once) with DuckDB's: both NULL, or within a
+// few units in the last place (DuckDB may round the sum and the division
+// separately).
+func closeAvg(duck any, v strata.AggValue) error {
+	if duck == nil || v.Null {
+		if (duck == nil) != v.Null {
+			return errors.New("NULL disagrees")
+		}
+		return nil
+	}
+	var d float64
+	switch x := duck.(type) {
+	case float64:
+		d = x
+	case float32:
+		d = float64(x)
+	default:
+		return fmt.Errorf("duckdb returned %T", duck)
+	}
+	if !v.Float {
+		return errors.New("not a float")
+	}
+	if math.Abs(v.F-d) > 1e-12*math.Max(math.Abs(d), 1e-300) {
+		return errors.New("means differ")
+	}
+	return nil
 }
 
 func canonAggFloat(v strata.AggValue) string {

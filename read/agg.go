@@ -80,8 +80,10 @@ func (v AggValue) String() string {
 }
 
 type aggSpec struct {
-	fn     string // count, sum, min, max
-	col    int    // the top-level column holding the leaf; -1 for count(*)
+	fn string // count, sum, min, max (avg folds as sum, see avg)
+	// avg: the result is the sum over the count of the values folded
+	avg    bool
+	col    int // the top-level column holding the leaf; -1 for count(*)
 	node   *schema.Node
 	stream int
 	name   string
@@ -150,11 +152,18 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			arg = strings.ReplaceAll(arg[1:len(arg)-1], `""`, `"`)
 		}
 		switch fn {
-		case "count", "sum", "min", "max":
+		case "count", "sum", "min", "max", "avg":
 		default:
-			return nil, fmt.Errorf("read: aggregate %q: unknown function %q (count, sum, min, max): %w", part, fn, ErrInvalidArgument)
+			return nil, fmt.Errorf("read: aggregate %q: unknown function %q (count, sum, avg, min, max): %w", part, fn, ErrInvalidArgument)
 		}
 		s := aggSpec{fn: fn, col: -1, stream: -1, name: fn + "(" + arg + ")"}
+		if fn == "avg" {
+			if arg == "*" {
+				return nil, fmt.Errorf("read: aggregate %q: avg needs a column: %w", part, ErrInvalidArgument)
+			}
+			// folded as a sum, which also counts the values it adds
+			s.fn, s.avg, fn = "sum", true, "sum"
+		}
 		if arg != "*" || fn != "count" {
 			if err := f.aggLeaf(&s, part, arg); err != nil {
 				return nil, err
@@ -173,6 +182,9 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 				// As in SQL: a sum of dates, instants or times of day means
 				// nothing (a sum of durations is one).
 				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values: %w", part, arg, ErrInvalidArgument)
+			}
+			if s.avg && s.node.Kind == schema.Duration {
+				return nil, fmt.Errorf("read: aggregate %q: avg of durations is not supported (sum is): %w", part, encoding.ErrUnsupported)
 			}
 		}
 		out = append(out, s)
@@ -204,10 +216,11 @@ type AggregateOptions struct {
 	Parallelism int
 }
 
-// Aggregate computes count/sum/min/max over the rows matching where. Whole
-// stripes and chunks that the filter accepts on statistics answer count,
-// min and max from statistics; other chunks decode only the aggregated
-// column's surviving rows.
+// Aggregate computes count/sum/avg/min/max over the rows matching where.
+// Whole stripes and chunks that the filter accepts on statistics answer
+// count, min and max from statistics; other chunks decode only the
+// aggregated column's surviving rows. avg is the exact sum over the count
+// of the non-null values, rounded once to a float64 (NULL over none).
 func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 	return f.AggregateContext(context.Background(), exprs, AggregateOptions{Where: where})
 }
@@ -395,8 +408,10 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 		case "sum":
 			t := f.sch.Stream(s.stream).Type
 			switch {
-			case !a.have:
+			case !a.have || s.avg && a.count == 0:
 				v.Null = true
+			case s.avg:
+				v.Float, v.F = true, avgOf(s.node, t, a)
 			case t.IsFloat():
 				v.Float, v.F = true, a.sumF.value()
 			case a.sumI.IsInt64():
@@ -440,6 +455,21 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 		out[k] = v
 	}
 	return out
+}
+
+// avgOf is the mean of the values a sum folded: their exact sum over
+// their count, rounded once more to a float64 (a decimal's sum scaled
+// down by its scale first).
+func avgOf(n *schema.Node, t encoding.Type, a *aggState) float64 {
+	if t.IsFloat() {
+		return a.sumF.value() / float64(a.count)
+	}
+	sum := new(big.Float).SetInt(a.sumI.Big())
+	if n.Kind == schema.Decimal && n.Scale > 0 {
+		sum.Quo(sum, new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n.Scale)), nil)))
+	}
+	v, _ := sum.Quo(sum, new(big.Float).SetInt64(a.count)).Float64()
+	return v
 }
 
 // aggChunk is one chunk an aggregate reads: its statistics answer it

@@ -3,6 +3,7 @@ package read_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"strata/encoding"
 	"strata/format"
 	"strata/iox"
 	"strata/read"
@@ -472,5 +474,135 @@ func TestAggregateNestedFields(t *testing.T) {
 	}
 	if _, _, err := f.Aggregate("min(s.nosuch)", ""); err == nil || !strings.Contains(err.Error(), "unknown column") {
 		t.Errorf("min of a missing field: %v", err)
+	}
+}
+
+// TestAggregateAvg: avg is the exact sum over the count of the non-null
+// values the filter keeps, rounded once: integers whose sum passes 2^63,
+// unsigned ones, floats, decimals (scaled), fields inside a nullable
+// struct; NULL over no values; refused without a column, on dates and on
+// durations.
+func TestAggregateAvg(t *testing.T) {
+	const n = 2500
+	r := rand.New(rand.NewPCG(3, 4))
+	mem := memory.DefaultAllocator
+	decT := &arrow.Decimal128Type{Precision: 9, Scale: 2}
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "big", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "dec", Type: decT, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32},
+		{Name: "dur", Type: arrow.FixedWidthTypes.Duration_s},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	sb := b.Field(5).(*array.StructBuilder)
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		if i%5 == 0 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.Int64Builder).Append(math.MaxInt64 - int64(r.IntN(1<<20)))
+		}
+		b.Field(2).(*array.Uint64Builder).Append(math.MaxUint64 - uint64(r.IntN(1000)))
+		if i%9 == 0 {
+			b.Field(3).AppendNull()
+		} else {
+			b.Field(3).(*array.Float64Builder).Append(r.NormFloat64() * 1e3)
+		}
+		if i%4 == 0 {
+			b.Field(4).AppendNull()
+		} else {
+			b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(r.IntN(2_000_000)) - 1_000_000))
+		}
+		if i%6 == 0 {
+			sb.AppendNull()
+		} else {
+			sb.Append(true)
+			if i%4 == 1 {
+				sb.FieldBuilder(0).AppendNull()
+			} else {
+				sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(r.IntN(10000)) - 5000)
+			}
+		}
+		b.Field(6).(*array.Date32Builder).Append(arrow.Date32(18000 + i))
+		b.Field(7).(*array.DurationBuilder).Append(arrow.Duration(i))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	sx := rec.Column(5).(*array.Struct).Field(0).(*array.Int32)
+	// each column's value at row i as an exact rational, ok false when null
+	value := func(c string, i int) (*big.Rat, bool) {
+		switch c {
+		case "big":
+			a := rec.Column(1).(*array.Int64)
+			return new(big.Rat).SetInt64(a.Value(i)), a.IsValid(i)
+		case "u64":
+			return new(big.Rat).SetInt(new(big.Int).SetUint64(rec.Column(2).(*array.Uint64).Value(i))), true
+		case "f":
+			a := rec.Column(3).(*array.Float64)
+			if a.IsNull(i) {
+				return nil, false
+			}
+			return new(big.Rat).SetFloat64(a.Value(i)), true
+		case "dec":
+			a := rec.Column(4).(*array.Decimal128)
+			if a.IsNull(i) {
+				return nil, false
+			}
+			return new(big.Rat).SetFrac(a.Value(i).BigInt(), big.NewInt(100)), true
+		case "s.x":
+			if rec.Column(5).IsNull(i) || sx.IsNull(i) {
+				return nil, false
+			}
+			return new(big.Rat).SetInt64(int64(sx.Value(i))), true
+		}
+		panic(c)
+	}
+	cols := []string{"big", "u64", "f", "dec", "s.x"}
+	for _, where := range []string{"", "id < 1234", "id >= 100 AND id < 2900", "id = 17", "id < 0"} {
+		exprs := make([]string, len(cols))
+		for k, c := range cols {
+			exprs[k] = "avg(" + c + ")"
+		}
+		aggs, _, err := f.Aggregate(strings.Join(exprs, ", "), where)
+		if err != nil {
+			t.Fatalf("%q: %v", where, err)
+		}
+		for k, c := range cols {
+			sum, cnt := new(big.Rat), int64(0)
+			for i := 0; i < n; i++ {
+				if v, ok := value(c, i); ok && matches(where, i) {
+					sum.Add(sum, v)
+					cnt++
+				}
+			}
+			got := aggs[k]
+			if got.Name != exprs[k] {
+				t.Errorf("name %q, want %q", got.Name, exprs[k])
+			}
+			if cnt == 0 {
+				if !got.Null {
+					t.Errorf("%q: %s = %v over no values, want NULL", where, exprs[k], got)
+				}
+				continue
+			}
+			want, _ := sum.Quo(sum, new(big.Rat).SetInt64(cnt)).Float64()
+			if got.Null || !got.Float || math.Abs(got.F-want) > 1e-12*math.Abs(want) {
+				t.Errorf("%q: %s = %+v, want %v", where, exprs[k], got, want)
+			}
+		}
+	}
+	for _, bad := range []string{"avg(*)", "avg(day)"} {
+		if _, _, err := f.Aggregate(bad, ""); !errors.Is(err, read.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+	if _, _, err := f.Aggregate("avg(dur)", ""); !errors.Is(err, encoding.ErrUnsupported) {
+		t.Errorf("avg(dur): %v, want ErrUnsupported", err)
 	}
 }

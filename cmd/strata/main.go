@@ -39,7 +39,7 @@ usage:
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
-  strata agg FILE "count(*), sum(c), min(c), max(c)" [--where EXPR] [--split JSON|@F]
+  strata agg FILE "count(*), sum(c), avg(c), min(c), max(c)" [--where EXPR] [--split JSON|@F]
   strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
                                            (reading commands take --threads N: goroutines per query, 0 = all cores;
                                            import and sizes take it too: goroutines encoding)
