@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +115,34 @@ func typeHas(dt arrow.DataType, names []string) bool {
 	return false
 }
 
+// randomFile writes batches of rows rows of a random table of ncols
+// columns from g, over several stripes, and opens it.
+func randomFile(t *testing.T, g *randtable.Gen, ncols, batches, rows int) *read.File {
+	t.Helper()
+	sch := g.Schema(ncols)
+	var buf bytes.Buffer
+	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{GroupSize: 2}), sch,
+		write.Options{StripeBytes: 48 << 10, ChunkValues: 700, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range batches {
+		rec := g.Record(memory.DefaultAllocator, sch, rows)
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // nestedPaths returns, per top-level column, the paths of the nodes below
 // it (FlatMap keys aside), and the paths of leaves reached through structs
 // only, which filters accept.
@@ -145,31 +174,9 @@ func nestedPaths(sch *schema.Schema) (byCol map[string][]string, structLeaves []
 // whole and through a field is returned whole, and an unknown path is an
 // unknown column.
 func TestNestedProjection(t *testing.T) {
-	mem := memory.DefaultAllocator
 	tried, deep := 0, 0
 	for seed := uint64(1); seed <= 6; seed++ {
-		g := randtable.New(seed, randtable.Options{MaxDepth: 3})
-		sch := g.Schema(5)
-		var buf bytes.Buffer
-		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{GroupSize: 2}), sch,
-			write.Options{StripeBytes: 48 << 10, ChunkValues: 700, Parallel: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 4 {
-			rec := g.Record(mem, sch, 900)
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			rec.Release()
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{Parallelism: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := randomFile(t, randtable.New(seed, randtable.Options{MaxDepth: 3}), 5, 4, 900)
 		full, _ := scanAll(t, f, read.ScanOptions{})
 		byCol, structLeaves := nestedPaths(f.StrataSchema())
 		r := rand.New(rand.NewPCG(seed, 77))
@@ -177,6 +184,7 @@ func TestNestedProjection(t *testing.T) {
 		for c := range byCol {
 			cols = append(cols, c)
 		}
+		slices.Sort(cols) // a seed draws the same projections every run
 		if len(cols) == 0 {
 			full.Release()
 			continue
@@ -356,31 +364,9 @@ func TestNestedProjectionReadsLess(t *testing.T) {
 // TestNestedProjectionFlatMapKeys: naming keys of a FlatMap column returns
 // a map holding only those keys, row by row as in the map read whole.
 func TestNestedProjectionFlatMapKeys(t *testing.T) {
-	mem := memory.DefaultAllocator
 	checked := 0
 	for seed := uint64(1); seed <= 80 && checked < 3; seed++ {
-		g := randtable.New(seed, randtable.Options{MaxDepth: 2, FlatMapKey: shred.FlatMapMetadataKey})
-		sch := g.Schema(6)
-		var buf bytes.Buffer
-		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{GroupSize: 2}), sch,
-			write.Options{StripeBytes: 48 << 10, ChunkValues: 700, Parallel: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 3 {
-			rec := g.Record(mem, sch, 800)
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			rec.Release()
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{Parallelism: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := randomFile(t, randtable.New(seed, randtable.Options{MaxDepth: 2, FlatMapKey: shred.FlatMapMetadataKey}), 6, 3, 800)
 		full, _ := scanAll(t, f, read.ScanOptions{})
 		for ci, col := range f.StrataSchema().Root.Children {
 			if col.Kind != schema.FlatMap || len(col.Children) < 2 {

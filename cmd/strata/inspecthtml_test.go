@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"strata"
 	"strata/tpch"
 )
@@ -20,11 +22,20 @@ import (
 // writeLineitem writes a small generated TPC-H lineitem file.
 func writeLineitem(t *testing.T, path string) {
 	t.Helper()
-	gen := tpch.NewLineitem(0.002, 1, 4<<10)
 	w, err := strata.Create(path, tpch.Schema(), &strata.WriteOptions{StripeBytes: 256 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
+	generateInto(t, 0.002, w)
+}
+
+// generateInto writes lineitem at scale factor sf into w and closes it.
+func generateInto(t *testing.T, sf float64, w interface {
+	Write(arrow.Record) error
+	Close() error
+}) {
+	t.Helper()
+	gen := tpch.NewLineitem(sf, 1, 4<<10)
 	for {
 		rec, err := gen.Next()
 		if err == io.EOF {

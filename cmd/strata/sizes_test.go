@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,28 +15,11 @@ import (
 // writeLineitemParquet writes a small lineitem table as Parquet.
 func writeLineitemParquet(t *testing.T, path string) {
 	t.Helper()
-	gen := tpch.NewLineitem(0.001, 1, 4<<10)
 	w, err := interop.Create(path, tpch.Schema(), interop.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		rec, err := gen.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = w.Write(rec)
-		rec.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	generateInto(t, 0.001, w)
 }
 
 // TestSizesSkipsUnreadable: a file that cannot be imported is reported
