@@ -184,6 +184,13 @@ func lex(src string) ([]token, error) {
 		return nil, &SyntaxError{start + 1, fmt.Sprintf("unexpected character %q", []rune(r)[0])}
 	}
 	toks = append(toks, token{tEOF, "", len(src) + 1, ""})
+	// DATE and TIMESTAMP introduce a literal only before a quoted value;
+	// anywhere else they are names, as a column called "date" is.
+	for i := range toks[:len(toks)-1] {
+		if t := toks[i]; t.kind == tKeyword && (t.text == "DATE" || t.text == "TIMESTAMP") && toks[i+1].kind != tString {
+			toks[i] = token{tIdent, t.raw, t.pos, t.raw}
+		}
+	}
 	return toks, nil
 }
 
@@ -569,6 +576,12 @@ func (p *parser) parseLiteral(ctx string) (Literal, error) {
 				text = "-" + text
 			}
 			return Literal{Kind: LitNumber, Text: text, Pos: t.pos}, nil
+		}
+	case tIdent:
+		if up := strings.ToUpper(t.text); up == "DATE" || up == "TIMESTAMP" {
+			// a literal's keyword without its quoted value (the lexer
+			// made it a name)
+			return Literal{}, p.errf(p.peek(), "expected a quoted value after %s", up)
 		}
 	case tKeyword:
 		switch t.text {

@@ -26,6 +26,13 @@ func TestParseValid(t *testing.T) {
 		{"name LIKE 'exact'", "name = 'exact'"},
 		{"name NOT LIKE 'a%'", "NOT name LIKE 'a%'"},
 		{"a.b.c > 3", "a.b.c > 3"},
+		// DATE and TIMESTAMP name columns unless a quoted value follows
+		{"date BETWEEN TIMESTAMP '2001-03-01 00:00:00' AND TIMESTAMP '2001-03-01 01:00:00'",
+			`"date" BETWEEN TIMESTAMP '2001-03-01 00:00:00' AND TIMESTAMP '2001-03-01 01:00:00'`},
+		{"date = DATE '2001-03-01'", `"date" = DATE '2001-03-01'`},
+		{"Timestamp IS NULL AND date IN (1, 2)", `"Timestamp" IS NULL AND "date" IN (1, 2)`},
+		{"s.date > 3", `s."date" > 3`},
+		{"DATE '2001-03-01' < date", `"date" > DATE '2001-03-01'`},
 		{`"and".x = 1`, `"and".x = 1`}, {`"select".x = 1`, `select.x = 1`},
 		{`"we""ird col" = 1`, `"we""ird col" = 1`},
 		{"a = 1 AND b = 2 OR c = 3", "(a = 1 AND b = 2) OR c = 3"},
