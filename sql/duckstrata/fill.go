@@ -77,6 +77,29 @@ func fillValidity(vec mapping.Vector, a arrow.Array, lo, n int) {
 	}
 }
 
+// fillValidityUnder sets the validity of rows [lo, lo+n) of a, a field of
+// struct parent: valid where both are.
+func fillValidityUnder(vec mapping.Vector, a, parent arrow.Array, lo, n int) {
+	if a.NullN() == 0 && parent.NullN() == 0 {
+		if m := mapping.VectorGetValidity(vec); m != nil {
+			setAllValid(m, n)
+		}
+		return
+	}
+	mapping.VectorEnsureValidityWritable(vec)
+	m := mapping.VectorGetValidity(vec)
+	words := unsafe.Slice((*uint64)(m), (n+63)/64)
+	for w := range words {
+		var bits uint64
+		for b := 0; b < 64 && w*64+b < n; b++ {
+			if i := lo + w*64 + b; a.IsValid(i) && parent.IsValid(i) {
+				bits |= 1 << b
+			}
+		}
+		words[w] = bits
+	}
+}
+
 func setAllValid(m unsafe.Pointer, n int) {
 	words := unsafe.Slice((*uint64)(m), (n+63)/64)
 	for w := range words {

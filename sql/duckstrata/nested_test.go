@@ -1,22 +1,31 @@
 package duckstrata_test
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/sql/duckstrata"
 )
 
-// TestNestedAsJSON: struct and list columns reach DuckDB as JSON text, the
-// flat columns beside them as themselves, and count(*) with no column
-// projected counts every row.
-func TestNestedAsJSON(t *testing.T) {
+// TestNestedTypes: struct columns reach DuckDB as STRUCTs, so SQL reaches
+// their fields (s.a, s.inner.b), and a comparison on a field is pushed into
+// the scan with the result unchanged; lists, and lists inside structs,
+// are JSON text; the flat columns beside them are themselves, and
+// count(*) with no column projected counts every row.
+func TestNestedTypes(t *testing.T) {
+	inner := arrow.StructOf(arrow.Field{Name: "b", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		arrow.Field{Name: "xs", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: true})
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true},
-		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "inner", Type: inner, Nullable: true}), Nullable: true},
 	}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 	defer b.Release()
@@ -32,24 +41,63 @@ func TestNestedAsJSON(t *testing.T) {
 			}
 		}
 		sb := b.Field(2).(*array.StructBuilder)
+		ib := sb.FieldBuilder(1).(*array.StructBuilder)
 		if i%5 == 4 {
-			sb.AppendNull()
-		} else {
-			sb.Append(true)
-			sb.FieldBuilder(0).(*array.StringBuilder).Append("x")
+			sb.AppendNull() // (nulls in every field below too)
+			continue
 		}
+		sb.Append(true)
+		if i%7 == 6 {
+			sb.FieldBuilder(0).AppendNull()
+		} else {
+			sb.FieldBuilder(0).(*array.StringBuilder).Append(fmt.Sprint("x", i%3))
+		}
+		if i%11 == 10 {
+			ib.AppendNull()
+			continue
+		}
+		ib.Append(true)
+		ib.FieldBuilder(0).(*array.Int64Builder).Append(int64(i * 10))
+		xb := ib.FieldBuilder(1).(*array.ListBuilder)
+		xb.Append(true)
+		xb.ValueBuilder().(*array.Int32Builder).Append(int32(i))
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
 	p := writeRecord(t, filepath.Join(t.TempDir(), "n.strata"), rec)
 	_, conn := openDB(t)
-	got := rowsOf(t, conn, "SELECT id, l, s FROM "+quoted(p)+" WHERE id IN (0, 2, 3, 4, 4001) ORDER BY id")
-	want := [][]string{{"0", "[]", `{"a":"x"}`}, {"2", "[2,3]", `{"a":"x"}`}, {"3", "NULL", `{"a":"x"}`}, {"4", "[4]", "NULL"}, {"4001", "[4001,4002]", `{"a":"x"}`}}
-	sameRows(t, "nested as JSON", got, want)
+	got := rowsOf(t, conn, "SELECT id, l, s.a, s.inner.b, s.inner.xs, s IS NULL FROM "+quoted(p)+" WHERE id IN (0, 2, 3, 4, 6, 10, 4001) ORDER BY id")
+	want := [][]string{
+		{"0", "[]", "x0", "0", "[0]", "false"},
+		{"2", "[2,3]", "x2", "20", "[2]", "false"},
+		{"3", "NULL", "x0", "30", "[3]", "false"},
+		{"4", "[4]", "NULL", "NULL", "NULL", "true"},
+		{"6", "[]", "NULL", "60", "[6]", "false"},
+		{"10", "[10]", "x1", "NULL", "NULL", "false"},
+		{"4001", "[4001,4002]", "x2", "40010", "[4001]", "false"},
+	}
+	sameRows(t, "nested types", got, want)
 	types := rowsOf(t, conn, "SELECT column_type FROM (DESCRIBE SELECT * FROM "+quoted(p)+")")
-	if types[1][0] != "VARCHAR" || types[2][0] != "VARCHAR" {
+	if types[1][0] != "VARCHAR" || types[2][0] != `STRUCT(a VARCHAR, "inner" STRUCT(b BIGINT, xs VARCHAR))` {
 		t.Errorf("types %v", types)
 	}
+	// a comparison on a field is pushed, and answers what DuckDB does
+	q := "SELECT count(*), sum(s.inner.b) FROM " + quoted(p) + " WHERE s.inner.b > 30000 AND s.a = 'x1'"
+	out, pu, err := duckstrata.Pushdown(context.Background(), conn, q, duckstrata.WithPushAll())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pu) != 1 || pu[0].Filter != "s.inner.b > 30000 AND s.a = 'x1'" {
+		t.Errorf("pushed %+v", pu)
+	}
+	var n, sum int64
+	for i := range 5000 {
+		if i%5 != 4 && i%11 != 10 && i%7 != 6 && i*10 > 30000 && i%3 == 1 {
+			n++
+			sum += int64(i * 10)
+		}
+	}
+	sameRows(t, "pushed field filter", rowsOf(t, conn, out), [][]string{{fmt.Sprint(n), fmt.Sprint(sum)}})
 	if n := rowsOf(t, conn, "SELECT count(*) FROM "+quoted(p)); n[0][0] != "5000" {
 		t.Errorf("count(*) = %v", n)
 	}

@@ -469,6 +469,8 @@ func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
 		name = str(parts[0])
 	case len(parts) == 2 && r.alias != "" && strings.EqualFold(str(parts[0]), r.alias):
 		name = str(parts[1])
+	case len(parts) >= 2 && r.alone && (r.alias == "" || !strings.EqualFold(str(parts[0]), r.alias)):
+		return p.fieldPath(r, parts)
 	default:
 		return colInfo{}, false
 	}
@@ -507,6 +509,56 @@ func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
 	}
 	k, duck := kindOf(fields[idx].Type)
 	return colInfo{name: fields[idx].Name, kind: k, duck: duck}, true
+}
+
+// fieldPath resolves a COLUMN_REF of several names (properties.mag) to a
+// primitive field reached through structs from a top-level column of r's
+// file: DuckDB reads such a name as a field of the struct column named
+// first when no table is named so. Names match exactly, or without case
+// when that is unambiguous, as DuckDB binds them.
+func (p *pusher) fieldPath(r *tableRef, parts []any) (colInfo, bool) {
+	fields := r.schema.Fields()
+	path := make([]string, 0, len(parts))
+	var t arrow.DataType
+	for _, part := range parts {
+		name := str(part)
+		if name == "" || strings.Contains(name, ".") {
+			return colInfo{}, false
+		}
+		f, ok := fieldNamed(fields, name)
+		if !ok {
+			return colInfo{}, false
+		}
+		path = append(path, f.Name)
+		t = f.Type
+		if st, ok := t.(*arrow.StructType); ok {
+			fields = st.Fields()
+		} else {
+			fields = nil
+		}
+	}
+	if fields != nil {
+		return colInfo{}, false // a struct, not a value
+	}
+	k, duck := kindOf(t)
+	return colInfo{name: strings.Join(path, "."), kind: k, duck: duck}, true
+}
+
+// fieldNamed finds the field called name: exactly, or without case when
+// only one matches.
+func fieldNamed(fields []arrow.Field, name string) (arrow.Field, bool) {
+	for _, f := range fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	found, n := arrow.Field{}, 0
+	for _, f := range fields {
+		if strings.EqualFold(f.Name, name) {
+			found, n = f, n+1
+		}
+	}
+	return found, n == 1
 }
 
 var flipOp = map[string]string{

@@ -98,8 +98,10 @@ func newConfig(opts []Option) *config {
 // column of the file: integers, floats, booleans, strings and binary,
 // dates, timestamps (TIMESTAMPTZ when the column has a time zone), times
 // of day (TIME; nanoseconds rounded to microseconds), durations (INTERVAL)
-// and decimals map to the DuckDB types of the same meaning; struct, list and
-// map columns arrive as VARCHAR holding JSON text. filter is a Strata WHERE
+// and decimals map to the DuckDB types of the same meaning; structs are
+// STRUCTs of their fields (so s.a reaches a field); list and map columns,
+// and lists and maps inside structs, arrive as VARCHAR holding JSON text.
+// filter is a Strata WHERE
 // expression (see package strata/filter) applied inside the scan.
 func Register(ctx context.Context, conn *sql.Conn, opts ...Option) error {
 	return conn.Raw(func(dc any) error {

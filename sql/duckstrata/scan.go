@@ -25,7 +25,6 @@ import (
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"strata"
-	"strata/interop"
 )
 
 // The table function is written against DuckDB's C API (through duckdb-go's
@@ -314,7 +313,7 @@ func (s *scanState) take(max int64) (piece, error) {
 		rec, err := sc.Next()
 		if err == nil && s.nested {
 			var conv arrow.Record
-			conv, err = interop.CSVRecord(rec, memory.DefaultAllocator)
+			conv, err = duckRecord(rec, memory.DefaultAllocator)
 			rec.Release()
 			rec = conv
 		}

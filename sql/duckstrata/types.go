@@ -2,9 +2,11 @@ package duckstrata
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/duckdb/duckdb-go/v2/mapping"
 )
 
@@ -15,8 +17,9 @@ type column struct {
 	name  string
 	sql   string // DuckDB type name, for messages and tests
 	arrow arrow.DataType
-	// nested columns (struct, list, map) are handed to DuckDB as JSON text
-	// in a VARCHAR, the way `strata cat --format csv` prints them.
+	// nested: the column is, or holds, a list or map, which DuckDB gets
+	// as JSON text in a VARCHAR, the way `strata cat --format csv` prints
+	// it (structs are STRUCTs, see structColumn).
 	nested bool
 	// logical builds the DuckDB type (the caller destroys it).
 	logical func() mapping.LogicalType
@@ -129,11 +132,66 @@ func columnOf(f arrow.Field) (column, error) {
 	case *arrow.LargeBinaryType:
 		c.sql, c.logical, c.fill = "BLOB", simple(mapping.TypeBlob), fillLargeStrings
 		return c, nil
-	case *arrow.StructType, *arrow.ListType, *arrow.MapType, *arrow.LargeListType, *arrow.FixedSizeListType:
+	case *arrow.StructType:
+		return structColumn(c, t)
+	case *arrow.ListType, *arrow.MapType, *arrow.LargeListType, *arrow.FixedSizeListType:
 		c.sql, c.logical, c.fill, c.nested = "VARCHAR", simple(mapping.TypeVarchar), fillStrings, true
 		return c, nil
 	}
 	return c, fmt.Errorf("column %q: type %s has no DuckDB mapping", f.Name, f.Type)
+}
+
+// structColumn maps a struct to a DuckDB STRUCT of its fields' types, so
+// that SQL reaches its fields (properties.mag); lists and maps inside it
+// are JSON text as at the top level (nested is then set: the scan converts
+// them, see duckArray).
+func structColumn(c column, t *arrow.StructType) (column, error) {
+	kids := make([]column, t.NumFields())
+	names := make([]string, t.NumFields())
+	sqls := make([]string, t.NumFields())
+	for k, f := range t.Fields() {
+		kc, err := columnOf(f)
+		if err != nil {
+			return c, fmt.Errorf("column %q: %w", c.name, err)
+		}
+		kids[k], names[k] = kc, f.Name
+		sqls[k] = quoteIdent(f.Name) + " " + kc.sql
+		c.nested = c.nested || kc.nested
+	}
+	if len(kids) == 0 {
+		// DuckDB has no struct without fields: an empty one is its JSON
+		// text, "{}" or NULL.
+		c.sql, c.logical, c.fill, c.nested = "VARCHAR", simple(mapping.TypeVarchar), fillStrings, true
+		return c, nil
+	}
+	c.sql = "STRUCT(" + strings.Join(sqls, ", ") + ")"
+	c.logical = func() mapping.LogicalType {
+		types := make([]mapping.LogicalType, len(kids))
+		for k := range kids {
+			types[k] = kids[k].logical()
+		}
+		lt := mapping.CreateStructType(types, names)
+		for k := range types {
+			mapping.DestroyLogicalType(&types[k])
+		}
+		return lt
+	}
+	c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) {
+		s := a.(*array.Struct)
+		for k := range kids {
+			cv := mapping.StructVectorGetChild(vec, mapping.IdxT(k))
+			ca := s.Field(k)
+			// a field of a null struct is null, whatever the field holds
+			fillValidityUnder(cv, ca, s, lo, n)
+			kids[k].fill(cv, ca, lo, n)
+		}
+	}
+	return c, nil
+}
+
+// quoteIdent quotes a name for DuckDB SQL (types in messages and tests).
+func quoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 // vectorBytes returns the data of vec as n*width bytes.
