@@ -422,3 +422,72 @@ func TestNestedProjectionFlatMapKeys(t *testing.T) {
 	}
 	t.Logf("%d FlatMap columns projected to two of their keys", checked)
 }
+
+// wideStruct writes rows rows of an id and a struct of 16 fields (integers,
+// floats and strings) as Strata in memory.
+func wideStruct(b testing.TB, rows int) []byte {
+	var fs []arrow.Field
+	for k := range 16 {
+		t := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String}[k%3]
+		fs = append(fs, arrow.Field{Name: fmt.Sprintf("f%d", k), Type: t, Nullable: true})
+	}
+	sch := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.StructOf(fs...), Nullable: true}}, nil)
+	var buf bytes.Buffer
+	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), sch, write.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer bld.Release()
+	sb := bld.Field(1).(*array.StructBuilder)
+	for i := range rows {
+		bld.Field(0).(*array.Int64Builder).Append(int64(i))
+		sb.Append(true)
+		for k := range 16 {
+			switch k % 3 {
+			case 0:
+				sb.FieldBuilder(k).(*array.Int64Builder).Append(r.Int64N(1 << 40))
+			case 1:
+				sb.FieldBuilder(k).(*array.Float64Builder).Append(r.Float64() * 1000)
+			default:
+				sb.FieldBuilder(k).(*array.StringBuilder).Append(fmt.Sprintf("value-%d-%d", k, r.IntN(100000)))
+			}
+		}
+	}
+	rec := bld.NewRecord()
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkNestedProjection scans one field of a 16-field struct (s.f3,
+// integers), the struct whole, and two fields, on one goroutine: what a
+// nested projection saves over reading the column. No decoder cache, so
+// every scan decodes what it reads.
+func BenchmarkNestedProjection(b *testing.B) {
+	data := wideStruct(b, 1<<18)
+	for _, cols := range [][]string{{"s.f3"}, {"s"}, {"s.f3", "s.f5"}} {
+		b.Run(strings.Join(cols, "+"), func(b *testing.B) {
+			f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 1, DecoderCacheBytes: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var bytesRead int64
+			for range b.N {
+				rec, st := scanAll(b, f, read.ScanOptions{Columns: cols})
+				if rec.NumRows() != 1<<18 {
+					b.Fatalf("%d rows", rec.NumRows())
+				}
+				rec.Release()
+				bytesRead = st.BytesRead
+			}
+			b.ReportMetric(float64(bytesRead), "bytes/scan")
+		})
+	}
+}
