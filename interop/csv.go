@@ -1,10 +1,12 @@
 package interop
 
 import (
+	"bytes"
 	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -38,6 +40,7 @@ type csvReader struct {
 	// time.Parse): it reads them as text and Next converts them.
 	times []bool
 	mem   memory.Allocator
+	types csvTypes
 }
 
 // csvReadSchema is sch with its times of day and dates as strings, the
@@ -174,14 +177,19 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		comma = '\t'
 	}
 	sch := opts.CSVSchema
+	inferred := 0 // records the types were inferred from (0: given)
 	if sch == nil {
 		rows := opts.CSVInferRows
-		if rows <= 0 {
-			rows = 1000
+		switch {
+		case rows == 0:
+			rows = DefaultCSVInferRows
+		case rows < 0:
+			rows = math.MaxInt
 		}
 		if sch, err = inferCSVSchema(f, comma, !opts.CSVNoHeader, rows); err != nil {
 			return nil, fmt.Errorf("interop: %s: %w", path, err)
 		}
+		inferred = rows
 		if _, err = f.Seek(0, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("interop: %w", err)
 		}
@@ -192,11 +200,12 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	if opts.Parallel {
 		// the pieces hold no header: the splitter skips it
 		copts = append(copts, csv.WithHeader(false))
-		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem), nil
+		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, inferred}), nil
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
-	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem}, nil
+	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem,
+		types: csvTypes{comma, inferred}}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -375,15 +384,84 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 	}()
 	if !c.r.Next() {
 		if err := c.r.Err(); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("interop: csv: %w", err)
+			return nil, fmt.Errorf("interop: csv: %w%s", err, c.types.hint())
 		}
 		return nil, io.EOF
 	}
 	rec, err = csvBatch(c.r.Record(), c.sch, c.times, c.mem)
 	if err != nil {
-		return nil, fmt.Errorf("interop: csv: %w", err)
+		return nil, fmt.Errorf("interop: csv: %w%s", err, c.types.hint())
 	}
 	return rec, nil
+}
+
+// DefaultCSVInferRows is how many records CSV import samples to infer
+// column types (ReadOptions.CSVInferRows).
+const DefaultCSVInferRows = 1000
+
+// csvTypes is what a CSV reader knows of its column types, for its errors:
+// the separator, and how many records the types were inferred from (0:
+// they were given).
+type csvTypes struct {
+	comma    rune
+	inferred int
+}
+
+// hint tells how to get past a value that does not parse as its column's
+// type, when that type was inferred from a sample.
+func (t csvTypes) hint() string {
+	if t.inferred <= 0 || t.inferred == math.MaxInt {
+		return ""
+	}
+	return fmt.Sprintf(" (column types were inferred from the first %d records: infer them from every record with ReadOptions.CSVInferRows = -1, strata import --infer-rows -1, or give ReadOptions.CSVSchema)", t.inferred)
+}
+
+// locate finds, in data (whole records starting on file line line), the
+// first value that does not parse as its column's type in sch, and
+// describes it: line 20002, column "a": "oops" does not parse as int64.
+func (t csvTypes) locate(data []byte, line int64, sch *arrow.Schema) (string, bool) {
+	r := stdcsv.NewReader(bytes.NewReader(data))
+	r.Comma = t.comma
+	r.FieldsPerRecord = -1
+	for {
+		rec, err := r.Read()
+		if err != nil {
+			return "", false
+		}
+		for i, v := range rec {
+			if i >= sch.NumFields() || isCSVNull(v) {
+				continue
+			}
+			k, ok := typeKind(sch.Field(i).Type)
+			if ok && narrowKinds(k, v) == 0 {
+				at, _ := r.FieldPos(i)
+				return fmt.Sprintf("line %d, column %q: %q does not parse as %s", line+int64(at)-1, sch.Field(i).Name, v, sch.Field(i).Type), true
+			}
+		}
+	}
+}
+
+// typeKind is the inference kind a column type was inferred as (false for
+// strings, which take any text, and for types inference never picks).
+func typeKind(t arrow.DataType) (int, bool) {
+	switch t := t.(type) {
+	case *arrow.Int64Type:
+		return inferInt, true
+	case *arrow.Float64Type:
+		return inferFloat, true
+	case *arrow.BooleanType:
+		return inferBool, true
+	case *arrow.Date32Type:
+		return inferDate, true
+	case *arrow.TimestampType:
+		if t.TimeZone != "" {
+			return inferTimestampTZ, true
+		}
+		return inferTimestamp, true
+	case *arrow.Time32Type:
+		return inferTime, true
+	}
+	return 0, false
 }
 
 // csvBatch returns a batch arrow-go's reader parsed (into the schema of

@@ -43,7 +43,7 @@ type csvPiece struct {
 	err  error
 }
 
-func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, times []bool, copts []csv.Option, batchRows, threads int, mem memory.Allocator) *csvParallel {
+func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, times []bool, copts []csv.Option, batchRows, threads int, mem memory.Allocator, types csvTypes) *csvParallel {
 	// Each goroutine holds a piece as text and as a batch, and as many
 	// wait in order: memory grows with the goroutines, so at most eight.
 	if threads <= 0 {
@@ -66,7 +66,11 @@ func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, 
 			for p := range work {
 				p.rec, p.err = parseCSVPiece(p.data, sch, rsch, times, copts, mem)
 				if p.err != nil {
-					p.err = fmt.Errorf("interop: csv: in the records from line %d: %w", p.line, p.err)
+					if at, ok := types.locate(p.data, p.line, sch); ok {
+						p.err = fmt.Errorf("interop: csv: %s: %w%s", at, p.err, types.hint())
+					} else {
+						p.err = fmt.Errorf("interop: csv: in the records from line %d: %w%s", p.line, p.err, types.hint())
+					}
 				}
 				p.data = nil
 				close(p.done)

@@ -174,3 +174,53 @@ func TestCSVParallelErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCSVInferredTypeErrors: a value past the records types were inferred
+// from that does not parse as its column's type fails the read with its
+// line and column named and the way out given; inferring from every record
+// reads it as text; given types get no hint.
+func TestCSVInferredTypeErrors(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,x,day\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "%d,%d.5,2024-01-%02d\n", i, i, 1+i%28)
+	}
+	b.WriteString("3000,oops,2024-02-01\n") // line 3002
+	b.WriteString("3001,7.5,2024-02-02\n")
+	path := filepath.Join(dir, "late.csv")
+	writeFile(t, path, b.String())
+	for _, par := range []bool{true, false} {
+		got, _, err := readBatches(t, path, interop.ReadOptions{BatchRows: 256, Parallel: par})
+		release(got)
+		if err == nil || !strings.Contains(err.Error(), "inferred from the first 1000 records") || !strings.Contains(err.Error(), "CSVInferRows = -1") {
+			t.Fatalf("parallel %v: %v, want the inference hint", par, err)
+		}
+		if par && !strings.Contains(err.Error(), `line 3002, column "x": "oops" does not parse as float64`) {
+			t.Errorf("parallel: %v, want the line and column", err)
+		}
+	}
+	got, sch, err := readBatches(t, path, interop.ReadOptions{BatchRows: 256, Parallel: true, CSVInferRows: -1})
+	defer release(got)
+	if err != nil {
+		t.Fatalf("every record sampled: %v", err)
+	}
+	if sch.Field(1).Type.ID() != arrow.STRING || sch.Field(0).Type.ID() != arrow.INT64 || sch.Field(2).Type.ID() != arrow.DATE32 {
+		t.Errorf("schema %s, want x as text, id and day typed", sch)
+	}
+	n := 0
+	for _, r := range got {
+		n += int(r.NumRows())
+	}
+	if n != 3002 {
+		t.Errorf("%d rows, want 3002", n)
+	}
+	// given types: the error names the place but gives no inference hint
+	given := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "x", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "day", Type: arrow.BinaryTypes.String}}, nil)
+	got2, _, err := readBatches(t, path, interop.ReadOptions{BatchRows: 256, Parallel: true, CSVSchema: given})
+	release(got2)
+	if err == nil || strings.Contains(err.Error(), "inferred") || !strings.Contains(err.Error(), "line 3002") {
+		t.Errorf("given schema: %v", err)
+	}
+}

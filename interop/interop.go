@@ -71,8 +71,11 @@ type ReadOptions struct {
 	BatchRows int
 	// CSVSchema, when set, is the schema of a CSV file; otherwise types are inferred.
 	CSVSchema *arrow.Schema
-	// CSVInferRows is the number of rows sampled to infer CSV column types
-	// when CSVSchema is nil (default 1000).
+	// CSVInferRows is the number of records sampled to infer CSV column
+	// types when CSVSchema is nil (0: DefaultCSVInferRows; negative: every
+	// record, a first pass over the whole file). A later value that does
+	// not parse as its column's inferred type fails the read with an error
+	// naming its line and column.
 	CSVInferRows int
 	// CSVNoHeader tells that the CSV file has no header line (columns are
 	// then named by CSVSchema, or f0, f1, ... when inferring).

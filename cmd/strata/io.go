@@ -54,6 +54,7 @@ func runImport(args []string) error {
 	wo := addWriteFlags(fs)
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
+	inferRows := fs.Int("infer-rows", interop.DefaultCSVInferRows, "CSV: records sampled to infer column types (-1: every record, one more pass over the file)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -61,13 +62,16 @@ func runImport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC and DST, got %d arguments", len(pos))
 	}
+	if *inferRows == 0 || *inferRows < -1 {
+		return usagef("--infer-rows %d: want a positive count, or -1 for every record", *inferRows)
+	}
 	src, dst := pos[0], pos[1]
 	opts, err := wo.options()
 	if err != nil {
 		return err
 	}
 	p := newProgress("import", "rows", 0, pf)
-	n, err := importFile(src, dst, sf, opts, p)
+	n, err := importFile(src, dst, sf, opts, p, *inferRows)
 	if err != nil {
 		return err
 	}

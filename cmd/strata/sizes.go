@@ -173,7 +173,7 @@ func sizeOne(src, dst string, opts *strata.WriteOptions, p *progress) (*sizeSet,
 		return nil, err
 	}
 	start := time.Now()
-	rows, err := importFile(src, dst, nil, opts, p)
+	rows, err := importFile(src, dst, nil, opts, p, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -268,11 +268,12 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 }
 
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,
-// reporting progress to p when it is not nil.
-func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress) (int64, error) {
+// reporting progress to p when it is not nil; a CSV source's types are
+// inferred from inferRows records (interop.ReadOptions.CSVInferRows).
+func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int) (int64, error) {
 	// with more than one encoding goroutine, a CSV source is parsed on
 	// several too
-	ro := interop.ReadOptions{Parallel: true}
+	ro := interop.ReadOptions{Parallel: true, CSVInferRows: inferRows}
 	if opts != nil {
 		ro.Parallel, ro.Threads = opts.Parallel != 1, opts.Parallel
 	}
