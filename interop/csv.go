@@ -172,10 +172,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 			f.Close()
 		}
 	}()
-	comma := ','
-	if strings.EqualFold(filepath.Ext(path), ".tsv") {
-		comma = '\t'
-	}
+	comma := csvComma(path)
 	sch := opts.CSVSchema
 	inferred := 0 // records the types were inferred from (0: given)
 	if sch == nil {
@@ -393,6 +390,15 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 		return nil, fmt.Errorf("interop: csv: %w%s", err, c.types.hint())
 	}
 	return rec, nil
+}
+
+// csvComma is the separator of a CSV file by its name: a tab for .tsv, a
+// comma otherwise.
+func csvComma(path string) rune {
+	if strings.EqualFold(filepath.Ext(path), ".tsv") {
+		return '\t'
+	}
+	return ','
 }
 
 // DefaultCSVInferRows is how many records CSV import samples to infer

@@ -21,11 +21,12 @@ import (
 // serial sink's. At most one batch more than there are goroutines is held
 // at a time, so memory does not grow with the table.
 type csvParallelSink struct {
-	f    *os.File
-	sch  *arrow.Schema
-	text []csvText
-	null string
-	mem  memory.Allocator
+	f     *os.File
+	sch   *arrow.Schema
+	text  []csvText
+	null  string
+	comma rune
+	mem   memory.Allocator
 
 	work    chan csvJob
 	order   chan chan csvOut // results in the order of the batches
@@ -55,12 +56,12 @@ var errCSVClosed = errors.New("interop: csv: sink already closed")
 // maxCSVWriters bounds the formatting goroutines of a CSV export.
 const maxCSVWriters = 8
 
-func newCSVParallelSink(f *os.File, sch *arrow.Schema, text []csvText, null string, threads int, mem memory.Allocator) *csvParallelSink {
+func newCSVParallelSink(f *os.File, sch *arrow.Schema, text []csvText, null string, comma rune, threads int, mem memory.Allocator) *csvParallelSink {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = min(threads, maxCSVWriters)
-	s := &csvParallelSink{f: f, sch: sch, text: text, null: null, mem: mem,
+	s := &csvParallelSink{f: f, sch: sch, text: text, null: null, comma: comma, mem: mem,
 		work: make(chan csvJob), order: make(chan chan csvOut, threads+1), written: make(chan struct{})}
 	for range threads {
 		s.wg.Add(1)
@@ -93,7 +94,7 @@ func (s *csvParallelSink) formatOne(buf *bytes.Buffer, j csvJob) (b []byte, err 
 	}
 	defer out.Release()
 	buf.Reset()
-	w := csv.NewWriter(buf, s.sch, csv.WithHeader(j.header), csv.WithNullWriter(s.null))
+	w := csv.NewWriter(buf, s.sch, csv.WithHeader(j.header), csv.WithNullWriter(s.null), csv.WithComma(s.comma))
 	if err := w.Write(out); err != nil {
 		return nil, err
 	}

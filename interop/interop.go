@@ -443,11 +443,13 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 			null = "NULL"
 		}
 		flat, text := csvSchema(sch)
+		// a .tsv file is tab-separated, as import reads it
+		comma := csvComma(path)
 		if opts.Threads != 1 {
-			s = newCSVParallelSink(f, flat, text, null, opts.Threads, opts.Mem)
+			s = newCSVParallelSink(f, flat, text, null, comma, opts.Threads, opts.Mem)
 			break
 		}
-		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null)), sch: flat, text: text, mem: opts.Mem}
+		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null), csv.WithComma(comma)), sch: flat, text: text, mem: opts.Mem}
 	default:
 		if strings.EqualFold(filepath.Ext(path), ".arrows") {
 			// .arrows is the conventional name of the IPC stream format.

@@ -204,15 +204,23 @@ func TestCSVRoundTrip(t *testing.T) {
 	if err := compareTables(want, wantSch, got, gotSch); err != nil {
 		t.Fatalf("strata: %v", err)
 	}
-	out := filepath.Join(dir, "out.csv")
-	if err := exportFile(out, gotSch, got); err != nil {
-		t.Fatal(err)
-	}
-	back, backSch := readAll(t, out, interop.ReadOptions{})
-	defer release(back)
-	if err := compareTables(want, wantSch, back, backSch); err != nil {
+	// .tsv is written tab-separated, as it is read (it was written with
+	// commas and could not be imported back)
+	for _, name := range []string{"out.csv", "out.tsv"} {
+		out := filepath.Join(dir, name)
+		if err := exportFile(out, gotSch, got); err != nil {
+			t.Fatal(err)
+		}
 		b, _ := os.ReadFile(out)
-		t.Fatalf("csv re-import: %v\nexported:\n%s", err, b)
+		header, _, _ := strings.Cut(string(b), "\n")
+		if tabs := strings.Contains(header, "\t"); tabs != strings.HasSuffix(name, ".tsv") {
+			t.Errorf("%s: header %q", name, header)
+		}
+		back, backSch := readAll(t, out, interop.ReadOptions{})
+		if err := compareTables(want, wantSch, back, backSch); err != nil {
+			t.Fatalf("%s re-import: %v\nexported:\n%s", name, err, b)
+		}
+		release(back)
 	}
 }
 

@@ -30,6 +30,18 @@ func TestErrorsAdvise(t *testing.T) {
 		t.Errorf("parquet file: %v (exit %d)", err, exitCode(err))
 	}
 
+	// import writes Strata: a foreign extension on its output is refused,
+	// and nothing is written
+	for _, dst := range []string{"out.parquet", "out.csv", "out.feather"} {
+		err := runImport([]string{"--quiet", pq, filepath.Join(dir, dst)})
+		if err == nil || !strings.Contains(err.Error(), "import writes a Strata file") || exitCode(err) != exitUsage {
+			t.Errorf("import to %s: %v (exit %d)", dst, err, exitCode(err))
+		}
+		if _, err := os.Stat(filepath.Join(dir, dst)); !os.IsNotExist(err) {
+			t.Errorf("import to %s left a file (%v)", dst, err)
+		}
+	}
+
 	f, err := openFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,11 @@ func runImport(args []string) error {
 		return usagef("--infer-rows %d: want a positive count, or -1 for every record", *inferRows)
 	}
 	src, dst := pos[0], pos[1]
+	if fm, err := interop.FormatOf(dst); err == nil {
+		// a Strata file under a Parquet, CSV or Arrow name would mislead
+		// every tool that trusts the name
+		return usagef("DST %s: import writes a Strata file (name it .strata); strata export writes %s", dst, fm)
+	}
 	opts, err := wo.options()
 	if err != nil {
 		return err
