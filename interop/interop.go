@@ -5,6 +5,7 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -568,6 +570,18 @@ func TimeText(a arrow.Array, i int) (s string, ok bool) {
 	return "", false
 }
 
+// JSONText is the JSON text of v without HTML escaping: "&" stays "&"
+// rather than "\u0026", as DuckDB and Spark write it.
+func JSONText(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
 // csvText renders every value of an array as text; nulls stay null.
 type csvText func(a arrow.Array, i int) (string, error)
 
@@ -581,11 +595,18 @@ func csvSchema(sch *arrow.Schema) (*arrow.Schema, []csvText) {
 	text := make([]csvText, len(fields))
 	for i, f := range fields {
 		switch f.Type.(type) {
+		case *extensions.JSONType:
+			// the stored text as it is (marshalled again it would lose its
+			// spacing; arrow-go would also escape & < > as \u0026...).
+			// (before NestedType, which extension types satisfy)
+			text[i] = func(a arrow.Array, i int) (string, error) {
+				return a.(array.ExtensionArray).Storage().(*array.String).Value(i), nil
+			}
 		case arrow.NestedType:
 			text[i] = func(a arrow.Array, i int) (string, error) {
-				j, err := json.Marshal(a.GetOneForMarshal(i))
-				return string(j), err
+				return JSONText(a.GetOneForMarshal(i))
 			}
+
 		case *arrow.Time32Type, *arrow.Time64Type, *arrow.DurationType:
 			text[i] = func(a arrow.Array, i int) (string, error) {
 				s, _ := TimeText(a, i)

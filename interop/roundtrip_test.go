@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -606,5 +607,43 @@ func TestCSVInferTime(t *testing.T) {
 	defer r.Close()
 	if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), `"noon"`) || !strings.Contains(err.Error(), `"fine"`) {
 		t.Errorf("a value that is no time of day: %v", err)
+	}
+}
+
+// TestCSVTextNotEscaped: CSV export writes JSON text as stored (a JSON
+// column) or as DuckDB writes it (nested columns): "&", "<" and ">" stay
+// themselves instead of becoming \u0026, \u003c and \u003e.
+func TestCSVTextNotEscaped(t *testing.T) {
+	jt, err := extensions.NewJSONType(arrow.BinaryTypes.String)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "j", Type: jt, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.ExtensionBuilder).StorageBuilder().(*array.StringBuilder).Append(`{"k": "a & b <c>"}`)
+	sb := b.Field(1).(*array.StructBuilder)
+	sb.Append(true)
+	sb.FieldBuilder(0).(*array.StringBuilder).Append("x & y <z>")
+	rec := b.NewRecord()
+	defer rec.Release()
+	out := filepath.Join(t.TempDir(), "t.csv")
+	if err := exportFile(out, sch, []arrow.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"{""k"": ""a & b <c>""}"`, `"{""a"":""x & y <z>""}"`} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("CSV lacks %s:\n%s", want, text)
+		}
+	}
+	if strings.Contains(string(text), `\u00`) {
+		t.Errorf("escaped text in CSV:\n%s", text)
 	}
 }

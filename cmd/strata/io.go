@@ -203,6 +203,7 @@ func (p *printer) print(rec arrow.Record) error {
 		return p.csv.Write(out)
 	case "json":
 		enc := json.NewEncoder(p.w)
+		enc.SetEscapeHTML(false)
 		for i := 0; i < int(rec.NumRows()); i++ {
 			row := make(map[string]any, rec.NumCols())
 			for c, col := range rec.Columns() {
@@ -250,7 +251,7 @@ func jsonValue(a arrow.Array, i int) any {
 	case *array.String:
 		return v.Value(i)
 	}
-	b, err := json.Marshal(a.GetOneForMarshal(i))
+	b, err := interop.JSONText(a.GetOneForMarshal(i))
 	if err != nil {
 		return a.ValueStr(i)
 	}

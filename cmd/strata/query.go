@@ -136,6 +136,7 @@ func runInspect(args []string) error {
 	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
+		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
