@@ -178,6 +178,10 @@ type printer struct {
 	csv    *csv.Writer
 	rows   int
 	header bool
+	// width is each table column's width so far: a batch is printed at
+	// least as wide as the ones before it, so that its columns line up
+	// with the header
+	width []int
 }
 
 func newPrinter(format string, w io.Writer) (*printer, error) {
@@ -282,7 +286,10 @@ func (p *printer) table(rec arrow.Record) error {
 		}
 		cells = append(cells, row)
 	}
-	width := make([]int, ncol)
+	if len(p.width) != ncol {
+		p.width = make([]int, ncol)
+	}
+	width := p.width
 	for _, r := range cells {
 		for c, s := range r {
 			width[c] = max(width[c], len(s))

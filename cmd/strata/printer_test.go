@@ -84,3 +84,43 @@ func printAll(t *testing.T, format string, rec arrow.Record) string {
 	}
 	return out.String()
 }
+
+// TestPrinterTableBatchesAligned: a table printed in several batches keeps
+// its columns under the header, a later narrower batch included (each
+// batch was padded to its own widths).
+func TestPrinterTableBatchesAligned(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "name", Type: arrow.BinaryTypes.String}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	batch := func(names []string, ns []int64) arrow.Record {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		defer b.Release()
+		b.Field(0).(*array.StringBuilder).AppendValues(names, nil)
+		b.Field(1).(*array.Int64Builder).AppendValues(ns, nil)
+		return b.NewRecord()
+	}
+	r1, r2 := batch([]string{"a rather long name"}, []int64{1}), batch([]string{"x"}, []int64{2})
+	defer r1.Release()
+	defer r2.Release()
+	var buf bytes.Buffer
+	p, err := newPrinter("table", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []arrow.Record{r1, r2} {
+		if err := p.print(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("got %q", buf.String())
+	}
+	at := strings.LastIndex(lines[0], " n") + 1
+	for _, l := range lines[2:] {
+		if len(l) <= at || l[at] < '0' || l[at] > '9' || l[at-1] != ' ' {
+			t.Errorf("row %q: column n not under the header %q", l, lines[0])
+		}
+	}
+}
