@@ -57,30 +57,13 @@ func fillLargeStrings(vec mapping.Vector, a arrow.Array, lo, n int) {
 // fillValidity marks the null rows of a[lo, lo+n) in vec's validity mask
 // (and clears marks a previous batch left).
 func fillValidity(vec mapping.Vector, a arrow.Array, lo, n int) {
-	if a.NullN() == 0 {
-		if m := mapping.VectorGetValidity(vec); m != nil {
-			setAllValid(m, n)
-		}
-		return
-	}
-	mapping.VectorEnsureValidityWritable(vec)
-	m := mapping.VectorGetValidity(vec)
-	words := unsafe.Slice((*uint64)(m), (n+63)/64)
-	for w := range words {
-		var bits uint64
-		for b := 0; b < 64 && w*64+b < n; b++ {
-			if a.IsValid(lo + w*64 + b) {
-				bits |= 1 << b
-			}
-		}
-		words[w] = bits
-	}
+	fillValidityUnder(vec, a, nil, lo, n)
 }
 
 // fillValidityUnder sets the validity of rows [lo, lo+n) of a, a field of
-// struct parent: valid where both are.
+// struct parent (nil: a column): valid where both are.
 func fillValidityUnder(vec mapping.Vector, a, parent arrow.Array, lo, n int) {
-	if a.NullN() == 0 && parent.NullN() == 0 {
+	if a.NullN() == 0 && (parent == nil || parent.NullN() == 0) {
 		if m := mapping.VectorGetValidity(vec); m != nil {
 			setAllValid(m, n)
 		}
@@ -92,7 +75,7 @@ func fillValidityUnder(vec mapping.Vector, a, parent arrow.Array, lo, n int) {
 	for w := range words {
 		var bits uint64
 		for b := 0; b < 64 && w*64+b < n; b++ {
-			if i := lo + w*64 + b; a.IsValid(i) && parent.IsValid(i) {
+			if i := lo + w*64 + b; a.IsValid(i) && (parent == nil || parent.IsValid(i)) {
 				bits |= 1 << b
 			}
 		}
