@@ -3,6 +3,7 @@ package strata_test
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,8 +30,15 @@ func TestAPIMisuse(t *testing.T) {
 		t.Error("OpenSource(nil): no error")
 	}
 	dup := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	if _, err := strata.NewWriter(&bytes.Buffer{}, dup, nil); !errors.Is(err, encoding.ErrInvalidArgument) || errors.Is(err, encoding.ErrCorrupt) {
-		t.Errorf("two fields of one name: %v, want an invalid argument, not corrupt data", err)
+	if _, err := strata.NewWriter(&bytes.Buffer{}, dup, nil); !errors.Is(err, encoding.ErrInvalidArgument) || errors.Is(err, encoding.ErrCorrupt) ||
+		!strings.Contains(err.Error(), `two columns named "a"`) {
+		t.Errorf("two fields of one name: %v, want an invalid argument naming them, not corrupt data", err)
+	}
+	inner := arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64}, arrow.Field{Name: "x", Type: arrow.BinaryTypes.String})
+	deep := arrow.NewSchema([]arrow.Field{{Name: "l", Type: arrow.ListOf(arrow.StructOf(arrow.Field{Name: "s", Type: inner}))}}, nil)
+	if _, err := strata.NewWriter(&bytes.Buffer{}, deep, nil); !errors.Is(err, encoding.ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), `struct "l.s" has two fields named "x"`) {
+		t.Errorf("two fields of one name in a struct in a list: %v", err)
 	}
 
 	var buf bytes.Buffer

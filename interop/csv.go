@@ -238,7 +238,7 @@ func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Sche
 			}
 			return nil, fmt.Errorf("csv: header: %w", err)
 		}
-		names = append(names, rec...)
+		names = csvNames(rec)
 	}
 	var kinds []int
 	for n := 0; n < rows; n++ {
@@ -282,6 +282,34 @@ func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Sche
 		fields[i] = arrow.Field{Name: name, Type: kindType(k), Nullable: true}
 	}
 	return arrow.NewSchema(fields, nil), nil
+}
+
+// csvNames returns a CSV header's names as columns can hold them: an empty
+// name is f<i> (as the columns of a file without a header), and a name
+// met again gets _2, _3, ... (as a header written by hand often repeats
+// one), so that the file imports instead of failing on its header.
+func csvNames(header []string) []string {
+	names := make([]string, len(header))
+	taken := make(map[string]bool, len(header))
+	for _, h := range header {
+		taken[h] = true
+	}
+	seen := make(map[string]bool, len(header))
+	for i, h := range header {
+		name := h
+		if name == "" {
+			name = "f" + strconv.Itoa(i)
+		}
+		for k := 2; seen[name] || (name != h && taken[name]); k++ {
+			name = h + "_" + strconv.Itoa(k)
+			if h == "" {
+				name = "f" + strconv.Itoa(i) + "_" + strconv.Itoa(k)
+			}
+		}
+		seen[name] = true
+		names[i] = name
+	}
+	return names
 }
 
 func isCSVNull(v string) bool {

@@ -224,3 +224,28 @@ func TestCSVInferredTypeErrors(t *testing.T) {
 		t.Errorf("given schema: %v", err)
 	}
 }
+
+// TestCSVHeaderNames: a header that repeats a name or leaves one empty
+// imports, the names made unique (a, a_2) and the empty one f<i>, serial
+// and parallel alike.
+func TestCSVHeaderNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.csv")
+	writeFile(t, path, "a,a,,b,a_2\n1,2,3,4,5\n6,7,8,9,10\n")
+	for _, par := range []bool{false, true} {
+		got, sch, err := readBatches(t, path, interop.ReadOptions{Parallel: par})
+		if err != nil {
+			t.Fatalf("parallel %v: %v", par, err)
+		}
+		var names []string
+		for _, f := range sch.Fields() {
+			names = append(names, f.Name)
+		}
+		if strings.Join(names, ",") != "a,a_3,f2,b,a_2" {
+			t.Errorf("parallel %v: names %v", par, names)
+		}
+		if len(got) != 1 || got[0].NumRows() != 2 || got[0].Column(1).(*array.Int64).Value(1) != 7 {
+			t.Errorf("parallel %v: got %v", par, got)
+		}
+		release(got)
+	}
+}

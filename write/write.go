@@ -210,12 +210,54 @@ type Writer struct {
 	pipeline bool
 }
 
+// sameNames reports two fields of one name among fields (the columns of a
+// schema when in is empty, else the fields of struct in), at any depth,
+// as the invalid argument it is.
+func sameNames(fields []arrow.Field, in string) error {
+	seen := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		if seen[f.Name] {
+			if in == "" {
+				return fmt.Errorf("write: schema: two columns named %q: %w", f.Name, encoding.ErrInvalidArgument)
+			}
+			return fmt.Errorf("write: schema: struct %q has two fields named %q: %w", in, f.Name, encoding.ErrInvalidArgument)
+		}
+		seen[f.Name] = true
+		t := f.Type
+		for {
+			// look through lists and maps to the structs they hold
+			switch x := t.(type) {
+			case *arrow.ListType:
+				t = x.Elem()
+				continue
+			case *arrow.MapType:
+				t = x.ItemType()
+				continue
+			}
+			break
+		}
+		if st, ok := t.(*arrow.StructType); ok {
+			name := f.Name
+			if in != "" {
+				name = in + "." + f.Name
+			}
+			if err := sameNames(st.Fields(), name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // New starts a file on fw with the given Arrow schema.
 func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 	if sch == nil {
 		return nil, errors.New("write: no schema")
 	}
 	opts = opts.withDefaults()
+	if err := sameNames(sch.Fields(), ""); err != nil {
+		return nil, err
+	}
 	s, err := shred.SchemaFromArrowWith(sch, shred.FromArrowOptions{FlatMap: opts.FlatMap})
 	if errors.Is(err, encoding.ErrCorrupt) {
 		// the checks a schema read from a file fails as corrupt are, for
