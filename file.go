@@ -413,6 +413,11 @@ func (s *Scanner) Next() (arrow.Record, error) { return s.s.Next() }
 // Stats returns what the scan has done so far.
 func (s *Scanner) Stats() ScanStats { return ScanStats(s.s.Stats()) }
 
+// Schema returns the schema of the batches the scan returns (also when it
+// returns none): the projected columns, nested ones pruned to the fields
+// named.
+func (s *Scanner) Schema() *arrow.Schema { return s.s.Schema() }
+
 // Close ends the scan.
 func (s *Scanner) Close() error { return s.s.Close() }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -489,5 +490,27 @@ func BenchmarkNestedProjection(b *testing.B) {
 			}
 			b.ReportMetric(float64(bytesRead), "bytes/scan")
 		})
+	}
+}
+
+// TestScannerSchema: a scan reports the schema of its batches, nested
+// columns pruned, also when the filter keeps no row.
+func TestScannerSchema(t *testing.T) {
+	data, _ := writeFile(t, 4, 500, write.Options{})
+	f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := f.Scan(read.ScanOptions{Columns: []string{"id", "s.a"}, Where: "id < 0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if rec, err := sc.Next(); err != io.EOF {
+		t.Fatalf("Next: %v, %v; want no rows", rec, err)
+	}
+	want := "schema:\n  fields: 2\n    - id: type=int32\n    - s: type=struct<a: int32 nullable>, nullable"
+	if got := sc.Schema().String(); got != want {
+		t.Errorf("schema\n%s\nwant\n%s", got, want)
 	}
 }

@@ -190,6 +190,10 @@ func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, err
 	return s, nil
 }
 
+// Schema returns the schema of the batches the scan returns: the projected
+// columns, nested ones pruned to the fields named.
+func (s *Scanner) Schema() *arrow.Schema { return s.f.projectedSchema(s.cols) }
+
 // Stats returns what the scan has done so far.
 func (s *Scanner) Stats() ScanStats {
 	st := s.stats

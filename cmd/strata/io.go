@@ -322,6 +322,34 @@ func (p *printer) table(rec arrow.Record) error {
 	return err
 }
 
+// empty prints the header of sch when no batch was printed (a table or
+// CSV of no rows still names its columns).
+func (p *printer) empty(sch *arrow.Schema) error {
+	if p.header || p.csv != nil || p.format == "json" {
+		return nil
+	}
+	cols := emptyColumns(sch)
+	rec := array.NewRecord(sch, cols, 0)
+	releaseArrays(cols)
+	defer rec.Release()
+	return p.print(rec)
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		a.Release()
+	}
+}
+
+// emptyColumns returns an empty array of each field of sch.
+func emptyColumns(sch *arrow.Schema) []arrow.Array {
+	cols := make([]arrow.Array, sch.NumFields())
+	for i, f := range sch.Fields() {
+		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
+	}
+	return cols
+}
+
 func (p *printer) flush() error {
 	if p.csv != nil {
 		p.csv.Flush()
@@ -391,6 +419,9 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		if err != nil {
 			return err
 		}
+	}
+	if err := pr.empty(sc.Schema()); err != nil {
+		return err
 	}
 	if err := pr.flush(); err != nil {
 		return err

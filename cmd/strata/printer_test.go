@@ -124,3 +124,25 @@ func TestPrinterTableBatchesAligned(t *testing.T) {
 		}
 	}
 }
+
+// TestPrinterEmpty: a result of no rows still prints its header as a table
+// or CSV, and nothing as JSON lines.
+func TestPrinterEmpty(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "name", Type: arrow.BinaryTypes.String}, {Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64})}}, nil)
+	for format, want := range map[string]string{"table": "name  s\n----  -\n", "csv": "name,s\n", "json": ""} {
+		var buf bytes.Buffer
+		p, err := newPrinter(format, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.empty(sch); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != want {
+			t.Errorf("%s: got %q, want %q", format, buf.String(), want)
+		}
+	}
+}
