@@ -76,8 +76,8 @@ type ReadOptions struct {
 	// CSVInferRows is the number of records sampled to infer CSV column
 	// types when CSVSchema is nil (0: DefaultCSVInferRows; negative: every
 	// record, a first pass over the whole file). A later value that does
-	// not parse as its column's inferred type fails the read with an error
-	// naming its line and column.
+	// not parse as its column's inferred type fails the read, with its line
+	// and column named when the file is read in Parallel.
 	CSVInferRows int
 	// CSVNoHeader tells that the CSV file has no header line (columns are
 	// then named by CSVSchema, or f0, f1, ... when inferring).
@@ -606,7 +606,6 @@ func csvSchema(sch *arrow.Schema) (*arrow.Schema, []csvText) {
 			text[i] = func(a arrow.Array, i int) (string, error) {
 				return JSONText(a.GetOneForMarshal(i))
 			}
-
 		case *arrow.Time32Type, *arrow.Time64Type, *arrow.DurationType:
 			text[i] = func(a arrow.Array, i int) (string, error) {
 				s, _ := TimeText(a, i)

@@ -292,12 +292,14 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 	whole := map[int]bool{}
 	paths := map[int][]string{}
 	tops := make([]int, len(names))
+	nested := make([]bool, len(names))
 	for i, n := range names {
 		if is := f.arrow.FieldIndices(n); len(is) > 0 {
 			tops[i] = is[0]
 			whole[is[0]] = true
 			continue
 		}
+		nested[i] = true
 		node, err := f.sch.Find(n)
 		if err != nil {
 			return nil, f.unknownColumn(n, true)
@@ -311,9 +313,9 @@ func (f *File) columnIndexes(names []string) ([]int, error) {
 	}
 	idx := make([]int, 0, len(names))
 	done := map[int]bool{}
-	for i, n := range names {
+	for i := range names {
 		top := tops[i]
-		if f.arrow.FieldIndices(n) != nil {
+		if !nested[i] {
 			idx = append(idx, top)
 			continue
 		}

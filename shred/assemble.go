@@ -73,7 +73,7 @@ func AssembleNode(s *schema.Schema, n *schema.Node, rows int, streams map[int]*S
 // type is ProjectedType(s, path). It needs the streams of
 // s.PathStreams(node).
 func AssemblePath(s *schema.Schema, path string, streams map[int]*Stream, mem memory.Allocator) (arrow.Array, error) {
-	col, _, keep, err := pathKeep(s, path)
+	col, keep, err := pathKeep(s, path)
 	if err != nil {
 		return nil, err
 	}
@@ -82,23 +82,23 @@ func AssemblePath(s *schema.Schema, path string, streams map[int]*Stream, mem me
 
 // ProjectedType is the Arrow type AssemblePath returns for path.
 func ProjectedType(s *schema.Schema, path string) (arrow.DataType, error) {
-	col, _, keep, err := pathKeep(s, path)
+	col, keep, err := pathKeep(s, path)
 	if err != nil {
 		return nil, err
 	}
 	return typeOf(col, keep), nil
 }
 
-// pathKeep returns the top-level column holding path, its index, and the
-// nodes an assembly of path keeps.
-func pathKeep(s *schema.Schema, path string) (*schema.Node, int, keepSet, error) {
+// pathKeep returns the top-level column holding path and the nodes an
+// assembly of path keeps.
+func pathKeep(s *schema.Schema, path string) (*schema.Node, keepSet, error) {
 	n, err := s.Find(path)
 	if err != nil {
-		return nil, -1, nil, fmt.Errorf("shred: %w", err)
+		return nil, nil, fmt.Errorf("shred: %w", err)
 	}
-	col, idx := s.ColumnOf(n)
+	col, _ := s.ColumnOf(n)
 	if col == nil {
-		return nil, -1, nil, fmt.Errorf("shred: path %q is not inside a column", path)
+		return nil, nil, fmt.Errorf("shred: path %q is not inside a column", path)
 	}
 	keep := keepSet{}
 	var all func(x *schema.Node)
@@ -122,7 +122,7 @@ func pathKeep(s *schema.Schema, path string) (*schema.Node, int, keepSet, error)
 			all(x.Children[1])
 		}
 	}
-	return col, idx, keep, nil
+	return col, keep, nil
 }
 
 func assembleTop(s *schema.Schema, n *schema.Node, keep keepSet, rows int, streams map[int]*Stream, one *Stream, mem memory.Allocator) (arrow.Array, error) {

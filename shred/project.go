@@ -17,9 +17,8 @@ import (
 // keys, and a FlatMap keeps only the keys named. Reading it needs only the
 // streams of the nodes it keeps.
 type Projection struct {
-	col   *schema.Node
-	index int
-	keep  keepSet
+	col  *schema.Node
+	keep keepSet
 }
 
 // Project returns the projection of paths, which must all lie in one
@@ -28,25 +27,22 @@ func Project(s *schema.Schema, paths []string) (*Projection, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("shred: a projection needs at least one path")
 	}
-	p := &Projection{index: -1, keep: keepSet{}}
+	p := &Projection{keep: keepSet{}}
 	for _, path := range paths {
-		col, idx, keep, err := pathKeep(s, path)
+		col, keep, err := pathKeep(s, path)
 		if err != nil {
 			return nil, err
 		}
 		if p.col != nil && col != p.col {
 			return nil, fmt.Errorf("shred: paths %q and %q lie in different columns", paths[0], path)
 		}
-		p.col, p.index = col, idx
+		p.col = col
 		for n := range keep {
 			p.keep[n] = true
 		}
 	}
 	return p, nil
 }
-
-// Column returns the index of the top-level column the projection prunes.
-func (p *Projection) Column() int { return p.index }
 
 // Field returns the Arrow field of the pruned column: the column's name,
 // with a type holding only the kept fields.
