@@ -121,7 +121,65 @@ func exercise(data []byte) error {
 	if _, _, err := f.Aggregate(strata.AggregateOptions{Exprs: "count(*)"}); err != nil {
 		return err
 	}
+	// fields inside structs: projected alone (a pruned column, only their
+	// streams read), and averaged
+	paths := structFieldPaths(f.Schema())
+	if len(paths) > 0 {
+		sc, err := f.Scan(strata.ScanOptions{Columns: paths})
+		if err != nil {
+			return err
+		}
+		defer sc.Close()
+		for {
+			rec, err := sc.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := validate(rec); err != nil {
+				return err
+			}
+			rec.Release()
+		}
+		if n := f.NumRows(); n > 0 {
+			rec, err := f.Take([]int64{n - 1, 0}, paths)
+			if err != nil {
+				return err
+			}
+			if err := validate(rec); err != nil {
+				return err
+			}
+			rec.Release()
+		}
+		_, _, _ = f.Aggregate(strata.AggregateOptions{Exprs: "avg(" + paths[0] + ")"}) // refused unless numeric
+	}
 	return nil
+}
+
+// structFieldPaths returns up to three dotted paths of fields reached
+// through structs from the top-level columns of sch.
+func structFieldPaths(sch *arrow.Schema) []string {
+	var out []string
+	var walk func(prefix string, t arrow.DataType)
+	walk = func(prefix string, t arrow.DataType) {
+		st, ok := t.(*arrow.StructType)
+		if !ok {
+			return
+		}
+		for _, f := range st.Fields() {
+			if len(out) == 3 {
+				return
+			}
+			out = append(out, prefix+"."+f.Name)
+			walk(prefix+"."+f.Name, f.Type)
+		}
+	}
+	for _, f := range sch.Fields() {
+		walk(f.Name, f.Type)
+	}
+	return out
 }
 
 // validate checks that what the reader returned is well-formed Arrow: a
