@@ -34,14 +34,12 @@ type unsupported struct{ reason, match string }
 
 var (
 	encrypted      = unsupported{"arrow-go: encrypted; interop passes no decryption keys", "decrypt"}
-	hadoopLZ4      = unsupported{"arrow-go: LZ4 (Hadoop framing) codec not implemented", "LZ4 unimplemented"}
 	int96Range     = unsupported{"arrow-go: INT96 timestamp outside the int64 nanosecond range", "INT96 timestamp is outside"}
 	mapKeys        = unsupported{"arrow-go: MAP with optional keys (non-conforming schema) refused", "MAP keys must be required"}
 	unknownLogical = unsupported{"arrow-go: unknown logical type (arrow-go panics; reported as an error)", "invalid logical type"}
 	emptyPage      = unsupported{"arrow-go: empty compressed v2 data page fails to decompress", "could not decompress page"}
 	pageLimit      = unsupported{"arrow-go: 1 GiB page exceeds the 256 MiB page-size limit", "exceeds configured limit"}
 	variantInvalid = unsupported{"arrow-go: invalid shredded variant (typed_value not a valid nested type)", "typed_value field must be a valid nested type"}
-	geospatial     = unsupported{"Strata: GEOMETRY/GEOGRAPHY logical type, which arrow-go would not write back, refused naming the column", "no Arrow type that arrow-go writes back as GEO"}
 	variantNoValue = unsupported{"arrow-go: shredded variant without a value field cannot be written back (export refused)", "variant 'value' field is required"}
 )
 
@@ -62,9 +60,6 @@ var notImported = map[string]unsupported{
 	"data/encrypt_columns_plaintext_footer.parquet.encrypted":                      encrypted,
 	"data/external_key_material_java.parquet.encrypted":                            encrypted,
 	"data/uniform_encryption.parquet.encrypted":                                    encrypted,
-	"data/hadoop_lz4_compressed.parquet":                                           hadoopLZ4,
-	"data/hadoop_lz4_compressed_larger.parquet":                                    hadoopLZ4,
-	"data/non_hadoop_lz4_compressed.parquet":                                       hadoopLZ4,
 	"data/int96_from_spark.parquet":                                                int96Range,
 	"data/incorrect_map_schema.parquet":                                            mapKeys,
 	"data/unknown-logical-type.parquet":                                            unknownLogical,
@@ -74,16 +69,6 @@ var notImported = map[string]unsupported{
 	"shredded_variant/case-041.parquet":                                            variantNoValue,
 	"shredded_variant/case-131.parquet":                                            variantNoValue,
 	"shredded_variant/case-138.parquet":                                            variantNoValue,
-	"data/geospatial/crs-arbitrary-value.parquet":                                  geospatial,
-	"data/geospatial/crs-default.parquet":                                          geospatial,
-	"data/geospatial/crs-geography.parquet":                                        geospatial,
-	"data/geospatial/crs-projjson.parquet":                                         geospatial,
-	"data/geospatial/crs-srid.parquet":                                             geospatial,
-	"data/geospatial/geography-lines.parquet":                                      geospatial,
-	"data/geospatial/geography-points.parquet":                                     geospatial,
-	"data/geospatial/geography-polygons.parquet":                                   geospatial,
-	"data/geospatial/geospatial-with-nan.parquet":                                  geospatial,
-	"data/geospatial/geospatial.parquet":                                           geospatial,
 }
 
 // badData is the expected outcome of importing each bad_data file: true
@@ -358,7 +343,41 @@ func roundTrip(src, dir string) (stage string, err error) {
 	if err := sameLogicalTypes(src, pq, wantSch, backSch); err != nil {
 		return "logical types", err
 	}
+	if err := sameKeyValues(src, pq); err != nil {
+		return "file metadata", err
+	}
 	return "", nil
+}
+
+// sameKeyValues checks that export wrote every key-value pair of the
+// source file's metadata back unchanged (the Arrow schema a writer stores
+// excepted: export stores its own).
+func sameKeyValues(src, exported string) error {
+	a, err := file.OpenParquetFile(src, false)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	b, err := file.OpenParquetFile(exported, false)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	got := map[string]string{}
+	bkv := b.MetaData().KeyValueMetadata()
+	for i, k := range bkv.Keys() {
+		got[k] = bkv.Values()[i]
+	}
+	akv := a.MetaData().KeyValueMetadata()
+	for i, k := range akv.Keys() {
+		if k == "ARROW:schema" {
+			continue
+		}
+		if v, ok := got[k]; !ok || v != akv.Values()[i] {
+			return fmt.Errorf("key %q: exported %q (present %v), source %q", k, v, ok, akv.Values()[i])
+		}
+	}
+	return nil
 }
 
 // sameLogicalTypes checks that export gave every column the Arrow type

@@ -28,7 +28,8 @@ import (
 //
 // Parquet logical types that arrow-go reads as plain binary are mapped
 // first: JSON becomes the canonical arrow.json extension type (a string),
-// so it comes back as JSON. ENUM, BSON, INTERVAL, GEOMETRY and GEOGRAPHY
+// so it comes back as JSON; GEOMETRY and GEOGRAPHY read as WKBType (see
+// geo.go), which writes the same annotation back. ENUM, BSON and INTERVAL
 // have no Arrow type that arrow-go writes back with the same logical type:
 // importing them fails with an error naming the column, rather than
 // losing the type.
@@ -39,13 +40,24 @@ const SchemaKey = "strata.arrow.schema"
 
 // SourceMetadata returns the metadata import should store with the file
 // written from r: the source's Arrow schema when any column is stored as a
-// stand-in type, nothing otherwise.
+// stand-in type or the source carries file metadata of its own (Parquet's
+// key-value pairs: GeoParquet's "geo", pandas' schema, the PROJJSON a
+// GEOMETRY column's CRS names, ...), nothing otherwise.
 func SourceMetadata(r RecordReader) (map[string]string, error) {
 	src := r.Schema()
 	if c, ok := r.(*coercingReader); ok {
 		src = c.RecordReader.Schema()
 	}
-	changed := false
+	if kv := parquetKeys(r); len(kv) > 0 {
+		// arrow-go leaves a Parquet file's pairs out of the Arrow schema
+		md := src.Metadata()
+		for i, k := range md.Keys() {
+			kv[k] = md.Values()[i]
+		}
+		merged := arrow.MetadataFrom(kv)
+		src = arrow.NewSchema(src.Fields(), &merged)
+	}
+	changed := len(sourceKeys(src)) > 0
 	for _, f := range src.Fields() {
 		changed = changed || !arrow.TypeEqual(storedType(f.Type), f.Type)
 	}
@@ -57,6 +69,42 @@ func SourceMetadata(r RecordReader) (map[string]string, error) {
 		return nil, err
 	}
 	return map[string]string{SchemaKey: s}, nil
+}
+
+// parquetKeys returns the key-value metadata of the Parquet file r reads,
+// if it reads one.
+func parquetKeys(r RecordReader) map[string]string {
+	for {
+		switch x := r.(type) {
+		case *coercingReader:
+			r = x.RecordReader
+		case *retypingReader:
+			r = x.RecordReader
+		case *parquetReader:
+			kv := x.pf.MetaData().KeyValueMetadata()
+			out := make(map[string]string, kv.Len())
+			for i, k := range kv.Keys() {
+				out[k] = kv.Values()[i]
+			}
+			return out
+		default:
+			return nil
+		}
+	}
+}
+
+// sourceKeys returns the file metadata of a source schema that export
+// writes back: every pair but the Arrow schema a Parquet writer stores
+// (export's writer stores its own).
+func sourceKeys(sch *arrow.Schema) map[string]string {
+	md := sch.Metadata()
+	out := map[string]string{}
+	for i, k := range md.Keys() {
+		if k != "ARROW:schema" {
+			out[k] = md.Values()[i]
+		}
+	}
+	return out
 }
 
 func encodeSchema(sch *arrow.Schema) (string, error) {
@@ -122,8 +170,9 @@ func storedType(t arrow.DataType) arrow.DataType {
 // RestoreSchema returns the schema export should write for batches of
 // schema stored read from a file with metadata meta: each column's source
 // type where import kept one (matched by name, and only when it is the
-// stand-in of what is stored), the stored type otherwise. It reports
-// whether any column changes.
+// stand-in of what is stored), the stored type otherwise, and the source's
+// file metadata (sourceKeys; stored's own keys win). It reports whether the
+// schema differs from stored.
 func RestoreSchema(meta map[string]string, stored *arrow.Schema) (*arrow.Schema, bool, error) {
 	enc, ok := meta[SchemaKey]
 	if !ok {
@@ -147,11 +196,16 @@ func RestoreSchema(meta map[string]string, stored *arrow.Schema) (*arrow.Schema,
 		fields[i].Type = sf.Type
 		changed = true
 	}
-	if !changed {
+	keys := sourceKeys(src)
+	if !changed && len(keys) == 0 {
 		return stored, false, nil
 	}
 	md := stored.Metadata()
-	return arrow.NewSchema(fields, &md), true, nil
+	for i, k := range md.Keys() {
+		keys[k] = md.Values()[i]
+	}
+	merged := arrow.MetadataFrom(keys)
+	return arrow.NewSchema(fields, &merged), true, nil
 }
 
 // RestoreRecord converts a batch read from Strata to sch (from
@@ -344,8 +398,15 @@ func parquetLogicalTypes(fr *pqarrow.FileReader, sch *arrow.Schema) (*arrow.Sche
 					changed = true
 					return extensions.NewJSONType(arrow.BinaryTypes.String)
 				}
-			case schema.EnumLogicalType, schema.BSONLogicalType, schema.IntervalLogicalType,
-				schema.GeometryLogicalType, schema.GeographyLogicalType:
+			case schema.GeometryLogicalType, schema.GeographyLogicalType:
+				// read as an extension (WKBType, or one the process
+				// registered) that writes the same annotation back
+				if ext, ok := t.(pqarrow.ExtensionCustomParquetType); ok && ext.ParquetLogicalType().Equals(lt) {
+					return t, nil
+				}
+				return nil, fmt.Errorf("column %q: Parquet logical type %s: read as %s, which does not write it back: %w",
+					path, logicalName(lt), t, encoding.ErrUnsupported)
+			case schema.EnumLogicalType, schema.BSONLogicalType, schema.IntervalLogicalType:
 				// (the caller names the file; the type is named without
 				// its parameters, which for GEOMETRY include a whole
 				// coordinate reference system)
