@@ -127,8 +127,11 @@ func (hadoopLZ4) CompressBound(n int64) int64 {
 	return int64(hadoopHeader + lz4.CompressBlockBound(int(n)))
 }
 
+// init adds to arrow-go's codecs what reading real files needs: the LZ4
+// codec, then empty pages for every codec (emptypage.go).
 func init() {
 	if _, err := compress.GetCodec(compress.Codecs.Lz4); err != nil {
 		compress.RegisterCodec(compress.Codecs.Lz4, hadoopLZ4{})
 	}
+	wrapEmptyPages()
 }

@@ -3,9 +3,11 @@ package interop
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -124,4 +126,48 @@ func FuzzHadoopLZ4(f *testing.F) {
 			t.Fatalf("round trip of %d bytes: %v", len(page), err)
 		}
 	})
+}
+
+// TestEmptyPages checks the wrapper every codec gets: zero compressed
+// bytes decode to zero bytes, in one piece and streamed, and any other
+// page is the codec's business.
+func TestEmptyPages(t *testing.T) {
+	for _, k := range []compress.Compression{compress.Codecs.Snappy, compress.Codecs.Gzip,
+		compress.Codecs.Brotli, compress.Codecs.Zstd, compress.Codecs.Lz4Raw, compress.Codecs.Lz4} {
+		c, err := compress.GetCodec(k)
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		switch c.(type) {
+		case emptyPages, emptyPagesStreaming:
+		default:
+			t.Fatalf("%s: codec %T is not wrapped", k, c)
+		}
+		out, err := compress.Decode(c, make([]byte, 0, 8), nil)
+		if err != nil || len(out) != 0 {
+			t.Errorf("%s: empty page gave %d bytes, %v", k, len(out), err)
+		}
+		in := bytes.Repeat([]byte("page "), 1000)
+		back, err := compress.Decode(c, make([]byte, len(in)), c.Encode(nil, in))
+		if err != nil || !bytes.Equal(back, in) {
+			t.Errorf("%s: a page of %d bytes came back as %d, %v", k, len(in), len(back), err)
+		}
+		if _, err := compress.Decode(c, make([]byte, len(in)), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}); err == nil {
+			t.Errorf("%s: seven bytes of garbage decoded", k)
+		}
+		if s, ok := c.(compress.StreamingCodec); ok {
+			r := s.NewReader(bytes.NewReader(nil))
+			if b, err := io.ReadAll(r); err != nil || len(b) != 0 {
+				t.Errorf("%s: empty stream gave %d bytes, %v", k, len(b), err)
+			}
+			var buf bytes.Buffer
+			w := s.NewWriter(&buf)
+			w.Write(in)
+			w.Close()
+			b, err := io.ReadAll(s.NewReader(&buf))
+			if err != nil || !bytes.Equal(b, in) {
+				t.Errorf("%s: streamed page came back as %d bytes, %v", k, len(b), err)
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
@@ -44,5 +45,27 @@ func TestHadoopLZ4Files(t *testing.T) {
 		}
 		release(got)
 		release(want)
+	}
+}
+
+// TestEmptyCompressedPage reads parquet-testing's file whose one data page
+// (v2, snappy) holds no compressed bytes: one row, a null float.
+func TestEmptyCompressedPage(t *testing.T) {
+	path := filepath.Join(parquetTesting(t), "data", "datapage_v2_empty_datapage.snappy.parquet")
+	recs, sch, err := readWithArrowGo(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(recs)
+	if sch.NumFields() != 1 || sch.Field(0).Type.ID() != arrow.FLOAT32 {
+		t.Fatalf("schema %s, want one float column", sch)
+	}
+	rows, nulls := 0, 0
+	for _, r := range recs {
+		rows += int(r.NumRows())
+		nulls += r.Column(0).NullN()
+	}
+	if rows != 1 || nulls != 1 {
+		t.Fatalf("%d rows, %d null, want 1 row, null", rows, nulls)
 	}
 }
