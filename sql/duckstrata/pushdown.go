@@ -377,7 +377,9 @@ func (p *pusher) convertRef(r *tableRef) ([]filter.Expr, int) {
 		f, ok := p.files[r.path]
 		if !ok {
 			var err error
-			if f, err = p.cfg.open(p.ctx, r.path); err != nil {
+			// a pattern's first file stands for all (same columns;
+			// its statistics estimate the filter for the others)
+			if f, err = p.cfg.openFirst(p.ctx, r.path); err != nil {
 				f = nil // unreadable: DuckDB will say why
 			}
 			p.files[r.path] = f

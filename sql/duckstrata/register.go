@@ -32,8 +32,11 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -95,7 +98,8 @@ func newConfig(opts []Option) *config {
 // that database can then use it; registering twice is an error.
 //
 // strata_scan(path VARCHAR, filter := VARCHAR) returns every top-level
-// column of the file: integers, floats, booleans, strings and binary,
+// column of the file, or of the local files a pattern names
+// ('data/*.strata', read as one table; they must hold the same columns): integers, floats, booleans, strings and binary,
 // dates, timestamps (TIMESTAMPTZ when the column has a time zone), times
 // of day (TIME; nanoseconds rounded to microseconds), durations (INTERVAL)
 // and decimals map to the DuckDB types of the same meaning; structs are
@@ -151,6 +155,40 @@ func registerOn(conn mapping.Connection, cfg *config) error {
 		return fmt.Errorf("duckstrata: registering %s failed (is it registered already?)", FunctionName)
 	}
 	return nil
+}
+
+// expandPaths returns the files a strata_scan path names: the path itself
+// when it names one (a URL, or a local file that exists), else, for a
+// local path holding a pattern (filepath.Match's *, ? and [...], within
+// each path element), the files it matches in lexical order.
+func expandPaths(p string) ([]string, error) {
+	if !strings.ContainsAny(p, "*?[") {
+		return []string{p}, nil
+	}
+	if strings.Contains(p, "://") {
+		return nil, fmt.Errorf("strata_scan: %q: patterns name local files only", p)
+	}
+	if _, err := os.Stat(p); err == nil {
+		return []string{p}, nil
+	}
+	m, err := filepath.Glob(p)
+	if err != nil {
+		return nil, fmt.Errorf("strata_scan: pattern %q: %w", p, err)
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("strata_scan: no file matches %q", p)
+	}
+	sort.Strings(m)
+	return m, nil
+}
+
+// openFirst opens the first file path names (see expandPaths).
+func (c *config) openFirst(ctx context.Context, path string) (*strata.File, error) {
+	paths, err := expandPaths(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.open(ctx, paths[0])
 }
 
 // IsStrataPath reports whether a table name in a query names a Strata

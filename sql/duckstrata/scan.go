@@ -75,20 +75,29 @@ type functionInfo struct {
 	cfg *config
 }
 
-// bindData is one bound reference to a Strata file.
+// bindData is one bound reference to a Strata file, or to the files a
+// pattern matches (read as one table).
 type bindData struct {
-	path   string
+	path   string // as the query wrote it
 	where  string
-	file   *strata.File
+	files  []*strata.File
+	paths  []string // files[i]'s path
+	rows   int64    // of all the files
 	cols   []column
-	splits []strata.Split
+	splits []fileSplit
+}
+
+// fileSplit is a split of one of a bound reference's files.
+type fileSplit struct {
+	file  int
+	split strata.Split
 }
 
 func (b *bindData) close() {
-	if b.file != nil {
-		b.file.Close()
-		b.file = nil
+	for _, f := range b.files {
+		f.Close()
 	}
+	b.files = nil
 }
 
 //export strataBind
@@ -105,7 +114,7 @@ func strataBind(p unsafe.Pointer) {
 		mapping.BindAddResultColumn(info, c.name, lt)
 		mapping.DestroyLogicalType(&lt)
 	}
-	mapping.BindSetCardinality(info, mapping.IdxT(b.file.NumRows()), b.where == "")
+	mapping.BindSetCardinality(info, mapping.IdxT(b.rows), b.where == "")
 	mapping.BindSetBindData(info, newHandle(b), unsafe.Pointer(C.strataDelete))
 }
 
@@ -121,37 +130,80 @@ func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
 	path, ok := varcharParam(v)
 	mapping.DestroyValue(&v)
 	if !ok || path == "" {
-		return nil, errors.New("strata_scan: the first argument is the file's path or URL")
+		return nil, errors.New("strata_scan: the first argument is the file's path or URL, or a pattern of local files")
 	}
 	b := &bindData{path: path}
 	v = mapping.BindGetNamedParameter(info, "filter")
 	b.where, _ = varcharParam(v)
 	mapping.DestroyValue(&v)
-	f, err := fi.cfg.open(context.Background(), path)
+	paths, err := expandPaths(path)
 	if err != nil {
 		return nil, err
 	}
-	b.file = f
-	for _, fl := range f.Schema().Fields() {
+	if err := b.open(fi.cfg, paths); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// open opens every file of the reference, checks that they hold the same
+// columns, compiles the filter and cuts the files into splits.
+func (b *bindData) open(cfg *config, paths []string) error {
+	for _, p := range paths {
+		f, err := cfg.open(context.Background(), p)
+		if err != nil {
+			return err
+		}
+		b.files = append(b.files, f)
+		b.paths = append(b.paths, p)
+		b.rows += f.NumRows()
+	}
+	first := b.files[0].Schema()
+	for _, fl := range first.Fields() {
 		c, err := columnOf(fl)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("strata_scan %s: %w", path, err)
+			return fmt.Errorf("strata_scan %s: %w", b.paths[0], err)
 		}
 		b.cols = append(b.cols, c)
 	}
+	for i, f := range b.files[1:] {
+		if err := sameColumns(first, f.Schema()); err != nil {
+			return fmt.Errorf("strata_scan %s: %s and %s differ: %w", b.path, b.paths[0], b.paths[i+1], err)
+		}
+	}
 	if b.where != "" {
 		// Compile the filter now, so a wrong one fails the query at bind
-		// time with the file's message (unknown column, bad literal).
-		sc, err := f.Scan(strata.ScanOptions{Columns: []string{b.cols[0].name}, Where: b.where, Limit: 1})
+		// time with the file's message (unknown column, bad literal). The
+		// files hold the same columns, so one file tells for all.
+		sc, err := b.files[0].Scan(strata.ScanOptions{Columns: []string{b.cols[0].name}, Where: b.where, Limit: 1})
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("strata_scan %s: filter %q: %w", path, b.where, err)
+			return fmt.Errorf("strata_scan %s: filter %q: %w", b.paths[0], b.where, err)
 		}
 		sc.Close()
 	}
-	b.splits = f.Splits(fi.cfg.splitBytes)
-	return b, nil
+	for i, f := range b.files {
+		for _, sp := range f.Splits(cfg.splitBytes) {
+			b.splits = append(b.splits, fileSplit{file: i, split: sp})
+		}
+	}
+	return nil
+}
+
+// sameColumns reports how b's columns differ from a's, if they do: their
+// number, a name or a type (nullability aside: a column may hold no null
+// in one file and some in another).
+func sameColumns(a, b *arrow.Schema) error {
+	if a.NumFields() != b.NumFields() {
+		return fmt.Errorf("%d columns against %d", a.NumFields(), b.NumFields())
+	}
+	for i, fa := range a.Fields() {
+		fb := b.Field(i)
+		if fa.Name != fb.Name || !arrow.TypeEqual(fa.Type, fb.Type) {
+			return fmt.Errorf("column %d is %s %s against %s %s", i+1, fa.Name, fa.Type, fb.Name, fb.Type)
+		}
+	}
+	return nil
 }
 
 // rowIDColumn is the index DuckDB passes for its virtual rowid column.
@@ -175,13 +227,19 @@ type scanState struct {
 	mu      sync.Mutex
 	cond    sync.Cond
 	next    int // next split to open
-	idle    []*strata.Scanner
+	idle    []splitScanner
 	busy    int // scanners being read by a thread
 	queue   []arrow.Record
 	headOff int64 // rows of queue[0] already handed out
 	left    int64 // countOnly: rows still to emit
 	err     error
 	closed  bool
+}
+
+// splitScanner is a scanner of one split, and the file it reads.
+type splitScanner struct {
+	*strata.Scanner
+	file int
 }
 
 //export strataInit
@@ -212,7 +270,7 @@ func strataInit(p unsafe.Pointer) {
 	if len(s.cols) == 0 {
 		if b.where == "" {
 			s.countOnly = true
-			s.left = b.file.NumRows()
+			s.left = b.rows
 		} else {
 			// Rows that pass the filter are counted on the cheapest
 			// column to read: the first fixed-width one.
@@ -288,7 +346,7 @@ func (s *scanState) take(max int64) (piece, error) {
 			}
 			return piece{rec: r, lo: lo, hi: hi}, nil
 		}
-		var sc *strata.Scanner
+		var sc splitScanner
 		switch {
 		case len(s.idle) > 0:
 			sc = s.idle[len(s.idle)-1]
@@ -297,10 +355,11 @@ func (s *scanState) take(max int64) (piece, error) {
 			sp := &s.b.splits[s.next]
 			s.next++
 			var err error
-			sc, err = s.b.file.Scan(strata.ScanOptions{Columns: s.names, Where: s.b.where, Split: sp})
+			sc.file = sp.file
+			sc.Scanner, err = s.b.files[sp.file].Scan(strata.ScanOptions{Columns: s.names, Where: s.b.where, Split: &sp.split})
 			if err != nil {
-				s.err = err
-				return piece{}, err
+				s.err = fmt.Errorf("strata_scan %s: %w", s.b.paths[sp.file], err)
+				return piece{}, s.err
 			}
 		case s.busy > 0:
 			s.cond.Wait()
@@ -325,7 +384,7 @@ func (s *scanState) take(max int64) (piece, error) {
 			sc.Close()
 		case err != nil:
 			sc.Close()
-			s.err = fmt.Errorf("strata_scan %s: %w", s.b.path, err)
+			s.err = fmt.Errorf("strata_scan %s: %w", s.b.paths[sc.file], err)
 		case s.closed:
 			sc.Close()
 			rec.Release()
