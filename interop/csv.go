@@ -162,6 +162,21 @@ func parseInto[T any, B interface {
 	return b.NewArray(), nil
 }
 
+// csvBatchRows sizes a CSV file's batches (see ReadOptions.BatchRows): a
+// column takes its type's width in Arrow, a text column 4 bytes of offset
+// and 16 of text, each a byte of validity.
+func csvBatchRows(sch *arrow.Schema) int {
+	perRow := 0.0
+	for _, f := range sch.Fields() {
+		w := 20.0
+		if fw, ok := f.Type.(arrow.FixedWidthDataType); ok {
+			w = max(float64(fw.BitWidth())/8, 1)
+		}
+		perRow += w + 1
+	}
+	return batchRowsFor(perRow)
+}
+
 func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
 	defer func() {
 		// arrow-go's csv.NewReader panics on a schema it cannot parse into.
@@ -190,6 +205,9 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		if _, err = f.Seek(0, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("interop: %w", err)
 		}
+	}
+	if opts.autoBatch {
+		opts.BatchRows = csvBatchRows(sch)
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}

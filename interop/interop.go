@@ -26,6 +26,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"strata/encoding"
@@ -69,7 +70,10 @@ type RecordReader interface {
 
 // ReadOptions tune reading source files.
 type ReadOptions struct {
-	// BatchRows is the number of rows per record batch.
+	// BatchRows is the number of rows per record batch (0: as many rows as
+	// take about BatchBytes in Arrow, estimated from a Parquet file's
+	// metadata or a CSV file's column types, within 1,024 and
+	// DefaultBatchRows; Arrow IPC files keep their own batches).
 	BatchRows int
 	// CSVSchema, when set, is the schema of a CSV file; otherwise types are inferred.
 	CSVSchema *arrow.Schema
@@ -99,6 +103,7 @@ type ReadOptions struct {
 	Mem     memory.Allocator
 
 	parquetBuffer int64 // bytes of a column chunk read at a time
+	autoBatch     bool  // BatchRows was 0: size Parquet batches by bytes
 }
 
 // input is a table file opened for reading: a local file, or an object
@@ -170,7 +175,8 @@ func openInput(path string, in input, size int64, opts ReadOptions) (RecordReade
 		return nil, err
 	}
 	if opts.BatchRows <= 0 {
-		opts.BatchRows = 64 << 10
+		opts.BatchRows = DefaultBatchRows
+		opts.autoBatch = true
 	}
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
@@ -191,6 +197,67 @@ func openInput(path string, in input, size int64, opts ReadOptions) (RecordReade
 		r = coerce(r, opts.Mem)
 	}
 	return r, nil
+}
+
+// DefaultBatchRows is the rows of a record batch read from a source, at
+// most (see ReadOptions.BatchRows).
+const DefaultBatchRows = 64 << 10
+
+// BatchBytes is the Arrow bytes a batch read from Parquet is sized to when
+// ReadOptions.BatchRows is 0. A Parquet reader holds a batch's values and
+// levels for every column at once (and reserves up to twice that), so a
+// batch of 64 Ki rows of a table of 1,000 int64 columns took over 1 GB.
+const BatchBytes = 16 << 20
+
+// parquetBatchRows returns the rows of about BatchBytes of Arrow data of
+// the file: each column's width (its physical one, or the uncompressed
+// bytes a row takes in the first row group, whichever is more, with 4
+// bytes of offsets for byte arrays and 2 of levels for a nullable or
+// repeated column), within 1,024 and DefaultBatchRows rows.
+func parquetBatchRows(md *metadata.FileMetaData) int {
+	if md.NumRowGroups() == 0 {
+		return DefaultBatchRows
+	}
+	rg := md.RowGroup(0)
+	rows := rg.NumRows()
+	if rows <= 0 {
+		return DefaultBatchRows
+	}
+	perRow := 0.0
+	sc := md.Schema
+	for i := 0; i < sc.NumColumns(); i++ {
+		col := sc.Column(i)
+		w := 0.0
+		switch col.PhysicalType() {
+		case parquet.Types.Boolean:
+			w = 1
+		case parquet.Types.Int32, parquet.Types.Float:
+			w = 4
+		case parquet.Types.Int64, parquet.Types.Double, parquet.Types.Int96:
+			w = 8
+		case parquet.Types.FixedLenByteArray:
+			w = float64(col.TypeLength())
+		case parquet.Types.ByteArray:
+			w = 4
+		}
+		if cc, err := rg.ColumnChunk(i); err == nil {
+			w = max(w, float64(cc.TotalUncompressedSize())/float64(rows))
+		}
+		if col.MaxDefinitionLevel() > 0 || col.MaxRepetitionLevel() > 0 {
+			w += 2
+		}
+		perRow += w
+	}
+	return batchRowsFor(perRow)
+}
+
+// batchRowsFor returns the rows of about BatchBytes at perRow bytes a row,
+// within 1,024 and DefaultBatchRows.
+func batchRowsFor(perRow float64) int {
+	if perRow <= 0 {
+		return DefaultBatchRows
+	}
+	return int(min(max(BatchBytes/perRow, 1024), DefaultBatchRows))
 }
 
 type parquetReader struct {
@@ -224,6 +291,9 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	pf, err = file.NewParquetReader(f, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	if opts.autoBatch {
+		opts.BatchRows = parquetBatchRows(pf.MetaData())
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows)}, opts.Mem)
 	if err != nil {

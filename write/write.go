@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -28,8 +29,11 @@ import (
 
 // Options tune the writer. The zero value selects the defaults.
 type Options struct {
-	// StripeBytes flushes a stripe once this many raw bytes are buffered.
-	// It bounds the writer's memory, which grows with it: the buffered
+	// StripeBytes flushes a stripe once this many raw bytes are buffered:
+	// after the batch that reaches it, or, for a batch that would fill the
+	// stripe past four times this, after the rows of the batch that reach
+	// it (Write appends such a batch in pieces). It bounds the writer's
+	// memory, which grows with it: the buffered
 	// values, the encoders' trials and the encoded chunks of a stripe, and
 	// one more stripe of buffers when stripes are encoded in the
 	// background (NoPipeline). Generating lineitem SF 1 with the default
@@ -193,6 +197,9 @@ type Writer struct {
 	policy  *encoding.Policy
 	rows    int64
 	pending int // rows buffered for the current stripe
+	// rowBytes is the raw bytes a row took in the last append (see
+	// pieceRows); 0 before the first.
+	rowBytes float64
 	// reserved is set once the stripe buffers were sized from RowsHint
 	reserved bool
 	stripe   int
@@ -358,9 +365,71 @@ func (w *Writer) Write(rec arrow.Record) error {
 		w.err = err
 		return err
 	}
+	// A batch that would fill the stripe past stripeOverfill times its
+	// target is appended in pieces that end stripes at the target: a wide
+	// table's batch of 64 Ki rows can hold many stripes' worth of values,
+	// and a stripe is what the writer holds in memory (twice, while the
+	// previous one encodes). Other batches are appended whole, so stripes
+	// end at batch boundaries as a caller that sizes its batches expects.
+	n := rec.NumRows()
+	for off := int64(0); off < n; {
+		k := w.pieceRows(n - off)
+		piece := rec
+		if k < n {
+			piece = rec.NewSlice(off, off+k)
+		}
+		err := w.append(piece)
+		if k < n {
+			piece.Release()
+		}
+		if err != nil {
+			return err
+		}
+		off += k
+	}
+	return nil
+}
+
+// BufferedBytes returns the raw bytes of the rows buffered for the
+// current stripe: values at their physical width, offsets and data of
+// binary values, a byte a value of streams with nulls. The stripe is
+// handed to encoding once they reach Options.StripeBytes.
+func (w *Writer) BufferedBytes() int { return w.shred.RawSize() }
+
+// probeRows is the piece of a batch appended first when the bytes a row
+// takes are not known yet and the batch is larger.
+const probeRows = 1024
+
+// stripeOverfill is how many times its target a stripe may reach by
+// taking a batch whole (see Write).
+const stripeOverfill = 4
+
+// pieceRows returns how many of the rem rows left of a batch to append
+// next: all of them while that keeps the stripe within stripeOverfill
+// times its target, else those that fill the stripe (at least one).
+func (w *Writer) pieceRows(rem int64) int64 {
+	if w.rowBytes <= 0 {
+		return min(rem, probeRows)
+	}
+	raw := float64(w.shred.RawSize())
+	target := float64(w.opts.StripeBytes)
+	if raw+float64(rem)*w.rowBytes <= target*stripeOverfill {
+		return rem
+	}
+	k := int64(math.Ceil((target - raw) / w.rowBytes))
+	return max(1, min(k, rem))
+}
+
+// append shreds rec, learns the bytes a row takes, and hands the stripe to
+// encoding when it is full.
+func (w *Writer) append(rec arrow.Record) error {
+	before := w.shred.RawSize()
 	if err := w.shred.Append(rec); err != nil {
 		w.err = fmt.Errorf("write: %w", err)
 		return w.err
+	}
+	if n := rec.NumRows(); n > 0 {
+		w.rowBytes = float64(w.shred.RawSize()-before) / float64(n)
 	}
 	w.rows += rec.NumRows()
 	w.pending += int(rec.NumRows())
