@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -281,7 +283,7 @@ func (p *printer) table(rec arrow.Record) error {
 			} else if s, ok := interop.TimeText(col, i); ok {
 				row[c] = s
 			} else {
-				row[c] = col.ValueStr(i)
+				row[c] = tableText(col.ValueStr(i))
 			}
 		}
 		cells = append(cells, row)
@@ -292,7 +294,7 @@ func (p *printer) table(rec arrow.Record) error {
 	width := p.width
 	for _, r := range cells {
 		for c, s := range r {
-			width[c] = max(width[c], len(s))
+			width[c] = max(width[c], utf8.RuneCountInString(s))
 		}
 	}
 	var sb strings.Builder
@@ -303,7 +305,7 @@ func (p *printer) table(rec arrow.Record) error {
 			}
 			sb.WriteString(s)
 			if c < ncol-1 {
-				sb.WriteString(strings.Repeat(" ", width[c]-len(s)))
+				sb.WriteString(strings.Repeat(" ", width[c]-utf8.RuneCountInString(s)))
 			}
 		}
 		sb.WriteByte('\n')
@@ -320,6 +322,22 @@ func (p *printer) table(rec arrow.Record) error {
 	p.header = true
 	_, err := io.WriteString(p.w, sb.String())
 	return err
+}
+
+// tableText is a value as a table cell: one line, so control characters
+// (a newline inside a text value, a tab) are written as Go escapes; and
+// valid UTF-8, so other bytes are too. CSV and JSON output keep values
+// exact.
+func tableText(s string) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		clean = s[i] >= 0x20 && s[i] != 0x7f
+	}
+	if clean {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // empty prints the header of sch when no batch was printed (a table or

@@ -146,3 +146,58 @@ func TestPrinterEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestPrinterTableText checks that a table keeps one line a row and its
+// columns aligned: control characters inside values are escaped, widths
+// count characters rather than bytes, and CSV output keeps values exact.
+func TestPrinterTableText(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String}, {Name: "b", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.StringBuilder).AppendValues([]string{"multi\nline", "café", "tab\there", "x"}, nil)
+	b.Field(1).(*array.Int64Builder).AppendValues([]int64{1, 2, 3, 4}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	var out bytes.Buffer
+	p, err := newPrinter("table", &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.print(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("%d lines for a header, a rule and 4 rows:\n%s", len(lines), out.String())
+	}
+	if !strings.Contains(lines[2], `multi\nline`) || !strings.Contains(lines[4], `tab\there`) {
+		t.Errorf("control characters not escaped:\n%s", out.String())
+	}
+	// column b starts at the same character in every line
+	at := -1
+	for _, l := range lines[2:] {
+		r := []rune(l)
+		k := len(r) - 1 // b's one digit ends the line
+		if at >= 0 && k != at {
+			t.Errorf("column b at character %d in %q, %d above", k, l, at)
+		}
+		at = k
+	}
+	out.Reset()
+	p, err = newPrinter("csv", &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.print(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\"multi\nline\"") || !strings.Contains(out.String(), "café") {
+		t.Errorf("CSV changed the values:\n%s", out.String())
+	}
+}
