@@ -36,16 +36,7 @@ func TestBatchRowsByBytes(t *testing.T) {
 		rec := b.NewRecord()
 		defer rec.Release()
 		path := filepath.Join(dir, name)
-		s, err := Create(path, sch, WriteOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, rec)
 		return path
 	}
 	batches := func(path string, opts ReadOptions) (sizes []int64) {

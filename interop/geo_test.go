@@ -129,16 +129,7 @@ func TestWKBParquetExport(t *testing.T) {
 	defer rec.Release()
 
 	path := filepath.Join(t.TempDir(), "geo.parquet")
-	s, err := Create(path, sch, WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, rec)
 	pf, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		t.Fatal(err)
@@ -169,5 +160,20 @@ func TestWKBParquetExport(t *testing.T) {
 		if (w == nil) != vals.IsNull(i) || (w != nil && string(vals.Value(i)) != string(w)) {
 			t.Errorf("value %d: %x (null %v), want %x", i, vals.Value(i), vals.IsNull(i), w)
 		}
+	}
+}
+
+// writeFile writes rec to path, in the format of its extension.
+func writeFile(t *testing.T, path string, rec arrow.Record) {
+	t.Helper()
+	s, err := Create(path, rec.Schema(), WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
@@ -339,10 +340,7 @@ func roundTrip(src, dir string) (stage string, err error) {
 		return "compare export", err
 	}
 	if err := sameLogicalTypes(src, pq, wantSch, backSch); err != nil {
-		return "logical types", err
-	}
-	if err := sameKeyValues(src, pq); err != nil {
-		return "file metadata", err
+		return "logical types and metadata", err
 	}
 	return "", nil
 }
@@ -350,29 +348,19 @@ func roundTrip(src, dir string) (stage string, err error) {
 // sameKeyValues checks that export wrote every key-value pair of the
 // source file's metadata back unchanged (the Arrow schema a writer stores
 // excepted: export stores its own).
-func sameKeyValues(src, exported string) error {
-	a, err := file.OpenParquetFile(src, false)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	b, err := file.OpenParquetFile(exported, false)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
+func sameKeyValues(src, exported *metadata.FileMetaData) error {
 	got := map[string]string{}
-	bkv := b.MetaData().KeyValueMetadata()
+	bkv := exported.KeyValueMetadata()
 	for i, k := range bkv.Keys() {
 		got[k] = bkv.Values()[i]
 	}
-	akv := a.MetaData().KeyValueMetadata()
+	akv := src.KeyValueMetadata()
 	for i, k := range akv.Keys() {
 		if k == "ARROW:schema" {
 			continue
 		}
 		if v, ok := got[k]; !ok || v != akv.Values()[i] {
-			return fmt.Errorf("key %q: exported %q (present %v), source %q", k, v, ok, akv.Values()[i])
+			return fmt.Errorf("file metadata key %q: exported %q (present %v), source %q", k, v, ok, akv.Values()[i])
 		}
 	}
 	return nil
@@ -384,7 +372,8 @@ func sameKeyValues(src, exported string) error {
 // written in their modern form with the same values and meaning:
 // INT96 timestamps become TIMESTAMP(NANOS), legacy converted types
 // become the logical type they stand for, and timestamps flagged as
-// converted from legacy ones lose that flag.
+// converted from legacy ones lose that flag. It checks the key-value
+// metadata too (sameKeyValues).
 func sameLogicalTypes(src, exported string, wantSch, gotSch *arrow.Schema) error {
 	for i, wf := range wantSch.Fields() {
 		if !arrow.TypeEqual(wf.Type, gotSch.Field(i).Type) {
@@ -417,7 +406,7 @@ func sameLogicalTypes(src, exported string, wantSch, gotSch *arrow.Schema) error
 			return fmt.Errorf("column %s: exported with logical type %s, source %s", c.Path(), got, want)
 		}
 	}
-	return nil
+	return sameKeyValues(a.MetaData(), b.MetaData())
 }
 
 // jsonAsString retypes the top-level binary columns of want that Strata
