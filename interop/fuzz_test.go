@@ -22,6 +22,8 @@ func FuzzCSV(f *testing.F) {
 	f.Add([]byte("t,mixed\n08:30,10:00\n23:59:59,tomorrow\n,\n00:00:00.125,11:00\n"))
 	f.Add([]byte("a\n1\n2.5\ntrue\n2024-01-01\n"))
 	f.Add([]byte("\"x,y\",z\n\"1\n2\",3\n"))
+	f.Add([]byte("\xef\xbb\xbfa,b\n1,2\n"))
+	f.Add([]byte("\xef\xbb"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "in.csv")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -63,6 +65,7 @@ func FuzzCSVParallel(f *testing.F) {
 	f.Add([]byte("a,b\n1,\"x\ny\"\n\n2,\"say \"\"hi\"\"\"\r\n3,z"))
 	f.Add([]byte("\"x,y\",z\n\"1\n2\",3\n"))
 	f.Add([]byte("d,t\n2024-02-29,08:30\n2023-02-29,09:00\n"))
+	f.Add([]byte("\xef\xbb\xbfa,b\n1,\"x\ny\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "in.csv")
 		if err := os.WriteFile(path, data, 0o644); err != nil {

@@ -177,3 +177,25 @@ func writeFile(t *testing.T, path string, rec arrow.Record) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzWKBDeserialize feeds the extension arbitrary metadata, as an Arrow
+// IPC file may carry: an error or a type, never a panic; and a type it
+// accepts serializes to metadata that reads back as the same type.
+func FuzzWKBDeserialize(f *testing.F) {
+	f.Add(`{"crs":"OGC:CRS84","edges":"spherical","parquet":{"geography":true}}`)
+	f.Add(`{"crs":"EPSG:4326"}`)
+	f.Add(`{"parquet":{"algorithm":"vincenty"}}`)
+	f.Add(``)
+	f.Fuzz(func(t *testing.T, meta string) {
+		var w WKBType
+		typ, err := w.Deserialize(arrow.BinaryTypes.Binary, meta)
+		if err != nil {
+			return
+		}
+		back, err := w.Deserialize(arrow.BinaryTypes.Binary, typ.Serialize())
+		if err != nil || !arrow.TypeEqual(back, typ) {
+			t.Fatalf("%q read as %v, its serialization %q as %v (%v)", meta, typ, typ.Serialize(), back, err)
+		}
+		_ = typ.(*WKBType).ParquetLogicalType()
+	})
+}
