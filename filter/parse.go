@@ -151,10 +151,12 @@ func lex(src string) ([]token, error) {
 				if b.Len() == 0 {
 					return nil, &SyntaxError{start + 1, "empty quoted identifier"}
 				}
-				if strings.Contains(b.String(), ".") {
-					// '.' separates path parts; a name containing one could
-					// not be told apart from a nested path.
-					return nil, &SyntaxError{start + 1, "quoted identifier cannot contain '.'"}
+				// A name may hold dots ("a.b"): binding resolves the
+				// path against the schema's names (schema.Find), the
+				// column "a.b" before field b of a. A path keeps its
+				// parts joined by dots, so no part may be empty.
+				if n := b.String(); n[0] == '.' || n[len(n)-1] == '.' || strings.Contains(n, "..") {
+					return nil, &SyntaxError{start + 1, "quoted identifier cannot begin or end with '.' or hold '..'"}
 				}
 			}
 			toks = append(toks, token{k, b.String(), start + 1, src[start:i]})
@@ -221,7 +223,9 @@ func (p *parser) errf(t token, format string, args ...any) error {
 
 // Parse parses a WHERE clause (without the WHERE keyword). Keywords are
 // case-insensitive; identifiers are [A-Za-z_][A-Za-z0-9_]* or "double
-// quoted" ("" escapes a quote), joined by dots for nested paths. Strings are
+// quoted" ("" escapes a quote), joined by dots for nested paths; a quoted
+// name may hold dots ("a.b", a column of flattened JSON), and binding takes
+// the longest name a schema has (schema.Find). Strings are
 // single-quoted with ” as the escape. Errors are *SyntaxError values that
 // give the column and what was expected.
 //

@@ -26,6 +26,8 @@ func TestParseValid(t *testing.T) {
 		{"name LIKE 'exact'", "name = 'exact'"},
 		{"name NOT LIKE 'a%'", "NOT name LIKE 'a%'"},
 		{"a.b.c > 3", "a.b.c > 3"},
+		// a name holding dots: the path is resolved against the schema
+		{`"a.b" = 1`, "a.b = 1"}, {`"x.y".z = 1`, "x.y.z = 1"},
 		// DATE and TIMESTAMP name columns unless a quoted value follows
 		{"date BETWEEN TIMESTAMP '2001-03-01 00:00:00' AND TIMESTAMP '2001-03-01 01:00:00'",
 			`"date" BETWEEN TIMESTAMP '2001-03-01 00:00:00' AND TIMESTAMP '2001-03-01 01:00:00'`},
@@ -103,8 +105,9 @@ func TestParseErrors(t *testing.T) {
 		{"x = 12abc", 5, "malformed number"},
 		{"x = - 'a'", 7, "expected a number after '-'"},
 		{"x # 1", 3, "unexpected character '#'"},
-		{`"a.b" = 1`, 1, "cannot contain"},
 		{"a. = 1", 4, "expected a field name after '.'"},
+		{`".a" = 1`, 1, "cannot begin or end with '.'"},
+		{`"a..b" = 1`, 1, "hold '..'"},
 		{"5 < 6", 5, "expected a column after 5 <"},
 		{"5 x", 3, "expected a comparison operator after literal 5"},
 		{"NULL", 1, "NULL is not a predicate"},

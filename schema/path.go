@@ -7,12 +7,46 @@ import (
 
 // Find returns the node at a dotted path such as "a.b.c". Segments name
 // struct fields, FlatMap keys, "key"/"value" of a map, and the element of a
-// list (by its name or "element"). Names that contain dots need Lookup.
+// list (by its name or "element"). A name may itself hold dots (a column
+// "a.b", as flattened JSON has): at each level the longest run of segments
+// that names a child and leads to a whole match is taken, so "a.b" is the
+// column "a.b" when there is one, else field b of a. Lookup takes names
+// as they are.
 func (s *Schema) Find(path string) (*Node, error) {
 	if path == "" {
 		return nil, fmt.Errorf("schema: empty path")
 	}
-	return s.Lookup(strings.Split(path, ".")...)
+	parts := strings.Split(path, ".")
+	if len(parts) <= maxResolveParts {
+		if n := s.Root.resolve(parts); n != nil {
+			return n, nil
+		}
+	}
+	return s.Lookup(parts...)
+}
+
+// maxResolveParts bounds the segments Find matches against dotted names
+// (each level tries every run, so the work grows quickly with them);
+// longer paths are followed a segment a name.
+const maxResolveParts = 16
+
+// resolve follows parts down from n, the longest name first (see Find).
+func (n *Node) resolve(parts []string) *Node {
+	if len(parts) == 0 {
+		return n
+	}
+	for k := len(parts); k >= 1; k-- {
+		name := parts[0]
+		if k > 1 {
+			name = strings.Join(parts[:k], ".")
+		}
+		if c := n.Child(name); c != nil {
+			if r := c.resolve(parts[k:]); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // Lookup returns the node reached by following names from the root.
