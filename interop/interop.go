@@ -5,6 +5,7 @@
 package interop
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -41,6 +42,7 @@ const (
 	Parquet Format = "parquet"
 	CSV     Format = "csv"
 	Arrow   Format = "arrow"
+	JSON    Format = "json" // JSON lines, or one array of objects (see json.go)
 )
 
 // ErrFormat reports a file name whose extension names no format Strata
@@ -56,8 +58,10 @@ func FormatOf(path string) (Format, error) {
 		return CSV, nil
 	case ".arrow", ".ipc", ".feather", ".arrows":
 		return Arrow, nil
+	case ".json", ".jsonl", ".ndjson":
+		return JSON, nil
 	}
-	return "", fmt.Errorf("interop: cannot tell the format of %q from its extension (want .parquet, .csv or .arrow): %w", path, ErrFormat)
+	return "", fmt.Errorf("interop: cannot tell the format of %q from its extension (want .parquet, .csv, .arrow or .jsonl): %w", path, ErrFormat)
 }
 
 // RecordReader is a stream of record batches with one schema.
@@ -77,6 +81,9 @@ type ReadOptions struct {
 	BatchRows int
 	// CSVSchema, when set, is the schema of a CSV file; otherwise types are inferred.
 	CSVSchema *arrow.Schema
+	// JSONInferRows is the number of records sampled to infer a JSON
+	// table's types (0: DefaultJSONInferRows; negative: every record).
+	JSONInferRows int
 	// CSVInferRows is the number of records sampled to infer CSV column
 	// types when CSVSchema is nil (0: DefaultCSVInferRows; negative: every
 	// record, a first pass over the whole file). A later value that does
@@ -187,6 +194,8 @@ func openInput(path string, in input, size int64, opts ReadOptions) (RecordReade
 		r, err = openParquet(path, in, opts)
 	case CSV:
 		r, err = openCSV(path, in, size, opts)
+	case JSON:
+		r, err = openJSON(path, in, opts)
 	default:
 		r, err = openIPC(path, in, size, opts)
 	}
@@ -522,6 +531,8 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 			break
 		}
 		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null), csv.WithComma(comma)), sch: flat, text: text, mem: opts.Mem}
+	case JSON:
+		s = &jsonSink{f: f, w: bufio.NewWriterSize(f, 1<<16)}
 	default:
 		if strings.EqualFold(filepath.Ext(path), ".arrows") {
 			// .arrows is the conventional name of the IPC stream format.

@@ -429,13 +429,14 @@ func truncations(t *testing.T, src string) {
 
 func TestFormatOf(t *testing.T) {
 	for name, want := range map[string]interop.Format{"a.parquet": interop.Parquet, "B.PQ": interop.Parquet,
-		"c.csv": interop.CSV, "d.tsv": interop.CSV, "e.arrow": interop.Arrow, "f.arrows": interop.Arrow, "g.feather": interop.Arrow} {
+		"c.csv": interop.CSV, "d.tsv": interop.CSV, "e.arrow": interop.Arrow, "f.arrows": interop.Arrow, "g.feather": interop.Arrow,
+		"h.json": interop.JSON, "i.JSONL": interop.JSON, "j.ndjson": interop.JSON} {
 		if got, err := interop.FormatOf(name); err != nil || got != want {
 			t.Errorf("FormatOf(%q) = %q, %v; want %q", name, got, err, want)
 		}
 	}
-	if _, err := interop.FormatOf("x.json"); !errors.Is(err, interop.ErrFormat) {
-		t.Errorf("FormatOf(x.json): %v, want interop.ErrFormat", err)
+	if _, err := interop.FormatOf("x.xml"); !errors.Is(err, interop.ErrFormat) {
+		t.Errorf("FormatOf(x.xml): %v, want interop.ErrFormat", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -56,7 +55,7 @@ func runImport(args []string) error {
 	wo := addWriteFlags(fs)
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
-	inferRows := fs.Int("infer-rows", interop.DefaultCSVInferRows, "CSV: records sampled to infer column types (-1: every record, one more pass over the file)")
+	inferRows := fs.Int("infer-rows", 0, fmt.Sprintf("CSV and JSON: records sampled to infer column types (0: %d for CSV, %d for JSON; -1: every record, one more pass over the file)", interop.DefaultCSVInferRows, interop.DefaultJSONInferRows))
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -64,8 +63,8 @@ func runImport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC and DST, got %d arguments", len(pos))
 	}
-	if *inferRows == 0 || *inferRows < -1 {
-		return usagef("--infer-rows %d: want a positive count, or -1 for every record", *inferRows)
+	if *inferRows < -1 {
+		return usagef("--infer-rows %d: want a count, 0 for the default, or -1 for every record", *inferRows)
 	}
 	src, dst := pos[0], pos[1]
 	if fm, err := interop.FormatOf(dst); err == nil {
@@ -208,60 +207,10 @@ func (p *printer) print(rec arrow.Record) error {
 		}
 		return p.csv.Write(out)
 	case "json":
-		enc := json.NewEncoder(p.w)
-		enc.SetEscapeHTML(false)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := make(map[string]any, rec.NumCols())
-			for c, col := range rec.Columns() {
-				row[rec.ColumnName(c)] = jsonValue(col, i)
-			}
-			if err := enc.Encode(row); err != nil {
-				return err
-			}
-		}
-		return nil
+		// JSON lines, as export writes a .jsonl file
+		return interop.WriteJSONRows(p.w, rec)
 	}
 	return p.table(rec)
-}
-
-func jsonValue(a arrow.Array, i int) any {
-	if a.IsNull(i) {
-		return nil
-	}
-	if s, ok := interop.TimeText(a, i); ok {
-		return s
-	}
-	switch v := a.(type) {
-	case *array.Boolean:
-		return v.Value(i)
-	case *array.Int8:
-		return v.Value(i)
-	case *array.Int16:
-		return v.Value(i)
-	case *array.Int32:
-		return v.Value(i)
-	case *array.Int64:
-		return v.Value(i)
-	case *array.Uint8:
-		return v.Value(i)
-	case *array.Uint16:
-		return v.Value(i)
-	case *array.Uint32:
-		return v.Value(i)
-	case *array.Uint64:
-		return v.Value(i)
-	case *array.Float32:
-		return v.Value(i)
-	case *array.Float64:
-		return v.Value(i)
-	case *array.String:
-		return v.Value(i)
-	}
-	b, err := interop.JSONText(a.GetOneForMarshal(i))
-	if err != nil {
-		return a.ValueStr(i)
-	}
-	return json.RawMessage(b)
 }
 
 func (p *printer) table(rec arrow.Record) error {

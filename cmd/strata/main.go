@@ -32,9 +32,9 @@ const usage = `strata — columnar files with cascading encodings and selective 
 usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
   strata import SRC DST.strata [--optimize speed|balanced|size] [--layout-from EARLIER.strata]
-                                           SRC is .parquet, .csv or .arrow; --layout-from replays the
+                                           SRC is .parquet, .csv, .arrow or .json/.jsonl; --layout-from replays the
                                            encodings an earlier file of the same table chose (faster)
-  strata export SRC.strata DST             DST is .parquet, .csv or .arrow
+  strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines)
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]

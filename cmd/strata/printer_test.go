@@ -59,7 +59,7 @@ func TestPrinterTimes(t *testing.T) {
 	defer rec.Release()
 	for format, want := range map[string]string{
 		"csv":   "t,d,n\n12:34:56.789,1h30m0s,\n,-1s,\n",
-		"json":  "{\"d\":\"1h30m0s\",\"n\":null,\"t\":\"12:34:56.789\"}\n{\"d\":\"-1s\",\"n\":null,\"t\":null}\n",
+		"json":  "{\"t\":\"12:34:56.789\",\"d\":\"1h30m0s\",\"n\":null}\n{\"t\":null,\"d\":\"-1s\",\"n\":null}\n",
 		"table": "t             d        n\n------------  -------  ----\n12:34:56.789  1h30m0s  NULL\nNULL          -1s      NULL\n",
 	} {
 		if out := printAll(t, format, rec); out != want {

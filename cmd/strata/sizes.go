@@ -273,7 +273,7 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int) (int64, error) {
 	// with more than one encoding goroutine, a CSV source is parsed on
 	// several too
-	ro := interop.ReadOptions{Parallel: true, CSVInferRows: inferRows}
+	ro := interop.ReadOptions{Parallel: true, CSVInferRows: inferRows, JSONInferRows: inferRows}
 	if opts != nil {
 		ro.Parallel, ro.Threads = opts.Parallel != 1, opts.Parallel
 	}

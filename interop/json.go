@@ -1,0 +1,740 @@
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
+)
+
+// JSON tables: a file of JSON objects, one a record, either one a line
+// (JSON lines, .jsonl or .ndjson) or as the elements of one top-level
+// array (.json, as many exports write it; a .json file of lines reads too).
+//
+// Types are inferred from the first JSONInferRows records: booleans,
+// integers (int64), other numbers (float64), strings, objects (structs of
+// every key seen, in order of first appearance) and arrays (lists of their
+// elements' type). A key whose values disagree (a number here, a string
+// there; an object and an array) becomes a JSON column (the arrow.json
+// extension over strings) holding each value's JSON text, so nothing is
+// lost; a key seen only with nulls is a string column. A later record
+// whose value does not fit its inferred type fails the read naming the
+// record and the key, with the hint to infer from every record.
+
+// DefaultJSONInferRows is the records sampled to infer a JSON file's types
+// when ReadOptions.JSONInferRows is 0 (DuckDB's read_json samples as many).
+const DefaultJSONInferRows = 20480
+
+// jtype is an inferred JSON type: a lattice from nothing seen (jNull) up
+// to jText, which holds anything as JSON text.
+type jtype struct {
+	kind   jkind
+	fields []jfield // jObject
+	elem   *jtype   // jArray
+}
+
+type jfield struct {
+	name string
+	t    *jtype
+}
+
+type jkind uint8
+
+const (
+	jNull jkind = iota
+	jBool
+	jInt
+	jFloat
+	jString
+	jObject
+	jArray
+	jText
+)
+
+// merge widens t to hold v too.
+func (t *jtype) merge(v any) {
+	if v == nil || t.kind == jText {
+		return
+	}
+	k := kindOf(v)
+	switch {
+	case t.kind == jNull:
+		t.kind = k
+	case t.kind == k:
+	case t.kind == jInt && k == jFloat, t.kind == jFloat && k == jInt:
+		t.kind = jFloat
+	default:
+		*t = jtype{kind: jText}
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, kv := range orderedKeys(x) {
+			f := t.field(kv)
+			f.merge(x[kv])
+		}
+	case []any:
+		if t.elem == nil {
+			t.elem = &jtype{}
+		}
+		for _, e := range x {
+			t.elem.merge(e)
+		}
+	}
+}
+
+// field returns t's field named name, adding it at the end if new.
+func (t *jtype) field(name string) *jtype {
+	for _, f := range t.fields {
+		if f.name == name {
+			return f.t
+		}
+	}
+	f := &jtype{}
+	t.fields = append(t.fields, jfield{name, f})
+	return f
+}
+
+func kindOf(v any) jkind {
+	switch x := v.(type) {
+	case bool:
+		return jBool
+	case json.Number:
+		if _, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return jInt
+		}
+		if !strings.ContainsAny(string(x), ".eE") {
+			return jText // an integer past int64: as a float it would lose digits
+		}
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil && !math.IsInf(f, 0) {
+			return jFloat
+		}
+		return jText // a number past float64
+	case string:
+		return jString
+	case map[string]any:
+		return jObject
+	case []any:
+		return jArray
+	}
+	return jText
+}
+
+// arrowType is the Arrow type of t.
+func (t *jtype) arrowType() arrow.DataType {
+	switch t.kind {
+	case jBool:
+		return arrow.FixedWidthTypes.Boolean
+	case jInt:
+		return arrow.PrimitiveTypes.Int64
+	case jFloat:
+		return arrow.PrimitiveTypes.Float64
+	case jObject:
+		fs := make([]arrow.Field, len(t.fields))
+		for i, f := range t.fields {
+			fs[i] = arrow.Field{Name: f.name, Type: f.t.arrowType(), Nullable: true}
+		}
+		if len(fs) == 0 {
+			return jsonTextType()
+		}
+		return arrow.StructOf(fs...)
+	case jArray:
+		if t.elem == nil {
+			return arrow.ListOf(arrow.BinaryTypes.String)
+		}
+		return arrow.ListOf(t.elem.arrowType())
+	case jText:
+		return jsonTextType()
+	}
+	return arrow.BinaryTypes.String // jNull, jString
+}
+
+func jsonTextType() arrow.DataType {
+	t, _ := extensions.NewJSONType(arrow.BinaryTypes.String)
+	return t
+}
+
+// orderedKeys returns an object's keys in the order the file wrote them
+// (decodeRecord keeps it beside the map).
+func orderedKeys(m map[string]any) []string {
+	if ks, ok := m[keyOrder].([]string); ok {
+		return ks
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// keyOrder is the map entry under which decodeValue keeps an object's key
+// order; no JSON key can equal it (it is not valid UTF-8).
+const keyOrder = "\xff"
+
+// jsonRecords reads the records of a JSON table one at a time.
+type jsonRecords struct {
+	dec   *json.Decoder
+	array bool // inside a top-level array
+	n     int  // records read
+}
+
+func newJSONRecords(r io.Reader) (*jsonRecords, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	// a top-level array, or a sequence of objects
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return &jsonRecords{dec: json.NewDecoder(br)}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case 0xef: // a byte order mark
+			if b, err := br.Peek(2); err == nil && b[0] == 0xbb && b[1] == 0xbf {
+				br.Discard(2)
+				continue
+			}
+		}
+		br.UnreadByte()
+		j := &jsonRecords{dec: json.NewDecoder(br), array: c == '['}
+		j.dec.UseNumber()
+		if j.array {
+			j.dec.Token() // the '['
+		}
+		return j, nil
+	}
+}
+
+// next returns the next record, or io.EOF.
+func (j *jsonRecords) next() (map[string]any, error) {
+	if j.array && !j.dec.More() {
+		if _, err := j.dec.Token(); err != nil { // the ']'
+			return nil, fmt.Errorf("record %d: %w", j.n+1, err)
+		}
+		if _, err := j.dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("after the top-level array: unexpected data")
+		}
+		return nil, io.EOF
+	}
+	v, err := decodeValue(j.dec)
+	if err == io.EOF && !j.array {
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record %d: %w", j.n+1, err)
+	}
+	j.n++
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("record %d: a JSON object is a record, not %s", j.n, describeJSON(v))
+	}
+	return m, nil
+}
+
+func describeJSON(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// maxJSONDepth bounds the nesting decodeValue follows (a hostile file of
+// many '[' would otherwise recurse without end).
+const maxJSONDepth = 200
+
+// decodeValue reads one JSON value token by token, keeping each object's
+// key order (under keyOrder).
+func decodeValue(dec *json.Decoder) (any, error) {
+	return decodeDepth(dec, 0)
+}
+
+func decodeDepth(dec *json.Decoder, depth int) (v any, err error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("values nested deeper than %d", maxJSONDepth)
+	}
+	if depth > 0 {
+		// the end of the input inside a value is a truncated record
+		defer func() {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+		}()
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch x := tok.(type) {
+	case json.Delim:
+		switch x {
+		case '{':
+			m := map[string]any{}
+			var order []string
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, unexpectedEOF(err)
+				}
+				k, _ := kt.(string)
+				v, err := decodeDepth(dec, depth+1)
+				if err != nil {
+					return nil, unexpectedEOF(err)
+				}
+				if _, dup := m[k]; !dup {
+					order = append(order, k)
+				}
+				m[k] = v
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, unexpectedEOF(err)
+			}
+			m[keyOrder] = order
+			return m, nil
+		case '[':
+			var a []any
+			for dec.More() {
+				v, err := decodeDepth(dec, depth+1)
+				if err != nil {
+					return nil, unexpectedEOF(err)
+				}
+				a = append(a, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, unexpectedEOF(err)
+			}
+			if a == nil {
+				a = []any{}
+			}
+			return a, nil
+		}
+		return nil, fmt.Errorf("unexpected %q", x)
+	}
+	return tok, nil
+}
+
+// unexpectedEOF turns the end of the input, met inside a value, into
+// io.ErrUnexpectedEOF.
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// inferJSONSchema reads up to rows records of r.
+func inferJSONSchema(r io.Reader, rows int) (*arrow.Schema, error) {
+	recs, err := newJSONRecords(r)
+	if err != nil {
+		return nil, err
+	}
+	top := &jtype{kind: jObject}
+	for range rows {
+		m, err := recs.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		top.merge(m)
+	}
+	if len(top.fields) == 0 {
+		return nil, errors.New("no record holds a key")
+	}
+	fs := make([]arrow.Field, len(top.fields))
+	for i, f := range top.fields {
+		fs[i] = arrow.Field{Name: f.name, Type: f.t.arrowType(), Nullable: true}
+	}
+	return arrow.NewSchema(fs, nil), nil
+}
+
+// jsonReader reads a JSON table as record batches of a given schema.
+type jsonReader struct {
+	f     input
+	recs  *jsonRecords
+	sch   *arrow.Schema
+	b     *array.RecordBuilder
+	rows  int
+	infer int // records the types came from
+	done  bool
+}
+
+func openJSON(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	rows := opts.JSONInferRows
+	switch {
+	case rows == 0:
+		rows = DefaultJSONInferRows
+	case rows < 0:
+		rows = math.MaxInt
+	}
+	sch, err := inferJSONSchema(f, rows)
+	if err != nil {
+		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("interop: %w", err)
+	}
+	recs, err := newJSONRecords(f)
+	if err != nil {
+		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	batch := opts.BatchRows
+	if opts.autoBatch {
+		batch = csvBatchRows(sch)
+	}
+	return &jsonReader{f: f, recs: recs, sch: sch, b: array.NewRecordBuilder(opts.Mem, sch), rows: batch, infer: rows}, nil
+}
+
+func (r *jsonReader) Schema() *arrow.Schema { return r.sch }
+
+func (r *jsonReader) Next() (arrow.Record, error) {
+	if r.done {
+		return nil, io.EOF
+	}
+	n := 0
+	for n < r.rows {
+		m, err := r.recs.next()
+		if err == io.EOF {
+			r.done = true
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("interop: json: %w", err)
+		}
+		for i, f := range r.sch.Fields() {
+			v, ok := m[f.Name]
+			if err := appendJSON(r.b.Field(i), f.Type, v, ok); err != nil {
+				hint := ""
+				if r.infer != math.MaxInt {
+					hint = fmt.Sprintf(" (types were inferred from the first %d records; ReadOptions.JSONInferRows = -1, or strata import --infer-rows -1, infers them from every record)", r.infer)
+				}
+				return nil, fmt.Errorf("interop: json: record %d, key %q: %w%s", r.recs.n, f.Name, err, hint)
+			}
+		}
+		for k := range m {
+			if k != keyOrder && r.sch.FieldIndices(k) == nil {
+				return nil, fmt.Errorf("interop: json: record %d: key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", r.recs.n, k, r.infer)
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, io.EOF
+	}
+	return r.b.NewRecord(), nil
+}
+
+func (r *jsonReader) Close() error {
+	r.b.Release()
+	return r.f.Close()
+}
+
+// appendJSON appends v (present or not) to b, a builder of type t.
+func appendJSON(b array.Builder, t arrow.DataType, v any, present bool) error {
+	if !present || v == nil {
+		b.AppendNull()
+		return nil
+	}
+	if _, ok := t.(*extensions.JSONType); ok {
+		s, err := jsonValueText(v)
+		if err != nil {
+			return err
+		}
+		b.(*array.ExtensionBuilder).Builder.(*array.StringBuilder).Append(s)
+		return nil
+	}
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("%s is not a boolean", describeJSON(v))
+		}
+		b.Append(x)
+	case *array.Int64Builder:
+		x, ok := v.(json.Number)
+		if !ok {
+			return fmt.Errorf("%s is not an integer", describeJSON(v))
+		}
+		i, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s is not an int64", x)
+		}
+		b.Append(i)
+	case *array.Float64Builder:
+		x, ok := v.(json.Number)
+		if !ok {
+			return fmt.Errorf("%s is not a number", describeJSON(v))
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return fmt.Errorf("%s is not a float64", x)
+		}
+		b.Append(f)
+	case *array.StringBuilder:
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s is not a string", describeJSON(v))
+		}
+		b.Append(x)
+	case *array.StructBuilder:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s is not an object", describeJSON(v))
+		}
+		st := t.(*arrow.StructType)
+		b.Append(true)
+		for i, f := range st.Fields() {
+			fv, ok := m[f.Name]
+			if err := appendJSON(b.FieldBuilder(i), f.Type, fv, ok); err != nil {
+				return fmt.Errorf("%s: %w", f.Name, err)
+			}
+		}
+		for k := range m {
+			if _, ok := st.FieldIdx(k); !ok && k != keyOrder {
+				return fmt.Errorf("key %q is not in the records the types were inferred from", k)
+			}
+		}
+	case *array.ListBuilder:
+		a, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s is not an array", describeJSON(v))
+		}
+		et := t.(*arrow.ListType).Elem()
+		b.Append(true)
+		for i, e := range a {
+			if err := appendJSON(b.ValueBuilder(), et, e, true); err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+		}
+	default:
+		return fmt.Errorf("no JSON reading into %s", t)
+	}
+	return nil
+}
+
+// jsonValueText is v's JSON text, keys in the order read.
+func jsonValueText(v any) (string, error) {
+	var buf bytes.Buffer
+	if err := writeJSONValue(&buf, v); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+func writeJSONValue(buf *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		buf.WriteByte('{')
+		for i, k := range orderedKeys(x) {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			kt, _ := JSONText(k)
+			buf.WriteString(kt)
+			buf.WriteByte(':')
+			if err := writeJSONValue(buf, x[k]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSONValue(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	default:
+		s, err := JSONText(x)
+		if err != nil {
+			return err
+		}
+		buf.WriteString(s)
+	}
+	return nil
+}
+
+// jsonSink writes JSON lines: an object a row, its keys the columns in
+// schema order, nulls as null, nested values as JSON.
+type jsonSink struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func (s *jsonSink) Write(rec arrow.Record) error { return WriteJSONRows(s.w, rec) }
+
+// WriteJSONRows writes each row of rec to w as one line of JSON: an object
+// whose keys are the columns in order (see JSONValue for the values).
+func WriteJSONRows(w io.Writer, rec arrow.Record) error {
+	names := make([]string, rec.NumCols())
+	for c := range names {
+		names[c], _ = JSONText(rec.ColumnName(c))
+	}
+	var buf bytes.Buffer
+	for i := 0; i < int(rec.NumRows()); i++ {
+		buf.Reset()
+		buf.WriteByte('{')
+		for c, col := range rec.Columns() {
+			if c > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(names[c])
+			buf.WriteByte(':')
+			t, err := JSONText(JSONValue(col, i))
+			if err != nil {
+				return fmt.Errorf("interop: json: column %s, row %d: %w", rec.ColumnName(c), i, err)
+			}
+			buf.WriteString(t)
+		}
+		buf.WriteString("}\n")
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *jsonSink) Close() error {
+	err := s.w.Flush()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// JSONValue is value i of a as a Go value JSON marshals as a JSON reader
+// expects: null, booleans and numbers as such, times as their text, a JSON
+// column as its text, nested values as JSON.
+func JSONValue(a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	if s, ok := TimeText(a, i); ok {
+		return s
+	}
+	switch v := a.(type) {
+	case *array.Boolean:
+		return v.Value(i)
+	case *array.Int8:
+		return v.Value(i)
+	case *array.Int16:
+		return v.Value(i)
+	case *array.Int32:
+		return v.Value(i)
+	case *array.Int64:
+		return v.Value(i)
+	case *array.Uint8:
+		return v.Value(i)
+	case *array.Uint16:
+		return v.Value(i)
+	case *array.Uint32:
+		return v.Value(i)
+	case *array.Uint64:
+		return v.Value(i)
+	case *array.Float32:
+		return v.Value(i)
+	case *array.Float64:
+		return v.Value(i)
+	case *array.String:
+		return v.Value(i)
+	case array.ExtensionArray:
+		if _, ok := v.DataType().(*extensions.JSONType); ok {
+			if s, ok := v.Storage().(*array.String); ok {
+				return json.RawMessage(s.Value(i))
+			}
+		}
+	}
+	switch v := a.(type) {
+	case *array.Struct, *array.List:
+		var buf bytes.Buffer
+		if err := writeArrowJSON(&buf, v, i); err == nil {
+			return json.RawMessage(buf.Bytes())
+		}
+	}
+	b, err := JSONText(a.GetOneForMarshal(i))
+	if err != nil {
+		return a.ValueStr(i)
+	}
+	return json.RawMessage(b)
+}
+
+// writeArrowJSON writes value i of a as JSON, a struct's keys in the order
+// of its fields (arrow-go's marshalling sorts them).
+func writeArrowJSON(buf *bytes.Buffer, a arrow.Array, i int) error {
+	switch v := a.(type) {
+	case *array.Struct:
+		if v.IsNull(i) {
+			buf.WriteString("null")
+			return nil
+		}
+		st := v.DataType().(*arrow.StructType)
+		buf.WriteByte('{')
+		for k, f := range st.Fields() {
+			if k > 0 {
+				buf.WriteByte(',')
+			}
+			name, _ := JSONText(f.Name)
+			buf.WriteString(name)
+			buf.WriteByte(':')
+			if err := writeArrowJSON(buf, v.Field(k), i); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case *array.List:
+		if v.IsNull(i) {
+			buf.WriteString("null")
+			return nil
+		}
+		lo, hi := v.ValueOffsets(i)
+		buf.WriteByte('[')
+		for j := lo; j < hi; j++ {
+			if j > lo {
+				buf.WriteByte(',')
+			}
+			if err := writeArrowJSON(buf, v.ListValues(), int(j)); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	s, err := JSONText(JSONValue(a, i))
+	if err != nil {
+		return err
+	}
+	buf.WriteString(s)
+	return nil
+}

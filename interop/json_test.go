@@ -1,0 +1,181 @@
+package interop
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// readJSONTable reads a whole JSON table and returns its schema and each
+// row as the JSON text export writes for it.
+func readJSONTable(t *testing.T, path string, opts ReadOptions) (*arrow.Schema, []string, error) {
+	t.Helper()
+	r, err := Open(path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var rows []string
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return r.Schema(), rows, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		out := filepath.Join(t.TempDir(), "rows.jsonl")
+		writeFile(t, out, rec)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+		rec.Release()
+	}
+}
+
+const jsonLines = `{"id":1,"name":"a","ok":true,"x":1,"tags":["p","q"],"geo":{"lat":1.5,"lon":2},"mixed":1,"big":1}
+{"id":2,"name":null,"x":2.5,"tags":[],"geo":{"lat":3,"alt":7},"mixed":"two","big":123456789012345678901234567890}
+{"id":3,"ok":false,"mixed":{"k":[1,2]},"extra":null}
+`
+
+// TestJSONImport checks inferred types and every value of a JSON lines
+// table: integers, floats (an integer key with a float widens), strings,
+// booleans, objects (keys merged in order of first appearance), arrays,
+// keys whose values disagree or overflow (JSON text), keys only null
+// (strings) and keys missing from records (nulls); and that the same
+// records as one top-level array read the same.
+func TestJSONImport(t *testing.T) {
+	dir := t.TempDir()
+	lines := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(lines, []byte("\xef\xbb\xbf"+jsonLines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sch, rows, err := readJSONTable(t, lines, ReadOptions{BatchRows: 2, KeepTypes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTypes := map[string]string{
+		"id": "int64", "name": "utf8", "ok": "bool", "x": "float64", "tags": "list<item: utf8, nullable>",
+		"geo":   "struct<lat: float64 nullable, lon: int64 nullable, alt: int64 nullable>",
+		"mixed": "extension<arrow.json[storage_type=utf8]>", "big": "extension<arrow.json[storage_type=utf8]>", "extra": "utf8",
+	}
+	var names []string
+	for _, f := range sch.Fields() {
+		names = append(names, f.Name)
+		if got := f.Type.String(); got != wantTypes[f.Name] {
+			t.Errorf("column %s: %s, want %s", f.Name, got, wantTypes[f.Name])
+		}
+	}
+	if got := strings.Join(names, ","); got != "id,name,ok,x,tags,geo,mixed,big,extra" {
+		t.Errorf("columns %s, in the order keys first appear", got)
+	}
+	want := []string{
+		`{"id":1,"name":"a","ok":true,"x":1,"tags":["p","q"],"geo":{"lat":1.5,"lon":2,"alt":null},"mixed":1,"big":1,"extra":null}`,
+		`{"id":2,"name":null,"ok":null,"x":2.5,"tags":[],"geo":{"lat":3,"lon":null,"alt":7},"mixed":"two","big":123456789012345678901234567890,"extra":null}`,
+		`{"id":3,"name":null,"ok":false,"x":null,"tags":null,"geo":null,"mixed":{"k":[1,2]},"big":null,"extra":null}`,
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+
+	// the same records as a top-level array, and the export read back
+	arr := filepath.Join(dir, "t.json")
+	recs := strings.Split(strings.TrimSpace(jsonLines), "\n")
+	if err := os.WriteFile(arr, []byte("[\n"+strings.Join(recs, ",\n")+"\n]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exported := filepath.Join(dir, "back.jsonl")
+	if err := os.WriteFile(exported, []byte(strings.Join(want, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{arr, exported} {
+		sch2, rows2, err := readJSONTable(t, p, ReadOptions{KeepTypes: true})
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(p), err)
+		}
+		if !sch2.Equal(sch) || strings.Join(rows2, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: schema %s, rows\n%s", filepath.Base(p), sch2, strings.Join(rows2, "\n"))
+		}
+	}
+}
+
+// TestJSONImportErrors checks that what cannot be read is an error naming
+// the record (and the key), never a panic or wrong values.
+func TestJSONImportErrors(t *testing.T) {
+	dir := t.TempDir()
+	late := strings.Repeat(`{"a":1}`+"\n", 5) + `{"a":2,"b":"new"}` + "\n"
+	mismatch := strings.Repeat(`{"a":1}`+"\n", 5) + `{"a":"text"}` + "\n"
+	cases := []struct {
+		name, text, want string
+		opts             ReadOptions
+	}{
+		{"late key", late, `record 6: key "b" is not in the first 3 records`, ReadOptions{JSONInferRows: 3}},
+		{"late type", mismatch, `record 6, key "a": a string is not an integer`, ReadOptions{JSONInferRows: 3}},
+		{"not an object", `{"a":1}` + "\n[1,2]\n", "record 2: a JSON object is a record, not an array", ReadOptions{}},
+		{"malformed", `{"a":1}` + "\n{\"a\":\n", "record 2", ReadOptions{}},
+		{"empty", "  \n", "no record holds a key", ReadOptions{}},
+		{"deep", strings.Repeat("[", 5000), "nested deeper", ReadOptions{}},
+		{"unclosed array", `[{"a":1},`, "record 2", ReadOptions{}},
+		{"after the array", `[{"a":1}] {"a":2}`, "after the top-level array", ReadOptions{}},
+	}
+	for _, c := range cases {
+		path := filepath.Join(dir, "e.jsonl")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := readJSONTable(t, path, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	// inferring from every record reads the late key and keeps the types
+	path := filepath.Join(dir, "late.jsonl")
+	os.WriteFile(path, []byte(late), 0o644)
+	sch, rows, err := readJSONTable(t, path, ReadOptions{JSONInferRows: -1})
+	if err != nil || sch.NumFields() != 2 || len(rows) != 6 || rows[5] != `{"a":2,"b":"new"}` {
+		t.Errorf("every record sampled: %v, %v, %v", sch, rows, err)
+	}
+}
+
+// FuzzJSON reads arbitrary bytes as a JSON table: an error or batches,
+// never a panic, a hang or an allocation sized by the input.
+func FuzzJSON(f *testing.F) {
+	f.Add([]byte(jsonLines))
+	f.Add([]byte(`[{"a":[[1],[2.5]]},{"a":null}]`))
+	f.Add([]byte(`{"a":{"b":{"c":"d"}}}` + "\n" + `{"a":{"b":1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "f.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path, ReadOptions{BatchRows: 2, JSONInferRows: 3})
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				return
+			}
+			for _, c := range rec.Columns() {
+				if c.Len() != int(rec.NumRows()) {
+					t.Fatalf("a column of %d rows in a batch of %d", c.Len(), rec.NumRows())
+				}
+				if v, ok := c.(interface{ ValidateFull() error }); ok {
+					if err := v.ValidateFull(); err != nil {
+						t.Fatalf("invalid column: %v", err)
+					}
+				}
+			}
+			rec.Release()
+		}
+	})
+}
