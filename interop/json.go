@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -244,6 +245,58 @@ func (j *jsonRecords) next() (map[string]any, error) {
 	return m, nil
 }
 
+// nextRaw returns the next record as its keys' raw values, or io.EOF.
+// Reading a record whole and parsing only the values a column needs is
+// several times faster than decoding it token by token (which inference
+// does, to learn the keys' order).
+func (j *jsonRecords) nextRaw() (map[string]json.RawMessage, error) {
+	if j.array && !j.dec.More() {
+		if _, err := j.dec.Token(); err != nil { // the ']'
+			return nil, fmt.Errorf("record %d: %w", j.n+1, unexpectedEOF(err))
+		}
+		if _, err := j.dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("after the top-level array: unexpected data")
+		}
+		return nil, io.EOF
+	}
+	var raw json.RawMessage
+	if err := j.dec.Decode(&raw); err != nil {
+		if err == io.EOF && !j.array {
+			return nil, io.EOF
+		}
+		return nil, fmt.Errorf("record %d: %w", j.n+1, unexpectedEOF(err))
+	}
+	j.n++
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, fmt.Errorf("record %d: a JSON object is a record, not %s", j.n, describeRaw(raw))
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("record %d: %w", j.n, err)
+	}
+	return m, nil
+}
+
+// describeRaw names the kind of a raw JSON value, for errors.
+func describeRaw(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
 func describeJSON(v any) string {
 	switch v.(type) {
 	case nil:
@@ -420,7 +473,7 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 	}
 	n := 0
 	for n < r.rows {
-		m, err := r.recs.next()
+		m, err := r.recs.nextRaw()
 		if err == io.EOF {
 			r.done = true
 			break
@@ -429,8 +482,7 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 			return nil, fmt.Errorf("interop: json: %w", err)
 		}
 		for i, f := range r.sch.Fields() {
-			v, ok := m[f.Name]
-			if err := appendJSON(r.b.Field(i), f.Type, v, ok); err != nil {
+			if err := appendRaw(r.b.Field(i), f.Type, m[f.Name]); err != nil {
 				hint := ""
 				if r.infer != math.MaxInt {
 					hint = fmt.Sprintf(" (types were inferred from the first %d records; ReadOptions.JSONInferRows = -1, or strata import --infer-rows -1, infers them from every record)", r.infer)
@@ -438,10 +490,8 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 				return nil, fmt.Errorf("interop: json: record %d, key %q: %w%s", r.recs.n, f.Name, err, hint)
 			}
 		}
-		for k := range m {
-			if k != keyOrder && r.sch.FieldIndices(k) == nil {
-				return nil, fmt.Errorf("interop: json: record %d: key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", r.recs.n, k, r.infer)
-			}
+		if k := r.unknownKey(m); k != "" {
+			return nil, fmt.Errorf("interop: json: record %d: key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", r.recs.n, k, r.infer)
 		}
 		n++
 	}
@@ -451,136 +501,120 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 	return r.b.NewRecord(), nil
 }
 
+// unknownKey returns a key of m that is no column, or "".
+func (r *jsonReader) unknownKey(m map[string]json.RawMessage) string {
+	for k := range m {
+		if r.sch.FieldIndices(k) == nil {
+			return k
+		}
+	}
+	return ""
+}
+
 func (r *jsonReader) Close() error {
 	r.b.Release()
 	return r.f.Close()
 }
 
-// appendJSON appends v (present or not) to b, a builder of type t.
-func appendJSON(b array.Builder, t arrow.DataType, v any, present bool) error {
-	if !present || v == nil {
+// appendRaw appends a record's raw value (nil when the key is missing) to
+// b, a builder of type t.
+func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
+	if len(raw) == 0 || raw[0] == 'n' {
+		if len(raw) != 0 && string(raw) != "null" {
+			return fmt.Errorf("%s is not JSON", raw)
+		}
 		b.AppendNull()
 		return nil
 	}
 	if _, ok := t.(*extensions.JSONType); ok {
-		s, err := jsonValueText(v)
-		if err != nil {
-			return err
+		// the value's own text, as the file wrote it (bytes that are not
+		// UTF-8, which JSON text must be, as U+FFFD, as a JSON decoder
+		// reads them)
+		text := string(raw)
+		if !utf8.Valid(raw) {
+			text = strings.ToValidUTF8(text, "\uFFFD")
 		}
-		b.(*array.ExtensionBuilder).Builder.(*array.StringBuilder).Append(s)
+		b.(*array.ExtensionBuilder).Builder.(*array.StringBuilder).Append(text)
 		return nil
 	}
 	switch b := b.(type) {
 	case *array.BooleanBuilder:
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("%s is not a boolean", describeJSON(v))
+		switch string(raw) {
+		case "true":
+			b.Append(true)
+		case "false":
+			b.Append(false)
+		default:
+			return fmt.Errorf("%s is not a boolean", describeRaw(raw))
 		}
-		b.Append(x)
 	case *array.Int64Builder:
-		x, ok := v.(json.Number)
-		if !ok {
-			return fmt.Errorf("%s is not an integer", describeJSON(v))
-		}
-		i, err := strconv.ParseInt(string(x), 10, 64)
+		i, err := strconv.ParseInt(string(raw), 10, 64)
 		if err != nil {
-			return fmt.Errorf("%s is not an int64", x)
+			if raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' {
+				return fmt.Errorf("%s is not an int64", raw)
+			}
+			return fmt.Errorf("%s is not an integer", describeRaw(raw))
 		}
 		b.Append(i)
 	case *array.Float64Builder:
-		x, ok := v.(json.Number)
-		if !ok {
-			return fmt.Errorf("%s is not a number", describeJSON(v))
+		if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+			return fmt.Errorf("%s is not a number", describeRaw(raw))
 		}
-		f, err := strconv.ParseFloat(string(x), 64)
+		f, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil {
-			return fmt.Errorf("%s is not a float64", x)
+			return fmt.Errorf("%s is not a float64", raw)
 		}
 		b.Append(f)
 	case *array.StringBuilder:
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("%s is not a string", describeJSON(v))
+		if raw[0] != '"' {
+			return fmt.Errorf("%s is not a string", describeRaw(raw))
+		}
+		if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+			b.Append(string(raw[1 : len(raw)-1]))
+			break
+		}
+		var x string
+		if err := json.Unmarshal(raw, &x); err != nil {
+			return err
 		}
 		b.Append(x)
 	case *array.StructBuilder:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s is not an object", describeJSON(v))
+		if raw[0] != '{' {
+			return fmt.Errorf("%s is not an object", describeRaw(raw))
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return err
 		}
 		st := t.(*arrow.StructType)
 		b.Append(true)
 		for i, f := range st.Fields() {
-			fv, ok := m[f.Name]
-			if err := appendJSON(b.FieldBuilder(i), f.Type, fv, ok); err != nil {
+			if err := appendRaw(b.FieldBuilder(i), f.Type, m[f.Name]); err != nil {
 				return fmt.Errorf("%s: %w", f.Name, err)
 			}
 		}
 		for k := range m {
-			if _, ok := st.FieldIdx(k); !ok && k != keyOrder {
+			if _, ok := st.FieldIdx(k); !ok {
 				return fmt.Errorf("key %q is not in the records the types were inferred from", k)
 			}
 		}
 	case *array.ListBuilder:
-		a, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("%s is not an array", describeJSON(v))
+		if raw[0] != '[' {
+			return fmt.Errorf("%s is not an array", describeRaw(raw))
+		}
+		var a []json.RawMessage
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return err
 		}
 		et := t.(*arrow.ListType).Elem()
 		b.Append(true)
 		for i, e := range a {
-			if err := appendJSON(b.ValueBuilder(), et, e, true); err != nil {
+			if err := appendRaw(b.ValueBuilder(), et, e); err != nil {
 				return fmt.Errorf("element %d: %w", i, err)
 			}
 		}
 	default:
 		return fmt.Errorf("no JSON reading into %s", t)
-	}
-	return nil
-}
-
-// jsonValueText is v's JSON text, keys in the order read.
-func jsonValueText(v any) (string, error) {
-	var buf bytes.Buffer
-	if err := writeJSONValue(&buf, v); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
-}
-
-func writeJSONValue(buf *bytes.Buffer, v any) error {
-	switch x := v.(type) {
-	case map[string]any:
-		buf.WriteByte('{')
-		for i, k := range orderedKeys(x) {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			kt, _ := JSONText(k)
-			buf.WriteString(kt)
-			buf.WriteByte(':')
-			if err := writeJSONValue(buf, x[k]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeJSONValue(buf, e); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	default:
-		s, err := JSONText(x)
-		if err != nil {
-			return err
-		}
-		buf.WriteString(s)
 	}
 	return nil
 }
