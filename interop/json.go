@@ -187,6 +187,7 @@ type jsonRecords struct {
 	dec   *json.Decoder
 	array bool // inside a top-level array
 	n     int  // records read
+	raw   json.RawMessage
 }
 
 func newJSONRecords(r io.Reader) (*jsonRecords, error) {
@@ -245,11 +246,12 @@ func (j *jsonRecords) next() (map[string]any, error) {
 	return m, nil
 }
 
-// nextRaw returns the next record as its keys' raw values, or io.EOF.
-// Reading a record whole and parsing only the values a column needs is
-// several times faster than decoding it token by token (which inference
-// does, to learn the keys' order).
-func (j *jsonRecords) nextRaw() (map[string]json.RawMessage, error) {
+// nextRaw returns the next record's text, or io.EOF. The decoder has
+// checked that it is valid JSON, so its values are then found by
+// splitObject, and only the values a column needs are parsed: faster than
+// decoding it token by token (which inference does, to learn the keys'
+// order) or into a map.
+func (j *jsonRecords) nextRaw() (json.RawMessage, error) {
 	if j.array && !j.dec.More() {
 		if _, err := j.dec.Token(); err != nil { // the ']'
 			return nil, fmt.Errorf("record %d: %w", j.n+1, unexpectedEOF(err))
@@ -259,22 +261,140 @@ func (j *jsonRecords) nextRaw() (map[string]json.RawMessage, error) {
 		}
 		return nil, io.EOF
 	}
-	var raw json.RawMessage
-	if err := j.dec.Decode(&raw); err != nil {
+	j.raw = j.raw[:0]
+	if err := j.dec.Decode(&j.raw); err != nil {
 		if err == io.EOF && !j.array {
 			return nil, io.EOF
 		}
 		return nil, fmt.Errorf("record %d: %w", j.n+1, unexpectedEOF(err))
 	}
 	j.n++
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, fmt.Errorf("record %d: a JSON object is a record, not %s", j.n, describeRaw(raw))
+	if len(j.raw) == 0 || j.raw[0] != '{' {
+		return nil, fmt.Errorf("record %d: a JSON object is a record, not %s", j.n, describeRaw(j.raw))
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("record %d: %w", j.n, err)
+	return j.raw, nil
+}
+
+// splitObject calls fn with each key (unquoted, as raw bytes) and raw value
+// of obj, a valid JSON object (as json.Decoder returns it), stopping at
+// fn's first error. It never reads past obj, whatever obj holds.
+func splitObject(obj []byte, fn func(key, val []byte) error) error {
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] != '}' {
+		ks := i
+		i = skipString(obj, i)
+		key := obj[min(ks+1, i):max(ks+1, i-1)]
+		i = skipSpace(obj, i)
+		if i < len(obj) && obj[i] == ':' {
+			i++
+		}
+		i = skipSpace(obj, i)
+		vs := i
+		i = skipValue(obj, i)
+		if err := fn(key, obj[vs:i]); err != nil {
+			return err
+		}
+		i = skipSpace(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+		if i == vs {
+			break // no progress: not the object the decoder checked
+		}
 	}
-	return m, nil
+	return nil
+}
+
+// splitArray calls fn with each raw element of arr, a valid JSON array.
+func splitArray(arr []byte, fn func(val []byte) error) error {
+	i := skipSpace(arr, 1)
+	for i < len(arr) && arr[i] != ']' {
+		vs := i
+		i = skipValue(arr, i)
+		if err := fn(arr[vs:i]); err != nil {
+			return err
+		}
+		i = skipSpace(arr, i)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipSpace(arr, i+1)
+		}
+		if i == vs {
+			break
+		}
+	}
+	return nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index past the string starting at b[i] ('"').
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// keyText returns a raw key as a string: its bytes when they need no
+// unescaping and are UTF-8, else what a JSON decoder makes of them.
+func keyText(key []byte) string {
+	if bytes.IndexByte(key, '\\') < 0 && utf8.Valid(key) {
+		return string(key)
+	}
+	var s string
+	q := make([]byte, 0, len(key)+2)
+	q = append(append(append(q, '"'), key...), '"')
+	if json.Unmarshal(q, &s) != nil {
+		return string(key)
+	}
+	return s
 }
 
 // describeRaw names the kind of a raw JSON value, for errors.
@@ -432,6 +552,8 @@ type jsonReader struct {
 	rows  int
 	infer int // records the types came from
 	done  bool
+	col   map[string]int    // column of a top-level key
+	vals  []json.RawMessage // a record's values by column (nil: missing)
 }
 
 func openJSON(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
@@ -462,7 +584,12 @@ func openJSON(path string, f input, opts ReadOptions) (_ RecordReader, err error
 	if opts.autoBatch {
 		batch = csvBatchRows(sch)
 	}
-	return &jsonReader{f: f, recs: recs, sch: sch, b: array.NewRecordBuilder(opts.Mem, sch), rows: batch, infer: rows}, nil
+	col := make(map[string]int, sch.NumFields())
+	for i, fl := range sch.Fields() {
+		col[fl.Name] = i
+	}
+	return &jsonReader{f: f, recs: recs, sch: sch, b: array.NewRecordBuilder(opts.Mem, sch), rows: batch, infer: rows,
+		col: col, vals: make([]json.RawMessage, sch.NumFields())}, nil
 }
 
 func (r *jsonReader) Schema() *arrow.Schema { return r.sch }
@@ -473,7 +600,7 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 	}
 	n := 0
 	for n < r.rows {
-		m, err := r.recs.nextRaw()
+		raw, err := r.recs.nextRaw()
 		if err == io.EOF {
 			r.done = true
 			break
@@ -481,8 +608,23 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("interop: json: %w", err)
 		}
+		clear(r.vals)
+		err = splitObject(raw, func(key, val []byte) error {
+			c, ok := r.col[string(key)]
+			if !ok {
+				k := keyText(key)
+				if c, ok = r.col[k]; !ok {
+					return fmt.Errorf("key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", k, r.infer)
+				}
+			}
+			r.vals[c] = val // a repeated key: the last wins, as for a JSON decoder
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("interop: json: record %d: %w", r.recs.n, err)
+		}
 		for i, f := range r.sch.Fields() {
-			if err := appendRaw(r.b.Field(i), f.Type, m[f.Name]); err != nil {
+			if err := appendRaw(r.b.Field(i), f.Type, r.vals[i]); err != nil {
 				hint := ""
 				if r.infer != math.MaxInt {
 					hint = fmt.Sprintf(" (types were inferred from the first %d records; ReadOptions.JSONInferRows = -1, or strata import --infer-rows -1, infers them from every record)", r.infer)
@@ -490,25 +632,12 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 				return nil, fmt.Errorf("interop: json: record %d, key %q: %w%s", r.recs.n, f.Name, err, hint)
 			}
 		}
-		if k := r.unknownKey(m); k != "" {
-			return nil, fmt.Errorf("interop: json: record %d: key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", r.recs.n, k, r.infer)
-		}
 		n++
 	}
 	if n == 0 {
 		return nil, io.EOF
 	}
 	return r.b.NewRecord(), nil
-}
-
-// unknownKey returns a key of m that is no column, or "".
-func (r *jsonReader) unknownKey(m map[string]json.RawMessage) string {
-	for k := range m {
-		if r.sch.FieldIndices(k) == nil {
-			return k
-		}
-	}
-	return ""
 }
 
 func (r *jsonReader) Close() error {
@@ -582,37 +711,40 @@ func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 		if raw[0] != '{' {
 			return fmt.Errorf("%s is not an object", describeRaw(raw))
 		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
+		st := t.(*arrow.StructType)
+		vals := make([]json.RawMessage, st.NumFields())
+		err := splitObject(raw, func(key, val []byte) error {
+			k := keyText(key)
+			i, ok := st.FieldIdx(k)
+			if !ok {
+				return fmt.Errorf("key %q is not in the records the types were inferred from", k)
+			}
+			vals[i] = val
+			return nil
+		})
+		if err != nil {
 			return err
 		}
-		st := t.(*arrow.StructType)
 		b.Append(true)
 		for i, f := range st.Fields() {
-			if err := appendRaw(b.FieldBuilder(i), f.Type, m[f.Name]); err != nil {
+			if err := appendRaw(b.FieldBuilder(i), f.Type, vals[i]); err != nil {
 				return fmt.Errorf("%s: %w", f.Name, err)
-			}
-		}
-		for k := range m {
-			if _, ok := st.FieldIdx(k); !ok {
-				return fmt.Errorf("key %q is not in the records the types were inferred from", k)
 			}
 		}
 	case *array.ListBuilder:
 		if raw[0] != '[' {
 			return fmt.Errorf("%s is not an array", describeRaw(raw))
 		}
-		var a []json.RawMessage
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return err
-		}
 		et := t.(*arrow.ListType).Elem()
 		b.Append(true)
-		for i, e := range a {
+		k := 0
+		return splitArray(raw, func(e []byte) error {
 			if err := appendRaw(b.ValueBuilder(), et, e); err != nil {
-				return fmt.Errorf("element %d: %w", i, err)
+				return fmt.Errorf("element %d: %w", k, err)
 			}
-		}
+			k++
+			return nil
+		})
 	default:
 		return fmt.Errorf("no JSON reading into %s", t)
 	}

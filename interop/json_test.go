@@ -179,3 +179,22 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONLayout reads records written with spaces and line breaks inside
+// them, escaped keys and a repeated key (the last wins, as for a JSON
+// decoder), in a top-level array.
+func TestJSONLayout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.json")
+	text := "[\n  {\n    \"a\\\"b\" : 1 ,\n    \"c\" : [ 1 , 2 ] ,\n    \"s\" : { \"x\" : \"}]\\\\\" } ,\n    \"c\" : [ 3 ]\n  } ,\n  { \"c\" : [ ] , \"a\\u0022b\" : 2 }\n]\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := readJSONTable(t, path, ReadOptions{KeepTypes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a\"b":1,"c":[3],"s":{"x":"}]\\"}}` + "\n" + `{"a\"b":2,"c":[],"s":null}`
+	if got := strings.Join(rows, "\n"); got != want {
+		t.Errorf("rows\n%s\nwant\n%s", got, want)
+	}
+}
