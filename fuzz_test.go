@@ -85,32 +85,8 @@ func exercise(data []byte) error {
 		return err
 	}
 	defer f.Close()
-	sc, err := f.Scan(strata.ScanOptions{})
-	if err != nil {
+	if err := readValid(f, nil, []int64{f.NumRows() - 1, 0, f.NumRows() / 2}); err != nil {
 		return err
-	}
-	for {
-		rec, err := sc.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := validate(rec); err != nil {
-			return err
-		}
-		rec.Release()
-	}
-	if n := f.NumRows(); n > 0 {
-		rec, err := f.Take([]int64{n - 1, 0, n / 2}, nil)
-		if err != nil {
-			return err
-		}
-		if err := validate(rec); err != nil {
-			return err
-		}
-		rec.Release()
 	}
 	if _, err := f.Inspect(); err != nil {
 		return err
@@ -125,37 +101,45 @@ func exercise(data []byte) error {
 	// streams read), and averaged
 	paths := structFieldPaths(f.Schema())
 	if len(paths) > 0 {
-		sc, err := f.Scan(strata.ScanOptions{Columns: paths})
-		if err != nil {
+		if err := readValid(f, paths, []int64{f.NumRows() - 1, 0}); err != nil {
 			return err
-		}
-		defer sc.Close()
-		for {
-			rec, err := sc.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			if err := validate(rec); err != nil {
-				return err
-			}
-			rec.Release()
-		}
-		if n := f.NumRows(); n > 0 {
-			rec, err := f.Take([]int64{n - 1, 0}, paths)
-			if err != nil {
-				return err
-			}
-			if err := validate(rec); err != nil {
-				return err
-			}
-			rec.Release()
 		}
 		_, _, _ = f.Aggregate(strata.AggregateOptions{Exprs: "avg(" + paths[0] + ")"}) // refused unless numeric
 	}
 	return nil
+}
+
+// readValid scans columns of f (nil: all) and takes rows (when the file
+// has any), checking every batch is a valid Arrow record.
+func readValid(f *strata.File, columns []string, rows []int64) error {
+	sc, err := f.Scan(strata.ScanOptions{Columns: columns})
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	for {
+		rec, err := sc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = validate(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if f.NumRows() == 0 {
+		return nil
+	}
+	rec, err := f.Take(rows, columns)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	return validate(rec)
 }
 
 // structFieldPaths returns up to three dotted paths of fields reached

@@ -91,10 +91,10 @@ func TestBatchRowsByBytes(t *testing.T) {
 			fields[i].Type = arrow.BinaryTypes.String
 		}
 	}
-	if n := csvBatchRows(arrow.NewSchema(fields, nil)); n != int(BatchBytes/(400*9+400*21)) {
+	if n := typedBatchRows(arrow.NewSchema(fields, nil)); n != int(BatchBytes/(400*9+400*21)) {
 		t.Errorf("800 CSV columns: batches of %d rows", n)
 	}
-	if n := csvBatchRows(arrow.NewSchema(fields[:4], nil)); n != DefaultBatchRows {
+	if n := typedBatchRows(arrow.NewSchema(fields[:4], nil)); n != DefaultBatchRows {
 		t.Errorf("4 CSV columns: batches of %d rows", n)
 	}
 }

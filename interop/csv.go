@@ -162,10 +162,11 @@ func parseInto[T any, B interface {
 	return b.NewArray(), nil
 }
 
-// csvBatchRows sizes a CSV file's batches (see ReadOptions.BatchRows): a
-// column takes its type's width in Arrow, a text column 4 bytes of offset
-// and 16 of text, each a byte of validity.
-func csvBatchRows(sch *arrow.Schema) int {
+// typedBatchRows sizes the batches of a table whose column types are known
+// but not their widths in the file (CSV, JSON; see ReadOptions.BatchRows):
+// a column takes its type's width in Arrow, any other (text, nested) 4
+// bytes of offset and 16 of data, each a byte of validity.
+func typedBatchRows(sch *arrow.Schema) int {
 	perRow := 0.0
 	for _, f := range sch.Fields() {
 		w := 20.0
@@ -216,7 +217,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		}
 	}
 	if opts.autoBatch {
-		opts.BatchRows = csvBatchRows(sch)
+		opts.BatchRows = typedBatchRows(sch)
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}

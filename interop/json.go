@@ -582,7 +582,7 @@ func openJSON(path string, f input, opts ReadOptions) (_ RecordReader, err error
 	}
 	batch := opts.BatchRows
 	if opts.autoBatch {
-		batch = csvBatchRows(sch)
+		batch = typedBatchRows(sch)
 	}
 	col := make(map[string]int, sch.NumFields())
 	for i, fl := range sch.Fields() {

@@ -68,16 +68,18 @@ func TestPrinterTimes(t *testing.T) {
 	}
 }
 
-// printAll prints rec in a format and returns the text.
-func printAll(t *testing.T, format string, rec arrow.Record) string {
+// printAll prints recs in a format, one printer for all, and returns the text.
+func printAll(t *testing.T, format string, recs ...arrow.Record) string {
 	t.Helper()
 	var out bytes.Buffer
 	p, err := newPrinter(format, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.print(rec); err != nil {
-		t.Fatal(err)
+	for _, rec := range recs {
+		if err := p.print(rec); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := p.flush(); err != nil {
 		t.Fatal(err)
@@ -100,22 +102,10 @@ func TestPrinterTableBatchesAligned(t *testing.T) {
 	r1, r2 := batch([]string{"a rather long name"}, []int64{1}), batch([]string{"x"}, []int64{2})
 	defer r1.Release()
 	defer r2.Release()
-	var buf bytes.Buffer
-	p, err := newPrinter("table", &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []arrow.Record{r1, r2} {
-		if err := p.print(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := p.flush(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	out := printAll(t, "table", r1, r2)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 4 {
-		t.Fatalf("got %q", buf.String())
+		t.Fatalf("got %q", out)
 	}
 	at := strings.LastIndex(lines[0], " n") + 1
 	for _, l := range lines[2:] {
@@ -158,23 +148,13 @@ func TestPrinterTableText(t *testing.T) {
 	b.Field(1).(*array.Int64Builder).AppendValues([]int64{1, 2, 3, 4}, nil)
 	rec := b.NewRecord()
 	defer rec.Release()
-	var out bytes.Buffer
-	p, err := newPrinter("table", &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.print(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.flush(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	out := printAll(t, "table", rec)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 6 {
-		t.Fatalf("%d lines for a header, a rule and 4 rows:\n%s", len(lines), out.String())
+		t.Fatalf("%d lines for a header, a rule and 4 rows:\n%s", len(lines), out)
 	}
 	if !strings.Contains(lines[2], `multi\nline`) || !strings.Contains(lines[4], `tab\there`) {
-		t.Errorf("control characters not escaped:\n%s", out.String())
+		t.Errorf("control characters not escaped:\n%s", out)
 	}
 	// column b starts at the same character in every line
 	at := -1
@@ -186,18 +166,7 @@ func TestPrinterTableText(t *testing.T) {
 		}
 		at = k
 	}
-	out.Reset()
-	p, err = newPrinter("csv", &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.print(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.flush(); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "\"multi\nline\"") || !strings.Contains(out.String(), "café") {
-		t.Errorf("CSV changed the values:\n%s", out.String())
+	if csv := printAll(t, "csv", rec); !strings.Contains(csv, "\"multi\nline\"") || !strings.Contains(csv, "café") {
+		t.Errorf("CSV changed the values:\n%s", csv)
 	}
 }
