@@ -188,14 +188,9 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 			f.Close()
 		}
 	}()
-	// A UTF-8 byte order mark (spreadsheets write one) is not part of the
-	// first column's name.
-	var bom [3]byte
-	if n, _ := f.ReadAt(bom[:], 0); n == 3 && bom == [3]byte{0xef, 0xbb, 0xbf} {
-		f, size = sectionInput{io.NewSectionReader(f, 3, size-3), f}, size-3
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("interop: %w", err)
-		}
+	// (a byte order mark is not part of the first column's name)
+	if f, size, err = skipBOM(f, size); err != nil {
+		return nil, err
 	}
 	comma := csvComma(path)
 	sch := opts.CSVSchema

@@ -135,6 +135,21 @@ func (s sectionInput) Close() error {
 	return nil
 }
 
+// skipBOM returns f without the UTF-8 byte order mark it starts with, if
+// any (spreadsheets and some JSON writers put one before CSV or JSON text),
+// positioned at its start, and its size.
+func skipBOM(f input, size int64) (input, int64, error) {
+	var bom [3]byte
+	if n, _ := f.ReadAt(bom[:], 0); n < 3 || bom != [3]byte{0xef, 0xbb, 0xbf} {
+		return f, size, nil
+	}
+	s := sectionInput{io.NewSectionReader(f, 3, size-3), f}
+	if _, err := s.Seek(0, io.SeekStart); err != nil {
+		return f, size, fmt.Errorf("interop: %w", err) // f, for the caller to close
+	}
+	return s, size - 3, nil
+}
+
 // Open opens a Parquet, CSV or Arrow IPC file as a record stream.
 func Open(path string, opts ReadOptions) (RecordReader, error) {
 	if _, err := FormatOf(path); err != nil {
@@ -195,7 +210,7 @@ func openInput(path string, in input, size int64, opts ReadOptions) (RecordReade
 	case CSV:
 		r, err = openCSV(path, in, size, opts)
 	case JSON:
-		r, err = openJSON(path, in, opts)
+		r, err = openJSON(path, in, size, opts)
 	default:
 		r, err = openIPC(path, in, size, opts)
 	}

@@ -204,11 +204,6 @@ func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 		switch c {
 		case ' ', '\t', '\r', '\n':
 			continue
-		case 0xef: // a byte order mark
-			if b, err := br.Peek(2); err == nil && b[0] == 0xbb && b[1] == 0xbf {
-				br.Discard(2)
-				continue
-			}
 		}
 		br.UnreadByte()
 		j := &jsonRecords{dec: json.NewDecoder(br), array: c == '['}
@@ -556,12 +551,15 @@ type jsonReader struct {
 	vals  []json.RawMessage // a record's values by column (nil: missing)
 }
 
-func openJSON(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
+func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
 	defer func() {
 		if err != nil {
 			f.Close()
 		}
 	}()
+	if f, _, err = skipBOM(f, size); err != nil {
+		return nil, err
+	}
 	rows := opts.JSONInferRows
 	switch {
 	case rows == 0:
