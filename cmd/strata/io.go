@@ -348,30 +348,98 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("want one FILE, got %d arguments", len(pos))
+		return usagef("want one FILE (or a pattern of files), got %d arguments", len(pos))
 	}
-	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
+	ctx := context.Background()
+	paths, err := globPaths(ctx, pos[0], sf)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	opts := strata.ScanOptions{Columns: splitList(*cols), Offset: *offset, Limit: *limit}
+	base := strata.ScanOptions{Columns: splitList(*cols)}
 	if where != nil {
-		opts.Where = *where
+		base.Where = *where
 	}
 	if *split != "" {
-		if opts.Split, err = parseSplit(*split); err != nil {
+		if len(paths) > 1 {
+			return usagef("--split names a split of one file; %q matches %d files", pos[0], len(paths))
+		}
+		if base.Split, err = parseSplit(*split); err != nil {
 			return usagef("--split: %v", err)
 		}
 	}
-	start := time.Now()
-	sc, err := f.Scan(opts)
-	if err != nil {
-		return err
+	if len(paths) > 1 && (*offset < 0 || *limit < 0) {
+		return usagef("--offset and --limit may not be negative")
 	}
 	pr, err := newPrinter(*format, os.Stdout)
 	if err != nil {
 		return err
+	}
+	// The files of a pattern are scanned one after another, as one table:
+	// the offset and limit count rows across them.
+	skip, left := *offset, *limit
+	var first *arrow.Schema
+	for _, path := range paths {
+		if *limit > 0 && left == 0 {
+			break
+		}
+		f, err := openStrataWith(ctx, path, sf, strata.OpenOptions{Parallelism: *threads})
+		if err != nil {
+			return err
+		}
+		opts := base
+		last := path == paths[len(paths)-1]
+		if len(paths) == 1 {
+			opts.Offset, opts.Limit, skip = skip, left, 0
+		} else if opts.Where == "" {
+			// (without a filter a file's rows are known: the offset goes
+			// to the reader, which skips whole stripes; the last file is
+			// scanned anyway, for the columns of an empty result)
+			if skip >= f.NumRows() && !last {
+				skip -= f.NumRows()
+				f.Close()
+				continue
+			}
+			opts.Offset, opts.Limit, skip = skip, left, 0
+		} else if left > 0 {
+			opts.Limit = skip + left // the rest of the offset is dropped here
+		}
+		start := time.Now()
+		same := func(sch *arrow.Schema) error {
+			if first == nil {
+				first = sch
+			} else if !first.Equal(sch) {
+				return fmt.Errorf("%s and %s hold different columns: %v against %v", paths[0], path, first, sch)
+			}
+			return nil
+		}
+		n, err := scanFile(f, opts, pr, &skip, &left, *limit > 0, same)
+		if err == nil && showStats != nil && *showStats {
+			printScanStats(f, n, path, len(paths) > 1, time.Since(start))
+		}
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if first != nil {
+		if err := pr.empty(first); err != nil {
+			return err
+		}
+	}
+	return pr.flush()
+}
+
+// scanFile prints the rows of one file's scan, first dropping *skip rows
+// of it (an offset the reader was not given), and counting the printed
+// rows down from *left when limited, once check accepted the schema of its
+// batches. It returns the scanner's statistics.
+func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *int64, limited bool, check func(*arrow.Schema) error) (strata.ScanStats, error) {
+	sc, err := f.Scan(opts)
+	if err != nil {
+		return strata.ScanStats{}, err
+	}
+	if err := check(sc.Schema()); err != nil {
+		return strata.ScanStats{}, err
 	}
 	for {
 		rec, err := sc.Next()
@@ -379,31 +447,47 @@ func scanCommand(name string, args []string, withWhere bool) error {
 			break
 		}
 		if err != nil {
-			return err
+			return strata.ScanStats{}, err
 		}
-		err = pr.print(rec)
+		n := rec.NumRows()
+		lo := min(*skip, n)
+		*skip -= lo
+		hi := n
+		if limited {
+			hi = min(n, lo+*left)
+			*left -= hi - lo
+		}
+		if lo > 0 || hi < n {
+			part := rec.NewSlice(lo, hi)
+			rec.Release()
+			rec = part
+		}
+		if rec.NumRows() > 0 || n == 0 {
+			err = pr.print(rec)
+		}
 		rec.Release()
 		if err != nil {
-			return err
+			return strata.ScanStats{}, err
+		}
+		if limited && *left == 0 {
+			break
 		}
 	}
-	if err := pr.empty(sc.Schema()); err != nil {
-		return err
+	return sc.Stats(), nil
+}
+
+// printScanStats prints one scan's statistics on stderr, headed by the
+// file's name when a pattern matched several.
+func printScanStats(f *openedFile, st strata.ScanStats, path string, named bool, el time.Duration) {
+	if named {
+		fmt.Fprintf(os.Stderr, "%s:\n", path)
 	}
-	if err := pr.flush(); err != nil {
-		return err
+	total := f.BytesRead()
+	fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
+		st.String(), total, 100*float64(total)/float64(max(f.Size(), 1)), el.Round(time.Microsecond))
+	if rl := f.requestLine(); rl != "" {
+		fmt.Fprintln(os.Stderr, rl)
 	}
-	if showStats != nil && *showStats {
-		st := sc.Stats()
-		el := time.Since(start)
-		total := f.BytesRead()
-		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
-			st.String(), total, 100*float64(total)/float64(max(f.Size(), 1)), el.Round(time.Microsecond))
-		if rl := f.requestLine(); rl != "" {
-			fmt.Fprintln(os.Stderr, rl)
-		}
-	}
-	return nil
 }
 
 func fileSize(path string) int64 {

@@ -36,18 +36,39 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 func openSource(ctx context.Context, path string, sf *storeFlags) (iox.Source, error) {
 	switch iox.Scheme(path) {
 	case "s3":
-		cfg := s3.Config{Endpoint: *sf.endpoint, Region: *sf.region, Anonymous: *sf.anonymous,
-			AccessKeyID: *sf.accessKey, SecretAccessKey: *sf.secretKey}
-		if cfg.AccessKeyID == "" && cfg.SecretAccessKey != "" || cfg.AccessKeyID != "" && cfg.SecretAccessKey == "" {
-			// One from a flag, the other from the environment.
-			cfg.AccessKeyID = firstSet(cfg.AccessKeyID, os.Getenv("AWS_ACCESS_KEY_ID"))
-			cfg.SecretAccessKey = firstSet(cfg.SecretAccessKey, os.Getenv("AWS_SECRET_ACCESS_KEY"))
-		}
-		return s3.Open(ctx, path, cfg)
+		return s3.Open(ctx, path, sf.s3Config())
 	case "http", "https":
 		return remote.OpenHTTP(ctx, path, remote.HTTPOptions{})
 	}
 	return iox.Open(ctx, path)
+}
+
+// globPaths expands a pattern of local files or s3:// objects (iox.Glob),
+// listing buckets with the command's object-storage flags.
+func globPaths(ctx context.Context, pattern string, sf *storeFlags) ([]string, error) {
+	if iox.HasPattern(pattern) && iox.Scheme(pattern) == "s3" {
+		return s3.Glob(ctx, pattern, sf.s3Config())
+	}
+	if iox.HasPattern(pattern) && iox.Scheme(pattern) == "" {
+		// (a file that exists under the pattern's own name is read as
+		// named; a path that names no file gets openFile's advice)
+		if _, err := os.Stat(pattern); err == nil {
+			return []string{pattern}, nil
+		}
+	}
+	return iox.Glob(ctx, pattern)
+}
+
+// s3Config is the S3 configuration the flags give.
+func (sf *storeFlags) s3Config() s3.Config {
+	cfg := s3.Config{Endpoint: *sf.endpoint, Region: *sf.region, Anonymous: *sf.anonymous,
+		AccessKeyID: *sf.accessKey, SecretAccessKey: *sf.secretKey}
+	if cfg.AccessKeyID == "" && cfg.SecretAccessKey != "" || cfg.AccessKeyID != "" && cfg.SecretAccessKey == "" {
+		// One from a flag, the other from the environment.
+		cfg.AccessKeyID = firstSet(cfg.AccessKeyID, os.Getenv("AWS_ACCESS_KEY_ID"))
+		cfg.SecretAccessKey = firstSet(cfg.SecretAccessKey, os.Getenv("AWS_SECRET_ACCESS_KEY"))
+	}
+	return cfg
 }
 
 func firstSet(a, b string) string {

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,9 @@ import (
 func init() {
 	iox.Register("s3", func(ctx context.Context, location string) (iox.Source, error) {
 		return Open(ctx, location, Config{})
+	})
+	iox.RegisterGlob("s3", func(ctx context.Context, pattern string) ([]string, error) {
+		return Glob(ctx, pattern, Config{})
 	})
 }
 
@@ -195,6 +199,85 @@ func ParseURL(location string) (bucket, key string, err error) {
 		return "", "", fmt.Errorf("s3: %q is not of the form s3://bucket/key", location)
 	}
 	return u.Host, u.Path[1:], nil
+}
+
+// Glob returns the s3://bucket/key locations of the objects whose keys
+// match an s3://bucket/pattern location (iox.Glob: * and ? stay within one
+// segment of the key, never crossing a /), sorted, with a client of its
+// own. The bucket must be named literally.
+func Glob(ctx context.Context, pattern string, cfg Config) ([]string, error) {
+	// (not ParseURL: a URL parser takes the pattern's ? for a query)
+	const scheme = "s3://"
+	if len(pattern) < len(scheme) || !strings.EqualFold(pattern[:len(scheme)], scheme) {
+		return nil, fmt.Errorf("s3: %q is not of the form s3://bucket/pattern", pattern)
+	}
+	bucket, keyPattern, ok := strings.Cut(pattern[len(scheme):], "/")
+	if !ok || bucket == "" || keyPattern == "" {
+		return nil, fmt.Errorf("s3: %q is not of the form s3://bucket/pattern", pattern)
+	}
+	c, err := NewClient(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	keys, err := c.Glob(ctx, bucket, keyPattern)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		keys[i] = "s3://" + bucket + "/" + k
+	}
+	return keys, nil
+}
+
+// listPageSize, when positive, is the most keys a listing page asks for
+// (the server's own limit otherwise, 1,000 on S3); tests make it small to
+// reach the continuation of a listing.
+var listPageSize int32
+
+// Glob returns the keys of bucket that match pattern (path.Match), sorted.
+// It lists the keys that start with the pattern's literal prefix, a page
+// of up to 1,000 a request, each page retried as reads are.
+func (c *Client) Glob(ctx context.Context, bucket, pattern string) ([]string, error) {
+	if iox.HasPattern(bucket) {
+		return nil, fmt.Errorf("s3: bucket %q: a pattern may not name the bucket", bucket)
+	}
+	if _, err := iox.MatchKey(pattern, ""); err != nil {
+		return nil, fmt.Errorf("s3: %w", err)
+	}
+	prefix := iox.PatternPrefix(pattern)
+	in := &awss3.ListObjectsV2Input{Bucket: &bucket, Prefix: &prefix}
+	if listPageSize > 0 {
+		in.MaxKeys = aws.Int32(listPageSize)
+	}
+	var keys []string
+	for {
+		var out *awss3.ListObjectsV2Output
+		attempts, err := c.retry.Do(ctx, func(ctx context.Context) error {
+			var err error
+			out, err = c.api.ListObjectsV2(ctx, in)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("s3: listing s3://%s/%s failed after %d attempt(s): %w", bucket, prefix, attempts, err)
+		}
+		for _, o := range out.Contents {
+			k := aws.ToString(o.Key)
+			if ok, _ := iox.MatchKey(pattern, k); ok {
+				keys = append(keys, k)
+			}
+		}
+		if !aws.ToBool(out.IsTruncated) {
+			break
+		}
+		next := aws.ToString(out.NextContinuationToken)
+		if next == "" || next == aws.ToString(in.ContinuationToken) {
+			return nil, fmt.Errorf("s3: listing s3://%s/%s: a truncated page without a new continuation token: %w", bucket, prefix, remote.ErrBadResponse)
+		}
+		in.ContinuationToken = out.NextContinuationToken
+	}
+	sort.Strings(keys)
+	return keys, nil
 }
 
 // Open opens the object at an s3://bucket/key location with a client of

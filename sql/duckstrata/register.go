@@ -32,11 +32,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -45,6 +42,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"strata"
+	"strata/iox"
 )
 
 // FunctionName is the name of the table function.
@@ -158,33 +156,21 @@ func registerOn(conn mapping.Connection, cfg *config) error {
 }
 
 // expandPaths returns the files a strata_scan path names: the path itself
-// when it names one (a URL, or a local file that exists), else, for a
-// local path holding a pattern (filepath.Match's *, ? and [...], within
-// each path element), the files it matches in lexical order.
-func expandPaths(p string) ([]string, error) {
-	if !strings.ContainsAny(p, "*?[") {
-		return []string{p}, nil
-	}
-	if strings.Contains(p, "://") {
-		return nil, fmt.Errorf("strata_scan: %q: patterns name local files only", p)
-	}
-	if _, err := os.Stat(p); err == nil {
-		return []string{p}, nil
-	}
-	m, err := filepath.Glob(p)
+// when it holds no pattern character, else the local files or s3:// objects
+// a pattern matches (iox.Glob: *, ? and [...] within each segment of the
+// path), in lexical order. A local file that exists under the pattern's
+// own name is read as named.
+func expandPaths(ctx context.Context, p string) ([]string, error) {
+	m, err := iox.Glob(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("strata_scan: pattern %q: %w", p, err)
+		return nil, fmt.Errorf("strata_scan: %w", err)
 	}
-	if len(m) == 0 {
-		return nil, fmt.Errorf("strata_scan: no file matches %q", p)
-	}
-	sort.Strings(m)
 	return m, nil
 }
 
 // openFirst opens the first file path names (see expandPaths).
 func (c *config) openFirst(ctx context.Context, path string) (*strata.File, error) {
-	paths, err := expandPaths(path)
+	paths, err := expandPaths(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ void strataDelete(void *);
 import "C"
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,7 +137,7 @@ func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
 	v = mapping.BindGetNamedParameter(info, "filter")
 	b.where, _ = varcharParam(v)
 	mapping.DestroyValue(&v)
-	paths, err := expandPaths(path)
+	paths, err := expandPaths(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}
@@ -147,17 +148,41 @@ func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
 	return b, nil
 }
 
+// openAhead is how many files of a pattern bind opens at once: opening an
+// object costs a round trip, which a pattern over hundreds of objects
+// would otherwise pay one after another.
+const openAhead = 16
+
 // open opens every file of the reference, checks that they hold the same
 // columns, compiles the filter and cuts the files into splits.
 func (b *bindData) open(cfg *config, paths []string) error {
-	for _, p := range paths {
-		f, err := cfg.open(context.Background(), p)
-		if err != nil {
-			return err
+	files := make([]*strata.File, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, openAhead)
+	for i, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			files[i], errs[i] = cfg.open(context.Background(), p)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	var openErr error
+	for i, f := range files {
+		if errs[i] != nil {
+			openErr = cmp.Or(openErr, errs[i])
+			continue
 		}
+		// (every file opened is kept, so close releases them all)
 		b.files = append(b.files, f)
-		b.paths = append(b.paths, p)
+		b.paths = append(b.paths, paths[i])
 		b.rows += f.NumRows()
+	}
+	if openErr != nil {
+		return openErr
 	}
 	first := b.files[0].Schema()
 	for _, fl := range first.Fields() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"strata/internal/objtest"
 	"strata/sql/duckstrata"
 )
 
@@ -21,7 +22,7 @@ func makeTempDir() (string, error) {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := objtest.Main(m) // stops the S3 server if a test started it
 	for _, d := range tempDirs {
 		os.RemoveAll(d)
 	}

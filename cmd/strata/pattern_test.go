@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"strata/internal/objtest"
+)
+
+// TestScanPattern scans three files through one pattern, locally and as
+// s3:// objects, and compares the rows with the files' own scans put end to
+// end: the offset and limit count across the files, with and without a
+// filter.
+func TestScanPattern(t *testing.T) {
+	dir := t.TempDir()
+	var rows [][]string // each file's own CSV rows, unfiltered and filtered
+	var frows [][]string
+	const where = "l_quantity < 800" // (hundredths)
+	var header string
+	for i := range 3 {
+		path := filepath.Join(dir, fmt.Sprintf("part%d.strata", i))
+		if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", "--seed", fmt.Sprint(i+5), path); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			args []string
+			into *[][]string
+		}{{[]string{"cat"}, &rows}, {[]string{"scan", "--where", where}, &frows}} {
+			out, stderr, err := capture(t, c.args[0], append(c.args[1:], path, "--format", "csv", "--columns", "l_orderkey,l_linenumber,l_quantity")...)
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", c.args, err, stderr)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			header = lines[0]
+			*c.into = append(*c.into, lines[1:])
+		}
+	}
+	// a file outside the pattern
+	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", filepath.Join(dir, "other.strata")); err != nil {
+		t.Fatal(err)
+	}
+	expect := func(files [][]string, offset, limit int) string {
+		var all []string
+		for _, f := range files {
+			all = append(all, f...)
+		}
+		all = all[min(offset, len(all)):]
+		if limit > 0 {
+			all = all[:min(limit, len(all))]
+		}
+		return strings.Join(append([]string{header}, all...), "\n") + "\n"
+	}
+	n0, n01 := len(rows[0]), len(rows[0])+len(rows[1])
+	f0 := len(frows[0])
+	if f0 == 0 || len(frows[1]) == 0 {
+		t.Fatal("the filter keeps no row of a file")
+	}
+	cases := []struct{ offset, limit int }{{0, 0}, {0, 7}, {5, 10}, {n0 - 2, 5}, {n01 + 3, 0}, {n01 + len(rows[2]) + 5, 0}}
+	fcases := []struct{ offset, limit int }{{0, 0}, {f0 - 1, 3}, {f0 + 1, 0}, {0, f0 + 2}}
+	check := func(name, pattern string, extra ...string) {
+		t.Helper()
+		for _, filtered := range []bool{false, true} {
+			cs, files, args := cases, rows, []string{"cat"}
+			if filtered {
+				cs, files, args = fcases, frows, []string{"scan", "--where", where}
+			}
+			for _, c := range cs {
+				a := append(append(args[1:], pattern, "--format", "csv", "--columns", "l_orderkey,l_linenumber,l_quantity",
+					"--offset", fmt.Sprint(c.offset), "--limit", fmt.Sprint(c.limit)), extra...)
+				got, stderr, err := capture(t, args[0], a...)
+				if err != nil {
+					t.Fatalf("%s %v: %v\n%s", name, a, err, stderr)
+				}
+				if want := expect(files, c.offset, c.limit); got != want {
+					t.Errorf("%s %s offset %d limit %d: %d lines, want %d", name, args[0], c.offset, c.limit,
+						strings.Count(got, "\n"), strings.Count(want, "\n"))
+				}
+			}
+		}
+	}
+	check("local", filepath.Join(dir, "part*.strata"))
+
+	srv := objtest.Need(t)
+	for i := range 3 {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("part%d.strata", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{fmt.Sprintf("pat/part%d.strata", i), fmt.Sprintf("pat/old/part%d.strata", i)} {
+			if err := srv.Put(context.Background(), "cli", key, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The bucket listed with the command's flags, the environment cleared.
+	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
+		t.Setenv(k, "")
+	}
+	check("s3", "s3://cli/pat/part?.strata", "--endpoint", srv.Endpoint, "--region", srv.Region,
+		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey)
+
+	// Files of other columns, a split of several files, no match.
+	local := filepath.Join(dir, "*.strata")
+	if err := os.WriteFile(filepath.Join(dir, "zz.csv"), []byte("a,b\n1,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, "import", "--quiet", filepath.Join(dir, "zz.csv"), filepath.Join(dir, "zz.strata")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, "cat", local, "--format", "csv"); err == nil || !strings.Contains(err.Error(), "different columns") {
+		t.Errorf("files of different columns: %v", err)
+	}
+	if _, _, err := capture(t, "scan", local, "--split", `{"stripes":[0,1]}`); err == nil || exitCode(err) != 2 {
+		t.Errorf("a split over a pattern: %v", err)
+	}
+	if _, _, err := capture(t, "cat", filepath.Join(dir, "none*.strata")); err == nil || !strings.Contains(err.Error(), "no file matches") {
+		t.Errorf("no match: %v", err)
+	}
+}
