@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,6 +15,7 @@ import (
 
 	"strata/internal/objtest"
 	_ "strata/iox/s3"
+	"strata/sql/duckstrata"
 	"strata/tpch"
 )
 
@@ -138,5 +140,50 @@ func TestPatternScanS3(t *testing.T) {
 	}
 	if _, err := tryRows(conn, "SELECT count(*) FROM 's3://strata-test/"+prefix+"none*.strata'"); err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("an s3 pattern matching nothing: %v", err)
+	}
+}
+
+// BenchmarkPatternS3 runs one aggregate over 32 small lineitem objects
+// through an s3:// pattern, behind a proxy that adds 20 ms to every
+// request, opening the objects one at a time and 16 at a time. It reports
+// the requests a query makes.
+//
+//	go test -run '^$' -bench PatternS3 -benchtime 5x ./duckstrata
+func BenchmarkPatternS3(b *testing.B) {
+	srv := objtest.Need(b)
+	ctx := context.Background()
+	dir := b.TempDir()
+	prefix := "sqlbench/"
+	for i := range 32 {
+		st, _ := writeBoth(b, dir, fmt.Sprintf("part%02d", i), tpch.Schema(), func() source { return tpch.NewLineitem(0.0005, uint64(i+100), 0) }, 32<<10)
+		data, err := os.ReadFile(st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := srv.Put(ctx, "strata-test", fmt.Sprintf("%spart%02d.strata", prefix, i), data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p, err := objtest.NewProxy(srv.Endpoint)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	p.SetLatency(20 * time.Millisecond)
+	for _, kv := range srv.Env(p.URL) {
+		k, v, _ := strings.Cut(kv, "=")
+		b.Setenv(k, v)
+	}
+	_, conn := openDB(b)
+	q := "SELECT count(*), sum(l_quantity) FROM 's3://strata-test/" + prefix + "part*.strata'"
+	for _, ahead := range []int{1, 16} {
+		b.Run(fmt.Sprintf("open-ahead=%d", ahead), func(b *testing.B) {
+			defer duckstrata.SetOpenAhead(ahead)()
+			p.Reset()
+			for b.Loop() {
+				rowsOf(b, conn, q)
+			}
+			b.ReportMetric(float64(p.Counts().Requests)/float64(b.N), "requests/op")
+		})
 	}
 }

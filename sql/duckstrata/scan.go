@@ -151,7 +151,7 @@ func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
 // openAhead is how many files of a pattern bind opens at once: opening an
 // object costs a round trip, which a pattern over hundreds of objects
 // would otherwise pay one after another.
-const openAhead = 16
+var openAhead = 16
 
 // open opens every file of the reference, checks that they hold the same
 // columns, compiles the filter and cuts the files into splits.
