@@ -407,7 +407,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		same := func(sch *arrow.Schema) error {
 			if first == nil {
 				first = sch
-			} else if !first.Equal(sch) {
+			} else if !sameColumns(first, sch) {
 				return fmt.Errorf("%s and %s hold different columns: %v against %v", paths[0], path, first, sch)
 			}
 			return nil
@@ -474,6 +474,22 @@ func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *i
 		}
 	}
 	return sc.Stats(), nil
+}
+
+// sameColumns reports whether two schemas have the same column names and
+// types, in order (field metadata, which records where a file came from,
+// may differ).
+func sameColumns(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() {
+		return false
+	}
+	for i, f := range a.Fields() {
+		g := b.Field(i)
+		if f.Name != g.Name || !arrow.TypeEqual(f.Type, g.Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // printScanStats prints one scan's statistics on stderr, headed by the

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -263,7 +264,7 @@ func (c *Client) Glob(ctx context.Context, bucket, pattern string) ([]string, er
 		}
 		for _, o := range out.Contents {
 			k := aws.ToString(o.Key)
-			if ok, _ := iox.MatchKey(pattern, k); ok {
+			if ok, _ := path.Match(pattern, k); ok { // (the pattern is checked above)
 				keys = append(keys, k)
 			}
 		}

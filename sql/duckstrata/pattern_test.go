@@ -2,6 +2,7 @@ package duckstrata_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,25 +31,7 @@ func TestPatternScan(t *testing.T) {
 	_, conn := openDB(t)
 	st := "'" + filepath.Join(dir, "part*.strata") + "'"
 	pq := "read_parquet('" + filepath.Join(dir, "part*.parquet") + "')"
-	queries := []string{
-		"SELECT count(*), sum(l_quantity), min(l_shipdate), max(l_comment) FROM %s",
-		"SELECT count(*) FROM %s WHERE l_shipdate < DATE '1994-01-01'",
-		"SELECT l_returnflag, l_linestatus, count(*), sum(l_extendedprice) FROM %s WHERE l_discount > 0.05 GROUP BY 1, 2 ORDER BY 1, 2",
-		"SELECT l_orderkey, l_linenumber, l_comment FROM %s WHERE l_linenumber = 7 ORDER BY l_orderkey, l_linenumber, l_comment",
-		// every row, every column, both ways
-		"SELECT count(*) FROM (SELECT * FROM %[1]s EXCEPT ALL SELECT * FROM " + pq + ")",
-		"SELECT count(*) FROM (SELECT * FROM " + pq + " EXCEPT ALL SELECT * FROM %[1]s)",
-	}
-	for _, q := range queries {
-		got := rowsOf(t, conn, fmt.Sprintf(q, st))
-		want := rowsOf(t, conn, fmt.Sprintf(q, pq))
-		if strings.Contains(q, "EXCEPT") {
-			want = [][]string{{"0"}}
-		} else if len(want) == 0 || want[0][0] == "0" {
-			t.Fatalf("%s: the reference has no rows", q)
-		}
-		sameRows(t, q, got, want)
-	}
+	comparePattern(t, conn, st, pq)
 	// the whole pattern is three files' rows, not one file's
 	one := rowsOf(t, conn, "SELECT count(*) FROM '"+filepath.Join(dir, "part0.strata")+"'")
 	all := rowsOf(t, conn, "SELECT count(*) FROM "+st)
@@ -83,6 +66,31 @@ func TestPatternScan(t *testing.T) {
 	got := rowsOf(t, conn, "SELECT count(*) FROM '"+lit+"'")
 	want := rowsOf(t, conn, "SELECT count(*) FROM '"+filepath.Join(dir, "part1.strata")+"'")
 	sameRows(t, "a file named with brackets", got, want)
+}
+
+// comparePattern runs queries over the table st names through strata_scan
+// and over the same rows as Parquet (pq, a read_parquet call), and
+// expects the same rows: aggregates, pushed filters, and every row both
+// ways.
+func comparePattern(t *testing.T, conn *sql.Conn, st, pq string) {
+	t.Helper()
+	for _, q := range []string{
+		"SELECT count(*), sum(l_quantity), min(l_shipdate), max(l_comment) FROM %s",
+		"SELECT count(*) FROM %s WHERE l_shipdate < DATE '1994-01-01'",
+		"SELECT l_returnflag, l_linestatus, count(*), sum(l_extendedprice) FROM %s WHERE l_discount > 0.05 GROUP BY 1, 2 ORDER BY 1, 2",
+		"SELECT l_orderkey, l_linenumber, l_comment FROM %s WHERE l_linenumber = 7 ORDER BY l_orderkey, l_linenumber, l_comment",
+		"SELECT count(*) FROM (SELECT * FROM %[1]s EXCEPT ALL SELECT * FROM " + pq + ")",
+		"SELECT count(*) FROM (SELECT * FROM " + pq + " EXCEPT ALL SELECT * FROM %[1]s)",
+	} {
+		got := rowsOf(t, conn, fmt.Sprintf(q, st))
+		want := rowsOf(t, conn, fmt.Sprintf(q, pq))
+		if strings.Contains(q, "EXCEPT") {
+			want = [][]string{{"0"}}
+		} else if len(want) == 0 || want[0][0] == "0" {
+			t.Fatalf("%s: the reference has no rows", q)
+		}
+		sameRows(t, q, got, want)
+	}
 }
 
 // TestPatternScanS3 reads lineitem parts stored in an S3-compatible server
@@ -123,21 +131,7 @@ func TestPatternScanS3(t *testing.T) {
 	_, conn := openDB(t)
 	st := "'s3://strata-test/" + prefix + "part*.strata'"
 	pq := "read_parquet('" + filepath.Join(dir, "part*.parquet") + "')"
-	for _, q := range []string{
-		"SELECT count(*), sum(l_quantity), min(l_shipdate), max(l_comment) FROM %s",
-		"SELECT l_returnflag, count(*), sum(l_extendedprice) FROM %s WHERE l_shipdate >= DATE '1995-01-01' GROUP BY 1 ORDER BY 1",
-		"SELECT count(*) FROM (SELECT * FROM %[1]s EXCEPT ALL SELECT * FROM " + pq + ")",
-		"SELECT count(*) FROM (SELECT * FROM " + pq + " EXCEPT ALL SELECT * FROM %[1]s)",
-	} {
-		got := rowsOf(t, conn, fmt.Sprintf(q, st))
-		want := rowsOf(t, conn, fmt.Sprintf(q, pq))
-		if strings.Contains(q, "EXCEPT") {
-			want = [][]string{{"0"}}
-		} else if len(want) == 0 || want[0][0] == "0" {
-			t.Fatalf("%s: the reference has no rows", q)
-		}
-		sameRows(t, q, got, want)
-	}
+	comparePattern(t, conn, st, pq)
 	if _, err := tryRows(conn, "SELECT count(*) FROM 's3://strata-test/"+prefix+"none*.strata'"); err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("an s3 pattern matching nothing: %v", err)
 	}
