@@ -37,6 +37,8 @@ fi
 if [ -f sql/go.mod ]; then
   echo "== sql module (DuckDB over Strata: TPC-H Q1/Q6 and random pushdown cases against DuckDB on Parquet)"
   (cd sql && go vet ./... && go test -count=1 -timeout 10m ./...)
+  # strata_scan reads splits ahead of DuckDB's threads on goroutines of its own
+  (cd sql && go test -count=1 -race -timeout 10m -run 'TestScanPrefetch|TestScanS3|TestPatternScan' ./duckstrata)
 fi
 if [ -f difftest/go.mod ]; then
   echo "== difftest module (10,000 random cases against DuckDB, and the kept regressions)"

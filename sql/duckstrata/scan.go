@@ -26,6 +26,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"strata"
+	"strata/iox"
 )
 
 // The table function is written against DuckDB's C API (through duckdb-go's
@@ -215,6 +216,20 @@ func (b *bindData) open(cfg *config, paths []string) error {
 	return nil
 }
 
+// remote reports whether any of the table's files is read from a URL
+// (object storage, HTTP) rather than a local path.
+func (b *bindData) remote() bool {
+	if prefetchLocal {
+		return true
+	}
+	for _, p := range b.paths {
+		if sc := iox.Scheme(p); sc != "" && sc != "file" {
+			return true
+		}
+	}
+	return false
+}
+
 // sameColumns reports how b's columns differ from a's, if they do: their
 // number, a name or a type (nullability aside: a column may hold no null
 // in one file and some in another).
@@ -253,13 +268,29 @@ type scanState struct {
 	cond    sync.Cond
 	next    int // next split to open
 	idle    []splitScanner
-	busy    int // scanners being read by a thread
+	busy    int // scanners being read by a thread or a prefetcher
 	queue   []arrow.Record
+	queued  int64 // bytes of the records in queue
 	headOff int64 // rows of queue[0] already handed out
 	left    int64 // countOnly: rows still to emit
 	err     error
 	closed  bool
+	// prefetchers read splits ahead of DuckDB's threads (remote files).
+	prefetchers sync.WaitGroup
 }
+
+// Over object storage a split's read is a round trip of tens of
+// milliseconds, and DuckDB's threads (one per core) would have only as
+// many in flight as there are cores. So for tables whose files are not
+// local, prefetchSplits goroutines read whole splits ahead of the
+// threads, holding at most prefetchBytes of decoded records.
+const prefetchBytes = 256 << 20
+
+var (
+	prefetchSplits = 8
+	// prefetchLocal makes scans of local files read ahead too (tests).
+	prefetchLocal bool
+)
 
 // splitScanner is a scanner of one split, and the file it reads.
 type splitScanner struct {
@@ -303,6 +334,12 @@ func strataInit(p unsafe.Pointer) {
 			s.cols, s.names = []int{c}, []string{b.cols[c].name}
 		}
 	}
+	if !s.countOnly && b.remote() {
+		for range min(prefetchSplits, len(b.splits)) {
+			s.prefetchers.Add(1)
+			go s.prefetch()
+		}
+	}
 	threads := max(len(b.splits), runtime.NumCPU())
 	mapping.InitSetMaxThreads(info, mapping.IdxT(threads))
 	mapping.InitSetInitData(info, newHandle(s), unsafe.Pointer(C.strataDelete))
@@ -323,8 +360,12 @@ func cheapestColumn(cols []column) int {
 
 func (s *scanState) close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	s.prefetchers.Wait() // each stops after the batch it is reading
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, sc := range s.idle {
 		sc.Close()
 	}
@@ -363,9 +404,11 @@ func (s *scanState) take(max int64) (piece, error) {
 			hi := min(lo+max, r.NumRows())
 			r.Retain()
 			if hi == r.NumRows() {
+				s.queued -= recordBytes(r)
 				r.Release()
 				s.queue = s.queue[1:]
 				s.headOff = 0
+				s.cond.Broadcast() // room for the prefetchers
 			} else {
 				s.headOff = hi
 			}
@@ -415,11 +458,107 @@ func (s *scanState) take(max int64) (piece, error) {
 			rec.Release()
 		default:
 			s.idle = append(s.idle, sc)
-			if rec.NumRows() == 0 {
-				rec.Release()
-			} else {
-				s.queue = append(s.queue, rec)
-			}
+			s.enqueue(rec)
+		}
+	}
+}
+
+// enqueue adds a record to the queue (s.mu held), dropping an empty one.
+func (s *scanState) enqueue(rec arrow.Record) {
+	if rec.NumRows() == 0 {
+		rec.Release()
+		return
+	}
+	s.queue = append(s.queue, rec)
+	s.queued += recordBytes(rec)
+	s.cond.Broadcast()
+}
+
+// recordBytes is the size of a record's buffers, the memory it holds.
+func recordBytes(rec arrow.Record) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += dataBytes(d.Dictionary())
+	}
+	return n
+}
+
+// prefetch reads whole splits into the queue, the next unclaimed one each
+// time, while the queue holds less than prefetchBytes, until none is left
+// or the scan ends.
+func (s *scanState) prefetch() {
+	defer s.prefetchers.Done()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		for !s.closed && s.err == nil && s.next < len(s.b.splits) && s.queued >= prefetchBytes {
+			s.cond.Wait()
+		}
+		if s.closed || s.err != nil || s.next >= len(s.b.splits) {
+			return
+		}
+		sp := &s.b.splits[s.next]
+		s.next++
+		s.busy++
+		s.mu.Unlock()
+		err := s.readSplit(sp)
+		s.mu.Lock()
+		s.busy--
+		s.cond.Broadcast()
+		if err != nil && s.err == nil && !s.closed {
+			s.err = fmt.Errorf("strata_scan %s: %w", s.b.paths[sp.file], err)
+		}
+	}
+}
+
+// readSplit reads every batch of one split into the queue, stopping early
+// when the scan is closed or failed.
+func (s *scanState) readSplit(sp *fileSplit) error {
+	sc, err := s.b.files[sp.file].Scan(strata.ScanOptions{Columns: s.names, Where: s.b.where, Split: &sp.split})
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	for {
+		rec, err := sc.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil && s.nested {
+			var conv arrow.Record
+			conv, err = duckRecord(rec, memory.DefaultAllocator)
+			rec.Release()
+			rec = conv
+		}
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		stop := s.closed || s.err != nil
+		if stop {
+			rec.Release()
+		} else {
+			s.enqueue(rec)
+		}
+		s.mu.Unlock()
+		if stop {
+			return nil
 		}
 	}
 }
