@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"strata"
 	"strata/internal/objtest"
 	"strata/sql/duckstrata"
 )
@@ -85,8 +86,8 @@ func TestScanS3(t *testing.T) {
 	t.Logf("failed reads: %v", err)
 }
 
-// BenchmarkScanS3 runs TPC-H Q1 and Q6 on lineitem SF 0.05 (1 MiB
-// stripes, one split each) as a local file and as one object behind a
+// BenchmarkScanS3 runs TPC-H Q1 and Q6 on lineitem SF 0.05 (stripes of
+// 1 MiB before encoding, one split each) as a local file and as one object behind a
 // proxy adding 20 ms to every request, with two DuckDB threads; over S3
 // with splits read ahead (the default) and without. It reports the
 // requests a query makes.
@@ -102,6 +103,10 @@ func BenchmarkScanS3(b *testing.B) {
 	}
 	if err := srv.Put(ctx, "strata-test", "scanbench/lineitem.strata", data); err != nil {
 		b.Fatal(err)
+	}
+	if f, err := strata.Open(st); err == nil {
+		b.Logf("lineitem: %d bytes, %d stripes", len(data), f.NumStripes())
+		f.Close()
 	}
 	p, err := objtest.NewProxy(srv.Endpoint)
 	if err != nil {
