@@ -560,6 +560,38 @@ func (f *File) Aggregate(opts AggregateOptions) ([]AggValue, ScanStats, error) {
 
 // AggregateContext is Aggregate whose reads stop when ctx ends.
 func (f *File) AggregateContext(ctx context.Context, opts AggregateOptions) ([]AggValue, ScanStats, error) {
+	exprs, ro, err := opts.read()
+	if err != nil {
+		return nil, ScanStats{}, err
+	}
+	vals, st, err := f.r.AggregateContext(ctx, exprs, ro)
+	return aggValues(vals), ScanStats(st), err
+}
+
+// AggregateFiles aggregates several files as one table (the files a
+// pattern names, the parts of a partitioned table): the result is exactly
+// the one a single file of all their rows would give, sums and averages
+// included. The aggregated columns must have the same types in every
+// file; opts.Split, which names stripes of one file, is refused with more
+// than one.
+func AggregateFiles(ctx context.Context, files []*File, opts AggregateOptions) ([]AggValue, ScanStats, error) {
+	exprs, ro, err := opts.read()
+	if err != nil {
+		return nil, ScanStats{}, err
+	}
+	rs := make([]*read.File, len(files))
+	for i, f := range files {
+		if f == nil {
+			return nil, ScanStats{}, fmt.Errorf("strata: AggregateFiles: file %d is nil: %w", i+1, read.ErrInvalidArgument)
+		}
+		rs[i] = f.r
+	}
+	vals, st, err := read.AggregateFiles(ctx, rs, exprs, ro)
+	return aggValues(vals), ScanStats(st), err
+}
+
+// read returns the aggregate list and the reader's options opts stands for.
+func (opts AggregateOptions) read() (string, read.AggregateOptions, error) {
 	exprs := ""
 	for _, a := range opts.Aggs {
 		if exprs != "" {
@@ -575,20 +607,23 @@ func (f *File) AggregateContext(ctx context.Context, opts AggregateOptions) ([]A
 	}
 	w, err := where(opts.Where, opts.Filter)
 	if err != nil {
-		return nil, ScanStats{}, err
+		return "", read.AggregateOptions{}, err
 	}
 	ro := read.AggregateOptions{Where: w, Parallelism: opts.Parallelism}
 	if opts.Split != nil {
 		sp := read.Split(*opts.Split)
 		ro.Split = &sp
 	}
-	vals, st, err := f.r.AggregateContext(ctx, exprs, ro)
-	if err != nil {
-		return nil, ScanStats(st), err
+	return exprs, ro, nil
+}
+
+func aggValues(vals []read.AggValue) []AggValue {
+	if vals == nil {
+		return nil
 	}
 	out := make([]AggValue, len(vals))
 	for i, v := range vals {
 		out[i] = AggValue{Name: v.Name, Null: v.Null, Float: v.Float, I: v.I, F: v.F, Wide: v.Wide, Text: v.Text, v: v}
 	}
-	return out, ScanStats(st), nil
+	return out
 }

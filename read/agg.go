@@ -229,21 +229,82 @@ func (f *File) Aggregate(exprs, where string) ([]AggValue, ScanStats, error) {
 // folded in parallel (and the chunks within a stripe), each stripe's
 // filter and aggregated chunks fetched in one call each.
 func (f *File) AggregateContext(ctx context.Context, exprs string, opts AggregateOptions) ([]AggValue, ScanStats, error) {
+	specs, total, st, err := f.aggregateStates(ctx, exprs, opts)
+	if err != nil {
+		return nil, st, err
+	}
+	return f.aggValues(specs, total), st, nil
+}
+
+// AggregateFiles is AggregateContext over several files read as one table,
+// such as the files a pattern names: every file folds its rows into the
+// exact states one file does (integer sums in 128 bits, float sums
+// correctly rounded, counts, minima and maxima), and the states of all
+// files are merged before the values are formed, so the result is the one
+// a single file holding all their rows would give. The aggregated columns
+// must have the same types in every file; a Split, which names stripes of
+// one file, is refused with more than one.
+func AggregateFiles(ctx context.Context, files []*File, exprs string, opts AggregateOptions) ([]AggValue, ScanStats, error) {
+	var st ScanStats
+	switch {
+	case len(files) == 0:
+		return nil, st, fmt.Errorf("read: an aggregate over no file: %w", ErrInvalidArgument)
+	case len(files) > 1 && opts.Split != nil:
+		return nil, st, fmt.Errorf("read: a split names stripes of one file, not of %d: %w", len(files), ErrInvalidArgument)
+	}
+	var specs []aggSpec
+	var total []aggState
+	for i, f := range files {
+		sp, states, fst, err := f.aggregateStates(ctx, exprs, opts)
+		st.add(&fst)
+		if err != nil {
+			return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+		}
+		if i == 0 {
+			specs, total = sp, states
+			continue
+		}
+		for j := range sp {
+			if err := sameAgg(files[0], &specs[j], f, &sp[j]); err != nil {
+				return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+			}
+			total[j].merge(&states[j])
+		}
+	}
+	return files[0].aggValues(specs, total), st, nil
+}
+
+// sameAgg checks that aggregate b of file g folds a column of the type
+// that aggregate a of file f folds, so that their states merge.
+func sameAgg(f *File, a *aggSpec, g *File, b *aggSpec) error {
+	if a.col < 0 && b.col < 0 {
+		return nil
+	}
+	ta, tb := a.node.TypeString(), b.node.TypeString()
+	if ta != tb || f.sch.Stream(a.stream).Type != g.sch.Stream(b.stream).Type {
+		return fmt.Errorf("read: aggregate %s: the column is %s in the first file and %s here: %w", a.name, ta, tb, ErrInvalidArgument)
+	}
+	return nil
+}
+
+// aggregateStates folds the rows opts selects into one state per
+// aggregate of exprs.
+func (f *File) aggregateStates(ctx context.Context, exprs string, opts AggregateOptions) ([]aggSpec, []aggState, ScanStats, error) {
 	var st ScanStats
 	specs, err := f.parseAggs(exprs)
 	if err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	var q *query
 	if opts.Where != "" {
 		if q, err = f.compile(opts.Where); err != nil {
-			return nil, st, err
+			return nil, nil, st, err
 		}
 	}
 	x := f.newExec(ctx, opts.Parallelism)
 	r, err := f.stripeRange(x.ctx, opts.Split, q, &st)
 	if err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	if x.par > 1 {
 		x.w = newWorkers(x.par)
@@ -268,7 +329,7 @@ func (f *File) AggregateContext(ctx context.Context, exprs string, opts Aggregat
 		err = f.eachStripe(x, n, run)
 	}
 	if err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	total := make([]aggState, len(specs))
 	for k := range states {
@@ -277,7 +338,7 @@ func (f *File) AggregateContext(ctx context.Context, exprs string, opts Aggregat
 			total[j].merge(&states[k][j])
 		}
 	}
-	return f.aggValues(specs, total), st, nil
+	return specs, total, st, nil
 }
 
 // eachStripe runs fn for k in [0, n), each on a goroutine of its own that

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,6 +85,37 @@ func TestScanPattern(t *testing.T) {
 	}
 	check("local", filepath.Join(dir, "part*.strata"))
 
+	// agg over the pattern: the per-file counts and sums add, the minima
+	// and maxima are the least and greatest of the files'.
+	const aggs = "count(*), sum(l_quantity), min(l_orderkey), max(l_shipdate)"
+	var count, sum, least int64
+	var latest string
+	for i := range 3 {
+		out, stderr, err := capture(t, "agg", filepath.Join(dir, fmt.Sprintf("part%d.strata", i)), aggs, "--where", where)
+		if err != nil {
+			t.Fatalf("agg: %v\n%s", err, stderr)
+		}
+		v := aggLines(t, out)
+		count += atoi(t, v[0])
+		sum += atoi(t, v[1])
+		if k := atoi(t, v[2]); i == 0 || k < least {
+			least = k
+		}
+		latest = max(latest, v[3])
+	}
+	wantAgg := fmt.Sprintf("count(*) = %d\nsum(l_quantity) = %d\nmin(l_orderkey) = %d\nmax(l_shipdate) = %s\n", count, sum, least, latest)
+	checkAgg := func(name, pattern string, extra ...string) {
+		t.Helper()
+		got, stderr, err := capture(t, "agg", append([]string{pattern, aggs, "--where", where}, extra...)...)
+		if err != nil {
+			t.Fatalf("%s agg: %v\n%s", name, err, stderr)
+		}
+		if got != wantAgg {
+			t.Errorf("%s agg over the pattern:\n%s\nwant:\n%s", name, got, wantAgg)
+		}
+	}
+	checkAgg("local", filepath.Join(dir, "part*.strata"))
+
 	srv := objtest.Need(t)
 	for i := range 3 {
 		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("part%d.strata", i)))
@@ -100,8 +132,9 @@ func TestScanPattern(t *testing.T) {
 	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
 		t.Setenv(k, "")
 	}
-	check("s3", "s3://cli/pat/part?.strata", "--endpoint", srv.Endpoint, "--region", srv.Region,
-		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey)
+	s3flags := []string{"--endpoint", srv.Endpoint, "--region", srv.Region, "--access-key", srv.AccessKey, "--secret-key", srv.SecretKey}
+	check("s3", "s3://cli/pat/part?.strata", s3flags...)
+	checkAgg("s3", "s3://cli/pat/part?.strata", s3flags...)
 
 	// Files of other columns, a split of several files, no match.
 	local := filepath.Join(dir, "*.strata")
@@ -117,7 +150,36 @@ func TestScanPattern(t *testing.T) {
 	if _, _, err := capture(t, "scan", local, "--split", `{"stripes":[0,1]}`); err == nil || exitCode(err) != 2 {
 		t.Errorf("a split over a pattern: %v", err)
 	}
+	if _, _, err := capture(t, "agg", local, "count(*)", "--split", `{"stripes":[0,1]}`); err == nil || exitCode(err) != 2 {
+		t.Errorf("agg: a split over a pattern: %v", err)
+	}
+	if _, _, err := capture(t, "agg", local, "sum(a)"); err == nil {
+		t.Errorf("agg over files of other columns: %v", err)
+	}
 	if _, _, err := capture(t, "cat", filepath.Join(dir, "none*.strata")); err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("no match: %v", err)
 	}
+}
+
+// aggLines returns the values of agg's "name = value" lines.
+func aggLines(t *testing.T, out string) []string {
+	t.Helper()
+	var v []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		_, val, ok := strings.Cut(line, " = ")
+		if !ok {
+			t.Fatalf("agg printed %q", line)
+		}
+		v = append(v, val)
+	}
+	return v
+}
+
+func atoi(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

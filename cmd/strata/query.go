@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"strata"
@@ -78,21 +79,45 @@ func runAgg(args []string) error {
 		return err
 	}
 	if len(pos) != 2 {
-		return usagef("want FILE and an aggregate list such as \"count(*), sum(l_quantity)\"")
+		return usagef("want FILE (or a pattern of files) and an aggregate list such as \"count(*), sum(l_quantity)\"")
 	}
-	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
+	ctx := context.Background()
+	paths, err := globPaths(ctx, pos[0], sf)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	opts := strata.AggregateOptions{Where: *where}
+	opts := strata.AggregateOptions{Exprs: pos[1], Where: *where}
 	if *split != "" {
+		if len(paths) > 1 {
+			return usagef("--split names a split of one file; %q matches %d files", pos[0], len(paths))
+		}
 		if opts.Split, err = parseSplit(*split); err != nil {
 			return usagef("--split: %v", err)
 		}
 	}
+	files, err := openAll(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	start := time.Now()
-	vals, st, err := f.AggregateContext(context.Background(), strata.AggregateOptions{Exprs: pos[1], Where: opts.Where, Split: opts.Split})
+	var vals []strata.AggValue
+	var st strata.ScanStats
+	if len(files) == 1 {
+		vals, st, err = files[0].AggregateContext(ctx, opts)
+	} else {
+		// (the files of a pattern are one table: their rows fold into one
+		// exact result)
+		fs := make([]*strata.File, len(files))
+		for i, f := range files {
+			fs[i] = f.File
+		}
+		vals, st, err = strata.AggregateFiles(ctx, fs, opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -102,11 +127,44 @@ func runAgg(args []string) error {
 	}
 	if *showStats {
 		fmt.Fprintf(os.Stderr, "%s\nelapsed %v\n", st.String(), el.Round(time.Microsecond))
-		if rl := f.requestLine(); rl != "" {
-			fmt.Fprintln(os.Stderr, rl)
+		for _, f := range files {
+			if rl := f.requestLine(); rl != "" {
+				fmt.Fprintln(os.Stderr, rl)
+			}
 		}
 	}
 	return nil
+}
+
+// openAll opens the files of a pattern, up to 16 at a time (an object's
+// open is a round trip), closing them all if one fails.
+func openAll(ctx context.Context, paths []string, sf *storeFlags, opts strata.OpenOptions) ([]*openedFile, error) {
+	files := make([]*openedFile, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			files[i], errs[i] = openStrataWith(ctx, p, sf, opts)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+		return nil, err
+	}
+	return files, nil
 }
 
 func runInspect(args []string) error {

@@ -1,0 +1,121 @@
+package read_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/read"
+)
+
+// TestAggregateFiles cuts one table into three files and checks that
+// aggregating the three as one table gives exactly what the one file
+// gives: counts, integer sums past 2^63, float sums and means (correctly
+// rounded, so equal to the bit), decimals, struct fields, minima and
+// maxima of text and dates, with and without filters.
+func TestAggregateFiles(t *testing.T) {
+	const n = 3000
+	r := rand.New(rand.NewPCG(5, 6))
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "big", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 9, Scale: 2}, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	sb := b.Field(5).(*array.StructBuilder)
+	for i := range n {
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		if i%5 == 0 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.Int64Builder).Append(math.MaxInt64 - int64(r.IntN(1<<20)))
+		}
+		b.Field(2).(*array.Uint64Builder).Append(math.MaxUint64 - uint64(r.IntN(1000)))
+		if i%9 == 0 {
+			b.Field(3).AppendNull()
+		} else {
+			b.Field(3).(*array.Float64Builder).Append(r.NormFloat64() * math.Pow(10, float64(r.IntN(12))))
+		}
+		if i%4 == 0 {
+			b.Field(4).AppendNull()
+		} else {
+			b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(r.IntN(2_000_000)) - 1_000_000))
+		}
+		if i%6 == 0 {
+			sb.AppendNull()
+		} else {
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(r.IntN(10000)) - 5000)
+		}
+		if i%7 == 0 {
+			b.Field(6).AppendNull()
+		} else {
+			b.Field(6).(*array.StringBuilder).Append(fmt.Sprintf("%c%d", 'a'+r.IntN(26), r.IntN(1000)))
+		}
+		b.Field(7).(*array.Date32Builder).Append(arrow.Date32(18000 + r.IntN(5000)))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	whole := aggFile(t, rec)
+	var parts []*read.File
+	for _, cut := range [][2]int64{{0, 700}, {700, 2400}, {2400, n}} {
+		part := rec.NewSlice(cut[0], cut[1])
+		parts = append(parts, aggFile(t, part))
+		part.Release()
+	}
+	exprs := "count(*), count(big), sum(big), sum(u64), sum(f), sum(dec), sum(s.x), avg(big), avg(f), avg(dec), avg(s.x), " +
+		"min(name), max(name), min(day), max(day), min(f), max(f), min(dec), max(u64)"
+	ctx := context.Background()
+	for _, where := range []string{"", "id < 1234", "id >= 100 AND id < 2900", "id = 2500", "id < 0", "name > 'm'", "f > 0"} {
+		want, _, err := whole.AggregateContext(ctx, exprs, read.AggregateOptions{Where: where})
+		if err != nil {
+			t.Fatalf("%q: %v", where, err)
+		}
+		got, _, err := read.AggregateFiles(ctx, parts, exprs, read.AggregateOptions{Where: where})
+		if err != nil {
+			t.Fatalf("%q over the parts: %v", where, err)
+		}
+		for k := range want {
+			if !reflect.DeepEqual(got[k], want[k]) && !(math.IsNaN(got[k].F) && math.IsNaN(want[k].F)) {
+				t.Errorf("%q: %s = %+v over the parts, %+v over one file", where, want[k].Name, got[k], want[k])
+			}
+		}
+		if where == "" && (!want[2].Wide || want[0].I != n) {
+			t.Fatalf("the sums do not pass 2^63 (%+v) or the count is off (%v)", want[2], want[0])
+		}
+	}
+
+	// A file whose column has another type, a split over several files and
+	// no file at all are refused.
+	ob := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{{Name: "big", Type: arrow.PrimitiveTypes.Int32}}, nil))
+	ob.Field(0).(*array.Int32Builder).AppendValues([]int32{1, 2, 3}, nil)
+	orec := ob.NewRecord()
+	other := aggFile(t, orec)
+	orec.Release()
+	ob.Release()
+	if _, _, err := read.AggregateFiles(ctx, []*read.File{parts[0], other}, "sum(big)", read.AggregateOptions{}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("columns of different types: %v", err)
+	}
+	if _, _, err := read.AggregateFiles(ctx, []*read.File{parts[0], parts[1]}, "count(*)", read.AggregateOptions{Split: &parts[0].Splits(0)[0]}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("a split over two files: %v", err)
+	}
+	if _, _, err := read.AggregateFiles(ctx, nil, "count(*)", read.AggregateOptions{}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("no file: %v", err)
+	}
+}
