@@ -60,13 +60,21 @@ func runImport(args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 {
-		return usagef("want SRC and DST, got %d arguments", len(pos))
+	if len(pos) < 2 {
+		return usagef("want SRC (one or more, or patterns) and DST, got %d arguments", len(pos))
 	}
 	if *inferRows < -1 {
 		return usagef("--infer-rows %d: want a count, 0 for the default, or -1 for every record", *inferRows)
 	}
-	src, dst := pos[0], pos[1]
+	dst := pos[len(pos)-1]
+	var srcs []string
+	for _, s := range pos[:len(pos)-1] {
+		m, err := globPaths(context.Background(), s, sf)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, m...)
+	}
 	if fm, err := interop.FormatOf(dst); err == nil {
 		// a Strata file under a Parquet, CSV or Arrow name would mislead
 		// every tool that trusts the name
@@ -76,8 +84,19 @@ func runImport(args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range srcs {
+		if s == dst {
+			return usagef("DST %s is also a source", dst)
+		}
+	}
 	p := newProgress("import", "rows", 0, pf)
-	n, err := importFile(src, dst, sf, opts, p, *inferRows)
+	var n int64
+	if len(srcs) == 1 {
+		n, err = importFile(srcs[0], dst, sf, opts, p, *inferRows)
+	} else {
+		// (the tables are written one after another into one file)
+		n, err = importFiles(srcs, dst, sf, opts, p, *inferRows)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,13 @@
 // Command strata writes, inspects, converts and queries Strata files.
 //
 //	strata demo                          generate lineitem, compare Strata with Parquet
-//	strata import SRC DST.strata         SRC: .parquet, .csv or .arrow
+//	strata import SRC... DST.strata      SRC: .parquet, .csv, .arrow or .json; patterns import many as one table
 //	strata export SRC.strata DST         DST: .parquet, .csv or .arrow
 //	strata inspect FILE [--json]
-//	strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
-//	strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON] [--threads N] [--format ...]
+//	strata cat FILE|PATTERN [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
+//	strata scan FILE|PATTERN [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON] [--threads N] [--format ...]
 //	strata take FILE ROW...
-//	strata agg FILE "count(*), sum(col)" [--where EXPR] [--split JSON]
+//	strata agg FILE|PATTERN "count(*), sum(col)" [--where EXPR] [--split JSON]
 //	strata splits FILE [--target 128MiB]  stripe-aligned pieces for a distributed scan, as JSON lines
 //	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
@@ -31,9 +31,10 @@ const usage = `strata — columnar files with cascading encodings and selective 
 
 usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
-  strata import SRC DST.strata [--optimize speed|balanced|size] [--layout-from EARLIER.strata]
-                                           SRC is .parquet, .csv, .arrow or .json/.jsonl; --layout-from replays the
-                                           encodings an earlier file of the same table chose (faster)
+  strata import SRC... DST.strata [--optimize speed|balanced|size] [--layout-from EARLIER.strata]
+                                           SRC is .parquet, .csv, .arrow or .json/.jsonl; several SRCs (or patterns,
+                                           'logs/*.parquet') of the same columns import in order into one file;
+                                           --layout-from replays the encodings an earlier file of the same table chose
   strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines)
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
@@ -58,7 +59,9 @@ usage:
   strata sql [--format table|csv|json] [--explain] "SELECT ... FROM 'FILE.strata' ..."
                                            SQL executed by DuckDB, Strata scanning (runs strata-sql)
 
-A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL.
+A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL. cat, scan
+and agg also take a pattern of local files or s3:// objects ('parts/*.strata', * and ? within
+one path segment) and read the files it matches as one table.
 For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoint,
 --region, --access-key, --secret-key and --anonymous.

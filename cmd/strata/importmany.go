@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"strata"
+	"strata/interop"
+)
+
+// importFiles imports several tables (the files one or more patterns
+// name, in order) into one Strata file. They must hold the same columns,
+// by name and type; a column is nullable in the file when it is in any of
+// them. The first table's source metadata (the types export restores) is
+// kept. Each table is opened twice: once for its columns and row count,
+// once to read it.
+func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int) (int64, error) {
+	ctx := context.Background()
+	ro := interop.ReadOptions{Parallel: opts.Parallel != 1, Threads: opts.Parallel, CSVInferRows: inferRows, JSONInferRows: inferRows}
+	var sch *arrow.Schema
+	var meta map[string]string
+	var rows int64
+	for i, src := range srcs {
+		rr, err := openTable(ctx, src, sf, ro)
+		if err != nil {
+			return 0, err
+		}
+		s := rr.Schema()
+		if i == 0 {
+			sch = s
+			meta, err = interop.SourceMetadata(rr)
+		} else {
+			sch, err = widenSchema(sch, s)
+			if err != nil {
+				err = fmt.Errorf("%s and %s hold different columns: %w", srcs[0], src, err)
+			}
+		}
+		if _, total, unit, ok := interop.ExtentOf(rr); ok && unit == "rows" && total > 0 && rows >= 0 {
+			rows += total
+		} else {
+			rows = -1 // unknown for one table: unknown in all
+		}
+		rr.Close()
+		if err != nil {
+			return 0, err
+		}
+	}
+	o := *opts
+	if rows > 0 && o.RowsHint == 0 {
+		o.RowsHint = rows
+	}
+	if len(meta) > 0 {
+		md := map[string]string{}
+		for k, v := range o.Metadata {
+			md[k] = v
+		}
+		for k, v := range meta {
+			md[k] = v
+		}
+		o.Metadata = md
+	}
+	if p != nil && rows > 0 {
+		p.setTotal(rows, "rows")
+	}
+	w, err := strata.Create(dst, sch, &o)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, src := range srcs {
+		if err := importInto(ctx, w, sch, src, sf, ro, p, &n); err != nil {
+			w.Abort()
+			return n, err
+		}
+	}
+	return n, w.Close()
+}
+
+// importInto writes every record of one table into w, under the writer's
+// schema (whose columns may be nullable where the table's are not).
+func importInto(ctx context.Context, w *strata.Writer, sch *arrow.Schema, src string, sf *storeFlags, ro interop.ReadOptions, p *progress, n *int64) error {
+	rr, err := openTable(ctx, src, sf, ro)
+	if err != nil {
+		return err
+	}
+	defer rr.Close()
+	if _, err := widenSchema(sch, rr.Schema()); err != nil {
+		return fmt.Errorf("%s: %w", src, err) // changed since it was first opened
+	}
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		if !rec.Schema().Equal(sch) {
+			relabeled := array.NewRecord(sch, rec.Columns(), rec.NumRows())
+			rec.Release()
+			rec = relabeled
+		}
+		*n += rec.NumRows()
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		if p != nil {
+			p.update(*n)
+		}
+	}
+}
+
+// widenSchema returns a with each column nullable where it is in a or b,
+// or an error naming the first column whose name or type differs.
+func widenSchema(a, b *arrow.Schema) (*arrow.Schema, error) {
+	if a.NumFields() != b.NumFields() {
+		return nil, fmt.Errorf("%d columns against %d", a.NumFields(), b.NumFields())
+	}
+	fields := make([]arrow.Field, a.NumFields())
+	for i, fa := range a.Fields() {
+		fb := b.Field(i)
+		if fa.Name != fb.Name || !arrow.TypeEqual(fa.Type, fb.Type) {
+			return nil, fmt.Errorf("column %d is %s %s against %s %s", i+1, fa.Name, fa.Type, fb.Name, fb.Type)
+		}
+		fields[i] = fa
+		fields[i].Nullable = fa.Nullable || fb.Nullable
+	}
+	md := a.Metadata()
+	return arrow.NewSchema(fields, &md), nil
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/internal/objtest"
+	"strata/interop"
+)
+
+// writeTable writes a Parquet (or CSV) file of an int64 column x, nullable
+// or not (nil entries are nulls), and a string column s.
+func writeTable(t *testing.T, path string, nullable bool, xs []*int64, ss []string) {
+	t.Helper()
+	sch := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: nullable},
+		{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := range xs {
+		if xs[i] == nil {
+			b.Field(0).AppendNull()
+		} else {
+			b.Field(0).(*array.Int64Builder).Append(*xs[i])
+		}
+		b.Field(1).(*array.StringBuilder).Append(ss[i])
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	sink, err := interop.Create(path, sch, interop.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImportMany imports several tables into one Strata file: the files
+// of a pattern and of several arguments, in order, a column required in
+// one file and nullable in another, from local files and from s3://
+// objects; tables of other columns are refused naming both.
+func TestImportMany(t *testing.T) {
+	dir := t.TempDir()
+	p := func(v int64) *int64 { return &v }
+	writeTable(t, filepath.Join(dir, "p1.parquet"), false, []*int64{p(1), p(2), p(3)}, []string{"a", "b", "c"})
+	writeTable(t, filepath.Join(dir, "p2.parquet"), true, []*int64{p(4), nil, p(6)}, []string{"d", "e", "f"})
+	writeTable(t, filepath.Join(dir, "p3.parquet"), false, []*int64{p(7)}, []string{"g"})
+	want := "x,s\n1,a\n2,b\n3,c\n4,d\n,e\n6,f\n7,g\n"
+	cat := func(path string) string {
+		t.Helper()
+		out, stderr, err := capture(t, "cat", path, "--format", "csv")
+		if err != nil {
+			t.Fatalf("cat: %v\n%s", err, stderr)
+		}
+		return out
+	}
+	out := filepath.Join(dir, "all.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", filepath.Join(dir, "p*.parquet"), out); err != nil {
+		t.Fatalf("import of a pattern: %v\n%s", err, stderr)
+	}
+	if got := cat(out); got != want {
+		t.Errorf("import of a pattern:\n%s\nwant:\n%s", got, want)
+	}
+	// several arguments, in the order given
+	if _, stderr, err := capture(t, "import", "--quiet", filepath.Join(dir, "p3.parquet"), filepath.Join(dir, "p[12].parquet"), out); err != nil {
+		t.Fatalf("import of several arguments: %v\n%s", err, stderr)
+	}
+	if got, w := cat(out), "x,s\n7,g\n1,a\n2,b\n3,c\n4,d\n,e\n6,f\n"; got != w {
+		t.Errorf("import of several arguments:\n%s\nwant:\n%s", got, w)
+	}
+	// CSV tables too, each with its own inference
+	for i, body := range []string{"x,s\n1,a\n2,b\n", "x,s\n3,c\n"} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("c%d.csv", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, stderr, err := capture(t, "import", "--quiet", filepath.Join(dir, "c*.csv"), out); err != nil {
+		t.Fatalf("import of CSV files: %v\n%s", err, stderr)
+	}
+	if got, w := cat(out), "x,s\n1,a\n2,b\n3,c\n"; got != w {
+		t.Errorf("import of CSV files:\n%s\nwant:\n%s", got, w)
+	}
+
+	// from s3:// objects, listed with the command's flags
+	srv := objtest.Need(t)
+	for i := 1; i <= 3; i++ {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("p%d.parquet", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Put(context.Background(), "cli", fmt.Sprintf("imp/p%d.parquet", i), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, stderr, err := capture(t, "import", "--quiet", "s3://cli/imp/p*.parquet", out, "--endpoint", srv.Endpoint, "--region", srv.Region,
+		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey); err != nil {
+		t.Fatalf("import of an s3 pattern: %v\n%s", err, stderr)
+	}
+	if got := cat(out); got != want {
+		t.Errorf("import of an s3 pattern:\n%s\nwant:\n%s", got, want)
+	}
+
+	// a table of other columns
+	sch := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	b.Field(0).(*array.Float64Builder).Append(1.5)
+	b.Field(1).(*array.StringBuilder).Append("z")
+	rec := b.NewRecord()
+	b.Release()
+	sink, err := interop.Create(filepath.Join(dir, "p9.parquet"), sch, interop.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = capture(t, "import", "--quiet", filepath.Join(dir, "p*.parquet"), filepath.Join(dir, "bad.strata"))
+	if err == nil || !strings.Contains(err.Error(), "p9.parquet") || !strings.Contains(err.Error(), "different columns") {
+		t.Errorf("tables of other columns: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.strata")); err == nil {
+		t.Error("a refused import left a file")
+	}
+	if _, _, err := capture(t, "import", "--quiet", filepath.Join(dir, "p1.parquet"), out, out); err == nil || exitCode(err) != 2 {
+		t.Errorf("DST among the sources: %v", err)
+	}
+}
