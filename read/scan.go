@@ -426,7 +426,7 @@ func (s *Scanner) runJob(j *job) {
 		j.rec = nil
 	}
 	if j.rec != nil {
-		j.held = recordBytes(j.rec)
+		j.held = RecordBytes(j.rec)
 	}
 	// The decoded estimate becomes the batch's real size.
 	s.win.adjust(j.held - j.estimate)
@@ -725,8 +725,11 @@ func (f *File) maxUnit() int64 {
 	return 1 << 20
 }
 
-// recordBytes sums the buffer bytes of a record's arrays.
-func recordBytes(rec arrow.Record) int64 {
+// RecordBytes is the memory a record's arrays hold: the bytes of their
+// buffers, children's and dictionaries' included. Readers that queue
+// batches (a scan's prefetch window, an engine's read-ahead) bound their
+// queues by it.
+func RecordBytes(rec arrow.Record) int64 {
 	var n int64
 	for _, c := range rec.Columns() {
 		n += dataBytes(c.Data())
@@ -743,6 +746,9 @@ func dataBytes(d arrow.ArrayData) int64 {
 	}
 	for _, c := range d.Children() {
 		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += dataBytes(d.Dictionary())
 	}
 	return n
 }

@@ -53,16 +53,7 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 	if rows > 0 && o.RowsHint == 0 {
 		o.RowsHint = rows
 	}
-	if len(meta) > 0 {
-		md := map[string]string{}
-		for k, v := range o.Metadata {
-			md[k] = v
-		}
-		for k, v := range meta {
-			md[k] = v
-		}
-		o.Metadata = md
-	}
+	o.Metadata = withMetadata(o.Metadata, meta)
 	if p != nil && rows > 0 {
 		p.setTotal(rows, "rows")
 	}
@@ -133,4 +124,20 @@ func widenSchema(a, b *arrow.Schema) (*arrow.Schema, error) {
 	}
 	md := a.Metadata()
 	return arrow.NewSchema(fields, &md), nil
+}
+
+// withMetadata returns the file metadata md with the source's pairs added
+// (a new map; md is left as it is).
+func withMetadata(md, source map[string]string) map[string]string {
+	if len(source) == 0 {
+		return md
+	}
+	out := make(map[string]string, len(md)+len(source))
+	for k, v := range md {
+		out[k] = v
+	}
+	for k, v := range source {
+		out[k] = v
+	}
+	return out
 }

@@ -297,16 +297,7 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 	if _, total, unit, ok := interop.ExtentOf(rr); ok && unit == "rows" && total > 0 && o.RowsHint == 0 {
 		o.RowsHint = total
 	}
-	if len(meta) > 0 {
-		md := map[string]string{}
-		for k, v := range o.Metadata {
-			md[k] = v
-		}
-		for k, v := range meta {
-			md[k] = v
-		}
-		o.Metadata = md
-	}
+	o.Metadata = withMetadata(o.Metadata, meta)
 	w, err := strata.Create(dst, rr.Schema(), &o)
 	if err != nil {
 		return 0, err

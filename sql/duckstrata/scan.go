@@ -27,6 +27,7 @@ import (
 
 	"strata"
 	"strata/iox"
+	"strata/read"
 )
 
 // The table function is written against DuckDB's C API (through duckdb-go's
@@ -404,7 +405,7 @@ func (s *scanState) take(max int64) (piece, error) {
 			hi := min(lo+max, r.NumRows())
 			r.Retain()
 			if hi == r.NumRows() {
-				s.queued -= recordBytes(r)
+				s.queued -= read.RecordBytes(r)
 				r.Release()
 				s.queue = s.queue[1:]
 				s.headOff = 0
@@ -470,33 +471,8 @@ func (s *scanState) enqueue(rec arrow.Record) {
 		return
 	}
 	s.queue = append(s.queue, rec)
-	s.queued += recordBytes(rec)
+	s.queued += read.RecordBytes(rec)
 	s.cond.Broadcast()
-}
-
-// recordBytes is the size of a record's buffers, the memory it holds.
-func recordBytes(rec arrow.Record) int64 {
-	var n int64
-	for _, c := range rec.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	if d.DataType().ID() == arrow.DICTIONARY {
-		n += dataBytes(d.Dictionary())
-	}
-	return n
 }
 
 // prefetch reads whole splits into the queue, the next unclaimed one each
