@@ -130,54 +130,76 @@ func runExport(args []string) error {
 		return err
 	}
 	if len(pos) != 2 {
-		return usagef("want SRC.strata and DST, got %d arguments", len(pos))
+		return usagef("want SRC.strata (or a pattern of files) and DST, got %d arguments", len(pos))
 	}
-	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
+	ctx := context.Background()
+	paths, err := globPaths(ctx, pos[0], sf)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	sc, err := f.Scan(strata.ScanOptions{Columns: splitList(*cols)})
+	// The files of a pattern are written one after another into DST, as
+	// one table.
+	files, err := openAll(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads})
 	if err != nil {
 		return err
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	var total int64
+	for i, f := range files {
+		if !sameColumns(files[0].Schema(), f.Schema()) {
+			return fmt.Errorf("%s and %s hold different columns: %v against %v", paths[0], paths[i], files[0].Schema(), f.Schema())
+		}
+		total += f.NumRows()
 	}
 	// The types import read from the source, where Strata stores a
-	// stand-in (JSON, UUID, float16, fixed-size binary, decimal256, ...).
-	outSch, restore, err := interop.RestoreSchema(f.Metadata(), projectSchema(f.Schema(), splitList(*cols)))
+	// stand-in (JSON, UUID, float16, fixed-size binary, decimal256, ...),
+	// as the first file records them.
+	outSch, restore, err := interop.RestoreSchema(files[0].Metadata(), projectSchema(files[0].Schema(), splitList(*cols)))
 	if err != nil {
 		return err
 	}
 	var sink interop.Sink
-	p := newProgress("export", "rows", f.NumRows(), pf)
+	p := newProgress("export", "rows", total, pf)
 	var n int64
-	for {
-		rec, err := sc.Next()
-		if err == io.EOF {
-			break
-		}
+	for i, f := range files {
+		sc, err := f.Scan(strata.ScanOptions{Columns: splitList(*cols)})
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", paths[i], err)
 		}
-		if restore {
-			out, err := interop.RestoreRecord(memory.DefaultAllocator, rec, outSch)
+		for {
+			rec, err := sc.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if restore {
+				out, err := interop.RestoreRecord(memory.DefaultAllocator, rec, outSch)
+				rec.Release()
+				if err != nil {
+					return err
+				}
+				rec = out
+			}
+			if sink == nil {
+				if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{Threads: *threads}); err != nil {
+					return err
+				}
+			}
+			n += rec.NumRows()
+			err = sink.Write(rec)
 			rec.Release()
 			if err != nil {
 				return err
 			}
-			rec = out
+			p.update(n)
 		}
-		if sink == nil {
-			if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{Threads: *threads}); err != nil {
-				return err
-			}
-		}
-		n += rec.NumRows()
-		err = sink.Write(rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
-		p.update(n)
+		sc.Close()
 	}
 	if sink == nil {
 		if sink, err = interop.Create(pos[1], outSch, interop.WriteOptions{Threads: *threads}); err != nil {

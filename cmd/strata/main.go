@@ -2,7 +2,7 @@
 //
 //	strata demo                          generate lineitem, compare Strata with Parquet
 //	strata import SRC... DST.strata      SRC: .parquet, .csv, .arrow or .json; patterns import many as one table
-//	strata export SRC.strata DST         DST: .parquet, .csv or .arrow
+//	strata export SRC.strata DST         DST: .parquet, .csv or .arrow; a pattern exports many as one table
 //	strata inspect FILE [--json]
 //	strata cat FILE|PATTERN [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
 //	strata scan FILE|PATTERN [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON] [--threads N] [--format ...]
@@ -59,9 +59,9 @@ usage:
   strata sql [--format table|csv|json] [--explain] "SELECT ... FROM 'FILE.strata' ..."
                                            SQL executed by DuckDB, Strata scanning (runs strata-sql)
 
-A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL. cat, scan
-and agg also take a pattern of local files or s3:// objects ('parts/*.strata', * and ? within
-one path segment) and read the files it matches as one table.
+A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL. cat, scan,
+agg, export and verify also take a pattern of local files or s3:// objects ('parts/*.strata',
+* and ? within one path segment) and read the files it matches as one table.
 For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoint,
 --region, --access-key, --secret-key and --anonymous.

@@ -116,6 +116,22 @@ func TestScanPattern(t *testing.T) {
 	}
 	checkAgg("local", filepath.Join(dir, "part*.strata"))
 
+	// export of the pattern: the files' rows in order, in one CSV file
+	csvOut := filepath.Join(t.TempDir(), "all.csv")
+	if _, stderr, err := capture(t, "export", filepath.Join(dir, "part*.strata"), csvOut, "--columns", "l_orderkey,l_linenumber,l_quantity"); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	if got, err := os.ReadFile(csvOut); err != nil || string(got) != expect(rows, 0, 0) {
+		t.Errorf("export of the pattern: %d lines, want %d (%v)", strings.Count(string(got), "\n"), strings.Count(expect(rows, 0, 0), "\n"), err)
+	}
+	// verify checks every file a pattern matches
+	if out, _, err := capture(t, "verify", filepath.Join(dir, "part*.strata")); err != nil || strings.Count(out, ": ok\n") != 3 {
+		t.Errorf("verify of the pattern: %v\n%s", err, out)
+	}
+	if out, _, err := capture(t, "verify", filepath.Join(dir, "none*.strata")); err == nil || !strings.Contains(out, "no file matches") {
+		t.Errorf("verify of a pattern matching nothing: %v\n%s", err, out)
+	}
+
 	srv := objtest.Need(t)
 	for i := range 3 {
 		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("part%d.strata", i)))
@@ -155,6 +171,9 @@ func TestScanPattern(t *testing.T) {
 	}
 	if _, _, err := capture(t, "agg", local, "sum(a)"); err == nil {
 		t.Errorf("agg over files of other columns: %v", err)
+	}
+	if _, _, err := capture(t, "export", local, filepath.Join(dir, "mixed.csv")); err == nil || !strings.Contains(err.Error(), "different columns") {
+		t.Errorf("export of files of other columns: %v", err)
 	}
 	if _, _, err := capture(t, "cat", filepath.Join(dir, "none*.strata")); err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("no match: %v", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"strata"
+	"strata/iox"
 )
 
 // runVerify checks every checksum of each file: the footer on open, then
@@ -14,18 +15,28 @@ func runVerify(args []string) error {
 	if len(args) == 0 {
 		return usagef("want one or more files")
 	}
-	bad := 0
-	for _, path := range args {
-		err := verifyFile(path)
+	bad, n := 0, 0
+	for _, arg := range args {
+		// (a pattern checks every file it matches)
+		paths, err := iox.Glob(context.Background(), arg)
 		if err != nil {
 			bad++
-			fmt.Printf("%s: CORRUPT: %v\n", path, err)
+			n++
+			fmt.Printf("%s: %v\n", arg, err)
 			continue
 		}
-		fmt.Printf("%s: ok\n", path)
+		for _, path := range paths {
+			n++
+			if err := verifyFile(path); err != nil {
+				bad++
+				fmt.Printf("%s: CORRUPT: %v\n", path, err)
+				continue
+			}
+			fmt.Printf("%s: ok\n", path)
+		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d of %d files corrupt", bad, len(args))
+		return fmt.Errorf("%d of %d files corrupt or missing", bad, n)
 	}
 	return nil
 }
