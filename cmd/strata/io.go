@@ -419,11 +419,13 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	// the offset and limit count rows across them.
 	skip, left := *offset, *limit
 	var first *arrow.Schema
+	next, stop := openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, scanOpenAhead)
+	defer stop()
 	for _, path := range paths {
 		if *limit > 0 && left == 0 {
 			break
 		}
-		f, err := openStrataWith(ctx, path, sf, strata.OpenOptions{Parallelism: *threads})
+		f, err := next()
 		if err != nil {
 			return err
 		}

@@ -225,3 +225,59 @@ func printReport(r *strata.Report) {
 		}
 	}
 }
+
+// scanOpenAhead is how many files of a pattern a scan opens ahead of the
+// one it reads, hiding an object's opening round trip behind the scan of
+// the files before it.
+const scanOpenAhead = 8
+
+// openInOrder opens paths in order on goroutines, at most ahead of them
+// beyond the file the caller last took. next returns the files in order
+// (the caller closes each); stop closes the files opened and not taken,
+// and must be called once the caller is done.
+func openInOrder(ctx context.Context, paths []string, sf *storeFlags, opts strata.OpenOptions, ahead int) (next func() (*openedFile, error), stop func()) {
+	type result struct {
+		f   *openedFile
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	results := make([]chan result, len(paths))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	slots := make(chan struct{}, ahead)
+	go func() {
+		for i, p := range paths {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				for _, ch := range results[i:] {
+					ch <- result{err: ctx.Err()}
+				}
+				return
+			}
+			go func() {
+				f, err := openStrataWith(ctx, p, sf, opts)
+				results[i] <- result{f, err}
+			}()
+		}
+	}()
+	taken := 0
+	next = func() (*openedFile, error) {
+		r := <-results[taken]
+		taken++
+		<-slots
+		return r.f, r.err
+	}
+	stop = func() {
+		cancel()
+		for _, ch := range results[taken:] {
+			go func() {
+				if r := <-ch; r.f != nil {
+					r.f.Close()
+				}
+			}()
+		}
+	}
+	return next, stop
+}
