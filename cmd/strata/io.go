@@ -143,11 +143,7 @@ func runExport(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
+	defer closeAll(files)
 	var total int64
 	for i, f := range files {
 		if !sameColumns(files[0].Schema(), f.Schema()) {

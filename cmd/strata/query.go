@@ -99,11 +99,7 @@ func runAgg(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
+	defer closeAll(files)
 	start := time.Now()
 	var vals []strata.AggValue
 	var st strata.ScanStats
@@ -154,17 +150,21 @@ func openAll(ctx context.Context, paths []string, sf *storeFlags, opts strata.Op
 	}
 	wg.Wait()
 	for _, err := range errs {
-		if err == nil {
-			continue
+		if err != nil {
+			closeAll(files)
+			return nil, err
 		}
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-		return nil, err
 	}
 	return files, nil
+}
+
+// closeAll closes the files openAll opened (nil entries are skipped).
+func closeAll(files []*openedFile) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 func runInspect(args []string) error {
