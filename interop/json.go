@@ -188,9 +188,20 @@ type jsonRecords struct {
 	array bool // inside a top-level array
 	n     int  // records read
 	raw   json.RawMessage
+	// lines, for nextRaw over a sequence of objects: records are read a
+	// line at a time, each checked by json.Valid, until a line is not one
+	// whole object; from there on dec reads.
+	lines *bufio.Reader
 }
 
-func newJSONRecords(r io.Reader) (*jsonRecords, error) {
+// jsonByLine makes the reader take JSON lines a line at a time (tests
+// turn it off to compare with the decoder alone).
+var jsonByLine = true
+
+// newJSONRecords reads the records of r. With byLine, nextRaw reads JSON
+// lines a line at a time (one check of each line's syntax instead of the
+// decoder's two passes and copies); next always uses the decoder.
+func newJSONRecords(r io.Reader, byLine bool) (*jsonRecords, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	// a top-level array, or a sequence of objects
 	for {
@@ -206,6 +217,9 @@ func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 			continue
 		}
 		br.UnreadByte()
+		if byLine && c != '[' {
+			return &jsonRecords{lines: br}, nil
+		}
 		j := &jsonRecords{dec: json.NewDecoder(br), array: c == '['}
 		j.dec.UseNumber()
 		if j.array {
@@ -213,6 +227,48 @@ func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 		}
 		return j, nil
 	}
+}
+
+// nextLine returns the next record of a JSON-lines file whose line holds
+// exactly one object, valid until the next call; ok false (with no error)
+// when the rest of the file must go to the decoder, which then starts at
+// the line just read.
+func (j *jsonRecords) nextLine() (rec []byte, ok bool, err error) {
+	for {
+		line, err := j.lines.ReadSlice('\n')
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, false, err
+		}
+		rec := trimJSONSpace(line)
+		if len(rec) == 0 && err == io.EOF {
+			return nil, false, io.EOF
+		}
+		if len(rec) == 0 {
+			continue
+		}
+		if err != bufio.ErrBufferFull && rec[0] == '{' && json.Valid(rec) {
+			j.n++
+			return rec, true, nil
+		}
+		// A line longer than the buffer, one that is not an object, holds
+		// more than one value or is not valid JSON: the decoder reads on
+		// from its start, and reports what is wrong as it always has.
+		j.dec = json.NewDecoder(io.MultiReader(bytes.NewReader(bytes.Clone(line)), j.lines))
+		j.lines = nil
+		return nil, false, nil
+	}
+}
+
+// trimJSONSpace trims JSON's whitespace (space, tab, CR, LF) from b.
+func trimJSONSpace(b []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // next returns the next record, or io.EOF.
@@ -247,6 +303,12 @@ func (j *jsonRecords) next() (map[string]any, error) {
 // decoding it token by token (which inference does, to learn the keys'
 // order) or into a map.
 func (j *jsonRecords) nextRaw() (json.RawMessage, error) {
+	if j.lines != nil {
+		rec, ok, err := j.nextLine()
+		if ok || err != nil {
+			return rec, err
+		}
+	}
 	if j.array && !j.dec.More() {
 		if _, err := j.dec.Token(); err != nil { // the ']'
 			return nil, fmt.Errorf("record %d: %w", j.n+1, unexpectedEOF(err))
@@ -513,7 +575,7 @@ func unexpectedEOF(err error) error {
 
 // inferJSONSchema reads up to rows records of r.
 func inferJSONSchema(r io.Reader, rows int) (*arrow.Schema, error) {
-	recs, err := newJSONRecords(r)
+	recs, err := newJSONRecords(r, false)
 	if err != nil {
 		return nil, err
 	}
@@ -540,15 +602,16 @@ func inferJSONSchema(r io.Reader, rows int) (*arrow.Schema, error) {
 
 // jsonReader reads a JSON table as record batches of a given schema.
 type jsonReader struct {
-	f     input
-	recs  *jsonRecords
-	sch   *arrow.Schema
-	b     *array.RecordBuilder
-	rows  int
-	infer int // records the types came from
-	done  bool
-	col   map[string]int    // column of a top-level key
-	vals  []json.RawMessage // a record's values by column (nil: missing)
+	f      input
+	recs   *jsonRecords
+	sch    *arrow.Schema
+	b      *array.RecordBuilder
+	rows   int
+	infer  int // records the types came from
+	done   bool
+	col    map[string]int    // column of a top-level key
+	vals   []json.RawMessage // a record's values by column (nil: missing)
+	fields []arrow.Field     // sch's fields (Schema.Fields copies them)
 }
 
 func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
@@ -574,7 +637,7 @@ func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReade
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("interop: %w", err)
 	}
-	recs, err := newJSONRecords(f)
+	recs, err := newJSONRecords(f, jsonByLine)
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
@@ -587,7 +650,7 @@ func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReade
 		col[fl.Name] = i
 	}
 	return &jsonReader{f: f, recs: recs, sch: sch, b: array.NewRecordBuilder(opts.Mem, sch), rows: batch, infer: rows,
-		col: col, vals: make([]json.RawMessage, sch.NumFields())}, nil
+		col: col, vals: make([]json.RawMessage, sch.NumFields()), fields: sch.Fields()}, nil
 }
 
 func (r *jsonReader) Schema() *arrow.Schema { return r.sch }
@@ -621,7 +684,7 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("interop: json: record %d: %w", r.recs.n, err)
 		}
-		for i, f := range r.sch.Fields() {
+		for i, f := range r.fields {
 			if err := appendRaw(r.b.Field(i), f.Type, r.vals[i]); err != nil {
 				hint := ""
 				if r.infer != math.MaxInt {
@@ -724,7 +787,8 @@ func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 			return err
 		}
 		b.Append(true)
-		for i, f := range st.Fields() {
+		for i := range st.NumFields() {
+			f := st.Field(i) // (Fields would copy them, once a value)
 			if err := appendRaw(b.FieldBuilder(i), f.Type, vals[i]); err != nil {
 				return fmt.Errorf("%s: %w", f.Name, err)
 			}

@@ -150,10 +150,20 @@ func FuzzJSON(f *testing.F) {
 	f.Add([]byte(jsonLines))
 	f.Add([]byte(`[{"a":[[1],[2.5]]},{"a":null}]`))
 	f.Add([]byte(`{"a":{"b":{"c":"d"}}}` + "\n" + `{"a":{"b":1}}`))
+	f.Add([]byte("{\"a\":1}\r\n\r\n{\"a\":2} {\"a\":3}\n{\n\"a\":4}\n[5]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "f.jsonl")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
+		}
+		// Read a line at a time or by the decoder alone, the file gives
+		// the same rows, or fails both ways.
+		byLine, lineErr := jsonRows(path)
+		jsonByLine = false
+		byDecoder, decErr := jsonRows(path)
+		jsonByLine = true
+		if (lineErr == nil) != (decErr == nil) || strings.Join(byLine, "\n") != strings.Join(byDecoder, "\n") {
+			t.Fatalf("line by line: %q, %v; the decoder alone: %q, %v", byLine, lineErr, byDecoder, decErr)
 		}
 		r, err := Open(path, ReadOptions{BatchRows: 2, JSONInferRows: 3})
 		if err != nil {
@@ -196,5 +206,77 @@ func TestJSONLayout(t *testing.T) {
 	want := `{"a\"b":1,"c":[3],"s":{"x":"}]\\"}}` + "\n" + `{"a\"b":2,"c":[],"s":null}`
 	if got := strings.Join(rows, "\n"); got != want {
 		t.Errorf("rows\n%s\nwant\n%s", got, want)
+	}
+}
+
+// jsonRows reads a JSON table (types from its first 3 records) and returns
+// each row's values as text.
+func jsonRows(path string) ([]string, error) {
+	r, err := Open(path, ReadOptions{BatchRows: 2, JSONInferRows: 3})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var rows []string
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := range int(rec.NumRows()) {
+			var vals []string
+			for _, c := range rec.Columns() {
+				vals = append(vals, c.ValueStr(i))
+			}
+			rows = append(rows, strings.Join(vals, "|"))
+		}
+		rec.Release()
+	}
+}
+
+// TestJSONLinesLayouts reads the same records laid out as JSON lines read
+// a line at a time (LF and CRLF, blank lines), then in layouts that send
+// the reader from lines to the decoder at the first record or midway:
+// objects across lines, two objects on one line, a record longer than the
+// line buffer. Every layout gives the rows of the plain one.
+func TestJSONLinesLayouts(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 100_000)
+	recs := []string{`{"a":1,"s":"p"}`, `{"a":2,"s":"q\\n"}`, `{"a":3,"s":"` + long + `"}`, `{"a":4,"s":null}`, `{"s":"t","a":5}`}
+	plain := strings.Join(recs, "\n") + "\n"
+	layouts := map[string]string{
+		"plain":                   plain,
+		"plain, no final newline": strings.Join(recs, "\n"),
+		"CRLF and blank lines":    "\r\n" + strings.Join(recs, "\r\n\r\n  \t\r\n") + "\r\n",
+		"across lines":            strings.ReplaceAll(plain, ",", ",\n  "),
+		"two on a line midway":    recs[0] + "\n" + recs[1] + " " + recs[2] + "\n" + recs[3] + "\n" + recs[4] + "\n",
+		"across lines midway":     recs[0] + "\n" + recs[1] + "\n{\n\"a\": 3, \"s\": \"" + long + "\"\n}\n" + recs[3] + "\n" + recs[4] + "\n",
+	}
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name+".jsonl")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	jsonByLine = false // the reference: the decoder alone
+	want, err := jsonRows(write("plain", plain))
+	jsonByLine = true
+	if err != nil || len(want) != 5 || !strings.HasPrefix(want[2], "3|"+long) {
+		t.Fatalf("plain: %d rows, %v", len(want), err)
+	}
+	for name, text := range layouts {
+		got, err := jsonRows(write(strings.ReplaceAll(name, " ", "_"), text))
+		if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: %d rows, %v", name, len(got), err)
+		}
+	}
+	// A malformed line midway fails naming its record, as the decoder did.
+	_, err = jsonRows(write("bad", recs[0]+"\n"+recs[1]+"\n"+`{"a":3,,}`+"\n"+recs[3]+"\n"))
+	if err == nil || !strings.Contains(err.Error(), "record 3") {
+		t.Errorf("a malformed third record: %v", err)
 	}
 }
