@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata"
+	"strata/internal/objtest"
 	"strata/interop"
 	"strata/sql/duckstrata"
 	"strata/tpch"
@@ -194,4 +196,41 @@ func sameRows(t testing.TB, what string, got, want [][]string) {
 			t.Fatalf("%s: row %d:\n got %v\nwant %v", what, i, got[i], want[i])
 		}
 	}
+}
+
+// putFile stores the local file at path under key in the test server's
+// bucket strata-test and returns its size.
+func putFile(tb testing.TB, srv *objtest.Server, path, key string) int {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := srv.Put(context.Background(), "strata-test", key, data); err != nil {
+		tb.Fatal(err)
+	}
+	return len(data)
+}
+
+// useS3 points the process's AWS settings at the test server, through a
+// proxy adding latency to every request when latency > 0, and returns the
+// proxy (nil without one), closed when the test ends.
+func useS3(tb testing.TB, srv *objtest.Server, latency time.Duration) *objtest.Proxy {
+	tb.Helper()
+	var p *objtest.Proxy
+	endpoint := ""
+	if latency > 0 {
+		var err error
+		if p, err = objtest.NewProxy(srv.Endpoint); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(p.Close)
+		p.SetLatency(latency)
+		endpoint = p.URL
+	}
+	for _, kv := range srv.Env(endpoint) {
+		k, v, _ := strings.Cut(kv, "=")
+		tb.Setenv(k, v)
+	}
+	return p
 }

@@ -1,7 +1,6 @@
 package duckstrata_test
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -100,18 +99,9 @@ func comparePattern(t *testing.T, conn *sql.Conn, st, pq string) {
 // not matched.
 func TestPatternScanS3(t *testing.T) {
 	srv := objtest.Need(t)
-	ctx := context.Background()
 	dir := t.TempDir()
 	prefix := "sqlpattern/" + strings.ReplaceAll(t.Name(), "/", "_") + "/"
-	put := func(local, key string) {
-		data, err := os.ReadFile(local)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := srv.Put(ctx, "strata-test", prefix+key, data); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(local, key string) { putFile(t, srv, local, prefix+key) }
 	for i, seed := range []uint64{21, 22, 23, 24} {
 		st, _ := writeBoth(t, dir, fmt.Sprintf("part%d", i), tpch.Schema(), func() source { return tpch.NewLineitem(0.001, seed, 0) }, 32<<10)
 		switch i {
@@ -124,10 +114,7 @@ func TestPatternScanS3(t *testing.T) {
 			put(st, fmt.Sprintf("part%d.strata", i))
 		}
 	}
-	for _, kv := range srv.Env("") {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	useS3(t, srv, 0)
 	_, conn := openDB(t)
 	st := "'s3://strata-test/" + prefix + "part*.strata'"
 	pq := "read_parquet('" + filepath.Join(dir, "part*.parquet") + "')"
@@ -145,29 +132,13 @@ func TestPatternScanS3(t *testing.T) {
 //	go test -run '^$' -bench PatternS3 -benchtime 5x ./duckstrata
 func BenchmarkPatternS3(b *testing.B) {
 	srv := objtest.Need(b)
-	ctx := context.Background()
 	dir := b.TempDir()
 	prefix := "sqlbench/"
 	for i := range 32 {
 		st, _ := writeBoth(b, dir, fmt.Sprintf("part%02d", i), tpch.Schema(), func() source { return tpch.NewLineitem(0.0005, uint64(i+100), 0) }, 32<<10)
-		data, err := os.ReadFile(st)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := srv.Put(ctx, "strata-test", fmt.Sprintf("%spart%02d.strata", prefix, i), data); err != nil {
-			b.Fatal(err)
-		}
+		putFile(b, srv, st, fmt.Sprintf("%spart%02d.strata", prefix, i))
 	}
-	p, err := objtest.NewProxy(srv.Endpoint)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	p.SetLatency(20 * time.Millisecond)
-	for _, kv := range srv.Env(p.URL) {
-		k, v, _ := strings.Cut(kv, "=")
-		b.Setenv(k, v)
-	}
+	p := useS3(b, srv, 20*time.Millisecond)
 	_, conn := openDB(b)
 	q := "SELECT count(*), sum(l_quantity) FROM 's3://strata-test/" + prefix + "part*.strata'"
 	for _, ahead := range []int{1, 16} {

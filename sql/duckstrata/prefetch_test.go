@@ -3,7 +3,6 @@ package duckstrata_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -44,25 +43,9 @@ func TestScanPrefetch(t *testing.T) {
 // the query fails naming the object.
 func TestScanS3(t *testing.T) {
 	srv := objtest.Need(t)
-	ctx := context.Background()
 	st, pq := lineitem(t, 0.01)
-	data, err := os.ReadFile(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Put(ctx, "strata-test", "scans3/lineitem.strata", data); err != nil {
-		t.Fatal(err)
-	}
-	p, err := objtest.NewProxy(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	p.SetLatency(2 * time.Millisecond)
-	for _, kv := range srv.Env(p.URL) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	putFile(t, srv, st, "scans3/lineitem.strata")
+	p := useS3(t, srv, 2*time.Millisecond)
 	_, conn := openDB(t)
 	obj := "'s3://strata-test/scans3/lineitem.strata'"
 	for name, q := range map[string]string{"Q1": duckstrata.TPCHQ1, "Q6": duckstrata.TPCHQ6} {
@@ -78,7 +61,7 @@ func TestScanS3(t *testing.T) {
 	for range 200 {
 		p.Inject("GET", objtest.ServerError)
 	}
-	_, err = tryRows(conn, "SELECT sum(l_quantity), max(l_comment) FROM "+obj)
+	_, err := tryRows(conn, "SELECT sum(l_quantity), max(l_comment) FROM "+obj)
 	p.ClearFaults()
 	if err == nil || !strings.Contains(err.Error(), "strata_scan s3://strata-test/scans3/lineitem.strata") {
 		t.Fatalf("failed reads: %v", err)
@@ -97,27 +80,12 @@ func BenchmarkScanS3(b *testing.B) {
 	srv := objtest.Need(b)
 	ctx := context.Background()
 	st, _ := lineitem(b, 0.05)
-	data, err := os.ReadFile(st)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := srv.Put(ctx, "strata-test", "scanbench/lineitem.strata", data); err != nil {
-		b.Fatal(err)
-	}
+	size := putFile(b, srv, st, "scanbench/lineitem.strata")
 	if f, err := strata.Open(st); err == nil {
-		b.Logf("lineitem: %d bytes, %d stripes", len(data), f.NumStripes())
+		b.Logf("lineitem: %d bytes, %d stripes", size, f.NumStripes())
 		f.Close()
 	}
-	p, err := objtest.NewProxy(srv.Endpoint)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	p.SetLatency(20 * time.Millisecond)
-	for _, kv := range srv.Env(p.URL) {
-		k, v, _ := strings.Cut(kv, "=")
-		b.Setenv(k, v)
-	}
+	p := useS3(b, srv, 20*time.Millisecond)
 	_, conn := openDB(b)
 	if _, err := conn.ExecContext(ctx, "SET threads = 2"); err != nil {
 		b.Fatal(err)
