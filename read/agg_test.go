@@ -484,54 +484,7 @@ func TestAggregateNestedFields(t *testing.T) {
 // durations.
 func TestAggregateAvg(t *testing.T) {
 	const n = 2500
-	r := rand.New(rand.NewPCG(3, 4))
-	mem := memory.DefaultAllocator
-	decT := &arrow.Decimal128Type{Precision: 9, Scale: 2}
-	sch := arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "big", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
-		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		{Name: "dec", Type: decT, Nullable: true},
-		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), Nullable: true},
-		{Name: "day", Type: arrow.FixedWidthTypes.Date32},
-		{Name: "dur", Type: arrow.FixedWidthTypes.Duration_s},
-	}, nil)
-	b := array.NewRecordBuilder(mem, sch)
-	defer b.Release()
-	sb := b.Field(5).(*array.StructBuilder)
-	for i := 0; i < n; i++ {
-		b.Field(0).(*array.Int32Builder).Append(int32(i))
-		if i%5 == 0 {
-			b.Field(1).AppendNull()
-		} else {
-			b.Field(1).(*array.Int64Builder).Append(math.MaxInt64 - int64(r.IntN(1<<20)))
-		}
-		b.Field(2).(*array.Uint64Builder).Append(math.MaxUint64 - uint64(r.IntN(1000)))
-		if i%9 == 0 {
-			b.Field(3).AppendNull()
-		} else {
-			b.Field(3).(*array.Float64Builder).Append(r.NormFloat64() * 1e3)
-		}
-		if i%4 == 0 {
-			b.Field(4).AppendNull()
-		} else {
-			b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(r.IntN(2_000_000)) - 1_000_000))
-		}
-		if i%6 == 0 {
-			sb.AppendNull()
-		} else {
-			sb.Append(true)
-			if i%4 == 1 {
-				sb.FieldBuilder(0).AppendNull()
-			} else {
-				sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(r.IntN(10000)) - 5000)
-			}
-		}
-		b.Field(6).(*array.Date32Builder).Append(arrow.Date32(18000 + i))
-		b.Field(7).(*array.DurationBuilder).Append(arrow.Duration(i))
-	}
-	rec := b.NewRecord()
+	rec := aggRecord(n, 3)
 	defer rec.Release()
 	f := aggFile(t, rec)
 	sx := rec.Column(5).(*array.Struct).Field(0).(*array.Int32)
@@ -605,4 +558,65 @@ func TestAggregateAvg(t *testing.T) {
 	if _, _, err := f.Aggregate("avg(dur)", ""); !errors.Is(err, encoding.ErrUnsupported) {
 		t.Errorf("avg(dur): %v, want ErrUnsupported", err)
 	}
+}
+
+// aggRecord returns n rows of random values for the aggregate tests: id
+// (the row number), big (int64 near the top of its range, every fifth
+// null, so sums pass 2^63), u64 (near the top of uint64), f (float64 of
+// magnitudes 1 to 1e11, every ninth null), dec (decimal(9,2), every fourth
+// null), s (a nullable struct of a nullable int32 x), day (date32), dur
+// (a duration in seconds) and name (short text, every seventh null).
+func aggRecord(n int, seed uint64) arrow.Record {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "big", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 9, Scale: 2}, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32},
+		{Name: "dur", Type: arrow.FixedWidthTypes.Duration_s},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	sb := b.Field(5).(*array.StructBuilder)
+	for i := range n {
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		if i%5 == 0 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.Int64Builder).Append(math.MaxInt64 - int64(r.IntN(1<<20)))
+		}
+		b.Field(2).(*array.Uint64Builder).Append(math.MaxUint64 - uint64(r.IntN(1000)))
+		if i%9 == 0 {
+			b.Field(3).AppendNull()
+		} else {
+			b.Field(3).(*array.Float64Builder).Append(r.NormFloat64() * math.Pow(10, float64(r.IntN(12))))
+		}
+		if i%4 == 0 {
+			b.Field(4).AppendNull()
+		} else {
+			b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(r.IntN(2_000_000)) - 1_000_000))
+		}
+		if i%6 == 0 {
+			sb.AppendNull()
+		} else {
+			sb.Append(true)
+			if i%4 == 1 {
+				sb.FieldBuilder(0).AppendNull()
+			} else {
+				sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(r.IntN(10000)) - 5000)
+			}
+		}
+		b.Field(6).(*array.Date32Builder).Append(arrow.Date32(18000 + r.IntN(5000)))
+		b.Field(7).(*array.DurationBuilder).Append(arrow.Duration(i))
+		if i%7 == 0 {
+			b.Field(8).AppendNull()
+		} else {
+			b.Field(8).(*array.StringBuilder).Append(fmt.Sprintf("%c%d", 'a'+r.IntN(26), r.IntN(1000)))
+		}
+	}
+	return b.NewRecord()
 }

@@ -3,15 +3,12 @@ package read_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/read"
@@ -24,53 +21,7 @@ import (
 // maxima of text and dates, with and without filters.
 func TestAggregateFiles(t *testing.T) {
 	const n = 3000
-	r := rand.New(rand.NewPCG(5, 6))
-	mem := memory.DefaultAllocator
-	sch := arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "big", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
-		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 9, Scale: 2}, Nullable: true},
-		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), Nullable: true},
-		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: "day", Type: arrow.FixedWidthTypes.Date32},
-	}, nil)
-	b := array.NewRecordBuilder(mem, sch)
-	defer b.Release()
-	sb := b.Field(5).(*array.StructBuilder)
-	for i := range n {
-		b.Field(0).(*array.Int32Builder).Append(int32(i))
-		if i%5 == 0 {
-			b.Field(1).AppendNull()
-		} else {
-			b.Field(1).(*array.Int64Builder).Append(math.MaxInt64 - int64(r.IntN(1<<20)))
-		}
-		b.Field(2).(*array.Uint64Builder).Append(math.MaxUint64 - uint64(r.IntN(1000)))
-		if i%9 == 0 {
-			b.Field(3).AppendNull()
-		} else {
-			b.Field(3).(*array.Float64Builder).Append(r.NormFloat64() * math.Pow(10, float64(r.IntN(12))))
-		}
-		if i%4 == 0 {
-			b.Field(4).AppendNull()
-		} else {
-			b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(r.IntN(2_000_000)) - 1_000_000))
-		}
-		if i%6 == 0 {
-			sb.AppendNull()
-		} else {
-			sb.Append(true)
-			sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(r.IntN(10000)) - 5000)
-		}
-		if i%7 == 0 {
-			b.Field(6).AppendNull()
-		} else {
-			b.Field(6).(*array.StringBuilder).Append(fmt.Sprintf("%c%d", 'a'+r.IntN(26), r.IntN(1000)))
-		}
-		b.Field(7).(*array.Date32Builder).Append(arrow.Date32(18000 + r.IntN(5000)))
-	}
-	rec := b.NewRecord()
+	rec := aggRecord(n, 5)
 	defer rec.Release()
 	whole := aggFile(t, rec)
 	var parts []*read.File
@@ -103,7 +54,7 @@ func TestAggregateFiles(t *testing.T) {
 
 	// A file whose column has another type, a split over several files and
 	// no file at all are refused.
-	ob := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{{Name: "big", Type: arrow.PrimitiveTypes.Int32}}, nil))
+	ob := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "big", Type: arrow.PrimitiveTypes.Int32}}, nil))
 	ob.Field(0).(*array.Int32Builder).AppendValues([]int32{1, 2, 3}, nil)
 	orec := ob.NewRecord()
 	other := aggFile(t, orec)
