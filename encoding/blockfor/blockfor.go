@@ -1034,6 +1034,9 @@ type excSums struct {
 // an entry).
 const maxKeptExceptions = 4096
 
+// minArena is the fewest entries the kept-exception arena grows to.
+const minArena = 64
+
 // SumRanges implements encoding.RangeSummer: each block adds its rows'
 // base and its packed slots summed by bitpack.Sum, then the corrections of
 // the exceptions among the rows, from a table built once per block and
@@ -1158,11 +1161,14 @@ func (d *decoder[T]) loadSums(b int) error {
 	var cum []uint64
 	keep := len(e.apos)+ne <= maxKeptExceptions
 	if keep {
-		if e.apos == nil {
-			// the arena at its final size, so appends never reallocate
-			// beyond what retainedBound counted
+		if need := len(e.apos) + ne; need > cap(e.apos) {
+			// The arena grows with the blocks summed, never past the
+			// final size retainedBound counts: a lookup that sums one
+			// block of a chunk does not clear a table for all of them.
 			k := min(d.totalExc, maxKeptExceptions)
-			e.apos, e.acum = make([]int32, 0, k), make([]uint64, 0, k)
+			c := min(k, max(need, 2*cap(e.apos), minArena))
+			e.apos = append(make([]int32, 0, c), e.apos...)
+			e.acum = append(make([]uint64, 0, c), e.acum...)
 		}
 		i := len(e.apos)
 		e.apos = append(e.apos, make([]int32, ne)...)
