@@ -478,7 +478,91 @@ func (r *ipcReader) Close() error {
 // Sink writes record batches to a file of some format.
 type Sink interface {
 	Write(rec arrow.Record) error
+	// Close completes the file; a file Create made appears under its
+	// name only then.
 	Close() error
+	// Abort discards what was written (after a failed Write, or instead
+	// of Close): a file Create made is removed, and one it replaces is
+	// left as it was.
+	Abort()
+}
+
+// formatSink is what each format's writer implements: a Sink without
+// Abort, which fileSink adds.
+type formatSink interface {
+	Write(rec arrow.Record) error
+	Close() error
+}
+
+// fileSink writes a format's file under a temporary name in its
+// directory and renames it to its own name when Close succeeds, so that
+// an export that fails midway (a source that turns out corrupt, a full
+// disk, a cancelled command) leaves no partial file where a complete one
+// was expected, nor destroys the file it would have replaced. The rename
+// is not preceded by fsync: after a crash of the machine itself the file
+// may be empty.
+type fileSink struct {
+	formatSink
+	tmp, path string
+	done      bool
+}
+
+// Close completes the format's file and moves it into place.
+func (s *fileSink) Close() error {
+	if s.done {
+		return fmt.Errorf("interop: %s: sink already closed", s.path)
+	}
+	s.done = true
+	err := s.formatSink.Close()
+	if err == nil {
+		err = os.Rename(s.tmp, s.path)
+	}
+	if err != nil {
+		os.Remove(s.tmp)
+		return fmt.Errorf("interop: %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Abort closes the format's writer and removes the temporary file.
+func (s *fileSink) Abort() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.formatSink.Close() // the file is discarded: its error does not matter
+	os.Remove(s.tmp)
+}
+
+// directSink writes where a temporary name cannot stand in for the
+// destination (a device or a pipe): Abort only closes it.
+type directSink struct{ formatSink }
+
+func (s directSink) Abort() { s.formatSink.Close() }
+
+// createTemp creates the file a sink writes for path: a temporary file
+// beside it (tmp is its name), or path itself when it exists and is not
+// a regular file. The temporary file gets the mode of the file it will
+// replace, or 0644.
+func createTemp(path string) (f *os.File, tmp string, err error) {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			return f, "", err
+		}
+		mode = fi.Mode().Perm()
+	}
+	f, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
+	if err != nil {
+		return nil, "", err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, "", err
+	}
+	return f, f.Name(), nil
 }
 
 // WriteOptions tune writing files.
@@ -522,11 +606,11 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
-	f, err := os.Create(path)
+	f, tmp, err := createTemp(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("interop: %w", err)
 	}
-	var s Sink
+	var s formatSink
 	switch fm {
 	case Parquet:
 		s, err = newParquetSink(f, sch, opts)
@@ -560,10 +644,15 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 	}
 	if err != nil {
 		f.Close()
-		os.Remove(path)
+		if tmp != "" {
+			os.Remove(tmp)
+		}
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	return s, nil
+	if tmp == "" {
+		return directSink{s}, nil
+	}
+	return &fileSink{formatSink: s, tmp: tmp, path: path}, nil
 }
 
 // findType returns the dotted path of the first field of type id in f,
@@ -588,7 +677,7 @@ type parquetSink struct {
 	maxBytes int64
 }
 
-func newParquetSink(f *os.File, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
+func newParquetSink(f *os.File, sch *arrow.Schema, opts WriteOptions) (formatSink, error) {
 	codec := opts.ParquetCompression
 	if codec == compress.Codecs.Uncompressed {
 		codec = compress.Codecs.Zstd

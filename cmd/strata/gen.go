@@ -45,6 +45,7 @@ func runGen(args []string) error {
 	var sink interface {
 		Write(rec arrow.Record) error
 		Close() error
+		Abort()
 	}
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".strata":
@@ -60,6 +61,11 @@ func runGen(args []string) error {
 		}
 		sink = s
 	}
+	defer func() {
+		if sink != nil {
+			sink.Abort() // a failed generation leaves no file
+		}
+	}()
 	p := newProgress("gen", "rows", gen.Rows(), pf)
 	var n int64
 	for {
@@ -78,7 +84,9 @@ func runGen(args []string) error {
 		}
 		p.update(n)
 	}
-	if err := sink.Close(); err != nil {
+	err = sink.Close()
+	sink = nil
+	if err != nil {
 		return err
 	}
 	p.finish(n)
@@ -96,6 +104,7 @@ func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
 	var sink interface {
 		Write(rec arrow.Record) error
 		Close() error
+		Abort()
 	}
 	if strings.ToLower(filepath.Ext(out)) == ".strata" {
 		w, err := timeseries.Create(out, g.Schema(), timeseries.Model{Keys: tsbs.Tags, Time: tsbs.TimeColumn},
@@ -111,6 +120,11 @@ func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
 		}
 		sink = s
 	}
+	defer func() {
+		if sink != nil {
+			sink.Abort() // a failed generation leaves no file
+		}
+	}()
 	p := newProgress("gen", "rows", g.Rows(), pf)
 	var n int64
 	for {
@@ -129,7 +143,9 @@ func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
 		}
 		p.update(n)
 	}
-	if err := sink.Close(); err != nil {
+	err = sink.Close()
+	sink = nil
+	if err != nil {
 		return err
 	}
 	p.finish(n)

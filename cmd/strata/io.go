@@ -159,20 +159,30 @@ func runExport(args []string) error {
 		return err
 	}
 	var sink interop.Sink
+	// An export that fails leaves no file (and the one it would have
+	// replaced as it was): the sink writes under a temporary name.
+	defer func() {
+		if sink != nil {
+			sink.Abort()
+		}
+	}()
 	p := newProgress("export", "rows", total, pf)
 	var n int64
-	for i, f := range files {
+	// one file's rows into the sink (created at the first batch, whose
+	// schema the restored types decide)
+	exportFile := func(path string, f *openedFile) error {
 		sc, err := f.Scan(strata.ScanOptions{Columns: splitList(*cols)})
 		if err != nil {
-			return fmt.Errorf("%s: %w", paths[i], err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
+		defer sc.Close()
 		for {
 			rec, err := sc.Next()
 			if err == io.EOF {
-				break
+				return nil
 			}
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", path, err)
 			}
 			if restore {
 				out, err := interop.RestoreRecord(memory.DefaultAllocator, rec, outSch)
@@ -184,6 +194,7 @@ func runExport(args []string) error {
 			}
 			if sink == nil {
 				if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{Threads: *threads}); err != nil {
+					rec.Release()
 					return err
 				}
 			}
@@ -195,14 +206,20 @@ func runExport(args []string) error {
 			}
 			p.update(n)
 		}
-		sc.Close()
+	}
+	for i, f := range files {
+		if err := exportFile(paths[i], f); err != nil {
+			return err
+		}
 	}
 	if sink == nil {
 		if sink, err = interop.Create(pos[1], outSch, interop.WriteOptions{Threads: *threads}); err != nil {
 			return err
 		}
 	}
-	if err := sink.Close(); err != nil {
+	err = sink.Close()
+	sink = nil
+	if err != nil {
 		return err
 	}
 	p.finish(n)
