@@ -195,6 +195,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	comma := csvComma(path)
 	sch := opts.CSVSchema
 	inferred := 0 // records the types were inferred from (0: given)
+	var kinds []int
 	if sch == nil {
 		rows := opts.CSVInferRows
 		switch {
@@ -203,7 +204,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		case rows < 0:
 			rows = math.MaxInt
 		}
-		if sch, err = inferCSVSchema(f, comma, !opts.CSVNoHeader, rows); err != nil {
+		if sch, kinds, err = inferCSVSchema(f, comma, !opts.CSVNoHeader, rows); err != nil {
 			return nil, fmt.Errorf("interop: %s: %w", path, err)
 		}
 		inferred = rows
@@ -220,12 +221,12 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	if opts.Parallel {
 		// the pieces hold no header: the splitter skips it
 		copts = append(copts, csv.WithHeader(false))
-		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, inferred}), nil
+		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, inferred, kinds}), nil
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
 	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem,
-		types: csvTypes{comma, inferred}}, nil
+		types: csvTypes{comma, inferred, kinds}}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -248,7 +249,7 @@ const (
 // reader parses times) or, failing those, string. Columns that are
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
-func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Schema, error) {
+func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Schema, []int, error) {
 	cr := stdcsv.NewReader(r)
 	cr.Comma = comma
 	cr.ReuseRecord = true
@@ -257,9 +258,9 @@ func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Sche
 		rec, err := cr.Read()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return nil, errors.New("csv: empty file, no header")
+				return nil, nil, errors.New("csv: empty file, no header")
 			}
-			return nil, fmt.Errorf("csv: header: %w", err)
+			return nil, nil, fmt.Errorf("csv: header: %w", err)
 		}
 		names = csvNames(rec)
 	}
@@ -270,7 +271,7 @@ func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Sche
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("csv: %w", err)
+			return nil, nil, fmt.Errorf("csv: %w", err)
 		}
 		if names == nil {
 			for i := range rec {
@@ -284,7 +285,7 @@ func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Sche
 			}
 		}
 		if len(rec) != len(names) {
-			return nil, fmt.Errorf("csv: record %d has %d fields, want %d", n+1, len(rec), len(names))
+			return nil, nil, fmt.Errorf("csv: record %d has %d fields, want %d", n+1, len(rec), len(names))
 		}
 		for i, v := range rec {
 			if isCSVNull(v) {
@@ -296,16 +297,88 @@ func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Sche
 			kinds[i] = narrowKinds(kinds[i], v)
 		}
 	}
+	if kinds == nil {
+		kinds = make([]int, len(names))
+		for i := range kinds {
+			kinds[i] = -1
+		}
+	}
+	return kindsSchema(names, kinds), kinds, nil
+}
+
+// kindsSchema is the schema of columns of these names and inferred kinds.
+func kindsSchema(names []string, kinds []int) *arrow.Schema {
 	fields := make([]arrow.Field, len(names))
 	for i, name := range names {
-		k := -1
-		if i < len(kinds) {
-			k = kinds[i]
-		}
-		fields[i] = arrow.Field{Name: name, Type: kindType(k), Nullable: true}
+		fields[i] = arrow.Field{Name: name, Type: kindType(kinds[i]), Nullable: true}
 	}
-	return arrow.NewSchema(fields, nil), nil
+	return arrow.NewSchema(fields, nil)
 }
+
+// CSVInference is what type inference found in the sample of a CSV file:
+// for each column, the kinds (int64, float64, bool, date, timestamp with
+// or without zone, time of day) that every sampled value parses as, or
+// that no value was seen.
+type CSVInference struct {
+	names []string
+	kinds []int // -1: no value
+}
+
+// InferredCSV returns the inference behind the column types of a CSV
+// reader (Open, OpenReaderAt); ok is false for other readers and for a
+// CSV file read under ReadOptions.CSVSchema.
+func InferredCSV(r RecordReader) (inf CSVInference, ok bool) {
+	if c, isCoerced := r.(*coercingReader); isCoerced {
+		r = c.RecordReader
+	}
+	var t csvTypes
+	switch c := r.(type) {
+	case *csvReader:
+		t = c.types
+	case *csvParallel:
+		t = c.types
+	default:
+		return CSVInference{}, false
+	}
+	if t.kinds == nil {
+		return CSVInference{}, false
+	}
+	sch := r.Schema()
+	names := make([]string, sch.NumFields())
+	for i, f := range sch.Fields() {
+		names[i] = f.Name
+	}
+	return CSVInference{names: names, kinds: t.kinds}, true
+}
+
+// Merge returns the inference of a's and b's samples taken together, as
+// if one file held both: each column gets the kinds every value of both
+// parses as (a column no value of which was seen in one takes the
+// other's). The files must have the same columns, by name and in order.
+func (a CSVInference) Merge(b CSVInference) (CSVInference, error) {
+	if len(a.names) != len(b.names) {
+		return CSVInference{}, fmt.Errorf("%d columns against %d", len(a.names), len(b.names))
+	}
+	out := CSVInference{names: a.names, kinds: make([]int, len(a.kinds))}
+	for i, ka := range a.kinds {
+		if a.names[i] != b.names[i] {
+			return CSVInference{}, fmt.Errorf("column %d is %s against %s", i+1, a.names[i], b.names[i])
+		}
+		switch kb := b.kinds[i]; {
+		case ka < 0:
+			out.kinds[i] = kb
+		case kb < 0:
+			out.kinds[i] = ka
+		default:
+			out.kinds[i] = ka & kb // none left: string
+		}
+	}
+	return out, nil
+}
+
+// Schema is the schema the inference gives a file: the column types a CSV
+// file of these samples would be read with.
+func (a CSVInference) Schema() *arrow.Schema { return kindsSchema(a.names, a.kinds) }
 
 // csvNames returns a CSV header's names as columns can hold them: an empty
 // name is f<i> (as the columns of a file without a header), and a name
@@ -462,6 +535,7 @@ const DefaultCSVInferRows = 1000
 type csvTypes struct {
 	comma    rune
 	inferred int
+	kinds    []int // what inference found (CSVInference); nil: given
 }
 
 // hint tells how to get past a value that does not parse as its column's

@@ -31,6 +31,7 @@ type csvParallel struct {
 	once  sync.Once
 	wg    sync.WaitGroup
 	err   error // sticky: the first error Next returned
+	types csvTypes
 }
 
 // csvPiece is a run of whole records of the file and, once done is
@@ -51,7 +52,7 @@ func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, 
 	}
 	workers := min(max(1, threads), 8)
 	c := &csvParallel{f: f, cr: &countingReader{r: f}, size: size, sch: sch,
-		order: make(chan *csvPiece, workers), stop: make(chan struct{})}
+		order: make(chan *csvPiece, workers), stop: make(chan struct{}), types: types}
 	work := make(chan *csvPiece)
 	c.wg.Add(1 + workers)
 	go func() {

@@ -15,28 +15,49 @@ import (
 // importFiles imports several tables (the files one or more patterns
 // name, in order) into one Strata file. They must hold the same columns,
 // by name and type; a column is nullable in the file when it is in any of
-// them. The first table's source metadata (the types export restores) is
-// kept. Each table is opened twice: once for its columns and row count,
-// once to read it.
+// them. CSV files whose column types are inferred get the types inference
+// gives their samples taken together (a column of integers in one file
+// and of decimals in another is float64 in all), and are read with them.
+// The first table's source metadata (the types export restores) is kept.
+// Each table is opened twice: once for its columns and row count, once to
+// read it.
 func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int) (int64, error) {
 	ctx := context.Background()
 	ro := interop.ReadOptions{Parallel: opts.Parallel != 1, Threads: opts.Parallel, CSVInferRows: inferRows, JSONInferRows: inferRows}
 	var sch *arrow.Schema
 	var meta map[string]string
 	var rows int64
+	// Every table must hold the first one's columns (strictErr says where
+	// one does not), unless all are CSV files with inferred types, which
+	// need only the same names (csvInf merges their samples).
+	var csvInf interop.CSVInference
+	var strictErr error
+	allCSV := true
 	for i, src := range srcs {
 		rr, err := openTable(ctx, src, sf, ro)
 		if err != nil {
 			return 0, err
 		}
 		s := rr.Schema()
+		inf, isCSV := interop.InferredCSV(rr)
+		allCSV = allCSV && isCSV
 		if i == 0 {
-			sch = s
+			sch, csvInf = s, inf
 			meta, err = interop.SourceMetadata(rr)
 		} else {
-			sch, err = widenSchema(sch, s)
-			if err != nil {
-				err = fmt.Errorf("%s and %s hold different columns: %w", srcs[0], src, err)
+			if strictErr == nil {
+				if w, err := widenSchema(sch, s); err != nil {
+					strictErr = fmt.Errorf("%s and %s hold different columns: %w", srcs[0], src, err)
+				} else {
+					sch = w
+				}
+			}
+			if allCSV {
+				if csvInf, err = csvInf.Merge(inf); err != nil {
+					err = fmt.Errorf("%s and %s hold different columns: %w", srcs[0], src, err)
+				}
+			} else if strictErr != nil {
+				err = strictErr
 			}
 		}
 		if _, total, unit, ok := interop.ExtentOf(rr); ok && unit == "rows" && total > 0 && rows >= 0 {
@@ -48,6 +69,11 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 		if err != nil {
 			return 0, err
 		}
+	}
+	if allCSV && strictErr != nil {
+		// read every file with the types of all the samples
+		sch = csvInf.Schema()
+		ro.CSVSchema = sch
 	}
 	o := *opts
 	if rows > 0 && o.RowsHint == 0 {

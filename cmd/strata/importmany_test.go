@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"strata"
 	"strata/internal/objtest"
 	"strata/interop"
 )
@@ -138,5 +139,81 @@ func TestImportMany(t *testing.T) {
 	}
 	if _, _, err := capture(t, "import", "--quiet", filepath.Join(dir, "p1.parquet"), out, out); err == nil || exitCode(err) != 2 {
 		t.Errorf("DST among the sources: %v", err)
+	}
+}
+
+// TestImportManyCSVTypes imports CSV files whose samples infer different
+// types: each column gets the type inference gives all the samples
+// together, and every file is read with it. A CSV file beside a Parquet
+// file of other types is still refused.
+func TestImportManyCSVTypes(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{
+		// n: integers, d: dates, b: 0/1, e: empty, z: codes with leading zeros
+		"n,d,b,e,z\n1,2024-01-02,1,,7\n2,2024-01-03,0,,8\n",
+		// n: decimals, d: text, b: true/false, e: integers, z: zeros kept
+		"n,d,b,e,z\n2.5,unknown,true,5,007\n",
+		// every column empty
+		"n,d,b,e,z\n,,,,\n",
+	}
+	for i, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%d.csv", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "t.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", filepath.Join(dir, "t*.csv"), out); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	f, err := strata.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.Schema().String()
+	f.Close()
+	for _, w := range []string{"n: type=float64", "d: type=utf8", "b: type=bool", "e: type=int64", "z: type=utf8"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("schema %s: want %s", got, w)
+		}
+	}
+	rows, stderr, err := capture(t, "cat", out, "--format", "csv")
+	if err != nil {
+		t.Fatalf("cat: %v\n%s", err, stderr)
+	}
+	want := "n,d,b,e,z\n1,2024-01-02,true,,7\n2,2024-01-03,false,,8\n2.5,unknown,true,5,007\n,,,,\n"
+	if rows != want {
+		t.Errorf("rows:\n%s\nwant:\n%s", rows, want)
+	}
+	// the first file alone keeps its own types
+	if _, stderr, err := capture(t, "import", "--quiet", filepath.Join(dir, "t0.csv"), out); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	if f, err = strata.Open(out); err != nil {
+		t.Fatal(err)
+	}
+	got = f.Schema().String()
+	f.Close()
+	if !strings.Contains(got, "n: type=int64") || !strings.Contains(got, "d: type=date32") {
+		t.Errorf("one file: schema %s", got)
+	}
+	// other names are refused
+	if err := os.WriteFile(filepath.Join(dir, "t3.csv"), []byte("n,d,b,e,y\n1,2,3,4,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = capture(t, "import", "--quiet", filepath.Join(dir, "t*.csv"), filepath.Join(dir, "bad.strata"))
+	if err == nil || !strings.Contains(err.Error(), "t3.csv") || !strings.Contains(err.Error(), "column 5 is z against y") {
+		t.Errorf("CSV of other names: %v", err)
+	}
+	// a CSV file and a Parquet file of other types
+	writeTable(t, filepath.Join(dir, "p.parquet"), true, []*int64{nil}, []string{"a"})
+	if err := os.WriteFile(filepath.Join(dir, "q.csv"), []byte("x,s\n1.5,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = capture(t, "import", "--quiet", filepath.Join(dir, "p.parquet"), filepath.Join(dir, "q.csv"), filepath.Join(dir, "bad.strata"))
+	if err == nil || !strings.Contains(err.Error(), "different columns") {
+		t.Errorf("Parquet and CSV of other types: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.strata")); err == nil {
+		t.Error("a refused import left a file")
 	}
 }
