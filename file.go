@@ -474,6 +474,24 @@ func (f *File) TakeContext(ctx context.Context, rows []int64, opts TakeOptions) 
 	return rec, ScanStats(st), err
 }
 
+// TakeFiles looks rows up in several files read as one table (the files a
+// pattern names, the parts of a partitioned table): row r is row r of the
+// first file, then of the second after the first's rows, and so on, and
+// the rows come back in the order given. Each file is read only for its
+// own rows. The columns must have the same names and types in every file
+// looked up.
+func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOptions) (arrow.Record, ScanStats, error) {
+	rs := make([]*read.File, len(files))
+	for i, f := range files {
+		if f == nil {
+			return nil, ScanStats{}, fmt.Errorf("strata: TakeFiles: file %d is nil: %w", i+1, read.ErrInvalidArgument)
+		}
+		rs[i] = f.r
+	}
+	rec, st, err := read.TakeFiles(ctx, rs, rows, read.TakeOptions{Columns: opts.Columns, Parallelism: opts.Parallelism})
+	return rec, ScanStats(st), err
+}
+
 // Agg is one aggregate of File.Aggregate: Count, CountAll, Sum, Min, Max.
 type Agg struct{ fn, col string }
 

@@ -116,6 +116,34 @@ func TestScanPattern(t *testing.T) {
 	}
 	checkAgg("local", filepath.Join(dir, "part*.strata"))
 
+	// take over the pattern: row numbers run on from file to file
+	var all []string
+	for _, f := range rows {
+		all = append(all, f...)
+	}
+	takeRows := []int{n01 + 1, 0, n0 - 1, n0, len(all) - 1, n0, 3}
+	checkTake := func(name, pattern string, extra ...string) {
+		t.Helper()
+		args := []string{pattern}
+		want := []string{header}
+		for _, r := range takeRows {
+			args = append(args, fmt.Sprint(r))
+			want = append(want, all[r])
+		}
+		args = append(append(args, "--format", "csv", "--columns", "l_orderkey,l_linenumber,l_quantity"), extra...)
+		got, stderr, err := capture(t, "take", args...)
+		if err != nil {
+			t.Fatalf("%s take: %v\n%s", name, err, stderr)
+		}
+		if w := strings.Join(want, "\n") + "\n"; got != w {
+			t.Errorf("%s take over the pattern:\n%s\nwant:\n%s", name, got, w)
+		}
+		if _, _, err := capture(t, "take", append([]string{pattern, fmt.Sprint(len(all))}, extra...)...); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("%s take past the last file's rows: %v", name, err)
+		}
+	}
+	checkTake("local", filepath.Join(dir, "part*.strata"))
+
 	// export of the pattern: the files' rows in order, in one CSV file
 	csvOut := filepath.Join(t.TempDir(), "all.csv")
 	if _, stderr, err := capture(t, "export", filepath.Join(dir, "part*.strata"), csvOut, "--columns", "l_orderkey,l_linenumber,l_quantity"); err != nil {
@@ -151,6 +179,7 @@ func TestScanPattern(t *testing.T) {
 	s3flags := []string{"--endpoint", srv.Endpoint, "--region", srv.Region, "--access-key", srv.AccessKey, "--secret-key", srv.SecretKey}
 	check("s3", "s3://cli/pat/part?.strata", s3flags...)
 	checkAgg("s3", "s3://cli/pat/part?.strata", s3flags...)
+	checkTake("s3", "s3://cli/pat/part?.strata", s3flags...)
 
 	// Files of other columns, a split of several files, no match.
 	local := filepath.Join(dir, "*.strata")

@@ -26,7 +26,7 @@ func runTake(args []string) error {
 		return err
 	}
 	if len(pos) < 2 {
-		return usagef("want FILE and at least one ROW")
+		return usagef("want FILE (or a pattern of files) and at least one ROW")
 	}
 	var rows []int64
 	for _, s := range pos[1:] {
@@ -38,13 +38,24 @@ func runTake(args []string) error {
 			rows = append(rows, r)
 		}
 	}
-	f, err := openStrataWith(context.Background(), pos[0], sf, strata.OpenOptions{Parallelism: *threads})
+	// A pattern's files are one table: row numbers run on from one
+	// file to the next.
+	ctx := context.Background()
+	paths, err := globPaths(ctx, pos[0], sf)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	files, err := openAll(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads})
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	tables := make([]*strata.File, len(files))
+	for i, f := range files {
+		tables[i] = f.File
+	}
 	start := time.Now()
-	rec, err := f.Take(rows, splitList(*cols))
+	rec, _, err := strata.TakeFiles(ctx, tables, rows, strata.TakeOptions{Columns: splitList(*cols)})
 	if err != nil {
 		return err
 	}
@@ -61,8 +72,10 @@ func runTake(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%d rows in %v\n", len(rows), el.Round(time.Microsecond))
-	if rl := f.requestLine(); rl != "" {
-		fmt.Fprintln(os.Stderr, rl)
+	if len(files) == 1 {
+		if rl := files[0].requestLine(); rl != "" {
+			fmt.Fprintln(os.Stderr, rl)
+		}
 	}
 	return nil
 }
