@@ -143,7 +143,11 @@ func (c *csvParallel) split(header bool, batchRows int, work chan<- *csvPiece) {
 				if !emit(&csvPiece{line: start, data: buf, done: make(chan struct{})}) {
 					return
 				}
-				buf, records, start = nil, 0, line
+				// The next piece starts at the size of this one: grown by
+				// appends from nothing, copying its bytes as it doubled
+				// took an eighth of an import's CPU, on the goroutine every
+				// parser waits for.
+				buf, records, start = make([]byte, 0, len(buf)+len(buf)/8), 0, line
 			}
 		}
 		switch {
