@@ -66,6 +66,7 @@ type Counts struct {
 	Heads    int64 // HEAD requests
 	Faults   int64 // requests answered with an injected fault
 	Bytes    int64 // response body bytes sent to clients
+	Conns    int64 // connections clients opened
 }
 
 // Proxy is a fault-injecting HTTP proxy in front of one server, listening
@@ -79,6 +80,8 @@ type Proxy struct {
 	srv                              *httptest.Server
 	client                           *http.Client
 	latency                          atomic.Int64
+	connLatency                      atomic.Int64
+	conns                            atomic.Int64
 	mu                               sync.Mutex
 	queue                            []queued
 	closing                          chan struct{}
@@ -101,10 +104,25 @@ func NewProxy(target string) (*Proxy, error) {
 	t.MaxIdleConns = 256
 	t.DisableCompression = true
 	p := &Proxy{target: u, client: &http.Client{Transport: t}, closing: make(chan struct{})}
-	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
+	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
+	p.srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		p.conns.Add(1)
+		return context.WithValue(ctx, newConnKey{}, &atomic.Bool{})
+	}
+	p.srv.Start()
 	p.URL = p.srv.URL
 	return p, nil
 }
+
+// newConnKey marks a request's connection context with whether a request
+// was served on it before (the first waits the connection latency).
+type newConnKey struct{}
+
+// SetConnLatency sets the delay added before the first request of every
+// new connection is handled, on top of SetLatency's: the handshakes of a
+// TLS connection to an object store (TCP and TLS, about two round trips)
+// that the proxy's plain HTTP does not have.
+func (p *Proxy) SetConnLatency(d time.Duration) { p.connLatency.Store(int64(d)) }
 
 // Close stops the proxy, releasing stalled requests.
 func (p *Proxy) Close() {
@@ -148,7 +166,7 @@ func (p *Proxy) ClearFaults() {
 // Counts returns what the proxy saw since the last Reset.
 func (p *Proxy) Counts() Counts {
 	return Counts{Requests: p.reqs.Load(), Gets: p.gets.Load(), Heads: p.heads.Load(),
-		Faults: p.faults.Load(), Bytes: p.bytes.Load()}
+		Faults: p.faults.Load(), Bytes: p.bytes.Load(), Conns: p.conns.Load()}
 }
 
 // Reset zeroes the counts.
@@ -158,6 +176,7 @@ func (p *Proxy) Reset() {
 	p.heads.Store(0)
 	p.faults.Store(0)
 	p.bytes.Store(0)
+	p.conns.Store(0)
 }
 
 // next takes the fault for a request of method.
@@ -181,7 +200,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	case http.MethodHead:
 		p.heads.Add(1)
 	}
-	if d := time.Duration(p.latency.Load()); d > 0 {
+	d := time.Duration(p.latency.Load())
+	if served, ok := r.Context().Value(newConnKey{}).(*atomic.Bool); ok && !served.Swap(true) {
+		d += time.Duration(p.connLatency.Load())
+	}
+	if d > 0 {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:

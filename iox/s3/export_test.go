@@ -7,3 +7,10 @@ func SetListPageSize(n int32) func() {
 	listPageSize = n
 	return func() { listPageSize = old }
 }
+
+// SharedClients returns how many clients Open and Glob keep.
+func SharedClients() int {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	return len(sharedClients)
+}

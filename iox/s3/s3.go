@@ -204,8 +204,8 @@ func ParseURL(location string) (bucket, key string, err error) {
 
 // Glob returns the s3://bucket/key locations of the objects whose keys
 // match an s3://bucket/pattern location (iox.Glob: * and ? stay within one
-// segment of the key, never crossing a /), sorted, with a client of its
-// own. The bucket must be named literally.
+// segment of the key, never crossing a /), sorted, with the process's
+// client for cfg (see Open). The bucket must be named literally.
 func Glob(ctx context.Context, pattern string, cfg Config) ([]string, error) {
 	// (not ParseURL: a URL parser takes the pattern's ? for a query)
 	const scheme = "s3://"
@@ -216,11 +216,10 @@ func Glob(ctx context.Context, pattern string, cfg Config) ([]string, error) {
 	if !ok || bucket == "" || keyPattern == "" {
 		return nil, fmt.Errorf("s3: %q is not of the form s3://bucket/pattern", pattern)
 	}
-	c, err := NewClient(ctx, cfg)
+	c, err := sharedClient(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
 	keys, err := c.Glob(ctx, bucket, keyPattern)
 	if err != nil {
 		return nil, err
@@ -281,24 +280,91 @@ func (c *Client) Glob(ctx context.Context, bucket, pattern string) ([]string, er
 	return keys, nil
 }
 
-// Open opens the object at an s3://bucket/key location with a client of
-// its own (closed with the object).
+// Open opens the object at an s3://bucket/key location with the process's
+// client for cfg (sharedClient), so that the objects of a pattern, and the
+// listing that found them, reuse its connections and credentials.
 func Open(ctx context.Context, location string, cfg Config) (*Object, error) {
 	bucket, key, err := ParseURL(location)
 	if err != nil {
 		return nil, err
 	}
+	c, err := sharedClient(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return c.Open(ctx, bucket, key)
+}
+
+// Clients shared by Open and Glob. A Client built per object paid, per
+// object, for loading the AWS configuration (the credential chain, which
+// on a cloud machine asks the instance metadata service), and for a new
+// connection: over TLS, two round trips before the first byte of the
+// object, and a pattern of hundreds of objects opens hundreds.
+//
+// A client is shared by the calls whose Config is the same and that see
+// the same AWS_* environment variables (which NewClient reads), so a
+// program that changes its endpoint or credentials through the
+// environment gets a new client. At most maxSharedClients are kept; the
+// least recently used one beyond that has its idle connections closed.
+var (
+	sharedMu      sync.Mutex
+	sharedClients = map[sharedKey]*sharedEntry{}
+	sharedTick    int64
+)
+
+type sharedKey struct {
+	cfg Config
+	env string // the AWS_* environment, sorted
+}
+
+type sharedEntry struct {
+	c    *Client
+	used int64
+}
+
+const maxSharedClients = 16
+
+// sharedClient returns the process's client for cfg and the current AWS
+// environment, building it the first time.
+func sharedClient(ctx context.Context, cfg Config) (*Client, error) {
+	k := sharedKey{cfg: cfg, env: awsEnv()}
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	sharedTick++
+	if e, ok := sharedClients[k]; ok {
+		e.used = sharedTick
+		return e.c, nil
+	}
 	c, err := NewClient(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	o, err := c.Open(ctx, bucket, key)
-	if err != nil {
-		c.Close()
-		return nil, err
+	if len(sharedClients) >= maxSharedClients {
+		var oldest sharedKey
+		var at int64 = -1
+		for key, e := range sharedClients {
+			if at < 0 || e.used < at {
+				oldest, at = key, e.used
+			}
+		}
+		sharedClients[oldest].c.Close() // its objects still read, reconnecting as needed
+		delete(sharedClients, oldest)
 	}
-	o.owner = c
-	return o, nil
+	sharedClients[k] = &sharedEntry{c: c, used: sharedTick}
+	return c, nil
+}
+
+// awsEnv returns the process's AWS_* environment variables, sorted, as
+// one string.
+func awsEnv() string {
+	var vs []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "AWS_") {
+			vs = append(vs, kv)
+		}
+	}
+	sort.Strings(vs)
+	return strings.Join(vs, "\x00")
 }
 
 // Object is an S3 object read as an iox.Source with ranged GETs. Opening it
@@ -308,7 +374,6 @@ func Open(ctx context.Context, location string, cfg Config) (*Object, error) {
 // for concurrent use.
 type Object struct {
 	c           *Client
-	owner       *Client // closed with the object, when Open made it
 	bucket, key string
 	size        int64
 	etag        string
@@ -459,13 +524,10 @@ func (o *Object) Identity() string {
 // request included.
 func (o *Object) Stats() remote.Stats { return o.count.Stats() }
 
-// Close releases the client when Open made it for this object.
-func (o *Object) Close() error {
-	if o.owner != nil {
-		return o.owner.Close()
-	}
-	return nil
-}
+// Close does nothing: an object holds no resource of its own (its client's
+// connections are the client's, shared with the other objects it opened).
+// It lets an Object be closed as the sources of other schemes are.
+func (o *Object) Close() error { return nil }
 
 // ReadAt reads len(p) bytes at off with one ranged GET (more when one
 // fails and is retried). A read reaching past the end returns the bytes up

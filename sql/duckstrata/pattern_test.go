@@ -141,14 +141,22 @@ func BenchmarkPatternS3(b *testing.B) {
 	p := useS3(b, srv, 20*time.Millisecond)
 	_, conn := openDB(b)
 	q := "SELECT count(*), sum(l_quantity) FROM 's3://strata-test/" + prefix + "part*.strata'"
-	for _, ahead := range []int{1, 16} {
-		b.Run(fmt.Sprintf("open-ahead=%d", ahead), func(b *testing.B) {
-			defer duckstrata.SetOpenAhead(ahead)()
+	for _, c := range []struct {
+		ahead     int
+		handshake time.Duration
+	}{{1, 0}, {16, 0}, {16, 40 * time.Millisecond}} {
+		// handshake: added to a connection's first request, as TLS to an
+		// object store costs about two round trips more
+		b.Run(fmt.Sprintf("open-ahead=%d/handshake=%v", c.ahead, c.handshake), func(b *testing.B) {
+			defer duckstrata.SetOpenAhead(c.ahead)()
+			p.SetConnLatency(c.handshake)
+			defer p.SetConnLatency(0)
 			p.Reset()
 			for b.Loop() {
 				rowsOf(b, conn, q)
 			}
 			b.ReportMetric(float64(p.Counts().Requests)/float64(b.N), "requests/op")
+			b.ReportMetric(float64(p.Counts().Conns)/float64(b.N), "conns/op")
 		})
 	}
 }
