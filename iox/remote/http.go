@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"strata/iox"
@@ -47,7 +48,6 @@ type HTTPOptions struct {
 type HTTP struct {
 	url     string
 	client  *http.Client
-	own     bool // client is ours to close
 	header  http.Header
 	retry   Retry
 	hints   iox.Hints
@@ -75,7 +75,7 @@ type Known struct {
 func OpenHTTP(ctx context.Context, url string, opts HTTPOptions) (*HTTP, error) {
 	h := &HTTP{url: url, client: opts.Client, header: opts.Header, retry: opts.Retry, hints: mergeHints(opts.Hints)}
 	if h.client == nil {
-		h.client, h.own = newClient(h.hints.InFlight), true
+		h.client = sharedClient(h.hints.InFlight)
 	}
 	if k := opts.Known; k != nil && k.ETag != "" && k.Size >= 0 {
 		h.size, h.etag = k.Size, k.ETag
@@ -207,6 +207,27 @@ func mergeHints(h iox.Hints) iox.Hints {
 
 // newClient returns a client whose transport keeps conns idle connections
 // per host (net/http keeps 2, so parallel reads would reconnect each time).
+// sharedClient returns the process's client for sources that keep up to
+// conns connections to a host: every URL opened without a Client of its
+// own shares it, so reopening a file (each query of a program that opens
+// it per query) or reading several from one server reuses connections
+// instead of making a TLS connection per open.
+func sharedClient(conns int) *http.Client {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	c, ok := sharedClients[conns]
+	if !ok {
+		c = newClient(conns)
+		sharedClients[conns] = c
+	}
+	return c
+}
+
+var (
+	sharedMu      sync.Mutex
+	sharedClients = map[int]*http.Client{}
+)
+
 func newClient(conns int) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = max(conns, 2)
@@ -253,13 +274,9 @@ func (h *HTTP) ETag() string { return h.etag }
 // Stats returns the requests made so far.
 func (h *HTTP) Stats() Stats { return h.count.Stats() }
 
-// Close releases idle connections of a client the source made itself.
-func (h *HTTP) Close() error {
-	if h.own {
-		h.client.CloseIdleConnections()
-	}
-	return nil
-}
+// Close does nothing: the source's connections belong to its client,
+// the caller's or the one shared by the sources opened without one.
+func (h *HTTP) Close() error { return nil }
 
 // ReadAt reads len(p) bytes at off with one range request (more when a
 // request fails and is retried). A read reaching past the end returns the

@@ -430,3 +430,26 @@ func TestRetryable(t *testing.T) {
 		t.Fatalf("Do: %d %v after %v", n, err, time.Since(start))
 	}
 }
+
+// TestHTTPSharedClient opens one URL eight times, reading each time, as a
+// program that opens a file per query does: the opens share one client
+// and so one connection (a client per open made a connection each).
+func TestHTTPSharedClient(t *testing.T) {
+	data := randomBytes(50_000, 4)
+	p, url := serve(t, &object{data: data, etag: `"s1"`})
+	ctx := context.Background()
+	for range 8 {
+		src, err := remote.OpenHTTP(ctx, url, remote.HTTPOptions{Retry: fast})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := iox.ReadRange(ctx, src, iox.Range{Off: 0, Len: src.Size()})
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("read: %v", err)
+		}
+		src.Close()
+	}
+	if c := p.Counts(); c.Conns != 1 {
+		t.Errorf("8 opens and reads: %d connections, want 1", c.Conns)
+	}
+}
