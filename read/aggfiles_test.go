@@ -24,12 +24,7 @@ func TestAggregateFiles(t *testing.T) {
 	rec := aggRecord(n, 5)
 	defer rec.Release()
 	whole := aggFile(t, rec)
-	var parts []*read.File
-	for _, cut := range [][2]int64{{0, 700}, {700, 2400}, {2400, n}} {
-		part := rec.NewSlice(cut[0], cut[1])
-		parts = append(parts, aggFile(t, part))
-		part.Release()
-	}
+	parts := cutFiles(t, rec, 700, 2400)
 	exprs := "count(*), count(big), sum(big), sum(u64), sum(f), sum(dec), sum(s.x), avg(big), avg(f), avg(dec), avg(s.x), " +
 		"min(name), max(name), min(day), max(day), min(f), max(f), min(dec), max(u64)"
 	ctx := context.Background()
@@ -54,13 +49,7 @@ func TestAggregateFiles(t *testing.T) {
 
 	// A file whose column has another type, a split over several files and
 	// no file at all are refused.
-	ob := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "big", Type: arrow.PrimitiveTypes.Int32}}, nil))
-	ob.Field(0).(*array.Int32Builder).AppendValues([]int32{1, 2, 3}, nil)
-	orec := ob.NewRecord()
-	other := aggFile(t, orec)
-	orec.Release()
-	ob.Release()
-	if _, _, err := read.AggregateFiles(ctx, []*read.File{parts[0], other}, "sum(big)", read.AggregateOptions{}); !errors.Is(err, read.ErrInvalidArgument) {
+	if _, _, err := read.AggregateFiles(ctx, []*read.File{parts[0], int32File(t)}, "sum(big)", read.AggregateOptions{}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Errorf("columns of different types: %v", err)
 	}
 	if _, _, err := read.AggregateFiles(ctx, []*read.File{parts[0], parts[1]}, "count(*)", read.AggregateOptions{Split: &parts[0].Splits(0)[0]}); !errors.Is(err, read.ErrInvalidArgument) {
@@ -69,4 +58,30 @@ func TestAggregateFiles(t *testing.T) {
 	if _, _, err := read.AggregateFiles(ctx, nil, "count(*)", read.AggregateOptions{}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Errorf("no file: %v", err)
 	}
+}
+
+// cutFiles writes rec as several files, cut before each of the rows at.
+func cutFiles(t *testing.T, rec arrow.Record, at ...int64) []*read.File {
+	t.Helper()
+	var parts []*read.File
+	lo := int64(0)
+	for _, hi := range append(at, rec.NumRows()) {
+		part := rec.NewSlice(lo, hi)
+		parts = append(parts, aggFile(t, part))
+		part.Release()
+		lo = hi
+	}
+	return parts
+}
+
+// int32File is a file of three rows whose column big is int32 (aggRecord's
+// is int64).
+func int32File(t *testing.T) *read.File {
+	t.Helper()
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "big", Type: arrow.PrimitiveTypes.Int32}}, nil))
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).AppendValues([]int32{1, 2, 3}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	return aggFile(t, rec)
 }

@@ -6,9 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/read"
 )
@@ -22,12 +20,7 @@ func TestTakeFiles(t *testing.T) {
 	rec := aggRecord(n, 7)
 	defer rec.Release()
 	whole := aggFile(t, rec)
-	var parts []*read.File
-	for _, cut := range [][2]int64{{0, 700}, {700, 700}, {700, 2400}, {2400, n}} {
-		part := rec.NewSlice(cut[0], cut[1])
-		parts = append(parts, aggFile(t, part))
-		part.Release()
-	}
+	parts := cutFiles(t, rec, 700, 700, 2400) // the second file empty
 	r := rand.New(rand.NewPCG(3, 4))
 	shuffled := make([]int64, 200)
 	for i := range shuffled {
@@ -72,13 +65,7 @@ func TestTakeFiles(t *testing.T) {
 	if _, _, err := read.TakeFiles(ctx, parts, []int64{-1}, read.TakeOptions{}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Errorf("row -1: %v", err)
 	}
-	ob := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "big", Type: arrow.PrimitiveTypes.Int32}}, nil))
-	ob.Field(0).(*array.Int32Builder).AppendValues([]int32{1, 2, 3}, nil)
-	orec := ob.NewRecord()
-	other := aggFile(t, orec)
-	orec.Release()
-	ob.Release()
-	if _, _, err := read.TakeFiles(ctx, []*read.File{parts[0], other}, []int64{0, 700}, read.TakeOptions{Columns: []string{"big"}}); !errors.Is(err, read.ErrInvalidArgument) {
+	if _, _, err := read.TakeFiles(ctx, []*read.File{parts[0], int32File(t)}, []int64{0, 700}, read.TakeOptions{Columns: []string{"big"}}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Errorf("columns of different types: %v", err)
 	}
 	if _, _, err := read.TakeFiles(ctx, nil, []int64{0}, read.TakeOptions{}); !errors.Is(err, read.ErrInvalidArgument) {
