@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,7 +26,9 @@ import (
 // Types are inferred from the first JSONInferRows records: booleans,
 // integers (int64), other numbers (float64), strings, objects (structs of
 // every key seen, in order of first appearance) and arrays (lists of their
-// elements' type). A key whose values disagree (a number here, a string
+// elements' type). Strings that all read as dates (YYYY-MM-DD), timestamps
+// (ISO 8601, with a zone offset in every value or in none) or times of day
+// are stored as such, as CSV inference reads them. A key whose values disagree (a number here, a string
 // there; an object and an array) becomes a JSON column (the arrow.json
 // extension over strings) holding each value's JSON text, so nothing is
 // lost; a key seen only with nulls is a string column. A later record
@@ -42,7 +45,15 @@ type jtype struct {
 	kind   jkind
 	fields []jfield // jObject
 	elem   *jtype   // jArray
+	// temporal (jString): the kinds of CSV inference among dates,
+	// timestamps and times of day that every string seen parses as.
+	temporal int
 }
+
+// temporalKinds are the kinds a column of JSON strings may be stored as
+// instead of text, as CSV inference reads them: dates, timestamps without
+// and with zone offsets, times of day.
+const temporalKinds = inferDate | inferTimestamp | inferTimestampTZ | inferTime
 
 type jfield struct {
 	name string
@@ -71,7 +82,13 @@ func (t *jtype) merge(v any) {
 	switch {
 	case t.kind == jNull:
 		t.kind = k
+		if k == jString {
+			t.temporal = narrowKinds(temporalKinds, v.(string))
+		}
 	case t.kind == k:
+		if k == jString && t.temporal != 0 {
+			t.temporal = narrowKinds(t.temporal, v.(string))
+		}
 	case t.kind == jInt && k == jFloat, t.kind == jFloat && k == jInt:
 		t.kind = jFloat
 	default:
@@ -156,6 +173,10 @@ func (t *jtype) arrowType() arrow.DataType {
 		return arrow.ListOf(t.elem.arrowType())
 	case jText:
 		return jsonTextType()
+	case jString:
+		if t.temporal != 0 {
+			return kindType(t.temporal)
+		}
 	}
 	return arrow.BinaryTypes.String // jNull, jString
 }
@@ -708,6 +729,49 @@ func (r *jsonReader) Close() error {
 
 // appendRaw appends a record's raw value (nil when the key is missing) to
 // b, a builder of type t.
+// appendTemporal appends a JSON string holding a date, a timestamp or a
+// time of day to its builder, parsed as CSV import parses them.
+func appendTemporal(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
+	if raw[0] != '"' {
+		return fmt.Errorf("%s is not a string", describeRaw(raw))
+	}
+	var s string
+	if bytes.IndexByte(raw, '\\') < 0 {
+		s = string(raw[1 : len(raw)-1])
+	} else if err := json.Unmarshal(raw, &s); err != nil {
+		return err
+	}
+	var err error
+	switch b := b.(type) {
+	case *array.Date32Builder:
+		var d arrow.Date32
+		if d, err = parseDate32(s); err == nil {
+			b.Append(d)
+		}
+	case *array.TimestampBuilder:
+		tt := t.(*arrow.TimestampType)
+		loc := time.UTC
+		if tt.TimeZone != "" && tt.TimeZone != "UTC" {
+			if loc, err = tt.GetZone(); err != nil {
+				return err
+			}
+		}
+		var ts arrow.Timestamp
+		if ts, err = parseTimestamp(s, tt, loc); err == nil {
+			b.Append(ts)
+		}
+	case *array.Time32Builder:
+		var v arrow.Time32
+		if v, err = arrow.Time32FromString(s, t.(*arrow.Time32Type).Unit); err == nil {
+			b.Append(v)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%q is not a %s value: %w", s, t, err)
+	}
+	return nil
+}
+
 func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 	if len(raw) == 0 || raw[0] == 'n' {
 		if len(raw) != 0 && string(raw) != "null" {
@@ -755,6 +819,8 @@ func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 			return fmt.Errorf("%s is not a float64", raw)
 		}
 		b.Append(f)
+	case *array.Date32Builder, *array.TimestampBuilder, *array.Time32Builder:
+		return appendTemporal(b, t, raw)
 	case *array.StringBuilder:
 		if raw[0] != '"' {
 			return fmt.Errorf("%s is not a string", describeRaw(raw))

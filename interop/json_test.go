@@ -280,3 +280,48 @@ func TestJSONLinesLayouts(t *testing.T) {
 		t.Errorf("a malformed third record: %v", err)
 	}
 }
+
+// TestJSONTemporal checks that strings which all read as dates,
+// timestamps (without a zone offset, or with one in every value) or
+// times of day are stored as such, in records, nested objects and
+// arrays; that one string of another form keeps the column text; and that
+// a later value that does not read as the inferred type is an error naming
+// it.
+func TestJSONTemporal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	text := `{"d":"2024-02-29","ts":"2024-02-29T12:00:00","tz":"2024-02-29T12:00:00Z","tm":"08:30:15","mixed":"2024-01-01","s":{"at":"2001-01-01 00:01:00.5"},"l":["2020-01-01"]}
+{"d":null,"ts":"2024-03-01 00:00:00.123456","tz":"2024-03-01T01:00:00+01:00","tm":"23:59","mixed":"soon","s":{"at":null},"l":["1999-12-31","2000-01-01"]}
+`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sch, rows, err := readJSONTable(t, path, ReadOptions{KeepTypes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTypes := map[string]string{
+		"d": "date32", "ts": "timestamp[us]", "tz": "timestamp[us, tz=UTC]", "tm": "time32[ms]", "mixed": "utf8",
+		"s": "struct<at: timestamp[us] nullable>", "l": "list<item: date32, nullable>",
+	}
+	for _, f := range sch.Fields() {
+		if got := f.Type.String(); got != wantTypes[f.Name] {
+			t.Errorf("column %s: %s, want %s", f.Name, got, wantTypes[f.Name])
+		}
+	}
+	want := []string{
+		`{"d":"2024-02-29","ts":"2024-02-29T12:00:00","tz":"2024-02-29T12:00:00Z","tm":"08:30:15","mixed":"2024-01-01","s":{"at":"2001-01-01T00:01:00.5"},"l":["2020-01-01"]}`,
+		`{"d":null,"ts":"2024-03-01T00:00:00.123456","tz":"2024-03-01T00:00:00Z","tm":"23:59:00","mixed":"soon","s":{"at":null},"l":["1999-12-31","2000-01-01"]}`,
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	// a value past the sample that is not a date
+	late := strings.Repeat(`{"d":"2024-01-01"}`+"\n", 3) + `{"d":"2024-13-01"}` + "\n"
+	if err := os.WriteFile(path, []byte(late), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readJSONTable(t, path, ReadOptions{JSONInferRows: 3}); err == nil || !strings.Contains(err.Error(), `"2024-13-01" is not a date32 value`) {
+		t.Errorf("a later value that is not a date: %v", err)
+	}
+}
