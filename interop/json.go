@@ -727,8 +727,6 @@ func (r *jsonReader) Close() error {
 	return r.f.Close()
 }
 
-// appendRaw appends a record's raw value (nil when the key is missing) to
-// b, a builder of type t.
 // appendTemporal appends a JSON string holding a date, a timestamp or a
 // time of day to its builder, parsed as CSV import parses them.
 func appendTemporal(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
@@ -772,6 +770,8 @@ func appendTemporal(b array.Builder, t arrow.DataType, raw json.RawMessage) erro
 	return nil
 }
 
+// appendRaw appends a record's raw value (nil when the key is missing) to
+// b, a builder of type t.
 func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 	if len(raw) == 0 || raw[0] == 'n' {
 		if len(raw) != 0 && string(raw) != "null" {
