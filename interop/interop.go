@@ -98,14 +98,15 @@ type ReadOptions struct {
 	// StorableType): extension types, float16, fixed_size_binary,
 	// decimal256 with precision <= 38.
 	KeepTypes bool
-	// Parallel parses a CSV file in pieces on Threads goroutines
-	// (csvParallel). A Parquet file is decoded on the calling goroutine
+	// Parallel parses a CSV file, or a JSON-lines file, in pieces on
+	// Threads goroutines (csvParallel, jsonParallel; a JSON file that is
+	// one top-level array is read serially). A Parquet file is decoded on the calling goroutine
 	// either way: arrow-go's parallel column decoding recovers no panic
 	// in its goroutines, and a malformed file may make arrow-go panic,
 	// which Next turns into an error only on its own goroutine.
 	Parallel bool
-	// Threads bounds the goroutines parsing a CSV file with Parallel
-	// (0: GOMAXPROCS; at most eight either way).
+	// Threads bounds the goroutines parsing a CSV or JSON-lines file with
+	// Parallel (0: GOMAXPROCS; at most eight either way).
 	Threads int
 	Mem     memory.Allocator
 

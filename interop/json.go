@@ -641,7 +641,7 @@ func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReade
 			f.Close()
 		}
 	}()
-	if f, _, err = skipBOM(f, size); err != nil {
+	if f, size, err = skipBOM(f, size); err != nil {
 		return nil, err
 	}
 	rows := opts.JSONInferRows
@@ -665,6 +665,10 @@ func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReade
 	batch := opts.BatchRows
 	if opts.autoBatch {
 		batch = typedBatchRows(sch)
+	}
+	if recs.lines != nil && opts.Parallel {
+		// JSON lines: parsed in pieces on several goroutines
+		return openJSONParallel(f, size, sch, rows, batch, opts.Threads, opts.Mem), nil
 	}
 	col := make(map[string]int, sch.NumFields())
 	for i, fl := range sch.Fields() {

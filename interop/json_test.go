@@ -2,6 +2,7 @@ package interop
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -165,6 +166,17 @@ func FuzzJSON(f *testing.F) {
 		if (lineErr == nil) != (decErr == nil) || strings.Join(byLine, "\n") != strings.Join(byDecoder, "\n") {
 			t.Fatalf("line by line: %q, %v; the decoder alone: %q, %v", byLine, lineErr, byDecoder, decErr)
 		}
+		// in parallel pieces of one and two records: the same rows, or
+		// the same error
+		for _, batch := range []int{1, 2} {
+			par, parErr := jsonRowsWith(path, ReadOptions{BatchRows: batch, JSONInferRows: 3, Parallel: true, Threads: 3})
+			if batch == 2 && (fmt.Sprint(parErr) != fmt.Sprint(lineErr) || strings.Join(par, "\n") != strings.Join(byLine, "\n")) {
+				t.Fatalf("in parallel: %q, %v; line by line: %q, %v", par, parErr, byLine, lineErr)
+			}
+			if (parErr == nil) != (lineErr == nil) || (parErr == nil && strings.Join(par, "\n") != strings.Join(byLine, "\n")) {
+				t.Fatalf("in parallel, batches of %d: %q, %v; line by line: %q, %v", batch, par, parErr, byLine, lineErr)
+			}
+		}
 		r, err := Open(path, ReadOptions{BatchRows: 2, JSONInferRows: 3})
 		if err != nil {
 			return
@@ -212,7 +224,12 @@ func TestJSONLayout(t *testing.T) {
 // jsonRows reads a JSON table (types from its first 3 records) and returns
 // each row's values as text.
 func jsonRows(path string) ([]string, error) {
-	r, err := Open(path, ReadOptions{BatchRows: 2, JSONInferRows: 3})
+	return jsonRowsWith(path, ReadOptions{BatchRows: 2, JSONInferRows: 3})
+}
+
+// jsonRowsWith is jsonRows with other options.
+func jsonRowsWith(path string, opts ReadOptions) ([]string, error) {
+	r, err := Open(path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -269,15 +286,32 @@ func TestJSONLinesLayouts(t *testing.T) {
 		t.Fatalf("plain: %d rows, %v", len(want), err)
 	}
 	for name, text := range layouts {
-		got, err := jsonRows(write(strings.ReplaceAll(name, " ", "_"), text))
+		path := write(strings.ReplaceAll(name, " ", "_"), text)
+		got, err := jsonRows(path)
 		if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: %d rows, %v", name, len(got), err)
 		}
+		// in parallel, pieces of one to three records, and with a
+		// splitter's buffer shorter than the long record
+		for batch := 1; batch <= 3; batch++ {
+			for _, buf := range []int{1 << 20, 4096} {
+				jsonSplitBuffer = buf
+				got, err := jsonRowsWith(path, ReadOptions{BatchRows: batch, JSONInferRows: 3, Parallel: true, Threads: 2})
+				jsonSplitBuffer = 1 << 20
+				if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("%s, in parallel pieces of %d, buffer %d: %d rows, %v", name, batch, buf, len(got), err)
+				}
+			}
+		}
 	}
-	// A malformed line midway fails naming its record, as the decoder did.
-	_, err = jsonRows(write("bad", recs[0]+"\n"+recs[1]+"\n"+`{"a":3,,}`+"\n"+recs[3]+"\n"))
-	if err == nil || !strings.Contains(err.Error(), "record 3") {
-		t.Errorf("a malformed third record: %v", err)
+	// A malformed line midway fails naming its record, as the decoder did,
+	// read serially or in parallel.
+	bad := write("bad", recs[0]+"\n"+recs[1]+"\n"+`{"a":3,,}`+"\n"+recs[3]+"\n")
+	for _, parallel := range []bool{false, true} {
+		_, err = jsonRowsWith(bad, ReadOptions{BatchRows: 1, JSONInferRows: 2, Parallel: parallel})
+		if err == nil || !strings.Contains(err.Error(), "record 3") {
+			t.Errorf("a malformed third record (parallel %v): %v", parallel, err)
+		}
 	}
 }
 
