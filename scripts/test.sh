@@ -26,8 +26,8 @@ if [ -n "$race_pkgs" ]; then go test -count=1 -race -timeout 25m $race_pkgs; fi
 # references) while the read plan decodes in parallel; the long sweeps of the
 # root package ran above without it
 go test -count=1 -race -short -timeout 15m -run 'TestConcurrentReads|TestStripeLayouts' .
-# CSV import parses, and CSV export formats, batches on several goroutines
-go test -count=1 -race -timeout 10m -run 'TestCSVParallel|TestCSVExport' ./interop
+# the CSV and JSON-lines readers' parallel parsers and the parallel CSV writer
+go test -count=1 -race -timeout 10m -run 'TestCSVParallel|TestCSVExport|TestJSONLinesLayouts|FuzzJSON' ./interop
 # the CLI opens the files of a pattern on several goroutines (agg, export, and cat/scan ahead of the read)
 go test -count=1 -race -timeout 10m -run 'TestScanPattern|TestImportMany' ./cmd/strata
 # the time-series layer decodes in parallel and shares caches between reads
