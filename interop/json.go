@@ -623,16 +623,59 @@ func inferJSONSchema(r io.Reader, rows int) (*arrow.Schema, error) {
 
 // jsonReader reads a JSON table as record batches of a given schema.
 type jsonReader struct {
-	f      input
-	recs   *jsonRecords
-	sch    *arrow.Schema
-	b      *array.RecordBuilder
-	rows   int
-	infer  int // records the types came from
-	done   bool
-	col    map[string]int    // column of a top-level key
-	vals   []json.RawMessage // a record's values by column (nil: missing)
-	fields []arrow.Field     // sch's fields (Schema.Fields copies them)
+	jsonColumns
+	f    input
+	recs *jsonRecords
+	sch  *arrow.Schema
+	b    *array.RecordBuilder
+	rows int
+	done bool
+	vals []json.RawMessage // a record's values by column (nil: missing)
+}
+
+// jsonColumns are a JSON table's columns, which records are appended to.
+type jsonColumns struct {
+	fields []arrow.Field  // the schema's fields (Schema.Fields copies them)
+	col    map[string]int // column of a top-level key
+	infer  int            // records the types came from
+}
+
+func newJSONColumns(sch *arrow.Schema, infer int) jsonColumns {
+	c := jsonColumns{fields: sch.Fields(), col: make(map[string]int, sch.NumFields()), infer: infer}
+	for i, fl := range c.fields {
+		c.col[fl.Name] = i
+	}
+	return c
+}
+
+// appendRecord appends record k (from 1), raw, to b's columns; vals is
+// scratch of one entry a column.
+func (c *jsonColumns) appendRecord(b *array.RecordBuilder, vals []json.RawMessage, raw []byte, k int) error {
+	clear(vals)
+	err := splitObject(raw, func(key, val []byte) error {
+		i, ok := c.col[string(key)]
+		if !ok {
+			kt := keyText(key)
+			if i, ok = c.col[kt]; !ok {
+				return fmt.Errorf("key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", kt, c.infer)
+			}
+		}
+		vals[i] = val // a repeated key: the last wins, as for a JSON decoder
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("interop: json: record %d: %w", k, err)
+	}
+	for i, f := range c.fields {
+		if err := appendRaw(b.Field(i), f.Type, vals[i]); err != nil {
+			hint := ""
+			if c.infer != math.MaxInt {
+				hint = fmt.Sprintf(" (types were inferred from the first %d records; ReadOptions.JSONInferRows = -1, or strata import --infer-rows -1, infers them from every record)", c.infer)
+			}
+			return fmt.Errorf("interop: json: record %d, key %q: %w%s", k, f.Name, err, hint)
+		}
+	}
+	return nil
 }
 
 func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReader, err error) {
@@ -670,12 +713,8 @@ func openJSON(path string, f input, size int64, opts ReadOptions) (_ RecordReade
 		// JSON lines: parsed in pieces on several goroutines
 		return openJSONParallel(f, size, sch, rows, batch, opts.Threads, opts.Mem), nil
 	}
-	col := make(map[string]int, sch.NumFields())
-	for i, fl := range sch.Fields() {
-		col[fl.Name] = i
-	}
-	return &jsonReader{f: f, recs: recs, sch: sch, b: array.NewRecordBuilder(opts.Mem, sch), rows: batch, infer: rows,
-		col: col, vals: make([]json.RawMessage, sch.NumFields()), fields: sch.Fields()}, nil
+	return &jsonReader{jsonColumns: newJSONColumns(sch, rows), f: f, recs: recs, sch: sch, b: array.NewRecordBuilder(opts.Mem, sch),
+		rows: batch, vals: make([]json.RawMessage, sch.NumFields())}, nil
 }
 
 func (r *jsonReader) Schema() *arrow.Schema { return r.sch }
@@ -694,29 +733,8 @@ func (r *jsonReader) Next() (arrow.Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("interop: json: %w", err)
 		}
-		clear(r.vals)
-		err = splitObject(raw, func(key, val []byte) error {
-			c, ok := r.col[string(key)]
-			if !ok {
-				k := keyText(key)
-				if c, ok = r.col[k]; !ok {
-					return fmt.Errorf("key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", k, r.infer)
-				}
-			}
-			r.vals[c] = val // a repeated key: the last wins, as for a JSON decoder
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("interop: json: record %d: %w", r.recs.n, err)
-		}
-		for i, f := range r.fields {
-			if err := appendRaw(r.b.Field(i), f.Type, r.vals[i]); err != nil {
-				hint := ""
-				if r.infer != math.MaxInt {
-					hint = fmt.Sprintf(" (types were inferred from the first %d records; ReadOptions.JSONInferRows = -1, or strata import --infer-rows -1, infers them from every record)", r.infer)
-				}
-				return nil, fmt.Errorf("interop: json: record %d, key %q: %w%s", r.recs.n, f.Name, err, hint)
-			}
+		if err := r.appendRecord(r.b, r.vals, raw, r.recs.n); err != nil {
+			return nil, err
 		}
 		n++
 	}

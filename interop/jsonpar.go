@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -29,12 +28,10 @@ import (
 // mode reads the rest of the file from its first byte, as jsonRecords'
 // own fallback does, reporting what is wrong as it always has.
 type jsonParallel struct {
+	jsonColumns
 	f       input
 	size    int64
 	sch     *arrow.Schema
-	fields  []arrow.Field
-	col     map[string]int
-	infer   int
 	rows    int
 	mem     memory.Allocator
 	order   chan *jsonPiece // pieces in file order, bounded
@@ -76,12 +73,7 @@ func openJSONParallel(f input, size int64, sch *arrow.Schema, infer, rows, threa
 		threads = runtime.GOMAXPROCS(0)
 	}
 	workers := min(max(1, threads), 8)
-	fields := sch.Fields()
-	col := make(map[string]int, len(fields))
-	for i, fl := range fields {
-		col[fl.Name] = i
-	}
-	j := &jsonParallel{f: f, size: size, sch: sch, fields: fields, col: col, infer: infer, rows: rows, mem: mem,
+	j := &jsonParallel{jsonColumns: newJSONColumns(sch, infer), f: f, size: size, sch: sch, rows: rows, mem: mem,
 		order: make(chan *jsonPiece, workers), stop: make(chan struct{})}
 	work := make(chan *jsonPiece)
 	j.wg.Add(1 + workers)
@@ -96,7 +88,7 @@ func openJSONParallel(f input, size int64, sch *arrow.Schema, infer, rows, threa
 			defer j.wg.Done()
 			b := array.NewRecordBuilder(mem, sch)
 			defer b.Release()
-			vals := make([]json.RawMessage, len(fields))
+			vals := make([]json.RawMessage, len(j.fields))
 			for p := range work {
 				j.parse(p, b, vals)
 				p.data = nil
@@ -198,36 +190,6 @@ func (j *jsonParallel) parse(p *jsonPiece, b *array.RecordBuilder, vals []json.R
 	}
 }
 
-// appendRecord appends one record (number k, from 1) to b, as
-// jsonReader.Next does, with the same errors.
-func (j *jsonParallel) appendRecord(b *array.RecordBuilder, vals []json.RawMessage, raw []byte, k int) error {
-	clear(vals)
-	err := splitObject(raw, func(key, val []byte) error {
-		c, ok := j.col[string(key)]
-		if !ok {
-			kt := keyText(key)
-			if c, ok = j.col[kt]; !ok {
-				return fmt.Errorf("key %q is not in the first %d records the types were inferred from; ReadOptions.JSONInferRows = -1 (strata import --infer-rows -1) infers them from every record", kt, j.infer)
-			}
-		}
-		vals[c] = val
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("interop: json: record %d: %w", k, err)
-	}
-	for i, f := range j.fields {
-		if err := appendRaw(b.Field(i), f.Type, vals[i]); err != nil {
-			hint := ""
-			if j.infer != math.MaxInt {
-				hint = fmt.Sprintf(" (types were inferred from the first %d records; ReadOptions.JSONInferRows = -1, or strata import --infer-rows -1, infers them from every record)", j.infer)
-			}
-			return fmt.Errorf("interop: json: record %d, key %q: %w%s", k, f.Name, err, hint)
-		}
-	}
-	return nil
-}
-
 func (j *jsonParallel) Schema() *arrow.Schema { return j.sch }
 
 // Next returns the batches in file order.
@@ -261,8 +223,8 @@ func (j *jsonParallel) Next() (arrow.Record, error) {
 			}
 			j.halt()
 			dec := json.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(j.f, from, j.size-from), 1<<16))
-			j.serial = &jsonReader{f: j.f, recs: &jsonRecords{dec: dec, n: rec0}, sch: j.sch, b: array.NewRecordBuilder(j.mem, j.sch),
-				rows: j.rows, infer: j.infer, col: j.col, vals: make([]json.RawMessage, len(j.fields)), fields: j.fields}
+			j.serial = &jsonReader{jsonColumns: j.jsonColumns, f: j.f, recs: &jsonRecords{dec: dec, n: rec0}, sch: j.sch,
+				b: array.NewRecordBuilder(j.mem, j.sch), rows: j.rows, vals: make([]json.RawMessage, len(j.fields))}
 			if p.rec != nil {
 				return p.rec, nil
 			}
