@@ -499,9 +499,9 @@ type formatSink interface {
 // directory and renames it to its own name when Close succeeds, so that
 // an export that fails midway (a source that turns out corrupt, a full
 // disk, a cancelled command) leaves no partial file where a complete one
-// was expected, nor destroys the file it would have replaced. The rename
-// is not preceded by fsync: after a crash of the machine itself the file
-// may be empty.
+// was expected, nor destroys the file it would have replaced. The file is
+// synced before the rename and the directory after it, so that a crash
+// of the machine leaves the old file or the whole new one.
 type fileSink struct {
 	formatSink
 	tmp, path string
@@ -516,13 +516,34 @@ func (s *fileSink) Close() error {
 	s.done = true
 	err := s.formatSink.Close()
 	if err == nil {
+		err = syncFile(s.tmp) // (the format's writer closed its descriptor)
+	}
+	if err == nil {
 		err = os.Rename(s.tmp, s.path)
 	}
 	if err != nil {
 		os.Remove(s.tmp)
 		return fmt.Errorf("interop: %s: %w", s.path, err)
 	}
+	if d, derr := os.Open(filepath.Dir(s.path)); derr == nil { // persist the rename
+		d.Sync()
+		d.Close()
+	}
 	return nil
+}
+
+// syncFile flushes a closed file's data to its device: fsync acts on the
+// file, whichever descriptor asks.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Abort closes the format's writer and removes the temporary file.
