@@ -143,6 +143,31 @@ func TestScanPattern(t *testing.T) {
 		}
 	}
 	checkTake("local", filepath.Join(dir, "part*.strata"))
+	// take opens the files only as far as the last row asked for: a
+	// damaged file after them is not read
+	tdir := t.TempDir()
+	for i := range 3 {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("part%d.strata", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tdir, fmt.Sprintf("part%d.strata", i)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tdir, "part3.strata"), []byte("not a Strata file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, stderr, err := capture(t, "take", filepath.Join(tdir, "part*.strata"), "1", fmt.Sprint(n0+1), "--format", "csv", "--columns", "l_orderkey,l_linenumber,l_quantity")
+	if err != nil {
+		t.Fatalf("take before a damaged file: %v\n%s", err, stderr)
+	}
+	if w := header + "\n" + all[1] + "\n" + all[n0+1] + "\n"; got != w {
+		t.Errorf("take before a damaged file:\n%s\nwant:\n%s", got, w)
+	}
+	if _, _, err := capture(t, "take", filepath.Join(tdir, "part*.strata"), fmt.Sprint(len(all))); err == nil || !strings.Contains(err.Error(), "part3.strata") {
+		t.Errorf("take of a row past the good files: %v, want an error naming part3.strata", err)
+	}
 
 	// export of the pattern: the files' rows in order, in one CSV file
 	csvOut := filepath.Join(t.TempDir(), "all.csv")

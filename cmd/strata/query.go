@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,11 +46,26 @@ func runTake(args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := openAll(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads})
-	if err != nil {
-		return err
+	// The files open in name order, up to 8 ahead, until they hold the
+	// last row asked for: files past it are not opened (over object
+	// storage, a request each).
+	last := slices.Max(rows)
+	next, stop := openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, 8)
+	defer stop()
+	var files []*openedFile
+	defer func() { closeAll(files) }()
+	var total int64
+	for range paths {
+		if len(files) > 0 && total > last {
+			break
+		}
+		f, err := next()
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+		total += f.NumRows()
 	}
-	defer closeAll(files)
 	tables := make([]*strata.File, len(files))
 	for i, f := range files {
 		tables[i] = f.File
