@@ -35,11 +35,19 @@ func writeTable(t *testing.T, path string, nullable bool, xs []*int64, ss []stri
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	sink, err := interop.Create(path, sch, interop.WriteOptions{})
+	writeRecord(t, path, rec)
+}
+
+// writeRecord writes rec as a file of the format its path names
+// (interop.Create).
+func writeRecord(t *testing.T, path string, rec arrow.Record) {
+	t.Helper()
+	sink, err := interop.Create(path, rec.Schema(), interop.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sink.Write(rec); err != nil {
+		sink.Abort()
 		t.Fatal(err)
 	}
 	if err := sink.Close(); err != nil {
@@ -119,18 +127,9 @@ func TestImportMany(t *testing.T) {
 	b.Field(1).(*array.StringBuilder).Append("z")
 	rec := b.NewRecord()
 	b.Release()
-	sink, err := interop.Create(filepath.Join(dir, "p9.parquet"), sch, interop.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sink.Write(rec); err != nil {
-		t.Fatal(err)
-	}
+	writeRecord(t, filepath.Join(dir, "p9.parquet"), rec)
 	rec.Release()
-	if err := sink.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = capture(t, "import", "--quiet", filepath.Join(dir, "p*.parquet"), filepath.Join(dir, "bad.strata"))
+	_, _, err := capture(t, "import", "--quiet", filepath.Join(dir, "p*.parquet"), filepath.Join(dir, "bad.strata"))
 	if err == nil || !strings.Contains(err.Error(), "p9.parquet") || !strings.Contains(err.Error(), "different columns") {
 		t.Errorf("tables of other columns: %v", err)
 	}
