@@ -545,6 +545,11 @@ type AggregateOptions struct {
 	Split *Split
 	// Parallelism overrides the file's for this aggregate (0 keeps it).
 	Parallelism int
+	// UnionByName makes AggregateFiles read the files by column name, as
+	// a table whose files gained columns over time: an aggregate of a
+	// column a file lacks folds none of that file's rows (as over nulls),
+	// and the filter treats the columns a file lacks as null.
+	UnionByName bool
 }
 
 // AggValue is one aggregate result.
@@ -627,7 +632,7 @@ func (opts AggregateOptions) read() (string, read.AggregateOptions, error) {
 	if err != nil {
 		return "", read.AggregateOptions{}, err
 	}
-	ro := read.AggregateOptions{Where: w, Parallelism: opts.Parallelism}
+	ro := read.AggregateOptions{Where: w, Parallelism: opts.Parallelism, UnionByName: opts.UnionByName}
 	if opts.Split != nil {
 		sp := read.Split(*opts.Split)
 		ro.Split = &sp
@@ -644,4 +649,25 @@ func aggValues(vals []read.AggValue) []AggValue {
 		out[i] = AggValue{Name: v.Name, Null: v.Null, Float: v.Float, I: v.I, F: v.F, Wide: v.Wide, Text: v.Text, v: v}
 	}
 	return out
+}
+
+// UnionByName returns the schema of several files read as one table by
+// column name, as the files of a table look after columns were added to
+// it: every column of any schema, in the order first met, nullable where a
+// file lacks it. A column in several schemas must have one type. Read each
+// file's records into it with Conform, and filter a file that lacks
+// columns the filter names with filter.AssumeNull's rewrite of the filter.
+func UnionByName(schemas ...*arrow.Schema) (*arrow.Schema, error) {
+	return read.UnionByName(schemas...)
+}
+
+// TypeConflict is UnionByName's error for a column of two types: it names
+// the column and the indexes of the two schemas.
+type TypeConflict = read.TypeConflict
+
+// Conform returns rec as a record of target (from UnionByName): target's
+// columns in its order, nulls for those rec lacks. The caller releases the
+// result and still owns rec.
+func Conform(rec arrow.Record, target *arrow.Schema) (arrow.Record, error) {
+	return read.Conform(rec, target)
 }

@@ -1,15 +1,19 @@
 package read
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"strata/encoding"
+	"strata/filter"
 	"strata/schema"
 	"strata/stats"
 )
@@ -210,6 +214,13 @@ type aggState struct {
 type AggregateOptions struct {
 	// Where is a filter in the syntax of package filter ("" = every row).
 	Where string
+	// UnionByName makes AggregateFiles read its files by column name, as
+	// a table whose files gained columns over time (UnionByName): an
+	// aggregate of a column a file lacks folds none of that file's rows,
+	// as over nulls, and each file's filter treats the columns it lacks
+	// as null (filter.AssumeNull). A column must be in some file and of
+	// one type in all that hold it.
+	UnionByName bool
 	// Split limits the aggregate to the stripes of one split.
 	Split *Split
 	// Parallelism overrides the file's Parallelism.
@@ -252,6 +263,9 @@ func AggregateFiles(ctx context.Context, files []*File, exprs string, opts Aggre
 	case len(files) > 1 && opts.Split != nil:
 		return nil, st, fmt.Errorf("read: a split names stripes of one file, not of %d: %w", len(files), ErrInvalidArgument)
 	}
+	if opts.UnionByName && len(files) > 1 {
+		return aggregateUnion(ctx, files, exprs, opts)
+	}
 	var specs []aggSpec
 	var total []aggState
 	for i, f := range files {
@@ -272,6 +286,100 @@ func AggregateFiles(ctx context.Context, files []*File, exprs string, opts Aggre
 		}
 	}
 	return files[0].aggValues(specs, total), st, nil
+}
+
+// aggregateUnion is AggregateFiles by column name (UnionByName): each
+// file folds the aggregates of the columns it holds, under the filter as
+// it reads it, into the states of all files.
+func aggregateUnion(ctx context.Context, files []*File, exprs string, opts AggregateOptions) ([]AggValue, ScanStats, error) {
+	var st ScanStats
+	var parts []string
+	for _, p := range splitAggs(exprs) {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	var where filter.Expr
+	if opts.Where != "" {
+		var err error
+		if where, err = filter.Parse(opts.Where); err != nil {
+			return nil, st, err
+		}
+		for _, p := range filter.Columns(where) {
+			if !slices.ContainsFunc(files, func(f *File) bool { return HasColumn(f.Schema(), p) }) {
+				return nil, st, fmt.Errorf("read: filter: %w %q in none of the %d files", ErrUnknownColumn, p, len(files))
+			}
+		}
+	}
+	specs := make([]aggSpec, len(parts))
+	owner := make([]*File, len(parts)) // the first file holding each aggregate's column
+	total := make([]aggState, len(parts))
+	for i, f := range files {
+		var mine []int
+		var sub []string
+		for k, part := range parts {
+			if _, err := f.parseAggs(part); errors.Is(err, ErrUnknownColumn) {
+				continue
+			} else if err != nil {
+				return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+			}
+			mine, sub = append(mine, k), append(sub, part)
+		}
+		fo := opts
+		w, none := WhereFor(opts.Where, where, f.Schema())
+		if none {
+			continue // no row of the file passes
+		}
+		fo.Where = w
+		if len(sub) == 0 {
+			continue
+		}
+		sp, states, fst, err := f.aggregateStates(ctx, strings.Join(sub, ", "), fo)
+		st.add(&fst)
+		if err != nil {
+			return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+		}
+		for j, k := range mine {
+			if owner[k] == nil {
+				owner[k], specs[k] = f, sp[j]
+			} else if err := sameAgg(owner[k], &specs[k], f, &sp[j]); err != nil {
+				return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+			}
+			total[k].merge(&states[j])
+		}
+	}
+	out := make([]AggValue, len(parts))
+	for k, part := range parts {
+		if owner[k] == nil {
+			// no file that holds the column had rows passing the filter,
+			// or none holds it (an error)
+			sp, err := firstParse(files, part)
+			if err != nil {
+				return nil, st, err
+			}
+			owner[k], specs[k] = sp.f, sp.spec
+		}
+		out[k] = owner[k].aggValues(specs[k:k+1], total[k:k+1])[0]
+	}
+	return out, st, nil
+}
+
+// parsedAgg is an aggregate as the first file holding its column parses it.
+type parsedAgg struct {
+	f    *File
+	spec aggSpec
+}
+
+func firstParse(files []*File, part string) (parsedAgg, error) {
+	var first error
+	for _, f := range files {
+		sp, err := f.parseAggs(part)
+		if err == nil {
+			return parsedAgg{f, sp[0]}, nil
+		}
+		first = cmp.Or(first, err)
+	}
+	return parsedAgg{}, first
 }
 
 // sameAgg checks that aggregate b of file g folds a column of the type

@@ -85,3 +85,97 @@ func int32File(t *testing.T) *read.File {
 	defer rec.Release()
 	return aggFile(t, rec)
 }
+
+// project returns the columns of rec named, in that order.
+func project(rec arrow.Record, names ...string) arrow.Record {
+	fields := make([]arrow.Field, len(names))
+	cols := make([]arrow.Array, len(names))
+	for i, n := range names {
+		j := rec.Schema().FieldIndices(n)[0]
+		fields[i], cols[i] = rec.Schema().Field(j), rec.Column(j)
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+}
+
+// TestAggregateUnion aggregates three files whose columns differ (added,
+// dropped, reordered) by column name and checks every value against one
+// file of the same rows with nulls where a file lacked a column: the table
+// UnionByName and Conform describe.
+func TestAggregateUnion(t *testing.T) {
+	const n = 3000
+	rec := aggRecord(n, 9)
+	defer rec.Release()
+	cuts := []struct {
+		lo, hi int64
+		cols   []string
+	}{
+		{0, 700, []string{"id", "big", "f", "name"}},
+		{700, 2400, []string{"name", "id", "dec", "s", "day"}},
+		{2400, n, []string{"id", "big", "f", "dec", "s", "day", "u64"}},
+	}
+	var parts []*read.File
+	var recs []arrow.Record
+	var schemas []*arrow.Schema
+	for _, c := range cuts {
+		slice := rec.NewSlice(c.lo, c.hi)
+		p := project(slice, c.cols...)
+		slice.Release()
+		defer p.Release()
+		parts = append(parts, aggFile(t, p))
+		recs = append(recs, p)
+		schemas = append(schemas, p.Schema())
+	}
+	union, err := read.UnionByName(schemas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the reference: one file of every row, conformed to the union
+	cols := make([]arrow.Array, union.NumFields())
+	for j := range cols {
+		var pieces []arrow.Array
+		for _, p := range recs {
+			c, err := read.Conform(p, union)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Release()
+			pieces = append(pieces, c.Column(j))
+		}
+		if cols[j], err = array.Concatenate(pieces, memory.DefaultAllocator); err != nil {
+			t.Fatal(err)
+		}
+		defer cols[j].Release()
+	}
+	all := array.NewRecordBatch(union, cols, n)
+	defer all.Release()
+	whole := aggFile(t, all)
+	exprs := "count(*), count(big), sum(big), sum(u64), count(u64), sum(f), avg(f), sum(dec), sum(s.x), avg(s.x), " +
+		"min(name), max(name), min(day), max(day), min(f), max(f), min(dec), max(u64)"
+	ctx := context.Background()
+	for _, where := range []string{"", "id < 1234", "f > 0", "big IS NULL", "name > 'm' OR dec > 0", "NOT (f > 0)",
+		"id < 1000 AND u64 IS NULL", "s.x > 5", "u64 IS NOT NULL AND id > 2500", "day IS NULL AND name IS NULL"} {
+		want, _, err := whole.AggregateContext(ctx, exprs, read.AggregateOptions{Where: where})
+		if err != nil {
+			t.Fatalf("%q: %v", where, err)
+		}
+		got, _, err := read.AggregateFiles(ctx, parts, exprs, read.AggregateOptions{Where: where, UnionByName: true})
+		if err != nil {
+			t.Fatalf("%q over the parts: %v", where, err)
+		}
+		for k := range want {
+			if !reflect.DeepEqual(got[k], want[k]) && !(math.IsNaN(got[k].F) && math.IsNaN(want[k].F)) {
+				t.Errorf("%q: %s = %+v over the parts, %+v over one file", where, want[k].Name, got[k], want[k])
+			}
+		}
+	}
+	// without UnionByName a file lacking a column fails; with it, a column
+	// or a filter column no file has still does
+	if _, _, err := read.AggregateFiles(ctx, parts, "sum(u64)", read.AggregateOptions{}); err == nil {
+		t.Error("sum(u64) over files lacking it, by position: no error")
+	}
+	for _, c := range []struct{ exprs, where string }{{"sum(nosuch)", ""}, {"count(*)", "nosuch = 1"}} {
+		if _, _, err := read.AggregateFiles(ctx, parts, c.exprs, read.AggregateOptions{Where: c.where, UnionByName: true}); !errors.Is(err, read.ErrUnknownColumn) {
+			t.Errorf("%s where %q: %v", c.exprs, c.where, err)
+		}
+	}
+}

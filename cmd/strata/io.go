@@ -123,6 +123,7 @@ func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
 	threads := fs.Int("threads", 0, "goroutines decoding, and formatting CSV text (0: all cores)")
+	byName := fs.Bool("union-by-name", false, "write the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -145,16 +146,24 @@ func runExport(args []string) error {
 	}
 	defer closeAll(files)
 	var total int64
+	var union *unionPlan
+	stored := projectSchema(files[0].Schema(), splitList(*cols))
+	if *byName && len(files) > 1 {
+		if union, err = newUnionPlan(files, paths, splitList(*cols), ""); err != nil {
+			return err
+		}
+		stored = union.schema
+	}
 	for i, f := range files {
-		if !sameColumns(files[0].Schema(), f.Schema()) {
-			return fmt.Errorf("%s and %s hold different columns: %v against %v", paths[0], paths[i], files[0].Schema(), f.Schema())
+		if union == nil && !sameColumns(files[0].Schema(), f.Schema()) {
+			return differentColumns(paths[0], paths[i], files[0].Schema(), f.Schema())
 		}
 		total += f.NumRows()
 	}
 	// The types import read from the source, where Strata stores a
 	// stand-in (JSON, UUID, float16, fixed-size binary, decimal256, ...),
 	// as the first file records them.
-	outSch, restore, err := interop.RestoreSchema(files[0].Metadata(), projectSchema(files[0].Schema(), splitList(*cols)))
+	outSch, restore, err := interop.RestoreSchema(files[0].Metadata(), stored)
 	if err != nil {
 		return err
 	}
@@ -171,7 +180,11 @@ func runExport(args []string) error {
 	// one file's rows into the sink (created at the first batch, whose
 	// schema the restored types decide)
 	exportFile := func(path string, f *openedFile) error {
-		sc, err := f.Scan(strata.ScanOptions{Columns: splitList(*cols)})
+		opts := strata.ScanOptions{Columns: splitList(*cols)}
+		if union != nil {
+			opts, _ = union.options(f, opts)
+		}
+		sc, err := f.Scan(opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -183,6 +196,14 @@ func runExport(args []string) error {
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
+			}
+			if union != nil {
+				c, err := union.conform(rec)
+				rec.Release()
+				if err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				rec = c
 			}
 			if restore {
 				out, err := interop.RestoreRecord(memory.DefaultAllocator, rec, outSch)
@@ -390,6 +411,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	format := fs.String("format", "table", "table, csv or json")
 	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "scan one split only: its JSON (from 'strata splits') or @FILE")
+	byName := fs.Bool("union-by-name", false, "read the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
 	var where *string
 	var showStats *bool
 	if withWhere {
@@ -432,7 +454,31 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	// the offset and limit count rows across them.
 	skip, left := *offset, *limit
 	var first *arrow.Schema
-	next, stop := openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, scanOpenAhead)
+	var union *unionPlan
+	var next func() (*openedFile, error)
+	var stop func()
+	if *byName && len(paths) > 1 {
+		// the table's columns are known only once every file is open
+		files, err := openAll(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads})
+		if err != nil {
+			return err
+		}
+		if union, err = newUnionPlan(files, paths, base.Columns, base.Where); err != nil {
+			closeAll(files)
+			return err
+		}
+		first = union.schema
+		i := 0
+		next = func() (*openedFile, error) {
+			f := files[i]
+			files[i] = nil // closed by the loop
+			i++
+			return f, nil
+		}
+		stop = func() { closeAll(files) }
+	} else {
+		next, stop = openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, scanOpenAhead)
+	}
 	defer stop()
 	for _, path := range paths {
 		if *limit > 0 && left == 0 {
@@ -443,6 +489,15 @@ func scanCommand(name string, args []string, withWhere bool) error {
 			return err
 		}
 		opts := base
+		var conform func(arrow.Record) (arrow.Record, error)
+		if union != nil {
+			var none bool
+			if opts, none = union.options(f, base); none {
+				f.Close() // no row of it can pass the filter
+				continue
+			}
+			conform = union.conform
+		}
 		last := path == paths[len(paths)-1]
 		if len(paths) == 1 {
 			opts.Offset, opts.Limit, skip = skip, left, 0
@@ -464,11 +519,14 @@ func scanCommand(name string, args []string, withWhere bool) error {
 			if first == nil {
 				first = sch
 			} else if !sameColumns(first, sch) {
-				return fmt.Errorf("%s and %s hold different columns: %v against %v", paths[0], path, first, sch)
+				return differentColumns(paths[0], path, first, sch)
 			}
 			return nil
 		}
-		n, err := scanFile(f, opts, pr, &skip, &left, *limit > 0, same)
+		if union != nil {
+			same = func(*arrow.Schema) error { return nil }
+		}
+		n, err := scanFile(f, opts, pr, &skip, &left, *limit > 0, same, conform)
 		if err == nil && showStats != nil && *showStats {
 			printScanStats(f, n, path, len(paths) > 1, time.Since(start))
 		}
@@ -489,7 +547,8 @@ func scanCommand(name string, args []string, withWhere bool) error {
 // of it (an offset the reader was not given), and counting the printed
 // rows down from *left when limited, once check accepted the schema of its
 // batches. It returns the scanner's statistics.
-func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *int64, limited bool, check func(*arrow.Schema) error) (strata.ScanStats, error) {
+func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *int64, limited bool, check func(*arrow.Schema) error,
+	conform func(arrow.Record) (arrow.Record, error)) (strata.ScanStats, error) {
 	sc, err := f.Scan(opts)
 	if err != nil {
 		return strata.ScanStats{}, err
@@ -504,6 +563,14 @@ func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *i
 		}
 		if err != nil {
 			return strata.ScanStats{}, err
+		}
+		if conform != nil {
+			c, err := conform(rec)
+			rec.Release()
+			if err != nil {
+				return strata.ScanStats{}, err
+			}
+			rec = c
 		}
 		n := rec.NumRows()
 		lo := min(*skip, n)
@@ -530,6 +597,12 @@ func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *i
 		}
 	}
 	return sc.Stats(), nil
+}
+
+// differentColumns is the error of two files of a pattern whose columns
+// differ.
+func differentColumns(a, b string, sa, sb *arrow.Schema) error {
+	return fmt.Errorf("%s and %s hold different columns: %v against %v (--union-by-name reads them by column name)", a, b, sa, sb)
 }
 
 // sameColumns reports whether two schemas have the same column names and

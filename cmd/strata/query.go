@@ -102,6 +102,7 @@ func runAgg(args []string) error {
 	showStats := fs.Bool("stats", false, "print scan statistics on stderr")
 	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "aggregate one split only: its JSON (from 'strata splits') or @FILE")
+	byName := fs.Bool("union-by-name", false, "aggregate the files of a pattern as one table by column name: a file lacking a column holds nulls there (columns added over time)")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -115,7 +116,7 @@ func runAgg(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := strata.AggregateOptions{Exprs: pos[1], Where: *where}
+	opts := strata.AggregateOptions{Exprs: pos[1], Where: *where, UnionByName: *byName}
 	if *split != "" {
 		if len(paths) > 1 {
 			return usagef("--split names a split of one file; %q matches %d files", pos[0], len(paths))

@@ -91,7 +91,8 @@ type Pushed struct {
 // reference's alias. A sampled reference (USING SAMPLE) is left alone. A
 // query DuckDB cannot serialize (not a SELECT) is returned unchanged.
 func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option) (string, []Pushed, error) {
-	p := &pusher{ctx: ctx, conn: conn, cfg: newConfig(opts), query: query, files: map[string]*strata.File{}}
+	p := &pusher{ctx: ctx, conn: conn, cfg: newConfig(opts), query: query, files: map[string]*strata.File{},
+		unions: map[string]*arrow.Schema{}}
 	defer func() {
 		for _, f := range p.files {
 			if f != nil {
@@ -130,7 +131,11 @@ func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option)
 	for _, r := range p.refs {
 		exprs, kept := p.convertRef(r)
 		pu := Pushed{Table: r.path, Kept: kept, Estimate: 1}
-		if f := p.files[r.path]; f != nil && !p.cfg.pushAll && len(exprs) > 0 {
+		key := r.path
+		if r.union {
+			key = "union:" + r.path
+		}
+		if f := p.files[key]; f != nil && !p.cfg.pushAll && len(exprs) > 0 {
 			// Keep the conjuncts worth pushing (see estimate.go).
 			var sel []filter.Expr
 			keep, all := 1.0, 1.0
@@ -173,6 +178,7 @@ type tableRef struct {
 	alias  string // explicit alias, "" if none
 	alone  bool   // the only relation of its FROM: unqualified columns are its own
 	fn     bool   // written as strata_scan(...)
+	union  bool   // strata_scan(..., union_by_name := true)
 	loc    int    // byte offset of the reference in the query
 	where  any    // the WHERE clause
 	schema *arrow.Schema
@@ -190,6 +196,9 @@ type pusher struct {
 	query string
 	refs  []*tableRef
 	files map[string]*strata.File
+	// unions holds the union schema of each union_by_name reference
+	// (keyed as files is: "union:" and the path)
+	unions map[string]*arrow.Schema
 	// consts maps a constant's key (its JSON and the cast it needs) to its
 	// value; in the first pass it collects what to evaluate.
 	consts map[constKey]*constVal
@@ -308,19 +317,30 @@ func (p *pusher) ref(n map[string]any) *tableRef {
 			return nil
 		}
 		args, _ := fn["children"].([]any)
-		if len(args) != 1 {
-			return nil // a filter argument of its own: left alone
+		if len(args) == 0 {
+			return nil
 		}
 		a, _ := args[0].(map[string]any)
 		path, ok := constString(a)
 		if !ok {
 			return nil
 		}
+		union := false
+		for _, x := range args[1:] {
+			// union_by_name := <constant>; any other argument (a filter
+			// of its own) leaves the reference alone
+			n, _ := x.(map[string]any)
+			b, ok := constBool(n)
+			if !ok || !strings.EqualFold(str(n["alias"]), "union_by_name") {
+				return nil
+			}
+			union = b
+		}
 		floc, ok := location(fn)
 		if !ok {
 			return nil
 		}
-		return &tableRef{path: path, alias: alias, loc: floc, fn: true}
+		return &tableRef{path: path, alias: alias, loc: floc, fn: true, union: union}
 	}
 	return nil
 }
@@ -359,6 +379,41 @@ func constString(n map[string]any) (string, bool) {
 	return s, ok
 }
 
+// constBool returns the value of a boolean constant, written as one or as
+// a constant cast to BOOLEAN (DuckDB's form of `name := true`).
+func constBool(n map[string]any) (bool, bool) {
+	if n == nil {
+		return false, false
+	}
+	if n["type"] == "OPERATOR_CAST" {
+		ct, _ := n["cast_type"].(map[string]any)
+		c, _ := n["child"].(map[string]any)
+		if ct["id"] != "BOOLEAN" || c == nil || c["type"] != "VALUE_CONSTANT" {
+			return false, false
+		}
+		n = c
+	}
+	if n["type"] != "VALUE_CONSTANT" {
+		return false, false
+	}
+	v, _ := n["value"].(map[string]any)
+	if v["is_null"] == true {
+		return false, false
+	}
+	switch x := v["value"].(type) {
+	case bool:
+		return x, true
+	case string:
+		switch strings.ToLower(x) {
+		case "t", "true":
+			return true, true
+		case "f", "false":
+			return false, true
+		}
+	}
+	return false, false
+}
+
 // conjuncts flattens the top-level AND of a WHERE clause.
 func conjuncts(e any, out []any) []any {
 	if n, ok := e.(map[string]any); ok && n["type"] == "CONJUNCTION_AND" {
@@ -374,20 +429,32 @@ func conjuncts(e any, out []any) []any {
 // expressions, and how many were kept back.
 func (p *pusher) convertRef(r *tableRef) ([]filter.Expr, int) {
 	if r.schema == nil {
-		f, ok := p.files[r.path]
+		key := r.path
+		if r.union {
+			key = "union:" + r.path
+		}
+		f, ok := p.files[key]
 		if !ok {
 			var err error
 			// a pattern's first file stands for all (same columns;
 			// its statistics estimate the filter for the others)
-			if f, err = p.cfg.openFirst(p.ctx, r.path); err != nil {
+			if r.union {
+				f, p.unions[key], err = p.cfg.openUnion(p.ctx, r.path)
+			} else {
+				f, err = p.cfg.openFirst(p.ctx, r.path)
+			}
+			if err != nil {
 				f = nil // unreadable: DuckDB will say why
 			}
-			p.files[r.path] = f
+			p.files[key] = f
 		}
 		if f == nil {
 			return nil, 0
 		}
 		r.schema = f.Schema()
+		if r.union {
+			r.schema = p.unions[key]
+		}
 	}
 	var out []filter.Expr
 	kept := 0

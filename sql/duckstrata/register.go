@@ -38,6 +38,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
@@ -95,9 +96,11 @@ func newConfig(opts []Option) *config {
 // DuckDB keeps functions in the database's catalog, so every connection of
 // that database can then use it; registering twice is an error.
 //
-// strata_scan(path VARCHAR, filter := VARCHAR) returns every top-level
-// column of the file, or of the local files a pattern names
-// ('data/*.strata', read as one table; they must hold the same columns): integers, floats, booleans, strings and binary,
+// strata_scan(path VARCHAR, filter := VARCHAR, union_by_name := BOOLEAN)
+// returns every top-level column of the file, or of the files a pattern
+// names ('data/*.strata', read as one table; they must hold the same
+// columns, or with union_by_name := true are read by column name, a file's
+// missing columns as nulls): integers, floats, booleans, strings and binary,
 // dates, timestamps (TIMESTAMPTZ when the column has a time zone), times
 // of day (TIME; nanoseconds rounded to microseconds), durations (INTERVAL)
 // and decimals map to the DuckDB types of the same meaning; structs are
@@ -144,6 +147,9 @@ func registerOn(conn mapping.Connection, cfg *config) error {
 	defer mapping.DestroyLogicalType(&varchar)
 	mapping.TableFunctionAddParameter(f, varchar)
 	mapping.TableFunctionAddNamedParameter(f, "filter", varchar)
+	boolean := mapping.CreateLogicalType(mapping.TypeBoolean)
+	defer mapping.DestroyLogicalType(&boolean)
+	mapping.TableFunctionAddNamedParameter(f, "union_by_name", boolean)
 	mapping.TableFunctionSetExtraInfo(f, newHandle(&functionInfo{cfg: cfg}), unsafe.Pointer(C.strataDelete))
 	mapping.TableFunctionSetBind(f, unsafe.Pointer(C.strataBind))
 	mapping.TableFunctionSetInit(f, unsafe.Pointer(C.strataInit))
@@ -175,6 +181,39 @@ func (c *config) openFirst(ctx context.Context, path string) (*strata.File, erro
 		return nil, err
 	}
 	return c.open(ctx, paths[0])
+}
+
+// openUnion opens the files path names and returns the first (whose
+// statistics estimate filters for all) and the union of their columns
+// (union_by_name).
+func (c *config) openUnion(ctx context.Context, path string) (*strata.File, *arrow.Schema, error) {
+	paths, err := expandPaths(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	schemas := make([]*arrow.Schema, 0, len(paths))
+	var first *strata.File
+	for _, p := range paths {
+		f, err := c.open(ctx, p)
+		if err != nil {
+			if first != nil {
+				first.Close()
+			}
+			return nil, nil, err
+		}
+		schemas = append(schemas, f.Schema())
+		if first == nil {
+			first = f
+		} else {
+			f.Close()
+		}
+	}
+	sch, err := strata.UnionByName(schemas...)
+	if err != nil {
+		first.Close()
+		return nil, nil, err
+	}
+	return first, sch, nil
 }
 
 // IsStrataPath reports whether a table name in a query names a Strata

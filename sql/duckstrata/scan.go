@@ -88,6 +88,12 @@ type bindData struct {
 	rows   int64    // of all the files
 	cols   []column
 	splits []fileSplit
+	// union: the files are read by column name (union_by_name := true);
+	// schema is the union of their columns, and fileWhere[i] the filter
+	// as file i reads it (filter.AssumeNull for the columns it lacks).
+	union     bool
+	schema    *arrow.Schema
+	fileWhere []string
 }
 
 // fileSplit is a split of one of a bound reference's files.
@@ -139,6 +145,9 @@ func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
 	v = mapping.BindGetNamedParameter(info, "filter")
 	b.where, _ = varcharParam(v)
 	mapping.DestroyValue(&v)
+	v = mapping.BindGetNamedParameter(info, "union_by_name")
+	b.union = v.Ptr != nil && !mapping.IsNullValue(v) && mapping.GetBool(v)
+	mapping.DestroyValue(&v)
 	paths, err := expandPaths(context.Background(), path)
 	if err != nil {
 		return nil, err
@@ -187,6 +196,12 @@ func (b *bindData) open(cfg *config, paths []string) error {
 		return openErr
 	}
 	first := b.files[0].Schema()
+	if b.union {
+		if err := b.unite(); err != nil {
+			return err
+		}
+		first = b.schema
+	}
 	for _, fl := range first.Fields() {
 		c, err := columnOf(fl)
 		if err != nil {
@@ -195,11 +210,15 @@ func (b *bindData) open(cfg *config, paths []string) error {
 		b.cols = append(b.cols, c)
 	}
 	for i, f := range b.files[1:] {
+		if b.union {
+			break
+		}
 		if err := sameColumns(first, f.Schema()); err != nil {
-			return fmt.Errorf("strata_scan %s: %s and %s differ: %w", b.path, b.paths[0], b.paths[i+1], err)
+			return fmt.Errorf("strata_scan %s: %s and %s differ: %w (union_by_name := true reads them by column name)",
+				b.path, b.paths[0], b.paths[i+1], err)
 		}
 	}
-	if b.where != "" {
+	if b.where != "" && !b.union {
 		// Compile the filter now, so a wrong one fails the query at bind
 		// time with the file's message (unknown column, bad literal). The
 		// files hold the same columns, so one file tells for all.
@@ -210,6 +229,9 @@ func (b *bindData) open(cfg *config, paths []string) error {
 		sc.Close()
 	}
 	for i, f := range b.files {
+		if b.union && b.fileWhere[i] == noRow {
+			continue // no row of it can pass the filter
+		}
 		for _, sp := range f.Splits(cfg.splitBytes) {
 			b.splits = append(b.splits, fileSplit{file: i, split: sp})
 		}
@@ -264,6 +286,9 @@ type scanState struct {
 	// filter): rows are counted from the file's metadata.
 	countOnly bool
 	nested    bool
+	// target: with union_by_name, the schema of the records handed out
+	// (names' columns of the union), which each file's are conformed to.
+	target *arrow.Schema
 
 	mu      sync.Mutex
 	cond    sync.Cond
@@ -334,6 +359,13 @@ func strataInit(p unsafe.Pointer) {
 			c := cheapestColumn(b.cols)
 			s.cols, s.names = []int{c}, []string{b.cols[c].name}
 		}
+	}
+	if b.union && !s.countOnly {
+		fields := make([]arrow.Field, len(s.cols))
+		for i, c := range s.cols {
+			fields[i] = b.schema.Field(c)
+		}
+		s.target = arrow.NewSchema(fields, nil)
 	}
 	if !s.countOnly && b.remote() {
 		for range min(prefetchSplits, len(b.splits)) {
@@ -425,7 +457,7 @@ func (s *scanState) take(max int64) (piece, error) {
 			s.next++
 			var err error
 			sc.file = sp.file
-			sc.Scanner, err = s.b.files[sp.file].Scan(strata.ScanOptions{Columns: s.names, Where: s.b.where, Split: &sp.split})
+			sc.Scanner, err = s.b.files[sp.file].Scan(s.options(sp))
 			if err != nil {
 				s.err = fmt.Errorf("strata_scan %s: %w", s.b.paths[sp.file], err)
 				return piece{}, s.err
@@ -439,6 +471,9 @@ func (s *scanState) take(max int64) (piece, error) {
 		s.busy++
 		s.mu.Unlock()
 		rec, err := sc.Next()
+		if err == nil && s.b.union {
+			rec, err = s.conform(rec)
+		}
 		if err == nil && s.nested {
 			var conv arrow.Record
 			conv, err = duckRecord(rec, memory.DefaultAllocator)
@@ -506,7 +541,7 @@ func (s *scanState) prefetch() {
 // readSplit reads every batch of one split into the queue, stopping early
 // when the scan is closed or failed.
 func (s *scanState) readSplit(sp *fileSplit) error {
-	sc, err := s.b.files[sp.file].Scan(strata.ScanOptions{Columns: s.names, Where: s.b.where, Split: &sp.split})
+	sc, err := s.b.files[sp.file].Scan(s.options(sp))
 	if err != nil {
 		return err
 	}
@@ -515,6 +550,9 @@ func (s *scanState) readSplit(sp *fileSplit) error {
 		rec, err := sc.Next()
 		if err == io.EOF {
 			return nil
+		}
+		if err == nil && s.b.union {
+			rec, err = s.conform(rec)
 		}
 		if err == nil && s.nested {
 			var conv arrow.Record

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata"
+	"strata/filter"
+	"strata/read"
+)
+
+// unionPlan reads the files of a pattern as one table by column name
+// (--union-by-name), as a table's files look once columns were added to
+// it: the table has every column of any file, and a file's rows hold nulls
+// in the columns it lacks.
+type unionPlan struct {
+	schema *arrow.Schema // the union, projected to the columns asked for
+	cols   []string      // the columns asked for (nil: all)
+	where  filter.Expr   // the parsed filter (nil: none)
+}
+
+// newUnionPlan checks that the files' columns agree in type wherever they
+// share a name and returns the plan of a scan of cols (top-level column
+// names; nil: all) filtered by where.
+func newUnionPlan(files []*openedFile, paths []string, cols []string, where string) (*unionPlan, error) {
+	schemas := make([]*arrow.Schema, len(files))
+	for i, f := range files {
+		schemas[i] = f.Schema()
+	}
+	sch, err := strata.UnionByName(schemas...)
+	if tc, ok := err.(*strata.TypeConflict); ok {
+		return nil, fmt.Errorf("column %q is %s in %s and %s in %s: %w", tc.Column, tc.FirstType, paths[tc.First],
+			tc.OtherType, paths[tc.Other], read.ErrInvalidArgument)
+	}
+	if err != nil {
+		return nil, err
+	}
+	u := &unionPlan{schema: sch, cols: cols}
+	if len(cols) > 0 {
+		fields := make([]arrow.Field, 0, len(cols))
+		for _, c := range cols {
+			idx := sch.FieldIndices(c)
+			if len(idx) == 0 {
+				return nil, usagef("--columns: no file of the pattern has a column %q (with --union-by-name, name whole columns)", c)
+			}
+			fields = append(fields, sch.Field(idx[0]))
+		}
+		md := sch.Metadata()
+		u.schema = arrow.NewSchema(fields, &md)
+	}
+	if where != "" {
+		if u.where, err = filter.Parse(where); err != nil {
+			return nil, err
+		}
+		for _, p := range filter.Columns(u.where) {
+			if !read.HasColumn(sch, p) {
+				return nil, usagef("--where: no file of the pattern has a column %q", p)
+			}
+		}
+	}
+	return u, nil
+}
+
+// options returns the scan options of one file of the plan: the columns
+// asked for that it holds, and the filter rewritten for the columns it
+// lacks (filter.AssumeNull). none reports that no row of the file can pass.
+func (u *unionPlan) options(f *openedFile, base strata.ScanOptions) (opts strata.ScanOptions, none bool) {
+	opts = base
+	sch := f.Schema()
+	if len(u.cols) > 0 {
+		opts.Columns = nil
+		for _, c := range u.cols {
+			if len(sch.FieldIndices(c)) > 0 {
+				opts.Columns = append(opts.Columns, c)
+			}
+		}
+		if len(opts.Columns) == 0 && sch.NumFields() > 0 {
+			// none of its columns is asked for: read one for the rows'
+			// count, which Conform then drops
+			opts.Columns = []string{sch.Field(0).Name}
+		}
+	}
+	w, none := read.WhereFor(opts.Where, u.where, sch)
+	opts.Where = w
+	return opts, none
+}
+
+// conform returns rec as a record of the plan's schema.
+func (u *unionPlan) conform(rec arrow.Record) (arrow.Record, error) {
+	return strata.Conform(rec, u.schema)
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnionByName reads three files whose columns were added and reordered
+// over time as one table by column name: every row value by value, with
+// filters that name columns some files lack, projections, offsets and
+// limits, and the export of the same table.
+func TestUnionByName(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"p1.csv": "id,name\n1,a\n2,b\n3,c\n",
+		"p2.csv": "id,name,score\n4,d,1.5\n5,e,\n6,f,3.5\n",
+		"p3.csv": "score,id\n9.5,7\n0.5,8\n",
+	} {
+		src := filepath.Join(dir, name)
+		if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, stderr, err := capture(t, "import", "--quiet", src, strings.TrimSuffix(src, ".csv")+".strata"); err != nil {
+			t.Fatalf("import %s: %v\n%s", name, err, stderr)
+		}
+	}
+	pattern := filepath.Join(dir, "p*.strata")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cat"}, "id,name,score\n1,a,\n2,b,\n3,c,\n4,d,1.5\n5,e,\n6,f,3.5\n7,,9.5\n8,,0.5\n"},
+		{[]string{"scan", "--where", "score > 2 OR name IS NULL"}, "id,name,score\n6,f,3.5\n7,,9.5\n8,,0.5\n"},
+		{[]string{"scan", "--where", "NOT (score < 2)"}, "id,name,score\n6,f,3.5\n7,,9.5\n"},
+		{[]string{"scan", "--where", "score IS NULL AND id > 1"}, "id,name,score\n2,b,\n3,c,\n5,e,\n"},
+		{[]string{"scan", "--where", "name = 'a' OR score = 0.5"}, "id,name,score\n1,a,\n8,,0.5\n"},
+		{[]string{"scan", "--where", "score = 1"}, "id,name,score\n"},
+		{[]string{"cat", "--columns", "score,id", "--offset", "2", "--limit", "4"}, "score,id\n,3\n1.5,4\n,5\n3.5,6\n"},
+		{[]string{"cat", "--columns", "name", "--offset", "5"}, "name\nf\n\n\n"},
+		{[]string{"scan", "--columns", "name", "--where", "score > 1", "--limit", "2"}, "name\nd\nf\n"},
+	} {
+		args := append(c.args[1:], pattern, "--union-by-name", "--format", "csv")
+		got, stderr, err := capture(t, c.args[0], args...)
+		if err != nil {
+			t.Errorf("%s %v: %v\n%s", c.args[0], args, err, stderr)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s %v:\n%s\nwant\n%s", c.args[0], args, got, c.want)
+		}
+	}
+	agg, stderr, err := capture(t, "agg", "--union-by-name", pattern, "count(*), sum(score), count(name), max(id)", "--where", "score > 1 OR name = 'a'")
+	if err != nil {
+		t.Fatalf("agg: %v\n%s", err, stderr)
+	}
+	if want := "count(*) = 4\nsum(score) = 14.5\ncount(name) = 3\nmax(id) = 7\n"; agg != want {
+		t.Errorf("agg:\n%s\nwant\n%s", agg, want)
+	}
+	out := filepath.Join(dir, "all.csv")
+	if _, stderr, err := capture(t, "export", "--union-by-name", pattern, out); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "id,name,score\n1,a,\n2,b,\n3,c,\n4,d,1.5\n5,e,\n6,f,3.5\n7,,9.5\n8,,0.5\n" {
+		t.Errorf("export: %q, %v", b, err)
+	}
+	// without the flag the files are refused, and the error says why
+	if _, _, err := capture(t, "cat", pattern, "--format", "csv"); err == nil || !strings.Contains(err.Error(), "--union-by-name") {
+		t.Errorf("cat of different columns: %v", err)
+	}
+	// a column no file has, and a column of two types
+	if _, _, err := capture(t, "scan", pattern, "--union-by-name", "--where", "nosuch = 1"); exitCode(err) != 2 {
+		t.Errorf("filter on a column no file has: %v (exit %d)", err, exitCode(err))
+	}
+	bad := filepath.Join(dir, "p4.csv")
+	if err := os.WriteFile(bad, []byte("id\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := capture(t, "import", "--quiet", bad, filepath.Join(dir, "p4.strata")); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	_, _, err = capture(t, "cat", pattern, "--union-by-name")
+	if err == nil || !strings.Contains(err.Error(), "p1.strata") || !strings.Contains(err.Error(), "p4.strata") {
+		t.Errorf("id of two types: %v", err)
+	}
+}
