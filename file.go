@@ -465,6 +465,9 @@ func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
 type TakeOptions struct {
 	Columns     []string // all when empty
 	Parallelism int      // 0: the file's (OpenOptions.Parallelism)
+	// UnionByName makes TakeFiles read the files by column name: the
+	// union of their columns (UnionByName), null where a file lacks one.
+	UnionByName bool
 }
 
 // TakeContext is Take whose reads stop when ctx ends; it also reports
@@ -488,7 +491,7 @@ func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOption
 		}
 		rs[i] = f.r
 	}
-	rec, st, err := read.TakeFiles(ctx, rs, rows, read.TakeOptions{Columns: opts.Columns, Parallelism: opts.Parallelism})
+	rec, st, err := read.TakeFiles(ctx, rs, rows, read.TakeOptions{Columns: opts.Columns, Parallelism: opts.Parallelism, UnionByName: opts.UnionByName})
 	return rec, ScanStats(st), err
 }
 

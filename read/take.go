@@ -23,6 +23,11 @@ type TakeOptions struct {
 	Columns []string
 	// Parallelism overrides the file's Parallelism for this lookup.
 	Parallelism int
+	// UnionByName makes TakeFiles read its files by column name
+	// (UnionByName): the result has the union's columns (those of
+	// Columns, which then name whole top-level columns), null in the
+	// rows of a file that lacks them.
+	UnionByName bool
 }
 
 // Take returns the rows at the given row numbers, in the order given, with

@@ -42,6 +42,13 @@ func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOption
 		in[k], at[k] = i, len(local[i])
 		local[i] = append(local[i], r-starts[i])
 	}
+	var target *arrow.Schema
+	if opts.UnionByName {
+		var err error
+		if target, err = unionTarget(files, opts.Columns); err != nil {
+			return nil, st, err
+		}
+	}
 	recs := make([]arrow.Record, len(files))
 	defer func() {
 		for _, r := range recs {
@@ -55,10 +62,22 @@ func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOption
 		if len(local[i]) == 0 && !(len(rows) == 0 && i == 0) {
 			continue
 		}
-		rec, fst, err := f.TakeContext(ctx, local[i], opts)
+		fo := opts
+		if target != nil {
+			fo.Columns = ownColumns(f.Schema(), target)
+		}
+		rec, fst, err := f.TakeContext(ctx, local[i], fo)
 		st.add(&fst)
 		if err != nil {
 			return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+		}
+		if target != nil {
+			c, err := Conform(rec, target)
+			rec.Release()
+			if err != nil {
+				return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+			}
+			rec = c
 		}
 		recs[i] = rec
 		if first < 0 {
@@ -114,6 +133,45 @@ func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOption
 	}
 	st.RowsReturned = int64(len(rows))
 	return array.NewRecord(sch, cols, int64(len(rows))), st, nil
+}
+
+// unionTarget is the schema of a lookup by column name in files: the
+// union of their columns, projected to cols (top-level names; all when
+// empty).
+func unionTarget(files []*File, cols []string) (*arrow.Schema, error) {
+	schemas := make([]*arrow.Schema, len(files))
+	for i, f := range files {
+		schemas[i] = f.Schema()
+	}
+	u, err := UnionByName(schemas...)
+	if err != nil || len(cols) == 0 {
+		return u, err
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		idx := u.FieldIndices(c)
+		if len(idx) == 0 {
+			return nil, fmt.Errorf("read: %w %q in none of the %d files (by column name, name whole columns)", ErrUnknownColumn, c, len(files))
+		}
+		fields[i] = u.Field(idx[0])
+	}
+	md := u.Metadata()
+	return arrow.NewSchema(fields, &md), nil
+}
+
+// ownColumns returns the columns of target that sch holds, or sch's first
+// column when it holds none (read for the rows, then dropped by Conform).
+func ownColumns(sch, target *arrow.Schema) []string {
+	var cols []string
+	for _, f := range target.Fields() {
+		if len(sch.FieldIndices(f.Name)) > 0 {
+			cols = append(cols, f.Name)
+		}
+	}
+	if len(cols) == 0 && sch.NumFields() > 0 {
+		cols = []string{sch.Field(0).Name}
+	}
+	return cols
 }
 
 // fileOf returns the file whose rows [starts[i], starts[i+1]) hold row r.

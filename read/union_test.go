@@ -1,6 +1,7 @@
 package read_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -100,5 +101,88 @@ func TestConform(t *testing.T) {
 		if _, err := read.Conform(rec, arrow.NewSchema([]arrow.Field{f}, nil)); !errors.Is(err, read.ErrInvalidArgument) {
 			t.Errorf("conform to %v: %v", f, err)
 		}
+	}
+}
+
+// TestTakeUnion looks rows up in three files of different columns by
+// column name and compares every column, value by value, with the same
+// lookups in one file of the rows nulled where a file lacked a column.
+func TestTakeUnion(t *testing.T) {
+	const n = 3000
+	rec := aggRecord(n, 11)
+	defer rec.Release()
+	cuts := []struct {
+		lo, hi int64
+		cols   []string
+	}{
+		{0, 900, []string{"id", "big", "name"}},
+		{900, 1000, []string{"name", "f", "id"}},
+		{1000, n, []string{"f", "s", "id", "day"}},
+	}
+	var parts []*read.File
+	var recs []arrow.Record
+	var schemas []*arrow.Schema
+	for _, c := range cuts {
+		slice := rec.NewSlice(c.lo, c.hi)
+		p := project(slice, c.cols...)
+		slice.Release()
+		defer p.Release()
+		parts, recs, schemas = append(parts, aggFile(t, p)), append(recs, p), append(schemas, p.Schema())
+	}
+	union, err := read.UnionByName(schemas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := make([]arrow.Array, union.NumFields())
+	for j := range cols {
+		var pieces []arrow.Array
+		for _, p := range recs {
+			c, err := read.Conform(p, union)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Release()
+			pieces = append(pieces, c.Column(j))
+		}
+		if cols[j], err = array.Concatenate(pieces, memory.DefaultAllocator); err != nil {
+			t.Fatal(err)
+		}
+		defer cols[j].Release()
+	}
+	all := array.NewRecordBatch(union, cols, n)
+	defer all.Release()
+	whole := aggFile(t, all)
+	ctx := context.Background()
+	for _, c := range []struct {
+		rows []int64
+		cols []string
+	}{
+		{[]int64{0, 899, 900, 999, 1000, 2999}, nil},
+		{[]int64{2500, 5, 950, 5, 1200}, nil},
+		{[]int64{950, 951}, []string{"big", "day"}}, // columns the rows' file lacks
+		{[]int64{10, 2000}, []string{"s", "id"}},
+		{nil, nil},
+	} {
+		want, _, err := whole.TakeContext(ctx, c.rows, read.TakeOptions{Columns: c.cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := read.TakeFiles(ctx, parts, c.rows, read.TakeOptions{Columns: c.cols, UnionByName: true})
+		if err != nil {
+			t.Fatalf("rows %v columns %v: %v", c.rows, c.cols, err)
+		}
+		if got.NumCols() != want.NumCols() || got.NumRows() != want.NumRows() {
+			t.Fatalf("rows %v columns %v: %d columns × %d rows, want %d × %d", c.rows, c.cols, got.NumCols(), got.NumRows(), want.NumCols(), want.NumRows())
+		}
+		for j := range want.Columns() {
+			if got.Schema().Field(j).Name != want.Schema().Field(j).Name || !array.Equal(got.Column(j), want.Column(j)) {
+				t.Errorf("rows %v column %s: %v, want %v", c.rows, want.Schema().Field(j).Name, got.Column(j), want.Column(j))
+			}
+		}
+		got.Release()
+		want.Release()
+	}
+	if _, _, err := read.TakeFiles(ctx, parts, []int64{1}, read.TakeOptions{Columns: []string{"nosuch"}, UnionByName: true}); !errors.Is(err, read.ErrUnknownColumn) {
+		t.Errorf("a column no file has: %v", err)
 	}
 }

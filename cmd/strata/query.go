@@ -21,6 +21,7 @@ func runTake(args []string) error {
 	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
 	format := fs.String("format", "table", "table, csv or json")
 	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
+	byName := fs.Bool("union-by-name", false, "look rows up in the files of a pattern as one table by column name: every column of any file, null where a file lacks one")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -48,7 +49,8 @@ func runTake(args []string) error {
 	}
 	// The files open in name order, up to 8 ahead, until they hold the
 	// last row asked for: files past it are not opened (over object
-	// storage, a request each).
+	// storage, a request each), unless the table's columns are the union
+	// of every file's.
 	last := slices.Max(rows)
 	next, stop := openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, 8)
 	defer stop()
@@ -56,7 +58,7 @@ func runTake(args []string) error {
 	defer func() { closeAll(files) }()
 	var total int64
 	for range paths {
-		if len(files) > 0 && total > last {
+		if len(files) > 0 && total > last && !*byName {
 			break
 		}
 		f, err := next()
@@ -71,7 +73,7 @@ func runTake(args []string) error {
 		tables[i] = f.File
 	}
 	start := time.Now()
-	rec, _, err := strata.TakeFiles(ctx, tables, rows, strata.TakeOptions{Columns: splitList(*cols)})
+	rec, _, err := strata.TakeFiles(ctx, tables, rows, strata.TakeOptions{Columns: splitList(*cols), UnionByName: *byName})
 	if err != nil {
 		return err
 	}

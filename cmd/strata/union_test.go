@@ -58,6 +58,16 @@ func TestUnionByName(t *testing.T) {
 	if want := "count(*) = 4\nsum(score) = 14.5\ncount(name) = 3\nmax(id) = 7\n"; agg != want {
 		t.Errorf("agg:\n%s\nwant\n%s", agg, want)
 	}
+	take, stderr, err := capture(t, "take", "--union-by-name", pattern, "7", "0", "4", "--format", "csv")
+	if err != nil {
+		t.Fatalf("take: %v\n%s", err, stderr)
+	}
+	if want := "id,name,score\n8,,0.5\n1,a,\n5,e,\n"; take != want {
+		t.Errorf("take:\n%s\nwant\n%s", take, want)
+	}
+	if take, _, err = capture(t, "take", "--union-by-name", pattern, "1", "--columns", "score", "--format", "csv"); err != nil || take != "score\n\n" {
+		t.Errorf("take of a column the row's file lacks: %q, %v", take, err)
+	}
 	out := filepath.Join(dir, "all.csv")
 	if _, stderr, err := capture(t, "export", "--union-by-name", pattern, out); err != nil {
 		t.Fatalf("export: %v\n%s", err, stderr)
