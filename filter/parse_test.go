@@ -199,5 +199,19 @@ func FuzzParse(f *testing.F) {
 		}
 		// Binding against an arbitrary schema must not panic either.
 		_, _ = Bind(e, fuzzLookup)
+		// The rewrite for files lacking the columns that start with z
+		// names none of them and parses again (or is a constant).
+		absent := func(p string) bool { return strings.HasPrefix(p, "z") }
+		r := AssumeNull(e, absent)
+		for _, c := range Columns(r) {
+			if absent(c) {
+				t.Fatalf("AssumeNull(%q) = %q names %s", s, r, c)
+			}
+		}
+		if _, ok := r.(*Const); !ok {
+			if _, err := Parse(r.String()); err != nil {
+				t.Fatalf("AssumeNull(%q) = %q does not parse: %v", s, r, err)
+			}
+		}
 	})
 }
