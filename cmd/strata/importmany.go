@@ -20,8 +20,10 @@ import (
 // and of decimals in another is float64 in all), and are read with them.
 // The first table's source metadata (the types export restores) is kept.
 // Each table is opened twice: once for its columns and row count, once to
-// read it.
-func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int) (int64, error) {
+// read it. byName imports them by column name instead (UnionByName): the
+// file has every column of any table, null in the rows of a table that
+// lacks it, and each table is read with its own types.
+func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int, byName bool) (int64, error) {
 	ctx := context.Background()
 	ro := interop.ReadOptions{Parallel: opts.Parallel != 1, Threads: opts.Parallel, CSVInferRows: inferRows, JSONInferRows: inferRows}
 	var sch *arrow.Schema
@@ -33,6 +35,7 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 	var csvInf interop.CSVInference
 	var strictErr error
 	allCSV := true
+	var schemas []*arrow.Schema // byName: every table's
 	for i, src := range srcs {
 		rr, err := openTable(ctx, src, sf, ro)
 		if err != nil {
@@ -41,9 +44,12 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 		s := rr.Schema()
 		inf, isCSV := interop.InferredCSV(rr)
 		allCSV = allCSV && isCSV
+		schemas = append(schemas, s)
 		if i == 0 {
 			sch, csvInf = s, inf
 			meta, err = interop.SourceMetadata(rr)
+		} else if byName {
+			// the union is taken below
 		} else {
 			if strictErr == nil {
 				if w, err := widenSchema(sch, s); err != nil {
@@ -70,7 +76,17 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 			return 0, err
 		}
 	}
-	if allCSV && strictErr != nil {
+	switch {
+	case byName:
+		u, err := strata.UnionByName(schemas...)
+		if tc, ok := err.(*strata.TypeConflict); ok {
+			return 0, fmt.Errorf("column %q is %s in %s and %s in %s", tc.Column, tc.FirstType, srcs[tc.First], tc.OtherType, srcs[tc.Other])
+		}
+		if err != nil {
+			return 0, err
+		}
+		sch = u
+	case allCSV && strictErr != nil:
 		// read every file with the types of all the samples
 		sch = csvInf.Schema()
 		ro.CSVSchema = sch
@@ -89,7 +105,7 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 	}
 	var n int64
 	for _, src := range srcs {
-		if err := importInto(ctx, w, sch, src, sf, ro, p, &n); err != nil {
+		if err := importInto(ctx, w, sch, src, sf, ro, p, &n, byName); err != nil {
 			w.Abort()
 			return n, err
 		}
@@ -98,15 +114,18 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 }
 
 // importInto writes every record of one table into w, under the writer's
-// schema (whose columns may be nullable where the table's are not).
-func importInto(ctx context.Context, w *strata.Writer, sch *arrow.Schema, src string, sf *storeFlags, ro interop.ReadOptions, p *progress, n *int64) error {
+// schema (whose columns may be nullable where the table's are not; byName:
+// the union of the tables', which each record is conformed to).
+func importInto(ctx context.Context, w *strata.Writer, sch *arrow.Schema, src string, sf *storeFlags, ro interop.ReadOptions, p *progress, n *int64, byName bool) error {
 	rr, err := openTable(ctx, src, sf, ro)
 	if err != nil {
 		return err
 	}
 	defer rr.Close()
-	if _, err := widenSchema(sch, rr.Schema()); err != nil {
-		return fmt.Errorf("%s: %w", src, err) // changed since it was first opened
+	if !byName {
+		if _, err := widenSchema(sch, rr.Schema()); err != nil {
+			return fmt.Errorf("%s: %w", src, err) // changed since it was first opened
+		}
 	}
 	for {
 		rec, err := rr.Next()
@@ -116,7 +135,15 @@ func importInto(ctx context.Context, w *strata.Writer, sch *arrow.Schema, src st
 		if err != nil {
 			return fmt.Errorf("%s: %w", src, err)
 		}
-		if !rec.Schema().Equal(sch) {
+		switch {
+		case byName:
+			c, err := strata.Conform(rec, sch)
+			rec.Release()
+			if err != nil {
+				return fmt.Errorf("%s: %w", src, err) // changed since it was first opened
+			}
+			rec = c
+		case !rec.Schema().Equal(sch):
 			relabeled := array.NewRecord(sch, rec.Columns(), rec.NumRows())
 			rec.Release()
 			rec = relabeled

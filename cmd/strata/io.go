@@ -55,6 +55,7 @@ func runImport(args []string) error {
 	wo := addWriteFlags(fs)
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
+	byName := fs.Bool("union-by-name", false, "several SRCs: import them as one table by column name: every column of any source, null where a source lacks one (columns added over time)")
 	inferRows := fs.Int("infer-rows", 0, fmt.Sprintf("CSV and JSON: records sampled to infer column types (0: %d for CSV, %d for JSON; -1: every record, one more pass over the file)", interop.DefaultCSVInferRows, interop.DefaultJSONInferRows))
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -95,7 +96,7 @@ func runImport(args []string) error {
 		n, err = importFile(srcs[0], dst, sf, opts, p, *inferRows)
 	} else {
 		// (the tables are written one after another into one file)
-		n, err = importFiles(srcs, dst, sf, opts, p, *inferRows)
+		n, err = importFiles(srcs, dst, sf, opts, p, *inferRows, *byName)
 	}
 	if err != nil {
 		return err

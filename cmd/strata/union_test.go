@@ -75,6 +75,14 @@ func TestUnionByName(t *testing.T) {
 	if b, err := os.ReadFile(out); err != nil || string(b) != "id,name,score\n1,a,\n2,b,\n3,c,\n4,d,1.5\n5,e,\n6,f,3.5\n7,,9.5\n8,,0.5\n" {
 		t.Errorf("export: %q, %v", b, err)
 	}
+	// the CSVs imported by name into one file hold the same table
+	one := filepath.Join(dir, "one.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", "--union-by-name", filepath.Join(dir, "p*.csv"), one); err != nil {
+		t.Fatalf("import --union-by-name: %v\n%s", err, stderr)
+	}
+	if got, _, err := capture(t, "cat", one, "--format", "csv"); err != nil || got != "id,name,score\n1,a,\n2,b,\n3,c,\n4,d,1.5\n5,e,\n6,f,3.5\n7,,9.5\n8,,0.5\n" {
+		t.Errorf("import --union-by-name: %q, %v", got, err)
+	}
 	// without the flag the files are refused, and the error says why
 	if _, _, err := capture(t, "cat", pattern, "--format", "csv"); err == nil || !strings.Contains(err.Error(), "--union-by-name") {
 		t.Errorf("cat of different columns: %v", err)
