@@ -47,7 +47,7 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 		schemas = append(schemas, s)
 		if i == 0 {
 			sch, csvInf = s, inf
-			meta, err = interop.SourceMetadata(rr)
+			meta, err = sourceMetadata(rr)
 		} else if byName {
 			// the union is taken below
 		} else {

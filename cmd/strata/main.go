@@ -32,7 +32,7 @@ const usage = `strata — columnar files with cascading encodings and selective 
 usage:
   strata demo [--sf 0.1] [--keep DIR]      generate TPC-H lineitem, write Strata and Parquet, compare
   strata import SRC... DST.strata [--optimize speed|balanced|size] [--layout-from EARLIER.strata]
-                                           SRC is .parquet, .csv, .arrow or .json/.jsonl; several SRCs (or patterns,
+                                           SRC is .parquet, .csv, .arrow, .json/.jsonl or .strata; several SRCs (or patterns,
                                            'logs/*.parquet') of the same columns import in order into one file;
                                            --layout-from replays the encodings an earlier file of the same table chose;
                                            --union-by-name imports SRCs of different columns by column name

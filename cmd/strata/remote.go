@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	pathpkg "path"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata"
 	"strata/interop"
@@ -81,6 +85,9 @@ func firstSet(a, b string) string {
 // openTable opens a Parquet, CSV or Arrow IPC table at a local path or an
 // s3:// or http(s) URL; sf nil means the environment's settings.
 func openTable(ctx context.Context, path string, sf *storeFlags, ro interop.ReadOptions) (interop.RecordReader, error) {
+	if strings.EqualFold(pathpkg.Ext(path), ".strata") {
+		return openStrataTable(ctx, path, sf, ro.Threads)
+	}
 	if iox.Scheme(path) == "" {
 		return interop.Open(path, ro)
 	}
@@ -160,4 +167,55 @@ func closeSource(src iox.Source) error {
 		return c.Close()
 	}
 	return nil
+}
+
+// strataTable reads a Strata file as an import source: its rows in
+// order, every column, so that import can rewrite files (many small
+// ones compacted into one, or with other options).
+type strataTable struct {
+	f   *openedFile
+	sc  *strata.Scanner
+	sch *arrow.Schema
+	n   int64
+}
+
+func openStrataTable(ctx context.Context, path string, sf *storeFlags, threads int) (*strataTable, error) {
+	f, err := openStrataWith(ctx, path, sf, strata.OpenOptions{Parallelism: threads})
+	if err != nil {
+		return nil, err
+	}
+	sc, err := f.Scan(strata.ScanOptions{})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &strataTable{f: f, sc: sc, sch: sc.Schema()}, nil
+}
+
+func (t *strataTable) Schema() *arrow.Schema { return t.sch }
+
+func (t *strataTable) Next() (arrow.Record, error) {
+	rec, err := t.sc.Next()
+	if err == nil {
+		t.n += rec.NumRows()
+	}
+	return rec, err
+}
+
+func (t *strataTable) Close() error {
+	t.sc.Close()
+	return t.f.Close()
+}
+
+// Extent reports the rows read against the file's (interop.ExtentOf).
+func (t *strataTable) Extent() (int64, int64, string) { return t.n, t.f.NumRows(), "rows" }
+
+// sourceMetadata is the metadata an import of rr keeps for export: for a
+// Strata source its own (the types its source had), else what
+// interop.SourceMetadata finds.
+func sourceMetadata(rr interop.RecordReader) (map[string]string, error) {
+	if t, ok := rr.(*strataTable); ok {
+		return t.f.Metadata(), nil
+	}
+	return interop.SourceMetadata(rr)
 }

@@ -283,7 +283,7 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 	}
 	defer rr.Close()
 	// The source's types where Strata stores a stand-in, for export.
-	meta, err := interop.SourceMetadata(rr)
+	meta, err := sourceMetadata(rr)
 	if err != nil {
 		return 0, err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +85,13 @@ func TestUnionByName(t *testing.T) {
 	if got, _, err := capture(t, "cat", one, "--format", "csv"); err != nil || got != "id,name,score\n1,a,\n2,b,\n3,c,\n4,d,1.5\n5,e,\n6,f,3.5\n7,,9.5\n8,,0.5\n" {
 		t.Errorf("import --union-by-name: %q, %v", got, err)
 	}
+	// and so do the Strata files themselves
+	if _, stderr, err := capture(t, "import", "--quiet", "--union-by-name", pattern, filepath.Join(dir, "two.strata")); err != nil {
+		t.Fatalf("import --union-by-name of Strata files: %v\n%s", err, stderr)
+	}
+	if got, _, err := capture(t, "cat", filepath.Join(dir, "two.strata"), "--format", "csv"); err != nil || got != "id,name,score\n1,a,\n2,b,\n3,c,\n4,d,1.5\n5,e,\n6,f,3.5\n7,,9.5\n8,,0.5\n" {
+		t.Errorf("import --union-by-name of Strata files: %q, %v", got, err)
+	}
 	// without the flag the files are refused, and the error says why
 	if _, _, err := capture(t, "cat", pattern, "--format", "csv"); err == nil || !strings.Contains(err.Error(), "--union-by-name") {
 		t.Errorf("cat of different columns: %v", err)
@@ -101,5 +110,43 @@ func TestUnionByName(t *testing.T) {
 	_, _, err = capture(t, "cat", pattern, "--union-by-name")
 	if err == nil || !strings.Contains(err.Error(), "p1.strata") || !strings.Contains(err.Error(), "p4.strata") {
 		t.Errorf("id of two types: %v", err)
+	}
+}
+
+// TestImportStrata rewrites Strata files with import: one file comes out
+// byte for byte the same, and a pattern of several is compacted into one
+// holding their rows in order.
+func TestImportStrata(t *testing.T) {
+	dir := t.TempDir()
+	var want strings.Builder
+	for i := range 3 {
+		path := filepath.Join(dir, fmt.Sprintf("part%d.strata", i))
+		if _, stderr, err := capture(t, "gen", "tpch", "--sf", "0.001", "--seed", fmt.Sprint(i+1), path); err != nil {
+			t.Fatalf("gen: %v\n%s", err, stderr)
+		}
+		out, _, err := capture(t, "cat", path, "--format", "csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			out = out[strings.IndexByte(out, '\n')+1:] // one header
+		}
+		want.WriteString(out)
+	}
+	again := filepath.Join(dir, "again.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", filepath.Join(dir, "part0.strata"), again); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "part0.strata"))
+	b, _ := os.ReadFile(again)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("a file imported again: %d bytes, want the same %d", len(b), len(a))
+	}
+	all := filepath.Join(dir, "all.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", filepath.Join(dir, "part*.strata"), all); err != nil {
+		t.Fatalf("import of a pattern: %v\n%s", err, stderr)
+	}
+	if got, _, err := capture(t, "cat", all, "--format", "csv"); err != nil || got != want.String() {
+		t.Errorf("compacted: %d bytes of CSV, want %d (%v)", len(got), want.Len(), err)
 	}
 }
