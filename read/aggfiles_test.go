@@ -97,22 +97,17 @@ func project(rec arrow.Record, names ...string) arrow.Record {
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
 }
 
-// TestAggregateUnion aggregates three files whose columns differ (added,
-// dropped, reordered) by column name and checks every value against one
-// file of the same rows with nulls where a file lacked a column: the table
-// UnionByName and Conform describe.
-func TestAggregateUnion(t *testing.T) {
-	const n = 3000
-	rec := aggRecord(n, 9)
-	defer rec.Release()
-	cuts := []struct {
-		lo, hi int64
-		cols   []string
-	}{
-		{0, 700, []string{"id", "big", "f", "name"}},
-		{700, 2400, []string{"name", "id", "dec", "s", "day"}},
-		{2400, n, []string{"id", "big", "f", "dec", "s", "day", "u64"}},
-	}
+// cut is a piece of a record written as a file of some of its columns.
+type cut struct {
+	lo, hi int64
+	cols   []string
+}
+
+// unionParts writes rows [lo, hi) of rec, with the columns of each cut,
+// as a file each, and returns them with one reference file of all their
+// rows under the union of their columns, null where a part lacked one.
+func unionParts(t *testing.T, rec arrow.Record, cuts []cut) ([]*read.File, *read.File) {
+	t.Helper()
 	var parts []*read.File
 	var recs []arrow.Record
 	var schemas []*arrow.Schema
@@ -121,15 +116,12 @@ func TestAggregateUnion(t *testing.T) {
 		p := project(slice, c.cols...)
 		slice.Release()
 		defer p.Release()
-		parts = append(parts, aggFile(t, p))
-		recs = append(recs, p)
-		schemas = append(schemas, p.Schema())
+		parts, recs, schemas = append(parts, aggFile(t, p)), append(recs, p), append(schemas, p.Schema())
 	}
 	union, err := read.UnionByName(schemas...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the reference: one file of every row, conformed to the union
 	cols := make([]arrow.Array, union.NumFields())
 	for j := range cols {
 		var pieces []arrow.Array
@@ -146,9 +138,24 @@ func TestAggregateUnion(t *testing.T) {
 		}
 		defer cols[j].Release()
 	}
-	all := array.NewRecordBatch(union, cols, n)
+	all := array.NewRecordBatch(union, cols, rec.NumRows())
 	defer all.Release()
-	whole := aggFile(t, all)
+	return parts, aggFile(t, all)
+}
+
+// TestAggregateUnion aggregates three files whose columns differ (added,
+// dropped, reordered) by column name and checks every value against one
+// file of the same rows with nulls where a file lacked a column: the table
+// UnionByName and Conform describe.
+func TestAggregateUnion(t *testing.T) {
+	const n = 3000
+	rec := aggRecord(n, 9)
+	defer rec.Release()
+	parts, whole := unionParts(t, rec, []cut{
+		{0, 700, []string{"id", "big", "f", "name"}},
+		{700, 2400, []string{"name", "id", "dec", "s", "day"}},
+		{2400, n, []string{"id", "big", "f", "dec", "s", "day", "u64"}},
+	})
 	exprs := "count(*), count(big), sum(big), sum(u64), count(u64), sum(f), avg(f), sum(dec), sum(s.x), avg(s.x), " +
 		"min(name), max(name), min(day), max(day), min(f), max(f), min(dec), max(u64)"
 	ctx := context.Background()

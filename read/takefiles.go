@@ -64,7 +64,11 @@ func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOption
 		}
 		fo := opts
 		if target != nil {
-			fo.Columns = ownColumns(f.Schema(), target)
+			names := make([]string, target.NumFields())
+			for j, fl := range target.Fields() {
+				names[j] = fl.Name
+			}
+			fo.Columns = ColumnsIn(f.Schema(), names)
 		}
 		rec, fst, err := f.TakeContext(ctx, local[i], fo)
 		st.add(&fst)
@@ -159,19 +163,20 @@ func unionTarget(files []*File, cols []string) (*arrow.Schema, error) {
 	return arrow.NewSchema(fields, &md), nil
 }
 
-// ownColumns returns the columns of target that sch holds, or sch's first
-// column when it holds none (read for the rows, then dropped by Conform).
-func ownColumns(sch, target *arrow.Schema) []string {
-	var cols []string
-	for _, f := range target.Fields() {
-		if len(sch.FieldIndices(f.Name)) > 0 {
-			cols = append(cols, f.Name)
+// ColumnsIn returns the names of cols that sch holds, for the read of one
+// file of a table read by column name; when it holds none, sch's first
+// column, read for the count of its rows and dropped by Conform.
+func ColumnsIn(sch *arrow.Schema, cols []string) []string {
+	var out []string
+	for _, c := range cols {
+		if len(sch.FieldIndices(c)) > 0 {
+			out = append(out, c)
 		}
 	}
-	if len(cols) == 0 && sch.NumFields() > 0 {
-		cols = []string{sch.Field(0).Name}
+	if len(out) == 0 && sch.NumFields() > 0 {
+		out = []string{sch.Field(0).Name}
 	}
-	return cols
+	return out
 }
 
 // fileOf returns the file whose rows [starts[i], starts[i+1]) hold row r.

@@ -111,47 +111,11 @@ func TestTakeUnion(t *testing.T) {
 	const n = 3000
 	rec := aggRecord(n, 11)
 	defer rec.Release()
-	cuts := []struct {
-		lo, hi int64
-		cols   []string
-	}{
+	parts, whole := unionParts(t, rec, []cut{
 		{0, 900, []string{"id", "big", "name"}},
 		{900, 1000, []string{"name", "f", "id"}},
 		{1000, n, []string{"f", "s", "id", "day"}},
-	}
-	var parts []*read.File
-	var recs []arrow.Record
-	var schemas []*arrow.Schema
-	for _, c := range cuts {
-		slice := rec.NewSlice(c.lo, c.hi)
-		p := project(slice, c.cols...)
-		slice.Release()
-		defer p.Release()
-		parts, recs, schemas = append(parts, aggFile(t, p)), append(recs, p), append(schemas, p.Schema())
-	}
-	union, err := read.UnionByName(schemas...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cols := make([]arrow.Array, union.NumFields())
-	for j := range cols {
-		var pieces []arrow.Array
-		for _, p := range recs {
-			c, err := read.Conform(p, union)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Release()
-			pieces = append(pieces, c.Column(j))
-		}
-		if cols[j], err = array.Concatenate(pieces, memory.DefaultAllocator); err != nil {
-			t.Fatal(err)
-		}
-		defer cols[j].Release()
-	}
-	all := array.NewRecordBatch(union, cols, n)
-	defer all.Release()
-	whole := aggFile(t, all)
+	})
 	ctx := context.Background()
 	for _, c := range []struct {
 		rows []int64

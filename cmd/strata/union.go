@@ -69,17 +69,7 @@ func (u *unionPlan) options(f *openedFile, base strata.ScanOptions) (opts strata
 	opts = base
 	sch := f.Schema()
 	if len(u.cols) > 0 {
-		opts.Columns = nil
-		for _, c := range u.cols {
-			if len(sch.FieldIndices(c)) > 0 {
-				opts.Columns = append(opts.Columns, c)
-			}
-		}
-		if len(opts.Columns) == 0 && sch.NumFields() > 0 {
-			// none of its columns is asked for: read one for the rows'
-			// count, which Conform then drops
-			opts.Columns = []string{sch.Field(0).Name}
-		}
+		opts.Columns = read.ColumnsIn(sch, u.cols)
 	}
 	w, none := read.WhereFor(opts.Where, u.where, sch)
 	opts.Where = w

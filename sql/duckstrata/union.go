@@ -63,18 +63,7 @@ func (s *scanState) options(sp *fileSplit) strata.ScanOptions {
 		return opts
 	}
 	opts.Where = s.b.fileWhere[sp.file]
-	fs := s.b.files[sp.file].Schema()
-	opts.Columns = nil
-	for _, n := range s.names {
-		if len(fs.FieldIndices(n)) > 0 {
-			opts.Columns = append(opts.Columns, n)
-		}
-	}
-	if len(opts.Columns) == 0 && fs.NumFields() > 0 {
-		// none of the columns asked for: read one for the rows' count,
-		// which conform drops
-		opts.Columns = []string{fs.Field(0).Name}
-	}
+	opts.Columns = read.ColumnsIn(s.b.files[sp.file].Schema(), s.names)
 	return opts
 }
 
