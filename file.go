@@ -661,12 +661,26 @@ func aggValues(vals []read.AggValue) []AggValue {
 // file's records into it with Conform, and filter a file that lacks
 // columns the filter names with filter.AssumeNull's rewrite of the filter.
 func UnionByName(schemas ...*arrow.Schema) (*arrow.Schema, error) {
-	return read.UnionByName(schemas...)
+	u, err := read.UnionByName(schemas...)
+	var tc *read.TypeConflict
+	if errors.As(err, &tc) {
+		return nil, &TypeConflict{Column: tc.Column, First: tc.First, Other: tc.Other, FirstType: tc.FirstType, OtherType: tc.OtherType, err: err}
+	}
+	return u, err
 }
 
-// TypeConflict is UnionByName's error for a column of two types: it names
-// the column and the indexes of the two schemas.
-type TypeConflict = read.TypeConflict
+// TypeConflict is UnionByName's error for a column of two types: the
+// column, the indexes of the two schemas (First before Other) and the
+// column's type in each. It is an ErrInvalidArgument of package read's.
+type TypeConflict struct {
+	Column               string
+	First, Other         int
+	FirstType, OtherType arrow.DataType
+	err                  error
+}
+
+func (e *TypeConflict) Error() string { return e.err.Error() }
+func (e *TypeConflict) Unwrap() error { return e.err }
 
 // Conform returns rec as a record of target (from UnionByName): target's
 // columns in its order, nulls for those rec lacks. The caller releases the

@@ -64,6 +64,7 @@ type Counts struct {
 	Requests int64 // all requests
 	Gets     int64 // GET requests
 	Heads    int64 // HEAD requests
+	Lists    int64 // GET requests listing a bucket's keys (ListObjectsV2)
 	Faults   int64 // requests answered with an injected fault
 	Bytes    int64 // response body bytes sent to clients
 	Conns    int64 // connections clients opened
@@ -85,7 +86,7 @@ type Proxy struct {
 	mu                               sync.Mutex
 	queue                            []queued
 	closing                          chan struct{}
-	reqs, gets, heads, faults, bytes atomic.Int64
+	reqs, gets, heads, lists, faults, bytes atomic.Int64
 }
 
 type queued struct {
@@ -165,7 +166,7 @@ func (p *Proxy) ClearFaults() {
 
 // Counts returns what the proxy saw since the last Reset.
 func (p *Proxy) Counts() Counts {
-	return Counts{Requests: p.reqs.Load(), Gets: p.gets.Load(), Heads: p.heads.Load(),
+	return Counts{Requests: p.reqs.Load(), Gets: p.gets.Load(), Heads: p.heads.Load(), Lists: p.lists.Load(),
 		Faults: p.faults.Load(), Bytes: p.bytes.Load(), Conns: p.conns.Load()}
 }
 
@@ -174,6 +175,7 @@ func (p *Proxy) Reset() {
 	p.reqs.Store(0)
 	p.gets.Store(0)
 	p.heads.Store(0)
+	p.lists.Store(0)
 	p.faults.Store(0)
 	p.bytes.Store(0)
 	p.conns.Store(0)
@@ -197,6 +199,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		p.gets.Add(1)
+		if r.URL.Query().Has("list-type") {
+			p.lists.Add(1)
+		}
 	case http.MethodHead:
 		p.heads.Add(1)
 	}

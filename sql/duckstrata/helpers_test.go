@@ -213,22 +213,17 @@ func putFile(tb testing.TB, srv *objtest.Server, path, key string) int {
 }
 
 // useS3 points the process's AWS settings at the test server, through a
-// proxy adding latency to every request when latency > 0, and returns the
-// proxy (nil without one), closed when the test ends.
+// proxy adding latency to every request and counting them, and returns
+// the proxy, closed when the test ends.
 func useS3(tb testing.TB, srv *objtest.Server, latency time.Duration) *objtest.Proxy {
 	tb.Helper()
-	var p *objtest.Proxy
-	endpoint := ""
-	if latency > 0 {
-		var err error
-		if p, err = objtest.NewProxy(srv.Endpoint); err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(p.Close)
-		p.SetLatency(latency)
-		endpoint = p.URL
+	p, err := objtest.NewProxy(srv.Endpoint)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	for _, kv := range srv.Env(endpoint) {
+	tb.Cleanup(p.Close)
+	p.SetLatency(latency)
+	for _, kv := range srv.Env(p.URL) {
 		k, v, _ := strings.Cut(kv, "=")
 		tb.Setenv(k, v)
 	}

@@ -1,6 +1,7 @@
 package duckstrata_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -114,11 +115,34 @@ func TestPatternScanS3(t *testing.T) {
 			put(st, fmt.Sprintf("part%d.strata", i))
 		}
 	}
-	useS3(t, srv, 0)
+	proxy := useS3(t, srv, 0)
 	_, conn := openDB(t)
 	st := "'s3://strata-test/" + prefix + "part*.strata'"
 	pq := "read_parquet('" + filepath.Join(dir, "part*.parquet") + "')"
 	comparePattern(t, conn, st, pq)
+	// A query rewritten by Pushdown lists the prefix once: its scan takes
+	// the files Pushdown listed, with and without a filter pushed.
+	for _, q := range []string{
+		"SELECT count(*) FROM " + st + " WHERE l_shipdate < DATE '1993-01-01'",
+		"SELECT count(*) FROM " + st + " WHERE l_quantity > 0",
+	} {
+		rewritten, _, err := duckstrata.Pushdown(context.Background(), conn, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy.Reset()
+		got := rowsOf(t, conn, rewritten)
+		if lists := proxy.Counts().Lists; lists != 0 {
+			t.Errorf("%s: the scan listed the prefix %d times after Pushdown had", rewritten, lists)
+		}
+		sameRows(t, q, got, rowsOf(t, conn, strings.Replace(q, st, pq, 1)))
+		// run again, the token spent: the scan lists for itself
+		proxy.Reset()
+		rowsOf(t, conn, rewritten)
+		if lists := proxy.Counts().Lists; lists != 1 {
+			t.Errorf("%s run again: %d listings, want 1", rewritten, lists)
+		}
+	}
 	if _, err := tryRows(conn, "SELECT count(*) FROM 's3://strata-test/"+prefix+"none*.strata'"); err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("an s3 pattern matching nothing: %v", err)
 	}

@@ -92,7 +92,7 @@ type Pushed struct {
 // query DuckDB cannot serialize (not a SELECT) is returned unchanged.
 func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option) (string, []Pushed, error) {
 	p := &pusher{ctx: ctx, conn: conn, cfg: newConfig(opts), query: query, files: map[string]*strata.File{},
-		unions: map[string]*arrow.Schema{}}
+		unions: map[string]*arrow.Schema{}, listed: map[string][]string{}}
 	defer func() {
 		for _, f := range p.files {
 			if f != nil {
@@ -154,15 +154,22 @@ func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option)
 			pu.Kept += len(exprs) - len(sel)
 			exprs = sel
 		}
+		// a pattern's files, listed here, go to the scan with the filter
+		var tok string
+		if paths, ok := p.listed[key]; ok {
+			tok = keepListing(paths)
+		}
 		if len(exprs) > 0 {
 			var e filter.Expr = exprs[0]
 			if len(exprs) > 1 {
 				e = &filter.And{Args: exprs}
 			}
 			pu.Filter = e.String()
-			if ed, ok := p.editFor(r, pu.Filter); ok {
+		}
+		if pu.Filter != "" || tok != "" {
+			if ed, ok := p.editFor(r, pu.Filter, tok); ok {
 				edits = append(edits, ed)
-			} else {
+			} else if pu.Filter != "" {
 				pu.Filter, pu.Kept = "", kept+len(exprs)
 			}
 		}
@@ -199,6 +206,9 @@ type pusher struct {
 	// unions holds the union schema of each union_by_name reference
 	// (keyed as files is: "union:" and the path)
 	unions map[string]*arrow.Schema
+	// listed holds the files each pattern reference matched (keyed as
+	// files is), handed to its scan (keepListing)
+	listed map[string][]string
 	// consts maps a constant's key (its JSON and the cast it needs) to its
 	// value; in the first pass it collects what to evaluate.
 	consts map[constKey]*constVal
@@ -438,10 +448,14 @@ func (p *pusher) convertRef(r *tableRef) ([]filter.Expr, int) {
 			var err error
 			// a pattern's first file stands for all (same columns;
 			// its statistics estimate the filter for the others)
+			var paths []string
 			if r.union {
-				f, p.unions[key], err = p.cfg.openUnion(p.ctx, r.path)
+				f, p.unions[key], paths, err = p.cfg.openUnion(p.ctx, r.path)
 			} else {
-				f, err = p.cfg.openFirst(p.ctx, r.path)
+				f, paths, err = p.cfg.openFirst(p.ctx, r.path)
+			}
+			if err == nil && isPattern(r.path) {
+				p.listed[key] = paths
 			}
 			if err != nil {
 				f = nil // unreadable: DuckDB will say why
@@ -1095,14 +1109,21 @@ func (p *pusher) evalBatch(keys []constKey) error {
 }
 
 // editFor builds the replacement of r's reference with a strata_scan call
-// carrying filter, checking that the text at the reference is what the
-// parser saw.
-func (p *pusher) editFor(r *tableRef, where string) (edit, bool) {
+// carrying filter and the token of its files' listing (each when not
+// empty), checking that the text at the reference is what the parser saw.
+func (p *pusher) editFor(r *tableRef, where, listing string) (edit, bool) {
 	q := p.query
 	if r.loc >= len(q) {
 		return edit{}, false
 	}
-	arg := "filter := " + sqlString(where)
+	var args []string
+	if where != "" {
+		args = append(args, "filter := "+sqlString(where))
+	}
+	if listing != "" {
+		args = append(args, "listing := "+sqlString(listing))
+	}
+	arg := strings.Join(args, ", ")
 	if !r.fn {
 		end, val, ok := quotedToken(q, r.loc)
 		if !ok || val != r.path {

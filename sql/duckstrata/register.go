@@ -150,6 +150,7 @@ func registerOn(conn mapping.Connection, cfg *config) error {
 	boolean := mapping.CreateLogicalType(mapping.TypeBoolean)
 	defer mapping.DestroyLogicalType(&boolean)
 	mapping.TableFunctionAddNamedParameter(f, "union_by_name", boolean)
+	mapping.TableFunctionAddNamedParameter(f, "listing", varchar)
 	mapping.TableFunctionSetExtraInfo(f, newHandle(&functionInfo{cfg: cfg}), unsafe.Pointer(C.strataDelete))
 	mapping.TableFunctionSetBind(f, unsafe.Pointer(C.strataBind))
 	mapping.TableFunctionSetInit(f, unsafe.Pointer(C.strataInit))
@@ -174,22 +175,69 @@ func expandPaths(ctx context.Context, p string) ([]string, error) {
 	return m, nil
 }
 
-// openFirst opens the first file path names (see expandPaths).
-func (c *config) openFirst(ctx context.Context, path string) (*strata.File, error) {
-	paths, err := expandPaths(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	return c.open(ctx, paths[0])
-}
-
-// openUnion opens the files path names and returns the first (whose
-// statistics estimate filters for all) and the union of their columns
-// (union_by_name).
-func (c *config) openUnion(ctx context.Context, path string) (*strata.File, *arrow.Schema, error) {
+// openFirst opens the first file path names (see expandPaths), and
+// returns every path it names.
+func (c *config) openFirst(ctx context.Context, path string) (*strata.File, []string, error) {
 	paths, err := expandPaths(ctx, path)
 	if err != nil {
 		return nil, nil, err
+	}
+	f, err := c.open(ctx, paths[0])
+	return f, paths, err
+}
+
+// The files Pushdown found for a pattern reach the bind of the query it
+// rewrote through strata_scan's listing argument, a token of this table:
+// the query then lists the pattern once, where over object storage each
+// listing is a round trip ahead of every other request. A token is taken
+// once; at most maxListings wait, the oldest dropped first (a rewritten
+// query that was never run).
+var listings struct {
+	sync.Mutex
+	next  uint64
+	paths map[string][]string
+	order []string
+}
+
+const maxListings = 256
+
+// keepListing keeps paths for a bind to take and returns their token.
+func keepListing(paths []string) string {
+	listings.Lock()
+	defer listings.Unlock()
+	if listings.paths == nil {
+		listings.paths = map[string][]string{}
+	}
+	listings.next++
+	tok := fmt.Sprintf("listing-%d", listings.next)
+	listings.paths[tok] = paths
+	listings.order = append(listings.order, tok)
+	for len(listings.order) > maxListings {
+		delete(listings.paths, listings.order[0])
+		listings.order = listings.order[1:]
+	}
+	return tok
+}
+
+// takeListing returns the paths kept under tok, once.
+func takeListing(tok string) ([]string, bool) {
+	listings.Lock()
+	defer listings.Unlock()
+	paths, ok := listings.paths[tok]
+	delete(listings.paths, tok) // (order keeps it until it is dropped)
+	return paths, ok
+}
+
+// isPattern reports whether a strata_scan path holds a pattern character.
+func isPattern(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// openUnion opens the files path names and returns the first (whose
+// statistics estimate filters for all), the union of their columns
+// (union_by_name) and their paths.
+func (c *config) openUnion(ctx context.Context, path string) (*strata.File, *arrow.Schema, []string, error) {
+	paths, err := expandPaths(ctx, path)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	schemas := make([]*arrow.Schema, 0, len(paths))
 	var first *strata.File
@@ -199,7 +247,7 @@ func (c *config) openUnion(ctx context.Context, path string) (*strata.File, *arr
 			if first != nil {
 				first.Close()
 			}
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		schemas = append(schemas, f.Schema())
 		if first == nil {
@@ -211,9 +259,9 @@ func (c *config) openUnion(ctx context.Context, path string) (*strata.File, *arr
 	sch, err := strata.UnionByName(schemas...)
 	if err != nil {
 		first.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return first, sch, nil
+	return first, sch, paths, nil
 }
 
 // IsStrataPath reports whether a table name in a query names a Strata

@@ -148,9 +148,16 @@ func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
 	v = mapping.BindGetNamedParameter(info, "union_by_name")
 	b.union = v.Ptr != nil && !mapping.IsNullValue(v) && mapping.GetBool(v)
 	mapping.DestroyValue(&v)
-	paths, err := expandPaths(context.Background(), path)
-	if err != nil {
-		return nil, err
+	// the files Pushdown listed for this query, else a listing of our own
+	v = mapping.BindGetNamedParameter(info, "listing")
+	tok, _ := varcharParam(v)
+	mapping.DestroyValue(&v)
+	paths, ok := takeListing(tok)
+	if !ok {
+		var err error
+		if paths, err = expandPaths(context.Background(), path); err != nil {
+			return nil, err
+		}
 	}
 	if err := b.open(fi.cfg, paths); err != nil {
 		b.close()
