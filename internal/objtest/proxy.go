@@ -76,16 +76,16 @@ type Counts struct {
 // are spent one per request in arrival order, on requests of the given
 // method. It counts every request.
 type Proxy struct {
-	URL                              string // "http://127.0.0.1:port"
-	target                           *url.URL
-	srv                              *httptest.Server
-	client                           *http.Client
-	latency                          atomic.Int64
-	connLatency                      atomic.Int64
-	conns                            atomic.Int64
-	mu                               sync.Mutex
-	queue                            []queued
-	closing                          chan struct{}
+	URL                                     string // "http://127.0.0.1:port"
+	target                                  *url.URL
+	srv                                     *httptest.Server
+	client                                  *http.Client
+	latency                                 atomic.Int64
+	connLatency                             atomic.Int64
+	conns                                   atomic.Int64
+	mu                                      sync.Mutex
+	queue                                   []queued
+	closing                                 chan struct{}
 	reqs, gets, heads, lists, faults, bytes atomic.Int64
 }
 
