@@ -42,11 +42,7 @@ func runGen(args []string) error {
 		return usagef("--sf %v: want a scale factor in (0, %d]", *sf, tpch.MaxScaleFactor)
 	}
 	gen := tpch.NewLineitem(*sf, *seed, 64<<10)
-	var sink interface {
-		Write(rec arrow.Record) error
-		Close() error
-		Abort()
-	}
+	var sink genSink
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".strata":
 		w, err := strata.Create(out, tpch.Schema(), &strata.WriteOptions{RowsHint: gen.Rows()})
@@ -61,37 +57,7 @@ func runGen(args []string) error {
 		}
 		sink = s
 	}
-	defer func() {
-		if sink != nil {
-			sink.Abort() // a failed generation leaves no file
-		}
-	}()
-	p := newProgress("gen", "rows", gen.Rows(), pf)
-	var n int64
-	for {
-		rec, err := gen.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		n += rec.NumRows()
-		err = sink.Write(rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
-		p.update(n)
-	}
-	err = sink.Close()
-	sink = nil
-	if err != nil {
-		return err
-	}
-	p.finish(n)
-	p.summary("wrote %s: %d rows, %d bytes\n", out, n, fileSize(out))
-	return nil
+	return generate(out, sink, gen, gen.Rows(), pf)
 }
 
 // genTSBS writes the TSBS cpu-only workload: a time-series table keyed by
@@ -101,11 +67,7 @@ func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
 	if err != nil {
 		return err
 	}
-	var sink interface {
-		Write(rec arrow.Record) error
-		Close() error
-		Abort()
-	}
+	var sink genSink
 	if strings.ToLower(filepath.Ext(out)) == ".strata" {
 		w, err := timeseries.Create(out, g.Schema(), timeseries.Model{Keys: tsbs.Tags, Time: tsbs.TimeColumn},
 			&timeseries.WriterOptions{Sorted: !o.TimeMajor})
@@ -120,15 +82,30 @@ func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
 		}
 		sink = s
 	}
+	return generate(out, sink, g, g.Rows(), pf)
+}
+
+// genSink is where a generator's batches go: a Strata writer, or an
+// export sink of another format.
+type genSink interface {
+	Write(rec arrow.Record) error
+	Close() error
+	Abort()
+}
+
+// generate writes every batch of src (rows in all) into sink, which it
+// closes, or aborts on failure so that a failed generation leaves no file.
+func generate(out string, sink genSink, src interface{ Next() (arrow.Record, error) }, rows int64, pf *progressFlags) (err error) {
+	closed := false
 	defer func() {
-		if sink != nil {
-			sink.Abort() // a failed generation leaves no file
+		if err != nil && !closed {
+			sink.Abort()
 		}
 	}()
-	p := newProgress("gen", "rows", g.Rows(), pf)
+	p := newProgress("gen", "rows", rows, pf)
 	var n int64
 	for {
-		rec, err := g.Next()
+		rec, err := src.Next()
 		if err == io.EOF {
 			break
 		}
@@ -143,9 +120,8 @@ func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
 		}
 		p.update(n)
 	}
-	err = sink.Close()
-	sink = nil
-	if err != nil {
+	closed = true
+	if err := sink.Close(); err != nil {
 		return err
 	}
 	p.finish(n)
