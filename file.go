@@ -657,7 +657,9 @@ func aggValues(vals []read.AggValue) []AggValue {
 // UnionByName returns the schema of several files read as one table by
 // column name, as the files of a table look after columns were added to
 // it: every column of any schema, in the order first met, nullable where a
-// file lacks it. A column in several schemas must have one type. Read each
+// file lacks it. A column in several schemas must have one type, or
+// integer or float types of one family, which widen to the widest
+// (int32 and int64 to int64, float32 and float64 to float64). Read each
 // file's records into it with Conform, and filter a file that lacks
 // columns the filter names with filter.AssumeNull's rewrite of the filter.
 func UnionByName(schemas ...*arrow.Schema) (*arrow.Schema, error) {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"strata/encoding"
 	"strata/filter"
 	"strata/schema"
@@ -219,7 +221,8 @@ type AggregateOptions struct {
 	// aggregate of a column a file lacks folds none of that file's rows,
 	// as over nulls, and each file's filter treats the columns it lacks
 	// as null (filter.AssumeNull). A column must be in some file and of
-	// one type in all that hold it.
+	// one type in all that hold it, or of types that widen to one
+	// (Promote), whose values fold into the same states.
 	UnionByName bool
 	// Split limits the aggregate to the stripes of one split.
 	Split *Split
@@ -343,7 +346,15 @@ func aggregateUnion(ctx context.Context, files []*File, exprs string, opts Aggre
 			if owner[k] == nil {
 				owner[k], specs[k] = f, sp[j]
 			} else if err := sameAgg(owner[k], &specs[k], f, &sp[j]); err != nil {
-				return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+				// a column of a narrower type in one file (Promote) folds
+				// into the same states; the widest file forms the value
+				wider, ok := promotedAgg(owner[k], &specs[k], f, &sp[j])
+				if !ok {
+					return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
+				}
+				if wider {
+					owner[k], specs[k] = f, sp[j]
+				}
 			}
 			total[k].merge(&states[j])
 		}
@@ -380,6 +391,22 @@ func firstParse(files []*File, part string) (parsedAgg, error) {
 		first = cmp.Or(first, err)
 	}
 	return parsedAgg{}, first
+}
+
+// promotedAgg reports whether aggregates a of file f and b of file g fold
+// top-level columns whose types promote to one (Promote), and whether b's
+// is the wider.
+func promotedAgg(f *File, a *aggSpec, g *File, b *aggSpec) (wider, ok bool) {
+	if a.col < 0 || b.col < 0 || len(a.anc) > 0 || len(b.anc) > 0 ||
+		a.node != f.sch.Column(a.col) || b.node != g.sch.Column(b.col) {
+		return false, false
+	}
+	ta, tb := f.arrow.Field(a.col).Type, g.arrow.Field(b.col).Type
+	t, ok := Promote(ta, tb)
+	if !ok {
+		return false, false
+	}
+	return !arrow.TypeEqual(t, ta), true
 }
 
 // sameAgg checks that aggregate b of file g folds a column of the type

@@ -110,13 +110,25 @@ func unionParts(t *testing.T, rec arrow.Record, cuts []cut) ([]*read.File, *read
 	t.Helper()
 	var parts []*read.File
 	var recs []arrow.Record
-	var schemas []*arrow.Schema
 	for _, c := range cuts {
 		slice := rec.NewSlice(c.lo, c.hi)
 		p := project(slice, c.cols...)
 		slice.Release()
 		defer p.Release()
-		parts, recs, schemas = append(parts, aggFile(t, p)), append(recs, p), append(schemas, p.Schema())
+		parts, recs = append(parts, aggFile(t, p)), append(recs, p)
+	}
+	return parts, unionFile(t, recs)
+}
+
+// unionFile writes the records of several files, conformed to the union
+// of their columns (UnionByName, Conform), as one reference file.
+func unionFile(t *testing.T, recs []arrow.Record) *read.File {
+	t.Helper()
+	schemas := make([]*arrow.Schema, len(recs))
+	var rows int64
+	for i, r := range recs {
+		schemas[i] = r.Schema()
+		rows += r.NumRows()
 	}
 	union, err := read.UnionByName(schemas...)
 	if err != nil {
@@ -138,9 +150,9 @@ func unionParts(t *testing.T, rec arrow.Record, cuts []cut) ([]*read.File, *read
 		}
 		defer cols[j].Release()
 	}
-	all := array.NewRecordBatch(union, cols, rec.NumRows())
+	all := array.NewRecordBatch(union, cols, rows)
 	defer all.Release()
-	return parts, aggFile(t, all)
+	return aggFile(t, all)
 }
 
 // TestAggregateUnion aggregates three files whose columns differ (added,

@@ -16,8 +16,10 @@ import (
 // every column of any file, in the order they are first met (the first
 // file's columns, then each later file's new ones), nullable where some
 // file lacks the column. A column present in several files must have the
-// same type in each; otherwise the error is a *TypeConflict naming the
-// column, both schemas and both types.
+// same type in each, or types one widens to without loss (Promote: a
+// narrower integer of the same signedness, float32 to float64), which the
+// union takes; otherwise the error is a *TypeConflict naming the column,
+// both schemas and both types.
 // Schema metadata is the first file's.
 func UnionByName(schemas ...*arrow.Schema) (*arrow.Schema, error) {
 	if len(schemas) == 0 {
@@ -44,7 +46,11 @@ func UnionByName(schemas ...*arrow.Schema) (*arrow.Schema, error) {
 				continue
 			}
 			if !arrow.TypeEqual(fields[j].Type, f.Type) {
-				return nil, &TypeConflict{Column: f.Name, First: from[j], FirstType: fields[j].Type, Other: i, OtherType: f.Type}
+				t, ok := Promote(fields[j].Type, f.Type)
+				if !ok {
+					return nil, &TypeConflict{Column: f.Name, First: from[j], FirstType: fields[j].Type, Other: i, OtherType: f.Type}
+				}
+				fields[j].Type = t
 			}
 			fields[j].Nullable = fields[j].Nullable || f.Nullable
 			seen[j]++
@@ -74,11 +80,146 @@ func (e *TypeConflict) Error() string {
 // Unwrap makes a TypeConflict an ErrInvalidArgument.
 func (e *TypeConflict) Unwrap() error { return ErrInvalidArgument }
 
+// Promote returns the type two types of one column widen to without loss,
+// as a table's schema evolves: int8 < int16 < int32 < int64, uint8 <
+// uint16 < uint32 < uint64, float32 < float64. Other pairs (signed with
+// unsigned, integers with floats, dates, decimals, text) do not promote.
+func Promote(a, b arrow.DataType) (arrow.DataType, bool) {
+	if arrow.TypeEqual(a, b) {
+		return a, true
+	}
+	ra, fa := promoteRank(a)
+	rb, fb := promoteRank(b)
+	if ra == 0 || rb == 0 || fa != fb {
+		return nil, false
+	}
+	if ra >= rb {
+		return a, true
+	}
+	return b, true
+}
+
+// promoteRank is a type's width within its family (signed, unsigned,
+// float) for Promote; 0 for a type that does not promote.
+func promoteRank(t arrow.DataType) (rank int, family byte) {
+	switch t.ID() {
+	case arrow.INT8:
+		return 1, 's'
+	case arrow.INT16:
+		return 2, 's'
+	case arrow.INT32:
+		return 3, 's'
+	case arrow.INT64:
+		return 4, 's'
+	case arrow.UINT8:
+		return 1, 'u'
+	case arrow.UINT16:
+		return 2, 'u'
+	case arrow.UINT32:
+		return 3, 'u'
+	case arrow.UINT64:
+		return 4, 'u'
+	case arrow.FLOAT32:
+		return 1, 'f'
+	case arrow.FLOAT64:
+		return 2, 'f'
+	}
+	return 0, 0
+}
+
+// widen returns a as an array of type to, a wider type of its family
+// (Promote), value by value, nulls kept.
+func widen(a arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	mem := memory.DefaultAllocator
+	n := a.Len()
+	switch to.ID() {
+	case arrow.INT16, arrow.INT32, arrow.INT64:
+		get, ok := signedOf(a)
+		if !ok {
+			break
+		}
+		switch to.ID() {
+		case arrow.INT16:
+			return fill(array.NewInt16Builder(mem), n, a.IsNull, func(i int) int16 { return int16(get(i)) }), nil
+		case arrow.INT32:
+			return fill(array.NewInt32Builder(mem), n, a.IsNull, func(i int) int32 { return int32(get(i)) }), nil
+		}
+		return fill(array.NewInt64Builder(mem), n, a.IsNull, get), nil
+	case arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		get, ok := unsignedOf(a)
+		if !ok {
+			break
+		}
+		switch to.ID() {
+		case arrow.UINT16:
+			return fill(array.NewUint16Builder(mem), n, a.IsNull, func(i int) uint16 { return uint16(get(i)) }), nil
+		case arrow.UINT32:
+			return fill(array.NewUint32Builder(mem), n, a.IsNull, func(i int) uint32 { return uint32(get(i)) }), nil
+		}
+		return fill(array.NewUint64Builder(mem), n, a.IsNull, get), nil
+	case arrow.FLOAT64:
+		if f, ok := a.(*array.Float32); ok {
+			return fill(array.NewFloat64Builder(mem), n, a.IsNull, func(i int) float64 { return float64(f.Value(i)) }), nil
+		}
+	}
+	return nil, fmt.Errorf("read: %s does not widen to %s: %w", a.DataType(), to, ErrInvalidArgument)
+}
+
+func signedOf(a arrow.Array) (func(int) int64, bool) {
+	switch x := a.(type) {
+	case *array.Int8:
+		return func(i int) int64 { return int64(x.Value(i)) }, true
+	case *array.Int16:
+		return func(i int) int64 { return int64(x.Value(i)) }, true
+	case *array.Int32:
+		return func(i int) int64 { return int64(x.Value(i)) }, true
+	case *array.Int64:
+		return x.Value, true
+	}
+	return nil, false
+}
+
+func unsignedOf(a arrow.Array) (func(int) uint64, bool) {
+	switch x := a.(type) {
+	case *array.Uint8:
+		return func(i int) uint64 { return uint64(x.Value(i)) }, true
+	case *array.Uint16:
+		return func(i int) uint64 { return uint64(x.Value(i)) }, true
+	case *array.Uint32:
+		return func(i int) uint64 { return uint64(x.Value(i)) }, true
+	case *array.Uint64:
+		return x.Value, true
+	}
+	return nil, false
+}
+
+// fill builds an array of n values from get, null where null says.
+func fill[T any, B interface {
+	Reserve(int)
+	Append(T)
+	AppendNull()
+	NewArray() arrow.Array
+	Release()
+}](b B, n int, null func(int) bool, get func(int) T) arrow.Array {
+	defer b.Release()
+	b.Reserve(n)
+	for i := range n {
+		if null(i) {
+			b.AppendNull()
+		} else {
+			b.Append(get(i))
+		}
+	}
+	return b.NewArray()
+}
+
 // Conform returns rec as a record of target: its columns of target's
-// names in target's order, and a column of nulls for each of target's
-// columns rec lacks. A column of rec that target lacks is dropped. rec's
-// columns must have target's types (UnionByName checks that for the
-// files' schemas). The caller releases the result and still owns rec.
+// names in target's order, widened where target's type is wider (see
+// Promote), and a column of nulls for each of target's columns rec lacks.
+// A column of rec that target lacks is dropped. rec's columns must have
+// target's types or types that promote to them (UnionByName checks that
+// for the files' schemas). The caller releases the result and still owns
+// rec.
 func Conform(rec arrow.Record, target *arrow.Schema) (arrow.Record, error) {
 	src := rec.Schema()
 	n := rec.NumRows()
@@ -101,7 +242,15 @@ func Conform(rec arrow.Record, target *arrow.Schema) (arrow.Record, error) {
 		}
 		c := rec.Column(idx[0])
 		if !arrow.TypeEqual(c.DataType(), f.Type) {
-			return nil, fmt.Errorf("read: column %q is %s, want %s: %w", f.Name, c.DataType(), f.Type, ErrInvalidArgument)
+			if t, ok := Promote(c.DataType(), f.Type); !ok || !arrow.TypeEqual(t, f.Type) {
+				return nil, fmt.Errorf("read: column %q is %s, want %s: %w", f.Name, c.DataType(), f.Type, ErrInvalidArgument)
+			}
+			w, err := widen(c, f.Type)
+			if err != nil {
+				return nil, fmt.Errorf("read: column %q: %w", f.Name, err)
+			}
+			cols[j] = w
+			continue
 		}
 		c.Retain()
 		cols[j] = c

@@ -3,6 +3,7 @@ package read_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -148,5 +149,109 @@ func TestTakeUnion(t *testing.T) {
 	}
 	if _, _, err := read.TakeFiles(ctx, parts, []int64{1}, read.TakeOptions{Columns: []string{"nosuch"}, UnionByName: true}); !errors.Is(err, read.ErrUnknownColumn) {
 		t.Errorf("a column no file has: %v", err)
+	}
+}
+
+// promoteRecord is a record of n rows: id (int32) and v and w in the types
+// given, v small integers (a tenth null), w floats exact in float32.
+func promoteRecord(n int, seed uint64, first int32, vt, wt arrow.DataType) arrow.Record {
+	r := rand.New(rand.NewPCG(seed, seed))
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "v", Type: vt, Nullable: true},
+		{Name: "w", Type: wt, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := range n {
+		b.Field(0).(*array.Int32Builder).Append(first + int32(i))
+		v := int64(r.IntN(200) - 100)
+		if i%10 == 3 {
+			b.Field(1).AppendNull()
+		} else {
+			switch fb := b.Field(1).(type) {
+			case *array.Int8Builder:
+				fb.Append(int8(v))
+			case *array.Int16Builder:
+				fb.Append(int16(v))
+			case *array.Int64Builder:
+				fb.Append(v * 1e12) // beyond the narrower types
+			}
+		}
+		w := float32(r.IntN(1000)) / 8
+		switch fb := b.Field(2).(type) {
+		case *array.Float32Builder:
+			fb.Append(w)
+		case *array.Float64Builder:
+			fb.Append(float64(w) + 1e-9) // not a float32
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+// TestUnionPromote reads files whose columns widened over time (int8,
+// int16 and int64; float32 and float64) by column name: the union takes
+// the widest type, and scans, lookups and aggregates give exactly what
+// one file of the widened rows gives.
+func TestUnionPromote(t *testing.T) {
+	i8, i16, i64 := arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int64
+	f32, f64 := arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64
+	recs := []arrow.Record{
+		promoteRecord(500, 1, 0, i8, f32),
+		promoteRecord(700, 2, 500, i64, f64),
+		promoteRecord(300, 3, 1200, i16, f32),
+	}
+	var parts []*read.File
+	var schemas []*arrow.Schema
+	for _, r := range recs {
+		defer r.Release()
+		parts, schemas = append(parts, aggFile(t, r)), append(schemas, r.Schema())
+	}
+	u, err := read.UnionByName(schemas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !arrow.TypeEqual(u.Field(1).Type, i64) || !arrow.TypeEqual(u.Field(2).Type, f64) {
+		t.Fatalf("union %v: want v int64 and w float64", u)
+	}
+	whole := unionFile(t, recs)
+	ctx := context.Background()
+	exprs := "count(*), count(v), sum(v), min(v), max(v), avg(v), sum(w), min(w), max(w), avg(w)"
+	for _, where := range []string{"", "v > 10", "w < 50 AND id > 300", "v IS NULL OR w > 100"} {
+		want, _, err := whole.AggregateContext(ctx, exprs, read.AggregateOptions{Where: where})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := read.AggregateFiles(ctx, parts, exprs, read.AggregateOptions{Where: where, UnionByName: true})
+		if err != nil {
+			t.Fatalf("%q: %v", where, err)
+		}
+		for k := range want {
+			if got[k].String() != want[k].String() || got[k].Null != want[k].Null {
+				t.Errorf("%q: %s = %v over the parts, %v over one file", where, want[k].Name, got[k], want[k])
+			}
+		}
+	}
+	rows := []int64{0, 499, 500, 1199, 1200, 1499, 7}
+	want, _, err := whole.TakeContext(ctx, rows, read.TakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Release()
+	got, _, err := read.TakeFiles(ctx, parts, rows, read.TakeOptions{UnionByName: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	for j := range want.Columns() {
+		if !arrow.TypeEqual(got.Column(j).DataType(), want.Column(j).DataType()) || !array.Equal(got.Column(j), want.Column(j)) {
+			t.Errorf("take column %s: %v, want %v", want.Schema().Field(j).Name, got.Column(j), want.Column(j))
+		}
+	}
+	// signed with unsigned, and integers with floats, do not promote
+	for _, c := range [][2]arrow.DataType{{i64, arrow.PrimitiveTypes.Uint8}, {i16, f32}, {f64, arrow.BinaryTypes.String}} {
+		if _, ok := read.Promote(c[0], c[1]); ok {
+			t.Errorf("%s and %s promote", c[0], c[1])
+		}
 	}
 }
