@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/sql/duckstrata"
 	"strata/tpch"
@@ -31,6 +32,20 @@ func (p *projected) Next() (arrow.RecordBatch, error) {
 	arrs := make([]arrow.Array, len(p.cols))
 	for i, c := range p.cols {
 		arrs[i] = rec.Column(rec.Schema().FieldIndices(c)[0])
+		if arrow.TypeEqual(p.sch.Field(i).Type, arrow.PrimitiveTypes.Int64) && arrs[i].DataType().ID() == arrow.INT32 {
+			// the column widened in this file
+			b := array.NewInt64Builder(memory.DefaultAllocator)
+			for j, v := range arrs[i].(*array.Int32).Int32Values() {
+				if arrs[i].IsNull(j) {
+					b.AppendNull()
+				} else {
+					b.Append(int64(v))
+				}
+			}
+			arrs[i] = b.NewArray()
+			b.Release()
+			defer arrs[i].Release()
+		}
 	}
 	return array.NewRecordBatch(p.sch, arrs, rec.NumRows()), nil
 }
@@ -45,8 +60,8 @@ func projectSchema(cols []string) *arrow.Schema {
 }
 
 // TestPatternUnionByName reads three lineitem files whose columns were
-// added, dropped and reordered from one to the next as one table by
-// column name, and compares every query with DuckDB's own
+// added, dropped, reordered and widened (l_orderkey int32 to int64) from
+// one to the next as one table by column name, and compares every query with DuckDB's own
 // read_parquet(..., union_by_name = true) of the same rows: aggregates
 // over columns some files lack, filters pushed into the scan that name
 // them, and every row both ways.
@@ -58,6 +73,12 @@ func TestPatternUnionByName(t *testing.T) {
 		{"l_orderkey", "l_linenumber", "l_shipdate", "l_discount", "l_comment"},
 	} {
 		sch := projectSchema(cols)
+		if i == 1 {
+			// l_orderkey widened from int32 to int64 in this file
+			fields := sch.Fields()
+			fields[1].Type = arrow.PrimitiveTypes.Int64
+			sch = arrow.NewSchema(fields, nil)
+		}
 		seed := uint64(31 + i)
 		writeBoth(t, dir, fmt.Sprintf("part%d", i), sch, func() source {
 			return &projected{src: tpch.NewLineitem(0.002, seed, 0), cols: cols, sch: sch}
@@ -88,8 +109,8 @@ func TestPatternUnionByName(t *testing.T) {
 		sameRows(t, q, got, want)
 	}
 	// the schema DuckDB sees: the union, in the order columns are met
-	got := rowsOf(t, conn, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+st("")+")")
-	want := rowsOf(t, conn, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+pq+")")
+	got := rowsOf(t, conn, "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM "+st("")+")")
+	want := rowsOf(t, conn, "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM "+pq+")")
 	sameRows(t, "columns", got, want)
 	// filters handed to the scan, against the same WHERE in DuckDB
 	for _, f := range []string{
