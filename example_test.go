@@ -375,3 +375,70 @@ func ExampleFile_Layouts() {
 	// Output:
 	// day 2 encoded as day 1: true
 }
+
+// Two files of one table written before and after a column was added and
+// an integer widened, read as one table by column name: the union of
+// their columns, nulls where a file lacks one.
+func ExampleUnionByName() {
+	dir, _ := os.MkdirTemp("", "strata-union")
+	defer os.RemoveAll(dir)
+	mem := memory.DefaultAllocator
+	write := func(name string, sch *arrow.Schema, cols ...arrow.Array) *strata.File {
+		path := filepath.Join(dir, name)
+		rec := array.NewRecordBatch(sch, cols, int64(cols[0].Len()))
+		defer rec.Release()
+		w, err := strata.Create(path, sch, nil)
+		if err == nil {
+			err = w.Write(rec)
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		f, err2 := strata.Open(path)
+		if err != nil || err2 != nil {
+			panic(fmt.Sprint(err, err2))
+		}
+		return f
+	}
+	ib := array.NewInt32Builder(mem)
+	ib.AppendValues([]int32{1, 2}, nil)
+	monday := write("monday.strata", arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int32}}, nil), ib.NewArray())
+	defer monday.Close()
+	lb := array.NewInt64Builder(mem)
+	lb.AppendValues([]int64{3}, nil)
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"late"}, nil)
+	tuesday := write("tuesday.strata", arrow.NewSchema([]arrow.Field{
+		{Name: "note", Type: arrow.BinaryTypes.String},
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	}, nil), sb.NewArray(), lb.NewArray())
+	defer tuesday.Close()
+
+	table, err := strata.UnionByName(monday.Schema(), tuesday.Schema())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(table)
+	for _, f := range []*strata.File{monday, tuesday} {
+		sc, _ := f.Scan(strata.ScanOptions{})
+		for {
+			rec, err := sc.Next()
+			if err != nil {
+				break
+			}
+			out, _ := strata.Conform(rec, table)
+			fmt.Println(out.Column(0), out.Column(1))
+			out.Release()
+			rec.Release()
+		}
+		sc.Close()
+	}
+	// Output:
+	// schema:
+	//   fields: 2
+	//     - id: type=int64
+	//     - note: type=utf8, nullable
+	// [1 2] [(null) (null)]
+	// [3] ["late"]
+}
