@@ -171,3 +171,33 @@ func runSeeds(t *testing.T, from, to uint64, dur time.Duration) (int, []Failure)
 	}
 	return cases, fails
 }
+
+// UnionSeeds is the first seed of the tables TestUnionByName cuts into
+// files of different columns.
+const UnionSeeds = 12_000_000
+
+// TestUnionByName aggregates tables cut into files of different columns
+// and read by column name, against DuckDB on one file of the same rows
+// with the missing columns null (Runner.RunUnion).
+func TestUnionByName(t *testing.T) {
+	tables := uint64(60)
+	if testing.Short() {
+		tables = 10
+	}
+	r := newRunner(t)
+	cases := 0
+	for seed := uint64(UnionSeeds); seed < UnionSeeds+tables; seed++ {
+		n, fails, err := r.RunUnion(seed, queriesPerTable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases += n
+		for _, f := range fails {
+			t.Error(f)
+		}
+	}
+	t.Logf("%d aggregate cases on %d tables cut into files of different columns; %s", cases, tables, r.Stats)
+	if cases < int(tables) {
+		t.Fatalf("ran %d aggregate cases on %d tables", cases, tables)
+	}
+}

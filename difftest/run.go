@@ -113,7 +113,7 @@ func (r *Runner) runQuery(t *Table, f *strata.File, q *Query) error {
 		return r.take(t, f, q)
 	}
 	r.Stats.Aggs++
-	return r.agg(t, f, q)
+	return r.agg(t, f.Aggregate, q)
 }
 
 // fields returns the Arrow fields of the projected columns.
@@ -284,7 +284,9 @@ func (r *Runner) take(t *Table, f *strata.File, q *Query) error {
 	return r.compareRows(fields, q.Rows, want, got)
 }
 
-func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
+// agg compares an aggregate query of DuckDB's on view t with Strata's
+// answer through aggregate (one file's, or several files' read as one).
+func (r *Runner) agg(t *Table, aggregate func(strata.AggregateOptions) ([]strata.AggValue, strata.ScanStats, error), q *Query) error {
 	sch := t.Rec.Schema()
 	exprs := make([]string, len(q.Aggs))
 	sqlExprs := make([]string, len(q.Aggs))
@@ -328,7 +330,7 @@ func (r *Runner) agg(t *Table, f *strata.File, q *Query) error {
 	if err := r.db.QueryRow(sqlq).Scan(ptrs...); err != nil {
 		return fmt.Errorf("duckdb: %s: %w", sqlq, err)
 	}
-	got, _, err := f.Aggregate(strata.AggregateOptions{Exprs: strings.Join(exprs, ", "), Where: q.Where})
+	got, _, err := aggregate(strata.AggregateOptions{Exprs: strings.Join(exprs, ", "), Where: q.Where})
 	if err != nil {
 		return fmt.Errorf("strata aggregate: %w", err)
 	}
