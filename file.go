@@ -379,10 +379,22 @@ type ScanOptions struct {
 	// Parallelism overrides the file's (OpenOptions.Parallelism) for this
 	// scan: 0 keeps it, 1 decodes on the calling goroutine only.
 	Parallelism int
+	// UnionByName makes ScanFiles read the files by column name (see
+	// ScanFiles); a scan of one file ignores it.
+	UnionByName bool
 }
 
-// Scanner streams the record batches of a scan.
-type Scanner struct{ s *read.Scanner }
+// Scanner streams the record batches of a scan (of one file, or of
+// several read as one table: ScanFiles).
+type Scanner struct{ s scanner }
+
+// scanner is what a Scanner reads through: one file's scan or several's.
+type scanner interface {
+	Next() (arrow.Record, error)
+	Stats() read.ScanStats
+	Schema() *arrow.Schema
+	Close() error
+}
 
 // Scan starts a scan. Release each record Next returns.
 func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
@@ -401,6 +413,40 @@ func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, err
 		ro.Split = &sp
 	}
 	s, err := f.r.ScanContext(ctx, ro)
+	if err != nil {
+		return nil, err
+	}
+	return &Scanner{s: s}, nil
+}
+
+// ScanFiles scans several files as one table (the files a pattern
+// names, the parts of a partitioned table): the rows of the first, then of
+// the second, and so on, with opts' filter and projection, and its offset
+// and limit counted across the files; a file is read only once the rows
+// before it are spent. The files must hold the same columns, unless
+// opts.UnionByName reads them by column name (UnionByName): the result
+// then has the union's columns, null where a file lacks one, and a file
+// whose rows the filter rules out whatever they hold is not read. A split
+// names stripes of one file and is refused with several. The files stay
+// open; Close the scanner, then the files.
+func ScanFiles(ctx context.Context, files []*File, opts ScanOptions) (*Scanner, error) {
+	w, err := where(opts.Where, opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	ro := read.ScanOptions{Columns: opts.Columns, Where: w, Offset: opts.Offset, Limit: opts.Limit, Parallelism: opts.Parallelism}
+	if opts.Split != nil {
+		sp := read.Split(*opts.Split)
+		ro.Split = &sp
+	}
+	rs := make([]*read.File, len(files))
+	for i, f := range files {
+		if f == nil {
+			return nil, fmt.Errorf("strata: ScanFiles: file %d is nil: %w", i+1, read.ErrInvalidArgument)
+		}
+		rs[i] = f.r
+	}
+	s, err := read.ScanFiles(ctx, rs, ro, opts.UnionByName)
 	if err != nil {
 		return nil, err
 	}

@@ -176,9 +176,9 @@ func runSeeds(t *testing.T, from, to uint64, dur time.Duration) (int, []Failure)
 // files of different columns.
 const UnionSeeds = 12_000_000
 
-// TestUnionByName aggregates tables cut into files of different columns
-// and read by column name, against DuckDB on one file of the same rows
-// with the missing columns null (Runner.RunUnion).
+// TestUnionByName scans and aggregates tables cut into files of different
+// columns and read by column name, against DuckDB on one file of the same
+// rows with the missing columns null (Runner.RunUnion).
 func TestUnionByName(t *testing.T) {
 	tables := uint64(60)
 	if testing.Short() {
@@ -196,8 +196,8 @@ func TestUnionByName(t *testing.T) {
 			t.Error(f)
 		}
 	}
-	t.Logf("%d aggregate cases on %d tables cut into files of different columns; %s", cases, tables, r.Stats)
+	t.Logf("%d cases on %d tables cut into files of different columns; %s", cases, tables, r.Stats)
 	if cases < int(tables) {
-		t.Fatalf("ran %d aggregate cases on %d tables", cases, tables)
+		t.Fatalf("ran %d cases on %d tables", cases, tables)
 	}
 }

@@ -107,7 +107,7 @@ func (r *Runner) runQuery(t *Table, f *strata.File, q *Query) error {
 	switch q.Kind {
 	case "scan":
 		r.Stats.Scans++
-		return r.scan(t, f, q)
+		return r.scan(t, f.Scan, q)
 	case "take":
 		r.Stats.Takes++
 		return r.take(t, f, q)
@@ -183,7 +183,9 @@ func strataRows(rec arrow.RecordBatch, fields []arrow.Field, out [][]string) ([]
 	return out, nil
 }
 
-func (r *Runner) scan(t *Table, f *strata.File, q *Query) error {
+// scan compares a scan query of DuckDB's on view t with Strata's answer
+// through scan (of one file, or of several read as one).
+func (r *Runner) scan(t *Table, scan func(strata.ScanOptions) (*strata.Scanner, error), q *Query) error {
 	fields := projected(t, q.Columns)
 	sqlq := "SELECT " + selectList(fields) + " FROM t"
 	if q.SQL != "" {
@@ -200,7 +202,7 @@ func (r *Runner) scan(t *Table, f *strata.File, q *Query) error {
 	if err != nil {
 		return err
 	}
-	sc, err := f.Scan(strata.ScanOptions{Columns: q.Columns, Where: q.Where, Offset: q.Offset, Limit: q.Limit})
+	sc, err := scan(strata.ScanOptions{Columns: q.Columns, Where: q.Where, Offset: q.Offset, Limit: q.Limit})
 	if err != nil {
 		return fmt.Errorf("strata scan: %w", err)
 	}

@@ -24,12 +24,13 @@ const unionStream = 0x756e696f6e
 
 // RunUnion checks tables read by column name (UnionByName): the table of
 // seed is cut into two or three files of consecutive rows, each holding a
-// random subset of the columns in a random order, and Strata aggregates
-// the files as one table (strata.AggregateFiles, UnionByName) while DuckDB
-// aggregates one Parquet file of the same rows with the columns a file
-// lacked null in its rows: the table union by name describes. The
-// aggregate queries among 0..queries-1 run; it returns how many did and
-// the failures (reproduced by the same seed and query).
+// random subset of the columns in a random order, and Strata reads the
+// files as one table (strata.ScanFiles and strata.AggregateFiles,
+// UnionByName) while DuckDB reads one Parquet file of the same rows with
+// the columns a file lacked null in its rows: the table union by name
+// describes. The aggregate queries among 0..queries-1 run, and the scans
+// that project whole columns; it returns how many did and the failures
+// (reproduced by the same seed and query).
 func (r *Runner) RunUnion(seed uint64, queries int) (int, []Failure, error) {
 	t, err := NewTable(seed, r.dir)
 	if err != nil {
@@ -53,19 +54,31 @@ func (r *Runner) RunUnion(seed uint64, queries int) (int, []Failure, error) {
 		o.UnionByName = true
 		return strata.AggregateFiles(context.Background(), files, o)
 	}
+	scan := func(o strata.ScanOptions) (*strata.Scanner, error) {
+		o.UnionByName = true
+		return strata.ScanFiles(context.Background(), files, o)
+	}
 	n := 0
 	var fails []Failure
 	for qi := range queries {
 		q := NewQuery(ref, qi)
-		if q.Kind != "agg" {
+		var err error
+		switch {
+		case q.Kind == "agg":
+			r.Stats.Aggs++
+			err = r.agg(ref, aggregate, q)
+		case q.Kind == "scan" && !slices.ContainsFunc(q.Columns, func(c string) bool { return len(ref.Rec.Schema().FieldIndices(c)) == 0 }):
+			// (by name, a scan projects whole top-level columns)
+			r.Stats.Scans++
+			err = r.scan(ref, scan, q)
+		default:
 			continue
 		}
 		n++
-		r.Stats.Aggs++
 		if q.Where != "" {
 			r.Stats.Filtered++
 		}
-		if err := r.agg(ref, aggregate, q); err != nil {
+		if err != nil {
 			fails = append(fails, Failure{seed, qi, fmt.Sprintf("%v\n  query: %s\n  files: %s\n  table: %s", err, q, desc, t.Describe())})
 		}
 	}

@@ -3,6 +3,7 @@ package read_test
 import (
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -253,5 +254,121 @@ func TestUnionPromote(t *testing.T) {
 		if _, ok := read.Promote(c[0], c[1]); ok {
 			t.Errorf("%s and %s promote", c[0], c[1])
 		}
+	}
+}
+
+// scanRecords returns every record of a scan, concatenated column by column.
+func scanRecords(t *testing.T, next func() (arrow.Record, error), sch *arrow.Schema) arrow.Record {
+	t.Helper()
+	var recs []arrow.Record
+	for {
+		rec, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Release()
+		recs = append(recs, rec)
+	}
+	cols := make([]arrow.Array, sch.NumFields())
+	var n int64
+	for _, r := range recs {
+		n += r.NumRows()
+	}
+	for j := range cols {
+		var pieces []arrow.Array
+		for _, r := range recs {
+			pieces = append(pieces, r.Column(j))
+		}
+		if len(pieces) == 0 {
+			cols[j] = array.MakeArrayOfNull(memory.DefaultAllocator, sch.Field(j).Type, 0)
+			continue
+		}
+		var err error
+		if cols[j], err = array.Concatenate(pieces, memory.DefaultAllocator); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := array.NewRecordBatch(sch, cols, n)
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+// TestScanFiles scans tables cut into files, by position (the same
+// columns) and by name (different columns), and compares every column of
+// every row with the scan of one file of the same rows (nulls where a
+// file lacked a column): projections, filters, offsets and limits across
+// the files.
+func TestScanFiles(t *testing.T) {
+	const n = 3000
+	rec := aggRecord(n, 13)
+	defer rec.Release()
+	same := cutFiles(t, rec, 700, 700, 2400) // one empty
+	whole := aggFile(t, rec)
+	byName, ref := unionParts(t, rec, []cut{
+		{0, 700, []string{"id", "big", "f", "name"}},
+		{700, 2400, []string{"name", "id", "dec", "s", "day"}},
+		{2400, n, []string{"id", "big", "f", "s"}},
+	})
+	ctx := context.Background()
+	for _, c := range []read.ScanOptions{
+		{},
+		{Columns: []string{"name", "id"}},
+		{Where: "id >= 650 AND id < 2450"},
+		{Where: "f > 0 OR name IS NULL", Columns: []string{"f", "id"}},
+		{Offset: 690, Limit: 20},
+		{Offset: 2390, Limit: 100, Columns: []string{"id", "big"}},
+		{Where: "big IS NULL", Offset: 3, Limit: 40},
+		{Where: "id < 0"},
+		{Offset: 5000},
+	} {
+		for _, k := range []struct {
+			name   string
+			files  []*read.File
+			whole  *read.File
+			byName bool
+		}{{"same columns", same, whole, false}, {"by name", byName, ref, true}} {
+			if !k.byName && c.Where == "f > 0 OR name IS NULL" {
+				c.Where = "f > 0"
+			}
+			if !k.byName && c.Where == "big IS NULL" {
+				c.Where = "name IS NULL"
+			}
+			one, err := k.whole.ScanContext(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := scanRecords(t, one.Next, one.Schema())
+			one.Close()
+			fs, err := read.ScanFiles(ctx, k.files, c, k.byName)
+			if err != nil {
+				t.Fatalf("%s %+v: %v", k.name, c, err)
+			}
+			got := scanRecords(t, fs.Next, fs.Schema())
+			fs.Close()
+			if got.NumRows() != want.NumRows() || got.NumCols() != want.NumCols() {
+				t.Fatalf("%s %+v: %d rows × %d columns, want %d × %d", k.name, c, got.NumRows(), got.NumCols(), want.NumRows(), want.NumCols())
+			}
+			for j := range want.Columns() {
+				if got.Schema().Field(j).Name != want.Schema().Field(j).Name || !array.Equal(got.Column(j), want.Column(j)) {
+					t.Errorf("%s %+v: column %s differs", k.name, c, want.Schema().Field(j).Name)
+				}
+			}
+			got.Release()
+			want.Release()
+		}
+	}
+	if _, err := read.ScanFiles(ctx, []*read.File{same[0], byName[1]}, read.ScanOptions{}, false); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("files of other columns by position: %v", err)
+	}
+	if _, err := read.ScanFiles(ctx, byName, read.ScanOptions{Where: "nosuch = 1"}, true); !errors.Is(err, read.ErrUnknownColumn) {
+		t.Errorf("a filter on a column no file has: %v", err)
+	}
+	if _, err := read.ScanFiles(ctx, same, read.ScanOptions{Split: &same[0].Splits(0)[0]}, false); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("a split over several files: %v", err)
 	}
 }

@@ -180,15 +180,7 @@ func runExport(args []string) error {
 	var n int64
 	// one file's rows into the sink (created at the first batch, whose
 	// schema the restored types decide)
-	exportFile := func(path string, f *openedFile) error {
-		opts := strata.ScanOptions{Columns: splitList(*cols)}
-		if union != nil {
-			opts, _ = union.options(f, opts)
-		}
-		sc, err := f.Scan(opts)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+	exportFile := func(path string, sc *strata.Scanner) error {
 		defer sc.Close()
 		for {
 			rec, err := sc.Next()
@@ -197,14 +189,6 @@ func runExport(args []string) error {
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
-			}
-			if union != nil {
-				c, err := union.conform(rec)
-				rec.Release()
-				if err != nil {
-					return fmt.Errorf("%s: %w", path, err)
-				}
-				rec = c
 			}
 			if restore {
 				out, err := interop.RestoreRecord(memory.DefaultAllocator, rec, outSch)
@@ -229,9 +213,27 @@ func runExport(args []string) error {
 			p.update(n)
 		}
 	}
-	for i, f := range files {
-		if err := exportFile(paths[i], f); err != nil {
+	if union != nil {
+		tables := make([]*strata.File, len(files))
+		for i, f := range files {
+			tables[i] = f.File
+		}
+		sc, err := strata.ScanFiles(ctx, tables, strata.ScanOptions{Columns: splitList(*cols), UnionByName: true})
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		if err := exportFile(pos[0], sc); err != nil {
 			return err
+		}
+	} else {
+		for i, f := range files {
+			sc, err := f.Scan(strata.ScanOptions{Columns: splitList(*cols)})
+			if err != nil {
+				return fmt.Errorf("%s: %w", paths[i], err)
+			}
+			if err := exportFile(paths[i], sc); err != nil {
+				return err
+			}
 		}
 	}
 	if sink == nil {
@@ -451,35 +453,22 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if err != nil {
 		return err
 	}
-	// The files of a pattern are scanned one after another, as one table:
-	// the offset and limit count rows across them.
-	skip, left := *offset, *limit
-	var first *arrow.Schema
-	var union *unionPlan
-	var next func() (*openedFile, error)
-	var stop func()
 	if *byName && len(paths) > 1 {
 		// the table's columns are known only once every file is open
 		files, err := openAll(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads})
 		if err != nil {
 			return err
 		}
-		if union, err = newUnionPlan(files, paths, base.Columns, base.Where); err != nil {
-			closeAll(files)
-			return err
-		}
-		first = union.schema
-		i := 0
-		next = func() (*openedFile, error) {
-			f := files[i]
-			files[i] = nil // closed by the loop
-			i++
-			return f, nil
-		}
-		stop = func() { closeAll(files) }
-	} else {
-		next, stop = openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, scanOpenAhead)
+		defer closeAll(files)
+		opts := base
+		opts.Offset, opts.Limit, opts.UnionByName = *offset, *limit, true
+		return scanByName(ctx, files, paths, opts, pr, showStats != nil && *showStats)
 	}
+	// The files of a pattern are scanned one after another, as one table:
+	// the offset and limit count rows across them.
+	skip, left := *offset, *limit
+	var first *arrow.Schema
+	next, stop := openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, scanOpenAhead)
 	defer stop()
 	for _, path := range paths {
 		if *limit > 0 && left == 0 {
@@ -490,15 +479,6 @@ func scanCommand(name string, args []string, withWhere bool) error {
 			return err
 		}
 		opts := base
-		var conform func(arrow.Record) (arrow.Record, error)
-		if union != nil {
-			var none bool
-			if opts, none = union.options(f, base); none {
-				f.Close() // no row of it can pass the filter
-				continue
-			}
-			conform = union.conform
-		}
 		last := path == paths[len(paths)-1]
 		if len(paths) == 1 {
 			opts.Offset, opts.Limit, skip = skip, left, 0
@@ -524,10 +504,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 			}
 			return nil
 		}
-		if union != nil {
-			same = func(*arrow.Schema) error { return nil }
-		}
-		n, err := scanFile(f, opts, pr, &skip, &left, *limit > 0, same, conform)
+		n, err := scanFile(f, opts, pr, &skip, &left, *limit > 0, same)
 		if err == nil && showStats != nil && *showStats {
 			printScanStats(f, n, path, len(paths) > 1, time.Since(start))
 		}
@@ -548,8 +525,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 // of it (an offset the reader was not given), and counting the printed
 // rows down from *left when limited, once check accepted the schema of its
 // batches. It returns the scanner's statistics.
-func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *int64, limited bool, check func(*arrow.Schema) error,
-	conform func(arrow.Record) (arrow.Record, error)) (strata.ScanStats, error) {
+func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *int64, limited bool, check func(*arrow.Schema) error) (strata.ScanStats, error) {
 	sc, err := f.Scan(opts)
 	if err != nil {
 		return strata.ScanStats{}, err
@@ -564,14 +540,6 @@ func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *i
 		}
 		if err != nil {
 			return strata.ScanStats{}, err
-		}
-		if conform != nil {
-			c, err := conform(rec)
-			rec.Release()
-			if err != nil {
-				return strata.ScanStats{}, err
-			}
-			rec = c
 		}
 		n := rec.NumRows()
 		lo := min(*skip, n)
@@ -642,4 +610,49 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return st.Size()
+}
+
+// scanByName prints the rows of files read as one table by column name
+// (opts.UnionByName), offset and limit counted across them.
+func scanByName(ctx context.Context, files []*openedFile, paths []string, opts strata.ScanOptions, pr *printer, stats bool) error {
+	plan, err := newUnionPlan(files, paths, opts.Columns, opts.Where)
+	if err != nil {
+		return err
+	}
+	tables := make([]*strata.File, len(files))
+	for i, f := range files {
+		tables[i] = f.File
+	}
+	start := time.Now()
+	sc, err := strata.ScanFiles(ctx, tables, opts)
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	for {
+		rec, err := sc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = pr.print(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if stats {
+		var read, size int64
+		for _, f := range files {
+			read, size = read+f.BytesRead(), size+f.Size()
+		}
+		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the %d files)\nelapsed %v\n",
+			sc.Stats().String(), read, 100*float64(read)/float64(max(size, 1)), len(files), time.Since(start).Round(time.Microsecond))
+	}
+	if err := pr.empty(plan.schema); err != nil {
+		return err
+	}
+	return pr.flush()
 }

@@ -16,8 +16,6 @@ import (
 // in the columns it lacks.
 type unionPlan struct {
 	schema *arrow.Schema // the union, projected to the columns asked for
-	cols   []string      // the columns asked for (nil: all)
-	where  filter.Expr   // the parsed filter (nil: none)
 }
 
 // newUnionPlan checks that the files' columns agree in type wherever they
@@ -36,7 +34,7 @@ func newUnionPlan(files []*openedFile, paths []string, cols []string, where stri
 	if err != nil {
 		return nil, err
 	}
-	u := &unionPlan{schema: sch, cols: cols}
+	u := &unionPlan{schema: sch}
 	if len(cols) > 0 {
 		fields := make([]arrow.Field, 0, len(cols))
 		for _, c := range cols {
@@ -50,33 +48,15 @@ func newUnionPlan(files []*openedFile, paths []string, cols []string, where stri
 		u.schema = arrow.NewSchema(fields, &md)
 	}
 	if where != "" {
-		if u.where, err = filter.Parse(where); err != nil {
+		e, err := filter.Parse(where)
+		if err != nil {
 			return nil, err
 		}
-		for _, p := range filter.Columns(u.where) {
+		for _, p := range filter.Columns(e) {
 			if !read.HasColumn(sch, p) {
 				return nil, usagef("--where: no file of the pattern has a column %q", p)
 			}
 		}
 	}
 	return u, nil
-}
-
-// options returns the scan options of one file of the plan: the columns
-// asked for that it holds, and the filter rewritten for the columns it
-// lacks (filter.AssumeNull). none reports that no row of the file can pass.
-func (u *unionPlan) options(f *openedFile, base strata.ScanOptions) (opts strata.ScanOptions, none bool) {
-	opts = base
-	sch := f.Schema()
-	if len(u.cols) > 0 {
-		opts.Columns = read.ColumnsIn(sch, u.cols)
-	}
-	w, none := read.WhereFor(opts.Where, u.where, sch)
-	opts.Where = w
-	return opts, none
-}
-
-// conform returns rec as a record of the plan's schema.
-func (u *unionPlan) conform(rec arrow.Record) (arrow.Record, error) {
-	return strata.Conform(rec, u.schema)
 }
