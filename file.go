@@ -403,14 +403,9 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 
 // ScanContext is Scan whose reads stop when ctx ends.
 func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, error) {
-	w, err := where(opts.Where, opts.Filter)
+	ro, err := opts.read()
 	if err != nil {
 		return nil, err
-	}
-	ro := read.ScanOptions{Columns: opts.Columns, Where: w, Offset: opts.Offset, Limit: opts.Limit, Parallelism: opts.Parallelism}
-	if opts.Split != nil {
-		sp := read.Split(*opts.Split)
-		ro.Split = &sp
 	}
 	s, err := f.r.ScanContext(ctx, ro)
 	if err != nil {
@@ -430,14 +425,9 @@ func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, err
 // names stripes of one file and is refused with several. The files stay
 // open; Close the scanner, then the files.
 func ScanFiles(ctx context.Context, files []*File, opts ScanOptions) (*Scanner, error) {
-	w, err := where(opts.Where, opts.Filter)
+	ro, err := opts.read()
 	if err != nil {
 		return nil, err
-	}
-	ro := read.ScanOptions{Columns: opts.Columns, Where: w, Offset: opts.Offset, Limit: opts.Limit, Parallelism: opts.Parallelism}
-	if opts.Split != nil {
-		sp := read.Split(*opts.Split)
-		ro.Split = &sp
 	}
 	rs := make([]*read.File, len(files))
 	for i, f := range files {
@@ -451,6 +441,20 @@ func ScanFiles(ctx context.Context, files []*File, opts ScanOptions) (*Scanner, 
 		return nil, err
 	}
 	return &Scanner{s: s}, nil
+}
+
+// read returns the reader's options opts stands for.
+func (opts ScanOptions) read() (read.ScanOptions, error) {
+	w, err := where(opts.Where, opts.Filter)
+	if err != nil {
+		return read.ScanOptions{}, err
+	}
+	ro := read.ScanOptions{Columns: opts.Columns, Where: w, Offset: opts.Offset, Limit: opts.Limit, Parallelism: opts.Parallelism}
+	if opts.Split != nil {
+		sp := read.Split(*opts.Split)
+		ro.Split = &sp
+	}
+	return ro, nil
 }
 
 // Next returns the next batch, or io.EOF after the last.
