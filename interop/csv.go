@@ -492,9 +492,47 @@ func (a CSVInference) Merge(b CSVInference) (CSVInference, error) {
 	return out, nil
 }
 
+// MergeByName is Merge for files whose columns differ, read by column
+// name: the result has every column of either, in the order first met
+// (a's, then b's new ones), each with the kinds every value of both
+// parses as.
+func (a CSVInference) MergeByName(b CSVInference) CSVInference {
+	out := CSVInference{names: slices.Clone(a.names), kinds: slices.Clone(a.kinds)}
+	for i, name := range b.names {
+		j := slices.Index(out.names, name)
+		if j < 0 {
+			out.names = append(out.names, name)
+			out.kinds = append(out.kinds, b.kinds[i])
+			continue
+		}
+		switch ka, kb := out.kinds[j], b.kinds[i]; {
+		case ka < 0:
+			out.kinds[j] = kb
+		case kb >= 0:
+			out.kinds[j] = ka & kb // none left: string
+		}
+	}
+	return out
+}
+
 // Schema is the schema the inference gives a file: the column types a CSV
 // file of these samples would be read with.
 func (a CSVInference) Schema() *arrow.Schema { return kindsSchema(a.names, a.kinds) }
+
+// SchemaFor is the schema of a file holding the columns names (in its
+// order) under the inference's types (from MergeByName), for
+// ReadOptions.CSVSchema; a name the inference lacks is an error.
+func (a CSVInference) SchemaFor(names []string) (*arrow.Schema, error) {
+	kinds := make([]int, len(names))
+	for i, name := range names {
+		j := slices.Index(a.names, name)
+		if j < 0 {
+			return nil, fmt.Errorf("interop: column %q is not in the merged CSV inference: %w", name, ErrFormat)
+		}
+		kinds[i] = a.kinds[j]
+	}
+	return kindsSchema(names, kinds), nil
+}
 
 // csvNames returns a CSV header's names as columns can hold them: an empty
 // name is f<i> (as the columns of a file without a header), and a name

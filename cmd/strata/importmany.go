@@ -22,7 +22,9 @@ import (
 // Each table is opened twice: once for its columns and row count, once to
 // read it. byName imports them by column name instead (UnionByName): the
 // file has every column of any table, null in the rows of a table that
-// lacks it, and each table is read with its own types.
+// lacks it; CSV files with inferred types are read with the types their
+// samples give together, column by column name, other tables with their
+// own.
 func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int, byName bool) (int64, error) {
 	ctx := context.Background()
 	ro := interop.ReadOptions{Parallel: opts.Parallel != 1, Threads: opts.Parallel, CSVInferRows: inferRows, JSONInferRows: inferRows}
@@ -49,7 +51,10 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 			sch, csvInf = s, inf
 			meta, err = sourceMetadata(rr)
 		} else if byName {
-			// the union is taken below
+			// the union is taken below; CSV samples merge by name
+			if allCSV {
+				csvInf = csvInf.MergeByName(inf)
+			}
 		} else {
 			if strictErr == nil {
 				if w, err := widenSchema(sch, s); err != nil {
@@ -76,7 +81,23 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 			return 0, err
 		}
 	}
+	// with byName, each CSV file is read with its own columns under the
+	// types of all the samples (csvSchemas)
+	var csvSchemas []*arrow.Schema
 	switch {
+	case byName && allCSV:
+		for _, s := range schemas {
+			names := make([]string, s.NumFields())
+			for j, f := range s.Fields() {
+				names[j] = f.Name
+			}
+			cs, err := csvInf.SchemaFor(names)
+			if err != nil {
+				return 0, err
+			}
+			csvSchemas = append(csvSchemas, cs)
+		}
+		sch = csvInf.Schema()
 	case byName:
 		u, err := strata.UnionByName(schemas...)
 		if tc, ok := err.(*strata.TypeConflict); ok {
@@ -104,7 +125,11 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 		return 0, err
 	}
 	var n int64
-	for _, src := range srcs {
+	for i, src := range srcs {
+		ro := ro
+		if csvSchemas != nil {
+			ro.CSVSchema = csvSchemas[i]
+		}
 		if err := importInto(ctx, w, sch, src, sf, ro, p, &n, byName); err != nil {
 			w.Abort()
 			return n, err

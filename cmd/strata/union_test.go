@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"strata"
 )
 
 // TestUnionByName reads three files whose columns were added and reordered
@@ -148,5 +152,39 @@ func TestImportStrata(t *testing.T) {
 	}
 	if got, _, err := capture(t, "cat", all, "--format", "csv"); err != nil || got != want.String() {
 		t.Errorf("compacted: %d bytes of CSV, want %d (%v)", len(got), want.Len(), err)
+	}
+}
+
+// TestImportUnionCSVTypes imports CSVs of different columns whose samples
+// infer different types for one column: by name, the column gets the type
+// all the samples give together, as the positional import of CSVs does.
+func TestImportUnionCSVTypes(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"a.csv": "id,v\n1,5\n2,7\n",
+		"b.csv": "v,note\n2.5,x\n,y\n",
+		"c.csv": "note,id,day\nz,9,2024-03-01\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "all.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", "--union-by-name", filepath.Join(dir, "*.csv"), out); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	got, _, err := capture(t, "cat", out, "--format", "csv")
+	if want := "id,v,note,day\n1,5,,\n2,7,,\n,2.5,x,\n,,y,\n9,,z,2024-03-01\n"; err != nil || got != want {
+		t.Errorf("import by name: %q, %v; want %q", got, err, want)
+	}
+	// v is a float64 column, day a date
+	f, err := strata.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sch := f.Schema()
+	if sch.Field(1).Type.ID() != arrow.FLOAT64 || sch.Field(3).Type.ID() != arrow.DATE32 {
+		t.Errorf("schema %v: want v float64 and day date32", sch)
 	}
 }
