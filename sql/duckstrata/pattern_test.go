@@ -143,6 +143,20 @@ func TestPatternScanS3(t *testing.T) {
 			t.Errorf("%s run again: %d listings, want 1", rewritten, lists)
 		}
 	}
+	// a token kept for one pattern does not serve another
+	rewritten, _, err := duckstrata.Pushdown(context.Background(), conn, "SELECT count(*) FROM "+st+" WHERE l_quantity > 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(rewritten, "listing := ")
+	if i < 0 {
+		t.Fatalf("no listing token in %s", rewritten)
+	}
+	tok := rewritten[i : i+strings.Index(rewritten[i:], ")")]
+	mixed := "SELECT count(*) FROM strata_scan(" + strings.Replace(st, "part*", "part[01]*", 1) + ", " + tok + ")"
+	got := rowsOf(t, conn, mixed)
+	want := rowsOf(t, conn, "SELECT count(*) FROM read_parquet(['"+filepath.Join(dir, "part0.parquet")+"', '"+filepath.Join(dir, "part1.parquet")+"'])")
+	sameRows(t, mixed, got, want)
 	if _, err := tryRows(conn, "SELECT count(*) FROM 's3://strata-test/"+prefix+"none*.strata'"); err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("an s3 pattern matching nothing: %v", err)
 	}

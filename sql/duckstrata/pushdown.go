@@ -157,7 +157,7 @@ func Pushdown(ctx context.Context, conn *sql.Conn, query string, opts ...Option)
 		// a pattern's files, listed here, go to the scan with the filter
 		var tok string
 		if paths, ok := p.listed[key]; ok {
-			tok = keepListing(paths)
+			tok = keepListing(r.path, paths)
 		}
 		if len(exprs) > 0 {
 			var e filter.Expr = exprs[0]

@@ -195,37 +195,48 @@ func (c *config) openFirst(ctx context.Context, path string) (*strata.File, []st
 var listings struct {
 	sync.Mutex
 	next  uint64
-	paths map[string][]string
+	kept  map[string]listing
 	order []string
+}
+
+// listing is the files a pattern matched when Pushdown listed it.
+type listing struct {
+	pattern string
+	paths   []string
 }
 
 const maxListings = 256
 
-// keepListing keeps paths for a bind to take and returns their token.
-func keepListing(paths []string) string {
+// keepListing keeps the paths pattern matched for a bind to take and
+// returns their token.
+func keepListing(pattern string, paths []string) string {
 	listings.Lock()
 	defer listings.Unlock()
-	if listings.paths == nil {
-		listings.paths = map[string][]string{}
+	if listings.kept == nil {
+		listings.kept = map[string]listing{}
 	}
 	listings.next++
 	tok := fmt.Sprintf("listing-%d", listings.next)
-	listings.paths[tok] = paths
+	listings.kept[tok] = listing{pattern, paths}
 	listings.order = append(listings.order, tok)
 	for len(listings.order) > maxListings {
-		delete(listings.paths, listings.order[0])
+		delete(listings.kept, listings.order[0])
 		listings.order = listings.order[1:]
 	}
 	return tok
 }
 
-// takeListing returns the paths kept under tok, once.
-func takeListing(tok string) ([]string, bool) {
+// takeListing returns the paths kept under tok for pattern, once; a token
+// kept for another pattern (a query edited by hand) is not taken.
+func takeListing(tok, pattern string) ([]string, bool) {
 	listings.Lock()
 	defer listings.Unlock()
-	paths, ok := listings.paths[tok]
-	delete(listings.paths, tok) // (order keeps it until it is dropped)
-	return paths, ok
+	l, ok := listings.kept[tok]
+	if !ok || l.pattern != pattern {
+		return nil, false
+	}
+	delete(listings.kept, tok) // (order keeps it until it is dropped)
+	return l.paths, true
 }
 
 // isPattern reports whether a strata_scan path holds a pattern character.

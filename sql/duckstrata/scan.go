@@ -152,7 +152,7 @@ func bind(fi *functionInfo, info mapping.BindInfo) (*bindData, error) {
 	v = mapping.BindGetNamedParameter(info, "listing")
 	tok, _ := varcharParam(v)
 	mapping.DestroyValue(&v)
-	paths, ok := takeListing(tok)
+	paths, ok := takeListing(tok, path)
 	if !ok {
 		var err error
 		if paths, err = expandPaths(context.Background(), path); err != nil {
