@@ -1007,12 +1007,15 @@ func between[I int32 | int64](lo I, loOK bool, hiNext I, hiOK bool) (I, I, bool)
 	}
 	hi := mx
 	if hiOK {
-		if hiNext == lo {
+		if hiNext <= lo {
+			// empty: an upper bound below every digit (hiNext the
+			// smallest digit, which hiNext-1 would wrap past) or a
+			// reversed range
 			return 0, 0, false
 		}
 		hi = hiNext - 1
 	}
-	return lo, hi, lo <= hi
+	return lo, hi, true
 }
 
 // eqRange returns the digits that decode to a value equal to a.
