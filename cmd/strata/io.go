@@ -147,13 +147,19 @@ func runExport(args []string) error {
 	}
 	defer closeAll(files)
 	var total int64
-	var union *unionPlan
+	// by name, one scan of all the files; its schema is the table's
+	var union *strata.Scanner
 	stored := projectSchema(files[0].Schema(), splitList(*cols))
 	if *byName && len(files) > 1 {
-		if union, err = newUnionPlan(files, paths, splitList(*cols), ""); err != nil {
-			return err
+		tables := make([]*strata.File, len(files))
+		for i, f := range files {
+			tables[i] = f.File
 		}
-		stored = union.schema
+		if union, err = strata.ScanFiles(ctx, tables, strata.ScanOptions{Columns: splitList(*cols), UnionByName: true}); err != nil {
+			return byNameError(err, paths)
+		}
+		defer union.Close()
+		stored = union.Schema()
 	}
 	for i, f := range files {
 		if union == nil && !sameColumns(files[0].Schema(), f.Schema()) {
@@ -214,15 +220,7 @@ func runExport(args []string) error {
 		}
 	}
 	if union != nil {
-		tables := make([]*strata.File, len(files))
-		for i, f := range files {
-			tables[i] = f.File
-		}
-		sc, err := strata.ScanFiles(ctx, tables, strata.ScanOptions{Columns: splitList(*cols), UnionByName: true})
-		if err != nil {
-			return fmt.Errorf("%s: %w", pos[0], err)
-		}
-		if err := exportFile(pos[0], sc); err != nil {
+		if err := exportFile(pos[0], union); err != nil {
 			return err
 		}
 	} else {
@@ -615,10 +613,6 @@ func fileSize(path string) int64 {
 // scanByName prints the rows of files read as one table by column name
 // (opts.UnionByName), offset and limit counted across them.
 func scanByName(ctx context.Context, files []*openedFile, paths []string, opts strata.ScanOptions, pr *printer, stats bool) error {
-	plan, err := newUnionPlan(files, paths, opts.Columns, opts.Where)
-	if err != nil {
-		return err
-	}
 	tables := make([]*strata.File, len(files))
 	for i, f := range files {
 		tables[i] = f.File
@@ -626,7 +620,7 @@ func scanByName(ctx context.Context, files []*openedFile, paths []string, opts s
 	start := time.Now()
 	sc, err := strata.ScanFiles(ctx, tables, opts)
 	if err != nil {
-		return err
+		return byNameError(err, paths)
 	}
 	defer sc.Close()
 	for {
@@ -651,7 +645,7 @@ func scanByName(ctx context.Context, files []*openedFile, paths []string, opts s
 		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the %d files)\nelapsed %v\n",
 			sc.Stats().String(), read, 100*float64(read)/float64(max(size, 1)), len(files), time.Since(start).Round(time.Microsecond))
 	}
-	if err := pr.empty(plan.schema); err != nil {
+	if err := pr.empty(sc.Schema()); err != nil {
 		return err
 	}
 	return pr.flush()
