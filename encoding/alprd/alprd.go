@@ -75,28 +75,40 @@ type plan struct {
 }
 
 // topLefts returns the (at most MaxDict) most frequent values of lefts,
-// most frequent first (ties: smaller value first), and how many of lefts
-// they cover. lefts is sorted in place.
+// which must be in ascending order, most frequent first (ties: smaller
+// value first), and how many of lefts they cover.
 func topLefts(lefts []uint16) ([]uint16, int) {
-	slices.Sort(lefts)
 	type run struct {
 		v uint16
 		n int
 	}
-	var runs []run
+	// the runs come in ascending value order; each is inserted after the
+	// kept runs at least as frequent, so ties keep the smaller value first
+	var top [MaxDict]run
+	k := 0
 	for i := 0; i < len(lefts); {
-		j := i
+		j := i + 1
 		for j < len(lefts) && lefts[j] == lefts[i] {
 			j++
 		}
-		runs = append(runs, run{lefts[i], j - i})
+		r := run{lefts[i], j - i}
 		i = j
+		at := k
+		for at > 0 && top[at-1].n < r.n {
+			at--
+		}
+		if at == MaxDict {
+			continue
+		}
+		if k < MaxDict {
+			k++
+		}
+		copy(top[at+1:k], top[at:k-1])
+		top[at] = r
 	}
-	slices.SortStableFunc(runs, func(a, b run) int { return b.n - a.n })
-	runs = runs[:min(len(runs), MaxDict)]
-	dict := make([]uint16, len(runs))
+	dict := make([]uint16, k)
 	covered := 0
-	for i, r := range runs {
+	for i, r := range top[:k] {
 		dict[i] = r.v
 		covered += r.n
 	}
@@ -108,14 +120,19 @@ func choose[T floatx.Float](vals []T) plan {
 	w := 8 * floatx.Size[T]()
 	var s []uint64
 	if len(vals) <= sampleSize {
+		s = make([]uint64, 0, len(vals))
 		for _, v := range vals {
 			s = append(s, floatx.Bits(v))
 		}
 	} else {
+		s = make([]uint64, 0, sampleSize)
 		for i := 0; i < sampleSize; i++ {
 			s = append(s, floatx.Bits(vals[i*len(vals)/sampleSize]))
 		}
 	}
+	// Sorted once by bit pattern, the sample's left parts come out in
+	// ascending order at every cut.
+	slices.Sort(s)
 	pw := bits.Len(uint(len(vals) - 1))
 	lefts := make([]uint16, len(s))
 	best, bestCost := plan{}, -1

@@ -27,6 +27,15 @@ func newTable(hint int) *table {
 	return &table{keys: make([]uint64, size), ids: make([]uint32, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
 }
 
+// tableHint is the number of keys to size a table for: the distinct count
+// when it is known (0 when not), else up to 1,024 of the n values.
+func tableHint(n, distinct int) int {
+	if distinct > 0 {
+		return min(distinct, n)
+	}
+	return min(n, 1024)
+}
+
 func (t *table) slot(k uint64) int { return int((k * 0x9E3779B97F4A7C15) >> t.shift) }
 
 func (t *table) grow() {
@@ -49,10 +58,12 @@ func (t *table) grow() {
 
 // build returns the sorted alphabet of v and each value's id. key maps a
 // value to its bit pattern, so floats are distinguished bit-exactly.
-func build[T encoding.Number](v []T, key func(T) uint64) ([]T, []uint32) {
+// distinct is the distinct count when known exactly (the table and the
+// alphabet are sized by it and never grow), else 0.
+func build[T encoding.Number](v []T, key func(T) uint64, distinct int) ([]T, []uint32) {
 	idv := make([]uint32, len(v))
-	var uniq []T
-	t := newTable(min(len(v), 1024))
+	uniq := make([]T, 0, distinct)
+	t := newTable(tableHint(len(v), distinct))
 	mask := len(t.keys) - 1
 	for i, x := range v {
 		k := key(x)
@@ -100,11 +111,11 @@ func sortNum[T encoding.Number](uniq []T) (alpha []T, rank []uint32) {
 // buildBinary is build for binary values: keys are xxh3 hashes, confirmed
 // by comparing bytes, so no value is allocated; when every value is short
 // the keys are the values themselves (shortKey).
-func buildBinary(b *encoding.Bytes) (encoding.Bytes, []uint32) {
+func buildBinary(b *encoding.Bytes, distinct int) (encoding.Bytes, []uint32) {
 	n := b.Len()
 	idv := make([]uint32, n)
-	uniq := encoding.Bytes{Offsets: []int32{0}}
-	t := newTable(min(n, 1024))
+	uniq := encoding.Bytes{Offsets: make([]int32, 1, distinct+1)}
+	t := newTable(tableHint(n, distinct))
 	mask := len(t.keys) - 1
 	short := allShort(b)
 	for i := 0; i < n; i++ {

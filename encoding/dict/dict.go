@@ -918,31 +918,35 @@ func (encoder) ScaleSample(node []byte, sample, full *encoding.Stats) int {
 func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ctx) ([]byte, error) {
 	var alpha any
 	var idv []uint32
+	d := 0
+	if st.DistinctExact {
+		d = st.Distinct
+	}
 	switch v := vals.(type) {
 	case []int8:
-		alpha, idv = build(v, func(x int8) uint64 { return uint64(x) })
+		alpha, idv = build(v, func(x int8) uint64 { return uint64(x) }, d)
 	case []int16:
-		alpha, idv = build(v, func(x int16) uint64 { return uint64(x) })
+		alpha, idv = build(v, func(x int16) uint64 { return uint64(x) }, d)
 	case []int32:
-		alpha, idv = build(v, func(x int32) uint64 { return uint64(x) })
+		alpha, idv = build(v, func(x int32) uint64 { return uint64(x) }, d)
 	case []int64:
-		alpha, idv = build(v, func(x int64) uint64 { return uint64(x) })
+		alpha, idv = build(v, func(x int64) uint64 { return uint64(x) }, d)
 	case []uint8:
-		alpha, idv = build(v, func(x uint8) uint64 { return uint64(x) })
+		alpha, idv = build(v, func(x uint8) uint64 { return uint64(x) }, d)
 	case []uint16:
-		alpha, idv = build(v, func(x uint16) uint64 { return uint64(x) })
+		alpha, idv = build(v, func(x uint16) uint64 { return uint64(x) }, d)
 	case []uint32:
-		alpha, idv = build(v, func(x uint32) uint64 { return uint64(x) })
+		alpha, idv = build(v, func(x uint32) uint64 { return uint64(x) }, d)
 	case []uint64:
-		alpha, idv = build(v, func(x uint64) uint64 { return x })
+		alpha, idv = build(v, func(x uint64) uint64 { return x }, d)
 	case []float32:
-		alpha, idv = build(v, func(x float32) uint64 { return uint64(math.Float32bits(x)) })
+		alpha, idv = build(v, func(x float32) uint64 { return uint64(math.Float32bits(x)) }, d)
 	case []float64:
-		alpha, idv = build(v, math.Float64bits)
+		alpha, idv = build(v, math.Float64bits, d)
 	case encoding.Bytes:
-		alpha, idv = buildBinary(&v)
+		alpha, idv = buildBinary(&v, d)
 	case *encoding.Bytes:
-		alpha, idv = buildBinary(v)
+		alpha, idv = buildBinary(v, d)
 	default:
 		return dst, fmt.Errorf("dictionary: cannot encode %T", vals)
 	}
