@@ -10,24 +10,9 @@ import (
 )
 
 var (
-	zencOnce  sync.Once
-	zenc      *zstd.Encoder
-	zfastOnce sync.Once
-	zfast     *zstd.Encoder
-	zdecOnce  sync.Once
-	zdec      *zstd.Decoder
+	zdecOnce sync.Once
+	zdec     *zstd.Decoder
 )
-
-func encoder() *zstd.Encoder {
-	zencOnce.Do(func() {
-		// The default level leaves literals of bit-packed data nearly
-		// uncompressed; the better level's Huffman pass is what makes zstd
-		// pay on packed ids and small-range integers.
-		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression),
-			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-	})
-	return zenc
-}
 
 func decoder() *zstd.Decoder {
 	zdecOnce.Do(func() {
@@ -53,50 +38,6 @@ func decoder() *zstd.Decoder {
 // a fifth.
 const largeLeaf = 64 << 10
 
-func fastEncoder() *zstd.Encoder {
-	zfastOnce.Do(func() {
-		zfast, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
-			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-	})
-	return zfast
-}
-
-var (
-	zbestOnce sync.Once
-	zbest     *zstd.Encoder
-)
-
-// bestEncoder is zstd's strongest level, which OptimizeSize uses on every
-// leaf: several times slower to write than the default level, 5-15 %
-// smaller on text, and as fast to inflate.
-func bestEncoder() *zstd.Encoder {
-	zbestOnce.Do(func() {
-		zbest, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-	})
-	return zbest
-}
-
-var (
-	ztrialOnce sync.Once
-	ztrial     *zstd.Encoder
-)
-
-// trialEncoder compresses the bodies of trial encodes, whose frames only
-// tell selection how far zstd shrinks a candidate and are then discarded:
-// the default level with entropy coding of literals even in blocks
-// without matches (which is what the better level gains on bit-packed
-// data). On the leaves trials compress (the real data sets) it takes
-// about 40 % of the better level's time and its frames are 0.8 % larger
-// on average, a bias that the yardstick's ratio (choose) mostly corrects.
-func trialEncoder() *zstd.Encoder {
-	ztrialOnce.Do(func() {
-		ztrial, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
-			zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-	})
-	return ztrial
-}
-
 // zstd levels a body is compressed at.
 const (
 	levelDefault = iota
@@ -116,15 +57,77 @@ func ZstdAppend(dst, src []byte) []byte {
 
 // zstdAppend appends the zstd frame of src at a level.
 func zstdAppend(dst, src []byte, level int) []byte {
+	p := &zpools[level]
+	e := p.get(level)
+	dst = e.EncodeAll(src, dst)
+	p.put(e)
+	return dst
+}
+
+// The zstd encoders, one pool per level. A zstd.Encoder made with
+// concurrency n holds n encoders and lets only n EncodeAll calls run at
+// once; one made with 1, shared by every goroutine, serialized the zstd
+// work of a parallel write, about a quarter of its CPU. A pool hands each
+// goroutine an encoder of its own and makes only as many as run at once:
+// an encoder's tables take up to a few MiB, allocated when it is made, so
+// a pool does not make one per core up front.
+var zpools [levelTrial + 1]zpool
+
+type zpool struct {
+	mu   sync.Mutex
+	idle []*zstd.Encoder
+}
+
+func (p *zpool) get(level int) *zstd.Encoder {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		e := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return e
+	}
+	p.mu.Unlock()
+	return newEncoder(level)
+}
+
+func (p *zpool) put(e *zstd.Encoder) {
+	p.mu.Lock()
+	p.idle = append(p.idle, e)
+	p.mu.Unlock()
+}
+
+// newEncoder returns a zstd encoder of one of the levels below.
+func newEncoder(level int) *zstd.Encoder {
+	opts := []zstd.EOption{zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true)}
 	switch level {
 	case levelBest:
-		return bestEncoder().EncodeAll(src, dst)
+		// zstd's strongest level, which OptimizeSize uses on every leaf:
+		// several times slower to write than the default level, 5-15 %
+		// smaller on text, and as fast to inflate.
+		opts = append(opts, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
 	case levelBetter:
-		return encoder().EncodeAll(src, dst)
+		// The default level leaves literals of bit-packed data nearly
+		// uncompressed; the better level's Huffman pass is what makes zstd
+		// pay on packed ids and small-range integers.
+		opts = append(opts, zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
 	case levelTrial:
-		return trialEncoder().EncodeAll(src, dst)
+		// The bodies of trial encodes, whose frames only tell selection
+		// how far zstd shrinks a candidate and are then discarded: the
+		// default level with entropy coding of literals even in blocks
+		// without matches (which is what the better level gains on
+		// bit-packed data). On the leaves trials compress (the real data
+		// sets) it takes about 40 % of the better level's time and its
+		// frames are 0.8 % larger on average, a bias that the yardstick's
+		// ratio (choose) mostly corrects.
+		opts = append(opts, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithAllLitEntropyCompression(true))
+	default:
+		opts = append(opts, zstd.WithEncoderLevel(zstd.SpeedDefault))
 	}
-	return fastEncoder().EncodeAll(src, dst)
+	e, err := zstd.NewWriter(nil, opts...)
+	if err != nil {
+		panic(fmt.Sprintf("encoding: zstd encoder: %v", err)) // only invalid options fail
+	}
+	return e
 }
 
 // maxZstdRatio bounds how far one zstd frame may inflate (a block of up to
