@@ -3,6 +3,7 @@ package encoding
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -68,17 +69,32 @@ func zstdAppend(dst, src []byte, level int) []byte {
 // concurrency n holds n encoders and lets only n EncodeAll calls run at
 // once; one made with 1, shared by every goroutine, serialized the zstd
 // work of a parallel write, about a quarter of its CPU. A pool hands each
-// goroutine an encoder of its own and makes only as many as run at once:
-// an encoder's tables take up to a few MiB, allocated when it is made, so
-// a pool does not make one per core up front.
+// goroutine an encoder of its own and makes only as many as run at once,
+// up to maxEncoders: an encoder's tables take about 1.3 MiB at the
+// default level, 4 MiB at the better one and over 32 MiB at the best,
+// touched on first use, so a pool neither makes one per core up front nor
+// grows with the cores of a large machine.
 var zpools [levelTrial + 1]zpool
 
+// maxEncoders bounds the encoders of one level that exist at once; a
+// goroutine past it waits for one to be put back.
+func maxEncoders(level int) int {
+	if level == levelBest {
+		return min(runtime.GOMAXPROCS(0), 4)
+	}
+	return min(runtime.GOMAXPROCS(0), 8)
+}
+
 type zpool struct {
-	mu   sync.Mutex
-	idle []*zstd.Encoder
+	once   sync.Once
+	tokens chan struct{} // one per encoder in use
+	mu     sync.Mutex
+	idle   []*zstd.Encoder
 }
 
 func (p *zpool) get(level int) *zstd.Encoder {
+	p.once.Do(func() { p.tokens = make(chan struct{}, maxEncoders(level)) })
+	p.tokens <- struct{}{}
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		e := p.idle[n-1]
@@ -94,6 +110,7 @@ func (p *zpool) put(e *zstd.Encoder) {
 	p.mu.Lock()
 	p.idle = append(p.idle, e)
 	p.mu.Unlock()
+	<-p.tokens
 }
 
 // newEncoder returns a zstd encoder of one of the levels below.
