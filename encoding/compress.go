@@ -60,9 +60,8 @@ func ZstdAppend(dst, src []byte) []byte {
 func zstdAppend(dst, src []byte, level int) []byte {
 	p := &zpools[level]
 	e := p.get(level)
-	dst = e.EncodeAll(src, dst)
-	p.put(e)
-	return dst
+	defer p.put(e) // (also if EncodeAll panics, which the writer recovers from)
+	return e.EncodeAll(src, dst)
 }
 
 // The zstd encoders, one pool per level. A zstd.Encoder made with
