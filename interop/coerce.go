@@ -18,7 +18,11 @@ import (
 //   - float16 → float32
 //   - fixed_size_binary[n] → binary
 //   - decimal256 with precision <= 38 → decimal128 of the same precision and scale
-//   - struct, list, large_list and map → the same shape with storable children
+//   - struct, list, large_list, fixed_size_list and map → the same shape
+//     with storable children
+//
+// (A fixed_size_list is accepted as is: the writer stores it as a list,
+// and storedType says so, so that export can give the type back.)
 //
 // Every other type is returned unchanged; if Strata does not accept it,
 // the writer reports it.
@@ -47,6 +51,10 @@ func StorableType(t arrow.DataType) (arrow.DataType, bool) {
 	case *arrow.LargeListType:
 		if ef, changed := storableField(t.ElemField()); changed {
 			return arrow.LargeListOfField(ef), true
+		}
+	case *arrow.FixedSizeListType:
+		if ef, changed := storableField(t.ElemField()); changed {
+			return arrow.FixedSizeListOfField(t.Len(), ef), true
 		}
 	case *arrow.MapType:
 		kf, kc := storableField(t.KeyField())
@@ -209,7 +217,7 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 		return coerceData(mem, st, to)
 	}
 	switch from.ID() {
-	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
+	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.MAP:
 		out, err := convertChildren(mem, d, to, coerceData)
 		if err != nil {
 			return nil, err
@@ -233,6 +241,8 @@ func childTypes(t arrow.DataType, n int) ([]arrow.DataType, error) {
 	case *arrow.ListType:
 		out = []arrow.DataType{t.Elem()}
 	case *arrow.LargeListType:
+		out = []arrow.DataType{t.Elem()}
+	case *arrow.FixedSizeListType:
 		out = []arrow.DataType{t.Elem()}
 	}
 	if len(out) != n {

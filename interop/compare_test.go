@@ -23,7 +23,8 @@ import (
 //	  fixed_size_binary[n]                  → binary
 //	dictionary<K, V>                        → canon(V)
 //	decimal32/64/128/256(p, s)              → decimal128(p, s)
-//	list<E>, large_list<E>                  → list<canon(E)>
+//	list<E>, large_list<E>,
+//	  fixed_size_list<E, n>                 → list<canon(E)>
 //	struct<F...>                            → struct<canon(F)...>
 //	map<K, V> (keys_sorted dropped)         → map<canon(K), canon(V)>
 //	anything else                           → itself
@@ -44,6 +45,8 @@ func canonType(t arrow.DataType) arrow.DataType {
 	case *arrow.ListType:
 		return arrow.ListOfField(canonField(t.ElemField()))
 	case *arrow.LargeListType:
+		return arrow.ListOfField(canonField(t.ElemField()))
+	case *arrow.FixedSizeListType:
 		return arrow.ListOfField(canonField(t.ElemField()))
 	case *arrow.MapType:
 		return arrow.MapOfFields(canonField(t.KeyField()), canonField(t.ItemField()))
@@ -167,6 +170,15 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 			}
 		}
 	case *array.List:
+		lb := b.(*array.ListBuilder)
+		lb.Append(true)
+		lo, hi := a.ValueOffsets(i)
+		for j := int(lo); j < int(hi); j++ {
+			if err := appendValue(lb.ValueBuilder(), a.ListValues(), j); err != nil {
+				return err
+			}
+		}
+	case *array.FixedSizeList:
 		lb := b.(*array.ListBuilder)
 		lb.Append(true)
 		lo, hi := a.ValueOffsets(i)

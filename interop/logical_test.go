@@ -60,6 +60,7 @@ func logicalCases() []logicalCase {
 		{"list", arrow.ListOf(arrow.PrimitiveTypes.Int32), `[[1, null], null, []]`},
 		{"large_list", arrow.LargeListOf(arrow.PrimitiveTypes.Int32), `[[1, null], null, []]`},
 		{"fixed_size_list", arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int32), `[[1, null], null, [3, 4]]`},
+		{"fixed_size_list_no_null_slot", arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int32), `[[1, null], [5, 6], [3, 4]]`},
 		{"struct", arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), `[{"a": 1}, null, {"a": null}]`},
 		{"map", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), `[[{"key": "k", "value": 1}], null, []]`},
 		{"null", arrow.Null, `[null, null, null]`},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/float16"
@@ -147,6 +148,10 @@ func storedType(t arrow.DataType) arrow.DataType {
 		ef := t.ElemField()
 		ef.Type = storedType(ef.Type)
 		return arrow.ListOfField(ef)
+	case *arrow.FixedSizeListType:
+		ef := t.ElemField()
+		ef.Type = storedType(ef.Type)
+		return arrow.ListOfField(ef)
 	case *arrow.ListType:
 		ef := t.ElemField()
 		ef.Type = storedType(ef.Type)
@@ -247,6 +252,9 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 		a.Data().Retain()
 		return a.Data(), nil
 	}
+	if ft, ok := to.(*arrow.FixedSizeListType); ok && from.ID() == arrow.LIST {
+		return restoreFixedList(mem, d, ft)
+	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
 		out, err := convertChildren(mem, d, to, restoreData)
@@ -271,6 +279,97 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 		return array.NewData(to, d.Len(), bufs, out, d.NullN(), d.Offset()), nil
 	}
 	return convertLeaf(mem, d, to, restoreLeaf)
+}
+
+// restoreFixedList converts stored list data d back to the
+// fixed_size_list ft it was imported as. Every valid entry must hold
+// exactly ft.Len() values (anything else is a corrupt file, or not the
+// column the schema kept); a null entry, stored empty, gets ft.Len() null
+// values, which Arrow requires under a null slot and leaves unspecified.
+func restoreFixedList(mem memory.Allocator, d arrow.ArrayData, ft *arrow.FixedSizeListType) (arrow.ArrayData, error) {
+	kids, err := convertChildren(mem, d, arrow.ListOfField(ft.ElemField()), restoreData)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(kids)
+	values := array.MakeFromData(kids[0])
+	defer values.Release()
+	size := int64(ft.Len())
+	n, off := d.Len(), d.Offset()
+	bufs := d.Buffers()
+	if len(bufs) < 2 || bufs[1] == nil || bufs[1].Len() < arrow.Int32Traits.BytesRequired(off+n+1) {
+		return nil, fmt.Errorf("list data without its offsets: %w", encoding.ErrCorrupt)
+	}
+	offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[off : off+n+1]
+	var valid []byte
+	if bufs[0] != nil && d.NullN() > 0 {
+		valid = bufs[0].Bytes()
+	}
+	// The child as pieces: runs of stored values, and null runs for null
+	// entries.
+	var pieces []arrow.Array
+	defer func() {
+		for _, p := range pieces {
+			p.Release()
+		}
+	}()
+	runLo, runHi := int64(offs[0]), int64(offs[0])
+	flush := func() {
+		if runHi > runLo {
+			pieces = append(pieces, array.NewSlice(values, runLo, runHi))
+		}
+	}
+	nulls := 0
+	for i := 0; i < n; i++ {
+		lo, hi := int64(offs[i]), int64(offs[i+1])
+		if lo < 0 || hi < lo || hi > int64(values.Len()) {
+			return nil, fmt.Errorf("list entry %d spans values %d to %d of %d: %w", i, lo, hi, values.Len(), encoding.ErrCorrupt)
+		}
+		isNull := valid != nil && !bitutil.BitIsSet(valid, off+i)
+		if isNull && hi == lo {
+			flush()
+			runLo, runHi = hi, hi
+			nulls++
+			continue
+		}
+		if hi-lo != size {
+			return nil, fmt.Errorf("list entry %d holds %d values, %s needs %d: %w", i, hi-lo, ft, size, encoding.ErrCorrupt)
+		}
+		if nulls > 0 {
+			pieces = append(pieces, array.MakeArrayOfNull(mem, ft.Elem(), nulls*int(size)))
+			nulls = 0
+		}
+		if lo != runHi {
+			flush()
+			runLo = lo
+		}
+		runHi = hi
+	}
+	flush()
+	if nulls > 0 {
+		pieces = append(pieces, array.MakeArrayOfNull(mem, ft.Elem(), nulls*int(size)))
+	}
+	var child arrow.Array
+	switch len(pieces) {
+	case 0:
+		child = array.MakeArrayOfNull(mem, ft.Elem(), 0)
+	case 1:
+		child = pieces[0]
+		child.Retain()
+	default:
+		if child, err = array.Concatenate(pieces, mem); err != nil {
+			return nil, err
+		}
+	}
+	defer child.Release()
+	var validity *memory.Buffer
+	if valid != nil {
+		validity = memory.NewResizableBuffer(mem)
+		validity.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(valid, off, n, validity.Bytes(), 0)
+		defer validity.Release()
+	}
+	return array.NewData(ft, n, []*memory.Buffer{validity}, []arrow.ArrayData{child.Data()}, d.NullN(), 0), nil
 }
 
 // restoreLeaf converts a stored leaf array (unsliced) back to type to.

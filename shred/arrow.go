@@ -132,6 +132,11 @@ func nodeFromType(t arrow.DataType, name string, nullable bool, path string, fla
 		return listNode(t.ElemField(), name, nullable, path, flat, used)
 	case *arrow.LargeListType:
 		return listNode(t.ElemField(), name, nullable, path, flat, used)
+	case *arrow.FixedSizeListType:
+		// Stored as a list: its lengths, all equal, cost a Constant node a
+		// chunk. A null slot keeps its n child values in Arrow; the list
+		// stores it as an empty entry.
+		return listNode(t.ElemField(), name, nullable, path, flat, used)
 	case *arrow.MapType:
 		kf, vf := t.KeyField(), t.ItemField()
 		if flatMeta || flat[path] {
