@@ -42,6 +42,7 @@ func main() {
 	allocProf := flag.String("allocprof", "", "with -mode scan: write the allocation profile after each thread count to FILE.<n>.t<threads>; with -mode cold or warm: after the timed rounds, to FILE")
 	percol := flag.Bool("percol", false, "with -mode cold: also time each column's lookups alone")
 	mode := flag.String("mode", "cold", "cold | warm | month | monthcols | monthcold | monthtake | scan | scan1 | mem")
+	inMem := flag.Bool("inmem", false, "read the whole file into memory first and look up from those bytes (no reads: what a lookup costs besides I/O)")
 	objShape := flag.Bool("objshape", false, "read the local file with an object store's read shape (remote.ObjectHints: megabyte gaps read through), as a remote file is coalesced")
 	gcs := flag.Int("gc", 0, "with -mode cold: garbage collections forced before each round, as other work between lookups would run them")
 	scanFirst := flag.Bool("scanfirst", false, "with -mode cold: one full scan before the rounds (a process whose heap other queries grew)")
@@ -64,6 +65,13 @@ func main() {
 		panic(err)
 	}
 	var src iox.Source = file
+	if *inMem {
+		b, err := os.ReadFile(*path)
+		if err != nil {
+			panic(err)
+		}
+		src = iox.Bytes(b)
+	}
 	if *objShape {
 		src = objShaped{file}
 	}

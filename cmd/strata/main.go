@@ -24,6 +24,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
@@ -91,12 +92,33 @@ func main() {
 			}
 		}
 	}
+	// STRATA_MEMPROFILE=file writes a heap profile (allocations since
+	// the start, and what is live) when the command ends.
+	if p := os.Getenv("STRATA_MEMPROFILE"); p != "" {
+		defer writeHeapProfile(p)
+	}
 	err := run(cmd, args)
 	if err != nil {
 		code := exitCode(err)
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)
 		pprof.StopCPUProfile()
 		os.Exit(code)
+	}
+}
+
+// writeHeapProfile writes the heap profile to path, after a collection so
+// that the live figures are current; a failure is reported, not fatal.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		runtime.GC()
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "strata: heap profile: %v\n", err)
 	}
 }
 
