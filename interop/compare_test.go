@@ -169,30 +169,13 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 				return err
 			}
 		}
-	case *array.List:
+	case *array.List, *array.LargeList, *array.FixedSizeList:
+		l := a.(array.ListLike)
 		lb := b.(*array.ListBuilder)
 		lb.Append(true)
-		lo, hi := a.ValueOffsets(i)
+		lo, hi := l.ValueOffsets(i)
 		for j := int(lo); j < int(hi); j++ {
-			if err := appendValue(lb.ValueBuilder(), a.ListValues(), j); err != nil {
-				return err
-			}
-		}
-	case *array.FixedSizeList:
-		lb := b.(*array.ListBuilder)
-		lb.Append(true)
-		lo, hi := a.ValueOffsets(i)
-		for j := int(lo); j < int(hi); j++ {
-			if err := appendValue(lb.ValueBuilder(), a.ListValues(), j); err != nil {
-				return err
-			}
-		}
-	case *array.LargeList:
-		lb := b.(*array.ListBuilder)
-		lb.Append(true)
-		lo, hi := a.ValueOffsets(i)
-		for j := int(lo); j < int(hi); j++ {
-			if err := appendValue(lb.ValueBuilder(), a.ListValues(), j); err != nil {
+			if err := appendValue(lb.ValueBuilder(), l.ListValues(), j); err != nil {
 				return err
 			}
 		}
