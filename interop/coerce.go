@@ -1,11 +1,13 @@
 package interop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -18,6 +20,10 @@ import (
 //   - float16 → float32
 //   - fixed_size_binary[n] → binary
 //   - decimal256 with precision <= 38 → decimal128 of the same precision and scale
+//   - a dictionary of fixed-width or boolean values (a pandas categorical
+//     of numbers or dates) → its values' storable type (Strata's own
+//     selection finds the dictionary again where it pays); dictionaries
+//     of strings and binaries are stored as they are
 //   - struct, list, large_list, fixed_size_list and map → the same shape
 //     with storable children
 //
@@ -35,6 +41,10 @@ func StorableType(t arrow.DataType) (arrow.DataType, bool) {
 		return arrow.PrimitiveTypes.Float32, true
 	case *arrow.FixedSizeBinaryType:
 		return arrow.BinaryTypes.Binary, true
+	case *arrow.DictionaryType:
+		if v, _ := StorableType(t.ValueType); gatherable(v) {
+			return v, true
+		}
 	case *arrow.Decimal256Type:
 		if t.Precision <= 38 {
 			return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}, true
@@ -216,6 +226,9 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 		defer st.Release()
 		return coerceData(mem, st, to)
 	}
+	if dt, ok := from.(*arrow.DictionaryType); ok && to.ID() != arrow.DICTIONARY {
+		return decodeDictionary(mem, d, dt, to)
+	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.MAP:
 		out, err := convertChildren(mem, d, to, coerceData)
@@ -226,6 +239,161 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 		return array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset()), nil
 	}
 	return convertLeaf(mem, d, to, coerceLeaf)
+}
+
+// gatherable reports whether decodeDictionary can gather values of type
+// t: whole bytes of a fixed width, or booleans. Dictionaries of strings
+// and binaries are not converted (the writer stores them as they are).
+func gatherable(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.BOOL:
+		return true
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW,
+		arrow.DICTIONARY, arrow.EXTENSION:
+		return false
+	}
+	fw, ok := t.(arrow.FixedWidthDataType)
+	return ok && fw.BitWidth() > 0 && fw.BitWidth()%8 == 0 && len(t.Layout().Buffers) == 2
+}
+
+// decodeDictionary returns dictionary data d as plain values of type to
+// (its values' storable type), null where the index or the value it
+// names is null. Like the other conversions it works on the unsliced
+// range and slices the result back.
+func decodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.DictionaryType, to arrow.DataType) (arrow.ArrayData, error) {
+	dict, ok := d.Dictionary().(*array.Data)
+	if !ok || dict == nil {
+		return nil, fmt.Errorf("dictionary array without its values")
+	}
+	vd, err := coerceData(mem, dict, to)
+	if err != nil {
+		return nil, fmt.Errorf("dictionary values: %w", err)
+	}
+	defer vd.Release()
+	vals := array.MakeFromData(vd)
+	defer vals.Release()
+	n := d.Offset() + d.Len()
+	full := array.NewDataWithDictionary(dt, n, d.Buffers(), -1, 0, dict)
+	defer full.Release()
+	idx := array.NewDictionaryData(full)
+	defer idx.Release()
+	src := make([]int, n)
+	for i := range src {
+		src[i] = -1
+		if idx.IsValid(i) {
+			k := idx.GetValueIndex(i)
+			if k < 0 || k >= vals.Len() {
+				return nil, fmt.Errorf("dictionary index %d at %d outside its %d values", k, i, vals.Len())
+			}
+			if vals.IsValid(k) {
+				src[i] = k
+			}
+		}
+	}
+	out := gatherValues(mem, vals, src)
+	defer out.Release()
+	return array.NewSliceData(out, int64(d.Offset()), int64(n)), nil
+}
+
+// gatherValues returns an array of vals' type (gatherable) whose value i
+// is vals' value src[i], or null where src[i] < 0.
+func gatherValues(mem memory.Allocator, vals arrow.Array, src []int) arrow.ArrayData {
+	n := len(src)
+	valid := memory.NewResizableBuffer(mem)
+	defer valid.Release()
+	valid.Resize(int(bitutil.BytesForBits(int64(n))))
+	vb := valid.Bytes()
+	clear(vb)
+	data := memory.NewResizableBuffer(mem)
+	defer data.Release()
+	var set func(i, k int)
+	if b, ok := vals.(*array.Boolean); ok {
+		data.Resize(int(bitutil.BytesForBits(int64(n))))
+		db := data.Bytes()
+		clear(db)
+		set = func(i, k int) { bitutil.SetBitTo(db, i, b.Value(k)) }
+	} else {
+		w := vals.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
+		data.Resize(n * w)
+		db := data.Bytes()
+		clear(db)
+		vd := vals.Data()
+		sb := vd.Buffers()[1].Bytes()[vd.Offset()*w:]
+		set = func(i, k int) { copy(db[i*w:(i+1)*w], sb[k*w:(k+1)*w]) }
+	}
+	nulls := 0
+	for i, k := range src {
+		if k < 0 {
+			nulls++
+			continue
+		}
+		bitutil.SetBit(vb, i)
+		set(i, k)
+	}
+	return array.NewData(vals.DataType(), n, []*memory.Buffer{valid, data}, nil, nulls, 0)
+}
+
+// encodeDictionary returns plain values d (unsliced view, gatherable) as
+// a dictionary of type dt: its distinct values in order of first
+// appearance, and the indices. It stands in for arrow-go's dictionary
+// builder, which has none for booleans and mishandles float16.
+func encodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.DictionaryType) (arrow.ArrayData, error) {
+	vals := array.MakeFromData(d)
+	defer vals.Release()
+	n := vals.Len()
+	iw := dt.IndexType.(arrow.FixedWidthDataType).BitWidth() / 8
+	limit := uint64(1)<<(8*iw) - 1
+	if arrow.IsSignedInteger(dt.IndexType.ID()) {
+		limit >>= 1
+	}
+	var key func(i int) string
+	if b, ok := vals.(*array.Boolean); ok {
+		key = func(i int) string {
+			if b.Value(i) {
+				return "1"
+			}
+			return "0"
+		}
+	} else {
+		w := vals.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
+		sb := d.Buffers()[1].Bytes()[d.Offset()*w:]
+		key = func(i int) string { return string(sb[i*w : (i+1)*w]) }
+	}
+	seen := map[string]int{}
+	var first []int
+	valid := memory.NewResizableBuffer(mem)
+	defer valid.Release()
+	valid.Resize(int(bitutil.BytesForBits(int64(n))))
+	vb := valid.Bytes()
+	clear(vb)
+	idx := memory.NewResizableBuffer(mem)
+	defer idx.Release()
+	idx.Resize(n * iw)
+	ib := idx.Bytes()
+	clear(ib)
+	var le [8]byte
+	nulls := 0
+	for i := 0; i < n; i++ {
+		if vals.IsNull(i) {
+			nulls++
+			continue
+		}
+		k, ok := seen[key(i)]
+		if !ok {
+			k = len(first)
+			if uint64(k) > limit {
+				return nil, fmt.Errorf("%d distinct values do not fit dictionary indices of %s", k+1, dt.IndexType)
+			}
+			seen[key(i)] = k
+			first = append(first, i)
+		}
+		binary.LittleEndian.PutUint64(le[:], uint64(k))
+		copy(ib[i*iw:(i+1)*iw], le[:iw])
+		bitutil.SetBit(vb, i)
+	}
+	dict := gatherValues(mem, vals, first)
+	defer dict.Release()
+	return array.NewDataWithDictionary(dt, n, []*memory.Buffer{valid, idx}, nulls, 0, dict.(*array.Data)), nil
 }
 
 // childTypes lists the types of the children of nested type t.

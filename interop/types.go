@@ -240,6 +240,9 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 			return nil, err
 		}
 		defer vals.Release()
+		if gatherable(dt.ValueType) {
+			return encodeDictionary(mem, vals, dt)
+		}
 		va := array.MakeFromData(vals)
 		defer va.Release()
 		b := array.NewDictionaryBuilder(mem, dt)
