@@ -299,28 +299,24 @@ func decodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.Diction
 // is vals' value src[i], or null where src[i] < 0.
 func gatherValues(mem memory.Allocator, vals arrow.Array, src []int) arrow.ArrayData {
 	n := len(src)
-	valid := memory.NewResizableBuffer(mem)
+	valid := zeroBuffer(mem, int(bitutil.BytesForBits(int64(n))))
 	defer valid.Release()
-	valid.Resize(int(bitutil.BytesForBits(int64(n))))
 	vb := valid.Bytes()
-	clear(vb)
-	data := memory.NewResizableBuffer(mem)
-	defer data.Release()
+	var data *memory.Buffer
 	var set func(i, k int)
 	if b, ok := vals.(*array.Boolean); ok {
-		data.Resize(int(bitutil.BytesForBits(int64(n))))
+		data = zeroBuffer(mem, int(bitutil.BytesForBits(int64(n))))
 		db := data.Bytes()
-		clear(db)
 		set = func(i, k int) { bitutil.SetBitTo(db, i, b.Value(k)) }
 	} else {
 		w := vals.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
-		data.Resize(n * w)
+		data = zeroBuffer(mem, n*w)
 		db := data.Bytes()
-		clear(db)
 		vd := vals.Data()
 		sb := vd.Buffers()[1].Bytes()[vd.Offset()*w:]
 		set = func(i, k int) { copy(db[i*w:(i+1)*w], sb[k*w:(k+1)*w]) }
 	}
+	defer data.Release()
 	nulls := 0
 	for i, k := range src {
 		if k < 0 {
@@ -331,6 +327,14 @@ func gatherValues(mem memory.Allocator, vals arrow.Array, src []int) arrow.Array
 		set(i, k)
 	}
 	return array.NewData(vals.DataType(), n, []*memory.Buffer{valid, data}, nil, nulls, 0)
+}
+
+// zeroBuffer returns a buffer of n zero bytes.
+func zeroBuffer(mem memory.Allocator, n int) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(n)
+	clear(b.Bytes())
+	return b
 }
 
 // encodeDictionary returns plain values d (unsliced view, gatherable) as
@@ -361,16 +365,12 @@ func encodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.Diction
 	}
 	seen := map[string]int{}
 	var first []int
-	valid := memory.NewResizableBuffer(mem)
+	valid := zeroBuffer(mem, int(bitutil.BytesForBits(int64(n))))
 	defer valid.Release()
-	valid.Resize(int(bitutil.BytesForBits(int64(n))))
 	vb := valid.Bytes()
-	clear(vb)
-	idx := memory.NewResizableBuffer(mem)
+	idx := zeroBuffer(mem, n*iw)
 	defer idx.Release()
-	idx.Resize(n * iw)
 	ib := idx.Bytes()
-	clear(ib)
 	var le [8]byte
 	nulls := 0
 	for i := 0; i < n; i++ {
