@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/big"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,6 +22,9 @@ import (
 //   - float16 → float32
 //   - fixed_size_binary[n] → binary
 //   - decimal256 with precision <= 38 → decimal128 of the same precision and scale
+//   - decimal256 with precision > 38 → its exact decimal text ("-12.3400":
+//     every digit of the scale), which Strata's text encodings store as the
+//     integers they are where that pays
 //   - a dictionary of fixed-width or boolean values (a pandas categorical
 //     of numbers or dates) → its values' storable type (Strata's own
 //     selection finds the dictionary again where it pays); dictionaries
@@ -49,6 +54,7 @@ func StorableType(t arrow.DataType) (arrow.DataType, bool) {
 		if t.Precision <= 38 {
 			return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}, true
 		}
+		return arrow.BinaryTypes.String, true
 	case *arrow.StructType:
 		fields, changed := storableFields(t.Fields())
 		if changed {
@@ -396,6 +402,38 @@ func encodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.Diction
 	return array.NewDataWithDictionary(dt, n, []*memory.Buffer{valid, idx}, nulls, 0, dict.(*array.Data)), nil
 }
 
+// parseDecimalText is the inverse of decimal256.Num.ToString: the
+// unscaled integer of text written at scale, which must carry exactly the
+// scale's digits ("-0.0500" for -500 at scale 4, "1200" for 12 at scale
+// -2). (decimal256.FromString parses through a binary float and rounds.)
+func parseDecimalText(s string, scale int32) (*big.Int, bool) {
+	body := strings.TrimPrefix(s, "-")
+	if scale > 0 {
+		dot := len(body) - int(scale) - 1
+		if dot < 1 || body[dot] != '.' {
+			return nil, false
+		}
+		body = body[:dot] + body[dot+1:]
+	} else if scale < 0 && body != "0" {
+		zeros := strings.Repeat("0", int(-scale))
+		if !strings.HasSuffix(body, zeros) || len(body) == len(zeros) {
+			return nil, false
+		}
+		body = body[:len(body)-len(zeros)]
+	}
+	if body == "" || strings.TrimLeft(body, "0123456789") != "" {
+		return nil, false
+	}
+	v, ok := new(big.Int).SetString(body, 10)
+	if !ok {
+		return nil, false
+	}
+	if strings.HasPrefix(s, "-") {
+		v.Neg(v)
+	}
+	return v, true
+}
+
 // childTypes lists the types of the children of nested type t.
 func childTypes(t arrow.DataType, n int) ([]arrow.DataType, error) {
 	var out []arrow.DataType
@@ -455,6 +493,10 @@ func coerceLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arrow
 		}
 		return b.NewArray(), nil
 	case *array.Decimal256:
+		if to.ID() == arrow.STRING {
+			scale := a.DataType().(*arrow.Decimal256Type).Scale
+			return textColumn(a, func(_ arrow.Array, i int) (string, error) { return a.Value(i).ToString(scale), nil }, mem)
+		}
 		dt, ok := to.(*arrow.Decimal128Type)
 		if !ok {
 			break

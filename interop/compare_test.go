@@ -22,7 +22,8 @@ import (
 //	binary, large_binary, binary_view,
 //	  fixed_size_binary[n]                  → binary
 //	dictionary<K, V>                        → canon(V)
-//	decimal32/64/128/256(p, s)              → decimal128(p, s)
+//	decimal32/64/128/256(p <= 38, s)        → decimal128(p, s)
+//	decimal256(p > 38, s)                   → string (every digit of s)
 //	list<E>, large_list<E>,
 //	  fixed_size_list<E, n>                 → list<canon(E)>
 //	struct<F...>                            → struct<canon(F)...>
@@ -41,6 +42,9 @@ func canonType(t arrow.DataType) arrow.DataType {
 	case *arrow.DictionaryType:
 		return canonType(t.ValueType)
 	case arrow.DecimalType:
+		if t.GetPrecision() > 38 {
+			return arrow.BinaryTypes.String
+		}
 		return &arrow.Decimal128Type{Precision: t.GetPrecision(), Scale: t.GetScale()}
 	case *arrow.ListType:
 		return arrow.ListOfField(canonField(t.ElemField()))
@@ -144,6 +148,10 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 	case *array.Decimal128:
 		b.(*array.Decimal128Builder).Append(a.Value(i))
 	case *array.Decimal256:
+		if sb, ok := b.(*array.StringBuilder); ok {
+			sb.Append(a.Value(i).ToString(a.DataType().(*arrow.Decimal256Type).Scale))
+			return nil
+		}
 		v := a.Value(i).BigInt()
 		if v.BitLen() > 127 {
 			return fmt.Errorf("decimal256 %s does not fit decimal128", v)

@@ -1,7 +1,6 @@
 package interop_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -118,36 +117,7 @@ func TestNumericDictionaries(t *testing.T) {
 	rec = array.NewRecord(sch, append(rec.Columns(), flag, half), rec.NumRows())
 	defer rec.Release()
 
-	dir := t.TempDir()
-	src := filepath.Join(dir, "in.arrow")
-	s1, s2 := rec.NewSlice(0, 100), rec.NewSlice(100, rec.NumRows())
-	must(t, exportFile(src, sch, []arrow.Record{s1, s2}))
-	s1.Release()
-	s2.Release()
-	want := []arrow.Record{rec}
-	st := filepath.Join(dir, "t.strata")
-	if err := importFile(src, st, interop.ReadOptions{}); err != nil {
-		t.Fatalf("import: %v", err)
-	}
-	got, gotSch, err := scanAll(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := compareTables(want, sch, got, gotSch); err != nil {
-		t.Errorf("stored as values: %v", err)
-	}
-	release(got)
-	restored, restoredSch, err := scanRestored(st)
-	if err != nil {
-		t.Fatalf("restore: %v", err)
-	}
-	defer release(restored)
-	sameColumns(t, "restored", want, sch, restored, restoredSch)
-	out := filepath.Join(dir, "out.arrow")
-	must(t, exportFile(out, restoredSch, restored))
-	back, backSch := readAll(t, out, interop.ReadOptions{KeepTypes: true})
-	sameColumns(t, "exported", want, sch, back, backSch)
-	release(back)
+	roundTripStandIn(t, rec, 100, nil, "out.arrow")
 }
 
 // Restoring more distinct values than the dictionary's index type can

@@ -124,6 +124,56 @@ func sameColumns(t *testing.T, what string, want []arrow.Record, wantSch *arrow.
 	}
 }
 
+// roundTripStandIn writes rec as an Arrow IPC file of two batches (cut
+// at row cut), imports it, compares what Strata returns with rec's
+// canonical form and hands it to check (if not nil), then restores the
+// source types and compares types and values, and exports the restored
+// batches to each file named in outs and compares what is read back.
+func roundTripStandIn(t *testing.T, rec arrow.Record, cut int64, check func(got []arrow.Record), outs ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	sch := rec.Schema()
+	src := filepath.Join(dir, "in.arrow")
+	s1, s2 := rec.NewSlice(0, cut), rec.NewSlice(cut, rec.NumRows())
+	err := exportFile(src, sch, []arrow.Record{s1, s2})
+	s1.Release()
+	s2.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []arrow.Record{rec}
+	st := filepath.Join(dir, "t.strata")
+	if err := importFile(src, st, interop.ReadOptions{}); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	got, gotSch, err := scanAll(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compareTables(want, sch, got, gotSch); err != nil {
+		t.Errorf("as stored: %v", err)
+	}
+	if check != nil {
+		check(got)
+	}
+	release(got)
+	restored, restoredSch, err := scanRestored(st)
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	defer release(restored)
+	sameColumns(t, "restored", want, sch, restored, restoredSch)
+	for _, o := range outs {
+		out := filepath.Join(dir, o)
+		if err := exportFile(out, restoredSch, restored); err != nil {
+			t.Fatalf("export %s: %v", o, err)
+		}
+		back, backSch := readAll(t, out, interop.ReadOptions{KeepTypes: true})
+		sameColumns(t, "exported to "+o, want, sch, back, backSch)
+		release(back)
+	}
+}
+
 // TestFixedSizeList: fixed_size_list columns (embeddings and the like)
 // import from Arrow IPC and Parquet, read back from Strata as lists of the
 // same values, and export as the fixed_size_lists they were, null slots

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -393,6 +394,23 @@ func restoreLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arro
 		}
 		return b.NewArray(), nil
 	case *array.String:
+		if dt, ok := to.(*arrow.Decimal256Type); ok {
+			b := array.NewDecimal256Builder(mem, dt)
+			defer b.Release()
+			limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(dt.Precision)), nil)
+			for i := 0; i < a.Len(); i++ {
+				if a.IsNull(i) {
+					b.AppendNull()
+					continue
+				}
+				v, ok := parseDecimalText(a.Value(i), dt.Scale)
+				if !ok || v.CmpAbs(limit) >= 0 {
+					return nil, fmt.Errorf("value %d %q is not a %s: %w", i, a.Value(i), dt, encoding.ErrCorrupt)
+				}
+				b.Append(decimal256.FromBigInt(v))
+			}
+			return b.NewArray(), nil
+		}
 		if to.ID() == arrow.LARGE_STRING {
 			b := array.NewLargeStringBuilder(mem)
 			defer b.Release()
