@@ -22,6 +22,10 @@ import (
 //   - float16 → float32
 //   - fixed_size_binary[n] → binary
 //   - decimal256 with precision <= 38 → decimal128 of the same precision and scale
+//   - intervals → their fields: month_interval → int32 (months),
+//     day_time_interval → struct<days int32, milliseconds int32>,
+//     month_day_nano_interval → struct<months int32, days int32,
+//     nanoseconds int64>
 //   - decimal256 with precision > 38 → its exact decimal text ("-12.3400":
 //     every digit of the scale), which Strata's text encodings store as the
 //     integers they are where that pays
@@ -46,6 +50,12 @@ func StorableType(t arrow.DataType) (arrow.DataType, bool) {
 		return arrow.PrimitiveTypes.Float32, true
 	case *arrow.FixedSizeBinaryType:
 		return arrow.BinaryTypes.Binary, true
+	case *arrow.MonthIntervalType:
+		return arrow.PrimitiveTypes.Int32, true
+	case *arrow.DayTimeIntervalType:
+		return dayTimeFields, true
+	case *arrow.MonthDayNanoIntervalType:
+		return monthDayNanoFields, true
 	case *arrow.DictionaryType:
 		if v, _ := StorableType(t.ValueType); gatherable(v) {
 			return v, true
@@ -245,6 +255,68 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 		return array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset()), nil
 	}
 	return convertLeaf(mem, d, to, coerceLeaf)
+}
+
+// The struct stand-ins of intervals (StorableType).
+var (
+	dayTimeFields = arrow.StructOf(
+		arrow.Field{Name: "days", Type: arrow.PrimitiveTypes.Int32},
+		arrow.Field{Name: "milliseconds", Type: arrow.PrimitiveTypes.Int32})
+	monthDayNanoFields = arrow.StructOf(
+		arrow.Field{Name: "months", Type: arrow.PrimitiveTypes.Int32},
+		arrow.Field{Name: "days", Type: arrow.PrimitiveTypes.Int32},
+		arrow.Field{Name: "nanoseconds", Type: arrow.PrimitiveTypes.Int64})
+)
+
+// intervalFields returns the fields of interval array a (unsliced) as
+// the struct of StorableType, or as int32 for months.
+func intervalFields(mem memory.Allocator, a arrow.Array) (arrow.Array, bool) {
+	var cols []func(i int, b array.Builder)
+	var to arrow.DataType
+	switch a := a.(type) {
+	case *array.MonthInterval:
+		v := a.MonthIntervalValues()
+		b := array.NewInt32Builder(mem)
+		defer b.Release()
+		for i := range v {
+			if a.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(int32(v[i]))
+			}
+		}
+		return b.NewArray(), true
+	case *array.DayTimeInterval:
+		v := a.DayTimeIntervalValues()
+		to = dayTimeFields
+		cols = []func(int, array.Builder){
+			func(i int, b array.Builder) { b.(*array.Int32Builder).Append(v[i].Days) },
+			func(i int, b array.Builder) { b.(*array.Int32Builder).Append(v[i].Milliseconds) },
+		}
+	case *array.MonthDayNanoInterval:
+		v := a.MonthDayNanoIntervalValues()
+		to = monthDayNanoFields
+		cols = []func(int, array.Builder){
+			func(i int, b array.Builder) { b.(*array.Int32Builder).Append(v[i].Months) },
+			func(i int, b array.Builder) { b.(*array.Int32Builder).Append(v[i].Days) },
+			func(i int, b array.Builder) { b.(*array.Int64Builder).Append(v[i].Nanoseconds) },
+		}
+	default:
+		return nil, false
+	}
+	sb := array.NewStructBuilder(mem, to.(*arrow.StructType))
+	defer sb.Release()
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			sb.AppendNull() // (and a null in each field, under the null slot)
+			continue
+		}
+		sb.Append(true)
+		for k, col := range cols {
+			col(i, sb.FieldBuilder(k))
+		}
+	}
+	return sb.NewArray(), true
 }
 
 // gatherable reports whether decodeDictionary can gather values of type
@@ -459,6 +531,11 @@ func childTypes(t arrow.DataType, n int) ([]arrow.DataType, error) {
 
 // coerceLeaf converts a leaf array (unsliced) to type to.
 func coerceLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	if s, ok := StorableType(src.DataType()); ok && arrow.TypeEqual(s, to) {
+		if out, ok := intervalFields(mem, src); ok {
+			return out, nil
+		}
+	}
 	switch a := src.(type) {
 	case *array.Float16:
 		if to.ID() != arrow.FLOAT32 {

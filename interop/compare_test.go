@@ -18,6 +18,9 @@ import (
 //
 //	extension<S>                            → canon(S)
 //	float16                                 → float32
+//	month_interval                          → int32
+//	day_time_interval                       → struct<days, milliseconds>
+//	month_day_nano_interval                 → struct<months, days, nanoseconds>
 //	string, large_string, string_view       → string
 //	binary, large_binary, binary_view,
 //	  fixed_size_binary[n]                  → binary
@@ -35,6 +38,15 @@ func canonType(t arrow.DataType) arrow.DataType {
 		return canonType(t.StorageType())
 	case *arrow.Float16Type:
 		return arrow.PrimitiveTypes.Float32
+	case *arrow.MonthIntervalType:
+		return arrow.PrimitiveTypes.Int32
+	case *arrow.DayTimeIntervalType:
+		return arrow.StructOf(arrow.Field{Name: "days", Type: arrow.PrimitiveTypes.Int32},
+			arrow.Field{Name: "milliseconds", Type: arrow.PrimitiveTypes.Int32})
+	case *arrow.MonthDayNanoIntervalType:
+		return arrow.StructOf(arrow.Field{Name: "months", Type: arrow.PrimitiveTypes.Int32},
+			arrow.Field{Name: "days", Type: arrow.PrimitiveTypes.Int32},
+			arrow.Field{Name: "nanoseconds", Type: arrow.PrimitiveTypes.Int64})
 	case *arrow.LargeStringType, *arrow.StringViewType:
 		return arrow.BinaryTypes.String
 	case *arrow.LargeBinaryType, *arrow.BinaryViewType, *arrow.FixedSizeBinaryType:
@@ -113,6 +125,19 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 		b.(*array.Uint64Builder).Append(a.Value(i))
 	case *array.Float16:
 		b.(*array.Float32Builder).Append(a.Value(i).Float32())
+	case *array.MonthInterval:
+		b.(*array.Int32Builder).Append(int32(a.Value(i)))
+	case *array.DayTimeInterval:
+		sb := b.(*array.StructBuilder)
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.Int32Builder).Append(a.Value(i).Days)
+		sb.FieldBuilder(1).(*array.Int32Builder).Append(a.Value(i).Milliseconds)
+	case *array.MonthDayNanoInterval:
+		sb := b.(*array.StructBuilder)
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.Int32Builder).Append(a.Value(i).Months)
+		sb.FieldBuilder(1).(*array.Int32Builder).Append(a.Value(i).Days)
+		sb.FieldBuilder(2).(*array.Int64Builder).Append(a.Value(i).Nanoseconds)
 	case *array.Float32:
 		b.(*array.Float32Builder).Append(a.Value(i))
 	case *array.Float64:

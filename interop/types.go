@@ -259,6 +259,9 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 	if ft, ok := to.(*arrow.FixedSizeListType); ok && from.ID() == arrow.LIST {
 		return restoreFixedList(mem, d, ft)
 	}
+	if from.ID() == arrow.STRUCT && (to.ID() == arrow.INTERVAL_DAY_TIME || to.ID() == arrow.INTERVAL_MONTH_DAY_NANO) {
+		return restoreInterval(mem, d, to)
+	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
 		out, err := convertChildren(mem, d, to, restoreData)
@@ -376,6 +379,50 @@ func restoreFixedList(mem memory.Allocator, d arrow.ArrayData, ft *arrow.FixedSi
 	return array.NewData(ft, n, []*memory.Buffer{validity}, []arrow.ArrayData{child.Data()}, d.NullN(), 0), nil
 }
 
+// restoreInterval converts the struct stand-in d of an interval back to
+// interval type to. Like the other conversions it works on the unsliced
+// range and slices the result back.
+func restoreInterval(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arrow.ArrayData, error) {
+	want, _ := StorableType(to)
+	if !arrow.TypeEqual(d.DataType(), want) {
+		return nil, fmt.Errorf("cannot restore %s as %s", d.DataType(), to)
+	}
+	n := d.Offset() + d.Len()
+	full := array.NewData(d.DataType(), n, d.Buffers(), d.Children(), -1, 0)
+	defer full.Release()
+	st := array.NewStructData(full)
+	defer st.Release()
+	i32 := func(k int) *array.Int32 { return st.Field(k).(*array.Int32) }
+	var out arrow.Array
+	if to.ID() == arrow.INTERVAL_DAY_TIME {
+		days, ms := i32(0), i32(1)
+		b := array.NewDayTimeIntervalBuilder(mem)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if st.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(arrow.DayTimeInterval{Days: days.Value(i), Milliseconds: ms.Value(i)})
+			}
+		}
+		out = b.NewArray()
+	} else {
+		months, days, nanos := i32(0), i32(1), st.Field(2).(*array.Int64)
+		b := array.NewMonthDayNanoIntervalBuilder(mem)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if st.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(arrow.MonthDayNanoInterval{Months: months.Value(i), Days: days.Value(i), Nanoseconds: nanos.Value(i)})
+			}
+		}
+		out = b.NewArray()
+	}
+	defer out.Release()
+	return array.NewSliceData(out.Data(), int64(d.Offset()), int64(n)), nil
+}
+
 // restoreLeaf converts a stored leaf array (unsliced) back to type to.
 func restoreLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arrow.Array, error) {
 	switch a := src.(type) {
@@ -390,6 +437,20 @@ func restoreLeaf(mem memory.Allocator, src arrow.Array, to arrow.DataType) (arro
 				b.AppendNull()
 			} else {
 				b.Append(float16.New(v))
+			}
+		}
+		return b.NewArray(), nil
+	case *array.Int32:
+		if to.ID() != arrow.INTERVAL_MONTHS {
+			break
+		}
+		b := array.NewMonthIntervalBuilder(mem)
+		defer b.Release()
+		for i, v := range a.Int32Values() {
+			if a.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(arrow.MonthInterval(v))
 			}
 		}
 		return b.NewArray(), nil
