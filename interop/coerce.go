@@ -33,11 +33,12 @@ import (
 //     of numbers or dates) → its values' storable type (Strata's own
 //     selection finds the dictionary again where it pays); dictionaries
 //     of strings and binaries are stored as they are
-//   - struct, list, large_list, fixed_size_list and map → the same shape
-//     with storable children
+//   - struct, the lists (list views and fixed-size lists included) and map
+//     → the same shape with storable children
 //
-// (A fixed_size_list is accepted as is: the writer stores it as a list,
-// and storedType says so, so that export can give the type back.)
+// (A fixed_size_list or a list view is accepted as is: the writer stores
+// it as a list, and storedType says so, so that export can give the type
+// back.)
 //
 // Every other type is returned unchanged; if Strata does not accept it,
 // the writer reports it.
@@ -81,6 +82,14 @@ func StorableType(t arrow.DataType) (arrow.DataType, bool) {
 	case *arrow.FixedSizeListType:
 		if ef, changed := storableField(t.ElemField()); changed {
 			return arrow.FixedSizeListOfField(t.Len(), ef), true
+		}
+	case *arrow.ListViewType:
+		if ef, changed := storableField(t.ElemField()); changed {
+			return arrow.ListViewOfField(ef), true
+		}
+	case *arrow.LargeListViewType:
+		if ef, changed := storableField(t.ElemField()); changed {
+			return arrow.LargeListViewOfField(ef), true
 		}
 	case *arrow.MapType:
 		kf, kc := storableField(t.KeyField())
@@ -246,7 +255,7 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 		return decodeDictionary(mem, d, dt, to)
 	}
 	switch from.ID() {
-	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.MAP:
+	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.MAP:
 		out, err := convertChildren(mem, d, to, coerceData)
 		if err != nil {
 			return nil, err
@@ -521,6 +530,10 @@ func childTypes(t arrow.DataType, n int) ([]arrow.DataType, error) {
 	case *arrow.LargeListType:
 		out = []arrow.DataType{t.Elem()}
 	case *arrow.FixedSizeListType:
+		out = []arrow.DataType{t.Elem()}
+	case *arrow.ListViewType:
+		out = []arrow.DataType{t.Elem()}
+	case *arrow.LargeListViewType:
 		out = []arrow.DataType{t.Elem()}
 	}
 	if len(out) != n {

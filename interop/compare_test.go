@@ -27,7 +27,8 @@ import (
 //	dictionary<K, V>                        → canon(V)
 //	decimal32/64/128/256(p <= 38, s)        → decimal128(p, s)
 //	decimal256(p > 38, s)                   → string (every digit of s)
-//	list<E>, large_list<E>,
+//	list<E>, large_list<E>, list_view<E>,
+//	  large_list_view<E>,
 //	  fixed_size_list<E, n>                 → list<canon(E)>
 //	struct<F...>                            → struct<canon(F)...>
 //	map<K, V> (keys_sorted dropped)         → map<canon(K), canon(V)>
@@ -63,6 +64,10 @@ func canonType(t arrow.DataType) arrow.DataType {
 	case *arrow.LargeListType:
 		return arrow.ListOfField(canonField(t.ElemField()))
 	case *arrow.FixedSizeListType:
+		return arrow.ListOfField(canonField(t.ElemField()))
+	case *arrow.ListViewType:
+		return arrow.ListOfField(canonField(t.ElemField()))
+	case *arrow.LargeListViewType:
 		return arrow.ListOfField(canonField(t.ElemField()))
 	case *arrow.MapType:
 		return arrow.MapOfFields(canonField(t.KeyField()), canonField(t.ItemField()))
@@ -202,7 +207,7 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 				return err
 			}
 		}
-	case *array.List, *array.LargeList, *array.FixedSizeList:
+	case *array.List, *array.LargeList, *array.FixedSizeList, *array.ListView, *array.LargeListView:
 		l := a.(array.ListLike)
 		lb := b.(*array.ListBuilder)
 		lb.Append(true)

@@ -145,24 +145,16 @@ func storedType(t arrow.DataType) arrow.DataType {
 			fs[i].Type = storedType(fs[i].Type)
 		}
 		return arrow.StructOf(fs...)
-	case *arrow.LargeListType:
-		ef := t.ElemField()
-		ef.Type = storedType(ef.Type)
-		return arrow.ListOfField(ef)
-	case *arrow.FixedSizeListType:
-		ef := t.ElemField()
-		ef.Type = storedType(ef.Type)
-		return arrow.ListOfField(ef)
-	case *arrow.ListType:
-		ef := t.ElemField()
-		ef.Type = storedType(ef.Type)
-		return arrow.ListOfField(ef)
 	case *arrow.MapType:
 		kf, vf := t.KeyField(), t.ItemField()
 		kf.Type, vf.Type = storedType(kf.Type), storedType(vf.Type)
 		m := arrow.MapOfFields(kf, vf)
 		m.KeysSorted = t.KeysSorted
 		return m
+	case arrow.ListLikeType: // list, large list, fixed-size list, list views
+		ef := t.ElemField()
+		ef.Type = storedType(ef.Type)
+		return arrow.ListOfField(ef)
 	}
 	switch t.ID() {
 	case arrow.LARGE_STRING:
@@ -258,6 +250,9 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 	}
 	if ft, ok := to.(*arrow.FixedSizeListType); ok && from.ID() == arrow.LIST {
 		return restoreFixedList(mem, d, ft)
+	}
+	if from.ID() == arrow.LIST && (to.ID() == arrow.LIST_VIEW || to.ID() == arrow.LARGE_LIST_VIEW) {
+		return restoreListView(mem, d, to)
 	}
 	if from.ID() == arrow.STRUCT && (to.ID() == arrow.INTERVAL_DAY_TIME || to.ID() == arrow.INTERVAL_MONTH_DAY_NANO) {
 		return restoreInterval(mem, d, to)
@@ -377,6 +372,52 @@ func restoreFixedList(mem memory.Allocator, d arrow.ArrayData, ft *arrow.FixedSi
 		defer validity.Release()
 	}
 	return array.NewData(ft, n, []*memory.Buffer{validity}, []arrow.ArrayData{child.Data()}, d.NullN(), 0), nil
+}
+
+// restoreListView converts stored list data d to list view type to: each
+// slot's view is its list entry (offsets as stored, sizes their
+// differences), the values converted as they are. The views start at
+// offset 0 (arrow-go's IPC writer cannot write list views at another).
+func restoreListView(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arrow.ArrayData, error) {
+	kids, err := convertChildren(mem, d, to, restoreData)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(kids)
+	off, n := d.Offset(), d.Len()
+	bufs := d.Buffers()
+	if len(bufs) < 2 || bufs[1] == nil || bufs[1].Len() < arrow.Int32Traits.BytesRequired(off+n+1) {
+		return nil, fmt.Errorf("list data without its offsets: %w", encoding.ErrCorrupt)
+	}
+	offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[off : off+n+1]
+	large := to.ID() == arrow.LARGE_LIST_VIEW
+	width := 4
+	if large {
+		width = 8
+	}
+	starts, sizes := zeroBuffer(mem, n*width), zeroBuffer(mem, n*width)
+	defer starts.Release()
+	defer sizes.Release()
+	for i := 0; i < n; i++ {
+		lo, hi := offs[i], offs[i+1]
+		if hi < lo {
+			return nil, fmt.Errorf("list entry %d ends before it starts: %w", i, encoding.ErrCorrupt)
+		}
+		if large {
+			arrow.Int64Traits.CastFromBytes(starts.Bytes())[i] = int64(lo)
+			arrow.Int64Traits.CastFromBytes(sizes.Bytes())[i] = int64(hi - lo)
+		} else {
+			arrow.Int32Traits.CastFromBytes(starts.Bytes())[i] = lo
+			arrow.Int32Traits.CastFromBytes(sizes.Bytes())[i] = hi - lo
+		}
+	}
+	var valid *memory.Buffer
+	if bufs[0] != nil && d.NullN() > 0 {
+		valid = zeroBuffer(mem, int(bitutil.BytesForBits(int64(n))))
+		defer valid.Release()
+		bitutil.CopyBitmap(bufs[0].Bytes(), off, n, valid.Bytes(), 0)
+	}
+	return array.NewData(to, n, []*memory.Buffer{valid, starts, sizes}, kids, d.NullN(), 0), nil
 }
 
 // restoreInterval converts the struct stand-in d of an interval back to

@@ -132,6 +132,12 @@ func nodeFromType(t arrow.DataType, name string, nullable bool, path string, fla
 		return listNode(t.ElemField(), name, nullable, path, flat, used)
 	case *arrow.LargeListType:
 		return listNode(t.ElemField(), name, nullable, path, flat, used)
+	case *arrow.ListViewType:
+		// Stored as a list: each slot's view, in slot order (views that
+		// overlap or run out of order store their values once per slot).
+		return listNode(t.ElemField(), name, nullable, path, flat, used)
+	case *arrow.LargeListViewType:
+		return listNode(t.ElemField(), name, nullable, path, flat, used)
 	case *arrow.FixedSizeListType:
 		// Stored as a list: its lengths, all equal, cost a Constant node a
 		// chunk. A null slot keeps its n child values in Arrow; the list
