@@ -12,6 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/encoding"
 )
 
 // StorableType returns the Arrow type Strata stores for t when t itself is
@@ -26,6 +28,8 @@ import (
 //     day_time_interval → struct<days int32, milliseconds int32>,
 //     month_day_nano_interval → struct<months int32, days int32,
 //     nanoseconds int64>
+//   - run-end encoded of fixed-width, boolean, string or binary values →
+//     the values, one a row (Strata's RLE finds the runs again)
 //   - decimal256 with precision > 38 → its exact decimal text ("-12.3400":
 //     every digit of the scale), which Strata's text encodings store as the
 //     integers they are where that pays
@@ -57,6 +61,10 @@ func StorableType(t arrow.DataType) (arrow.DataType, bool) {
 		return dayTimeFields, true
 	case *arrow.MonthDayNanoIntervalType:
 		return monthDayNanoFields, true
+	case *arrow.RunEndEncodedType:
+		if v, _ := StorableType(t.Encoded()); gatherable(v) || isBinaryLike(v) {
+			return v, true
+		}
 	case *arrow.DictionaryType:
 		if v, _ := StorableType(t.ValueType); gatherable(v) {
 			return v, true
@@ -254,6 +262,9 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 	if dt, ok := from.(*arrow.DictionaryType); ok && to.ID() != arrow.DICTIONARY {
 		return decodeDictionary(mem, d, dt, to)
 	}
+	if from.ID() == arrow.RUN_END_ENCODED && to.ID() != arrow.RUN_END_ENCODED {
+		return decodeRuns(mem, d, to)
+	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.MAP:
 		out, err := convertChildren(mem, d, to, coerceData)
@@ -382,9 +393,139 @@ func decodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.Diction
 	return array.NewSliceData(out, int64(d.Offset()), int64(n)), nil
 }
 
-// gatherValues returns an array of vals' type (gatherable) whose value i
-// is vals' value src[i], or null where src[i] < 0.
+// isBinaryLike reports whether t is string or binary (32-bit offsets),
+// which gatherValues also takes.
+func isBinaryLike(t arrow.DataType) bool {
+	return t.ID() == arrow.STRING || t.ID() == arrow.BINARY
+}
+
+// decodeRuns returns run-end encoded data d as its values, one a row, of
+// type to (the values' storable type). Like the other conversions it works
+// on the unsliced range and slices the result back.
+func decodeRuns(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arrow.ArrayData, error) {
+	kids := d.Children()
+	if len(kids) != 2 {
+		return nil, fmt.Errorf("run-end encoded array with %d children", len(kids))
+	}
+	vd, err := coerceData(mem, kids[1], to)
+	if err != nil {
+		return nil, fmt.Errorf("run values: %w", err)
+	}
+	defer vd.Release()
+	vals := array.MakeFromData(vd)
+	defer vals.Release()
+	ends := array.MakeFromData(kids[0])
+	defer ends.Release()
+	end := func(k int) int64 {
+		switch e := ends.(type) {
+		case *array.Int16:
+			return int64(e.Value(k))
+		case *array.Int32:
+			return int64(e.Value(k))
+		case *array.Int64:
+			return e.Value(k)
+		}
+		return -1
+	}
+	n := d.Offset() + d.Len()
+	src := make([]int, n)
+	k, prev := 0, int64(0)
+	for i := range src {
+		for k < ends.Len() && end(k) <= int64(i) {
+			if e := end(k); e <= prev || ends.IsNull(k) {
+				return nil, fmt.Errorf("run ends not increasing at run %d: %w", k, encoding.ErrCorrupt)
+			} else {
+				prev = e
+			}
+			k++
+		}
+		if k >= ends.Len() || k >= vals.Len() {
+			return nil, fmt.Errorf("row %d past the last run: %w", i, encoding.ErrCorrupt)
+		}
+		src[i] = k
+		if vals.IsNull(k) {
+			src[i] = -1
+		}
+	}
+	out := gatherValues(mem, vals, src)
+	defer out.Release()
+	return array.NewSliceData(out, int64(d.Offset()), int64(n)), nil
+}
+
+// encodeRuns returns plain values d (its unsliced view) as run-end
+// encoded data of type rt: one run for each stretch of equal values, or
+// of nulls.
+func encodeRuns(mem memory.Allocator, d arrow.ArrayData, rt *arrow.RunEndEncodedType) (arrow.ArrayData, error) {
+	vals := array.MakeFromData(d)
+	defer vals.Release()
+	n := vals.Len()
+	var starts []int
+	var ends []int64
+	for i := 0; i < n; i++ {
+		if i == 0 || !array.SliceEqual(vals, int64(i-1), int64(i), vals, int64(i), int64(i+1)) {
+			starts = append(starts, i)
+			ends = append(ends, int64(i))
+		}
+		ends[len(ends)-1] = int64(i + 1)
+	}
+	limit := int64(math.MaxInt64)
+	switch rt.RunEnds().ID() {
+	case arrow.INT16:
+		limit = math.MaxInt16
+	case arrow.INT32:
+		limit = math.MaxInt32
+	}
+	if int64(n) > limit {
+		return nil, fmt.Errorf("%d rows do not fit run ends of %s", n, rt.RunEnds())
+	}
+	eb := array.NewBuilder(mem, rt.RunEnds())
+	defer eb.Release()
+	for _, e := range ends {
+		switch b := eb.(type) {
+		case *array.Int16Builder:
+			b.Append(int16(e))
+		case *array.Int32Builder:
+			b.Append(int32(e))
+		case *array.Int64Builder:
+			b.Append(e)
+		}
+	}
+	ea := eb.NewArray()
+	defer ea.Release()
+	for i, k := range starts {
+		if vals.IsNull(k) {
+			starts[i] = -1
+		}
+	}
+	vd := gatherValues(mem, vals, starts)
+	defer vd.Release()
+	return array.NewData(rt, n, []*memory.Buffer{nil}, []arrow.ArrayData{ea.Data(), vd}, 0, 0), nil
+}
+
+// gatherValues returns an array of vals' type (gatherable or binary-like)
+// whose value i is vals' value src[i], or null where src[i] < 0.
 func gatherValues(mem memory.Allocator, vals arrow.Array, src []int) arrow.ArrayData {
+	if isBinaryLike(vals.DataType()) {
+		b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+		defer b.Release()
+		bin := func(k int) []byte { return []byte(vals.ValueStr(k)) }
+		switch v := vals.(type) {
+		case *array.String:
+			bin = func(k int) []byte { return []byte(v.Value(k)) }
+		case *array.Binary:
+			bin = v.Value
+		}
+		for _, k := range src {
+			if k < 0 {
+				b.AppendNull()
+			} else {
+				b.Append(bin(k))
+			}
+		}
+		a := b.NewArray()
+		defer a.Release()
+		return array.NewData(vals.DataType(), a.Len(), a.Data().Buffers(), nil, a.NullN(), 0)
+	}
 	n := len(src)
 	valid := zeroBuffer(mem, int(bitutil.BytesForBits(int64(n))))
 	defer valid.Release()

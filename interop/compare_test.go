@@ -24,7 +24,7 @@ import (
 //	string, large_string, string_view       → string
 //	binary, large_binary, binary_view,
 //	  fixed_size_binary[n]                  → binary
-//	dictionary<K, V>                        → canon(V)
+//	dictionary<K, V>, run_end_encoded<E, V> → canon(V)
 //	decimal32/64/128/256(p <= 38, s)        → decimal128(p, s)
 //	decimal256(p > 38, s)                   → string (every digit of s)
 //	list<E>, large_list<E>, list_view<E>,
@@ -54,6 +54,8 @@ func canonType(t arrow.DataType) arrow.DataType {
 		return arrow.BinaryTypes.Binary
 	case *arrow.DictionaryType:
 		return canonType(t.ValueType)
+	case *arrow.RunEndEncodedType:
+		return canonType(t.Encoded())
 	case arrow.DecimalType:
 		if t.GetPrecision() > 38 {
 			return arrow.BinaryTypes.String
@@ -110,6 +112,25 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 	switch a := a.(type) {
 	case *array.Dictionary:
 		return appendValue(b, a.Dictionary(), a.GetValueIndex(i))
+	case *array.RunEndEncoded:
+		// the first run ending past the row (logical offset included)
+		at := int64(a.Data().Offset() + i)
+		ends := a.RunEndsArr()
+		for k := 0; k < ends.Len(); k++ {
+			var e int64
+			switch x := ends.(type) {
+			case *array.Int16:
+				e = int64(x.Value(k))
+			case *array.Int32:
+				e = int64(x.Value(k))
+			case *array.Int64:
+				e = x.Value(k)
+			}
+			if e > at {
+				return appendValue(b, a.Values(), k)
+			}
+		}
+		return fmt.Errorf("row %d past the last run", i)
 	case *array.Boolean:
 		b.(*array.BooleanBuilder).Append(a.Value(i))
 	case *array.Int8:

@@ -96,7 +96,8 @@ type ReadOptions struct {
 	// KeepTypes passes batches through with their source types. By default
 	// types Strata cannot store but can hold losslessly are converted (see
 	// StorableType): extension types, float16, fixed_size_binary,
-	// decimal256, intervals, dictionaries of values other than text.
+	// decimal256, intervals, dictionaries of values other than text,
+	// run-end encoded columns.
 	KeepTypes bool
 	// Parallel parses a CSV file, or a JSON-lines file, in pieces on
 	// Threads goroutines (csvParallel, jsonParallel; a JSON file that is

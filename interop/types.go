@@ -254,6 +254,17 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 	if from.ID() == arrow.LIST && (to.ID() == arrow.LIST_VIEW || to.ID() == arrow.LARGE_LIST_VIEW) {
 		return restoreListView(mem, d, to)
 	}
+	if rt, ok := to.(*arrow.RunEndEncodedType); ok {
+		vals, err := restoreData(mem, d, rt.Encoded())
+		if err != nil {
+			return nil, err
+		}
+		defer vals.Release()
+		if !gatherable(rt.Encoded()) && !isBinaryLike(rt.Encoded()) {
+			return nil, fmt.Errorf("cannot restore run-end encoded %s: %w", rt.Encoded(), encoding.ErrUnsupported)
+		}
+		return encodeRuns(mem, vals, rt)
+	}
 	if from.ID() == arrow.STRUCT && (to.ID() == arrow.INTERVAL_DAY_TIME || to.ID() == arrow.INTERVAL_MONTH_DAY_NANO) {
 		return restoreInterval(mem, d, to)
 	}
