@@ -344,11 +344,25 @@ func (sh *Shredder) Append(rec arrow.RecordBatch) (err error) {
 		if col.Len() != rows {
 			return fmt.Errorf("shred: column %q has %d rows, record %d", c.Name, col.Len(), rows)
 		}
-		if err := sh.node(c, col, spans, rows, nil); err != nil {
+		if err := sh.column(c, col, spans, rows); err != nil {
 			return fmt.Errorf("shred: column %q: %w", c.Name, err)
 		}
 	}
 	return nil
+}
+
+// column shreds one top-level column. Arrow arrays are not checked
+// before they are read, and one whose offsets or lengths disagree with its
+// buffers (a malformed Arrow IPC batch, a caller's hand-built array) makes
+// arrow-go or the shredder index out of range: that is reported as an
+// error, and Append rolls the streams back.
+func (sh *Shredder) column(c *schema.Node, col arrow.Array, spans []span, rows int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed Arrow %s array: %v", col.DataType(), r)
+		}
+	}()
+	return sh.node(c, col, spans, rows, nil)
 }
 
 func (sh *Shredder) mark() {
