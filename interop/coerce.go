@@ -30,6 +30,9 @@ import (
 //     nanoseconds int64>
 //   - run-end encoded of fixed-width, boolean, string or binary values →
 //     the values, one a row (Strata's RLE finds the runs again)
+//   - sparse and dense unions of fixed-width, boolean, string or binary
+//     members → struct<type_code int8, one nullable field per member>, the
+//     member of each row set and the others null
 //   - decimal256 with precision > 38 → its exact decimal text ("-12.3400":
 //     every digit of the scale), which Strata's text encodings store as the
 //     integers they are where that pays
@@ -61,6 +64,10 @@ func StorableType(t arrow.DataType) (arrow.DataType, bool) {
 		return dayTimeFields, true
 	case *arrow.MonthDayNanoIntervalType:
 		return monthDayNanoFields, true
+	case arrow.UnionType:
+		if st, ok := unionFields(t); ok {
+			return st, true
+		}
 	case *arrow.RunEndEncodedType:
 		if v, _ := StorableType(t.Encoded()); gatherable(v) || isBinaryLike(v) {
 			return v, true
@@ -265,6 +272,9 @@ func coerceData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 	if from.ID() == arrow.RUN_END_ENCODED && to.ID() != arrow.RUN_END_ENCODED {
 		return decodeRuns(mem, d, to)
 	}
+	if ut, ok := from.(arrow.UnionType); ok && to.ID() == arrow.STRUCT {
+		return decodeUnion(mem, d, ut, to)
+	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.MAP:
 		out, err := convertChildren(mem, d, to, coerceData)
@@ -389,6 +399,95 @@ func decodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.Diction
 		}
 	}
 	out := gatherValues(mem, vals, src)
+	defer out.Release()
+	return array.NewSliceData(out, int64(d.Offset()), int64(n)), nil
+}
+
+// unionTag names the field of a union's struct stand-in that holds each
+// row's type code.
+const unionTag = "type_code"
+
+// unionFields returns the struct stand-in of union type t, if its members
+// can be gathered and none is named unionTag.
+func unionFields(t arrow.UnionType) (*arrow.StructType, bool) {
+	fields := []arrow.Field{{Name: unionTag, Type: arrow.PrimitiveTypes.Int8}}
+	for _, f := range t.Fields() {
+		v, _ := StorableType(f.Type)
+		if f.Name == unionTag || !(gatherable(v) || isBinaryLike(v)) {
+			return nil, false
+		}
+		fields = append(fields, arrow.Field{Name: f.Name, Type: v, Nullable: true})
+	}
+	return arrow.StructOf(fields...), true
+}
+
+// decodeUnion returns union data d as its struct stand-in to: each row's
+// type code, and the value of its member (null in the others). Like the
+// other conversions it works on the unsliced range and slices the result
+// back.
+func decodeUnion(mem memory.Allocator, d arrow.ArrayData, ut arrow.UnionType, to arrow.DataType) (arrow.ArrayData, error) {
+	n := d.Offset() + d.Len()
+	full := array.NewData(ut, n, d.Buffers(), d.Children(), -1, 0)
+	defer full.Release()
+	u, ok := array.MakeFromData(full).(array.Union)
+	if !ok {
+		return nil, fmt.Errorf("%s data is not a union", ut)
+	}
+	defer u.Release()
+	dense, _ := u.(*array.DenseUnion)
+	codes := make([]int8, n)
+	members := ut.Fields()
+	srcs := make([][]int, len(members))
+	for k := range srcs {
+		srcs[k] = make([]int, n)
+		for i := range srcs[k] {
+			srcs[k][i] = -1
+		}
+	}
+	for i := 0; i < n; i++ {
+		codes[i] = int8(u.TypeCode(i))
+		k := u.ChildID(i)
+		if k < 0 || k >= len(members) {
+			return nil, fmt.Errorf("row %d has type code %d, not one of %s", i, codes[i], ut)
+		}
+		at := i
+		if dense != nil {
+			at = int(dense.ValueOffset(i))
+		}
+		srcs[k][i] = at
+	}
+	cb := array.NewInt8Builder(mem)
+	defer cb.Release()
+	cb.AppendValues(codes, nil)
+	ca := cb.NewArray()
+	defer ca.Release()
+	kids := []arrow.ArrayData{ca.Data()}
+	defer func() {
+		for _, k := range kids[1:] {
+			k.Release()
+		}
+	}()
+	st := to.(*arrow.StructType)
+	for k := range members {
+		md, err := coerceData(mem, u.Field(k).Data(), st.Field(k+1).Type)
+		if err != nil {
+			return nil, fmt.Errorf("union member %q: %w", members[k].Name, err)
+		}
+		ma := array.MakeFromData(md)
+		md.Release()
+		for i, at := range srcs[k] {
+			if at >= ma.Len() {
+				ma.Release()
+				return nil, fmt.Errorf("row %d names value %d of member %q, which has %d", i, at, members[k].Name, ma.Len())
+			}
+			if at >= 0 && ma.IsNull(at) {
+				srcs[k][i] = -1
+			}
+		}
+		kids = append(kids, gatherValues(mem, ma, srcs[k]))
+		ma.Release()
+	}
+	out := array.NewData(to, n, []*memory.Buffer{nil}, kids, 0, 0)
 	defer out.Release()
 	return array.NewSliceData(out, int64(d.Offset()), int64(n)), nil
 }
@@ -540,8 +639,10 @@ func gatherValues(mem memory.Allocator, vals arrow.Array, src []int) arrow.Array
 		w := vals.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
 		data = zeroBuffer(mem, n*w)
 		db := data.Bytes()
-		vd := vals.Data()
-		sb := vd.Buffers()[1].Bytes()[vd.Offset()*w:]
+		var sb []byte // (an empty array may have no values buffer)
+		if vd := vals.Data(); vd.Buffers()[1] != nil {
+			sb = vd.Buffers()[1].Bytes()[vd.Offset()*w:]
+		}
 		set = func(i, k int) { copy(db[i*w:(i+1)*w], sb[k*w:(k+1)*w]) }
 	}
 	defer data.Release()

@@ -25,6 +25,7 @@ import (
 //	binary, large_binary, binary_view,
 //	  fixed_size_binary[n]                  → binary
 //	dictionary<K, V>, run_end_encoded<E, V> → canon(V)
+//	sparse or dense union<F...>             → struct<type_code int8, canon(F)...>
 //	decimal32/64/128/256(p <= 38, s)        → decimal128(p, s)
 //	decimal256(p > 38, s)                   → string (every digit of s)
 //	list<E>, large_list<E>, list_view<E>,
@@ -56,6 +57,12 @@ func canonType(t arrow.DataType) arrow.DataType {
 		return canonType(t.ValueType)
 	case *arrow.RunEndEncodedType:
 		return canonType(t.Encoded())
+	case arrow.UnionType:
+		fs := []arrow.Field{{Name: "type_code", Type: arrow.PrimitiveTypes.Int8}}
+		for _, f := range t.Fields() {
+			fs = append(fs, arrow.Field{Name: f.Name, Type: canonType(f.Type), Nullable: true})
+		}
+		return arrow.StructOf(fs...)
 	case arrow.DecimalType:
 		if t.GetPrecision() > 38 {
 			return arrow.BinaryTypes.String
@@ -112,6 +119,22 @@ func appendValue(b array.Builder, a arrow.Array, i int) error {
 	switch a := a.(type) {
 	case *array.Dictionary:
 		return appendValue(b, a.Dictionary(), a.GetValueIndex(i))
+	case array.Union:
+		sb := b.(*array.StructBuilder)
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.Int8Builder).Append(int8(a.TypeCode(i)))
+		k, at := a.ChildID(i), i
+		if d, ok := a.(*array.DenseUnion); ok {
+			at = int(d.ValueOffset(i))
+		}
+		for m := 0; m < a.NumFields(); m++ {
+			if m != k {
+				sb.FieldBuilder(m + 1).AppendNull()
+			} else if err := appendValue(sb.FieldBuilder(m+1), a.Field(m), at); err != nil {
+				return err
+			}
+		}
+		return nil
 	case *array.RunEndEncoded:
 		// the first run ending past the row (logical offset included)
 		at := int64(a.Data().Offset() + i)
@@ -321,6 +344,11 @@ func clip(a arrow.Array) string {
 func concatColumn(recs []arrow.Record, col int, dt arrow.DataType) (arrow.Array, error) {
 	if len(recs) == 0 {
 		return array.MakeArrayOfNull(memory.DefaultAllocator, dt, 0), nil
+	}
+	if len(recs) == 1 { // (arrow-go concatenates no unions)
+		c := recs[0].Column(col)
+		c.Retain()
+		return c, nil
 	}
 	parts := make([]arrow.Array, len(recs))
 	for i, r := range recs {

@@ -97,7 +97,7 @@ type ReadOptions struct {
 	// types Strata cannot store but can hold losslessly are converted (see
 	// StorableType): extension types, float16, fixed_size_binary,
 	// decimal256, intervals, dictionaries of values other than text,
-	// run-end encoded columns.
+	// run-end encoded columns, unions.
 	KeepTypes bool
 	// Parallel parses a CSV file, or a JSON-lines file, in pieces on
 	// Threads goroutines (csvParallel, jsonParallel; a JSON file that is

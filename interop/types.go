@@ -265,6 +265,9 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 		}
 		return encodeRuns(mem, vals, rt)
 	}
+	if ut, ok := to.(arrow.UnionType); ok && from.ID() == arrow.STRUCT {
+		return restoreUnion(mem, d, ut)
+	}
 	if from.ID() == arrow.STRUCT && (to.ID() == arrow.INTERVAL_DAY_TIME || to.ID() == arrow.INTERVAL_MONTH_DAY_NANO) {
 		return restoreInterval(mem, d, to)
 	}
@@ -429,6 +432,93 @@ func restoreListView(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType)
 		bitutil.CopyBitmap(bufs[0].Bytes(), off, n, valid.Bytes(), 0)
 	}
 	return array.NewData(to, n, []*memory.Buffer{valid, starts, sizes}, kids, d.NullN(), 0), nil
+}
+
+// restoreUnion converts the struct stand-in d of a union back to union
+// type ut: the type codes from its first field, each row's value from its
+// member's field (a sparse union keeps the fields whole; a dense one
+// gathers each member's rows). A type code the union does not have is
+// corruption.
+func restoreUnion(mem memory.Allocator, d arrow.ArrayData, ut arrow.UnionType) (arrow.ArrayData, error) {
+	want, ok := unionFields(ut)
+	if !ok || !arrow.TypeEqual(storedType(want), storedType(d.DataType())) {
+		return nil, fmt.Errorf("cannot restore %s as %s", d.DataType(), ut)
+	}
+	// The union starts at offset 0 (arrow-go's IPC writer cannot write
+	// a union batch that is a slice of another); the struct's fields come
+	// sliced to its rows.
+	st, ok := array.MakeFromData(d).(*array.Struct)
+	if !ok {
+		return nil, fmt.Errorf("cannot restore %s as %s", d.DataType(), ut)
+	}
+	defer st.Release()
+	n := st.Len()
+	codes, ok := st.Field(0).(*array.Int8)
+	if !ok {
+		return nil, fmt.Errorf("union type codes stored as %s: %w", st.Field(0).DataType(), encoding.ErrCorrupt)
+	}
+	ids := ut.ChildIDs()
+	members := ut.Fields()
+	child := make([]int, n)
+	for i := 0; i < n; i++ {
+		c := codes.Value(i)
+		if codes.IsNull(i) || c < 0 || int(c) >= len(ids) || ids[c] < 0 || ids[c] >= len(members) {
+			return nil, fmt.Errorf("row %d has type code %d, not one of %s: %w", i, c, ut, encoding.ErrCorrupt)
+		}
+		child[i] = ids[c]
+	}
+	typeIDs := memory.NewBufferBytes(append([]byte(nil), arrow.Int8Traits.CastToBytes(codes.Int8Values())...))
+	kids := make([]arrow.Array, len(members))
+	defer func() {
+		for _, k := range kids {
+			if k != nil {
+				k.Release()
+			}
+		}
+	}()
+	dense := ut.Mode() == arrow.DenseMode
+	var offsets []int32
+	if dense {
+		offsets = make([]int32, n)
+	}
+	for k, f := range members {
+		md, err := restoreData(mem, st.Field(k+1).Data(), f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("union member %q: %w", f.Name, err)
+		}
+		ma := array.MakeFromData(md)
+		md.Release()
+		// the member's values in order (a sparse member: every row; a
+		// dense one: its own rows), -1 for a null
+		var rows []int
+		for i, c := range child {
+			if dense && c != k {
+				continue
+			}
+			if dense {
+				offsets[i] = int32(len(rows))
+			}
+			if c == k && ma.IsValid(i) {
+				rows = append(rows, i)
+			} else {
+				rows = append(rows, -1)
+			}
+		}
+		gd := gatherValues(mem, ma, rows)
+		ma.Release()
+		kids[k] = array.MakeFromData(gd)
+		gd.Release()
+	}
+	var u arrow.Array
+	if !dense {
+		u = array.NewSparseUnion(ut.(*arrow.SparseUnionType), n, kids, typeIDs, 0)
+	} else {
+		ob := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets))
+		u = array.NewDenseUnion(ut.(*arrow.DenseUnionType), n, kids, typeIDs, ob, 0)
+	}
+	u.Data().Retain()
+	defer u.Release()
+	return u.Data(), nil
 }
 
 // restoreInterval converts the struct stand-in d of an interval back to
