@@ -515,30 +515,31 @@ func decodeRuns(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (arr
 	defer vals.Release()
 	ends := array.MakeFromData(kids[0])
 	defer ends.Release()
-	end := func(k int) int64 {
+	// the run ends, read once (checked: no nulls, increasing)
+	runEnds := make([]int64, ends.Len())
+	for k := range runEnds {
 		switch e := ends.(type) {
 		case *array.Int16:
-			return int64(e.Value(k))
+			runEnds[k] = int64(e.Value(k))
 		case *array.Int32:
-			return int64(e.Value(k))
+			runEnds[k] = int64(e.Value(k))
 		case *array.Int64:
-			return e.Value(k)
+			runEnds[k] = e.Value(k)
+		default:
+			return nil, fmt.Errorf("run ends of type %s", ends.DataType())
 		}
-		return -1
+		if ends.IsNull(k) || (k > 0 && runEnds[k] <= runEnds[k-1]) || runEnds[k] <= 0 {
+			return nil, fmt.Errorf("run ends not increasing at run %d: %w", k, encoding.ErrCorrupt)
+		}
 	}
 	n := d.Offset() + d.Len()
 	src := make([]int, n)
-	k, prev := 0, int64(0)
+	k := 0
 	for i := range src {
-		for k < ends.Len() && end(k) <= int64(i) {
-			if e := end(k); e <= prev || ends.IsNull(k) {
-				return nil, fmt.Errorf("run ends not increasing at run %d: %w", k, encoding.ErrCorrupt)
-			} else {
-				prev = e
-			}
+		for k < len(runEnds) && runEnds[k] <= int64(i) {
 			k++
 		}
-		if k >= ends.Len() || k >= vals.Len() {
+		if k >= len(runEnds) || k >= vals.Len() {
 			return nil, fmt.Errorf("row %d past the last run: %w", i, encoding.ErrCorrupt)
 		}
 		src[i] = k
@@ -607,18 +608,16 @@ func gatherValues(mem memory.Allocator, vals arrow.Array, src []int) arrow.Array
 	if isBinaryLike(vals.DataType()) {
 		b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
 		defer b.Release()
-		bin := func(k int) []byte { return []byte(vals.ValueStr(k)) }
-		switch v := vals.(type) {
-		case *array.String:
-			bin = func(k int) []byte { return []byte(v.Value(k)) }
-		case *array.Binary:
-			bin = v.Value
-		}
+		str, _ := vals.(*array.String)
+		bin, _ := vals.(*array.Binary)
 		for _, k := range src {
-			if k < 0 {
+			switch {
+			case k < 0:
 				b.AppendNull()
-			} else {
-				b.Append(bin(k))
+			case str != nil:
+				b.AppendString(str.Value(k))
+			default:
+				b.Append(bin.Value(k))
 			}
 		}
 		a := b.NewArray()
@@ -707,13 +706,14 @@ func encodeDictionary(mem memory.Allocator, d arrow.ArrayData, dt *arrow.Diction
 			nulls++
 			continue
 		}
-		k, ok := seen[key(i)]
+		kv := key(i)
+		k, ok := seen[kv]
 		if !ok {
 			k = len(first)
 			if uint64(k) > limit {
 				return nil, fmt.Errorf("%d distinct values do not fit dictionary indices of %s", k+1, dt.IndexType)
 			}
-			seen[key(i)] = k
+			seen[kv] = k
 			first = append(first, i)
 		}
 		binary.LittleEndian.PutUint64(le[:], uint64(k))

@@ -1,12 +1,16 @@
 package interop_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/encoding"
+	"strata/interop"
 )
 
 // reeOf builds a run-end encoded array of n rows from runs of the given
@@ -62,4 +66,31 @@ func TestRunEndEncoded(t *testing.T) {
 	rec := array.NewRecord(sch, cols, 150)
 	defer rec.Release()
 	roundTripStandIn(t, rec, 9, nil, "out.arrow")
+}
+
+// Run ends that do not increase are corruption, reported, not read.
+func TestRunEndsNotIncreasing(t *testing.T) {
+	mem := memory.DefaultAllocator
+	eb := array.NewInt32Builder(mem)
+	defer eb.Release()
+	eb.AppendValues([]int32{3, 2, 5}, nil)
+	ea := eb.NewArray()
+	defer ea.Release()
+	vals, _, err := array.FromJSON(mem, arrow.PrimitiveTypes.Int64, strings.NewReader(`[1, 2, 3]`))
+	must(t, err)
+	defer vals.Release()
+	ree := array.NewRunEndEncodedArray(ea, vals, 5, 0)
+	defer ree.Release()
+	sch := arrow.NewSchema([]arrow.Field{{Name: "r", Type: ree.DataType(), Nullable: true}}, nil)
+	rec := array.NewRecord(sch, []arrow.Array{ree}, 5)
+	defer rec.Release()
+	ssch, _ := interop.StorableSchema(sch)
+	out, err := interop.CoerceRecord(mem, rec, ssch)
+	if err == nil {
+		out.Release()
+		t.Fatal("run ends 3, 2, 5 read as a column")
+	}
+	if !errors.Is(err, encoding.ErrCorrupt) || !strings.Contains(err.Error(), `"r"`) {
+		t.Fatalf("%v, want a corruption error naming the column", err)
+	}
 }

@@ -312,14 +312,13 @@ func restoreFixedList(mem memory.Allocator, d arrow.ArrayData, ft *arrow.FixedSi
 	defer values.Release()
 	size := int64(ft.Len())
 	n, off := d.Len(), d.Offset()
-	bufs := d.Buffers()
-	if len(bufs) < 2 || bufs[1] == nil || bufs[1].Len() < arrow.Int32Traits.BytesRequired(off+n+1) {
-		return nil, fmt.Errorf("list data without its offsets: %w", encoding.ErrCorrupt)
+	offs, err := listOffsets(d)
+	if err != nil {
+		return nil, err
 	}
-	offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[off : off+n+1]
 	var valid []byte
-	if bufs[0] != nil && d.NullN() > 0 {
-		valid = bufs[0].Bytes()
+	if b := d.Buffers()[0]; b != nil && d.NullN() > 0 {
+		valid = b.Bytes()
 	}
 	// The child as pieces: runs of stored values, and null runs for null
 	// entries.
@@ -388,6 +387,16 @@ func restoreFixedList(mem memory.Allocator, d arrow.ArrayData, ft *arrow.FixedSi
 	return array.NewData(ft, n, []*memory.Buffer{validity}, []arrow.ArrayData{child.Data()}, d.NullN(), 0), nil
 }
 
+// listOffsets returns the n+1 offsets of the rows of list data d.
+func listOffsets(d arrow.ArrayData) ([]int32, error) {
+	n, off := d.Len(), d.Offset()
+	bufs := d.Buffers()
+	if len(bufs) < 2 || bufs[1] == nil || bufs[1].Len() < arrow.Int32Traits.BytesRequired(off+n+1) {
+		return nil, fmt.Errorf("list data without its offsets: %w", encoding.ErrCorrupt)
+	}
+	return arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[off : off+n+1], nil
+}
+
 // restoreListView converts stored list data d to list view type to: each
 // slot's view is its list entry (offsets as stored, sizes their
 // differences), the values converted as they are. The views start at
@@ -399,11 +408,11 @@ func restoreListView(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType)
 	}
 	defer releaseAll(kids)
 	off, n := d.Offset(), d.Len()
-	bufs := d.Buffers()
-	if len(bufs) < 2 || bufs[1] == nil || bufs[1].Len() < arrow.Int32Traits.BytesRequired(off+n+1) {
-		return nil, fmt.Errorf("list data without its offsets: %w", encoding.ErrCorrupt)
+	offs, err := listOffsets(d)
+	if err != nil {
+		return nil, err
 	}
-	offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[off : off+n+1]
+	bufs := d.Buffers()
 	large := to.ID() == arrow.LARGE_LIST_VIEW
 	width := 4
 	if large {
