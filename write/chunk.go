@@ -316,8 +316,16 @@ func compactSlice[T any](v []T, valid []bool) []T {
 }
 
 func compactBytes(b *encoding.Bytes, valid []bool) encoding.Bytes {
-	var out encoding.Bytes
-	out.Offsets = make([]int32, 1, len(valid)+1)
+	// sized first: grown by appends, the copy cost a growth and a clear of
+	// fresh memory every doubling
+	n, size := 0, int32(0)
+	for i, ok := range valid {
+		if ok {
+			n++
+			size += b.Offsets[i+1] - b.Offsets[i]
+		}
+	}
+	out := encoding.Bytes{Offsets: make([]int32, 1, n+1), Data: make([]byte, 0, size)}
 	for i, ok := range valid {
 		if ok {
 			out.Data = append(out.Data, b.Value(i)...)

@@ -7,6 +7,7 @@ package varint
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"strata/encoding"
@@ -57,6 +58,7 @@ func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 func appendSigned[T int8 | int16 | int32 | int64](dst []byte, vals []T) []byte {
+	dst = slices.Grow(dst, len(vals)) // a byte a value at least
 	for _, v := range vals {
 		dst = binary.AppendUvarint(dst, zigzag(int64(v)))
 	}
@@ -64,6 +66,7 @@ func appendSigned[T int8 | int16 | int32 | int64](dst []byte, vals []T) []byte {
 }
 
 func appendUnsigned[T uint8 | uint16 | uint32 | uint64](dst []byte, vals []T) []byte {
+	dst = slices.Grow(dst, len(vals)) // a byte a value at least
 	for _, v := range vals {
 		dst = binary.AppendUvarint(dst, uint64(v))
 	}
