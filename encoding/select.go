@@ -1,6 +1,7 @@
 package encoding
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -31,6 +32,10 @@ type Tree struct {
 	// fixedLength: the root node's encoder reported values of one length
 	// (Ctx.FixedLength).
 	fixedLength bool
+	// fixed is the bytes of the node that do not grow with its values:
+	// the headers of its nodes and the length prefixes of its children
+	// (those inside a zstd body count as body).
+	fixed int
 }
 
 // FixedLength reports whether the encoder of t's root node reported that
@@ -311,6 +316,7 @@ type Ctx struct {
 	// set while encoding a node's body
 	self       Kind
 	children   []*Tree
+	childFixed int // the fixed bytes of the children (Tree.fixed) and their length prefixes
 	forced     *Tree
 	exceptions int
 	// whole: the selections of this subtree's sequences encode their
@@ -398,7 +404,17 @@ func (c *Ctx) EncodeChild(dst []byte, vals any) ([]byte, error) {
 		return dst, err
 	}
 	c.children = append(c.children, t)
+	c.childFixed += t.fixed + uvarintLen(len(node))
 	return AppendChild(dst, node), nil
+}
+
+// uvarintLen is the length of v's uvarint.
+func uvarintLen(v int) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // EncodeChildWith encodes a child with a fixed kind, bypassing selection; it
@@ -507,7 +523,9 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		c.readWhole = c.readWhole || nc.readWhole // a refusal may rest on Whole too (trialEncode)
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
-	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole, fixedLength: nc.fixedLength}
+	hdr := headerLen(out[start:])
+	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole, fixedLength: nc.fixedLength,
+		fixed: hdr + nc.childFixed}
 	own := cd.Decode.Time(st.Type, st.N, st.TotalBytes)
 	if nc.fixedLength && st.Type == Binary {
 		if ft, ok := cd.Decode.FixedTime(st.N, st.TotalBytes); ok {
@@ -533,6 +551,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 			if len(z) < len(node) {
 				out = append(out[:start], z...)
 				t.Zstd = true
+				t.fixed = hdr + uvarintLen(len(node)-hdr) // the children's headers are inside the frame
 				t.cheapZstd = t.cheapZstd || cheap
 				t.time += c.zstdTime(float64(len(node)) * c.scale)
 			}
@@ -640,6 +659,21 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			cands = append(cands, k)
 			continue
 		}
+		if wt, ok := cd.Encoder.(WholeTrialer); ok && scale != 1 && wt.WholeTrial(st, c.p.SampleRuns*c.p.SampleLen) {
+			// trialled on the whole sequence, which costs no more than
+			// a sample's trial here and shows what a sample cannot
+			tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true, nest: c.nest + 1, scale: c.scale}
+			if !c.trial && (c.ownValues() || c.whole) {
+				tc.full = vals
+			}
+			node, tree, err := tc.trialEncode(c.wholeSig(&wsig, vals), vals, st, cd)
+			if err != nil {
+				continue
+			}
+			k.size, k.time, k.zstd = float64(len(node)), tree.time, hasZstd(tree)
+			cands = append(cands, k)
+			continue
+		}
 		tc := &Ctx{p: c.p, depth: c.depth, parent: c.parent, trial: true, nest: c.nest + 1, scale: c.scale * scale}
 		if !c.trial && (c.ownValues() || c.whole) && (scale == 1 || whole) {
 			tc.full = vals
@@ -675,7 +709,12 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		case ok:
 			k.size, k.sure = float64(sc.ScaleSample(node, sampleSt, st)), false
 		default:
-			k.size = float64(len(node)) * scale
+			// the headers of the sample's nodes are not repeated for
+			// the whole sequence: on a short sample of runs or small
+			// values they are most of a composite node, and scaling
+			// them with the values made every composite look larger
+			fixed := float64(min(tree.fixed, len(node)))
+			k.size = fixed + (float64(len(node))-fixed)*scale
 		}
 		cands = append(cands, k)
 	}
@@ -975,6 +1014,15 @@ type SampleScaler interface {
 	ScaleSample(node []byte, sample, full *Stats) int
 }
 
+// WholeTrialer is implemented by encoders whose trial on the whole
+// sequence costs about as much as a sample's when its statistics say so
+// (RLE when the sequence has no more runs than a sample has values).
+// Selection then trials them on the whole sequence: a sample of short
+// slices cuts long runs and sees few of them.
+type WholeTrialer interface {
+	WholeTrial(st *Stats, sampleLen int) bool
+}
+
 // Sample returns runs slices of runLen consecutive values spread evenly over
 // vals, concatenated; vals itself when it is not longer than the sample.
 func Sample(vals any, runs, runLen int) any {
@@ -1086,4 +1134,17 @@ func capture(node []byte, d Decoder, depth int, opts *Options) (*Tree, error) {
 		}
 	}
 	return t, nil
+}
+
+// headerLen is the length of a node's header: kind, type, flags and the
+// row count.
+func headerLen(node []byte) int {
+	if len(node) < 4 {
+		return len(node)
+	}
+	_, k := binary.Uvarint(node[3:])
+	if k <= 0 {
+		return len(node)
+	}
+	return 3 + k
 }

@@ -238,3 +238,44 @@ func TestYardstickInReach(t *testing.T) {
 		}
 	}
 }
+
+// TestLongRuns checks that selection sees runs longer than a sample's
+// slices: a column of a few distinct values in a few hundred runs (a
+// class code that is mostly "0", as unicode's combining class) is stored
+// by balanced selection within a quarter of the smallest encoding of its
+// runs, not as the plain text a sample of a few cut runs made look
+// smaller (its sample put RLE at three times its size).
+func TestLongRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	classes := []string{"230", "220", "1", "7", "9", "202", "216", "8", "84", "91", "240", "232"}
+	for _, typ := range []string{"text", "int64"} {
+		var text encoding.Bytes
+		text.Offsets = []int32{0}
+		var ints []int64
+		for text.Len()+len(ints) < 40000 {
+			v, n := "0", 20+r.IntN(150)
+			if r.IntN(2) == 0 {
+				v, n = classes[r.IntN(len(classes))], 1+r.IntN(40)
+			}
+			for range n {
+				if typ == "text" {
+					text.Append([]byte(v))
+				} else {
+					x := int64(0)
+					fmt.Sscan(v, &x)
+					ints = append(ints, x)
+				}
+			}
+		}
+		var vals any = text
+		if typ == "int64" {
+			vals = ints
+		}
+		node, tree := encode(t, encoding.OptimizeBalanced, nil, vals)
+		runs, runsTree := encode(t, encoding.OptimizeSize, &encoding.Tree{Kind: encoding.KindRLE}, vals)
+		t.Logf("%s: balanced %v %d bytes, RLE %v %d", typ, tree, len(node), runsTree, len(runs))
+		if float64(len(node)) > 1.25*float64(len(runs))+16 {
+			t.Errorf("%s: balanced chose %v, %d bytes, where RLE takes %d", typ, tree, len(node), len(runs))
+		}
+	}
+}

@@ -966,3 +966,8 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 
 // Skipped implements encoding.SkipCounter.
 func (c *core) Skipped() int { return c.skipped }
+
+// WholeTrial: with no more runs than a sample has values, a sample's short
+// slices cut the runs the ids' RLE would store, and the whole sequence is
+// trialled instead (encoding.WholeTrialer).
+func (encoder) WholeTrial(st *encoding.Stats, sampleLen int) bool { return st.Runs <= sampleLen }

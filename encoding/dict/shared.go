@@ -766,3 +766,6 @@ func allShort(b *encoding.Bytes) bool {
 	}
 	return true
 }
+
+// WholeTrial: as Dictionary's.
+func (sharedEncoder) WholeTrial(st *encoding.Stats, sampleLen int) bool { return st.Runs <= sampleLen }

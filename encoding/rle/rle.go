@@ -490,6 +490,14 @@ func (encoder) Fit(st *encoding.Stats) bool {
 	return st.N >= 2 && st.Type.Valid() && st.Runs*2 <= st.N
 }
 
+// WholeTrial: RLE's children hold one value a run, so with no more runs
+// than a sample has values a trial on the whole sequence costs a pass over
+// the values and a sample's trial of the children, and sees the runs a
+// sample's short slices cut.
+func (encoder) WholeTrial(st *encoding.Stats, sampleLen int) bool {
+	return st.Runs <= sampleLen
+}
+
 // Estimate needs a trial: both children are selected recursively.
 func (encoder) Estimate(*encoding.Stats) (int, bool) { return 0, false }
 
