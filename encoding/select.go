@@ -625,6 +625,12 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 	scale := 1.0
 	if st.N > c.p.ExactBelow {
 		sample = Sample(vals, c.p.SampleRuns, c.p.SampleLen)
+		if st.Sorted {
+			// slices of a sorted sequence put end to end jump where one
+			// ends, and differences would be judged by those jumps: one
+			// slice of the same length keeps the order
+			sample = Sample(vals, 1, c.p.SampleRuns*c.p.SampleLen)
+		}
 		sampleSt = ComputeStats(sample)
 		scale = float64(st.N) / float64(max(sampleSt.N, 1))
 	}
@@ -1030,9 +1036,9 @@ func Sample(vals any, runs, runLen int) any {
 	if n <= runs*runLen || runs <= 0 {
 		return vals
 	}
-	step := (n - runLen) / (runs - 1)
-	if runs == 1 {
-		step = 0
+	step := 0
+	if runs > 1 {
+		step = (n - runLen) / (runs - 1)
 	}
 	switch v := vals.(type) {
 	case []bool:

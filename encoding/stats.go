@@ -30,7 +30,8 @@ type Stats struct {
 	HasNaN     bool
 
 	// Integers: bounds of consecutive differences v[i]-v[i-1], computed in
-	// int64 with wrap-around, and whether the sequence is non-decreasing.
+	// int64 with wrap-around, and whether the sequence is non-decreasing
+	// (floats too: without NaN, in numeric order).
 	DeltaMin, DeltaMax int64
 	Sorted             bool
 	// Integers: Step is the greatest common divisor of the differences
@@ -264,10 +265,15 @@ func floatStats[T float32 | float64](st *Stats, v []T, bitsOf func(T) uint64) {
 	}
 	mn, mx := math.Inf(1), math.Inf(-1)
 	runs := 1
+	sorted := true
 	for i, x := range v {
 		f := float64(x)
+		if i > 0 && !(x >= v[i-1]) {
+			sorted = false // (a NaN is in no order)
+		}
 		if f != f {
 			st.HasNaN = true
+			sorted = false
 		} else {
 			if f < mn {
 				mn = f
@@ -281,7 +287,7 @@ func floatStats[T float32 | float64](st *Stats, v []T, bitsOf func(T) uint64) {
 		}
 	}
 	st.MinF, st.MaxF = mn, mx
-	st.Runs = runs
+	st.Runs, st.Sorted = runs, sorted
 	distinct(st, len(v), func(i int) uint64 { return bitsOf(v[i]) })
 }
 

@@ -279,3 +279,28 @@ func TestLongRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedSamples checks that selection samples a sorted sequence
+// without cutting its order: slices of it put end to end jump where one
+// ends, which made differences look costly, so balanced selection stored
+// sorted floats plainly at three times ALP over their differences, and
+// sorted repeats as differences at twice RLE's size.
+func TestSortedSamples(t *testing.T) {
+	for _, c := range []struct {
+		typ   encoding.Type
+		shape encodingtest.Shape
+	}{
+		{encoding.Float64, encodingtest.ShapeSorted},
+		{encoding.Float64, encodingtest.ShapeSortedRepeats},
+		{encoding.Int64, encodingtest.ShapeSortedRepeats},
+		{encoding.Uint32, encodingtest.ShapeSortedRepeats},
+	} {
+		vals := encodingtest.Values(c.typ, c.shape, 60000, 3)
+		node, tree := encode(t, encoding.OptimizeBalanced, nil, vals)
+		small, smallTree := encode(t, encoding.OptimizeSize, nil, vals)
+		t.Logf("%v %s: balanced %v %d bytes, size %v %d", c.typ, c.shape, tree, len(node), smallTree, len(small))
+		if float64(len(node)) > 1.25*float64(len(small))+64 {
+			t.Errorf("%v %s: balanced chose %v, %d bytes, where size selection finds %v, %d", c.typ, c.shape, tree, len(node), smallTree, len(small))
+		}
+	}
+}
