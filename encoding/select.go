@@ -718,8 +718,14 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			// the headers of the sample's nodes are not repeated for
 			// the whole sequence: on a short sample of runs or small
 			// values they are most of a composite node, and scaling
-			// them with the values made every composite look larger
-			fixed := float64(min(tree.fixed, len(node)))
+			// them with the values made every composite look larger.
+			// (A leaf's one header is left scaled: a few bytes, which
+			// only tipped near ties, such as lineitem's prices between
+			// FixedBitWidth and BlockFOR, whose gathers are slower.)
+			fixed := 0.0
+			if len(tree.Children) > 0 {
+				fixed = float64(min(tree.fixed, len(node)))
+			}
 			k.size = fixed + (float64(len(node))-fixed)*scale
 		}
 		cands = append(cands, k)
