@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -561,8 +562,9 @@ func encodeRuns(mem memory.Allocator, d arrow.ArrayData, rt *arrow.RunEndEncoded
 	n := vals.Len()
 	var starts []int
 	var ends []int64
+	same := sameAsPrevious(vals)
 	for i := 0; i < n; i++ {
-		if i == 0 || !array.SliceEqual(vals, int64(i-1), int64(i), vals, int64(i), int64(i+1)) {
+		if i == 0 || !same(i) {
 			starts = append(starts, i)
 			ends = append(ends, int64(i))
 		}
@@ -604,6 +606,39 @@ func encodeRuns(mem memory.Allocator, d arrow.ArrayData, rt *arrow.RunEndEncoded
 
 // gatherValues returns an array of vals' type (gatherable or binary-like)
 // whose value i is vals' value src[i], or null where src[i] < 0.
+// sameAsPrevious returns whether row i of vals holds what row i-1 holds:
+// both null, or the same value (fixed-width values bit for bit, so -0
+// and 0 stay apart). The types gatherValues takes are compared in place;
+// others through arrow-go's SliceEqual, which builds two slices a call.
+func sameAsPrevious(vals arrow.Array) func(i int) bool {
+	nulls := func(i int) (both, one bool) {
+		a, b := vals.IsNull(i-1), vals.IsNull(i)
+		return a && b, a != b
+	}
+	var eq func(i int) bool
+	switch a := vals.(type) {
+	case *array.String:
+		eq = func(i int) bool { return a.Value(i-1) == a.Value(i) }
+	case *array.Binary:
+		eq = func(i int) bool { return bytes.Equal(a.Value(i-1), a.Value(i)) }
+	case *array.Boolean:
+		eq = func(i int) bool { return a.Value(i-1) == a.Value(i) }
+	default:
+		if !gatherable(vals.DataType()) {
+			return func(i int) bool {
+				return array.SliceEqual(vals, int64(i-1), int64(i), vals, int64(i), int64(i+1))
+			}
+		}
+		w := vals.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
+		buf := vals.Data().Buffers()[1].Bytes()[vals.Data().Offset()*w:]
+		eq = func(i int) bool { return bytes.Equal(buf[(i-1)*w:i*w], buf[i*w:(i+1)*w]) }
+	}
+	return func(i int) bool {
+		both, one := nulls(i)
+		return both || !one && eq(i)
+	}
+}
+
 func gatherValues(mem memory.Allocator, vals arrow.Array, src []int) arrow.ArrayData {
 	if isBinaryLike(vals.DataType()) {
 		b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
