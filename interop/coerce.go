@@ -624,13 +624,20 @@ func sameAsPrevious(vals arrow.Array) func(i int) bool {
 	case *array.Boolean:
 		eq = func(i int) bool { return a.Value(i-1) == a.Value(i) }
 	default:
-		if !gatherable(vals.DataType()) {
+		var buf []byte
+		w := 0
+		if gatherable(vals.DataType()) {
+			w = vals.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
+			d := vals.Data()
+			if b := d.Buffers()[1]; b != nil && b.Len() >= (d.Offset()+d.Len())*w {
+				buf = b.Bytes()[d.Offset()*w:]
+			}
+		}
+		if buf == nil {
 			return func(i int) bool {
 				return array.SliceEqual(vals, int64(i-1), int64(i), vals, int64(i), int64(i+1))
 			}
 		}
-		w := vals.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
-		buf := vals.Data().Buffers()[1].Bytes()[vals.Data().Offset()*w:]
 		eq = func(i int) bool { return bytes.Equal(buf[(i-1)*w:i*w], buf[i*w:(i+1)*w]) }
 	}
 	return func(i int) bool {

@@ -40,6 +40,9 @@ func TestSameAsPrevious(t *testing.T) {
 	defer l.Release()
 	fs := array.NewSlice(f, 2, 6)
 	defer fs.Release()
+	empty := array.MakeFromData(array.NewData(arrow.PrimitiveTypes.Float64, 0, []*memory.Buffer{nil, nil}, nil, 0, 0))
+	defer empty.Release()
+	_ = sameAsPrevious(empty) // an empty column without a values buffer
 	for _, c := range []struct {
 		a    arrow.Array
 		want []bool // same as the previous row, from row 1
