@@ -59,10 +59,10 @@ type Stats struct {
 	// stores as integers). Sorted is set for binary too (bytewise order).
 	PrefixBytes int
 	Digits      bool
-	// Binary: Numbers holds the number forms (NumPlain, NumGrouped) that
-	// every value has: each is the canonical decimal text of an int64
-	// (what NumText stores as integers). 0 when some value is no such
-	// text.
+	// Binary: Numbers holds the number forms (NumPlain, NumGrouped,
+	// NumDecimal) that every value has: each is the canonical decimal
+	// text of an int64, or of a decimal fraction (what NumText stores as
+	// integers). 0 when some value is no such text.
 	Numbers uint8
 
 	// Bool: number of true values.
@@ -301,7 +301,7 @@ func binaryStats(st *Stats, b *Bytes) {
 	st.MinLen, st.MaxLen = math.MaxInt, 0
 	runs := 1
 	sorted, digits := true, true
-	numbers := NumPlain | NumGrouped
+	numbers := NumPlain | NumGrouped | NumDecimal
 	var prev []byte
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
@@ -317,6 +317,13 @@ func binaryStats(st *Stats, b *Bytes) {
 		}
 		if numbers != 0 {
 			_, f := ParseNumber(x)
+			if f&NumPlain != 0 {
+				f |= NumDecimal // an integer is a decimal of no fraction digits
+			} else if numbers&NumDecimal != 0 {
+				if _, _, ok := ParseDecimal(x); ok {
+					f |= NumDecimal
+				}
+			}
 			numbers &= f
 		}
 		if i > 0 {
@@ -479,10 +486,97 @@ func allDigits(x []byte) bool {
 // no leading zero ("0" alone for zero, never "-0"); NumGrouped puts a
 // comma between every three digits counted from the right ("-1,234,567"),
 // NumPlain none ("-1234567"). Values below 1,000 in magnitude have both.
+// NumDecimal is the plain form optionally followed by a point and one or
+// more fraction digits ("-0.50", "42.53176"; see ParseDecimal): every
+// NumPlain value has it too.
 const (
 	NumPlain uint8 = 1 << iota
 	NumGrouped
+	NumDecimal
 )
+
+// MaxDecimalDigits is the most digits (before and after the point) a
+// NumDecimal text may have: any such magnitude, scaled by a power of ten
+// that keeps it within MaxDecimalDigits digits, fits an int64.
+const MaxDecimalDigits = 18
+
+// ParseDecimal returns the digits of x as an integer m and the number of
+// its fraction digits s (x is m·10^-s), or ok false when x is not a
+// canonical decimal text: an optional minus sign, the integer part with
+// no leading zero ("0" alone), then optionally a point and at least one
+// digit; at most MaxDecimalDigits digits in all (not counting a zero
+// integer part), and never zero with a sign ("-0", "-0.00"). Trailing fraction zeros are part of the text
+// ("1.50" has s 2), which is why s is kept apart from m.
+func ParseDecimal(x []byte) (m int64, s int, ok bool) {
+	if len(x) == 0 {
+		return 0, 0, false
+	}
+	neg := x[0] == '-'
+	if neg {
+		x = x[1:]
+	}
+	if len(x) == 0 || x[0] == '.' || (x[0] == '0' && len(x) > 1 && x[1] != '.') {
+		return 0, 0, false
+	}
+	var u int64
+	digits, point := 0, -1
+	for i, c := range x {
+		if c == '.' {
+			if point >= 0 || i == len(x)-1 {
+				return 0, 0, false
+			}
+			point = i
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		if i == 0 && c == '0' {
+			continue // the zero before a point adds no digit to m
+		}
+		if digits++; digits > MaxDecimalDigits {
+			return 0, 0, false
+		}
+		u = u*10 + int64(c-'0')
+	}
+	if point >= 0 {
+		s = len(x) - point - 1
+	}
+	if neg {
+		if u == 0 {
+			return 0, 0, false
+		}
+		u = -u
+	}
+	return u, s, true
+}
+
+// AppendDecimal appends the canonical decimal text of m·10^-s (s ≥ 0):
+// ParseDecimal's inverse.
+func AppendDecimal(dst []byte, m int64, s int) []byte {
+	if s <= 0 {
+		return strconv.AppendInt(dst, m, 10)
+	}
+	if m < 0 {
+		dst = append(dst, '-')
+	}
+	var buf [24]byte
+	u := uint64(m)
+	if m < 0 {
+		u = -u
+	}
+	d := strconv.AppendUint(buf[:0], u, 10)
+	if len(d) <= s { // leading zeros of a fraction below one: "0.05"
+		dst = append(dst, '0', '.')
+		for range s - len(d) {
+			dst = append(dst, '0')
+		}
+		return append(dst, d...)
+	}
+	dst = append(dst, d[:len(d)-s]...)
+	dst = append(dst, '.')
+	return append(dst, d[len(d)-s:]...)
+}
 
 // MaxNumberLen is the longest canonical number text: a sign, 19 digits
 // and 6 commas.

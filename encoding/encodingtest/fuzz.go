@@ -295,8 +295,9 @@ func FuzzRoundTrip(f *testing.F, c *encoding.Codec) {
 // mapped to a digit, values cut to encoding.MaxDigits, Stats.Digits), or
 // signed numbers (each value's first 8 bytes read as a little-endian
 // integer of their width, sign-extended, printed canonically; with
-// grouping commas when the first value's first byte is odd,
-// Stats.Numbers).
+// grouping commas when the first value's first byte is odd, as decimal
+// fractions of up to eight digits and ten fraction digits when its second
+// bit is set instead, Stats.Numbers).
 // Arbitrary bytes almost never take the forms text encodings exist for.
 const (
 	formRaw = iota
@@ -319,6 +320,7 @@ func textForm(b encoding.Bytes, form int) encoding.Bytes {
 		slices.SortFunc(vals, bytes.Compare)
 	}
 	grouped := len(vals) > 0 && len(vals[0]) > 0 && vals[0][0]&1 == 1
+	decimal := !grouped && len(vals) > 0 && len(vals[0]) > 0 && vals[0][0]&2 == 2
 	var out encoding.Bytes
 	out.Offsets = append(out.Offsets, 0)
 	for _, v := range vals {
@@ -339,7 +341,15 @@ func textForm(b encoding.Bytes, form int) encoding.Bytes {
 				shift := 64 - 8*w
 				x = uint64(int64(x<<shift) >> shift)
 			}
-			v = encoding.AppendNumber(nil, int64(x), grouped)
+			if decimal {
+				sc := 0
+				if len(v) > 0 {
+					sc = int(v[len(v)-1] % 11)
+				}
+				v = encoding.AppendDecimal(nil, int64(x)%100_000_000, sc)
+			} else {
+				v = encoding.AppendNumber(nil, int64(x), grouped)
+			}
 		}
 		out.Append(v)
 	}

@@ -53,10 +53,15 @@ const (
 	// in sequences of odd length and without in sequences of even length,
 	// so that both number forms occur.
 	ShapeNumbers Shape = "numbers"
+	// ShapeDecimals is decimal fractions as canonical text (coordinates
+	// and prices that JSON sources quote; Stats.Numbers NumDecimal): up to
+	// eight digits and zero to ten fraction digits, the count varying from
+	// value to value (trailing zeros kept), integers and zero among them.
+	ShapeDecimals Shape = "decimals"
 )
 
 // TextShapes lists the binary-only shapes.
-var TextShapes = []Shape{ShapeDigits, ShapeClustered, ShapeNumbers}
+var TextShapes = []Shape{ShapeDigits, ShapeClustered, ShapeNumbers, ShapeDecimals}
 
 // ShapesFor returns the shapes values of typ are tested in: Shapes, and
 // TextShapes after them for Binary.
@@ -401,6 +406,14 @@ func GenBytes(shape Shape, n int, seed uint64) encoding.Bytes {
 				}
 			}
 			out.Append(encoding.AppendNumber(nil, v, n%2 == 1))
+		}
+	case ShapeDecimals:
+		for i := 0; i < n; i++ {
+			m := int64(r.Uint64N(pow10(1 + r.IntN(8))))
+			if r.IntN(3) == 0 {
+				m = -m
+			}
+			out.Append(encoding.AppendDecimal(nil, m, r.IntN(11)))
 		}
 	case ShapeClustered:
 		pieces := []string{"a", "b", "c", "x", "/", " ", "\u00e9", "\u4e2d", "\x00", "\xff"}

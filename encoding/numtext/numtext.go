@@ -6,15 +6,22 @@
 // text; as integers they cost a few bits each, and dictionary, run-length
 // and delta encodings then work on numbers. DigitText covers digit
 // strings (which keep their leading zeros); NumText covers what DigitText
-// cannot: a sign or grouping commas.
+// cannot: a sign or grouping commas. It also stores decimal fractions
+// kept as text ("42.53176", "-0.50": coordinates and prices that JSON
+// sources quote to keep their digits) as integers scaled to the node's
+// largest count of fraction digits, beside each value's own count, so
+// that trailing zeros come back.
 //
 // Body layout (docs/FORMAT.md, "NumText (kind 23)"):
 //
 //	flags: u8 | values node (int64, rows)
+//	flags: u8 | scale: u8 | values node (int64, rows) | scales node (uint8, rows)   (decimal)
 //
 // Flag bit 0 set: every value is printed with a comma between every three
 // digits counted from the right (encoding.NumGrouped); clear: without
-// (encoding.NumPlain). The other bits are zero.
+// (encoding.NumPlain). Flag bit 1 (decimal, never with bit 0): value i is
+// v_i·10^-scale printed with s_i fraction digits (encoding.NumDecimal).
+// The other bits are zero.
 package numtext
 
 import (
@@ -34,8 +41,21 @@ var Codec = &encoding.Codec{
 	Decode:  encoding.Cost{PerString: 15.3, PerByte: 1.07}, // strata calibrate, scaled to the table (docs/benchmarks.md, 2026-12-04)
 }
 
-// flagGrouped marks a node whose values are printed with grouping commas.
-const flagGrouped = 1
+// Flags of a node: values printed with grouping commas, or decimal
+// fractions with a scales child.
+const (
+	flagGrouped = 1
+	flagDecimal = 2
+)
+
+// pow10 holds 10^0 to 10^MaxDecimalDigits.
+var pow10 = func() (p [encoding.MaxDecimalDigits + 1]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
 
 type encoder struct{}
 
@@ -59,13 +79,13 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	n := b.Len()
 	nums := make([]int64, n)
 	forms := encoding.NumPlain | encoding.NumGrouped
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && forms != 0; i++ {
 		v, f := encoding.ParseNumber(b.Value(i))
 		forms &= f
-		if forms == 0 {
-			return dst, fmt.Errorf("numtext: value %d is not a canonical number of the sequence's form", i)
-		}
 		nums[i] = v
+	}
+	if forms == 0 {
+		return encodeDecimal(dst, b, nums, ctx)
 	}
 	flags := byte(0)
 	if forms&encoding.NumPlain == 0 {
@@ -79,6 +99,54 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	return dst, nil
 }
 
+// encodeDecimal appends the body of a decimal node for b, using nums
+// (len b.Len()) as scratch: the values scaled to the largest count of
+// fraction digits, then each value's count.
+func encodeDecimal(dst []byte, b *encoding.Bytes, nums []int64, ctx *encoding.Ctx) ([]byte, error) {
+	n := b.Len()
+	scales := make([]uint8, n)
+	top := 0
+	for i := 0; i < n; i++ {
+		m, sc, ok := encoding.ParseDecimal(b.Value(i))
+		if !ok {
+			return dst, fmt.Errorf("numtext: value %d is not a canonical number", i)
+		}
+		nums[i], scales[i] = m, uint8(sc)
+		top = max(top, sc)
+	}
+	for i, m := range nums {
+		// |m·10^(top-s)| stays below 10^MaxDecimalDigits
+		up := top - int(scales[i])
+		if digitCount(m)+up > encoding.MaxDecimalDigits {
+			return dst, fmt.Errorf("numtext: value %d has more than %d digits at %d fraction digits", i, encoding.MaxDecimalDigits, top)
+		}
+		nums[i] = m * pow10[up]
+	}
+	dst = append(dst, flagDecimal, byte(top))
+	var err error
+	if dst, err = ctx.EncodeChild(dst, nums); err != nil {
+		return dst, fmt.Errorf("values: %w", err)
+	}
+	if dst, err = ctx.EncodeChild(dst, scales); err != nil {
+		return dst, fmt.Errorf("scales: %w", err)
+	}
+	return dst, nil
+}
+
+// digitCount is the number of decimal digits of |m| (1 for 0).
+func digitCount(m int64) int {
+	u := uint64(m)
+	if m < 0 {
+		u = -u
+	}
+	d := 1
+	for u >= 10 {
+		u /= 10
+		d++
+	}
+	return d
+}
+
 func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if h.Type != encoding.Binary {
 		return nil, encoding.Unsupportedf("numtext: type %v", h.Type)
@@ -87,12 +155,29 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 		return nil, encoding.Corruptf("numtext: no flags byte")
 	}
 	flags := h.Body[0]
-	if flags&^flagGrouped != 0 {
+	if flags&^(flagGrouped|flagDecimal) != 0 || flags == flagGrouped|flagDecimal {
 		return nil, encoding.Unsupportedf("numtext: flags %#x", flags)
 	}
-	vn, rest, err := encoding.Child(h.Body[1:], "numtext values")
+	body := h.Body[1:]
+	top := 0
+	if flags&flagDecimal != 0 {
+		if len(body) < 1 {
+			return nil, encoding.Corruptf("numtext: no scale byte")
+		}
+		if top = int(body[0]); top > encoding.MaxDecimalDigits {
+			return nil, encoding.Corruptf("numtext: scale %d above %d", top, encoding.MaxDecimalDigits)
+		}
+		body = body[1:]
+	}
+	vn, rest, err := encoding.Child(body, "numtext values")
 	if err != nil {
 		return nil, err
+	}
+	var sn []byte
+	if flags&flagDecimal != 0 {
+		if sn, rest, err = encoding.Child(rest, "numtext scales"); err != nil {
+			return nil, err
+		}
 	}
 	if len(rest) != 0 {
 		return nil, encoding.Corruptf("numtext: %d trailing bytes", len(rest))
@@ -102,7 +187,14 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{n: h.Rows, grouped: flags&flagGrouped != 0, vals: vals, node: vn, opts: opts, depth: depth}, nil
+	d := &decoder{n: h.Rows, grouped: flags&flagGrouped != 0, vals: vals, node: vn, opts: opts, depth: depth}
+	if sn != nil {
+		if d.scales, err = cascade.OpenFixed[uint8](sn, depth, opts, h.Rows, "numtext scales"); err != nil {
+			return nil, err
+		}
+		d.decimal, d.top, d.snode = true, top, sn
+	}
+	return d, nil
 }
 
 // decoder reads a NumText node by reading its child in batches and
@@ -118,6 +210,14 @@ type decoder struct {
 	gv      encoding.Reader[int64] // private cursor for gathers over a child without a Gatherer
 	skipped int
 	scratch encoding.Bytes
+	// decimal nodes: the scales child, the node's scale (top), and the
+	// batch and private gather cursor of the scales
+	decimal bool
+	top     int
+	scales  encoding.Reader[uint8]
+	snode   []byte
+	sbuf    []uint8
+	gs      encoding.Reader[uint8]
 }
 
 func (d *decoder) Kind() encoding.Kind { return encoding.KindNumText }
@@ -131,10 +231,16 @@ func (d *decoder) Skipped() int { return d.skipped }
 func (d *decoder) Reset() {
 	d.pos = 0
 	d.vals.Reset()
+	if d.decimal {
+		d.scales.Reset()
+	}
 }
 
 // Children implements encoding.Walker.
 func (d *decoder) Children() []encoding.ChildNode {
+	if d.decimal {
+		return []encoding.ChildNode{{Role: "values", Node: d.node}, {Role: "scales", Node: d.snode}}
+	}
 	return []encoding.ChildNode{{Role: "values", Node: d.node}}
 }
 
@@ -144,6 +250,11 @@ func (d *decoder) Skip(n int) error {
 	}
 	if err := d.vals.Skip(n); err != nil {
 		return err
+	}
+	if d.decimal {
+		if err := d.scales.Skip(n); err != nil {
+			return err
+		}
 	}
 	d.pos += n
 	return nil
@@ -163,6 +274,12 @@ func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
 		if err := d.vals.Read(d.vbuf); err != nil {
 			return err
 		}
+		if d.decimal {
+			d.sbuf = cascade.Grow(d.sbuf, k)
+			if err := d.scales.Read(d.sbuf); err != nil {
+				return err
+			}
+		}
 		d.pos += k
 		if err := d.format(dst, d.vbuf); err != nil {
 			return err
@@ -181,12 +298,30 @@ func (d *decoder) format(dst *encoding.Bytes, vs []int64) error {
 		size := 0
 		for _, v := range vs {
 			size += textLen(v, d.grouped)
+			if d.decimal {
+				size += 2 + d.top // a point, and zeros before a fraction's digits at most
+			}
 		}
 		if len(dst.Data)+size > limit {
 			return encoding.Limitf("numtext: binary values need more than %d bytes", limit)
 		}
 	}
 	dst.Offsets = slices.Grow(dst.Offsets, len(vs))
+	if d.decimal {
+		for i, v := range vs {
+			sc := int(d.sbuf[i])
+			if sc > d.top {
+				return encoding.Corruptf("numtext: %d fraction digits above the node's %d", sc, d.top)
+			}
+			p := pow10[d.top-sc]
+			if v%p != 0 {
+				return encoding.Corruptf("numtext: %d is not a multiple of 10^%d", v, d.top-sc)
+			}
+			dst.Data = encoding.AppendDecimal(dst.Data, v/p, sc)
+			dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
+		}
+		return nil
+	}
 	for _, v := range vs {
 		dst.Data = encoding.AppendNumber(dst.Data, v, d.grouped)
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
@@ -224,8 +359,14 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	for len(rows) > 0 {
 		k := min(len(rows), cascade.Batch)
 		d.vbuf = cascade.Grow(d.vbuf, k)
-		if err := d.gather(rows[:k], d.vbuf); err != nil {
+		if err := gatherChild(d, d.vals, &d.gv, d.node, rows[:k], d.vbuf); err != nil {
 			return err
+		}
+		if d.decimal {
+			d.sbuf = cascade.Grow(d.sbuf, k)
+			if err := gatherChild(d, d.scales, &d.gs, d.snode, rows[:k], d.sbuf); err != nil {
+				return err
+			}
 		}
 		if err := d.format(dst, d.vbuf); err != nil {
 			return err
@@ -235,20 +376,21 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	return nil
 }
 
-// gather reads rows of the child through its Gatherer, or by moving a
-// private cursor over the child's node.
-func (d *decoder) gather(rows []int32, dst []int64) error {
-	if g, ok := d.vals.(encoding.Gatherer[int64]); ok {
+// gatherChild reads rows of child r (whose node is node) through its
+// Gatherer, or by moving a private cursor *cur, opened over the node on
+// first use.
+func gatherChild[T encoding.Fixed](d *decoder, r encoding.Reader[T], cur *encoding.Reader[T], node []byte, rows []int32, dst []T) error {
+	if g, ok := r.(encoding.Gatherer[T]); ok {
 		return g.Gather(rows, dst)
 	}
-	if d.gv == nil {
-		p, err := cascade.OpenFixed[int64](d.node, d.depth, d.opts, d.n, "numtext gather")
+	if *cur == nil {
+		p, err := cascade.OpenFixed[T](node, d.depth, d.opts, d.n, "numtext gather")
 		if err != nil {
 			return err
 		}
-		d.gv = p
+		*cur = p
 	}
-	return cascade.GatherSeq(d.gv, rows, dst)
+	return cascade.GatherSeq(*cur, rows, dst)
 }
 
 // operand returns the integer whose text a is in this node's form.
@@ -265,13 +407,17 @@ func (d *decoder) operand(a []byte) (int64, bool) {
 // membership become predicates on the integers pushed down to the child
 // (an operand that is not a number of the node's form equals no value);
 // the order of the texts is not the order of the numbers, so every other
-// predicate decodes the text and matches it.
+// predicate decodes the text and matches it, as every predicate does on
+// a decimal node (a text there is a pair of children's values).
 func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
 	if err := cascade.CheckRead(encoding.KindNumText, d.pos, n, d.n); err != nil {
 		return err
 	}
 	if n == 0 {
 		return nil
+	}
+	if d.decimal {
+		return cascade.FilterBinarySeq(d, p, n, sel, &d.scratch)
 	}
 	var q *encoding.Pred[int64]
 	switch p.Op {

@@ -67,6 +67,35 @@ func numberShapes(n int, seed uint64) map[string][]string {
 	}
 	out["extremes"] = ext
 	out["all-equal"] = slices.Repeat([]string{"-7"}, n)
+	// decimal fractions: coordinates with up to five fraction digits
+	// (trailing zeros dropped, as a source that prints the shortest text
+	// does), prices with two (kept), integers among fractions, small
+	// fractions, and values of up to 18 digits once scaled to ten
+	// fraction digits
+	coords := make([]string, n)
+	lat := -33.0
+	for i := range coords {
+		lat += float64(r.IntN(2001)-1000) / 1e5
+		coords[i] = strconv.FormatFloat(math.Round(lat*1e5)/1e5, 'f', -1, 64)
+	}
+	out["decimal/coordinates"] = coords
+	prices := make([]string, n)
+	for i := range prices {
+		c := r.Int64N(200000) - 10000
+		prices[i] = string(encoding.AppendDecimal(nil, c, 2))
+	}
+	out["decimal/prices"] = prices
+	mixed := make([]string, n)
+	for i := range mixed {
+		mixed[i] = []string{"5", "5.25", "-0.5", "0", "0.0", "-12", "100.000", "7.1"}[r.IntN(8)]
+	}
+	out["decimal/mixed"] = mixed
+	long := make([]string, n)
+	for i := range long {
+		long[i] = []string{"0.0000000001", "-0.0000000001", "12345678", "-12345678.9012345678",
+			"99999999", "0.5"}[r.IntN(6)]
+	}
+	out["decimal/long"] = long
 	return out
 }
 
@@ -195,14 +224,15 @@ func TestFit(t *testing.T) {
 	for _, vals := range [][]string{
 		{"12", "34"},            // digits: DigitText's
 		{"-1", "1,000", "1000"}, // two forms
-		{"-1", "x"}, {"-0"}, {"1.5"}, {},
+		{"-1", "x"}, {"-0"}, {"-0.0"}, {"1."}, {".5"}, {"00.5"}, {"1e5"}, {"1,000.5"}, {"1.5", "1,000"}, {},
 	} {
 		st := encoding.ComputeStats(bytesOf(vals...))
 		if numtext.Codec.Encoder.Fit(st) {
 			t.Errorf("Fit(%q) = true", vals)
 		}
 	}
-	for _, vals := range [][]string{{"12", "-3"}, {"1,000", "5"}, {"-9,223,372,036,854,775,808"}} {
+	for _, vals := range [][]string{{"12", "-3"}, {"1,000", "5"}, {"-9,223,372,036,854,775,808"}, {"1.5"},
+		{"0.05", "-7", "12.50"}} {
 		if !numtext.Codec.Encoder.Fit(encoding.ComputeStats(bytesOf(vals...))) {
 			t.Errorf("Fit(%q) = false", vals)
 		}
@@ -215,14 +245,28 @@ func TestFit(t *testing.T) {
 // zeros, comes within about a tenth on these).
 func TestSelection(t *testing.T) {
 	vals := bytesOf(numberShapes(4096, 7)["amounts/grouped=true"]...)
-	p := all.Policy()
-	node, tree, err := p.Encode(nil, vals)
+	node, tree := selectNumText(t, vals)
+	smallerThanWithout(t, vals, node, tree)
+}
+
+// selectNumText encodes vals with the default policy and fails t unless
+// it chose NumText.
+func selectNumText(t *testing.T, vals encoding.Bytes) ([]byte, *encoding.Tree) {
+	t.Helper()
+	node, tree, err := all.Policy().Encode(nil, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tree.Kind != kNT {
 		t.Fatalf("chose %v", tree)
 	}
+	return node, tree
+}
+
+// smallerThanWithout fails t unless node, vals as NumText, is smaller
+// than the default policy's encoding of vals without NumText.
+func smallerThanWithout(t *testing.T, vals encoding.Bytes, node []byte, tree *encoding.Tree) {
+	t.Helper()
 	without := all.Policy()
 	without.Allow = map[encoding.Kind]bool{}
 	for _, c := range without.Registry.Codecs() {
@@ -253,6 +297,88 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	encodingtest.CheckBinaryReader(t, r, vals, 1)
+
+	vals = bytesOf("-1.5", "12.50", "0", "0.05")
+	node, tree, err = encodingtest.GoldenPolicy(numtext.Codec, encodingtest.T(kNT,
+		encodingtest.T(encoding.KindFixedBitWidth), encodingtest.T(encoding.KindFixedBitWidth))).Encode(nil, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.String() != "NumText(FixedBitWidth, FixedBitWidth)" {
+		t.Fatalf("tree %v", tree)
+	}
+	encodingtest.Golden(t, "numtext-decimal", node)
+	if r, err = encoding.OpenBinary(node, 0, all.Options()); err != nil {
+		t.Fatal(err)
+	}
+	encodingtest.CheckBinaryReader(t, r, vals, 1)
+}
+
+// TestParseDecimal checks the canonical decimal texts: what each parses
+// to, that every other text is refused, and AppendDecimal as its inverse.
+func TestParseDecimal(t *testing.T) {
+	cases := []struct {
+		text string
+		m    int64
+		s    int
+	}{
+		{"0", 0, 0}, {"0.0", 0, 1}, {"-7", -7, 0}, {"1.50", 150, 2}, {"-0.5", -5, 1}, {"0.05", 5, 2},
+		{"42.53176", 4253176, 5}, {"999999999999999999", 999999999999999999, 0},
+		{"-0.000000000000000001", -1, 18}, {"12345678.9012345678", 123456789012345678, 10},
+	}
+	for _, c := range cases {
+		m, sc, ok := encoding.ParseDecimal([]byte(c.text))
+		if !ok || m != c.m || sc != c.s {
+			t.Errorf("ParseDecimal(%q) = %d, %d, %v; want %d, %d", c.text, m, sc, ok, c.m, c.s)
+		}
+		if got := string(encoding.AppendDecimal(nil, c.m, c.s)); got != c.text {
+			t.Errorf("AppendDecimal(%d, %d) = %q, want %q", c.m, c.s, got, c.text)
+		}
+	}
+	for _, x := range []string{"", "-", ".", "-.5", ".5", "1.", "1..5", "1.5.", "00", "00.5", "-0", "-0.0", "-0.000",
+		"+1", "1e5", "1,000", "1,000.5", " 1", "1 ", "1.5x", "1234567890123456789", "0.1234567890123456789", "--1"} {
+		if m, sc, ok := encoding.ParseDecimal([]byte(x)); ok {
+			t.Errorf("ParseDecimal(%q) accepted as %d, %d", x, m, sc)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		m := int64(r.Uint64N(1_000_000_000_000_000_000)) >> r.IntN(60)
+		if r.IntN(2) == 0 {
+			m = -m
+		}
+		sc := r.IntN(encoding.MaxDecimalDigits + 1)
+		text := encoding.AppendDecimal(nil, m, sc)
+		got, gs, ok := encoding.ParseDecimal(text)
+		if m == 0 && sc > 0 && text[0] == '-' {
+			t.Fatalf("AppendDecimal(0, %d) = %q", sc, text)
+		}
+		if !ok || got != m || gs != sc {
+			// only texts of more than MaxDecimalDigits digits may be refused
+			if ok || len(bytes.Trim(text, "-.")) <= encoding.MaxDecimalDigits {
+				t.Fatalf("ParseDecimal(%q) = %d, %d, %v; want %d, %d", text, got, gs, ok, m, sc)
+			}
+		}
+	}
+}
+
+// TestDecimal: decimal texts are stored as NumText's decimal form and
+// come back byte for byte, and coordinates kept as text are stored
+// smaller than by the best encoding without NumText.
+func TestDecimal(t *testing.T) {
+	vals := bytesOf(numberShapes(8192, 11)["decimal/coordinates"]...)
+	node, tree := selectNumText(t, vals)
+	r, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	encodingtest.CheckBinaryReader(t, r, vals, 1)
+	smallerThanWithout(t, vals, node, tree)
+	// a value whose digits, scaled to the others' fraction digits, would
+	// pass MaxDecimalDigits is refused, not stored wrong
+	if _, _, err := all.Policy().EncodeWith(nil, bytesOf("123456789012345678", "0.5"), kNT); err == nil {
+		t.Error("NumText took 18 integer digits beside a fraction digit")
+	}
 }
 
 // TestCorrupt hand-builds nodes that break each rule of the format.
@@ -274,7 +400,26 @@ func TestCorrupt(t *testing.T) {
 	for name, n := range cases {
 		encodingtest.WantCorrupt(t, name, n)
 	}
-	if err := encodingtest.Exercise(node(2, 2, i64(5, 17)), all.Options()); !errors.Is(err, encoding.ErrUnsupported) {
-		t.Fatalf("unknown flag: %v", err)
+	for _, flags := range []byte{4, 3, 0x80} {
+		if err := encodingtest.Exercise(node(2, flags, i64(5, 17)), all.Options()); !errors.Is(err, encoding.ErrUnsupported) {
+			t.Fatalf("flags %#x: %v", flags, err)
+		}
+	}
+	u8 := func(v ...uint8) []byte { return encodingtest.Child(t, v, encodingtest.T(encoding.KindTrivial)) }
+	if err := encodingtest.Exercise(node(3, 2, []byte{2}, i64(-150, 0, 5), u8(2, 0, 2)), all.Options()); err != nil {
+		t.Fatalf("good decimal node: %v", err)
+	}
+	dec := map[string][]byte{
+		"no scale":       node(2, 2),
+		"scale above 18": node(2, 2, []byte{19}, i64(5, 17), u8(0, 0)),
+		"no scales":      node(2, 2, []byte{1}, i64(5, 17)),
+		"scales rows":    node(2, 2, []byte{1}, i64(5, 17), u8(0)),
+		"scales type":    node(2, 2, []byte{1}, i64(5, 17), i64(0, 0)),
+		"fraction above": node(2, 2, []byte{1}, i64(5, 17), u8(1, 2)),
+		"not a multiple": node(2, 2, []byte{2}, i64(500, 17), u8(0, 0)),
+		"trailing":       append(node(2, 2, []byte{1}, i64(5, 17), u8(1, 1)), 0),
+	}
+	for name, n := range dec {
+		encodingtest.WantCorrupt(t, name, n)
 	}
 }
