@@ -551,32 +551,59 @@ func ParseDecimal(x []byte) (m int64, s int, ok bool) {
 	return u, s, true
 }
 
-// AppendDecimal appends the canonical decimal text of m·10^-s (s ≥ 0):
-// ParseDecimal's inverse.
+// AppendDecimal appends the canonical decimal text of m·10^-s (0 ≤ s ≤
+// 40): ParseDecimal's inverse.
 func AppendDecimal(dst []byte, m int64, s int) []byte {
-	if s <= 0 {
-		return strconv.AppendInt(dst, m, 10)
-	}
-	if m < 0 {
-		dst = append(dst, '-')
-	}
-	var buf [24]byte
+	// the digits are written from the right into buf, two at a time
+	// where two remain on the side of the point being written
+	var buf [48]byte
+	i := len(buf)
 	u := uint64(m)
 	if m < 0 {
 		u = -u
 	}
-	d := strconv.AppendUint(buf[:0], u, 10)
-	if len(d) <= s { // leading zeros of a fraction below one: "0.05"
-		dst = append(dst, '0', '.')
-		for range s - len(d) {
-			dst = append(dst, '0')
+	s = min(s, 40)
+	for k := s; k > 0; {
+		if k >= 2 {
+			r := 2 * (u % 100)
+			u /= 100
+			i -= 2
+			buf[i], buf[i+1] = pairs[r], pairs[r+1]
+			k -= 2
+			continue
 		}
-		return append(dst, d...)
+		i--
+		buf[i] = byte('0' + u%10)
+		u /= 10
+		k--
 	}
-	dst = append(dst, d[:len(d)-s]...)
-	dst = append(dst, '.')
-	return append(dst, d[len(d)-s:]...)
+	if s > 0 {
+		i--
+		buf[i] = '.'
+	}
+	for u >= 100 {
+		r := 2 * (u % 100)
+		u /= 100
+		i -= 2
+		buf[i], buf[i+1] = pairs[r], pairs[r+1]
+	}
+	if u >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = pairs[2*u], pairs[2*u+1]
+	} else {
+		i--
+		buf[i] = byte('0' + u)
+	}
+	if m < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return append(dst, buf[i:]...)
 }
+
+// pairs holds "00" to "99", two bytes each.
+const pairs = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849" +
+	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 // MaxNumberLen is the longest canonical number text: a sign, 19 digits
 // and 6 commas.

@@ -313,11 +313,15 @@ func (d *decoder) format(dst *encoding.Bytes, vs []int64) error {
 			if sc > d.top {
 				return encoding.Corruptf("numtext: %d fraction digits above the node's %d", sc, d.top)
 			}
-			p := pow10[d.top-sc]
-			if v%p != 0 {
-				return encoding.Corruptf("numtext: %d is not a multiple of 10^%d", v, d.top-sc)
+			if sc != d.top {
+				p := pow10[d.top-sc]
+				q := v / p
+				if q*p != v {
+					return encoding.Corruptf("numtext: %d is not a multiple of 10^%d", v, d.top-sc)
+				}
+				v = q
 			}
-			dst.Data = encoding.AppendDecimal(dst.Data, v/p, sc)
+			dst.Data = encoding.AppendDecimal(dst.Data, v, sc)
 			dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
 		}
 		return nil

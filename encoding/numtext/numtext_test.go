@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"strata/encoding"
@@ -342,6 +343,30 @@ func TestParseDecimal(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(3, 4))
+	// AppendDecimal against a plain rendering, over every int64 width
+	// and fraction length
+	for i := 0; i < 20000; i++ {
+		m := int64(r.Uint64()) >> r.IntN(64)
+		sc := r.IntN(41)
+		u := uint64(m)
+		if m < 0 {
+			u = -u
+		}
+		d := strconv.FormatUint(u, 10)
+		if len(d) <= sc {
+			d = strings.Repeat("0", sc+1-len(d)) + d
+		}
+		want := d
+		if sc > 0 {
+			want = d[:len(d)-sc] + "." + d[len(d)-sc:]
+		}
+		if m < 0 {
+			want = "-" + want
+		}
+		if got := string(encoding.AppendDecimal([]byte("x"), m, sc)); got != "x"+want {
+			t.Fatalf("AppendDecimal(%d, %d) = %q, want %q", m, sc, got[1:], want)
+		}
+	}
 	for i := 0; i < 20000; i++ {
 		m := int64(r.Uint64N(1_000_000_000_000_000_000)) >> r.IntN(60)
 		if r.IntN(2) == 0 {
