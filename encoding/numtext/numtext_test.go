@@ -448,3 +448,33 @@ func TestCorrupt(t *testing.T) {
 		encodingtest.WantCorrupt(t, name, n)
 	}
 }
+
+// BenchmarkDecimalDecode decodes 16 Ki coordinates kept as text (the
+// decimal/coordinates shape) stored as NumText, FSST and Trivial+zstd,
+// reporting ns and bytes a value:
+//
+//	go test -run XXX -bench DecimalDecode ./encoding/numtext
+func BenchmarkDecimalDecode(b *testing.B) {
+	vals := bytesOf(numberShapes(16384, 11)["decimal/coordinates"]...)
+	for _, k := range []encoding.Kind{kNT, encoding.KindFSST, encoding.KindTrivial} {
+		node, tree, err := all.Policy().EncodeWith(nil, vals, k)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tree.String(), func(b *testing.B) {
+			var dst encoding.Bytes
+			for i := 0; i < b.N; i++ {
+				r, err := encoding.OpenBinary(node, 0, all.Options())
+				if err != nil {
+					b.Fatal(err)
+				}
+				dst.Offsets, dst.Data = dst.Offsets[:0], dst.Data[:0]
+				if err := r.ReadBinary(&dst, vals.Len()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(vals.Len()), "ns/value")
+			b.ReportMetric(float64(len(node))/float64(vals.Len()), "B/value")
+		})
+	}
+}
