@@ -505,8 +505,9 @@ const MaxDecimalDigits = 18
 // canonical decimal text: an optional minus sign, the integer part with
 // no leading zero ("0" alone), then optionally a point and at least one
 // digit; at most MaxDecimalDigits digits in all (not counting a zero
-// integer part), and never zero with a sign ("-0", "-0.00"). Trailing fraction zeros are part of the text
-// ("1.50" has s 2), which is why s is kept apart from m.
+// integer part), and never zero with a sign ("-0", "-0.00"). Trailing
+// fraction zeros are part of the text ("1.50" has s 2), which is why s
+// is kept apart from m.
 func ParseDecimal(x []byte) (m int64, s int, ok bool) {
 	if len(x) == 0 {
 		return 0, 0, false
