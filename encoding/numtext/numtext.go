@@ -411,8 +411,8 @@ func (d *decoder) operand(a []byte) (int64, bool) {
 // membership become predicates on the integers pushed down to the child
 // (an operand that is not a number of the node's form equals no value);
 // the order of the texts is not the order of the numbers, so every other
-// predicate decodes the text and matches it, as every predicate does on
-// a decimal node (a text there is a pair of children's values).
+// predicate decodes the text and matches it. On a decimal node only
+// equality is pushed down (filterDecimal).
 func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
 	if err := cascade.CheckRead(encoding.KindNumText, d.pos, n, d.n); err != nil {
 		return err
@@ -421,7 +421,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 		return nil
 	}
 	if d.decimal {
-		return cascade.FilterBinarySeq(d, p, n, sel, &d.scratch)
+		return d.filterDecimal(p, n, sel)
 	}
 	var q *encoding.Pred[int64]
 	switch p.Op {
@@ -455,18 +455,45 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 		d.skipped++
 		return d.Skip(n)
 	}
-	if f, ok := d.vals.(encoding.Filterer[int64]); ok {
-		if err := f.Filter(q, n, sel); err != nil {
-			return err
-		}
-		d.pos += n
-		return nil
-	}
-	if err := cascade.FilterSeq(d.vals, q, n, sel); err != nil {
+	if err := filterChild(d.vals, q, n, sel); err != nil {
 		return err
 	}
 	d.pos += n
 	return nil
+}
+
+// filterDecimal is FilterBinary on a decimal node. A text equals the
+// operand exactly when its scaled integer and its count of fraction
+// digits both equal the operand's ("1.5" is not "1.50"), so equality is
+// pushed down to the two children in turn; every other predicate (the
+// inequality and set membership of pairs included) decodes the text.
+func (d *decoder) filterDecimal(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
+	if p.Op != encoding.OpEq {
+		return cascade.FilterBinarySeq(d, p, n, sel, &d.scratch)
+	}
+	m, sc, ok := encoding.ParseDecimal(p.A)
+	if !ok || sc > d.top || digitCount(m)+d.top-sc > encoding.MaxDecimalDigits {
+		cascade.ClearRange(sel, 0, n) // no value of the node has that text
+		d.skipped++
+		return d.Skip(n)
+	}
+	if err := filterChild(d.vals, &encoding.Pred[int64]{Op: encoding.OpEq, A: m * pow10[d.top-sc]}, n, sel); err != nil {
+		return err
+	}
+	if err := filterChild(d.scales, &encoding.Pred[uint8]{Op: encoding.OpEq, A: uint8(sc)}, n, sel); err != nil {
+		return err
+	}
+	d.pos += n
+	return nil
+}
+
+// filterChild tests q on the next n values of child r, through its
+// Filterer or by reading them.
+func filterChild[T encoding.Number](r encoding.Reader[T], q *encoding.Pred[T], n int, sel encoding.Bitmap) error {
+	if f, ok := r.(encoding.Filterer[T]); ok {
+		return f.Filter(q, n, sel)
+	}
+	return cascade.FilterSeq(r, q, n, sel)
 }
 
 // compile-time checks of the capabilities.

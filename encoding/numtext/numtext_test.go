@@ -399,6 +399,20 @@ func TestDecimal(t *testing.T) {
 	}
 	encodingtest.CheckBinaryReader(t, r, vals, 1)
 	smallerThanWithout(t, vals, node, tree)
+	// equality is pushed down to both children: "1.5" is not "1.50"
+	vals = bytesOf("1.5", "1.50", "2", "-0.5", "0.0", "1.5", "12.500")
+	node, _, err = all.Policy().EncodeWith(nil, vals, kNT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = encoding.OpenBinary(node, 0, all.Options()); err != nil {
+		t.Fatal(err)
+	}
+	var eq []*encoding.BytesPred
+	for _, a := range []string{"1.5", "1.50", "1.500", "2", "2.0", "-0.5", "-0.50", "0.0", "0", "-0.0", "12.5", "12.500", "x", ""} {
+		eq = append(eq, &encoding.BytesPred{Op: encoding.OpEq, A: []byte(a)})
+	}
+	encodingtest.CheckBinaryFilters(t, r, vals, eq, 3)
 	// a value whose digits, scaled to the others' fraction digits, would
 	// pass MaxDecimalDigits is refused, not stored wrong
 	if _, _, err := all.Policy().EncodeWith(nil, bytesOf("123456789012345678", "0.5"), kNT); err == nil {
