@@ -495,6 +495,26 @@ const (
 	NumDecimal
 )
 
+// Pow10 holds 10^0 to 10^MaxDigits, every power of ten a uint64 holds.
+var Pow10 = func() (p [MaxDigits + 1]uint64) {
+	p[0] = 1
+	for i := 1; i <= MaxDigits; i++ {
+		p[i] = p[i-1] * 10
+	}
+	return
+}()
+
+// DecimalDigits returns the number of decimal digits of v (1 for 0).
+func DecimalDigits(v uint64) int {
+	// bits.Len64(v)*1233>>12 is floor(log10(2^bits)), one below or equal
+	// to the digit count less one; a comparison settles which
+	d := (bits.Len64(v) * 1233) >> 12
+	if d < MaxDigits+1 && v >= Pow10[d] {
+		d++
+	}
+	return max(d, 1)
+}
+
 // MaxDecimalDigits is the most digits (before and after the point) a
 // NumDecimal text may have: any such magnitude, scaled by a power of ten
 // that keeps it within MaxDecimalDigits digits, fits an int64.

@@ -20,7 +20,6 @@ package digittext
 
 import (
 	"fmt"
-	"math/bits"
 
 	"strata/encoding"
 	"strata/encoding/internal/cascade"
@@ -44,25 +43,6 @@ const (
 // maxDigits is the longest value: every 19-digit number is below 10^19,
 // which fits a uint64.
 const maxDigits = encoding.MaxDigits
-
-var pow10 = func() (p [maxDigits + 1]uint64) {
-	p[0] = 1
-	for i := 1; i <= maxDigits; i++ {
-		p[i] = p[i-1] * 10
-	}
-	return
-}()
-
-// numDigits returns the number of decimal digits of v (1 for 0).
-func numDigits(v uint64) int {
-	// bits.Len64(v)*1233>>12 is floor(log10(2^bits)), one below or equal
-	// to the digit count less one; a comparison settles which
-	d := (bits.Len64(v) * 1233) >> 12
-	if d < maxDigits+1 && v >= pow10[d] {
-		d++
-	}
-	return max(d, 1)
-}
 
 type encoder struct{}
 
@@ -105,7 +85,7 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 		if len(x) == 0 {
 			empty = true
 		} else {
-			zeros[i] = uint8(len(x) - numDigits(v))
+			zeros[i] = uint8(len(x) - encoding.DecimalDigits(v))
 		}
 		if i > 0 {
 			sameW = sameW && widths[i] == widths[0]
@@ -276,7 +256,7 @@ func (d *decoder) format(dst *encoding.Bytes, vs []uint64, ss []uint8) error {
 		if w+width*len(vs) > limit {
 			return encoding.Limitf("digittext: binary values need more than %d bytes", limit)
 		}
-		lim := pow10[width] // width ≤ maxDigits, so 10^width fits
+		lim := encoding.Pow10[width] // width ≤ maxDigits, so 10^width fits
 		data := grow(dst.Data, width*len(vs))
 		grown := growOffsets(dst.Offsets, len(vs))
 		offs := grown[no : no+len(vs)]
@@ -324,12 +304,12 @@ func (d *decoder) format(dst *encoding.Bytes, vs []uint64, ss []uint8) error {
 // when they do not form a value of at most 19 digits.
 func (d *decoder) length(v uint64, s uint8) (int, error) {
 	if d.mode == modeWidths {
-		if s > maxDigits || v >= pow10[s] {
+		if s > maxDigits || v >= encoding.Pow10[s] {
 			return 0, encoding.Corruptf("digittext: value %d does not fit %d digits", v, s)
 		}
 		return int(s), nil
 	}
-	l := int(s) + numDigits(v)
+	l := int(s) + encoding.DecimalDigits(v)
 	if l > maxDigits {
 		return 0, encoding.Corruptf("digittext: %d zeros before %d make more than %d digits", s, v, maxDigits)
 	}
@@ -431,7 +411,7 @@ func (d *decoder) BinaryBounds() (min, max []byte, ok bool) {
 		return nil, nil, false
 	}
 	mn, mx, ok := b.Bounds()
-	if !ok || mx >= pow10[d.width] || mn > mx {
+	if !ok || mx >= encoding.Pow10[d.width] || mn > mx {
 		return nil, nil, false
 	}
 	min, max = make([]byte, d.width), make([]byte, d.width)
@@ -452,9 +432,9 @@ func rank(a []byte, w int) uint64 {
 		case c < '0':
 			return r
 		case c > '9':
-			return r + pow10[w-i]
+			return r + encoding.Pow10[w-i]
 		}
-		r += uint64(c-'0') * pow10[w-i-1]
+		r += uint64(c-'0') * encoding.Pow10[w-i-1]
 	}
 	if len(a) > w {
 		r++ // a's first w bytes are a digit string below a
@@ -481,7 +461,7 @@ func parse(a []byte) (v uint64, ok bool) {
 // values all have d.width digits; ok is false when p has no such form.
 func (d *decoder) numericPred(p *encoding.BytesPred) (q *encoding.Pred[uint64], none, ok bool) {
 	w := d.width
-	limit := pow10[w] // integers are < limit
+	limit := encoding.Pow10[w] // integers are < limit
 	// atLeast(r): integers ≥ r; below(r): integers < r.
 	ge := func(r uint64) (*encoding.Pred[uint64], bool, bool) {
 		if r >= limit {
@@ -535,7 +515,7 @@ func (d *decoder) numericPred(p *encoding.BytesPred) (q *encoding.Pred[uint64], 
 		if !ok || len(p.A) > w {
 			return nil, true, true
 		}
-		s := pow10[w-len(p.A)]
+		s := encoding.Pow10[w-len(p.A)]
 		return &encoding.Pred[uint64]{Op: encoding.OpBetween, A: v * s, B: v*s + s - 1}, false, true
 	case encoding.OpIn:
 		set := make([]uint64, 0, len(p.Set))
@@ -589,7 +569,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 		}
 		s := uint8(len(p.A))
 		if d.mode == modeZeros {
-			s = uint8(len(p.A) - numDigits(v))
+			s = uint8(len(p.A) - encoding.DecimalDigits(v))
 		}
 		if err := filterChild(d, d.vals, &encoding.Pred[uint64]{Op: encoding.OpEq, A: v}, n, sel); err != nil {
 			return err

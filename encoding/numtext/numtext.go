@@ -48,15 +48,6 @@ const (
 	flagDecimal = 2
 )
 
-// pow10 holds 10^0 to 10^MaxDecimalDigits.
-var pow10 = func() (p [encoding.MaxDecimalDigits + 1]int64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
-
 type encoder struct{}
 
 // Fit accepts binary sequences whose every value is the canonical text of
@@ -120,7 +111,7 @@ func encodeDecimal(dst []byte, b *encoding.Bytes, nums []int64, ctx *encoding.Ct
 		if digitCount(m)+up > encoding.MaxDecimalDigits {
 			return dst, fmt.Errorf("numtext: value %d has more than %d digits at %d fraction digits", i, encoding.MaxDecimalDigits, top)
 		}
-		nums[i] = m * pow10[up]
+		nums[i] = m * int64(encoding.Pow10[up])
 	}
 	dst = append(dst, flagDecimal, byte(top))
 	var err error
@@ -139,12 +130,7 @@ func digitCount(m int64) int {
 	if m < 0 {
 		u = -u
 	}
-	d := 1
-	for u >= 10 {
-		u /= 10
-		d++
-	}
-	return d
+	return encoding.DecimalDigits(u)
 }
 
 func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
@@ -314,7 +300,7 @@ func (d *decoder) format(dst *encoding.Bytes, vs []int64) error {
 				return encoding.Corruptf("numtext: %d fraction digits above the node's %d", sc, d.top)
 			}
 			if sc != d.top {
-				p := pow10[d.top-sc]
+				p := int64(encoding.Pow10[d.top-sc])
 				q := v / p
 				if q*p != v {
 					return encoding.Corruptf("numtext: %d is not a multiple of 10^%d", v, d.top-sc)
@@ -340,11 +326,7 @@ func textLen(v int64, grouped bool) int {
 	if v < 0 {
 		m, l = -m, 1
 	}
-	digits := 1
-	for m >= 10 {
-		m /= 10
-		digits++
-	}
+	digits := encoding.DecimalDigits(m)
 	l += digits
 	if grouped {
 		l += (digits - 1) / 3
@@ -477,7 +459,7 @@ func (d *decoder) filterDecimal(p *encoding.BytesPred, n int, sel encoding.Bitma
 		d.skipped++
 		return d.Skip(n)
 	}
-	if err := filterChild(d.vals, &encoding.Pred[int64]{Op: encoding.OpEq, A: m * pow10[d.top-sc]}, n, sel); err != nil {
+	if err := filterChild(d.vals, &encoding.Pred[int64]{Op: encoding.OpEq, A: m * int64(encoding.Pow10[d.top-sc])}, n, sel); err != nil {
 		return err
 	}
 	if err := filterChild(d.scales, &encoding.Pred[uint8]{Op: encoding.OpEq, A: uint8(sc)}, n, sel); err != nil {

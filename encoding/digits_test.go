@@ -1,4 +1,4 @@
-package digittext
+package encoding
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// numDigits agrees with the printed length at every power of ten and its
+// DecimalDigits agrees with the printed length at every power of ten and its
 // neighbours, at every power of two and its neighbours, and up to 2^64-1.
 func TestNumDigits(t *testing.T) {
 	var vs []uint64
@@ -22,8 +22,8 @@ func TestNumDigits(t *testing.T) {
 	}
 	vs = append(vs, 0, math.MaxUint64, math.MaxUint64-1)
 	for _, v := range vs {
-		if got, want := numDigits(v), len(strconv.FormatUint(v, 10)); got != want {
-			t.Errorf("numDigits(%d) = %d, want %d", v, got, want)
+		if got, want := DecimalDigits(v), len(strconv.FormatUint(v, 10)); got != want {
+			t.Errorf("DecimalDigits(%d) = %d, want %d", v, got, want)
 		}
 	}
 }
