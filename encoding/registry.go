@@ -100,6 +100,11 @@ type Cost struct {
 	PerValue, PerString, PerByte float64
 	PerException                 float64
 	FixedString, FixedByte       float64
+	// Alt, when set, is the cost of the codec's second form, for a codec
+	// whose nodes come in two forms that decode at clearly different
+	// speeds (NumText's decimal fractions beside its integers). An
+	// encoder writing that form reports it (Ctx.AltForm).
+	Alt *Cost
 }
 
 // Time returns the cost of decoding rows values of type t, bytes bytes in

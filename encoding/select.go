@@ -32,6 +32,9 @@ type Tree struct {
 	// fixedLength: the root node's encoder reported values of one length
 	// (Ctx.FixedLength).
 	fixedLength bool
+	// altForm: the root node's encoder wrote its codec's second form
+	// (Ctx.AltForm).
+	altForm bool
 	// fixed is the bytes of the node that do not grow with its values:
 	// the headers of its nodes and the length prefixes of its children
 	// (those inside a zstd body count as body).
@@ -47,6 +50,10 @@ func (t *Tree) FixedLength() bool { return t.fixedLength }
 // reported (Ctx.Exceptions) when it encoded it; calibration fits
 // Cost.PerException on it.
 func (t *Tree) Exceptions() int { return t.exceptions }
+
+// AltForm reports whether the encoder of t's root node wrote its codec's
+// second form (Ctx.AltForm); calibration fits Cost.Alt on such nodes.
+func (t *Tree) AltForm() bool { return t.altForm }
 
 func (t *Tree) String() string {
 	if t == nil {
@@ -336,6 +343,8 @@ type Ctx struct {
 	readWhole bool
 	// fixedLength: the encoder reported binary values of one length.
 	fixedLength bool
+	// altForm: the encoder wrote its codec's second form.
+	altForm bool
 }
 
 // WholeChildren makes the selections of the children the encoder encodes
@@ -372,6 +381,12 @@ func (c *Ctx) Exceptions(n int) { c.exceptions += n }
 // An encoder calls it only when its decoder has a path for such values
 // (a dictionary whose alphabet entries are all one length).
 func (c *Ctx) FixedLength() { c.fixedLength = true }
+
+// AltForm tells selection that the node being encoded is in its codec's
+// second form, so its decode is charged Codec.Decode.Alt where the codec
+// declares one (NumText's decimal fractions, which decode at another speed
+// than its integers).
+func (c *Ctx) AltForm() { c.altForm = true }
 
 // Depth is the depth of the node being encoded.
 func (c *Ctx) Depth() int { return c.depth }
@@ -525,14 +540,18 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 	}
 	hdr := headerLen(out[start:])
 	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole, fixedLength: nc.fixedLength,
-		fixed: hdr + nc.childFixed}
-	own := cd.Decode.Time(st.Type, st.N, st.TotalBytes)
+		altForm: nc.altForm, fixed: hdr + nc.childFixed}
+	cost := cd.Decode
+	if nc.altForm && cost.Alt != nil {
+		cost = *cost.Alt
+	}
+	own := cost.Time(st.Type, st.N, st.TotalBytes)
 	if nc.fixedLength && st.Type == Binary {
-		if ft, ok := cd.Decode.FixedTime(st.N, st.TotalBytes); ok {
+		if ft, ok := cost.FixedTime(st.N, st.TotalBytes); ok {
 			own = ft
 		}
 	}
-	t.time = c.scale * (own + cd.Decode.PerException*float64(nc.exceptions))
+	t.time = c.scale * (own + cost.PerException*float64(nc.exceptions))
 	for _, ch := range nc.children {
 		t.time += ch.time
 		t.cheapZstd = t.cheapZstd || ch.cheapZstd

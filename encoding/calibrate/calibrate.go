@@ -80,7 +80,10 @@ type Sample struct {
 	// FixedReported: the root's encoder reported it
 	// (encoding.Ctx.FixedLength).
 	FixedLength, FixedReported bool
-	Ns                         float64 // own decode time of the root node
+	// AltForm: the root's encoder wrote its codec's second form
+	// (encoding.Ctx.AltForm), fitted apart as Cost.Alt.
+	AltForm bool
+	Ns      float64 // own decode time of the root node
 }
 
 // KindResult is the fitted cost of one encoding with the samples it was
@@ -149,7 +152,7 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 					}
 					pd := pending{kind: ki, root: root,
 						sample: Sample{Type: typ, Shape: kn.shape, Tree: kn.tree, Rows: root.rows, Bytes: root.bytes, Exceptions: kn.exceptions,
-							FixedLength: avg < 0, FixedReported: kn.fixed}}
+							FixedLength: avg < 0, FixedReported: kn.fixed, AltForm: kn.alt}}
 					d, err := encoding.Open(kn.node, kn.opts)
 					if err != nil {
 						return nil, err
@@ -194,13 +197,14 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 // shapes are the data shapes an encoding is measured on: every one its Fit
 // accepts and it stores in fewer bytes than Trivial (data it would be
 // chosen for), the constant one only when no other qualifies.
-var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardinality", "small-range", "outliers", "sorted", "text", "decimal", "numbers", "stepped", "random", "constant"}
+var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardinality", "small-range", "outliers", "sorted", "text", "decimal", "fractions", "numbers", "stepped", "random", "constant"}
 
 type kindNode struct {
 	node        []byte
 	shape, tree string
 	exceptions  int
 	fixed       bool // the root's encoder reported values of one length
+	alt         bool // the root's encoder reported its codec's second form
 	// opts decode the node: a resolver for nodes that refer to a shared
 	// alphabet or a reference column.
 	opts *encoding.Options
@@ -373,7 +377,7 @@ func kindNodes(p *encoding.Policy, cd *encoding.Codec, typ encoding.Type, avgLen
 		if plain, _, err := p.EncodeWith(nil, vals, encoding.KindTrivial); err == nil && len(node) > len(plain)+16 && cd.Encoder != nil {
 			continue
 		}
-		out = append(out, kindNode{node: node, shape: sh, tree: tree.String(), exceptions: tree.Exceptions(), fixed: tree.FixedLength(), opts: nodeOpts})
+		out = append(out, kindNode{node: node, shape: sh, tree: tree.String(), exceptions: tree.Exceptions(), fixed: tree.FixedLength(), alt: tree.AltForm(), opts: nodeOpts})
 	}
 	return out, nil
 }
@@ -485,9 +489,14 @@ func readFixed[T encoding.Fixed](rows int) func(encoding.Decoder) error {
 func fit(ss []Sample) encoding.Cost {
 	var c encoding.Cost
 	var srr, srt float64
-	var bin, fixed, exc []Sample
+	var bin, fixed, exc, alt []Sample
 	anyExc := false
 	for _, s := range ss {
+		if s.AltForm {
+			s.AltForm = false // fitted below as a form of its own
+			alt = append(alt, s)
+			continue
+		}
 		if s.Type == encoding.Binary {
 			switch {
 			case !s.FixedLength:
@@ -511,6 +520,10 @@ func fit(ss []Sample) encoding.Cost {
 	}
 	c.PerString, c.PerByte = fit2(bin)
 	c.FixedString, c.FixedByte = fit2(fixed)
+	if len(alt) > 0 {
+		a := fit(alt)
+		c.Alt = &a
+	}
 	return c
 }
 
@@ -612,6 +625,19 @@ func fitZstd(pairs [][2]*timed) (encoding.ZstdCost, [][2]float64) {
 	return encoding.ZstdCost{PerFrame: round(max(a, 0)), PerByte: round(max(b, 0))}, pts
 }
 
+// costLiteral prints c as the Go literal a codec declares, with the fields
+// its fit set.
+func costLiteral(c encoding.Cost) string {
+	switch {
+	case c.PerException > 0:
+		return fmt.Sprintf("encoding.Cost{PerValue: %g, PerException: %g}", c.PerValue, c.PerException)
+	case c.FixedString > 0 || c.FixedByte > 0:
+		return fmt.Sprintf("encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g, FixedString: %g, FixedByte: %g}",
+			c.PerValue, c.PerString, c.PerByte, c.FixedString, c.FixedByte)
+	}
+	return fmt.Sprintf("encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g}", c.PerValue, c.PerString, c.PerByte)
+}
+
 // Report formats a result: a table of every sample, then the fitted costs
 // as the Go fields the codecs declare.
 func (r *Result) Report() string {
@@ -636,16 +662,10 @@ func (r *Result) Report() string {
 	ks := slices.Clone(r.Kinds)
 	sort.Slice(ks, func(i, j int) bool { return ks[i].Kind < ks[j].Kind })
 	for _, k := range ks {
-		if k.Cost.PerException > 0 {
-			fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerException: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerException)
-			continue
+		fmt.Fprintf(&b, "  %-15v Decode: %s,\n", k.Kind, costLiteral(k.Cost))
+		if a := k.Cost.Alt; a != nil {
+			fmt.Fprintf(&b, "  %-15v Decode.Alt: &%s,\n", k.Kind, costLiteral(*a))
 		}
-		if k.Cost.FixedString > 0 || k.Cost.FixedByte > 0 {
-			fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g, FixedString: %g, FixedByte: %g},\n",
-				k.Kind, k.Cost.PerValue, k.Cost.PerString, k.Cost.PerByte, k.Cost.FixedString, k.Cost.FixedByte)
-			continue
-		}
-		fmt.Fprintf(&b, "  %-15v Decode: encoding.Cost{PerValue: %g, PerString: %g, PerByte: %g},\n", k.Kind, k.Cost.PerValue, k.Cost.PerString, k.Cost.PerByte)
 	}
 	fmt.Fprintf(&b, "  %-15s DefaultZstdDecode = ZstdCost{PerFrame: %g, PerByte: %g}\n", "zstd", r.Zstd.PerFrame, r.Zstd.PerByte)
 	return b.String()

@@ -29,6 +29,14 @@ func TestRun(t *testing.T) {
 		if k.Kind == encoding.KindDictionary && k.Cost.FixedString <= 0 && k.Cost.FixedByte <= 0 {
 			t.Errorf("%v: no cost fitted for values of one length: %+v", k.Kind, k.Cost)
 		}
+		// NumText's decimal form reports itself; calibration fits its
+		// cost apart, and only its
+		if k.Kind == encoding.KindNumText && (k.Cost.Alt == nil || k.Cost.Alt.PerString+k.Cost.Alt.PerByte <= 0) {
+			t.Errorf("%v: no cost fitted for the decimal form: %+v", k.Kind, k.Cost)
+		}
+		if k.Kind != encoding.KindNumText && k.Cost.Alt != nil {
+			t.Errorf("%v: a second form's cost fitted, but no encoder reports one: %+v", k.Kind, *k.Cost.Alt)
+		}
 	}
 	if len(res.Kinds) != len(all.Registry().Codecs()) {
 		t.Errorf("%d kinds measured, %d registered", len(res.Kinds), len(all.Registry().Codecs()))

@@ -220,6 +220,27 @@ func genBytes(r *rand.Rand, shape string, rows, avgLen int) any {
 			}
 			out.Append(encoding.AppendNumber(nil, v, true))
 		}
+	case "fractions":
+		// signed decimal fractions of three quarters of avgLen digits
+		// (at most 12, so that scaled to 6 fraction digits they fit
+		// NumText's 18), 1 to 6 of them after the point: coordinates,
+		// prices, readings kept as text
+		if fixed > 0 {
+			return nil
+		}
+		digits := max(2, min(avgLen*3/4, 12))
+		for i := 0; i < rows; i++ {
+			s := 1 + r.IntN(min(6, digits-1))
+			limit := int64(1)
+			for k := 0; k < digits; k++ {
+				limit *= 10
+			}
+			m := r.Int64N(limit)
+			if r.IntN(4) == 0 {
+				m = -m
+			}
+			out.Append(encoding.AppendDecimal(nil, m, s))
+		}
 	case "random":
 		for i := 0; i < rows; i++ {
 			n := avgLen - 3 + r.IntN(7)

@@ -420,6 +420,44 @@ func TestDecimal(t *testing.T) {
 	}
 }
 
+// TestDecodeCost checks that selection charges each form of NumText its
+// own calibrated decode cost: the decimal form reports itself
+// (encoding.Ctx.AltForm) and is charged Codec.Decode.Alt, the integer
+// forms are charged Codec.Decode.
+func TestDecodeCost(t *testing.T) {
+	if numtext.Codec.Decode.Alt == nil {
+		t.Fatal("NumText declares no cost for its decimal form")
+	}
+	for _, c := range []struct {
+		vals encoding.Bytes
+		alt  bool
+	}{
+		{bytesOf("-1.5", "12.50", "0", "0.05", "3.14159"), true},
+		{bytesOf("-566,000", "39,000", "0", "1,234,567"), false},
+		{bytesOf("-566", "39", "0", "1234567"), false},
+	} {
+		_, tree, err := all.Policy().EncodeWith(nil, c.vals, kNT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.AltForm() != c.alt {
+			t.Errorf("%q: AltForm %v, want %v", c.vals.Data, tree.AltForm(), c.alt)
+		}
+		cost := numtext.Codec.Decode
+		if c.alt {
+			cost = *cost.Alt
+		}
+		own := tree.Time()
+		for _, ch := range tree.Children {
+			own -= ch.Time()
+		}
+		want := cost.Time(encoding.Binary, c.vals.Len(), len(c.vals.Data))
+		if math.Abs(own-want) > 1e-6*want {
+			t.Errorf("%q: own decode time %g, want %g", c.vals.Data, own, want)
+		}
+	}
+}
+
 // TestCorrupt hand-builds nodes that break each rule of the format.
 func TestCorrupt(t *testing.T) {
 	i64 := func(v ...int64) []byte { return encodingtest.Child(t, v, encodingtest.T(encoding.KindTrivial)) }
