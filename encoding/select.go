@@ -499,10 +499,16 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 		// A forced kind is taken where it fits and where a reader will
 		// open it: a node with children deeper than DefaultMaxDepth would
 		// be refused (a replayed tree from selection is never that deep;
-		// one a caller built may be).
+		// one a caller built may be). An encoder that refuses the values
+		// all the same (its Fit promised more than it holds) is treated
+		// as a kind that does not fit: selection runs, which weighs only
+		// what encodes, so a chunk replaying an earlier chunk's tree is
+		// never lost to it.
 		if cd := c.p.Registry.Codec(c.force.Kind); cd != nil && cd.Encoder != nil && cd.Encoder.Fit(st) &&
 			(!cd.NeedsShared || c.p.Shared != nil && c.ownValues()) && (c.depth < DefaultMaxDepth || cd.IsLeaf(st.Type)) {
-			return c.encodeWith(dst, vals, st, cd, c.force)
+			if out, t, err := c.encodeWith(dst, vals, st, cd, c.force); err == nil {
+				return out, t, nil
+			}
 		}
 		if st.skipDistinct {
 			st = ComputeStats(vals) // the replayed kind does not fit: select with full statistics

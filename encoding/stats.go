@@ -62,7 +62,9 @@ type Stats struct {
 	// Binary: Numbers holds the number forms (NumPlain, NumGrouped,
 	// NumDecimal) that every value has: each is the canonical decimal
 	// text of an int64, or of a decimal fraction (what NumText stores as
-	// integers). 0 when some value is no such text.
+	// integers). 0 when some value is no such text. NumDecimal also
+	// needs every value, scaled to the most fraction digits any has, to
+	// stay within MaxDecimalDigits digits, as NumText stores them.
 	Numbers uint8
 
 	// Bool: number of true values.
@@ -302,6 +304,11 @@ func binaryStats(st *Stats, b *Bytes) {
 	runs := 1
 	sorted, digits := true, true
 	numbers := NumPlain | NumGrouped | NumDecimal
+	// the decimal form holds the values scaled to the most fraction
+	// digits any has, within MaxDecimalDigits: intDigits is the most
+	// digits before the point (less than one for 0.05) and scale the most
+	// after it
+	intDigits, scale := math.MinInt, 0
 	var prev []byte
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
@@ -317,11 +324,20 @@ func binaryStats(st *Stats, b *Bytes) {
 		}
 		if numbers != 0 {
 			_, f := ParseNumber(x)
-			if f&NumPlain != 0 {
-				f |= NumDecimal // an integer is a decimal of no fraction digits
-			} else if numbers&NumDecimal != 0 {
-				if _, _, ok := ParseDecimal(x); ok {
+			if numbers&NumDecimal != 0 {
+				// an integer of at most MaxDecimalDigits digits is a
+				// decimal of no fraction digits
+				if m, sc, ok := ParseDecimal(x); ok {
 					f |= NumDecimal
+					u := uint64(m)
+					if m < 0 {
+						u = -u
+					}
+					d := 0 // 0 has no digit before a scale's zeros
+					if u != 0 {
+						d = DecimalDigits(u)
+					}
+					intDigits, scale = max(intDigits, d-sc), max(scale, sc)
 				}
 			}
 			numbers &= f
@@ -337,6 +353,9 @@ func binaryStats(st *Stats, b *Bytes) {
 			}
 		}
 		prev = x
+	}
+	if numbers&NumDecimal != 0 && intDigits+scale > MaxDecimalDigits {
+		numbers &^= NumDecimal // some value scaled to the others' fraction digits passes an int64
 	}
 	st.Runs, st.Sorted, st.Digits, st.Numbers = runs, sorted, digits, numbers
 	distinct(st, n, func(i int) uint64 { return xxh3.Hash(b.Value(i)) })

@@ -25,6 +25,7 @@
 package numtext
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -127,8 +128,13 @@ func encodeDecimal(dst []byte, b *encoding.Bytes, nums []int64, ctx *encoding.Ct
 	return dst, nil
 }
 
-// digitCount is the number of decimal digits of |m| (1 for 0).
+// digitCount is the number of decimal digits of |m|, 0 for 0: the digits
+// scaling m by a power of ten must keep within MaxDecimalDigits (zero
+// scales to zero at any power).
 func digitCount(m int64) int {
+	if m == 0 {
+		return 0
+	}
 	u := uint64(m)
 	if m < 0 {
 		u = -u
@@ -396,8 +402,8 @@ func (d *decoder) operand(a []byte) (int64, bool) {
 // membership become predicates on the integers pushed down to the child
 // (an operand that is not a number of the node's form equals no value);
 // the order of the texts is not the order of the numbers, so every other
-// predicate decodes the text and matches it. On a decimal node only
-// equality is pushed down (filterDecimal).
+// predicate decodes the text and matches it. On a decimal node the three
+// compare the children's pairs instead (filterDecimal).
 func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
 	if err := cascade.CheckRead(encoding.KindNumText, d.pos, n, d.n); err != nil {
 		return err
@@ -450,26 +456,120 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 // filterDecimal is FilterBinary on a decimal node. A text equals the
 // operand exactly when its scaled integer and its count of fraction
 // digits both equal the operand's ("1.5" is not "1.50"), so equality is
-// pushed down to the two children in turn; every other predicate (the
-// inequality and set membership of pairs included) decodes the text.
+// pushed down to the two children in turn, and inequality and set
+// membership compare the pairs the children hold (filterPairs); the
+// order of the texts is not the order of the pairs, so every other
+// predicate decodes the text.
 func (d *decoder) filterDecimal(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
-	if p.Op != encoding.OpEq {
+	switch p.Op {
+	case encoding.OpNe, encoding.OpIn:
+		return d.filterPairs(p, n, sel)
+	case encoding.OpEq:
+	default:
 		return cascade.FilterBinarySeq(d, p, n, sel, &d.scratch)
 	}
-	m, sc, ok := encoding.ParseDecimal(p.A)
-	if !ok || sc > d.top || digitCount(m)+d.top-sc > encoding.MaxDecimalDigits {
+	v, sc, ok := d.decimalOperand(p.A)
+	if !ok {
 		cascade.ClearRange(sel, 0, n) // no value of the node has that text
 		d.skipped++
 		return d.Skip(n)
 	}
-	if err := filterChild(d.vals, &encoding.Pred[int64]{Op: encoding.OpEq, A: m * int64(encoding.Pow10[d.top-sc])}, n, sel); err != nil {
+	if err := filterChild(d.vals, &encoding.Pred[int64]{Op: encoding.OpEq, A: v}, n, sel); err != nil {
 		return err
 	}
-	if err := filterChild(d.scales, &encoding.Pred[uint8]{Op: encoding.OpEq, A: uint8(sc)}, n, sel); err != nil {
+	if err := filterChild(d.scales, &encoding.Pred[uint8]{Op: encoding.OpEq, A: sc}, n, sel); err != nil {
 		return err
 	}
 	d.pos += n
 	return nil
+}
+
+// decimalOperand returns the pair (scaled integer, count of fraction
+// digits) a value of the node holds when its text is a, and false when no
+// value of the node can have that text (a is no canonical decimal, or has
+// more fraction digits than the node, or too many digits once scaled).
+func (d *decoder) decimalOperand(a []byte) (int64, uint8, bool) {
+	m, sc, ok := encoding.ParseDecimal(a)
+	if !ok || sc > d.top || digitCount(m)+d.top-sc > encoding.MaxDecimalDigits {
+		return 0, 0, false
+	}
+	return m * int64(encoding.Pow10[d.top-sc]), uint8(sc), true
+}
+
+// decimalPair is a decimal value as its node stores it.
+type decimalPair struct {
+	v int64
+	s uint8
+}
+
+// filterPairs is inequality or set membership on a decimal node: the
+// operands become pairs (decimalOperand) and the next n values' pairs are
+// read from the two children and compared, no text printed. Every pair
+// read is checked as the decoder checks it (fraction digits within the
+// node's, a multiple of the power of ten it was scaled by), so a corrupt
+// value is reported whether it matches or not.
+func (d *decoder) filterPairs(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
+	ops := p.Set
+	if p.Op == encoding.OpNe {
+		ops = [][]byte{p.A}
+	}
+	var want []decimalPair
+	for _, a := range ops {
+		if v, sc, ok := d.decimalOperand(a); ok {
+			want = append(want, decimalPair{v, sc})
+		}
+	}
+	ne := p.Op == encoding.OpNe
+	slices.SortFunc(want, func(a, b decimalPair) int {
+		if a.v != b.v {
+			return cmp.Compare(a.v, b.v)
+		}
+		return cmp.Compare(a.s, b.s)
+	})
+	want = slices.Compact(want)
+	for done := 0; done < n; {
+		k := min(n-done, cascade.Batch)
+		d.vbuf = cascade.Grow(d.vbuf, k)
+		d.sbuf = cascade.Grow(d.sbuf, k)
+		if err := d.vals.Read(d.vbuf); err != nil {
+			return err
+		}
+		if err := d.scales.Read(d.sbuf); err != nil {
+			return err
+		}
+		for i, v := range d.vbuf {
+			sc := d.sbuf[i]
+			if int(sc) > d.top {
+				return encoding.Corruptf("numtext: %d fraction digits above the node's %d", sc, d.top)
+			}
+			if int(sc) != d.top && v%int64(encoding.Pow10[d.top-int(sc)]) != 0 {
+				return encoding.Corruptf("numtext: %d is not a multiple of 10^%d", v, d.top-int(sc))
+			}
+			if !sel.Get(done + i) {
+				continue
+			}
+			if hasPair(want, decimalPair{v, sc}) == ne {
+				sel.Clear(done + i)
+			}
+		}
+		d.pos += k
+		done += k
+	}
+	return nil
+}
+
+// hasPair reports whether the sorted pairs hold x.
+func hasPair(pairs []decimalPair, x decimalPair) bool {
+	lo, hi := 0, len(pairs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c := pairs[m]; c.v < x.v || (c.v == x.v && c.s < x.s) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(pairs) && pairs[lo] == x
 }
 
 // filterChild tests q on the next n values of child r, through its

@@ -233,10 +233,86 @@ func TestFit(t *testing.T) {
 		}
 	}
 	for _, vals := range [][]string{{"12", "-3"}, {"1,000", "5"}, {"-9,223,372,036,854,775,808"}, {"1.5"},
-		{"0.05", "-7", "12.50"}} {
+		{"0.05", "-7", "12.50"}, {"0", "0.123456789012345678"}, {"-3050604295421713181", "17"}} {
 		if !numtext.Codec.Encoder.Fit(encoding.ComputeStats(bytesOf(vals...))) {
 			t.Errorf("Fit(%q) = false", vals)
 		}
+	}
+	// What Fit accepts, NumText encodes (a replayed chunk is forced to
+	// the kind its predecessor chose wherever Fit accepts it): texts
+	// whose decimal form would pass MaxDecimalDigits once scaled to
+	// another value's fraction digits are not decimals together.
+	for _, vals := range [][]string{{"123456789012345678", "0.5"}, {"3050604295421713181", "5.9"}, {"1", "0.0000000000000000001"}} {
+		if numtext.Codec.Encoder.Fit(encoding.ComputeStats(bytesOf(vals...))) {
+			t.Errorf("Fit(%q) = true", vals)
+		}
+	}
+	pool := []string{"0", "-1", "17", "5.9", "0.05", "-12.500", "0.123456789012345678", "123456789012345678",
+		"3050604295421713181", "-9223372036854775808", "99999999999999999.9", "1,234", "-0.000000000000000001"}
+	r := rand.New(rand.NewPCG(7, 8))
+	accepted := 0
+	for range 3000 {
+		vals := make([]string, 1+r.IntN(4))
+		for i := range vals {
+			vals[i] = pool[r.IntN(len(pool))]
+		}
+		b := bytesOf(vals...)
+		if !numtext.Codec.Encoder.Fit(encoding.ComputeStats(b)) {
+			continue
+		}
+		accepted++
+		node, _, err := all.Policy().EncodeWith(nil, b, kNT)
+		if err != nil {
+			t.Fatalf("Fit(%q) = true but NumText refuses them: %v", vals, err)
+		}
+		r, err := encoding.OpenBinary(node, 0, all.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		encodingtest.CheckBinaryReader(t, r, b, 1)
+	}
+	if accepted < 500 {
+		t.Errorf("only %d of 3000 mixes accepted", accepted)
+	}
+}
+
+// refusing is an encoder that refuses every sequence its Fit accepts.
+type refusing struct{ encoding.Encoder }
+
+func (refusing) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ctx) ([]byte, error) {
+	return dst, errors.New("refused")
+}
+
+// TestForcedRefusal: a forced kind (a chunk replaying its predecessor's
+// tree) whose encoder refuses the values its Fit accepted does not fail
+// the encode: selection takes over, as for a kind that does not fit.
+func TestForcedRefusal(t *testing.T) {
+	var cs []*encoding.Codec
+	for _, c := range all.Registry().Codecs() {
+		if c.Kind == kNT {
+			cc := *c
+			cc.Encoder = refusing{c.Encoder}
+			c = &cc
+		}
+		cs = append(cs, c)
+	}
+	p := all.Policy()
+	p.Registry = encoding.NewRegistry(cs...)
+	vals := bytesOf("-1.5", "12.50", "0", "0.05", "3.25", "-1.5")
+	for _, force := range []*encoding.Tree{encodingtest.T(kNT), encodingtest.T(encoding.KindDictionary, encodingtest.T(kNT), nil)} {
+		p.Force = force
+		node, tree, err := p.Encode(nil, vals)
+		if err != nil {
+			t.Fatalf("forced %v: %v", force, err)
+		}
+		if strings.Contains(tree.String(), "NumText") {
+			t.Fatalf("forced %v: tree %v holds the refusing encoding", force, tree)
+		}
+		r, err := encoding.OpenBinary(node, 0, all.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		encodingtest.CheckBinaryReader(t, r, vals, 1)
 	}
 }
 
@@ -408,11 +484,21 @@ func TestDecimal(t *testing.T) {
 	if r, err = encoding.OpenBinary(node, 0, all.Options()); err != nil {
 		t.Fatal(err)
 	}
-	var eq []*encoding.BytesPred
-	for _, a := range []string{"1.5", "1.50", "1.500", "2", "2.0", "-0.5", "-0.50", "0.0", "0", "-0.0", "12.5", "12.500", "x", ""} {
-		eq = append(eq, &encoding.BytesPred{Op: encoding.OpEq, A: []byte(a)})
+	var preds []*encoding.BytesPred
+	operands := []string{"1.5", "1.50", "1.500", "2", "2.0", "-0.5", "-0.50", "0.0", "0", "-0.0", "12.5", "12.500", "x", ""}
+	for _, a := range operands {
+		preds = append(preds, &encoding.BytesPred{Op: encoding.OpEq, A: []byte(a)}, &encoding.BytesPred{Op: encoding.OpNe, A: []byte(a)})
 	}
-	encodingtest.CheckBinaryFilters(t, r, vals, eq, 3)
+	// sets of one to all the operands, sorted as a BytesPred's set is
+	for k := 1; k <= len(operands); k += 3 {
+		set := make([][]byte, 0, k)
+		for _, a := range operands[:k] {
+			set = append(set, []byte(a))
+		}
+		slices.SortFunc(set, bytes.Compare)
+		preds = append(preds, &encoding.BytesPred{Op: encoding.OpIn, Set: slices.CompactFunc(set, bytes.Equal)})
+	}
+	encodingtest.CheckBinaryFilters(t, r, vals, preds, 3)
 	// a value whose digits, scaled to the others' fraction digits, would
 	// pass MaxDecimalDigits is refused, not stored wrong
 	if _, _, err := all.Policy().EncodeWith(nil, bytesOf("123456789012345678", "0.5"), kNT); err == nil {
@@ -499,6 +585,26 @@ func TestCorrupt(t *testing.T) {
 	for name, n := range dec {
 		encodingtest.WantCorrupt(t, name, n)
 	}
+	// the pushed-down inequality and set membership check every value
+	// they read, the ones they reject included
+	for name, n := range map[string][]byte{
+		"fraction above": dec["fraction above"],
+		"not a multiple": dec["not a multiple"],
+	} {
+		for _, p := range []*encoding.BytesPred{
+			{Op: encoding.OpNe, A: []byte("0.5")},
+			{Op: encoding.OpIn, Set: [][]byte{[]byte("0.5"), []byte("9")}},
+		} {
+			r, err := encoding.OpenBinary(n, 0, all.Options())
+			if err != nil {
+				continue // refused at open: as good
+			}
+			sel := encoding.NewBitmap(2, true)
+			if err := r.(encoding.BinaryFilterer).FilterBinary(p, 2, sel); !errors.Is(err, encoding.ErrCorrupt) {
+				t.Errorf("%s, %v: filter error %v, want corrupt", name, p.Op, err)
+			}
+		}
+	}
 }
 
 // BenchmarkDecimalDecode decodes 16 Ki coordinates kept as text (the
@@ -527,6 +633,41 @@ func BenchmarkDecimalDecode(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(vals.Len()), "ns/value")
 			b.ReportMetric(float64(len(node))/float64(vals.Len()), "B/value")
+		})
+	}
+}
+
+// BenchmarkDecimalFilter times equality, inequality and set membership on
+// decimal text kept as NumText's decimal form:
+//
+//	go test -run XXX -bench DecimalFilter ./encoding/numtext
+func BenchmarkDecimalFilter(b *testing.B) {
+	vals := bytesOf(numberShapes(16384, 11)["decimal/coordinates"]...)
+	node, _, err := all.Policy().EncodeWith(nil, vals, kNT)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, c := vals.Value(100), vals.Value(200)
+	set := [][]byte{a, c}
+	slices.SortFunc(set, bytes.Compare)
+	for _, p := range []*encoding.BytesPred{
+		{Op: encoding.OpEq, A: a},
+		{Op: encoding.OpNe, A: a},
+		{Op: encoding.OpIn, Set: set},
+	} {
+		b.Run(p.Op.String(), func(b *testing.B) {
+			sel := encoding.NewBitmap(vals.Len(), true)
+			for b.Loop() {
+				r, err := encoding.OpenBinary(node, 0, all.Options())
+				if err != nil {
+					b.Fatal(err)
+				}
+				sel.SetAll(vals.Len())
+				if err := r.(encoding.BinaryFilterer).FilterBinary(p, vals.Len(), sel); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(vals.Len()), "ns/value")
 		})
 	}
 }
