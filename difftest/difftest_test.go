@@ -58,6 +58,13 @@ func TestDifferential(t *testing.T) {
 	if cases < int(nestedTables)*queriesPerTable {
 		t.Fatalf("ran %d cases with aggregates of struct fields, want %d", cases, int(nestedTables)*queriesPerTable)
 	}
+	// tables whose string columns are often numbers kept as text
+	textTables := max(tables/10, 2)
+	cases, fails = runSeeds(t, TextSeeds, TextSeeds+textTables, 0)
+	t.Logf("%d cases on %d tables with numbers kept as text, %d failures", cases, textTables, len(fails))
+	if cases < int(textTables)*queriesPerTable {
+		t.Fatalf("ran %d cases with numbers kept as text, want %d", cases, int(textTables)*queriesPerTable)
+	}
 	// tables whose aggregates also draw avg
 	avgTables := max(tables/10, 2)
 	cases, fails = runSeeds(t, AvgSeeds, AvgSeeds+avgTables, 0)

@@ -265,6 +265,32 @@ func prefixOf(lit string) string {
 	return "'" + string(body[:n]) + "'"
 }
 
+// nearMiss returns v one edit away: a zero or a minus sign added in
+// front, a zero added or the last byte dropped at the end, or a comma
+// inserted. On number text these are the operands an integer encoding of
+// the text must not confuse with v ("1.50" and "1.5", "007" and "07",
+// "-0" and "0", "1,234" and "1234").
+func nearMiss(r *rand.Rand, v string) string {
+	switch r.IntN(5) {
+	case 0:
+		return "0" + v
+	case 1:
+		return "-" + v
+	case 2:
+		return v + "0"
+	case 3:
+		if v != "" && v[len(v)-1] < 0x80 {
+			return v[:len(v)-1]
+		}
+		return v
+	}
+	i := r.IntN(len(v) + 1)
+	for i > 0 && i < len(v) && v[i] >= 0x80 && v[i] < 0xc0 {
+		i-- // not inside a rune
+	}
+	return v[:i] + "," + v[i:]
+}
+
 func comparable(t arrow.DataType) bool {
 	if d, ok := t.(*arrow.Decimal128Type); ok {
 		return d.Precision <= 18
@@ -308,6 +334,9 @@ func (g *qgen) literal(c leafCol) (string, string) {
 		v := randomWord(r)
 		if row >= 0 && !strings.ContainsRune(a.Value(row), 0) {
 			v = a.Value(row)
+			if g.t.Seed >= TextSeeds && r.IntN(3) == 0 {
+				v = nearMiss(r, v)
+			}
 		}
 		s := "'" + strings.ReplaceAll(v, "'", "''") + "'"
 		return s, s

@@ -76,11 +76,26 @@ var rowCounts = []int{0, 1, 2, 15, 16, 17, 63, 64, 65, 99, 100, 101, 255, 256, 2
 // still name the same cases.
 const TimeSeeds = 2_000_000
 
+// TextSeeds is the first seed whose string columns are about half of them
+// numbers kept as text (randtable.Options.NumberText: digit strings,
+// plain and grouped integers, decimal fractions), which the writer stores
+// as integers (DigitText, NumText), and whose queries also compare them
+// with operands one edit away from a value ("1.50" beside "1.5", "007"
+// beside "07"). Seeds below it keep their tables and queries.
+const TextSeeds = 20_000_000
+
 // NewTable generates the table of a seed and writes both files into dir.
 func NewTable(seed uint64, dir string) (*Table, error) {
 	var leaves []arrow.DataType
 	if seed >= TimeSeeds {
 		leaves = slices.Concat(randtable.Leaves, []arrow.DataType{arrow.FixedWidthTypes.Time32ms, arrow.FixedWidthTypes.Time64us})
+	}
+	if seed >= TextSeeds {
+		// strings drawn about a fifth of the time, so that number text
+		// is in most tables
+		for range 6 {
+			leaves = append(leaves, arrow.BinaryTypes.String)
+		}
 	}
 	g := randtable.New(seed, randtable.Options{
 		MaxDepth:    int(seed % 3),
@@ -88,6 +103,7 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 		SQLSafe:     true,
 		LongStrings: true,
 		Leaves:      leaves,
+		NumberText:  seed >= TextSeeds,
 	})
 	r := g.Rand()
 	sch := g.Schema(1 + r.IntN(6))

@@ -74,6 +74,12 @@ type Options struct {
 	// LongStrings makes about one string or binary value in 40 long
 	// (200 to 3000 bytes, multi-byte runes included).
 	LongStrings bool
+	// NumberText makes about half the string leaves numbers kept as
+	// text, one form a column (textForms): the text the writer stores as
+	// integers (DigitText, NumText). A quarter of those columns hold a
+	// stray value of another form now and then, which rules the integer
+	// encodings out of the chunks it falls in.
+	NumberText bool
 }
 
 func (o Options) mapKeys() []arrow.DataType {
@@ -190,7 +196,23 @@ type leafState struct {
 	last    any
 	counter int64
 	maxLen  int // lists and maps: largest length
+	// string leaves with Options.NumberText: the form of their text
+	// (textLetters: none), the width of digit strings, and whether a
+	// stray value of another form appears now and then
+	text  int
+	width int
+	stray bool
 }
+
+// Forms of number text (Options.NumberText).
+const (
+	textLetters  = iota
+	textDigits   // "00417": digits, one width a column, leading zeros
+	textPlain    // "-1234"
+	textGrouped  // "-1,234,567"
+	textDecimals // "-12.50", "0.005": 0 to 4 fraction digits, trailing zeros kept
+	numTextForms
+)
 
 func (g *Gen) state(path string) *leafState {
 	if s := g.leaves[path]; s != nil {
@@ -211,6 +233,13 @@ func (g *Gen) state(path string) *leafState {
 		s.nulls = nullsAll
 	}
 	s.maxLen = []int{0, 1, 3, 3, 3, 6, 12}[r.IntN(7)]
+	if g.opts.NumberText && r.IntN(2) == 0 {
+		// drawn after the rest, so that the other choices stay as
+		// they are without the option
+		s.text = 1 + r.IntN(numTextForms-1)
+		s.width = 1 + r.IntN(9)
+		s.stray = r.IntN(4) == 0
+	}
 	g.leaves[path] = s
 	return s
 }
@@ -355,6 +384,9 @@ func appendKey(b array.Builder, k int) {
 
 // value draws the next value of a leaf according to its shape.
 func (g *Gen) value(s *leafState, t arrow.DataType) any {
+	if t.ID() == arrow.STRING && s.text != textLetters {
+		return g.textValue(s)
+	}
 	r := g.rng
 	switch s.shape {
 	case shapeLowCard, shapeConstant:
@@ -382,6 +414,104 @@ func (g *Gen) value(s *leafState, t arrow.DataType) any {
 		}
 	}
 	return g.random(t)
+}
+
+// textValue draws the next value of a number-text leaf according to its
+// shape (extremes are the strings of other leaves: strays of every kind).
+func (g *Gen) textValue(s *leafState) any {
+	r := g.rng
+	switch s.shape {
+	case shapeLowCard, shapeConstant:
+		if s.pool == nil {
+			n := 1
+			if s.shape == shapeLowCard {
+				n = 2 + r.IntN(6)
+			}
+			for range n {
+				s.pool = append(s.pool, g.numberText(s, s.text))
+			}
+		}
+		return s.pool[r.IntN(len(s.pool))]
+	case shapeSorted:
+		s.counter += int64(r.IntN(3))
+		return formatText(s.text, s.counter-100, s.width, int(s.counter%3))
+	case shapeRuns:
+		if s.last == nil || r.IntN(8) == 0 {
+			s.last = g.numberText(s, s.text)
+		}
+		return s.last
+	case shapeExtremes:
+		if r.IntN(2) == 0 {
+			return extreme(r, arrow.BinaryTypes.String)
+		}
+	}
+	if s.stray && r.IntN(50) == 0 {
+		return g.numberText(s, r.IntN(numTextForms))
+	}
+	return g.numberText(s, s.text)
+}
+
+// numberText draws a random text of one form.
+func (g *Gen) numberText(s *leafState, form int) string {
+	r := g.rng
+	if form == textLetters {
+		return g.random(arrow.BinaryTypes.String).(string)
+	}
+	var v int64
+	switch r.IntN(3) {
+	case 0:
+		v = int64(r.IntN(200) - 100)
+	case 1:
+		v = r.Int64N(2_000_000_000) - 1_000_000_000
+	default:
+		v = int64(r.Uint64()) // the whole range: grouped and decimal forms at their longest
+	}
+	return formatText(form, v, s.width, r.IntN(5))
+}
+
+// formatText prints v in a form of number text: digits at width (of |v|,
+// cut to its last width digits), the plain or grouped integer, or v·10^-frac
+// as a decimal fraction.
+func formatText(form int, v int64, width, frac int) string {
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+	}
+	switch form {
+	case textDigits:
+		d := strconv.FormatUint(u, 10)
+		if len(d) > width {
+			d = d[len(d)-width:]
+		}
+		return strings.Repeat("0", width-len(d)) + d
+	case textGrouped:
+		d := strconv.FormatUint(u, 10)
+		var b strings.Builder
+		if v < 0 {
+			b.WriteByte('-')
+		}
+		for i := range len(d) {
+			if i > 0 && (len(d)-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte(d[i])
+		}
+		return b.String()
+	case textDecimals:
+		if frac == 0 {
+			return strconv.FormatInt(v, 10)
+		}
+		d := strconv.FormatUint(u, 10)
+		if len(d) <= frac {
+			d = strings.Repeat("0", frac+1-len(d)) + d
+		}
+		t := d[:len(d)-frac] + "." + d[len(d)-frac:]
+		if v < 0 {
+			t = "-" + t
+		}
+		return t
+	}
+	return strconv.FormatInt(v, 10)
 }
 
 // Leaf values travel as one of: bool, int64 (signed kinds, dates,

@@ -2,6 +2,7 @@ package randtable
 
 import (
 	"math"
+	"regexp"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -86,5 +87,54 @@ func TestCompareMaps(t *testing.T) {
 	}
 	if err := flat.Arrays(f, a, mk("a", "c")); err == nil {
 		t.Error("unordered compare accepted another key")
+	}
+}
+
+// TestNumberText checks that NumberText draws every form of number text
+// over many string columns, each value of a column in its form but for
+// strays, and that a seed's schema is the same with and without it.
+func TestNumberText(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	forms := map[string]*regexp.Regexp{
+		"digits":   regexp.MustCompile(`^[0-9]+$`),
+		"plain":    regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`),
+		"grouped":  regexp.MustCompile(`^-?[1-9][0-9]{0,2}(,[0-9]{3})+$`),
+		"decimals": regexp.MustCompile(`^-?(0|[1-9][0-9]*)\.[0-9]+$`),
+	}
+	seen := map[string]int{}
+	leaves := []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}
+	for seed := range uint64(40) {
+		g := New(seed, Options{Leaves: leaves, NumberText: true})
+		sch := g.Schema(6)
+		rec := g.Record(mem, sch, 200)
+		// the same seed without the option: the same schema
+		h := New(seed, Options{Leaves: leaves})
+		hsch := h.Schema(6)
+		if !sch.Equal(hsch) {
+			t.Fatalf("seed %d: NumberText changed the schema", seed)
+		}
+		for _, c := range rec.Columns() {
+			a, ok := c.(*array.String)
+			if !ok {
+				continue
+			}
+			for i := 0; i < a.Len(); i++ {
+				if a.IsNull(i) {
+					continue
+				}
+				for name, re := range forms {
+					if re.MatchString(a.Value(i)) {
+						seen[name]++
+					}
+				}
+			}
+		}
+		rec.Release()
+	}
+	for name := range forms {
+		if seen[name] < 100 {
+			t.Errorf("%s: %d values", name, seen[name])
+		}
 	}
 }
