@@ -266,8 +266,13 @@ func (c *chunkEncoder) encodeCorrelated(plain []byte, vals any, lo, hi int) ([]b
 	return plain, nil
 }
 
-// diffBits returns the bit width of the range of vals - ref, computed as
-// the signed integers of the values' width the Correlated encoding stores.
+// diffBits returns the bit width of the differences vals - ref, computed
+// as the signed integers of the values' width the Correlated encoding
+// stores: the width of their whole range, or less when all but one in a
+// hundred lie within a narrower band around their median. A few values
+// that follow nothing (an entry error, a missing date filled in) must not
+// hide that the rest are close; the trial encode that follows weighs them
+// as the exceptions they are.
 func diffBits(vals, ref any) int {
 	switch v := vals.(type) {
 	case []int8:
@@ -295,10 +300,34 @@ func rangeBits[T encoding.Integer, S int8 | int16 | int32 | int64](v []T, ref an
 	if !ok || len(r) != len(v) || len(v) == 0 {
 		return 64
 	}
+	n := len(v)
+	// the median of up to 63 evenly spaced differences
+	var probe [63]int64
+	ps := probe[:min(n, len(probe))]
+	for j := range ps {
+		i := j * n / len(ps)
+		ps[j] = int64(S(v[i] - r[i]))
+	}
+	slices.Sort(ps)
+	med := ps[len(ps)/2]
+	// hist[b]: differences b bits from the median
+	var hist [65]int
 	lo, hi := int64(S(v[0]-r[0])), int64(S(v[0]-r[0]))
 	for i, x := range v {
 		d := int64(S(x - r[i]))
 		lo, hi = min(lo, d), max(hi, d)
+		u := uint64(d - med)
+		if int64(u) < 0 {
+			u = -u
+		}
+		hist[bits.Len64(u)]++
 	}
-	return bits.Len64(uint64(hi - lo))
+	whole := bits.Len64(uint64(hi - lo))
+	// the narrowest band ±2^b around the median holding all but n/100
+	out, b := 0, 64
+	for b > 0 && out+hist[b] <= n/100 {
+		out += hist[b]
+		b--
+	}
+	return min(whole, b+1)
 }
