@@ -65,6 +65,14 @@ func TestDifferential(t *testing.T) {
 	if cases < int(textTables)*queriesPerTable {
 		t.Fatalf("ran %d cases with numbers kept as text, want %d", cases, int(textTables)*queriesPerTable)
 	}
+	// tables with related columns, stepped and periodic integers and
+	// walking floats
+	relatedTables := max(tables/10, 2)
+	cases, fails = runSeeds(t, RelatedSeeds, RelatedSeeds+relatedTables, 0)
+	t.Logf("%d cases on %d tables with related columns, %d failures", cases, relatedTables, len(fails))
+	if cases < int(relatedTables)*queriesPerTable {
+		t.Fatalf("ran %d cases with related columns, want %d", cases, int(relatedTables)*queriesPerTable)
+	}
 	// tables whose aggregates also draw avg
 	avgTables := max(tables/10, 2)
 	cases, fails = runSeeds(t, AvgSeeds, AvgSeeds+avgTables, 0)

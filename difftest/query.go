@@ -325,11 +325,11 @@ func (g *qgen) literal(c leafCol) (string, string) {
 	case *array.Float32:
 		v := float64(g.floatValue(row, func(i int) float64 { return float64(a.Value(i)) }))
 		s := strconv.FormatFloat(float64(float32(v)), 'g', -1, 32)
-		return plainNumber(s), plainNumber(s) + "::FLOAT"
+		return plainNumber(s), floatSQL(s, "FLOAT")
 	case *array.Float64:
 		v := g.floatValue(row, func(i int) float64 { return a.Value(i) })
 		s := strconv.FormatFloat(v, 'g', -1, 64)
-		return plainNumber(s), plainNumber(s) + "::DOUBLE"
+		return plainNumber(s), floatSQL(s, "DOUBLE")
 	case *array.String:
 		v := randomWord(r)
 		if row >= 0 && !strings.ContainsRune(a.Value(row), 0) {
@@ -409,6 +409,12 @@ func plainNumber(s string) string {
 	}
 	return strings.Replace(s, "e+", "e", 1)
 }
+
+// floatSQL writes a float literal for DuckDB as a string cast to typ:
+// DuckDB reads a bare 0.36377566817174484 as a DECIMAL and converts it to
+// DOUBLE one unit in the last place off, where a string is parsed to the
+// nearest double, as Strata parses the filter's literal.
+func floatSQL(s, typ string) string { return "'" + plainNumber(s) + "'::" + typ }
 
 func (g *qgen) floatValue(row int, at func(int) float64) float64 {
 	r := g.r

@@ -84,6 +84,13 @@ const TimeSeeds = 2_000_000
 // beside "07"). Seeds below it keep their tables and queries.
 const TextSeeds = 20_000_000
 
+// RelatedSeeds is the first seed whose tables also hold what independent
+// random values never show (randtable.Options.Related): columns that
+// follow an earlier column by a small difference, which the writer may
+// store relative to it (Correlated), integers on a common step (Scaled)
+// or repeating with a period (LagDelta), and floats that walk.
+const RelatedSeeds = 21_000_000
+
 // NewTable generates the table of a seed and writes both files into dir.
 func NewTable(seed uint64, dir string) (*Table, error) {
 	var leaves []arrow.DataType
@@ -97,6 +104,10 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 			leaves = append(leaves, arrow.BinaryTypes.String)
 		}
 	}
+	if seed >= RelatedSeeds {
+		// more columns that can lead and follow
+		leaves = append(leaves, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.FixedWidthTypes.Date32)
+	}
 	g := randtable.New(seed, randtable.Options{
 		MaxDepth:    int(seed % 3),
 		FlatMapKey:  flatMapKey,
@@ -104,12 +115,18 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 		LongStrings: true,
 		Leaves:      leaves,
 		NumberText:  seed >= TextSeeds,
+		Related:     seed >= RelatedSeeds,
 	})
 	r := g.Rand()
 	sch := g.Schema(1 + r.IntN(6))
 	rows := rowCounts[r.IntN(len(rowCounts))]
 	if r.IntN(4) == 0 {
 		rows = r.IntN(3000)
+	}
+	if seed >= RelatedSeeds && r.IntN(2) == 0 {
+		// stripes long enough for the writer to look for columns to
+		// store relative to others (1,024 rows and more)
+		rows = 1024 + r.IntN(3072)
 	}
 	mem := memory.DefaultAllocator
 	var parts []arrow.RecordBatch
@@ -141,7 +158,13 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 			t.Opts.FlatMap = append(t.Opts.FlatMap, f.Name)
 		}
 	}
-	if seed >= WriteSeeds {
+	// a long table of RelatedSeeds written as one stripe half the time,
+	// where the writer looks for related columns
+	long := seed >= RelatedSeeds && rows >= 1024 && r.IntN(2) == 0
+	if long {
+		t.Opts.StripeBytes = 0
+	}
+	if seed >= WriteSeeds && !long {
 		t.batches(rand.New(rand.NewPCG(seed, batchStream)))
 	}
 	t.Strata = filepath.Join(dir, fmt.Sprintf("t%d.strata", seed))

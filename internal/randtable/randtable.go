@@ -80,7 +80,18 @@ type Options struct {
 	// stray value of another form now and then, which rules the integer
 	// encodings out of the chunks it falls in.
 	NumberText bool
+	// Related adds what independent random values never show: top-level
+	// integer, date and timestamp columns that follow an earlier column of
+	// their type (its value plus a small difference, as a receipt date
+	// follows a ship date: Correlated), integer leaves on a common step
+	// (Scaled) or repeating with a period (LagDelta), and floats that walk
+	// (Chimp, ALP-RD). The follower's field carries FollowsKey.
+	Related bool
 }
+
+// FollowsKey is the field metadata key naming the earlier column a
+// generated column follows (Options.Related).
+const FollowsKey = "randtable.follows"
 
 func (o Options) mapKeys() []arrow.DataType {
 	if len(o.MapKeys) > 0 {
@@ -110,9 +121,35 @@ func (g *Gen) Rand() *rand.Rand { return g.rng }
 func (g *Gen) Schema(ncols int) *arrow.Schema {
 	fields := make([]arrow.Field, ncols)
 	for i := range fields {
-		fields[i] = g.Field("c"+strconv.Itoa(i), g.opts.MaxDepth)
+		name := "c" + strconv.Itoa(i)
+		if g.opts.Related && i > 0 && g.rng.IntN(2) == 0 {
+			// a follower of an earlier column that can lead (one
+			// without nulls: a writer compares with nulls as zeros)
+			var leaders []int
+			for j := range fields[:i] {
+				if canFollow(fields[j].Type) && !fields[j].Nullable && fields[j].Metadata.FindKey(FollowsKey) < 0 {
+					leaders = append(leaders, j)
+				}
+			}
+			if len(leaders) > 0 {
+				l := fields[leaders[g.rng.IntN(len(leaders))]]
+				fields[i] = arrow.Field{Name: name, Type: l.Type, Metadata: arrow.NewMetadata([]string{FollowsKey}, []string{l.Name})}
+				continue
+			}
+		}
+		fields[i] = g.Field(name, g.opts.MaxDepth)
 	}
 	return arrow.NewSchema(fields, nil)
+}
+
+// canFollow reports whether columns of type t can lead and follow
+// (Options.Related): the types whose values travel as int64.
+func canFollow(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP:
+		return true
+	}
+	return false
 }
 
 // Field returns a random field whose nesting is at most depth levels.
@@ -202,7 +239,22 @@ type leafState struct {
 	text  int
 	width int
 	stray bool
+	// leaves with Options.Related: a shape independent values never
+	// show (relStepped, relPeriodic, relWalk; 0: none), with its step
+	// and period
+	related int
+	step    int64
+	period  int
 }
+
+// Shapes of Options.Related leaves.
+const (
+	relNone     = iota
+	relStepped  // integers base + step·k
+	relPeriodic // integers repeating their value of a period earlier, ± 1
+	relWalk     // floats, each the previous one plus a normal step
+	numRelated
+)
 
 // Forms of number text (Options.NumberText).
 const (
@@ -240,6 +292,11 @@ func (g *Gen) state(path string) *leafState {
 		s.width = 1 + r.IntN(9)
 		s.stray = r.IntN(4) == 0
 	}
+	if g.opts.Related && r.IntN(3) == 0 {
+		s.related = 1 + r.IntN(numRelated-1)
+		s.step = []int64{3, 25, 1000, 86400}[r.IntN(4)]
+		s.period = []int{2, 7, 24, 60}[r.IntN(4)]
+	}
 	g.leaves[path] = s
 	return s
 }
@@ -263,8 +320,13 @@ func (g *Gen) Record(mem memory.Allocator, sch *arrow.Schema, rows int) arrow.Re
 	cols := make([]arrow.Array, sch.NumFields())
 	for i, f := range sch.Fields() {
 		b := array.NewBuilder(mem, f.Type)
-		for range rows {
-			g.Append(b, f, f.Name)
+		if k := f.Metadata.FindKey(FollowsKey); k >= 0 {
+			leader := cols[sch.FieldIndices(f.Metadata.Values()[k])[0]]
+			g.follow(b, f, leader, rows)
+		} else {
+			for range rows {
+				g.Append(b, f, f.Name)
+			}
 		}
 		cols[i] = b.NewArray()
 		b.Release()
@@ -274,6 +336,55 @@ func (g *Gen) Record(mem memory.Allocator, sch *arrow.Schema, rows int) arrow.Re
 		c.Release()
 	}
 	return rec
+}
+
+// follow appends rows values of a follower column (Options.Related): the
+// leader's value plus a difference from a small range the column keeps
+// (a random value where the leader is null); in a third of the followers
+// one value in a thousand is far off.
+func (g *Gen) follow(b array.Builder, f arrow.Field, leader arrow.Array, rows int) {
+	s := g.state(f.Name + " follows " + f.Type.String())
+	r := g.rng
+	if s.pool == nil {
+		lo := int64(r.IntN(20)) - 10
+		s.pool = []any{lo, lo + 1 + int64(r.IntN(40))}
+		s.stray = r.IntN(3) == 0
+	}
+	lo, hi := s.pool[0].(int64), s.pool[1].(int64)
+	for i := range rows {
+		var v int64
+		switch {
+		case leader.IsNull(i):
+			v = g.random(f.Type).(int64)
+		case s.stray && r.IntN(1000) == 0:
+			v = g.random(f.Type).(int64) // a value that follows nothing
+		default:
+			v = leaderValue(leader, i) + lo + r.Int64N(hi-lo)
+		}
+		if f.Type.ID() == arrow.INT32 || f.Type.ID() == arrow.DATE32 {
+			v = int64(int32(v)) // wrapped as the type wraps
+		}
+		var x any = v
+		if g.opts.SQLSafe {
+			x = sqlSafe(f.Type, x)
+		}
+		appendLeaf(b, x)
+	}
+}
+
+// leaderValue is row i of a column that can lead, as an int64.
+func leaderValue(a arrow.Array, i int) int64 {
+	switch a := a.(type) {
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Date32:
+		return int64(a.Value(i))
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	}
+	panic(fmt.Sprintf("randtable: %T cannot lead", a))
 }
 
 // Append appends one random value of field f to b; path names the field
@@ -387,6 +498,11 @@ func (g *Gen) value(s *leafState, t arrow.DataType) any {
 	if t.ID() == arrow.STRING && s.text != textLetters {
 		return g.textValue(s)
 	}
+	if s.related != relNone {
+		if v, ok := g.relatedValue(s, t); ok {
+			return v
+		}
+	}
 	r := g.rng
 	switch s.shape {
 	case shapeLowCard, shapeConstant:
@@ -414,6 +530,42 @@ func (g *Gen) value(s *leafState, t arrow.DataType) any {
 		}
 	}
 	return g.random(t)
+}
+
+// relatedValue draws the next value of a leaf of an Options.Related
+// shape, false for a type the shape does not apply to.
+func (g *Gen) relatedValue(s *leafState, t arrow.DataType) (any, bool) {
+	r := g.rng
+	switch {
+	case s.related == relStepped && (t.ID() == arrow.INT32 || t.ID() == arrow.INT64):
+		v := s.step * int64(r.IntN(2000)-1000)
+		if t.ID() == arrow.INT32 {
+			v = int64(int32(v + 7))
+		} else {
+			v += 1_000_000_007
+		}
+		return v, true
+	case s.related == relPeriodic && (t.ID() == arrow.INT32 || t.ID() == arrow.INT64):
+		if len(s.pool) < s.period {
+			v := int64(r.IntN(1000))
+			s.pool = append(s.pool, v)
+			return v, true
+		}
+		i := int(s.counter % int64(s.period))
+		s.counter++
+		v := s.pool[i].(int64) + int64(r.IntN(3)-1)
+		s.pool[i] = v
+		return v, true
+	case s.related == relWalk && (t.ID() == arrow.FLOAT64 || t.ID() == arrow.FLOAT32):
+		x, _ := s.last.(float64)
+		x += r.NormFloat64() * float64(s.step) / 100
+		if t.ID() == arrow.FLOAT32 {
+			x = float64(float32(x))
+		}
+		s.last = x
+		return x, true
+	}
+	return nil, false
 }
 
 // textValue draws the next value of a number-text leaf according to its

@@ -138,3 +138,68 @@ func TestNumberText(t *testing.T) {
 		}
 	}
 }
+
+// TestRelated checks what Options.Related adds: followers whose values
+// are their leader's plus a small difference (all but a few), and leaves
+// on a common step, with a period, or walking.
+func TestRelated(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	leaves := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.FixedWidthTypes.Date32, arrow.PrimitiveTypes.Float64}
+	followers, stepped, walks := 0, 0, 0
+	for seed := range uint64(60) {
+		g := New(seed, Options{Leaves: leaves, Related: true})
+		sch := g.Schema(5)
+		rec := g.Record(mem, sch, 500)
+		for i, f := range sch.Fields() {
+			if k := f.Metadata.FindKey(FollowsKey); k >= 0 {
+				followers++
+				lead := rec.Column(sch.FieldIndices(f.Metadata.Values()[k])[0])
+				far := 0
+				for r := 0; r < int(rec.NumRows()); r++ {
+					if rec.Column(i).IsNull(r) {
+						t.Fatalf("seed %d: follower %s has a null", seed, f.Name)
+					}
+					d := leaderValue(rec.Column(i), r) - leaderValue(lead, r)
+					if f.Type.ID() != arrow.INT64 {
+						d = int64(int32(d)) // 32-bit values wrap
+					}
+					if d < -10 || d > 60 {
+						far++
+					}
+				}
+				if far > 5 {
+					t.Errorf("seed %d: follower %s: %d of 500 values far from the leader", seed, f.Name, far)
+				}
+				continue
+			}
+			switch a := rec.Column(i).(type) {
+			case *array.Int64:
+				for _, step := range []int64{3, 25, 1000, 86400} {
+					ok := a.Len()-a.NullN() > 10
+					for r := 0; r < a.Len() && ok; r++ {
+						ok = a.IsNull(r) || (a.Value(r)-1_000_000_007)%step == 0
+					}
+					if ok {
+						stepped++
+						break
+					}
+				}
+			case *array.Float64:
+				small := 0
+				for r := 1; r < a.Len(); r++ {
+					if a.IsValid(r) && a.IsValid(r-1) && math.Abs(a.Value(r)-a.Value(r-1)) < 2000 && a.Value(r) != a.Value(r-1) {
+						small++
+					}
+				}
+				if small > 100 {
+					walks++
+				}
+			}
+		}
+		rec.Release()
+	}
+	if followers < 10 || stepped < 3 || walks < 3 {
+		t.Errorf("followers %d, stepped int64 leaves %d, walks %d", followers, stepped, walks)
+	}
+}
