@@ -181,9 +181,15 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 		slots := offs[:len(blk)]
 		mask := lowMask(p.w)
 		pos, exc = pos[:0], exc[:0]
+		// The window is [base, base+mask] in the order of the values'
+		// offsets from the block minimum, as plan counted it: a value
+		// below base is an exception even where its offset from base
+		// wraps into the window (a block holding values near both ends
+		// of its type's range, whose window runs past the maximum).
+		lowOff := p.base - p.min
 		for i, v := range blk {
 			o := wide(v) - p.base
-			if o > mask { // above the window, or below base (wrapped)
+			if o > mask || wide(v)-p.min < lowOff {
 				pos = append(pos, uint64(i))
 				exc = append(exc, wide(v)-p.min)
 				o = 0
