@@ -26,11 +26,15 @@ const (
 	ShapeSmallRandom    Shape = "small-range" // random in a narrow range
 	ShapeOutliers       Shape = "outliers"    // narrow range with rare huge values
 	ShapeDecimal        Shape = "decimal"     // few decimal digits: prices, coordinates, zero-padded digit strings
+	// ShapeEnds: integers near the top of their type's range with a few
+	// at the bottom (a window above a base that wraps past the maximum;
+	// BlockFOR once lost such a block); other types as ShapeExtremes.
+	ShapeEnds Shape = "ends"
 )
 
 // Shapes lists every shape values of every type take.
 var Shapes = []Shape{ShapeConstant, ShapeMainlyConstant, ShapeSorted, ShapeSortedRepeats,
-	ShapeLowCard, ShapeRandom, ShapeExtremes, ShapeSmallRandom, ShapeOutliers, ShapeDecimal}
+	ShapeLowCard, ShapeRandom, ShapeExtremes, ShapeSmallRandom, ShapeOutliers, ShapeDecimal, ShapeEnds}
 
 // Text shapes: forms of binary values that encodings exist for and that
 // the shapes above produce rarely or never. They are binary only: Gen
@@ -130,6 +134,11 @@ func Gen[T encoding.Fixed](shape Shape, n int, seed uint64) []T {
 		for i := range out {
 			out[i] = extremes[r.IntN(len(extremes))]
 		}
+	case ShapeEnds:
+		for i := range out {
+			out[i] = extremes[r.IntN(len(extremes))]
+		}
+		nearEnds(r, out)
 	case ShapeSmallRandom:
 		base := r.Uint64N(1000)
 		for i := range out {
@@ -277,6 +286,39 @@ func fromSmall[T encoding.Fixed](u uint64) T {
 	return z
 }
 
+// nearEnds fills integer values with ones within 10 of their type's
+// maximum and, one in eight, within 2 of its minimum; other types are
+// left as they are.
+func nearEnds(r *rand.Rand, out any) {
+	switch v := out.(type) {
+	case []int8:
+		fillEnds(r, v, math.MinInt8, math.MaxInt8)
+	case []int16:
+		fillEnds(r, v, math.MinInt16, math.MaxInt16)
+	case []int32:
+		fillEnds(r, v, math.MinInt32, math.MaxInt32)
+	case []int64:
+		fillEnds(r, v, math.MinInt64, math.MaxInt64)
+	case []uint8:
+		fillEnds(r, v, 0, math.MaxUint8)
+	case []uint16:
+		fillEnds(r, v, 0, math.MaxUint16)
+	case []uint32:
+		fillEnds(r, v, 0, math.MaxUint32)
+	case []uint64:
+		fillEnds(r, v, 0, math.MaxUint64)
+	}
+}
+
+func fillEnds[T encoding.Integer](r *rand.Rand, out []T, lo, hi T) {
+	for i := range out {
+		out[i] = hi - T(r.IntN(10))
+		if r.IntN(8) == 0 {
+			out[i] = lo + T(r.IntN(2))
+		}
+	}
+}
+
 func extremeValues[T encoding.Fixed]() []T {
 	var z T
 	var out []any
@@ -357,7 +399,7 @@ func GenBytes(shape Shape, n int, seed uint64) encoding.Bytes {
 		for i := 0; i < n; i++ {
 			out.Append(alpha[r.IntN(len(alpha))])
 		}
-	case ShapeExtremes:
+	case ShapeExtremes, ShapeEnds:
 		for i := 0; i < n; i++ {
 			switch r.IntN(4) {
 			case 0:
