@@ -73,6 +73,13 @@ func TestDifferential(t *testing.T) {
 	if cases < int(relatedTables)*queriesPerTable {
 		t.Fatalf("ran %d cases with related columns, want %d", cases, int(relatedTables)*queriesPerTable)
 	}
+	// tables written in every optimization mode, replaying layouts
+	modeTables := max(tables/10, 2)
+	cases, fails = runSeeds(t, ModeSeeds, ModeSeeds+modeTables, 0)
+	t.Logf("%d cases on %d tables written in every mode, %d failures", cases, modeTables, len(fails))
+	if cases < int(modeTables)*queriesPerTable {
+		t.Fatalf("ran %d cases on tables written in every mode, want %d", cases, int(modeTables)*queriesPerTable)
+	}
 	// tables whose aggregates also draw avg
 	avgTables := max(tables/10, 2)
 	cases, fails = runSeeds(t, AvgSeeds, AvgSeeds+avgTables, 0)

@@ -26,6 +26,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"strata"
+	"strata/encoding"
 	"strata/internal/randtable"
 )
 
@@ -52,8 +53,11 @@ type Table struct {
 	Batches []int
 	Flushes []bool
 	Order   string // "generated", "sorted by cN" or "clustered by cN"
-	Strata  string // file paths
-	Parquet string
+	// Replayed: the file was written replaying the layouts a write of
+	// the first half of its rows chose (ModeSeeds).
+	Replayed bool
+	Strata   string // file paths
+	Parquet  string
 }
 
 // Describe says how the table was made, for failure reports.
@@ -62,6 +66,9 @@ func (t *Table) Describe() string {
 		t.Seed, t.Rec.NumRows(), t.Rec.Schema(), t.Order, t.Opts.ChunkValues, t.Opts.StripeBytes, t.Opts.StripeGroup, t.Opts.FlatMap)
 	if t.Batches != nil {
 		d += fmt.Sprintf(", parallel %d, batches %v, flushed after %v", t.Opts.Parallel, t.Batches, t.Flushes)
+	}
+	if t.Seed >= ModeSeeds {
+		d += fmt.Sprintf(", optimize %v, no zstd %v, layouts replayed %v", t.Opts.Optimize, t.Opts.NoZstd, t.Replayed)
 	}
 	return d
 }
@@ -90,6 +97,14 @@ const TextSeeds = 20_000_000
 // store relative to it (Correlated), integers on a common step (Scaled)
 // or repeating with a period (LagDelta), and floats that walk.
 const RelatedSeeds = 21_000_000
+
+// ModeSeeds is the first seed whose tables are also written in every
+// optimization mode (balanced, size, speed), some without zstd, and a
+// third of them replaying the layouts that a write of the first half of
+// their rows chose (WriteOptions.Layouts, strata import --layout-from),
+// as the files of one table written day after day do: every chunk then
+// starts from a tree chosen on other data.
+const ModeSeeds = 22_000_000
 
 // NewTable generates the table of a seed and writes both files into dir.
 func NewTable(seed uint64, dir string) (*Table, error) {
@@ -167,6 +182,11 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 	if seed >= WriteSeeds && !long {
 		t.batches(rand.New(rand.NewPCG(seed, batchStream)))
 	}
+	if seed >= ModeSeeds {
+		t.Opts.Optimize = []encoding.Optimize{encoding.OptimizeBalanced, encoding.OptimizeSize, encoding.OptimizeSpeed}[r.IntN(3)]
+		t.Opts.NoZstd = r.IntN(8) == 0
+		t.Replayed = r.IntN(3) == 0
+	}
 	t.Strata = filepath.Join(dir, fmt.Sprintf("t%d.strata", seed))
 	t.Parquet = filepath.Join(dir, fmt.Sprintf("t%d.parquet", seed))
 	if err := t.write(); err != nil {
@@ -207,6 +227,11 @@ func (t *Table) batches(r *rand.Rand) {
 }
 
 func (t *Table) write() error {
+	if t.Replayed {
+		if err := t.replayLayouts(); err != nil {
+			return err
+		}
+	}
 	w, err := strata.Create(t.Strata, t.Rec.Schema(), &t.Opts)
 	if err != nil {
 		return err
@@ -234,6 +259,37 @@ func (t *Table) write() error {
 		return err
 	}
 	return os.WriteFile(t.Parquet, buf.Bytes(), 0o644)
+}
+
+// replayLayouts writes the first half of the table's rows to a file of
+// their own and sets the layouts it chose as the table's Opts.Layouts.
+func (t *Table) replayLayouts() error {
+	pre := t.Strata + ".pre"
+	defer os.Remove(pre)
+	opts := t.Opts
+	opts.Layouts = nil
+	w, err := strata.Create(pre, t.Rec.Schema(), &opts)
+	if err != nil {
+		return err
+	}
+	half := t.Rec.NewSlice(0, t.Rec.NumRows()/2)
+	defer half.Release()
+	if err := w.Write(half); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	f, err := strata.Open(pre)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if t.Opts.Layouts, err = f.Layouts(); err != nil {
+		return fmt.Errorf("layouts of the first half: %w", err)
+	}
+	return nil
 }
 
 // writeRows writes the table's rows through w, in its batches.
