@@ -31,61 +31,27 @@ func TestDifferential(t *testing.T) {
 	if testing.Short() {
 		tables = 20
 	}
-	cases, fails := runSeeds(t, 0, tables, 0)
-	t.Logf("%d cases on %d tables, %d failures", cases, tables, len(fails))
-	if cases < int(tables)*queriesPerTable {
-		t.Fatalf("ran %d cases, want %d", cases, int(tables)*queriesPerTable)
-	}
-	// tables that also hold times of day
-	timeTables := max(tables/10, 2)
-	cases, fails = runSeeds(t, TimeSeeds, TimeSeeds+timeTables, 0)
-	t.Logf("%d cases on %d tables with times of day, %d failures", cases, timeTables, len(fails))
-	if cases < int(timeTables)*queriesPerTable {
-		t.Fatalf("ran %d cases with times of day, want %d", cases, int(timeTables)*queriesPerTable)
-	}
-	// tables written in batches, over many stripes, on one to three
-	// goroutines
-	batchTables := max(tables/5, 2)
-	cases, fails = runSeeds(t, WriteSeeds, WriteSeeds+batchTables, 0)
-	t.Logf("%d cases on %d tables written in batches, %d failures", cases, batchTables, len(fails))
-	if cases < int(batchTables)*queriesPerTable {
-		t.Fatalf("ran %d cases on tables written in batches, want %d", cases, int(batchTables)*queriesPerTable)
-	}
-	// tables whose aggregates also name fields inside structs
-	nestedTables := max(tables/10, 2)
-	cases, fails = runSeeds(t, NestedAggSeeds, NestedAggSeeds+nestedTables, 0)
-	t.Logf("%d cases on %d tables with aggregates of struct fields, %d failures", cases, nestedTables, len(fails))
-	if cases < int(nestedTables)*queriesPerTable {
-		t.Fatalf("ran %d cases with aggregates of struct fields, want %d", cases, int(nestedTables)*queriesPerTable)
-	}
-	// tables whose string columns are often numbers kept as text
-	textTables := max(tables/10, 2)
-	cases, fails = runSeeds(t, TextSeeds, TextSeeds+textTables, 0)
-	t.Logf("%d cases on %d tables with numbers kept as text, %d failures", cases, textTables, len(fails))
-	if cases < int(textTables)*queriesPerTable {
-		t.Fatalf("ran %d cases with numbers kept as text, want %d", cases, int(textTables)*queriesPerTable)
-	}
-	// tables with related columns, stepped and periodic integers and
-	// walking floats
-	relatedTables := max(tables/10, 2)
-	cases, fails = runSeeds(t, RelatedSeeds, RelatedSeeds+relatedTables, 0)
-	t.Logf("%d cases on %d tables with related columns, %d failures", cases, relatedTables, len(fails))
-	if cases < int(relatedTables)*queriesPerTable {
-		t.Fatalf("ran %d cases with related columns, want %d", cases, int(relatedTables)*queriesPerTable)
-	}
-	// tables written in every optimization mode, replaying layouts
-	modeTables := max(tables/10, 2)
-	cases, fails = runSeeds(t, ModeSeeds, ModeSeeds+modeTables, 0)
-	t.Logf("%d cases on %d tables written in every mode, %d failures", cases, modeTables, len(fails))
-	if cases < int(modeTables)*queriesPerTable {
-		t.Fatalf("ran %d cases on tables written in every mode, want %d", cases, int(modeTables)*queriesPerTable)
-	}
-	// tables whose aggregates also draw avg
-	avgTables := max(tables/10, 2)
-	cases, fails = runSeeds(t, AvgSeeds, AvgSeeds+avgTables, 0)
-	t.Logf("%d cases on %d tables with avg among their aggregates, %d failures", cases, avgTables, len(fails))
-	if cases < int(avgTables)*queriesPerTable {
-		t.Fatalf("ran %d cases with avg among their aggregates, want %d", cases, int(avgTables)*queriesPerTable)
+	// Each seed range adds what the tables before it do not hold; the
+	// ranges after the first run a tenth (batches: a fifth) as many.
+	for _, rg := range []struct {
+		what  string
+		from  uint64
+		count uint64
+	}{
+		{"of every type", 0, tables},
+		{"with times of day", TimeSeeds, max(tables/10, 2)},
+		{"written in batches, over many stripes, on one to three goroutines", WriteSeeds, max(tables/5, 2)},
+		{"with aggregates of struct fields", NestedAggSeeds, max(tables/10, 2)},
+		{"with numbers kept as text", TextSeeds, max(tables/10, 2)},
+		{"with related columns, stepped and periodic integers and walking floats", RelatedSeeds, max(tables/10, 2)},
+		{"written in every optimization mode, replaying layouts", ModeSeeds, max(tables/10, 2)},
+		{"with avg among their aggregates", AvgSeeds, max(tables/10, 2)},
+	} {
+		cases, fails := runSeeds(t, rg.from, rg.from+rg.count, 0)
+		t.Logf("%d cases on %d tables %s, %d failures", cases, rg.count, rg.what, len(fails))
+		if cases < int(rg.count)*queriesPerTable {
+			t.Fatalf("ran %d cases on tables %s, want %d", cases, rg.what, int(rg.count)*queriesPerTable)
+		}
 	}
 }
 

@@ -495,15 +495,21 @@ func appendKey(b array.Builder, k int) {
 
 // value draws the next value of a leaf according to its shape.
 func (g *Gen) value(s *leafState, t arrow.DataType) any {
-	if t.ID() == arrow.STRING && s.text != textLetters {
-		return g.textValue(s)
-	}
-	if s.related != relNone {
+	text := t.ID() == arrow.STRING && s.text != textLetters
+	if !text && s.related != relNone {
 		if v, ok := g.relatedValue(s, t); ok {
 			return v
 		}
 	}
 	r := g.rng
+	// what a value of the leaf's kind is: random, or the counter's
+	// sorted one; number text is drawn in its column's form
+	draw := func() any { return g.random(t) }
+	sorted := func() any { return sortedValue(t, s.counter) }
+	if text {
+		draw = func() any { return g.numberText(s, s.text) }
+		sorted = func() any { return formatText(s.text, s.counter-100, s.width, int(s.counter%3)) }
+	}
 	switch s.shape {
 	case shapeLowCard, shapeConstant:
 		if s.pool == nil {
@@ -512,24 +518,29 @@ func (g *Gen) value(s *leafState, t arrow.DataType) any {
 				n = 2 + r.IntN(6)
 			}
 			for range n {
-				s.pool = append(s.pool, g.random(t))
+				s.pool = append(s.pool, draw())
 			}
 		}
 		return s.pool[r.IntN(len(s.pool))]
 	case shapeSorted:
 		s.counter += int64(r.IntN(3))
-		return sortedValue(t, s.counter)
+		return sorted()
 	case shapeRuns:
 		if s.last == nil || r.IntN(8) == 0 {
-			s.last = g.random(t)
+			s.last = draw()
 		}
 		return s.last
 	case shapeExtremes:
+		// for number text, the strings of other leaves: strays of
+		// every kind
 		if r.IntN(2) == 0 {
 			return extreme(r, t)
 		}
 	}
-	return g.random(t)
+	if text && s.stray && r.IntN(50) == 0 {
+		return g.numberText(s, r.IntN(numTextForms))
+	}
+	return draw()
 }
 
 // relatedValue draws the next value of a leaf of an Options.Related
@@ -566,41 +577,6 @@ func (g *Gen) relatedValue(s *leafState, t arrow.DataType) (any, bool) {
 		return x, true
 	}
 	return nil, false
-}
-
-// textValue draws the next value of a number-text leaf according to its
-// shape (extremes are the strings of other leaves: strays of every kind).
-func (g *Gen) textValue(s *leafState) any {
-	r := g.rng
-	switch s.shape {
-	case shapeLowCard, shapeConstant:
-		if s.pool == nil {
-			n := 1
-			if s.shape == shapeLowCard {
-				n = 2 + r.IntN(6)
-			}
-			for range n {
-				s.pool = append(s.pool, g.numberText(s, s.text))
-			}
-		}
-		return s.pool[r.IntN(len(s.pool))]
-	case shapeSorted:
-		s.counter += int64(r.IntN(3))
-		return formatText(s.text, s.counter-100, s.width, int(s.counter%3))
-	case shapeRuns:
-		if s.last == nil || r.IntN(8) == 0 {
-			s.last = g.numberText(s, s.text)
-		}
-		return s.last
-	case shapeExtremes:
-		if r.IntN(2) == 0 {
-			return extreme(r, arrow.BinaryTypes.String)
-		}
-	}
-	if s.stray && r.IntN(50) == 0 {
-		return g.numberText(s, r.IntN(numTextForms))
-	}
-	return g.numberText(s, s.text)
 }
 
 // numberText draws a random text of one form.
