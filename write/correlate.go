@@ -316,9 +316,9 @@ func rangeBits[T encoding.Integer, S int8 | int16 | int32 | int64](v []T, ref an
 	for i, x := range v {
 		d := int64(S(x - r[i]))
 		lo, hi = min(lo, d), max(hi, d)
-		u := uint64(d - med)
-		if int64(u) < 0 {
-			u = -u
+		u := uint64(d) - uint64(med) // the distance, without overflow
+		if d < med {
+			u = uint64(med) - uint64(d)
 		}
 		hist[bits.Len64(u)]++
 	}

@@ -1,6 +1,7 @@
 package write
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -34,5 +35,21 @@ func TestDiffBits(t *testing.T) {
 	// narrow types wrap as the encoding stores them
 	if got := diffBits([]uint8{0, 255, 1}, []uint8{255, 0, 0}); got != 2 {
 		t.Errorf("uint8 differences 1, -1, 1: %d bits, want 2", got)
+	}
+}
+
+// TestDiffBitsWholeRange: differences at both ends of the int64 range are
+// far from their median, not wrapped close to it.
+func TestDiffBitsWholeRange(t *testing.T) {
+	vals := make([]int64, 1000)
+	ref := make([]int64, len(vals))
+	for i := range vals {
+		vals[i] = math.MaxInt64 - int64(i%3) // differences near MaxInt64
+		if i%2 == 0 {
+			vals[i] = math.MinInt64 + int64(i%3) // and near MinInt64
+		}
+	}
+	if got := diffBits(vals, ref); got != 64 {
+		t.Errorf("%d bits, want 64", got)
 	}
 }
