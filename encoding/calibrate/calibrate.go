@@ -25,7 +25,9 @@
 // exceptions (encoding.Ctx.Exceptions: ALP's values that are patched in
 // after the bulk decode) PerValue and PerException together (time =
 // PerValue·rows + PerException·exceptions), so that clean data is not
-// charged for the exceptions of other shapes. zstd is measured the same way on plain
+// charged for the exceptions of other shapes; nodes whose encoder reports
+// its codec's second form (encoding.Ctx.AltForm: NumText's decimal
+// fractions) are fitted apart, the same way, as Cost.Alt. zstd is measured the same way on plain
 // leaves of 1 to 256 KiB compressed and not: the difference is fitted as
 // PerFrame plus PerByte per inflated byte.
 package calibrate
@@ -650,6 +652,9 @@ func (r *Result) Report() string {
 			if s.FixedLength {
 				// one length, that many bytes
 				shape = fmt.Sprintf("%s/len%d", shape, s.Bytes/max(s.Rows, 1))
+			}
+			if s.AltForm {
+				shape += "/alt"
 			}
 			fmt.Fprintf(&b, "%-15v %-8v %-16s %10.0f %12.3f  %s\n", k.Kind, s.Type, shape, s.Ns, s.Ns/float64(max(s.Rows, 1)), s.Tree)
 		}
