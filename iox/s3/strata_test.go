@@ -215,7 +215,11 @@ func TestStrataFaults(t *testing.T) {
 			if err := sameRecords(got, want); err != nil {
 				t.Fatalf("%s with %v: %v", q.name, fault, err)
 			}
-			if st := obj.Stats(); st.Retries < 1 && p.Pending() == 0 {
+			// A reset on a reused keep-alive connection may be retried
+			// by net/http's transport itself (a GET is idempotent and no
+			// answer had begun), below the client's count: the fault was
+			// taken and the result is right, so a layer retried.
+			if st := obj.Stats(); st.Retries < 1 && p.Pending() == 0 && fault != objtest.Reset {
 				t.Fatalf("%s with %v: no retry recorded (%+v)", q.name, fault, st)
 			}
 			p.ClearFaults()
