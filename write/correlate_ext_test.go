@@ -1,7 +1,6 @@
 package write_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"math/rand/v2"
@@ -39,18 +38,8 @@ func TestCorrelatedWithOutliers(t *testing.T) {
 	}
 	rec := array.NewRecordBatch(sch, []arrow.Array{ba.NewArray(), bb.NewArray()}, n)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), sch, write.Options{Parallel: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := format.Open(context.Background(), iox.Bytes(buf.Bytes()), format.ReaderOptions{})
+	file := writeFile(t, sch, []arrow.Record{rec}, write.Options{Parallel: 1})
+	f, err := format.Open(context.Background(), iox.Bytes(file), format.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +56,7 @@ func TestCorrelatedWithOutliers(t *testing.T) {
 			t.Errorf("chunk %d of receipt is %v, not Correlated", c, k)
 		}
 	}
-	rf, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
+	rf, err := read.Open(context.Background(), iox.Bytes(file), read.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
