@@ -324,20 +324,25 @@ func binaryStats(st *Stats, b *Bytes) {
 		}
 		if numbers != 0 {
 			_, f := ParseNumber(x)
-			if numbers&NumDecimal != 0 {
+			if numbers&NumDecimal != 0 && f&NumPlain != 0 {
 				// an integer of at most MaxDecimalDigits digits is a
-				// decimal of no fraction digits
+				// decimal of no fraction digits (its text, without a
+				// sign, is its digits, "0" counting none): no second parse
+				d := len(x)
+				if x[0] == '-' {
+					d--
+				}
+				if x[0] == '0' {
+					d = 0
+				}
+				if d <= MaxDecimalDigits {
+					f |= NumDecimal
+					intDigits = max(intDigits, d)
+				}
+			} else if numbers&NumDecimal != 0 {
 				if m, sc, ok := ParseDecimal(x); ok {
 					f |= NumDecimal
-					u := uint64(m)
-					if m < 0 {
-						u = -u
-					}
-					d := 0 // 0 has no digit before a scale's zeros
-					if u != 0 {
-						d = DecimalDigits(u)
-					}
-					intDigits, scale = max(intDigits, d-sc), max(scale, sc)
+					intDigits, scale = max(intDigits, ScaledDigits(m)-sc), max(scale, sc)
 				}
 			}
 			numbers &= f
@@ -532,6 +537,21 @@ func DecimalDigits(v uint64) int {
 		d++
 	}
 	return max(d, 1)
+}
+
+// ScaledDigits is the number of decimal digits of |m|, 0 for 0: the
+// digits that scaling m by a power of ten must keep within
+// MaxDecimalDigits (zero scales to zero at any power). Statistics and
+// NumText's encoder hold decimal text to the same bound through it.
+func ScaledDigits(m int64) int {
+	if m == 0 {
+		return 0
+	}
+	u := uint64(m)
+	if m < 0 {
+		u = -u
+	}
+	return DecimalDigits(u)
 }
 
 // MaxDecimalDigits is the most digits (before and after the point) a

@@ -111,7 +111,7 @@ func encodeDecimal(dst []byte, b *encoding.Bytes, nums []int64, ctx *encoding.Ct
 	for i, m := range nums {
 		// |m·10^(top-s)| stays below 10^MaxDecimalDigits
 		up := top - int(scales[i])
-		if digitCount(m)+up > encoding.MaxDecimalDigits {
+		if encoding.ScaledDigits(m)+up > encoding.MaxDecimalDigits {
 			return dst, fmt.Errorf("numtext: value %d has more than %d digits at %d fraction digits", i, encoding.MaxDecimalDigits, top)
 		}
 		nums[i] = m * int64(encoding.Pow10[up])
@@ -126,20 +126,6 @@ func encodeDecimal(dst []byte, b *encoding.Bytes, nums []int64, ctx *encoding.Ct
 		return dst, fmt.Errorf("scales: %w", err)
 	}
 	return dst, nil
-}
-
-// digitCount is the number of decimal digits of |m|, 0 for 0: the digits
-// scaling m by a power of ten must keep within MaxDecimalDigits (zero
-// scales to zero at any power).
-func digitCount(m int64) int {
-	if m == 0 {
-		return 0
-	}
-	u := uint64(m)
-	if m < 0 {
-		u = -u
-	}
-	return encoding.DecimalDigits(u)
 }
 
 func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
@@ -490,7 +476,7 @@ func (d *decoder) filterDecimal(p *encoding.BytesPred, n int, sel encoding.Bitma
 // more fraction digits than the node, or too many digits once scaled).
 func (d *decoder) decimalOperand(a []byte) (int64, uint8, bool) {
 	m, sc, ok := encoding.ParseDecimal(a)
-	if !ok || sc > d.top || digitCount(m)+d.top-sc > encoding.MaxDecimalDigits {
+	if !ok || sc > d.top || encoding.ScaledDigits(m)+d.top-sc > encoding.MaxDecimalDigits {
 		return 0, 0, false
 	}
 	return m * int64(encoding.Pow10[d.top-sc]), uint8(sc), true
