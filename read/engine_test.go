@@ -913,3 +913,42 @@ func testReferencesWithPlan(t *testing.T, src iox.Source, opts read.Options) {
 		rec.Release()
 	}
 }
+
+// TestSmallPrefetchWindow scans with prefetch windows smaller than one
+// unit's fetch and one batch: each job must still run (alone, if need be)
+// rather than wait for bytes that only its own run releases.
+func TestSmallPrefetchWindow(t *testing.T) {
+	const rows = 20000
+	data, _ := writeFile(t, 31, rows, write.Options{StripeBytes: 1 << 20, ChunkValues: 128})
+	seq, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := read.ScanOptions{Columns: []string{"id", "tag", "price", "flag"}}
+	want, _ := collect(t, seq, opts)
+	defer func() {
+		for _, rec := range want {
+			rec.Release()
+		}
+	}()
+	for _, budget := range []int64{1, 4 << 10, 32 << 10} {
+		f, err := read.Open(context.Background(), iox.Bytes(data), read.Options{Parallelism: 4, PrefetchBytes: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan []arrow.Record)
+		go func() {
+			got, _ := collect(t, f, opts)
+			done <- got
+		}()
+		select {
+		case got := <-done:
+			sameRecords(t, fmt.Sprintf("window of %d bytes", budget), want, got)
+			for _, rec := range got {
+				rec.Release()
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("a scan with a window of %d bytes did not end", budget)
+		}
+	}
+}

@@ -328,7 +328,7 @@ func (s *Scanner) produce() {
 		if j == nil {
 			return
 		}
-		if err := s.win.reserve(ctx, j.reserve); err != nil {
+		if err := s.win.reserve(ctx, j.reserve, j.pinned); err != nil {
 			s.gen.abandon(j)
 			return
 		}
@@ -375,6 +375,10 @@ type job struct {
 	// binary chunks and the exact decoded size of its fixed-width columns.
 	binStored, fixed int64
 	held             int64 // window bytes the finished job still holds (its batch)
+	// pinned is the part of the window held for the job until it runs:
+	// its unit's fetched bytes, which the unit's first job reserved and
+	// its last to run releases.
+	pinned int64
 
 	done chan struct{}
 	rec  arrow.Record
@@ -629,6 +633,9 @@ func (g *jobGen) fillUnit(i int, rows int64) error {
 	u.bytes = fetched
 	u.left.Store(int32(len(jobs)))
 	jobs[0].reserve += fetched
+	for _, j := range jobs[1:] {
+		j.pinned = fetched
+	}
 	g.queue = append(g.queue, jobs...)
 	return nil
 }
@@ -755,8 +762,9 @@ func dataBytes(d arrow.ArrayData) int64 {
 
 // window is a scan's prefetch budget: bytes fetched ahead and batches
 // decoded but not yet returned. reserve waits while the budget is used up,
-// except when nothing is held, so a job larger than the budget still runs
-// (alone).
+// except when nothing is held but the bytes pinned for the job itself (its
+// unit's fetch, released only once the job has run), so a job larger than
+// the budget still runs (alone).
 type window struct {
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -771,7 +779,7 @@ func newWindow(limit int64) *window {
 	return w
 }
 
-func (w *window) reserve(ctx context.Context, n int64) error {
+func (w *window) reserve(ctx context.Context, n, pinned int64) error {
 	stop := context.AfterFunc(ctx, func() {
 		w.mu.Lock()
 		w.cond.Broadcast()
@@ -780,7 +788,7 @@ func (w *window) reserve(ctx context.Context, n int64) error {
 	defer stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.used > 0 && w.used+n > w.limit {
+	for w.used > pinned && w.used+n > w.limit {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
