@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,7 @@ func TestDifferential(t *testing.T) {
 		{"with related columns, stepped and periodic integers and walking floats", RelatedSeeds, max(tables/10, 2)},
 		{"written in every optimization mode, replaying layouts", ModeSeeds, max(tables/10, 2)},
 		{"with avg among their aggregates", AvgSeeds, max(tables/10, 2)},
+		{"read from memory, over HTTP, through short reads, split and on many goroutines", ReadSeeds, max(tables/10, 2)},
 	} {
 		cases, fails := runSeeds(t, rg.from, rg.from+rg.count, 0)
 		t.Logf("%d cases on %d tables %s, %d failures", cases, rg.count, rg.what, len(fails))
@@ -84,7 +86,9 @@ func TestRegressions(t *testing.T) {
 	r := newRunner(t)
 	n := 0
 	for _, seed := range order {
-		cases, fails, err := r.RunTable(seed, 0, byTable[seed])
+		var cases int
+		var fails []Failure
+		timed(t, seed, func() { cases, fails, err = r.RunTable(seed, 0, byTable[seed]) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,8 +101,10 @@ func TestRegressions(t *testing.T) {
 }
 
 // TestLong runs tables from seed DIFFTEST_FROM (default 1,000,000) for
-// DIFFTEST_LONG (a duration such as 2h), reporting progress every minute.
-// It is skipped unless DIFFTEST_LONG is set. Run it with -timeout 0.
+// DIFFTEST_LONG (a duration such as 2h), reporting progress every minute;
+// with DIFFTEST_UNION=1 it cuts each table into files read by column name
+// (RunUnion) instead. It is skipped unless DIFFTEST_LONG is set. Run it
+// with -timeout 0.
 func TestLong(t *testing.T) {
 	d := os.Getenv("DIFFTEST_LONG")
 	if d == "" {
@@ -114,7 +120,13 @@ func TestLong(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cases, fails := runSeeds(t, from, ^uint64(0), dur)
+	run := (*Runner).RunTable
+	if os.Getenv("DIFFTEST_UNION") == "1" {
+		run = func(r *Runner, seed uint64, queries int, _ []int) (int, []Failure, error) {
+			return r.RunUnion(seed, queries)
+		}
+	}
+	cases, fails := runSeedsWith(t, from, ^uint64(0), dur, run)
 	t.Logf("long mode: %d cases in %v, %d failures", cases, dur, len(fails))
 }
 
@@ -128,9 +140,34 @@ func newRunner(t *testing.T) *Runner {
 	return r
 }
 
+// tableTimeout is how long one table's cases may take before the run
+// reports them as hung (they take well under a second).
+const tableTimeout = 2 * time.Minute
+
+// timed runs one table's cases, failing the test with every goroutine's
+// stack if they outlast tableTimeout: a read that waits forever.
+func timed(t *testing.T, seed uint64, fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(tableTimeout):
+		buf := make([]byte, 1<<22)
+		t.Fatalf("table %d did not finish in %v; goroutines:\n%s", seed, tableTimeout, buf[:runtime.Stack(buf, true)])
+	}
+}
+
 // runSeeds runs tables [from, to) or until the duration is spent, and
 // reports every failure (at most 50 in full).
 func runSeeds(t *testing.T, from, to uint64, dur time.Duration) (int, []Failure) {
+	return runSeedsWith(t, from, to, dur, (*Runner).RunTable)
+}
+
+// runSeedsWith is runSeeds with the function that runs one table's cases.
+func runSeedsWith(t *testing.T, from, to uint64, dur time.Duration, run func(*Runner, uint64, int, []int) (int, []Failure, error)) (int, []Failure) {
 	r := newRunner(t)
 	defer func() { t.Logf("compared: %s", r.Stats) }()
 	start := time.Now()
@@ -141,7 +178,10 @@ func runSeeds(t *testing.T, from, to uint64, dur time.Duration) (int, []Failure)
 		if dur > 0 && time.Since(start) > dur {
 			break
 		}
-		n, fs, err := r.RunTable(seed, queriesPerTable, nil)
+		var n int
+		var fs []Failure
+		var err error
+		timed(t, seed, func() { n, fs, err = run(r, seed, queriesPerTable, nil) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,8 +214,20 @@ func TestUnionByName(t *testing.T) {
 	}
 	r := newRunner(t)
 	cases := 0
-	for seed := uint64(UnionSeeds); seed < UnionSeeds+tables; seed++ {
-		n, fails, err := r.RunUnion(seed, queriesPerTable)
+	// and a sixth as many tables of ReadSeeds, opened and read as their
+	// read plans say
+	seeds := make([]uint64, 0, tables+tables/6)
+	for i := range tables {
+		seeds = append(seeds, UnionSeeds+i)
+	}
+	for i := range tables / 6 {
+		seeds = append(seeds, ReadSeeds+i)
+	}
+	for _, seed := range seeds {
+		var n int
+		var fails []Failure
+		var err error
+		timed(t, seed, func() { n, fails, err = r.RunUnion(seed, queriesPerTable) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,8 +236,8 @@ func TestUnionByName(t *testing.T) {
 			t.Error(f)
 		}
 	}
-	t.Logf("%d cases on %d tables cut into files of different columns; %s", cases, tables, r.Stats)
-	if cases < int(tables) {
-		t.Fatalf("ran %d cases on %d tables", cases, tables)
+	t.Logf("%d cases on %d tables cut into files of different columns; %s", cases, len(seeds), r.Stats)
+	if cases < len(seeds) {
+		t.Fatalf("ran %d cases on %d tables", cases, len(seeds))
 	}
 }

@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -19,8 +20,9 @@ import (
 
 // Runner runs cases against one DuckDB connection.
 type Runner struct {
-	db  *sql.DB
-	dir string
+	db   *sql.DB
+	dir  string
+	http server // serves dir to the tables read over HTTP (ReadSeeds)
 	// Stats counts what the cases compared.
 	Stats Stats
 }
@@ -56,8 +58,13 @@ func NewRunner(dir string) (*Runner, error) {
 	return &Runner{db: db, dir: dir}, nil
 }
 
-// Close closes DuckDB.
-func (r *Runner) Close() error { return r.db.Close() }
+// Close closes DuckDB and the HTTP server, if one was started.
+func (r *Runner) Close() error {
+	if r.http.srv != nil {
+		r.http.srv.Close()
+	}
+	return r.db.Close()
+}
 
 // Failure is one case whose answers differ (or that failed to run).
 type Failure struct {
@@ -77,9 +84,9 @@ func (r *Runner) RunTable(seed uint64, queries int, only []int) (int, []Failure,
 		return 0, nil, fmt.Errorf("table %d: %w", seed, err)
 	}
 	defer t.Release()
-	f, err := strata.Open(t.Strata)
+	f, err := r.open(t)
 	if err != nil {
-		return 0, []Failure{{seed, -1, "open: " + err.Error()}}, nil
+		return 0, []Failure{{seed, -1, "open: " + err.Error() + "\n  table: " + t.Describe()}}, nil
 	}
 	defer f.Close()
 	if _, err := r.db.Exec("CREATE OR REPLACE VIEW t AS SELECT * FROM read_parquet('" + t.Parquet + "', file_row_number = true)"); err != nil {
@@ -93,7 +100,16 @@ func (r *Runner) RunTable(seed uint64, queries int, only []int) (int, []Failure,
 	var fails []Failure
 	for _, qi := range only {
 		q := NewQuery(t, qi)
-		if err := r.runQuery(t, f, q); err != nil {
+		var err error
+		if seed >= ReadSeeds {
+			qr := newQueryRead(t, qi)
+			if err = r.runRead(t, f, q, qr); err != nil {
+				err = fmt.Errorf("%w\n  read: %s", err, qr)
+			}
+		} else {
+			err = r.runQuery(t, f, q)
+		}
+		if err != nil {
 			fails = append(fails, Failure{seed, qi, fmt.Sprintf("%v\n  query: %s\n  table: %s", err, q, t.Describe())})
 		}
 	}
@@ -110,7 +126,7 @@ func (r *Runner) runQuery(t *Table, f *strata.File, q *Query) error {
 		return r.scan(t, f.Scan, q)
 	case "take":
 		r.Stats.Takes++
-		return r.take(t, f, q)
+		return r.take(t, f, q, 0)
 	}
 	r.Stats.Aggs++
 	return r.agg(t, f.Aggregate, q)
@@ -186,6 +202,23 @@ func strataRows(rec arrow.RecordBatch, fields []arrow.Field, out [][]string) ([]
 // scan compares a scan query of DuckDB's on view t with Strata's answer
 // through scan (of one file, or of several read as one).
 func (r *Runner) scan(t *Table, scan func(strata.ScanOptions) (*strata.Scanner, error), q *Query) error {
+	fields, nums, want, err := r.duckScan(t, q)
+	if err != nil {
+		return err
+	}
+	got, err := scanRows(scan, strata.ScanOptions{Columns: q.Columns, Where: q.Where, Offset: q.Offset, Limit: q.Limit}, fields, nil)
+	if err != nil {
+		return err
+	}
+	if len(want) == 0 {
+		r.Stats.EmptyResults++
+	}
+	return r.compareRows(fields, nums, want, got)
+}
+
+// duckScan runs a scan query in DuckDB: the projected fields, and the
+// file row numbers and canonical values of the rows it returns.
+func (r *Runner) duckScan(t *Table, q *Query) ([]arrow.Field, []int64, [][]string, error) {
 	fields := projected(t, q.Columns)
 	sqlq := "SELECT " + selectList(fields) + " FROM t"
 	if q.SQL != "" {
@@ -199,32 +232,31 @@ func (r *Runner) scan(t *Table, scan func(strata.ScanOptions) (*strata.Scanner, 
 		sqlq += fmt.Sprintf(" OFFSET %d", q.Offset)
 	}
 	nums, want, err := r.duckRows(sqlq, fields)
+	return fields, nums, want, err
+}
+
+// scanRows runs a Strata scan and appends its rows, in canonical form,
+// to out.
+func scanRows(scan func(strata.ScanOptions) (*strata.Scanner, error), opts strata.ScanOptions, fields []arrow.Field, out [][]string) ([][]string, error) {
+	sc, err := scan(opts)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("strata scan: %w", err)
 	}
-	sc, err := scan(strata.ScanOptions{Columns: q.Columns, Where: q.Where, Offset: q.Offset, Limit: q.Limit})
-	if err != nil {
-		return fmt.Errorf("strata scan: %w", err)
-	}
-	var got [][]string
+	defer sc.Close()
 	for {
 		rec, err := sc.Next()
 		if err == io.EOF {
-			break
+			return out, nil
 		}
 		if err != nil {
-			return fmt.Errorf("strata scan: %w", err)
+			return nil, fmt.Errorf("strata scan: %w", err)
 		}
-		got, err = strataRows(rec, fields, got)
+		out, err = strataRows(rec, fields, out)
 		rec.Release()
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if len(want) == 0 {
-		r.Stats.EmptyResults++
-	}
-	return r.compareRows(fields, nums, want, got)
 }
 
 func (r *Runner) compareRows(fields []arrow.Field, nums []int64, want, got [][]string) error {
@@ -250,7 +282,8 @@ func clip(s string) string {
 	return s
 }
 
-func (r *Runner) take(t *Table, f *strata.File, q *Query) error {
+// take compares a lookup; parallelism overrides the file's when not 0.
+func (r *Runner) take(t *Table, f *strata.File, q *Query, parallelism int) error {
 	fields := projected(t, q.Columns)
 	if len(q.Rows) == 0 {
 		return nil
@@ -274,7 +307,7 @@ func (r *Runner) take(t *Table, f *strata.File, q *Query) error {
 			return fmt.Errorf("duckdb has no row %d", x)
 		}
 	}
-	rec, err := f.Take(q.Rows, q.Columns)
+	rec, _, err := f.TakeContext(context.Background(), q.Rows, strata.TakeOptions{Columns: q.Columns, Parallelism: parallelism})
 	if err != nil {
 		return fmt.Errorf("strata take: %w", err)
 	}

@@ -58,6 +58,8 @@ type Table struct {
 	Replayed bool
 	Strata   string // file paths
 	Parquet  string
+	// read says how the Strata file is opened (ReadSeeds).
+	read readPlan
 }
 
 // Describe says how the table was made, for failure reports.
@@ -69,6 +71,9 @@ func (t *Table) Describe() string {
 	}
 	if t.Seed >= ModeSeeds {
 		d += fmt.Sprintf(", optimize %v, no zstd %v, layouts replayed %v", t.Opts.Optimize, t.Opts.NoZstd, t.Replayed)
+	}
+	if t.Seed >= ReadSeeds {
+		d += ", read " + t.read.String()
 	}
 	return d
 }
@@ -186,6 +191,9 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 		t.Opts.Optimize = []encoding.Optimize{encoding.OptimizeBalanced, encoding.OptimizeSize, encoding.OptimizeSpeed}[r.IntN(3)]
 		t.Opts.NoZstd = r.IntN(8) == 0
 		t.Replayed = r.IntN(3) == 0
+	}
+	if seed >= ReadSeeds {
+		t.read = newReadPlan(seed)
 	}
 	t.Strata = filepath.Join(dir, fmt.Sprintf("t%d.strata", seed))
 	t.Parquet = filepath.Join(dir, fmt.Sprintf("t%d.parquet", seed))

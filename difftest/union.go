@@ -46,22 +46,34 @@ func (r *Runner) RunUnion(seed uint64, queries int) (int, []Failure, error) {
 			f.Close()
 		}
 		ref.Release()
+		for i := range 3 {
+			os.Remove(r.unionPath(t.Seed, i))
+		}
 	}()
 	if _, err := r.db.Exec("CREATE OR REPLACE VIEW t AS SELECT * FROM read_parquet('" + ref.Parquet + "', file_row_number = true)"); err != nil {
 		return 0, nil, fmt.Errorf("table %d: duckdb view: %w", seed, err)
-	}
-	aggregate := func(o strata.AggregateOptions) ([]strata.AggValue, strata.ScanStats, error) {
-		o.UnionByName = true
-		return strata.AggregateFiles(context.Background(), files, o)
-	}
-	scan := func(o strata.ScanOptions) (*strata.Scanner, error) {
-		o.UnionByName = true
-		return strata.ScanFiles(context.Background(), files, o)
 	}
 	n := 0
 	var fails []Failure
 	for qi := range queries {
 		q := NewQuery(ref, qi)
+		var qr queryRead // (tables of ReadSeeds: how this query reads)
+		if seed >= ReadSeeds {
+			qr = newQueryRead(t, qi)
+			if qr.drop {
+				for _, f := range files {
+					f.DropCaches()
+				}
+			}
+		}
+		aggregate := func(o strata.AggregateOptions) ([]strata.AggValue, strata.ScanStats, error) {
+			o.UnionByName, o.Parallelism = true, qr.parallelism
+			return strata.AggregateFiles(context.Background(), files, o)
+		}
+		scan := func(o strata.ScanOptions) (*strata.Scanner, error) {
+			o.UnionByName, o.Parallelism = true, qr.parallelism
+			return strata.ScanFiles(context.Background(), files, o)
+		}
 		var err error
 		switch {
 		case q.Kind == "agg":
@@ -79,10 +91,18 @@ func (r *Runner) RunUnion(seed uint64, queries int) (int, []Failure, error) {
 			r.Stats.Filtered++
 		}
 		if err != nil {
+			if seed >= ReadSeeds {
+				err = fmt.Errorf("%w\n  read: %s", err, qr)
+			}
 			fails = append(fails, Failure{seed, qi, fmt.Sprintf("%v\n  query: %s\n  files: %s\n  table: %s", err, q, desc, t.Describe())})
 		}
 	}
 	return n, fails, nil
+}
+
+// unionPath is the path of file i of the table of seed cut by RunUnion.
+func (r *Runner) unionPath(seed uint64, i int) string {
+	return filepath.Join(r.dir, fmt.Sprintf("u%d_%d.strata", seed, i))
 }
 
 // cutByName writes t's rows as two or three Strata files of different
@@ -156,7 +176,7 @@ func (r *Runner) cutByName(t *Table) ([]*strata.File, *Table, string, error) {
 				opts.FlatMap = append(opts.FlatMap, m)
 			}
 		}
-		path := filepath.Join(r.dir, fmt.Sprintf("u%d_%d.strata", t.Seed, i))
+		path := r.unionPath(t.Seed, i)
 		w, err := strata.Create(path, part.Schema(), &opts)
 		if err == nil {
 			err = w.Write(part)
@@ -168,9 +188,12 @@ func (r *Runner) cutByName(t *Table) ([]*strata.File, *Table, string, error) {
 		}
 		var f *strata.File
 		if err == nil {
-			f, err = strata.Open(path)
+			if t.Seed >= ReadSeeds {
+				f, err = r.openAs(path, t.read)
+			} else {
+				f, err = strata.Open(path)
+			}
 		}
-		os.Remove(path) // (an open file reads on)
 		if err != nil {
 			release()
 			return nil, nil, "", err
