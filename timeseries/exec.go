@@ -562,8 +562,12 @@ func (f *File) filterTime(t *task, tr TimeRange, want, eager, pooled bool, st *S
 					return 0, err
 				}
 				st.TimeDecoded += decodedRows(d, s, e)
-				i := sort.Search(len(v), func(i int) bool { return v[i] >= x })
-				return s + int64(i), nil
+				// A block shared with a neighbouring series has bounds
+				// that may come from the neighbour's rows: when none of
+				// this series' rows reach x, the next block decides.
+				if i := sort.Search(len(v), func(i int) bool { return v[i] >= x }); i < len(v) {
+					return s + int64(i), nil
+				}
 			}
 			return t.b, nil
 		}
