@@ -103,7 +103,8 @@ func TestRegressions(t *testing.T) {
 // TestLong runs tables from seed DIFFTEST_FROM (default 1,000,000) for
 // DIFFTEST_LONG (a duration such as 2h), reporting progress every minute;
 // with DIFFTEST_UNION=1 it cuts each table into files read by column name
-// (RunUnion) instead. It is skipped unless DIFFTEST_LONG is set. Run it
+// (RunUnion) instead, and with DIFFTEST_TS=1 it runs time-series tables
+// (RunTimeSeries; seeds from TSSeeds). It is skipped unless DIFFTEST_LONG is set. Run it
 // with -timeout 0.
 func TestLong(t *testing.T) {
 	d := os.Getenv("DIFFTEST_LONG")
@@ -121,9 +122,14 @@ func TestLong(t *testing.T) {
 		}
 	}
 	run := (*Runner).RunTable
-	if os.Getenv("DIFFTEST_UNION") == "1" {
+	switch {
+	case os.Getenv("DIFFTEST_UNION") == "1":
 		run = func(r *Runner, seed uint64, queries int, _ []int) (int, []Failure, error) {
 			return r.RunUnion(seed, queries)
+		}
+	case os.Getenv("DIFFTEST_TS") == "1":
+		run = func(r *Runner, seed uint64, queries int, _ []int) (int, []Failure, error) {
+			return r.RunTimeSeries(seed, queries)
 		}
 	}
 	cases, fails := runSeedsWith(t, from, ^uint64(0), dur, run)
@@ -240,4 +246,45 @@ func TestUnionByName(t *testing.T) {
 	if cases < len(seeds) {
 		t.Fatalf("ran %d cases on %d tables", cases, len(seeds))
 	}
+}
+
+// TestTimeSeries runs time-series tables (RunTimeSeries) against DuckDB.
+func TestTimeSeries(t *testing.T) {
+	tables := uint64(40)
+	if testing.Short() {
+		tables = 8
+	}
+	if s := os.Getenv("DIFFTEST_TS_TABLES"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables = n
+	}
+	from := uint64(TSSeeds)
+	if s := os.Getenv("DIFFTEST_TS_FROM"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		from = n
+	}
+	r := newRunner(t)
+	cases := 0
+	for seed := from; seed < from+tables; seed++ {
+		var n int
+		var fails []Failure
+		var err error
+		timed(t, seed, func() { n, fails, err = r.RunTimeSeries(seed, queriesPerTable) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases += n
+		for i, f := range fails {
+			if i < 20 {
+				t.Error(f)
+			}
+		}
+	}
+	t.Logf("%d time-series cases on %d tables; %s", cases, tables, r.Stats)
 }

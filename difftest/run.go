@@ -35,9 +35,18 @@ type Stats struct {
 	Rows, Values       int // rows and values compared
 	AggValues          int
 	Means              int // of AggValues, avg results
+	// time-series cases (RunTimeSeries): queries, aggregates and latest
+	// points, the rows, buckets and series they compared, and how many
+	// answered nothing
+	TSQueries, TSAggs, TSLasts, TSSamples int
+	TSRows, TSEmpty                       int
 }
 
 func (s Stats) String() string {
+	if s.TSQueries+s.TSAggs+s.TSLasts+s.TSSamples > 0 {
+		return fmt.Sprintf("%d time-series queries, %d aggregates, %d latest-point lookups, %d samples (%d with no row); %d rows, buckets, series and window rows compared",
+			s.TSQueries, s.TSAggs, s.TSLasts, s.TSSamples, s.TSEmpty, s.TSRows)
+	}
 	return fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates (%d means) compared",
 		s.Scans, s.EmptyResults, s.Takes, s.Aggs, s.Filtered, s.Rows, s.Values, s.AggValues, s.Means)
 }
