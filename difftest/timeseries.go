@@ -41,13 +41,15 @@ type tsTable struct {
 	tmin    int64
 	tmax    int64
 	stamp   bool // the time column is a timestamp (else int64)
-	file    string
-	parquet string
+	// readDesc says how the file was opened
+	readDesc string
+	file     string
+	parquet  string
 }
 
 func (t *tsTable) describe() string {
-	return fmt.Sprintf("seed %d: %d rows, schema %s, model %+v, chunk rows %d, min chunk rows %d, block size %d, sorted %v, %d writes, no zstd %v",
-		t.seed, t.rec.NumRows(), t.rec.Schema(), t.model, t.opts.ChunkRows, t.opts.MinChunkRows, t.opts.BlockSize, t.opts.Sorted, t.batches, t.opts.Table.NoZstd)
+	return fmt.Sprintf("seed %d: %d rows, schema %s, model %+v, chunk rows %d, min chunk rows %d, block size %d, sorted %v, %d writes, no zstd %v, opened %s",
+		t.seed, t.rec.NumRows(), t.rec.Schema(), t.model, t.opts.ChunkRows, t.opts.MinChunkRows, t.opts.BlockSize, t.opts.Sorted, t.batches, t.opts.Table.NoZstd, t.readDesc)
 }
 
 // newTSTable draws a table: zero to two key columns (strings or
@@ -288,10 +290,21 @@ func (r *Runner) RunTimeSeries(seed uint64, queries int) (int, []Failure, error)
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := timeseries.OpenSource(context.Background(), iox.Bytes(data), &timeseries.Options{CacheBytes: []int64{0, -1, 2048}[seed%3]})
+	// opened as a reader might be: caches off, tiny or default, decoding
+	// on one or more goroutines, through short reads or not
+	rr := rand.New(rand.NewPCG(seed, readStream))
+	opts := &timeseries.Options{CacheBytes: []int64{0, -1, 2048}[rr.IntN(3)], DecoderCacheBytes: []int64{0, -1, 4096}[rr.IntN(3)],
+		Threads: rr.IntN(4), Gap: []int64{0, 1, 1 << 20}[rr.IntN(3)]}
+	var src iox.Source = iox.Bytes(data)
+	short := rr.IntN(3) == 0
+	if short {
+		src = shortSource{iox.Bytes(data), 1 + rr.IntN(3000)}
+	}
+	f, err := timeseries.OpenSource(context.Background(), src, opts)
 	if err != nil {
 		return 0, []Failure{{seed, -1, "open: " + err.Error() + "\n  table: " + t.describe()}}, nil
 	}
+	t.readDesc = fmt.Sprintf("%+v, short reads %v", *opts, short)
 	defer f.Close()
 	if _, err := r.db.Exec("CREATE OR REPLACE VIEW t AS SELECT * FROM read_parquet('" + t.parquet + "')"); err != nil {
 		return 0, nil, fmt.Errorf("table %d: duckdb view: %w", seed, err)
