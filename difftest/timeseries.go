@@ -41,6 +41,9 @@ type tsTable struct {
 	tmin    int64
 	tmax    int64
 	stamp   bool // the time column is a timestamp (else int64)
+	// dups: series repeat times now and then (a sensor that sends twice),
+	// so rows of one time come in no defined order
+	dups bool
 	// readDesc says how the file was opened
 	readDesc string
 	file     string
@@ -48,8 +51,8 @@ type tsTable struct {
 }
 
 func (t *tsTable) describe() string {
-	return fmt.Sprintf("seed %d: %d rows, schema %s, model %+v, chunk rows %d, min chunk rows %d, block size %d, sorted %v, %d writes, no zstd %v, opened %s",
-		t.seed, t.rec.NumRows(), t.rec.Schema(), t.model, t.opts.ChunkRows, t.opts.MinChunkRows, t.opts.BlockSize, t.opts.Sorted, t.batches, t.opts.Table.NoZstd, t.readDesc)
+	return fmt.Sprintf("seed %d: %d rows, schema %s, model %+v, repeated times %v, chunk rows %d, min chunk rows %d, block size %d, sorted %v, %d writes, no zstd %v, opened %s",
+		t.seed, t.rec.NumRows(), t.rec.Schema(), t.model, t.dups, t.opts.ChunkRows, t.opts.MinChunkRows, t.opts.BlockSize, t.opts.Sorted, t.batches, t.opts.Table.NoZstd, t.readDesc)
 }
 
 // newTSTable draws a table: zero to two key columns (strings or
@@ -153,6 +156,8 @@ func newTSTable(seed uint64, dir string) (*tsTable, error) {
 		t   int64
 	}
 	var rows []row
+	dr := rand.New(rand.NewPCG(seed, 0x64757073)) // (apart: tables without repeats stay as they were)
+	t.dups = dr.IntN(4) == 0
 	for _, key := range series {
 		n := 1 + r.IntN(300)
 		if r.IntN(5) == 0 {
@@ -163,6 +168,9 @@ func newTSTable(seed uint64, dir string) (*tsTable, error) {
 		for range n {
 			rows = append(rows, row{key, ts})
 			t.tmin, t.tmax = min(t.tmin, ts), max(t.tmax, ts)
+			if t.dups && dr.IntN(4) == 0 {
+				continue // the same time again
+			}
 			switch r.IntN(20) {
 			case 0:
 				ts += 1 + int64(r.IntN(1_000_000_000)) // a jump
@@ -410,6 +418,11 @@ func (t *tsTable) newTSQuery(qi int) *tsQuery {
 			q.limit = r.Int64N(t.rec.NumRows() + 2)
 		}
 		q.eager = r.IntN(4) == 0
+		if t.dups {
+			// rows of one time come in no defined order: a window of
+			// them would be too
+			q.offset, q.limit = 0, 0
+		}
 	case "agg":
 		for _, fl := range sch.Fields()[len(t.model.Keys)+1:] {
 			if numericTS(fl.Type) && r.IntN(3) > 0 {
@@ -632,6 +645,10 @@ func (r *Runner) tsQuery(t *tsTable, f *timeseries.File, q *tsQuery) (int, error
 		}
 		rec.Release()
 	}
+	if t.dups {
+		sortRows(want)
+		sortRows(got)
+	}
 	return len(want), compareTS(cols, want, got)
 }
 
@@ -779,7 +796,27 @@ func (r *Runner) tsLast(t *tsTable, f *timeseries.File, q *tsQuery) (int, error)
 		}
 		got = append(got, row)
 	}
+	if t.dups {
+		// the latest value among rows of one time is any of theirs
+		want, got = project(want, len(t.model.Keys)+1), project(got, len(t.model.Keys)+1)
+		names = names[:len(t.model.Keys)+1]
+	}
 	return len(want), compareTS(names, want, got)
+}
+
+// sortRows orders rows by their text, for answers whose order among
+// rows of one time is not defined.
+func sortRows(rows [][]string) {
+	slices.SortFunc(rows, func(a, b []string) int { return slices.Compare(a, b) })
+}
+
+// project keeps the first n columns of every row.
+func project(rows [][]string, n int) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[:n]
+	}
+	return out
 }
 
 // tsSample compares random windows (Sample, whose draw DrawWindows
@@ -872,6 +909,26 @@ func (r *Runner) tsSample(t *tsTable, f *timeseries.File, q *tsQuery) (int, erro
 				}
 				got = append(got, row)
 			}
+		}
+	}
+	if t.dups {
+		// the values at a window's ends are any of the rows of their time:
+		// the window and its times are defined
+		ti := slices.Index(names, "time")
+		keep := func(rows [][]string) [][]string {
+			out := make([][]string, len(rows))
+			for i, r := range rows {
+				out[i] = []string{r[0]}
+				if ti > 0 {
+					out[i] = append(out[i], r[ti])
+				}
+			}
+			return out
+		}
+		want, got = keep(want), keep(got)
+		names = names[:1]
+		if ti > 0 {
+			names = append(names, "time")
 		}
 	}
 	return len(want), compareTS(names, want, got)
