@@ -9,7 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"strata"
 	"strata/iox"
@@ -39,11 +42,16 @@ type readPlan struct {
 	cache    int64 // WithDecoderCache (0: the default)
 	gap      int64 // WithCoalesceGap (0: the source's)
 	shortMax int   // "short": the most bytes one ReadAt returns
+	// noise is how many goroutines look rows up and scan the file while
+	// the queries run, each checking what it reads against the table's
+	// own rows: the decoder cache and the recycled memory of lookups
+	// shared between readers
+	noise int
 }
 
 func (p readPlan) String() string {
-	return fmt.Sprintf("source %s, parallelism %d, prefetch %d, decoder cache %d, coalesce gap %d, verify %v, max memory %d",
-		p.source, p.opts.Parallelism, p.opts.PrefetchBytes, p.cache, p.gap, p.opts.Verify, p.opts.MaxMemory)
+	return fmt.Sprintf("source %s, parallelism %d, prefetch %d, decoder cache %d, coalesce gap %d, verify %v, max memory %d, concurrent readers %d",
+		p.source, p.opts.Parallelism, p.opts.PrefetchBytes, p.cache, p.gap, p.opts.Verify, p.opts.MaxMemory, p.noise)
 }
 
 func newReadPlan(seed uint64) readPlan {
@@ -58,6 +66,9 @@ func newReadPlan(seed uint64) readPlan {
 	p.cache = []int64{0, -1, 16 << 10}[r.IntN(3)]
 	p.gap = []int64{0, 0, 1 << 20}[r.IntN(3)]
 	p.shortMax = 1 + r.IntN(5000)
+	if r.IntN(3) == 0 {
+		p.noise = 1 + r.IntN(3)
+	}
 	return p
 }
 
@@ -320,3 +331,111 @@ func abandonScan(f *strata.File, q *Query, qr queryRead) error {
 	}
 	return sc.Close()
 }
+
+// noise runs t.read.noise goroutines that read f until stop is closed:
+// lookups of random rows and columns, and whole scans, each compared
+// value by value with the table's own rows, with the caches dropped now
+// and then. Once they stop it sends what they found wrong and how many
+// reads they compared.
+func noise(t *Table, f *strata.File, stop <-chan struct{}) <-chan noiseResult {
+	out := make(chan noiseResult, 1)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var found []string
+	var reads atomic.Int64
+	report := func(format string, args ...any) {
+		mu.Lock()
+		if len(found) < 5 {
+			found = append(found, fmt.Sprintf(format, args...))
+		}
+		mu.Unlock()
+	}
+	sch := t.Rec.Schema()
+	want := func(cols []string, row int64) []string {
+		fields := projected(t, cols)
+		out := make([]string, len(fields))
+		for c, fl := range fields {
+			out[c] = canonArrow(fl, t.Rec.Column(sch.FieldIndices(fl.Name)[0]), int(row))
+		}
+		return out
+	}
+	for g := range t.read.noise {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(t.Seed, uint64(g)+0x6e6f697365))
+			n := t.Rec.NumRows()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var cols []string
+				if r.IntN(2) == 0 {
+					for _, fl := range sch.Fields() {
+						if r.IntN(2) == 0 {
+							cols = append(cols, fl.Name)
+						}
+					}
+				}
+				fields := projected(t, cols)
+				reads.Add(1)
+				switch {
+				case r.IntN(20) == 0:
+					f.DropCaches()
+				case n > 0 && r.IntN(4) > 0:
+					rows := make([]int64, 1+r.IntN(20))
+					for k := range rows {
+						rows[k] = r.Int64N(n)
+					}
+					rec, _, err := f.TakeContext(context.Background(), rows, strata.TakeOptions{Columns: cols, Parallelism: r.IntN(3)})
+					if err != nil {
+						report("concurrent take of rows %v: %v", rows, err)
+						continue
+					}
+					got, err := strataRows(rec, fields, nil)
+					rec.Release()
+					if err != nil {
+						report("concurrent take: %v", err)
+						continue
+					}
+					for k, row := range rows {
+						if w := want(cols, row); !slices.Equal(got[k], w) {
+							report("concurrent take of row %d, columns %v: strata %v, table %v", row, cols, clipRow(got[k]), clipRow(w))
+						}
+					}
+				default:
+					got, err := scanRows(f.Scan, strata.ScanOptions{Columns: cols, Parallelism: r.IntN(3)}, fields, nil)
+					if err != nil {
+						report("concurrent scan: %v", err)
+						continue
+					}
+					if int64(len(got)) != n {
+						report("concurrent scan of columns %v: %d rows, table %d", cols, len(got), n)
+						continue
+					}
+					for row := range got {
+						if w := want(cols, int64(row)); !slices.Equal(got[row], w) {
+							report("concurrent scan, row %d, columns %v: strata %v, table %v", row, cols, clipRow(got[row]), clipRow(w))
+							break
+						}
+					}
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		out <- noiseResult{found, int(reads.Load())}
+	}()
+	return out
+}
+
+// noiseResult is what the concurrent readers of noise found.
+type noiseResult struct {
+	wrong []string
+	reads int
+}
+
+func clipRow(row []string) string { return clip(strings.Join(row, " | ")) }

@@ -40,6 +40,9 @@ type Stats struct {
 	// answered nothing
 	TSQueries, TSAggs, TSLasts, TSSamples int
 	TSRows, TSEmpty                       int
+	// ConcurrentReads counts the lookups, scans and cache drops of the
+	// readers that ran beside the queries (ReadSeeds)
+	ConcurrentReads int
 }
 
 func (s Stats) String() string {
@@ -47,8 +50,12 @@ func (s Stats) String() string {
 		return fmt.Sprintf("%d time-series queries, %d aggregates, %d latest-point lookups, %d samples (%d with no row); %d rows, buckets, series and window rows compared",
 			s.TSQueries, s.TSAggs, s.TSLasts, s.TSSamples, s.TSEmpty, s.TSRows)
 	}
-	return fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates (%d means) compared",
+	out := fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates (%d means) compared",
 		s.Scans, s.EmptyResults, s.Takes, s.Aggs, s.Filtered, s.Rows, s.Values, s.AggValues, s.Means)
+	if s.ConcurrentReads > 0 {
+		out += fmt.Sprintf("; %d concurrent reads checked against the tables", s.ConcurrentReads)
+	}
+	return out
 }
 
 // NewRunner opens an in-memory DuckDB; dir holds the tables' files.
@@ -107,6 +114,12 @@ func (r *Runner) RunTable(seed uint64, queries int, only []int) (int, []Failure,
 		}
 	}
 	var fails []Failure
+	var stop chan struct{}
+	var found <-chan noiseResult
+	if seed >= ReadSeeds && t.read.noise > 0 {
+		stop = make(chan struct{})
+		found = noise(t, f, stop)
+	}
 	for _, qi := range only {
 		q := NewQuery(t, qi)
 		var err error
@@ -120,6 +133,14 @@ func (r *Runner) RunTable(seed uint64, queries int, only []int) (int, []Failure,
 		}
 		if err != nil {
 			fails = append(fails, Failure{seed, qi, fmt.Sprintf("%v\n  query: %s\n  table: %s", err, q, t.Describe())})
+		}
+	}
+	if stop != nil {
+		close(stop)
+		res := <-found
+		r.Stats.ConcurrentReads += res.reads
+		for _, msg := range res.wrong {
+			fails = append(fails, Failure{seed, -2, msg + "\n  table: " + t.Describe()})
 		}
 	}
 	return len(only), fails, nil
