@@ -21,14 +21,7 @@ const (
 // TestDifferential runs the fixed seed range. DIFFTEST_TABLES overrides the
 // number of tables (for a quick local run).
 func TestDifferential(t *testing.T) {
-	tables := uint64(ciTables)
-	if s := os.Getenv("DIFFTEST_TABLES"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tables = n
-	}
+	tables := envUint(t, "DIFFTEST_TABLES", ciTables)
 	if testing.Short() {
 		tables = 20
 	}
@@ -104,8 +97,8 @@ func TestRegressions(t *testing.T) {
 // DIFFTEST_LONG (a duration such as 2h), reporting progress every minute;
 // with DIFFTEST_UNION=1 it cuts each table into files read by column name
 // (RunUnion) instead, and with DIFFTEST_TS=1 it runs time-series tables
-// (RunTimeSeries; seeds from TSSeeds). It is skipped unless DIFFTEST_LONG is set. Run it
-// with -timeout 0.
+// (RunTimeSeries; their seeds start at TSSeeds). It is skipped unless
+// DIFFTEST_LONG is set. Run it with -timeout 0.
 func TestLong(t *testing.T) {
 	d := os.Getenv("DIFFTEST_LONG")
 	if d == "" {
@@ -115,12 +108,7 @@ func TestLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := uint64(1_000_000)
-	if s := os.Getenv("DIFFTEST_FROM"); s != "" {
-		if from, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatal(err)
-		}
-	}
+	from := envUint(t, "DIFFTEST_FROM", 1_000_000)
 	run := (*Runner).RunTable
 	switch {
 	case os.Getenv("DIFFTEST_UNION") == "1":
@@ -134,6 +122,20 @@ func TestLong(t *testing.T) {
 	}
 	cases, fails := runSeedsWith(t, from, ^uint64(0), dur, run)
 	t.Logf("long mode: %d cases in %v, %d failures", cases, dur, len(fails))
+}
+
+// envUint reads a count or seed from the environment variable name, def
+// when it is not set.
+func envUint(t *testing.T, name string, def uint64) uint64 {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return n
 }
 
 func newRunner(t *testing.T) *Runner {
@@ -254,21 +256,8 @@ func TestTimeSeries(t *testing.T) {
 	if testing.Short() {
 		tables = 8
 	}
-	if s := os.Getenv("DIFFTEST_TS_TABLES"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tables = n
-	}
-	from := uint64(TSSeeds)
-	if s := os.Getenv("DIFFTEST_TS_FROM"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		from = n
-	}
+	tables = envUint(t, "DIFFTEST_TS_TABLES", tables)
+	from := envUint(t, "DIFFTEST_TS_FROM", TSSeeds)
 	r := newRunner(t)
 	cases := 0
 	for seed := from; seed < from+tables; seed++ {

@@ -251,22 +251,25 @@ func (t *Table) write() error {
 	if err := w.Close(); err != nil {
 		return err
 	}
+	return writeParquet(t.Parquet, t.Rec, parquet.WithMaxRowGroupLength(1000))
+}
+
+// writeParquet writes rec as the Parquet file DuckDB reads, with opts and
+// no statistics: arrow-go writes bounds for all-null timestamp columns that
+// DuckDB cannot convert, and the statistics are not under test.
+func writeParquet(path string, rec arrow.RecordBatch, opts ...parquet.WriterProperty) error {
 	var buf bytes.Buffer
-	pw, err := pqarrow.NewFileWriter(t.Rec.Schema(), &buf,
-		parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000),
-			// arrow-go writes bounds for all-null timestamp columns that
-			// DuckDB cannot convert; the statistics are not under test.
-			parquet.WithStats(false)), pqarrow.DefaultWriterProps())
+	pw, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(append(opts, parquet.WithStats(false))...), pqarrow.DefaultWriterProps())
 	if err != nil {
 		return err
 	}
-	if err := pw.Write(t.Rec); err != nil {
+	if err := pw.Write(rec); err != nil {
 		return err
 	}
 	if err := pw.Close(); err != nil {
 		return err
 	}
-	return os.WriteFile(t.Parquet, buf.Bytes(), 0o644)
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // replayLayouts writes the first half of the table's rows to a file of

@@ -1,7 +1,6 @@
 package difftest
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -18,8 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"strata/iox"
 	"strata/timeseries"
@@ -267,18 +264,7 @@ func (t *tsTable) write() error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	pw, err := pqarrow.NewFileWriter(t.rec.Schema(), &buf, parquet.NewWriterProperties(parquet.WithStats(false)), pqarrow.DefaultWriterProps())
-	if err != nil {
-		return err
-	}
-	if err := pw.Write(t.rec); err != nil {
-		return err
-	}
-	if err := pw.Close(); err != nil {
-		return err
-	}
-	return os.WriteFile(t.parquet, buf.Bytes(), 0o644)
+	return writeParquet(t.parquet, t.rec)
 }
 
 // RunTimeSeries generates the time-series table of seed, writes it with

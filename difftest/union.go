@@ -1,7 +1,6 @@
 package difftest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -12,8 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"strata"
 )
@@ -232,17 +229,7 @@ func (r *Runner) cutByName(t *Table) ([]*strata.File, *Table, string, error) {
 	}
 	ref := &Table{Seed: t.Seed, Rec: array.NewRecordBatch(union, out, rows), Order: t.Order}
 	ref.Parquet = filepath.Join(r.dir, fmt.Sprintf("u%d.parquet", t.Seed))
-	var buf bytes.Buffer
-	pw, err := pqarrow.NewFileWriter(union, &buf, parquet.NewWriterProperties(parquet.WithStats(false)), pqarrow.DefaultWriterProps())
-	if err == nil {
-		if err = pw.Write(ref.Rec); err == nil {
-			err = pw.Close()
-		}
-	}
-	if err == nil {
-		err = os.WriteFile(ref.Parquet, buf.Bytes(), 0o644)
-	}
-	if err != nil {
+	if err := writeParquet(ref.Parquet, ref.Rec); err != nil {
 		ref.Release()
 		release()
 		return nil, nil, "", err
