@@ -45,4 +45,7 @@ fi
 if [ -f difftest/go.mod ]; then
   echo "== difftest module (10,000 random cases against DuckDB, and the kept regressions)"
   (cd difftest && go vet ./... && go test -count=1 -timeout 20m ./...)
+  # tables read on many goroutines, with readers beside the queries (ReadSeeds), under the race
+  # detector for 45 seconds
+  (cd difftest && DIFFTEST_LONG=45s DIFFTEST_FROM=23000000 go test -count=1 -race -timeout 10m -run 'TestLong$' .)
 fi
