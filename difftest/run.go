@@ -38,17 +38,17 @@ type Stats struct {
 	// time-series cases (RunTimeSeries): queries, aggregates and latest
 	// points, the rows, buckets and series they compared, and how many
 	// answered nothing
-	TSQueries, TSAggs, TSLasts, TSSamples int
-	TSRows, TSEmpty                       int
+	TSQueries, TSAggs, TSLasts, TSSamples, TSSeries, TSPaths int
+	TSRows, TSEmpty                                          int
 	// ConcurrentReads counts the lookups, scans and cache drops of the
 	// readers that ran beside the queries (ReadSeeds)
 	ConcurrentReads int
 }
 
 func (s Stats) String() string {
-	if s.TSQueries+s.TSAggs+s.TSLasts+s.TSSamples > 0 {
-		return fmt.Sprintf("%d time-series queries, %d aggregates, %d latest-point lookups, %d samples (%d with no row); %d rows, buckets, series and window rows compared",
-			s.TSQueries, s.TSAggs, s.TSLasts, s.TSSamples, s.TSEmpty, s.TSRows)
+	if s.TSQueries+s.TSAggs+s.TSLasts+s.TSSamples+s.TSSeries+s.TSPaths > 0 {
+		return fmt.Sprintf("%d time-series queries, %d aggregates, %d latest-point lookups, %d samples, %d series listings, %d path merges (%d with no row); %d rows, buckets, series and window rows compared",
+			s.TSQueries, s.TSAggs, s.TSLasts, s.TSSamples, s.TSSeries, s.TSPaths, s.TSEmpty, s.TSRows)
 	}
 	out := fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates (%d means) compared",
 		s.Scans, s.EmptyResults, s.Takes, s.Aggs, s.Filtered, s.Rows, s.Values, s.AggValues, s.Means)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -318,6 +319,12 @@ func (r *Runner) RunTimeSeries(seed uint64, queries int) (int, []Failure, error)
 		case "sample":
 			r.Stats.TSSamples++
 			n, err = r.tsSample(t, f, q)
+		case "series":
+			r.Stats.TSSeries++
+			n, err = r.tsSeries(t, f, q)
+		case "paths":
+			r.Stats.TSPaths++
+			n, err = r.tsPaths(t, f, q)
 		default:
 			r.Stats.TSLasts++
 			n, err = r.tsLast(t, f, q)
@@ -352,6 +359,8 @@ type tsQuery struct {
 	seed            uint64
 	epoch           int
 	stacked         bool
+	// paths: how the series and measurements are drawn
+	pick uint64
 }
 
 func (q *tsQuery) String() string {
@@ -449,6 +458,16 @@ func (t *tsTable) newTSQuery(qi int) *tsQuery {
 			if r.IntN(2) == 0 {
 				q.cols = append(q.cols, fl.Name)
 			}
+		}
+		// half of these list the series instead, or read tree-model
+		// paths (drawn apart, so the other queries stay as they were)
+		pr := rand.New(rand.NewPCG(t.seed, uint64(qi)+0x7061746873))
+		switch pr.IntN(4) {
+		case 0:
+			q.kind = "series"
+		case 1:
+			q.kind = "paths"
+			q.pick = pr.Uint64()
 		}
 	}
 	return q
@@ -918,4 +937,137 @@ func (r *Runner) tsSample(t *tsTable, f *timeseries.File, q *tsQuery) (int, erro
 		}
 	}
 	return len(want), compareTS(names, want, got)
+}
+
+// tsSeries compares the series a selector picks (Select) with DuckDB's
+// groups: ordinal in key order, key text, first file row (the file holds
+// the series one after another in key order), rows and time bounds.
+func (r *Runner) tsSeries(t *tsTable, f *timeseries.File, q *tsQuery) (int, error) {
+	ts := t.timeSQL()
+	keys := t.model.Keys
+	order := strings.Join(append(slices.Clone(keys), "true"), ", ")
+	var sel, text []string
+	for i, k := range keys {
+		sel = append(sel, k, fmt.Sprintf("%s::VARCHAR AS s%d", k, i))
+		text = append(text, fmt.Sprintf("s%d", i))
+	}
+	sel = append(sel, "count(*) AS n", "min("+ts+") AS tmin", "max("+ts+") AS tmax")
+	groups := "SELECT " + strings.Join(sel, ", ") + " FROM t"
+	if len(keys) > 0 {
+		groups += " GROUP BY " + strings.Join(keys, ", ")
+	}
+	// ordinals and first rows over every series, then the selector
+	all := "SELECT *, row_number() OVER (ORDER BY " + order + ") - 1 AS ord, " +
+		"sum(n) OVER (ORDER BY " + order + " ROWS UNBOUNDED PRECEDING) - n AS first FROM (" + groups + ") AS g"
+	lq := *q
+	lq.tr = nil
+	want, err := r.duckTable("SELECT " + strings.Join(append(append([]string{"ord"}, text...), "first::BIGINT", "n", "tmin", "tmax"), ", ") +
+		" FROM (" + all + ") AS t WHERE " + t.where(&lq) + " ORDER BY ord")
+	if err != nil {
+		return 0, err
+	}
+	ss, err := f.Select(context.Background(), q.sel)
+	if err != nil {
+		return 0, fmt.Errorf("strata select: %w", err)
+	}
+	var got [][]string
+	for _, s := range ss {
+		row := []string{strconv.Itoa(s.Ordinal)}
+		for _, k := range s.Key {
+			row = append(row, strconv.Quote(k))
+		}
+		row = append(row, strconv.FormatInt(s.FirstRow, 10), strconv.FormatInt(s.Rows, 10), strconv.FormatInt(s.MinTime, 10), strconv.FormatInt(s.MaxTime, 10))
+		got = append(got, row)
+	}
+	names := append(append([]string{"ordinal"}, keys...), "first row", "rows", "min time", "max time")
+	return len(want), compareTS(names, want, got)
+}
+
+// tsPaths reads tree-model paths (a series' path and a measurement) over
+// the query's time range and compares the merge with one made here from
+// DuckDB's rows of each path: a row for every time any path has a row at,
+// nulls where a path has none. Tables whose series repeat times are read
+// by series instead (the merge's rows of one time have no defined order).
+func (r *Runner) tsPaths(t *tsTable, f *timeseries.File, q *tsQuery) (int, error) {
+	if t.dups {
+		return r.tsSeries(t, f, q)
+	}
+	all, err := f.Select(context.Background(), nil)
+	if err != nil {
+		return 0, fmt.Errorf("strata select: %w", err)
+	}
+	meas := t.rec.Schema().Fields()[len(t.model.Keys)+1:]
+	pr := rand.New(rand.NewPCG(q.pick, 0))
+	var paths []string
+	type pick struct {
+		s timeseries.Series
+		m string
+	}
+	var picks []pick
+	for range 1 + pr.IntN(3) {
+		s := all[pr.IntN(len(all))]
+		m := meas[pr.IntN(len(meas))].Name
+		p := m
+		if s.Path != "" || len(t.model.Keys) > 0 {
+			p = s.Path + "." + m
+		}
+		paths = append(paths, p)
+		picks = append(picks, pick{s, m})
+	}
+	// each path's (time, value) rows from DuckDB, merged by time here
+	ts := t.timeSQL()
+	type point struct {
+		t int64
+		v string
+	}
+	byPath := make([][]point, len(picks))
+	times := map[int64]bool{}
+	for i, p := range picks {
+		sel := timeseries.Selector{}
+		for k, name := range t.model.Keys {
+			sel[name] = p.s.Key[k]
+		}
+		pq := &tsQuery{sel: sel, tr: q.tr}
+		rows, err := r.duckTable("SELECT " + ts + ", " + p.m + " FROM t WHERE " + t.where(pq) + " ORDER BY " + ts)
+		if err != nil {
+			return 0, err
+		}
+		for _, row := range rows {
+			x, _ := strconv.ParseInt(row[0], 10, 64)
+			byPath[i] = append(byPath[i], point{x, row[1]})
+			times[x] = true
+		}
+	}
+	order := slices.Sorted(maps.Keys(times))
+	var want [][]string
+	at := make([]int, len(picks))
+	for _, x := range order {
+		row := []string{strconv.FormatInt(x, 10)}
+		for i := range picks {
+			v := "NULL"
+			if at[i] < len(byPath[i]) && byPath[i][at[i]].t == x {
+				v = byPath[i][at[i]].v
+				at[i]++
+			}
+			row = append(row, v)
+		}
+		want = append(want, row)
+	}
+	rec, _, err := f.QueryPaths(context.Background(), paths, q.tr)
+	if err != nil {
+		return 0, fmt.Errorf("strata paths %q: %w", paths, err)
+	}
+	defer rec.Release()
+	if int(rec.NumCols()) != len(paths)+1 {
+		return 0, fmt.Errorf("strata returned %d columns for %d paths", rec.NumCols(), len(paths))
+	}
+	var got [][]string
+	for i := range int(rec.NumRows()) {
+		row := make([]string, rec.NumCols())
+		for c := range row {
+			row[c] = tsCanon(rec.Column(c), i)
+		}
+		got = append(got, row)
+	}
+	return len(want), compareTS(append([]string{"time"}, paths...), want, got)
 }
