@@ -183,8 +183,33 @@ func (r *readResult) equal(o *readResult) error {
 
 // readAll reads data every way: a full scan, a Take, count/min/max of
 // every leaf column, Inspect. An error is returned as is.
-func readAll(data []byte) (*readResult, error) {
-	f, err := strata.OpenSource(iox.Bytes(data))
+func readAll(data []byte) (*readResult, error) { return readAllWith(data, false) }
+
+// shortReads is a source that returns at most n bytes a read, with no
+// error, as an io.ReaderAt may.
+type shortReads struct {
+	b iox.Bytes
+	n int
+}
+
+func (s shortReads) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	return s.b.ReadAt(ctx, p[:min(len(p), s.n)], off)
+}
+
+func (s shortReads) Size() int64 { return s.b.Size() }
+
+// readAllWith is readAll; hostile reads the file as a demanding reader
+// would: through short reads, on four goroutines with a prefetch window of
+// one byte and a decoder cache of 16 KiB, so that errors surface in jobs
+// running beside others and in a producer waiting for room.
+func readAllWith(data []byte, hostile bool) (*readResult, error) {
+	src := iox.Source(iox.Bytes(data))
+	var opts []strata.OpenOption
+	if hostile {
+		src = shortReads{iox.Bytes(data), 777}
+		opts = append(opts, strata.OpenOptions{Parallelism: 4, PrefetchBytes: 1}, strata.WithDecoderCache(16<<10))
+	}
+	f, err := strata.OpenSource(src, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -322,8 +347,10 @@ func TestCorruptionSweep(t *testing.T) {
 			c.flips++
 			what := fmt.Sprintf("%s: bit %d (byte %d of %d)", name, bit, byteAt, len(orig))
 			var diff error
+			hostile := c.flips%2 == 0
+			what += fmt.Sprintf(" (hostile reader %v)", hostile)
 			err := withTimeout(t, what, func() error {
-				got, err := readAll(buf)
+				got, err := readAllWith(buf, hostile)
 				if err == nil {
 					diff = want.equal(got)
 					got.release()
@@ -371,9 +398,10 @@ func TestCorruptionSweep(t *testing.T) {
 				continue
 			}
 			c.truncations++
-			what := fmt.Sprintf("%s: truncated to %d of %d bytes", name, n, len(orig))
+			hostile := c.truncations%2 == 0
+			what := fmt.Sprintf("%s: truncated to %d of %d bytes (hostile reader %v)", name, n, len(orig), hostile)
 			err := withTimeout(t, what, func() error {
-				got, err := readAll(orig[:n])
+				got, err := readAllWith(orig[:n], hostile)
 				if err == nil {
 					got.release()
 				}
