@@ -130,10 +130,24 @@ func (c *core) readValid(v []bool) (int, error) {
 			cnt++
 		}
 	}
-	if cnt > c.m-c.vals.Pos() {
-		return 0, encoding.Corruptf("nullable: more present rows than %d values", c.m)
+	if err := c.checkPresent(cnt); err != nil {
+		return 0, err
 	}
 	return cnt, nil
+}
+
+// checkPresent checks that cnt more present rows fit the values child,
+// and that the last validity rows leave none of its values unread: the
+// child holds exactly the present rows (FORMAT.md, Nullable).
+func (c *core) checkPresent(cnt int) error {
+	left := c.m - c.vals.Pos()
+	if cnt > left {
+		return encoding.Corruptf("nullable: more present rows than %d values", c.m)
+	}
+	if cnt < left && c.valid.Pos() == c.rows {
+		return encoding.Corruptf("nullable: %d present rows, values child holds %d", c.vals.Pos()+cnt, c.m)
+	}
+	return nil
 }
 
 // Skip counts the present rows among the next n and skips as many values.
@@ -160,8 +174,8 @@ func (c *core) Skip(n int) error {
 			n -= k
 		}
 	}
-	if cnt > c.m-c.vals.Pos() {
-		return encoding.Corruptf("nullable: more present rows than %d values", c.m)
+	if err := c.checkPresent(cnt); err != nil {
+		return err
 	}
 	return c.vals.Skip(cnt)
 }

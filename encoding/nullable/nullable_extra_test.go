@@ -1,6 +1,7 @@
 package nullable_test
 
 import (
+	"errors"
 	"testing"
 
 	"strata/encoding"
@@ -67,14 +68,29 @@ func TestHostile(t *testing.T) {
 	for name, node := range cases {
 		encodingtest.WantCorrupt(t, name, node)
 	}
-	// Fewer present rows than values is caught by Gather's rank check.
+	// Fewer present rows than values: Gather's rank check catches it, and
+	// so do a sequential read and a skip once the validity is exhausted
+	// (the values child holds exactly the present rows).
 	node := encodingtest.Node(kNull, encoding.Int32, 2, valid(true, false), vals(1, 2))
-	r, err := encoding.OpenTyped[int32](node, 0, all.Options())
-	if err != nil {
-		t.Fatal(err)
+	encodingtest.WantCorrupt(t, "fewer present rows", node)
+	open := func() encoding.Reader[int32] {
+		r, err := encoding.OpenTyped[int32](node, 0, all.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
-	if err := r.(encoding.Gatherer[int32]).Gather([]int32{0}, make([]int32, 1)); err == nil {
-		t.Fatal("Gather accepted a values child longer than the present rows")
+	if err := open().(encoding.Gatherer[int32]).Gather([]int32{0}, make([]int32, 1)); !errors.Is(err, encoding.ErrCorrupt) {
+		t.Fatalf("Gather: %v, want corrupt", err)
+	}
+	if err := encoding.ReadNullable(open(), make([]int32, 2), make([]bool, 2)); !errors.Is(err, encoding.ErrCorrupt) {
+		t.Fatalf("ReadNullable: %v, want corrupt", err)
+	}
+	if err := open().Read(make([]int32, 2)); !errors.Is(err, encoding.ErrCorrupt) {
+		t.Fatalf("Read: %v, want corrupt", err)
+	}
+	if err := open().Skip(2); !errors.Is(err, encoding.ErrCorrupt) {
+		t.Fatalf("Skip: %v, want corrupt", err)
 	}
 }
 
