@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/encoding/all"
 	"strata/interop"
 	"strata/iox"
 )
@@ -272,4 +273,35 @@ type countWriter int64
 func (c *countWriter) Write(p []byte) (int, error) {
 	*c += countWriter(len(p))
 	return len(p), nil
+}
+
+// BenchmarkWriteRealFinalists writes each real data set with the default
+// selection and with selection that encodes no finalist whole (each
+// stream's candidates weighed on their sampled trials alone, the winner
+// then encoded once), and reports the file's bytes beside the time: what
+// the whole encodes of the finalists cost a small set's write, and what
+// they buy (docs/benchmarks.md, issue 9's write target).
+func BenchmarkWriteRealFinalists(b *testing.B) {
+	names, paths := realTables(b)
+	for i, name := range names {
+		sch, recs := readTable(b, paths[i])
+		for _, finalists := range []int{3, 0} {
+			b.Run(fmt.Sprintf("%s/finalists=%d", name, finalists), func(b *testing.B) {
+				p := all.Policy()
+				p.Finalists = finalists
+				var buf bytes.Buffer
+				writeTo(b, &buf, sch, recs, strata.WriteOptions{Policy: p})
+				b.ResetTimer()
+				start := cpuTime()
+				for i := 0; i < b.N; i++ {
+					writeAll(b, sch, recs, strata.WriteOptions{Policy: p})
+				}
+				reportCPU(b, start)
+				b.ReportMetric(float64(buf.Len()), "bytes")
+			})
+		}
+		for _, r := range recs {
+			r.Release()
+		}
+	}
 }

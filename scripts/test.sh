@@ -42,6 +42,10 @@ if [ -f sql/go.mod ]; then
   # strata_scan reads splits ahead of DuckDB's threads on goroutines of its own
   (cd sql && go test -count=1 -race -timeout 10m -run 'TestScanPrefetch|TestScanS3|TestPatternScan' ./duckstrata)
 fi
+if [ -f specreader/go.mod ]; then
+  echo "== specreader module (a second reader written from docs/FORMAT.md alone, against the golden files and the writer)"
+  (cd specreader && go vet ./... && go test -count=1 -timeout 15m ./...)
+fi
 if [ -f difftest/go.mod ]; then
   echo "== difftest module (10,000 random cases against DuckDB, and the kept regressions)"
   (cd difftest && go vet ./... && go test -count=1 -timeout 20m ./...)
