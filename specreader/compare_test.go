@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"strata"
 )
 
 // arrowValue converts row i of an Arrow array to the Go representation
@@ -329,4 +331,24 @@ func TestMain(m *testing.M) {
 	fmt.Printf("kinds never seen at a root or Nullable child: %s\n", strings.Join(missing, ", "))
 	kinds.Unlock()
 	os.Exit(code)
+}
+
+// writeStrata writes recs with the Go writer (the oracle) and returns the
+// file's bytes.
+func writeStrata(t *testing.T, sch *arrow.Schema, recs []arrow.Record, opts *strata.WriteOptions) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := strata.NewWriter(&buf, sch, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -1,7 +1,6 @@
 package specreader
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
@@ -9,8 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"strata"
 )
 
 // TestOracleArrowInputs writes the non-canonical Arrow input types Schema
@@ -73,18 +70,7 @@ func TestOracleArrowInputs(t *testing.T) {
 	}
 	sch := arrow.NewSchema(fields, nil)
 	rec := array.NewRecord(sch, arrs, n)
-	var buf bytes.Buffer
-	w, err := strata.NewWriter(&buf, sch, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(buf.Bytes())
+	f, err := Open(writeStrata(t, sch, []arrow.Record{rec}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package specreader
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
@@ -95,18 +94,7 @@ func TestOracleDeepNesting(t *testing.T) {
 	}
 	rec := rb.NewRecord()
 	for _, opts := range []*strata.WriteOptions{nil, {StripeBytes: 32 << 10, ChunkValues: 256}} {
-		var buf bytes.Buffer
-		w, err := strata.NewWriter(&buf, sch, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f, err := Open(buf.Bytes())
+		f, err := Open(writeStrata(t, sch, []arrow.Record{rec}, opts))
 		if err != nil {
 			t.Fatal(err)
 		}

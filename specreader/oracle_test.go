@@ -1,7 +1,6 @@
 package specreader
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand"
@@ -405,20 +404,8 @@ func TestOracle(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cs := columns(c.rows, int64(ci+1))
 			sch, recs := buildRecords(cs, c.rows, c.batch)
-			var buf bytes.Buffer
-			w, err := strata.NewWriter(&buf, sch, c.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range recs {
-				if err := w.Write(r); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			f, err := Open(buf.Bytes())
+			data := writeStrata(t, sch, recs, c.opts)
+			f, err := Open(data)
 			if err != nil {
 				t.Fatalf("open: %v", err)
 			}
@@ -439,7 +426,7 @@ func TestOracle(t *testing.T) {
 			if got := f.Properties["rows"]; got != strconv.Itoa(c.rows) {
 				t.Errorf("properties rows = %q, want %d", got, c.rows)
 			}
-			t.Logf("%d bytes, %d stripes, %d groups, %d sections; roots:%s", buf.Len(), len(f.Stripes), len(f.Groups), len(f.Sections), formatTally(f.Kinds.Root))
+			t.Logf("%d bytes, %d stripes, %d groups, %d sections; roots:%s", len(data), len(f.Stripes), len(f.Groups), len(f.Sections), formatTally(f.Kinds.Root))
 		})
 	}
 }

@@ -62,20 +62,7 @@ func TestMutateSchema(t *testing.T) {
 func TestMutateChunks(t *testing.T) {
 	cs := columns(1200, 9)
 	sch, recs := buildRecords(cs, 1200, 1200)
-	var buf bytes.Buffer
-	w, err := strata.NewWriter(&buf, sch, &strata.WriteOptions{StripeBytes: 128 << 10, ChunkValues: 300, FlatMap: []string{"fm", "fm_int", "fm_struct"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := writeStrata(t, sch, recs, &strata.WriteOptions{StripeBytes: 128 << 10, ChunkValues: 300, FlatMap: []string{"fm", "fm_int", "fm_struct"}})
 	f, err := Open(data)
 	if err != nil {
 		t.Fatal(err)
