@@ -17,6 +17,7 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/format"
+	"strata/read"
 	"strata/shred"
 	"strata/stats"
 	"strata/write"
@@ -222,7 +223,9 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	return nil
 }
 
-// Write appends a record batch.
+// Write appends a record batch. A record with a null in a series key
+// column is refused whole (a key has no null value: every row belongs to
+// one series by its key values) and the writer stays usable.
 func (tw *Writer) Write(rec arrow.Record) error {
 	if tw.err != nil {
 		return tw.err
@@ -235,6 +238,11 @@ func (tw *Writer) Write(rec arrow.Record) error {
 	}
 	if !rec.Schema().Equal(tw.t.sch) {
 		return fmt.Errorf("timeseries: record schema %v differs from the table's", rec.Schema())
+	}
+	for _, c := range tw.t.keys {
+		if n := rec.Column(c).NullN(); n > 0 {
+			return fmt.Errorf("timeseries: key column %q has %d nulls: %w", tw.t.sch.Field(c).Name, n, read.ErrInvalidArgument)
+		}
 	}
 	var err error
 	if tw.buf != nil {
