@@ -22,9 +22,15 @@ type forHeader struct {
 	nexc     int
 }
 
-// readBlockSize reads bs and returns it with the block count ⌈n/bs⌉.
-func readBlockSize(b []byte, n int) (bs, nb int, rest []byte, err error) {
-	u, rest, err := readUvarint(b, "block size")
+// readBlocks checks that a block kind's node holds integers, reads its
+// block size bs and returns it with the block count ⌈rows/bs⌉, once the
+// body holds at least minHeader bytes per block (the smallest header of
+// the kind), so the header table is never allocated from a hostile count.
+func readBlocks(h Header, minHeader int) (bs, nb int, rest []byte, err error) {
+	if err := needInteger(h); err != nil {
+		return 0, 0, nil, err
+	}
+	u, rest, err := readUvarint(h.Body, "block size")
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -32,7 +38,11 @@ func readBlockSize(b []byte, n int) (bs, nb int, rest []byte, err error) {
 		return 0, 0, nil, fmt.Errorf("block size %d outside [1, %d]: %w", u, maxBlockSize, ErrCorrupt)
 	}
 	bs = int(u)
-	return bs, (n + bs - 1) / bs, rest, nil
+	nb = (h.Rows + bs - 1) / bs
+	if nb > len(rest)/minHeader {
+		return 0, 0, nil, fmt.Errorf("%d blocks, %d header bytes left: %w", nb, len(rest), ErrCorrupt)
+	}
+	return bs, nb, rest, nil
 }
 
 // blockLen is the row count of block b of nb blocks of bs rows over n rows.
@@ -44,17 +54,11 @@ func blockLen(b, bs, n int) int {
 // header first (bounds, widths, exception counts), then decodes each
 // block's slots and patches its exceptions.
 func decodeBlockFOR(h Header, _ Resolver) (Values, error) {
-	if err := needInteger(h); err != nil {
-		return Values{}, err
-	}
 	t, n := h.Type, h.Rows
-	bs, nb, b, err := readBlockSize(h.Body, n)
+	// (a header takes at least 5 bytes (four one-byte varints and w))
+	bs, nb, b, err := readBlocks(h, 5)
 	if err != nil {
 		return Values{}, err
-	}
-	// A header takes at least 5 bytes (four one-byte varints and w).
-	if nb > len(b)/5 {
-		return Values{}, fmt.Errorf("%d blocks, %d header bytes left: %w", nb, len(b), ErrCorrupt)
 	}
 	hdrs := make([]forHeader, nb)
 	var prevMin uint64

@@ -27,17 +27,11 @@ type deltaHeader struct {
 // decodeDelta decodes a Delta node: block headers, last, then the int64
 // differences child, whose row count is checked before it is decoded.
 func decodeDelta(h Header, r Resolver) (Values, error) {
-	if err := needInteger(h); err != nil {
-		return Values{}, err
-	}
 	t, n := h.Type, h.Rows
-	bs, nb, b, err := readBlockSize(h.Body, n)
+	// (a header takes at least 3 bytes (last and the child's length follow))
+	bs, nb, b, err := readBlocks(h, 3)
 	if err != nil {
 		return Values{}, err
-	}
-	// A header takes at least 3 bytes, last 1, the child's length 1.
-	if nb > len(b)/3 {
-		return Values{}, fmt.Errorf("%d blocks, %d header bytes left: %w", nb, len(b), ErrCorrupt)
 	}
 	hdrs := make([]deltaHeader, nb)
 	for blk := range hdrs {

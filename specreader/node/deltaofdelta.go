@@ -22,17 +22,11 @@ const dodRegular = 0x80
 // the prediction from header fields only, and checks each value against
 // its block's exact bounds.
 func decodeDeltaOfDelta(h Header, _ Resolver) (Values, error) {
-	if err := needInteger(h); err != nil {
-		return Values{}, err
-	}
 	t, n := h.Type, h.Rows
-	bs, nb, b, err := readBlockSize(h.Body, n)
+	// (every block has at least its tag)
+	bs, nb, b, err := readBlocks(h, 1)
 	if err != nil {
 		return Values{}, err
-	}
-	// Every block has at least its tag.
-	if nb > len(b) {
-		return Values{}, fmt.Errorf("%d blocks, %d bytes left: %w", nb, len(b), ErrCorrupt)
 	}
 	v := Make(t, n)
 	var prevFirst, prevD1 uint64 // d1_{−1} = 0
