@@ -64,6 +64,45 @@ var goldenCases = []goldenCase{
 	{"layout", strata.WriteOptions{ChunkValues: 1024, ChunkTarget: 1 << 10, StripeBytes: 96 << 10}, goldenLayout},
 	// FSST chunks that share one symbol table per stripe (kind 21)
 	{"sharedfsst", strata.WriteOptions{NoZstd: true, ChunkValues: 128, StripeBytes: 32 << 10}, goldenSharedFSST},
+	// hex text in both forms and cases, with separators and nulls (kind 25)
+	{"hextext", strata.WriteOptions{ChunkValues: 512}, goldenHexText},
+}
+
+// goldenHexText returns 2000 rows of hex text: lowercase UUIDs (some
+// null), uppercase MAC addresses of one vendor, 40-digit digests (the
+// bytes form), ISO 8601 times (digits between separators) and uppercase
+// ids of 5 digits (an odd count), beside a row number.
+func goldenHexText() (*arrow.Schema, []arrow.RecordBatch) {
+	str := arrow.BinaryTypes.String
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "uuid", Type: str, Nullable: true}, {Name: "mac", Type: str},
+		{Name: "digest", Type: str}, {Name: "time", Type: str}, {Name: "code", Type: str},
+	}, nil)
+	r := rand.New(rand.NewPCG(25, 25))
+	var recs []arrow.RecordBatch
+	id := int32(0)
+	for range 4 {
+		b := array.NewRecordBuilder(mem, sch)
+		for range 500 {
+			b.Field(0).(*array.Int32Builder).Append(id)
+			if r.IntN(10) == 0 {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", r.Uint32(),
+					r.IntN(1<<16), r.IntN(1<<12), 0x8000|r.IntN(1<<14), r.Uint64N(1<<48)))
+			}
+			b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("00:1B:21:%02X:%02X:%02X", r.IntN(256), r.IntN(256), r.IntN(256)))
+			b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("%016x%016x%08x", r.Uint64(), r.Uint64(), r.Uint32()))
+			sec := int(id)*61 + r.IntN(60)
+			b.Field(4).(*array.StringBuilder).Append(fmt.Sprintf("2024-03-%02dT%02d:%02d:%02dZ", 1+sec/86400, sec/3600%24, sec/60%60, sec%60))
+			b.Field(5).(*array.StringBuilder).Append(fmt.Sprintf("%05X", r.IntN(1<<20)))
+			id++
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	return sch, recs
 }
 
 // goldenSharedFSST returns 1200 rows of comment-like text (FSST in every

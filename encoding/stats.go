@@ -59,6 +59,12 @@ type Stats struct {
 	// stores as integers). Sorted is set for binary too (bytewise order).
 	PrefixBytes int
 	Digits      bool
+	// Binary: Hex reports that every value has the first value's length,
+	// 1 to MaxHexLen bytes, and that each position holds a hex digit in
+	// every value or one byte that is not a hex digit in every value, with
+	// at least one digit position and letters of one case (what HexText
+	// stores as integers or packed bytes).
+	Hex bool
 	// Binary: Numbers holds the number forms (NumPlain, NumGrouped,
 	// NumDecimal) that every value has: each is the canonical decimal
 	// text of an int64, or of a decimal fraction (what NumText stores as
@@ -303,6 +309,7 @@ func binaryStats(st *Stats, b *Bytes) {
 	st.MinLen, st.MaxLen = math.MaxInt, 0
 	runs := 1
 	sorted, digits := true, true
+	hex := hexCheck{ok: true}
 	numbers := NumPlain | NumGrouped | NumDecimal
 	// the decimal form holds the values scaled to the most fraction
 	// digits any has, within MaxDecimalDigits: intDigits is the most
@@ -321,6 +328,9 @@ func binaryStats(st *Stats, b *Bytes) {
 		}
 		if digits {
 			digits = l <= MaxDigits && allDigits(x)
+		}
+		if hex.ok {
+			hex.add(x)
 		}
 		if numbers != 0 {
 			_, f := ParseNumber(x)
@@ -363,6 +373,7 @@ func binaryStats(st *Stats, b *Bytes) {
 		numbers &^= NumDecimal // some value scaled to the others' fraction digits passes an int64
 	}
 	st.Runs, st.Sorted, st.Digits, st.Numbers = runs, sorted, digits, numbers
+	st.Hex = hex.ok && hex.digits > 0 && hex.cases != 3
 	distinct(st, n, func(i int) uint64 { return xxh3.Hash(b.Value(i)) })
 }
 
@@ -495,6 +506,77 @@ func (st *Stats) fillMode(keys []uint64, counts, first []int32) {
 // MaxDigits is the longest digit string Stats.Digits accepts: every string
 // of up to 19 decimal digits has a value below 10^19, which fits a uint64.
 const MaxDigits = 19
+
+// MaxHexLen is the longest value HexText is offered for (Stats.Hex).
+const MaxHexLen = 1024
+
+// hexClass sorts bytes for the hex check: 0 not a hex digit, 1 a decimal
+// digit, 2 a lowercase and 3 an uppercase letter digit.
+var hexClass = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 1
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = 2
+	}
+	for c := 'A'; c <= 'F'; c++ {
+		t[c] = 3
+	}
+	return
+}()
+
+// hexCheck follows Stats.Hex over the values of a sequence: the first
+// value sets the template, the others must fit it.
+type hexCheck struct {
+	ok     bool
+	first  []byte
+	digits int // digit positions of the template
+	cases  int // bit 0: a lowercase letter seen, bit 1: an uppercase one
+}
+
+func (h *hexCheck) add(x []byte) {
+	if h.first == nil {
+		if len(x) == 0 || len(x) > MaxHexLen {
+			h.ok = false
+			return
+		}
+		h.first = x
+		for _, c := range x {
+			if k := hexClass[c]; k != 0 {
+				h.digits++
+				if k > 1 {
+					h.cases |= int(k - 1)
+				}
+			}
+		}
+		h.ok = h.digits > 0
+		return
+	}
+	if len(x) != len(h.first) {
+		h.ok = false
+		return
+	}
+	for j, c := range x {
+		k, t := hexClass[c], h.first[j]
+		if hexClass[t] == 0 {
+			if c != t {
+				h.ok = false
+				return
+			}
+			continue
+		}
+		if k == 0 {
+			h.ok = false
+			return
+		}
+		if k > 1 {
+			h.cases |= int(k - 1)
+		}
+	}
+	if h.cases == 3 {
+		h.ok = false
+	}
+}
 
 func allDigits(x []byte) bool {
 	for _, c := range x {

@@ -116,6 +116,7 @@ const (
 	KindLagDelta   Kind = 22
 	KindNumText    Kind = 23
 	KindScaled     Kind = 24
+	KindHexText    Kind = 25
 )
 
 var kindNames = map[Kind]string{
@@ -130,6 +131,7 @@ var kindNames = map[Kind]string{
 	KindLagDelta:   "LagDelta",
 	KindNumText:    "NumText",
 	KindScaled:     "Scaled",
+	KindHexText:    "HexText",
 }
 
 func (k Kind) String() string {

@@ -20,6 +20,7 @@ import (
 	"strata/encoding/fixedbitwidth"
 	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
+	"strata/encoding/hextext"
 	"strata/encoding/lagdelta"
 	"strata/encoding/mainlyconst"
 	"strata/encoding/nullable"
@@ -65,6 +66,7 @@ func Registry() *encoding.Registry {
 			lagdelta.Codec,
 			numtext.Codec,
 			scaled.Codec,
+			hextext.Codec,
 		)
 	})
 	return reg

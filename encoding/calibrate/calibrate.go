@@ -199,7 +199,7 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 // shapes are the data shapes an encoding is measured on: every one its Fit
 // accepts and it stores in fewer bytes than Trivial (data it would be
 // chosen for), the constant one only when no other qualifies.
-var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardinality", "small-range", "outliers", "sorted", "text", "decimal", "fractions", "numbers", "stepped", "random", "constant"}
+var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardinality", "small-range", "outliers", "sorted", "text", "hex", "decimal", "fractions", "numbers", "stepped", "random", "constant"}
 
 type kindNode struct {
 	node        []byte

@@ -43,7 +43,7 @@ func gen(typ encoding.Type, shape string, rows, avgLen int) (any, []bool) {
 	if typ == encoding.Binary {
 		return genBytes(r, shape, rows, avgLen), valid
 	}
-	if shape == "sparse" || shape == "text" || shape == "numbers" || (shape == "stepped" && typ == encoding.Float64) {
+	if shape == "sparse" || shape == "text" || shape == "numbers" || shape == "hex" || (shape == "stepped" && typ == encoding.Float64) {
 		return nil, nil
 	}
 	u := make([]uint64, rows)
@@ -190,6 +190,21 @@ func genBytes(r *rand.Rand, shape string, rows, avgLen int) any {
 		slices.Sort(vals)
 		for _, v := range vals {
 			out.Append([]byte(v))
+		}
+	case "hex":
+		// hex digits of one case in groups of eight between dashes,
+		// avgLen bytes (UUIDs, hashes, hex ids)
+		n := max(avgLen, 1)
+		for i := 0; i < rows; i++ {
+			v := make([]byte, n)
+			for j := range v {
+				if j%9 == 8 {
+					v[j] = '-'
+				} else {
+					v[j] = "0123456789abcdef"[r.IntN(16)]
+				}
+			}
+			out.Append(v)
 		}
 	case "decimal":
 		width, limit := max(avgLen/2, 1), 100000

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"strata/encoding"
 )
@@ -62,10 +63,17 @@ const (
 	// eight digits and zero to ten fraction digits, the count varying from
 	// value to value (trailing zeros kept), integers and zero among them.
 	ShapeDecimals Shape = "decimals"
+	// ShapeHex is values of one template of hex digits and separators
+	// (Stats.Hex), the template chosen by the length: lowercase UUIDs
+	// (32 digits), uppercase MAC addresses with a fixed first half (12),
+	// 33 lowercase digits without separators (an odd count over 16), and
+	// uppercase ids of 5 digits; a few values are all zeros, all 'f's or
+	// decimal digits only.
+	ShapeHex Shape = "hex"
 )
 
 // TextShapes lists the binary-only shapes.
-var TextShapes = []Shape{ShapeDigits, ShapeClustered, ShapeNumbers, ShapeDecimals}
+var TextShapes = []Shape{ShapeDigits, ShapeClustered, ShapeNumbers, ShapeDecimals, ShapeHex}
 
 // ShapesFor returns the shapes values of typ are tested in: Shapes, and
 // TextShapes after them for Binary.
@@ -456,6 +464,33 @@ func GenBytes(shape Shape, n int, seed uint64) encoding.Bytes {
 				m = -m
 			}
 			out.Append(encoding.AppendDecimal(nil, m, r.IntN(11)))
+		}
+	case ShapeHex:
+		templates := []string{"00000000-0000-0000-0000-000000000000", "00:1B:21:00:00:00",
+			"000000000000000000000000000000000", "00000"}
+		tm := templates[(n+n/7)%len(templates)]
+		alpha := "0123456789abcdef"
+		if strings.ContainsAny(tm, "B") || len(tm) == 5 {
+			alpha = "0123456789ABCDEF"
+		}
+		for i := 0; i < n; i++ {
+			v := []byte(tm)
+			k := r.IntN(32)
+			for j := range v {
+				if v[j] != '0' || (len(tm) == 17 && j < 8) {
+					continue
+				}
+				switch {
+				case k == 0: // all zeros
+				case k == 1:
+					v[j] = alpha[15]
+				case k == 2:
+					v[j] = alpha[r.IntN(10)]
+				default:
+					v[j] = alpha[r.IntN(16)]
+				}
+			}
+			out.Append(v)
 		}
 	case ShapeClustered:
 		pieces := []string{"a", "b", "c", "x", "/", " ", "\u00e9", "\u4e2d", "\x00", "\xff"}
