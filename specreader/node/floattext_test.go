@@ -186,7 +186,7 @@ func ftBinaryShapes(n int) []ftShape {
 		}
 		return b.String()
 	}
-	return []ftShape{
+	return append([]ftShape{
 		{"words", s(func(int) string { return ftWords[r.IntN(len(ftWords))] })},
 		{"sentences", s(func(int) string { return sentence(3 + r.IntN(12)) })},
 		{"urls", s(func(int) string {
@@ -248,7 +248,7 @@ func ftBinaryShapes(n int) []ftShape {
 		})},
 		{"highbytes", s(func(i int) string { return strings.Repeat("\xff\xfe", 1+i%5) + ftWords[i%len(ftWords)] })},
 		{"repeats", s(func(i int) string { return []string{"AIR", "RAIL", "SHIP", "TRUCK"}[r.IntN(4)] })},
-	}
+	}, hxCommonShapes(n)...)
 }
 
 // ftShapes returns every shape of every type at n rows.
@@ -323,7 +323,7 @@ func ftCompare(got node.Values, want any) error {
 // root (the stripe-level ones need the writer's stripe).
 var ftForcedKinds = []encoding.Kind{
 	encoding.KindFSST, encoding.KindALP, encoding.KindALPRD, encoding.KindFrontCoding,
-	encoding.KindDigitText, encoding.KindChimp, encoding.KindNumText,
+	encoding.KindDigitText, encoding.KindChimp, encoding.KindNumText, encoding.KindHexText,
 }
 
 // ftPolicies are the oracle configurations: default, each Optimize, zstd
@@ -403,6 +403,7 @@ func TestFloatTextTrivialChildren(t *testing.T) {
 		encoding.KindFrontCoding: {Kind: encoding.KindFrontCoding, Children: []*encoding.Tree{triv(), triv(), triv()}},
 		encoding.KindDigitText:   {Kind: encoding.KindDigitText, Children: []*encoding.Tree{triv(), triv()}},
 		encoding.KindNumText:     {Kind: encoding.KindNumText, Children: []*encoding.Tree{triv(), triv()}},
+		encoding.KindHexText:     {Kind: encoding.KindHexText, Children: []*encoding.Tree{triv()}},
 	}
 	for _, n := range []int{0, 1, 2, 1000, 5000} {
 		for _, sh := range ftShapes(n) {
