@@ -41,6 +41,7 @@ func TestDifferential(t *testing.T) {
 		{"written in every optimization mode, replaying layouts", ModeSeeds, max(tables/10, 2)},
 		{"with avg among their aggregates", AvgSeeds, max(tables/10, 2)},
 		{"read from memory, over HTTP, through short reads, split and on many goroutines", ReadSeeds, max(tables/10, 2)},
+		{"with hex text (UUIDs, MAC addresses, ISO times)", HexSeeds, max(tables/10, 2)},
 	} {
 		cases, fails := runSeeds(t, rg.from, rg.from+rg.count, 0)
 		t.Logf("%d cases on %d tables %s, %d failures", cases, rg.count, rg.what, len(fails))

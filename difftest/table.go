@@ -96,6 +96,13 @@ const TimeSeeds = 2_000_000
 // beside "07"). Seeds below it keep their tables and queries.
 const TextSeeds = 20_000_000
 
+// HexSeeds is the first seed whose string columns that are not numbers
+// kept as text are a third of them hex text of one template a column
+// (randtable.Options.HexText: UUIDs, MAC addresses, ISO times, hex ids,
+// digests), which the writer stores as integers or packed bytes
+// (HexText). Seeds below it keep their tables and queries.
+const HexSeeds = 24_000_000
+
 // RelatedSeeds is the first seed whose tables also hold what independent
 // random values never show (randtable.Options.Related): columns that
 // follow an earlier column by a small difference, which the writer may
@@ -136,6 +143,7 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 		Leaves:      leaves,
 		NumberText:  seed >= TextSeeds,
 		Related:     seed >= RelatedSeeds,
+		HexText:     seed >= HexSeeds,
 	})
 	r := g.Rand()
 	sch := g.Schema(1 + r.IntN(6))

@@ -87,6 +87,25 @@ type Options struct {
 	// (Scaled) or repeating with a period (LagDelta), and floats that walk
 	// (Chimp, ALP-RD). The follower's field carries FollowsKey.
 	Related bool
+	// HexText makes about a third of the string leaves that are not
+	// number text hex text, one template a column (hexTemplates: UUIDs,
+	// MAC addresses, ISO times, hex ids, digests): the text the writer
+	// stores as integers or packed bytes (HexText). A quarter of those
+	// columns hold a stray number text now and then.
+	HexText bool
+}
+
+// hexTemplates are the shapes of Options.HexText columns: '0' marks a
+// digit, 'X' an uppercase and 'x' a lowercase hex digit, 'd' a decimal
+// digit; any other byte is kept.
+var hexTemplates = []string{
+	"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+	"XX:XX:XX:XX:XX:XX",
+	"dddd-dd-ddTdd:dd:ddZ",
+	"xxxxxxxxxxxxxxxx",
+	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+	"XXXXX",
+	"x-xx",
 }
 
 // FollowsKey is the field metadata key naming the earlier column a
@@ -264,6 +283,7 @@ const (
 	textGrouped  // "-1,234,567"
 	textDecimals // "-12.50", "0.005": 0 to 4 fraction digits, trailing zeros kept
 	numTextForms
+	textHex = numTextForms // Options.HexText; width is the template's index
 )
 
 func (g *Gen) state(path string) *leafState {
@@ -296,6 +316,11 @@ func (g *Gen) state(path string) *leafState {
 		s.related = 1 + r.IntN(numRelated-1)
 		s.step = []int64{3, 25, 1000, 86400}[r.IntN(4)]
 		s.period = []int{2, 7, 24, 60}[r.IntN(4)]
+	}
+	if g.opts.HexText && s.text == textLetters && r.IntN(3) == 0 {
+		s.text = textHex
+		s.width = r.IntN(len(hexTemplates))
+		s.stray = r.IntN(4) == 0
 	}
 	g.leaves[path] = s
 	return s
@@ -606,6 +631,8 @@ func formatText(form int, v int64, width, frac int) string {
 		u = -u
 	}
 	switch form {
+	case textHex:
+		return hexText(hexTemplates[width], uint64(v))
 	case textDigits:
 		d := strconv.FormatUint(u, 10)
 		if len(d) > width {
@@ -640,6 +667,34 @@ func formatText(form int, v int64, width, frac int) string {
 		return t
 	}
 	return strconv.FormatInt(v, 10)
+}
+
+// hexText fills template t with digits of u, its last digit u's lowest:
+// hex digits from u and, past sixteen, from a mix of u; decimal digits from
+// u in base 10.
+func hexText(t string, u uint64) string {
+	b := []byte(t)
+	hx, dec := u, u
+	k := 0
+	for i := len(b) - 1; i >= 0; i-- {
+		switch c := b[i]; c {
+		case 'x', 'X':
+			d := hx & 15
+			hx >>= 4
+			if k++; k%16 == 0 {
+				hx = u*0x9e3779b97f4a7c15 + uint64(k)
+			}
+			if c == 'x' {
+				b[i] = "0123456789abcdef"[d]
+			} else {
+				b[i] = "0123456789ABCDEF"[d]
+			}
+		case 'd':
+			b[i] = byte('0' + dec%10)
+			dec /= 10
+		}
+	}
+	return string(b)
 }
 
 // Leaf values travel as one of: bool, int64 (signed kinds, dates,

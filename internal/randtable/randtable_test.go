@@ -3,6 +3,7 @@ package randtable
 import (
 	"math"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -135,6 +136,48 @@ func TestNumberText(t *testing.T) {
 	for name := range forms {
 		if seen[name] < 100 {
 			t.Errorf("%s: %d values", name, seen[name])
+		}
+	}
+}
+
+// TestHexText checks that Options.HexText makes columns of every
+// template, each value of a hex column fitting its template but for strays.
+func TestHexText(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var res []*regexp.Regexp
+	for _, tm := range hexTemplates {
+		p := regexp.QuoteMeta(tm)
+		p = strings.NewReplacer("x", "[0-9a-f]", "X", "[0-9A-F]", "d", "[0-9]").Replace(p)
+		res = append(res, regexp.MustCompile("^"+p+"$"))
+	}
+	seen := make([]int, len(hexTemplates))
+	leaves := []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}
+	for seed := range uint64(80) {
+		g := New(seed, Options{Leaves: leaves, NumberText: true, HexText: true})
+		sch := g.Schema(6)
+		rec := g.Record(mem, sch, 200)
+		for _, c := range rec.Columns() {
+			a, ok := c.(*array.String)
+			if !ok {
+				continue
+			}
+			for i := 0; i < a.Len(); i++ {
+				if a.IsNull(i) {
+					continue
+				}
+				for k, re := range res {
+					if re.MatchString(a.Value(i)) {
+						seen[k]++
+					}
+				}
+			}
+		}
+		rec.Release()
+	}
+	for k, n := range seen {
+		if n < 100 {
+			t.Errorf("template %q: %d values", hexTemplates[k], n)
 		}
 	}
 }
