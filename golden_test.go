@@ -71,13 +71,15 @@ var goldenCases = []goldenCase{
 // goldenHexText returns 2000 rows of hex text: lowercase UUIDs (some
 // null), uppercase MAC addresses of one vendor, 40-digit digests (the
 // bytes form), ISO 8601 times (digits between separators) and uppercase
-// ids of 5 digits (an odd count), beside a row number.
+// ids of 5 digits (an odd count), and Unicode code points of 4 to 6
+// digits (the widths form), beside a row number.
 func goldenHexText() (*arrow.Schema, []arrow.RecordBatch) {
 	str := arrow.BinaryTypes.String
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "uuid", Type: str, Nullable: true}, {Name: "mac", Type: str},
 		{Name: "digest", Type: str}, {Name: "time", Type: str}, {Name: "code", Type: str},
+		{Name: "point", Type: str},
 	}, nil)
 	r := rand.New(rand.NewPCG(25, 25))
 	var recs []arrow.RecordBatch
@@ -97,6 +99,7 @@ func goldenHexText() (*arrow.Schema, []arrow.RecordBatch) {
 			sec := int(id)*61 + r.IntN(60)
 			b.Field(4).(*array.StringBuilder).Append(fmt.Sprintf("2024-03-%02dT%02d:%02d:%02dZ", 1+sec/86400, sec/3600%24, sec/60%60, sec%60))
 			b.Field(5).(*array.StringBuilder).Append(fmt.Sprintf("%05X", r.IntN(1<<20)))
+			b.Field(6).(*array.StringBuilder).Append(fmt.Sprintf("%04X", int(id)*37+r.IntN(37)))
 			id++
 		}
 		recs = append(recs, b.NewRecordBatch())

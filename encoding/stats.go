@@ -63,8 +63,10 @@ type Stats struct {
 	// 1 to MaxHexLen bytes, and that each position holds a hex digit in
 	// every value or one byte that is not a hex digit in every value, with
 	// at least one digit position and letters of one case (what HexText
-	// stores as integers or packed bytes).
-	Hex bool
+	// stores as integers or packed bytes). HexDigits reports that every
+	// value is 0 to 16 hex digits and nothing else, letters of one case,
+	// whatever the lengths (HexText's widths form).
+	Hex, HexDigits bool
 	// Binary: Numbers holds the number forms (NumPlain, NumGrouped,
 	// NumDecimal) that every value has: each is the canonical decimal
 	// text of an int64, or of a decimal fraction (what NumText stores as
@@ -309,7 +311,7 @@ func binaryStats(st *Stats, b *Bytes) {
 	st.MinLen, st.MaxLen = math.MaxInt, 0
 	runs := 1
 	sorted, digits := true, true
-	hex := hexCheck{ok: true}
+	hex := hexCheck{ok: true, only: true}
 	numbers := NumPlain | NumGrouped | NumDecimal
 	// the decimal form holds the values scaled to the most fraction
 	// digits any has, within MaxDecimalDigits: intDigits is the most
@@ -329,7 +331,7 @@ func binaryStats(st *Stats, b *Bytes) {
 		if digits {
 			digits = l <= MaxDigits && allDigits(x)
 		}
-		if hex.ok {
+		if hex.ok || hex.only {
 			hex.add(x)
 		}
 		if numbers != 0 {
@@ -374,6 +376,7 @@ func binaryStats(st *Stats, b *Bytes) {
 	}
 	st.Runs, st.Sorted, st.Digits, st.Numbers = runs, sorted, digits, numbers
 	st.Hex = hex.ok && hex.digits > 0 && hex.cases != 3
+	st.HexDigits = hex.only && hex.cases != 3
 	distinct(st, n, func(i int) uint64 { return xxh3.Hash(b.Value(i)) })
 }
 
@@ -525,16 +528,36 @@ var hexClass = func() (t [256]uint8) {
 	return
 }()
 
-// hexCheck follows Stats.Hex over the values of a sequence: the first
-// value sets the template, the others must fit it.
+// hexCheck follows Stats.Hex and Stats.HexDigits over the values of a
+// sequence: the first value sets the template, the others must fit it
+// (ok); every value is at most 16 hex digits (only).
 type hexCheck struct {
-	ok     bool
-	first  []byte
-	digits int // digit positions of the template
-	cases  int // bit 0: a lowercase letter seen, bit 1: an uppercase one
+	ok, only bool
+	first    []byte
+	digits   int // digit positions of the template
+	cases    int // bit 0: a lowercase letter seen, bit 1: an uppercase one
 }
 
 func (h *hexCheck) add(x []byte) {
+	if h.only {
+		if len(x) > 16 {
+			h.only = false
+		} else {
+			for _, c := range x {
+				k := hexClass[c]
+				if k == 0 {
+					h.only = false
+					break
+				}
+				if k > 1 {
+					h.cases |= int(k - 1)
+				}
+			}
+		}
+	}
+	if !h.ok {
+		return
+	}
 	if h.first == nil {
 		if len(x) == 0 || len(x) > MaxHexLen {
 			h.ok = false

@@ -66,9 +66,10 @@ const (
 	// ShapeHex is values of one template of hex digits and separators
 	// (Stats.Hex), the template chosen by the length: lowercase UUIDs
 	// (32 digits), uppercase MAC addresses with a fixed first half (12),
-	// 33 lowercase digits without separators (an odd count over 16), and
-	// uppercase ids of 5 digits; a few values are all zeros, all 'f's or
-	// decimal digits only.
+	// 33 lowercase digits without separators (an odd count over 16),
+	// uppercase ids of 5 digits, and uppercase hex numbers of 0 to 16
+	// digits (Unicode code points; HexText's widths form); a few values are
+	// all zeros, all 'f's or decimal digits only.
 	ShapeHex Shape = "hex"
 )
 
@@ -467,8 +468,22 @@ func GenBytes(shape Shape, n int, seed uint64) encoding.Bytes {
 		}
 	case ShapeHex:
 		templates := []string{"00000000-0000-0000-0000-000000000000", "00:1B:21:00:00:00",
-			"000000000000000000000000000000000", "00000"}
-		tm := templates[(n+n/7)%len(templates)]
+			"000000000000000000000000000000000", "00000", ""}
+		tm := templates[(n+n/7+n/1000)%len(templates)]
+		if tm == "" {
+			for i := 0; i < n; i++ {
+				w := r.IntN(17)
+				if r.IntN(4) > 0 {
+					w = 4 + r.IntN(3)
+				}
+				v := r.Uint64()
+				if w < 16 {
+					v &= 1<<(4*w) - 1
+				}
+				out.Append(fmt.Appendf(nil, "%0*X", w, v)[:w])
+			}
+			break
+		}
 		alpha := "0123456789abcdef"
 		if strings.ContainsAny(tm, "B") || len(tm) == 5 {
 			alpha = "0123456789ABCDEF"

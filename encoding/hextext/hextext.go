@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"strata/encoding"
 	"strata/encoding/internal/cascade"
@@ -39,6 +40,9 @@ var Codec = &encoding.Codec{
 const (
 	formInt   = 0
 	formBytes = 1
+	// formWidths holds hex numbers of varying widths, without separators,
+	// as integers beside their widths.
+	formWidths = 2
 )
 
 // maxIntDigits is the most digits the integer form holds: 16 hex digits
@@ -70,7 +74,7 @@ type encoder struct{}
 // digits and separators, with letters of one case, that are not all
 // decimal digit strings (DigitText stores those in fewer bits).
 func (encoder) Fit(st *encoding.Stats) bool {
-	return st.Type == encoding.Binary && st.N > 0 && st.Hex && !st.Digits
+	return st.Type == encoding.Binary && st.N > 0 && (st.Hex || st.HexDigits) && !st.Digits
 }
 
 // Estimate defers to a trial: the values child's size depends on the cascade.
@@ -89,8 +93,13 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	}
 	first := b.Value(0)
 	l := len(first)
+	for i := 1; i < n && l > 0; i++ {
+		if len(b.Value(i)) != l {
+			return encodeWidths(dst, b, ctx)
+		}
+	}
 	if l == 0 || l > MaxLen {
-		return dst, fmt.Errorf("hextext: values of %d bytes", l)
+		return encodeWidths(dst, b, ctx)
 	}
 	tmpl := make([]byte, l)
 	h := 0
@@ -171,6 +180,43 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	return dst, nil
 }
 
+// encodeWidths appends the body of the widths form, for values of 0 to 16
+// hex digits of varying lengths.
+func encodeWidths(dst []byte, b *encoding.Bytes, ctx *encoding.Ctx) ([]byte, error) {
+	n := b.Len()
+	nums := make([]uint64, n)
+	widths := make([]uint8, n)
+	cases := 0
+	for i := 0; i < n; i++ {
+		x := b.Value(i)
+		if len(x) > maxIntDigits {
+			return dst, fmt.Errorf("hextext: value %d has %d bytes, more than %d digits", i, len(x), maxIntDigits)
+		}
+		var v uint64
+		for j, c := range x {
+			d, cs := digit(c)
+			if d < 0 {
+				return dst, fmt.Errorf("hextext: value %d has no hex digit at byte %d", i, j)
+			}
+			cases |= cs
+			v = v<<4 | uint64(d)
+		}
+		nums[i], widths[i] = v, uint8(len(x))
+	}
+	if cases == 3 {
+		return dst, fmt.Errorf("hextext: letters of both cases")
+	}
+	dst = append(dst, formWidths, byte(cases>>1))
+	var err error
+	if dst, err = ctx.EncodeChild(dst, nums); err != nil {
+		return dst, fmt.Errorf("values: %w", err)
+	}
+	if dst, err = ctx.EncodeChild(dst, widths); err != nil {
+		return dst, fmt.Errorf("widths: %w", err)
+	}
+	return dst, nil
+}
+
 func appendUvarint(dst []byte, v uint64) []byte {
 	for v >= 0x80 {
 		dst = append(dst, byte(v)|0x80)
@@ -187,11 +233,14 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 		return nil, encoding.Corruptf("hextext: body of %d bytes", len(h.Body))
 	}
 	form, cs := h.Body[0], h.Body[1]
-	if form > formBytes {
+	if form > formWidths {
 		return nil, encoding.Unsupportedf("hextext: form %d", form)
 	}
 	if cs > 1 {
 		return nil, encoding.Unsupportedf("hextext: case %d", cs)
+	}
+	if form == formWidths {
+		return openWidths(h, cs, opts)
 	}
 	l, rest, err := encoding.Uvarint(h.Body[2:], "hextext length")
 	if err != nil {
@@ -261,6 +310,36 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 	return d, nil
 }
 
+// openWidths opens a node of the widths form.
+func openWidths(h encoding.Header, cs byte, opts *encoding.Options) (encoding.Decoder, error) {
+	if uint64(h.Rows)*maxIntDigits > uint64(cascade.OutLimit(opts)) {
+		return nil, encoding.Limitf("hextext: %d values of up to %d bytes", h.Rows, maxIntDigits)
+	}
+	vn, rest, err := encoding.Child(h.Body[2:], "hextext values")
+	if err != nil {
+		return nil, err
+	}
+	wn, rest, err := encoding.Child(rest, "hextext widths")
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, encoding.Corruptf("hextext: %d trailing bytes", len(rest))
+	}
+	d := &decoder{n: h.Rows, form: formWidths, node: vn, wnode: wn, opts: opts, depth: h.Depth + 1}
+	d.alpha, d.letter = lower, 'a'-'0'-10
+	if cs == 1 {
+		d.alpha, d.letter = upper, 'A'-'0'-10
+	}
+	if d.ints, err = cascade.OpenFixed[uint64](vn, d.depth, opts, h.Rows, "hextext values"); err != nil {
+		return nil, err
+	}
+	if d.widths, err = cascade.OpenFixed[uint8](wn, d.depth, opts, h.Rows, "hextext widths"); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // decoder reads a HexText node by reading its values child in batches and
 // printing the digits into the template.
 type decoder struct {
@@ -278,6 +357,11 @@ type decoder struct {
 	opts   *encoding.Options
 	depth  int
 	ints   encoding.Reader[uint64]
+	// the widths form's second child
+	widths encoding.Reader[uint8]
+	wnode  []byte
+	wbuf   []uint8
+	gw     encoding.Reader[uint8]
 	bins   encoding.BinaryReader
 	vbuf   []uint64
 	bbuf   encoding.Bytes
@@ -303,10 +387,16 @@ func (d *decoder) Reset() {
 	} else {
 		d.bins.Reset()
 	}
+	if d.widths != nil {
+		d.widths.Reset()
+	}
 }
 
 // Children implements encoding.Walker.
 func (d *decoder) Children() []encoding.ChildNode {
+	if d.widths != nil {
+		return []encoding.ChildNode{{Role: "values", Node: d.node}, {Role: "widths", Node: d.wnode}}
+	}
 	return []encoding.ChildNode{{Role: "values", Node: d.node}}
 }
 
@@ -319,6 +409,9 @@ func (d *decoder) Skip(n int) error {
 		err = d.ints.Skip(n)
 	} else {
 		err = d.bins.Skip(n)
+	}
+	if err == nil && d.widths != nil {
+		err = d.widths.Skip(n)
 	}
 	if err != nil {
 		return err
@@ -337,7 +430,19 @@ func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
 	}
 	for n > 0 {
 		k := min(n, cascade.Batch)
-		if d.ints != nil {
+		if d.widths != nil {
+			d.vbuf = cascade.Grow(d.vbuf, k)
+			d.wbuf = cascade.Grow(d.wbuf, k)
+			if err := d.ints.Read(d.vbuf); err != nil {
+				return err
+			}
+			if err := d.widths.Read(d.wbuf); err != nil {
+				return err
+			}
+			if err := d.formatWidths(dst, d.vbuf, d.wbuf); err != nil {
+				return err
+			}
+		} else if d.ints != nil {
 			d.vbuf = cascade.Grow(d.vbuf, k)
 			if err := d.ints.Read(d.vbuf); err != nil {
 				return err
@@ -451,6 +556,39 @@ func hex8(x uint32, add uint64) uint64 {
 	return u + 0x3030303030303030 + letters*add
 }
 
+// formatWidths appends the texts of the widths form: each integer,
+// shifted to start its w digits at the top, prints sixteen digits with two
+// stores, of which the next value overwrites all but the first w.
+func (d *decoder) formatWidths(dst *encoding.Bytes, vs []uint64, ws []uint8) error {
+	size := 0
+	for i, w := range ws {
+		if w > maxIntDigits || (w < maxIntDigits && vs[i] >= uint64(1)<<(4*w)) {
+			return encoding.Corruptf("hextext: value %#x does not fit %d digits", vs[i], w)
+		}
+		size += int(w)
+	}
+	w, no := len(dst.Data), len(dst.Offsets)
+	if w+size > cascade.OutLimit(d.opts) {
+		return encoding.Limitf("hextext: binary values need more than %d bytes", cascade.OutLimit(d.opts))
+	}
+	data := grow(dst.Data, size+2*wordSlack)[:w+size]
+	offs := growOffsets(dst.Offsets, len(vs))
+	ext := data[:cap(data)]
+	add := d.letter
+	for i, v := range vs {
+		width := int(ws[i])
+		if width > 0 {
+			v <<= 4 * (maxIntDigits - width)
+			binary.LittleEndian.PutUint64(ext[w:], hex8(bits.ReverseBytes32(uint32(v>>32)), add))
+			binary.LittleEndian.PutUint64(ext[w+8:], hex8(bits.ReverseBytes32(uint32(v)), add))
+		}
+		w += width
+		offs[no+i] = int32(w)
+	}
+	dst.Data, dst.Offsets = data[:w], offs
+	return nil
+}
+
 // formatBytes appends the texts of the packed values of b, eight digits a
 // store, each store's digits loaded from the packed bytes (eight bytes at
 // a time where b's data reaches that far, byte by byte at its end).
@@ -541,7 +679,19 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	}
 	for len(rows) > 0 {
 		k := min(len(rows), cascade.Batch)
-		if d.ints != nil {
+		if d.widths != nil {
+			d.vbuf = cascade.Grow(d.vbuf, k)
+			d.wbuf = cascade.Grow(d.wbuf, k)
+			if err := d.gatherInts(rows[:k], d.vbuf); err != nil {
+				return err
+			}
+			if err := d.gatherWidths(rows[:k], d.wbuf); err != nil {
+				return err
+			}
+			if err := d.formatWidths(dst, d.vbuf, d.wbuf); err != nil {
+				return err
+			}
+		} else if d.ints != nil {
 			d.vbuf = cascade.Grow(d.vbuf, k)
 			if err := d.gatherInts(rows[:k], d.vbuf); err != nil {
 				return err
@@ -576,6 +726,20 @@ func (d *decoder) gatherInts(rows []int32, dst []uint64) error {
 	return cascade.GatherSeq(d.gi, rows, dst)
 }
 
+func (d *decoder) gatherWidths(rows []int32, dst []uint8) error {
+	if g, ok := d.widths.(encoding.Gatherer[uint8]); ok {
+		return g.Gather(rows, dst)
+	}
+	if d.gw == nil {
+		p, err := cascade.OpenFixed[uint8](d.wnode, d.depth, d.opts, d.n, "hextext gather")
+		if err != nil {
+			return err
+		}
+		d.gw = p
+	}
+	return cascade.GatherSeq(d.gw, rows, dst)
+}
+
 func (d *decoder) gatherBins(rows []int32, dst *encoding.Bytes) error {
 	if g, ok := d.bins.(encoding.BinaryGatherer); ok {
 		return g.GatherBinary(rows, dst)
@@ -602,7 +766,7 @@ func (d *decoder) print(out []byte, v uint64) {
 // BinaryBounds reports, in the integer form, the values child's bounds
 // printed through the template.
 func (d *decoder) BinaryBounds() (min, max []byte, ok bool) {
-	if d.ints == nil || d.n == 0 {
+	if d.ints == nil || d.widths != nil || d.n == 0 {
 		return nil, nil, false
 	}
 	b, ok := d.ints.(encoding.Bounder[uint64])
@@ -788,6 +952,47 @@ func (d *decoder) numericPred(p *encoding.BytesPred) (q *encoding.Pred[uint64], 
 	return nil, false, false
 }
 
+// filterWidthsEq tests the next n values of a widths-form node for
+// equality with a: its integer and width, pushed down to the children.
+func (d *decoder) filterWidthsEq(a []byte, n int, sel encoding.Bitmap) error {
+	var v uint64
+	ok := len(a) <= maxIntDigits
+	for _, c := range a {
+		i := strings.IndexByte(d.alpha, c)
+		if i < 0 {
+			ok = false
+			break
+		}
+		v = v<<4 | uint64(i)
+	}
+	if !ok {
+		cascade.ClearRange(sel, 0, n)
+		d.skipped++
+		return d.Skip(n)
+	}
+	q := &encoding.Pred[uint64]{Op: encoding.OpEq, A: v}
+	var err error
+	if f, ok := d.ints.(encoding.Filterer[uint64]); ok {
+		err = f.Filter(q, n, sel)
+	} else {
+		err = cascade.FilterSeq(d.ints, q, n, sel)
+	}
+	if err != nil {
+		return err
+	}
+	qw := &encoding.Pred[uint8]{Op: encoding.OpEq, A: uint8(len(a))}
+	if f, ok := d.widths.(encoding.Filterer[uint8]); ok {
+		err = f.Filter(qw, n, sel)
+	} else {
+		err = cascade.FilterSeq(d.widths, qw, n, sel)
+	}
+	if err != nil {
+		return err
+	}
+	d.at += n
+	return nil
+}
+
 // FilterBinary tests the next n values: on the integers in the integer
 // form, equality on the packed bytes in the bytes form, anything else by
 // decoding the text.
@@ -798,7 +1003,11 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 	if n == 0 {
 		return nil
 	}
-	if d.ints != nil {
+	if d.widths != nil {
+		if p.Op == encoding.OpEq {
+			return d.filterWidthsEq(p.A, n, sel)
+		}
+	} else if d.ints != nil {
 		if q, none, ok := d.numericPred(p); ok {
 			if none {
 				cascade.ClearRange(sel, 0, n)
