@@ -1044,6 +1044,7 @@ func FuzzDecodeFloatText(f *testing.F) {
 	f.Add(ftNode(21, 12, 2, []byte{1, 0, 5}, ftChildNode(ftTrivialUint32(2, 3)), []byte{7, 0, 0, 0xff, 'b'}))
 	f.Add(ftNode(17, 12, 3, []byte{1, 1}, ftChildNode(ftTrivialUint32(0, 1, 0))))
 	f.Add(ftNode(18, 4, 3, []byte{4}, ftChildNode(ftNode(2, 4, 3, make([]byte, 12)))))
+	f.Add(hxWidths(1, 4, hxU64(0x41, 0x1F600, 0, 1<<64-1), hxU8(4, 5, 0, 16)))
 	r := &ftFuzzResolver{chunks: map[int][]byte{
 		0: ftNode(21, 12, 0, table),
 		1: ftNode(17, 12, 0, []byte{0}, ftChildNode(ftTrivialBinary("AIR", "RAIL", "SHIP"))),

@@ -7,7 +7,9 @@ import "fmt"
 // value or one fixed separator in every value (UUIDs, hashes, MAC
 // addresses). A template of L bytes marks the H digit positions with '0';
 // the digits are stored as one uint64 a value (integer form, H ≤ 16) or
-// packed two a byte, high half first (bytes form).
+// packed two a byte, high half first (bytes form). A third form holds hex
+// numbers of 0 to 16 digits and varying widths, no separators, as a uint64
+// and a uint8 width a value (widths form).
 
 const kindHexText = 25
 
@@ -15,6 +17,7 @@ const kindHexText = 25
 const (
 	hexTextInteger = 0
 	hexTextBytes   = 1
+	hexTextWidths  = 2
 )
 
 func init() { register(kindHexText, decodeHexText) }
@@ -24,7 +27,25 @@ func hexIsDigit(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// decodeHexText decodes `form | case | L | template: L bytes | values`.
+// hexDigits returns the 16 digit bytes of case cs (0: 'a'–'f', 1: 'A'–'F').
+func hexDigits(cs byte) [16]byte {
+	alpha := byte('a')
+	if cs == 1 {
+		alpha = 'A'
+	}
+	var digits [16]byte
+	for d := range digits {
+		if d < 10 {
+			digits[d] = '0' + byte(d)
+		} else {
+			digits[d] = alpha + byte(d-10)
+		}
+	}
+	return digits
+}
+
+// decodeHexText decodes `form | case | L | template: L bytes | values`
+// (forms 0 and 1) or `form | case | values | widths` (form 2).
 func decodeHexText(h Header, r Resolver) (Values, error) {
 	if err := ftBinaryType(h.Type, "HexText"); err != nil {
 		return Values{}, err
@@ -34,7 +55,7 @@ func decodeHexText(h Header, r Resolver) (Values, error) {
 	if err != nil {
 		return Values{}, err
 	}
-	if form != hexTextInteger && form != hexTextBytes {
+	if form != hexTextInteger && form != hexTextBytes && form != hexTextWidths {
 		return Values{}, fmt.Errorf("hex text form %d: %w", form, ErrUnsupported)
 	}
 	cs, rest, err := ftByte(rest, "hex text case")
@@ -43,6 +64,9 @@ func decodeHexText(h Header, r Resolver) (Values, error) {
 	}
 	if cs > 1 {
 		return Values{}, fmt.Errorf("hex text case %d: %w", cs, ErrUnsupported)
+	}
+	if form == hexTextWidths {
+		return decodeHexWidths(n, cs, rest, r)
 	}
 	l, rest, err := Count(rest, len(rest), "hex text L")
 	if err != nil {
@@ -104,18 +128,7 @@ func decodeHexText(h Header, r Resolver) (Values, error) {
 			return Values{}, fmt.Errorf("hex text row %d: first byte %#02x has a high half with %d digits: %w", i, b[0], hd, ErrCorrupt)
 		}
 	}
-	alpha := byte('a')
-	if cs == 1 {
-		alpha = 'A'
-	}
-	var digits [16]byte
-	for d := range digits {
-		if d < 10 {
-			digits[d] = '0' + byte(d)
-		} else {
-			digits[d] = alpha + byte(d-10)
-		}
-	}
+	digits := hexDigits(cs)
 	// pos holds the template's digit positions, left to right.
 	pos := make([]int, 0, hd)
 	for p, c := range tmpl {
@@ -149,6 +162,55 @@ func decodeHexText(h Header, r Resolver) (Values, error) {
 			}
 		}
 		v.Bin[i] = out
+	}
+	return v, nil
+}
+
+// decodeHexWidths decodes the rest of a widths-form body, `values: uint64 |
+// widths: uint8`: value i is v_i in base 16 left-padded with zeros to
+// exactly w_i ≤ 16 digits, v_i < 16^w_i (so v_i = 0 when w_i = 0, the empty
+// string).
+func decodeHexWidths(n int, cs byte, rest []byte, r Resolver) (Values, error) {
+	// The output is at most 16 bytes a row: bound it by the decode limit
+	// before the children (Constants declaring many rows) are decoded.
+	if uint64(n)*16 > MaxRawLen {
+		return Values{}, fmt.Errorf("hex text widths form: %d values of up to 16 bytes exceed %d: %w", n, MaxRawLen, ErrCorrupt)
+	}
+	vals, rest, err := ftChild(rest, Uint64, n, r, "hex text values")
+	if err != nil {
+		return Values{}, err
+	}
+	widths, rest, err := ftChild(rest, Uint8, n, r, "hex text widths")
+	if err != nil {
+		return Values{}, err
+	}
+	if err := ftNoTrailing(rest, "hex text widths"); err != nil {
+		return Values{}, err
+	}
+	// Check every row and size the output before allocating it.
+	total := 0
+	for i := range n {
+		x, w := vals.Uint[i], widths.Uint[i]
+		if w > 16 {
+			return Values{}, fmt.Errorf("hex text row %d: width %d over 16: %w", i, w, ErrCorrupt)
+		}
+		if w < 16 && x>>(4*uint(w)) != 0 {
+			return Values{}, fmt.Errorf("hex text row %d: %#x has more than %d hex digits: %w", i, x, w, ErrCorrupt)
+		}
+		total += int(w)
+	}
+	digits := hexDigits(cs)
+	buf := make([]byte, total)
+	v := Make(Binary, n)
+	off := 0
+	for i := range n {
+		x, w := vals.Uint[i], int(widths.Uint[i])
+		out := buf[off : off+w : off+w]
+		for k := range w {
+			out[k] = digits[x>>(4*uint(w-1-k))&0xf]
+		}
+		v.Bin[i] = out
+		off += w
 	}
 	return v, nil
 }

@@ -40,6 +40,15 @@ func hxNode(form, cs byte, tmpl string, rows int, child []byte, tail ...byte) []
 	return ftNode(25, 12, rows, head, ftChildNode(child), tail)
 }
 
+// hxU8 is a Trivial uint8 node of vals.
+func hxU8(vals ...byte) []byte { return ftNode(2, 6, len(vals), vals) }
+
+// hxWidths is a widths-form (form 2) HexText node of rows rows: form, case,
+// the values and widths children framed, then tail.
+func hxWidths(cs byte, rows int, values, widths []byte, tail ...byte) []byte {
+	return ftNode(25, 12, rows, []byte{2, cs}, ftChildNode(values), ftChildNode(widths), tail)
+}
+
 // hxPack packs hex digit text into the bytes form: two digits a byte, high
 // half first, a zero high half first when the count is odd.
 func hxPack(t testing.TB, digits string) string {
@@ -117,6 +126,22 @@ func TestHexTextHandBuilt(t *testing.T) {
 		// The values child as a Constant: many rows from a few bytes.
 		{"constant child", hxNode(0, 0, "0000", 3, ftNode(1, 9, 3, []byte{0xef, 0xbe, 0, 0, 0, 0, 0, 0})),
 			[]string{"beef", "beef", "beef"}},
+		// The widths form: v_i in w_i digits, w_i = 0 the empty string.
+		{"widths code points", hxWidths(1, 6, hxU64(0x41, 0x1F600, 0x10FFFF, 0, 0x7F, 0), hxU8(4, 5, 6, 0, 4, 1)),
+			[]string{"0041", "1F600", "10FFFF", "", "007F", "0"}},
+		{"widths lower", hxWidths(0, 5, hxU64(0xa, 0xff, 0x1a2b3c, 0, 0xabcdef), hxU8(1, 2, 6, 0, 8)),
+			[]string{"a", "ff", "1a2b3c", "", "00abcdef"}},
+		{"widths 16, max", hxWidths(0, 3, hxU64(math.MaxUint64, 0, 0x0123456789abcdef), hxU8(16, 16, 16)),
+			[]string{"ffffffffffffffff", "0000000000000000", "0123456789abcdef"}},
+		{"widths 16, max upper", hxWidths(1, 2, hxU64(math.MaxUint64, 0xfedcba9876543210), hxU8(16, 16)),
+			[]string{"FFFFFFFFFFFFFFFF", "FEDCBA9876543210"}},
+		{"widths 15, max", hxWidths(0, 1, hxU64(1<<60-1), hxU8(15)), []string{strings.Repeat("f", 15)}},
+		{"widths all empty", hxWidths(0, 3, hxU64(0, 0, 0), hxU8(0, 0, 0)), []string{"", "", ""}},
+		{"widths all equal", hxWidths(0, 2, hxU64(0xab, 0x12), hxU8(2, 2)), []string{"ab", "12"}},
+		{"widths digits only, case 1", hxWidths(1, 2, hxU64(0x12, 0x3), hxU8(3, 1)), []string{"012", "3"}},
+		{"widths no rows", hxWidths(0, 0, hxU64(), hxU8()), nil},
+		{"widths constant children", hxWidths(1, 3, ftNode(1, 9, 3, []byte{0x41, 0, 0, 0, 0, 0, 0, 0}), ftNode(1, 6, 3, []byte{4})),
+			[]string{"0041", "0041", "0041"}},
 	}
 	for _, c := range cases {
 		v, err := node.Decode(c.node, nil)
@@ -172,7 +197,7 @@ func hxRejects(t testing.TB) map[string]struct {
 	}
 	corrupt, unsupported := node.ErrCorrupt, node.ErrUnsupported
 	m := map[string]c{
-		"form 2":                {hxNode(2, 0, "00", 1, hxU64(1)), unsupported},
+		"form 3":                {hxNode(3, 0, "00", 1, hxU64(1)), unsupported},
 		"form 255":              {hxNode(255, 0, "00", 1, hxU64(1)), unsupported},
 		"case 2":                {hxNode(0, 2, "00", 1, hxU64(1)), unsupported},
 		"case 2 bytes":          {hxNode(1, 2, "00", 1, ftTrivialBinary("\x01")), unsupported},
@@ -217,6 +242,41 @@ func hxRejects(t testing.TB) map[string]struct {
 		"trailing bytes form":   {hxNode(1, 0, "00", 1, ftTrivialBinary("\x01"), 1, 2), corrupt},
 		"trailing second child": {hxNode(0, 0, "00", 1, hxU64(1), ftChildNode(hxU64(1))...), corrupt},
 		"child unknown kind":    {hxNode(0, 0, "00", 1, ftNode(99, 9, 1, make([]byte, 8))), unsupported},
+
+		// The widths form (form 2).
+		"widths case 2":               {hxWidths(2, 1, hxU64(1), hxU8(1)), unsupported},
+		"widths int64 type":           {ftNode(25, 5, 1, []byte{2, 0}, ftChildNode(hxU64(1)), ftChildNode(hxU8(1))), unsupported},
+		"widths no case":              {ftNode(25, 12, 0, []byte{2}), corrupt},
+		"widths no children":          {ftNode(25, 12, 0, []byte{2, 0}), corrupt},
+		"widths no widths child":      {ftNode(25, 12, 1, []byte{2, 0}, ftChildNode(hxU64(1))), corrupt},
+		"widths child past end":       {ftNode(25, 12, 1, []byte{2, 0}, ftChildNode(hxU64(1)), []byte{40}, hxU8(1)), corrupt},
+		"widths 17":                   {hxWidths(0, 2, hxU64(1, 1), hxU8(1, 17)), corrupt},
+		"widths 255":                  {hxWidths(0, 1, hxU64(0), hxU8(255)), corrupt},
+		"widths 17, no digits above":  {hxWidths(1, 1, hxU64(math.MaxUint64), hxU8(17)), corrupt},
+		"widths v = 16^w":             {hxWidths(0, 2, hxU64(0xff, 0x100), hxU8(2, 2)), corrupt},
+		"widths v = 16^1":             {hxWidths(0, 1, hxU64(0x10), hxU8(1)), corrupt},
+		"widths v max, w 15":          {hxWidths(0, 1, hxU64(math.MaxUint64), hxU8(15)), corrupt},
+		"widths v 1, w 0":             {hxWidths(0, 2, hxU64(0, 1), hxU8(0, 0)), corrupt},
+		"widths v max, w 0":           {hxWidths(1, 1, hxU64(math.MaxUint64), hxU8(0)), corrupt},
+		"widths values fewer rows":    {hxWidths(0, 2, hxU64(1), hxU8(1, 1)), corrupt},
+		"widths values more rows":     {hxWidths(0, 1, hxU64(1, 2), hxU8(1)), corrupt},
+		"widths widths fewer rows":    {hxWidths(0, 2, hxU64(1, 2), hxU8(1)), corrupt},
+		"widths widths more rows":     {hxWidths(0, 1, hxU64(1), hxU8(1, 1)), corrupt},
+		"widths zero rows, child 1":   {hxWidths(0, 0, hxU64(), hxU8(1)), corrupt},
+		"widths values uint32":        {hxWidths(0, 1, ftTrivialUint32(1), hxU8(1)), corrupt},
+		"widths values int64":         {hxWidths(0, 1, ftNode(2, 5, 1, []byte{1, 0, 0, 0, 0, 0, 0, 0}), hxU8(1)), corrupt},
+		"widths values binary":        {hxWidths(0, 1, ftTrivialBinary("\x01"), hxU8(1)), corrupt},
+		"widths values uint8":         {hxWidths(0, 1, hxU8(1), hxU8(1)), corrupt},
+		"widths widths uint64":        {hxWidths(0, 1, hxU64(1), hxU64(1)), corrupt},
+		"widths widths uint32":        {hxWidths(0, 1, hxU64(1), ftTrivialUint32(1)), corrupt},
+		"widths widths int8":          {hxWidths(0, 1, hxU64(1), ftNode(2, 2, 1, []byte{1})), corrupt},
+		"widths widths binary":        {hxWidths(0, 1, hxU64(1), ftTrivialBinary("\x01")), corrupt},
+		"widths children swapped":     {hxWidths(0, 1, hxU8(1), hxU64(1)), corrupt},
+		"widths trailing byte":        {hxWidths(0, 1, hxU64(1), hxU8(1), 0), corrupt},
+		"widths trailing bytes":       {hxWidths(1, 2, hxU64(1, 2), hxU8(1, 1), 1, 2, 3), corrupt},
+		"widths trailing third child": {hxWidths(0, 1, hxU64(1), hxU8(1), ftChildNode(hxU8(1))...), corrupt},
+		"widths as forms 0 and 1":     {hxNode(2, 0, "00", 1, hxU64(1)), corrupt},
+		"widths child unknown kind":   {hxWidths(0, 1, hxU64(1), ftNode(99, 6, 1, []byte{1})), unsupported},
 	}
 	return m
 }
@@ -244,6 +304,10 @@ func TestHexTextLimit(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"integer": hxNode(0, 0, "0000-0000", node.MaxRows, ftNode(1, 9, node.MaxRows, make([]byte, 8))),
 		"bytes":   hxNode(1, 0, uuidT, node.MaxRows, ftNode(1, 12, node.MaxRows, append([]byte{16}, make([]byte, 16)...))),
+		// The widths form: at most 16 bytes a row, bounded before the
+		// children are decoded (FORMAT.md: "bounded the same way").
+		"widths":                hxWidths(0, node.MaxRows, ftNode(1, 9, node.MaxRows, []byte{0x41, 0, 0, 0, 0, 0, 0, 0}), ftNode(1, 6, node.MaxRows, []byte{4})),
+		"widths, 2^26 + 1 rows": hxWidths(0, node.MaxRawLen/16+1, ftNode(1, 9, node.MaxRawLen/16+1, make([]byte, 8)), ftNode(1, 6, node.MaxRawLen/16+1, []byte{0})),
 	} {
 		start := time.Now()
 		_, err := node.Decode(b, nil)
@@ -258,6 +322,19 @@ func TestHexTextLimit(t *testing.T) {
 			t.Errorf("%s: refused after %v: allocated first?", name, d)
 		}
 	}
+	// The widths form is bounded by 16 × rows, not by the widths it turns
+	// out to hold (gaps/hextext.md, Form 2): the Go reader (black box,
+	// MaxBytes 1,024) takes 64 rows of empty values and refuses 65, as
+	// this reader refuses 2^26 + 1 rows of empty values above.
+	for rows, ok := range map[int]bool{64: true, 65: false} {
+		b := hxWidths(0, rows, ftNode(1, 9, rows, make([]byte, 8)), ftNode(1, 6, rows, []byte{0}))
+		opts := *all.Options()
+		opts.MaxBytes = 1024
+		_, err := encoding.Open(b, &opts)
+		if (err == nil) != ok || err != nil && !errors.Is(err, encoding.ErrLimit) {
+			t.Errorf("Go reader, MaxBytes 1,024, %d empty values in the widths form: %v", rows, err)
+		}
+	}
 	// A long template (writers stop at 1,024 bytes; FORMAT.md sets no
 	// bound for a reader beyond the decode limits) decodes.
 	big := strings.Repeat("-", 1<<16) + "0"
@@ -270,13 +347,16 @@ func TestHexTextLimit(t *testing.T) {
 
 // TestHexTextMutations flips, sets, cuts and inserts bytes of valid
 // hand-built nodes: decoding must never panic, must fail with a corrupt or
-// unsupported error or hold the header's count of values of L bytes.
+// unsupported error or hold the header's count of values of L bytes (forms
+// 0 and 1) or of 0 to 16 hex digits of one case (form 2).
 func TestHexTextMutations(t *testing.T) {
 	seeds := [][]byte{
 		hxNode(0, 1, "00:00:00:00:00:00", 3, hxU64(0x001B213A4F9C, 0, 0xFFFFFFFFFFFF)),
 		hxNode(1, 0, "0-00", 2, ftTrivialBinary("\x0a\xbc", "\x00\x01")),
 		hxNode(1, 0, strings.Repeat("0", 33), 2, ftTrivialBinary(strings.Repeat("\x01", 17), strings.Repeat("\x0f", 17))),
 		hxNode(0, 0, "0000", 3, ftNode(1, 9, 3, []byte{0xef, 0xbe, 0, 0, 0, 0, 0, 0})),
+		hxWidths(1, 6, hxU64(0x41, 0x1F600, 0x10FFFF, 0, 0x7F, math.MaxUint64), hxU8(4, 5, 6, 0, 4, 16)),
+		hxWidths(0, 3, ftNode(1, 9, 3, []byte{0xab, 0, 0, 0, 0, 0, 0, 0}), hxU8(2, 3, 16)),
 	}
 	r := rand.New(rand.NewPCG(25, 25))
 	iters := 50000
@@ -317,7 +397,13 @@ func TestHexTextMutations(t *testing.T) {
 		if herr != nil || v.Len != h.Rows || v.Type != h.Type {
 			t.Fatalf("%x: decoded %d %v values (%v)", b, v.Len, v.Type, herr)
 		}
-		if h.Kind == 25 {
+		if h.Kind == 25 && len(h.Body) > 0 && h.Body[0] == 2 {
+			for i := range v.Len {
+				if err := hxCheckWidthsValue(v.Bin[i], h.Body[1]); err != nil {
+					t.Fatalf("%x: row %d: %v", b, i, err)
+				}
+			}
+		} else if h.Kind == 25 {
 			for i := 1; i < v.Len; i++ {
 				if len(v.Bin[i]) != len(v.Bin[0]) {
 					t.Fatalf("%x: values of %d and %d bytes", b, len(v.Bin[0]), len(v.Bin[i]))
@@ -325,6 +411,20 @@ func TestHexTextMutations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hxCheckWidthsValue checks a value a widths-form node of case cs decoded
+// to: 0 to 16 bytes, each a digit or a letter of that case.
+func hxCheckWidthsValue(b []byte, cs byte) error {
+	if len(b) > 16 {
+		return fmt.Errorf("%q has %d bytes", b, len(b))
+	}
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || cs == 0 && c >= 'a' && c <= 'f' || cs == 1 && c >= 'A' && c <= 'F') {
+			return fmt.Errorf("%q holds %q, not a digit of case %d", b, c, cs)
+		}
+	}
+	return nil
 }
 
 // The oracle: Strata's own encoder (a black box) writes HexText nodes for
@@ -383,8 +483,39 @@ func hxShapes(n int) []ftShape {
 		{"hex1", s(func(int) string { return "#" + hxHex(r, 1, false) })},
 		{"hexlong", s(func(int) string { return hxHex(r, 1000, false) + "/" + hxHex(r, 23, false) })},
 		{"hexconst", s(func(int) string { return "a1b2:c3d4" })},
+		// Hex numbers of varying widths, no separators: the widths form.
+		{"codepoints", s(func(i int) string {
+			if i < 5 {
+				return []string{"1F600", "0041", "10FFFF", "", "007F"}[i]
+			}
+			switch i % 9 {
+			case 3:
+				return ""
+			case 5:
+				return "007F"
+			}
+			return fmt.Sprintf("%04X", []int{0x80, 0x800, 0x10000, 0x110000}[r.IntN(4)]-1-r.IntN(0x80))
+		})},
+		{"hexvar", s(func(i int) string {
+			if i < 6 {
+				return []string{"a", "ff", "1a2b3c", "", "00ff", "0"}[i]
+			}
+			if i%13 == 4 {
+				return ""
+			}
+			return hxHex(r, r.IntN(17), false)
+		})},
+		{"hexvar16upper", s(func(i int) string {
+			if i < 4 {
+				return []string{"FFFFFFFFFFFFFFFF", "", "0000000000000000", "A"}[i]
+			}
+			return hxHex(r, []int{0, 1, 15, 16}[r.IntN(4)], true)
+		})},
 	}
 }
+
+// hxWidthShapes are the shapes the writer puts in the widths form.
+var hxWidthShapes = map[string]bool{"codepoints": true, "hexvar": true, "hexvar16upper": true}
 
 // hxCommonShapes are the hex shapes the float and text tests share (every
 // kind of that part forced on them, full selection, mutations, truncation,
@@ -393,7 +524,7 @@ func hxCommonShapes(n int) []ftShape {
 	var out []ftShape
 	for _, sh := range hxShapes(n) {
 		switch sh.name {
-		case "uuid", "mac", "sha1", "hex16", "hex5", "hex33", "sepdigits":
+		case "uuid", "mac", "sha1", "hex16", "hex5", "hex33", "sepdigits", "codepoints", "hexvar":
 			sh.name = "hex/" + sh.name
 			out = append(out, sh)
 		}
@@ -402,11 +533,27 @@ func hxCommonShapes(n int) []ftShape {
 }
 
 // hxExpect is what FORMAT.md says the writer puts in a HexText node's
-// header for values vals: the form (integer when H ≤ 16), the case of the
-// letters present (0 when there are none) and the template ('0' at the
-// digit positions, the separators elsewhere).
+// header for values vals: the form (integer when H ≤ 16; widths when the
+// lengths differ), the case of the letters present (0 when there are none)
+// and the template ('0' at the digit positions, the separators elsewhere;
+// none in the widths form).
 func hxExpect(vals encoding.Bytes) (form, cs byte, tmpl string) {
 	first := vals.Value(0)
+	for i := range len(vals.Offsets) - 1 {
+		if len(vals.Value(i)) != len(first) {
+			form = 2
+		}
+	}
+	if form == 2 {
+		for i := range len(vals.Offsets) - 1 {
+			for _, c := range vals.Value(i) {
+				if c >= 'A' && c <= 'F' {
+					cs = 1
+				}
+			}
+		}
+		return form, cs, ""
+	}
 	t := make([]byte, len(first))
 	h := 0
 	for p, c := range first {
@@ -435,12 +582,15 @@ func hexDigit(c byte) bool {
 }
 
 // hxHeader reads form, case and template of a HexText node (zstd bodies
-// inflated by node.ParseHeader).
+// inflated by node.ParseHeader); the widths form has no template.
 func hxHeader(t testing.TB, enc []byte) (form, cs byte, tmpl string) {
 	t.Helper()
 	h, err := node.ParseHeader(enc)
 	if err != nil || h.Kind != 25 || len(h.Body) < 3 {
 		t.Fatalf("not a HexText node: %x (%v)", enc, err)
+	}
+	if h.Body[0] == 2 {
+		return 2, h.Body[1], ""
 	}
 	l, rest := uint64(0), h.Body[2:]
 	for s := 0; ; s += 7 {
@@ -458,7 +608,7 @@ func hxHeader(t testing.TB, enc []byte) (form, cs byte, tmpl string) {
 // length under every policy, decodes the node, compares every value, and
 // checks the header against what the chapter says writers write.
 func TestHexTextOracle(t *testing.T) {
-	exercised, refused := map[string]int{}, map[string]int{}
+	exercised, refused, widths := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, n := range ftLengths {
 		for pname, p := range ftPolicies() {
 			if testing.Short() && pname != "balanced" {
@@ -494,6 +644,9 @@ func TestHexTextOracle(t *testing.T) {
 					continue
 				}
 				form, cs, tmpl := hxHeader(t, enc)
+				if form == 2 {
+					widths[sh.name]++
+				}
 				wf, wc, wt := hxExpect(vals)
 				if form != wf || cs != wc || tmpl != wt {
 					t.Errorf("%s n=%d %s: header form %d case %d template %q, FORMAT.md says %d %d %q", sh.name, n, pname, form, cs, tmpl, wf, wc, wt)
@@ -505,26 +658,40 @@ func TestHexTextOracle(t *testing.T) {
 		if exercised[sh.name] == 0 {
 			t.Errorf("shape %s was never encoded as HexText", sh.name)
 		}
+		if hxWidthShapes[sh.name] && widths[sh.name] == 0 {
+			t.Errorf("shape %s was never written in the widths form", sh.name)
+		}
 	}
-	t.Logf("HexText roots decoded per shape: %v; refused: %v", exercised, refused)
+	t.Logf("HexText roots decoded per shape: %v; refused: %v; widths form: %v", exercised, refused, widths)
 }
 
 // TestHexTextOracleTrivialChildren forces HexText with a Trivial values
-// child, zstd off, so the kind is tested apart from the other kinds'
-// decoders.
+// child (and a Trivial widths child in the widths form), zstd off, so the
+// kind is tested apart from the other kinds' decoders.
 func TestHexTextOracleTrivialChildren(t *testing.T) {
 	q := *all.Policy()
 	q.Zstd = false
-	q.Force = &encoding.Tree{Kind: encoding.KindHexText, Children: []*encoding.Tree{{Kind: encoding.KindTrivial}}}
-	seen := 0
+	triv := func() *encoding.Tree { return &encoding.Tree{Kind: encoding.KindTrivial} }
+	seen, widths := 0, 0
 	for _, n := range []int{1, 2, 1000, 5000} {
 		for _, sh := range hxShapes(n) {
+			kids := []*encoding.Tree{triv()}
+			if hxWidthShapes[sh.name] {
+				kids = append(kids, triv())
+			}
+			q.Force = &encoding.Tree{Kind: encoding.KindHexText, Children: kids}
 			enc, tree, err := q.EncodeWith(nil, sh.vals, encoding.KindHexText)
 			if err != nil {
 				continue
 			}
-			if tree.Kind != encoding.KindHexText || len(tree.Children) != 1 || tree.Children[0].Kind != encoding.KindTrivial {
-				t.Errorf("%s n=%d: forced HexText(Trivial), tree %v", sh.name, n, tree)
+			form, _, _ := hxHeader(t, enc)
+			want := 1
+			if form == 2 {
+				want = 2
+				widths++
+			}
+			if tree.Kind != encoding.KindHexText || len(tree.Children) != want || tree.Children[0].Kind != encoding.KindTrivial || tree.Children[want-1].Kind != encoding.KindTrivial {
+				t.Errorf("%s n=%d: forced HexText(Trivial…), form %d, tree %v", sh.name, n, form, tree)
 				continue
 			}
 			seen++
@@ -538,8 +705,8 @@ func TestHexTextOracleTrivialChildren(t *testing.T) {
 			}
 		}
 	}
-	if seen == 0 {
-		t.Error("no HexText(Trivial) node was written")
+	if seen == 0 || widths == 0 {
+		t.Errorf("HexText(Trivial…) nodes written: %d, in the widths form %d", seen, widths)
 	}
 }
 
@@ -565,12 +732,24 @@ func TestHexTextWriterOffers(t *testing.T) {
 		"non-hex letter separators":        {"0x1f", "0x2e"},
 		"high-byte separator":              {"\xffab", "\xff01"},
 		"16 digits all 0-9 but one letter": {"1234567890123456", "123456789012345a"},
+		// The widths form: lengths differ, 0 to 16 hex digits, one case.
+		"widths code points":    {"0041", "1F600", "10FFFF", "007F"},
+		"widths lower":          {"a", "ff", "1a2b3c"},
+		"widths empty":          {"", "a"},
+		"widths empty first":    {"", "", "00ff"},
+		"widths 16 and 0":       {"ffffffffffffffff", "0"},
+		"widths one letter":     {"1", "22", "333a"},
+		"widths letters only":   {"ABC", "F"},
+		"widths one value long": {"a", "a", "a", "ab"},
 	}
 	for name, vals := range accept {
 		e, err := enc(vals...)
 		if err != nil {
 			t.Errorf("%s: the writer refuses: %v", name, err)
 			continue
+		}
+		if form, _, _ := hxHeader(t, e); (form == 2) != strings.HasPrefix(name, "widths") {
+			t.Errorf("%s: written in form %d", name, form)
 		}
 		v, err := node.Decode(e, nil)
 		if err != nil {
@@ -586,7 +765,12 @@ func TestHexTextWriterOffers(t *testing.T) {
 		"another separator": {"ab-12", "ab:12"},
 		"digit or sep":      {"ab-12", "ab312"},
 		"1,025 bytes":       {strings.Repeat("a", 1025), strings.Repeat("0", 1025)},
-		"empty":             {"", ""},
+		"widths 17 digits":  {"a", "0123456789abcdef0"},
+		"widths mixed case": {"a", "FF"},
+		"widths separator":  {"a-1", "ff"},
+		"widths not hex":    {"g", "ff"},
+		"widths space":      {" a", "ff"},
+		"widths 0x prefix":  {"0x1f", "0xfff"},
 	}
 	for name, vals := range refuse {
 		if e, err := enc(vals...); err == nil {
@@ -601,12 +785,33 @@ func TestHexTextWriterOffers(t *testing.T) {
 			t.Errorf("forced HexText of digit strings: %q %v", ftStrings(v), err)
 		}
 	}
+	// All values empty: one length (0), so neither the widths form ("when
+	// the values' lengths differ") nor forms 0 and 1 (L ≥ 1), and
+	// vacuously all digit strings. Forced, the encoder writes the widths
+	// form (gaps/hextext.md, Form 2); the node is valid and decodes.
+	if e, err := enc("", ""); err == nil {
+		if form, _, _ := hxHeader(t, e); form != 2 {
+			t.Errorf("forced HexText of empty strings: form %d", form)
+		}
+		if v, err := node.Decode(e, nil); err != nil || fmt.Sprint(ftStrings(v)) != "[ ]" {
+			t.Errorf("forced HexText of empty strings: %q %v", ftStrings(v), err)
+		}
+	}
+	if e, err := enc("1", "22", ""); err == nil {
+		if v, err := node.Decode(e, nil); err != nil || fmt.Sprint(ftStrings(v)) != "[1 22 ]" {
+			t.Errorf("forced HexText of digit strings of varying widths: %q %v", ftStrings(v), err)
+		}
+	}
 	for _, n := range []int{2, 1000} {
 		r := ftRand(uint64(n))
 		digits := ftBytes(n, func(int) []byte { return fmt.Appendf(nil, "%08d", r.IntN(1e8)) })
+		varDigits := ftBytes(n, func(int) []byte { return fmt.Appendf(nil, "%d", r.IntN(1e8)) })
+		empty := ftBytes(n, func(int) []byte { return nil })
 		for pname, q := range ftPolicies() {
-			if _, tree, err := q.Encode(nil, digits); err != nil || strings.Contains(tree.String(), "HexText") {
-				t.Errorf("%d digit strings, %s: selection chose %v (%v)", n, pname, tree, err)
+			for _, d := range []encoding.Bytes{digits, varDigits, empty} {
+				if _, tree, err := q.Encode(nil, d); err != nil || strings.Contains(tree.String(), "HexText") {
+					t.Errorf("%d digit strings, %s: selection chose %v (%v)", n, pname, tree, err)
+				}
 			}
 		}
 	}
@@ -617,18 +822,27 @@ func TestHexTextWriterOffers(t *testing.T) {
 // give each rejected one the same error class as the second reader.
 func TestHexTextGoReader(t *testing.T) {
 	valid := map[string][]byte{
-		"mac":            hxNode(0, 1, "00:00:00:00:00:00", 3, hxU64(0x001B213A4F9C, 0, 0xFFFFFFFFFFFF)),
-		"16 digits":      hxNode(0, 0, strings.Repeat("0", 16), 2, hxU64(math.MaxUint64, 1)),
-		"bytes 33":       hxNode(1, 0, strings.Repeat("0", 33), 2, ftTrivialBinary(strings.Repeat("\x01", 17), "\x0f"+strings.Repeat("\xff", 16))),
-		"bytes form H 3": hxNode(1, 0, "0-00", 2, ftTrivialBinary("\x0a\xbc", "\x00\x01")),
-		"bytes form H 2": hxNode(1, 1, ":00", 1, ftTrivialBinary("\xe9")),
-		"case 1, digits": hxNode(0, 1, "00-00", 1, hxU64(0x1234)),
-		"letter seps":    hxNode(0, 0, "g0z0x", 1, hxU64(0xbe)),
-		"high-byte sep":  hxNode(0, 0, "\xff00\x00", 1, hxU64(0xc3)),
-		"L above 1,024":  hxNode(0, 0, strings.Repeat("-", 2000)+"0", 1, hxU64(7)),
-		"all digits":     hxNode(0, 0, "0000", 2, hxU64(0x1234, 0x5678)),
-		"no rows":        hxNode(0, 0, "00", 0, hxU64()),
-		"constant child": hxNode(0, 0, "0000", 3, ftNode(1, 9, 3, []byte{0xef, 0xbe, 0, 0, 0, 0, 0, 0})),
+		"mac":                hxNode(0, 1, "00:00:00:00:00:00", 3, hxU64(0x001B213A4F9C, 0, 0xFFFFFFFFFFFF)),
+		"16 digits":          hxNode(0, 0, strings.Repeat("0", 16), 2, hxU64(math.MaxUint64, 1)),
+		"bytes 33":           hxNode(1, 0, strings.Repeat("0", 33), 2, ftTrivialBinary(strings.Repeat("\x01", 17), "\x0f"+strings.Repeat("\xff", 16))),
+		"bytes form H 3":     hxNode(1, 0, "0-00", 2, ftTrivialBinary("\x0a\xbc", "\x00\x01")),
+		"bytes form H 2":     hxNode(1, 1, ":00", 1, ftTrivialBinary("\xe9")),
+		"case 1, digits":     hxNode(0, 1, "00-00", 1, hxU64(0x1234)),
+		"letter seps":        hxNode(0, 0, "g0z0x", 1, hxU64(0xbe)),
+		"high-byte sep":      hxNode(0, 0, "\xff00\x00", 1, hxU64(0xc3)),
+		"L above 1,024":      hxNode(0, 0, strings.Repeat("-", 2000)+"0", 1, hxU64(7)),
+		"all digits":         hxNode(0, 0, "0000", 2, hxU64(0x1234, 0x5678)),
+		"no rows":            hxNode(0, 0, "00", 0, hxU64()),
+		"constant child":     hxNode(0, 0, "0000", 3, ftNode(1, 9, 3, []byte{0xef, 0xbe, 0, 0, 0, 0, 0, 0})),
+		"widths code points": hxWidths(1, 6, hxU64(0x41, 0x1F600, 0x10FFFF, 0, 0x7F, 0), hxU8(4, 5, 6, 0, 4, 1)),
+		"widths lower":       hxWidths(0, 5, hxU64(0xa, 0xff, 0x1a2b3c, 0, 0xabcdef), hxU8(1, 2, 6, 0, 8)),
+		"widths 16 max":      hxWidths(0, 2, hxU64(math.MaxUint64, 0), hxU8(16, 16)),
+		"widths 16 upper":    hxWidths(1, 1, hxU64(math.MaxUint64), hxU8(16)),
+		"widths all equal":   hxWidths(0, 2, hxU64(0xab, 0x12), hxU8(2, 2)),
+		"widths all empty":   hxWidths(0, 2, hxU64(0, 0), hxU8(0, 0)),
+		"widths digits only": hxWidths(1, 2, hxU64(0x12, 0x3), hxU8(3, 1)),
+		"widths no rows":     hxWidths(0, 0, hxU64(), hxU8()),
+		"widths constants":   hxWidths(1, 3, ftNode(1, 9, 3, []byte{0x41, 0, 0, 0, 0, 0, 0, 0}), ftNode(1, 6, 3, []byte{4})),
 	}
 	for name, b := range valid {
 		mine, err := node.Decode(b, nil)
@@ -649,7 +863,9 @@ func TestHexTextGoReader(t *testing.T) {
 	// give the same verdict (and values where they accept).
 	nullable := ftNode(11, 9, 3, ftChildNode(ftNode(2, 1, 3, []byte{0x5})), ftChildNode(hxU64(0xab, 0xcd)))
 	nullableBin := ftNode(11, 12, 2, ftChildNode(ftNode(2, 1, 2, []byte{0x1})), ftChildNode(ftTrivialBinary("\x01")))
+	nullableW := ftNode(11, 6, 3, ftChildNode(ftNode(2, 1, 3, []byte{0x5})), ftChildNode(hxU8(2, 2)))
 	questions := map[string][]byte{
+		"form 3, body ends":           ftNode(25, 12, 0, []byte{3}),
 		"form 2, body ends":           ftNode(25, 12, 0, []byte{2}),
 		"case 2, body ends":           ftNode(25, 12, 0, []byte{0, 2}),
 		"form 2, L 0":                 ftNode(25, 12, 0, []byte{2, 0, 0}),
@@ -662,12 +878,18 @@ func TestHexTextGoReader(t *testing.T) {
 		"zero rows, bad template":     hxNode(0, 0, "0a", 0, hxU64()),
 		"zero rows, integer H 17":     hxNode(0, 0, strings.Repeat("0", 17), 0, hxU64()),
 		"zero rows, bytes child type": hxNode(1, 0, "00", 0, hxU64()),
+		"widths nullable values":      hxWidths(0, 3, nullable, hxU8(2, 1, 2)),
+		"widths nullable widths":      hxWidths(0, 3, hxU64(0xab, 0, 0xcd), nullableW),
+		"widths null width, v ≠ 0":    hxWidths(0, 3, hxU64(0xab, 1, 0xcd), nullableW),
+		"widths case 2, width 17":     hxWidths(2, 1, hxU64(0), hxU8(17)),
+		"widths zero rows, types":     hxWidths(0, 0, hxU8(), hxU64()),
+		"widths template-like body":   hxNode(2, 0, "00", 0, hxU64()),
 	}
 	// Known difference, both rejecting (gaps/hextext.md 3): an unknown
 	// form on a body cut short after it. This reader reports the form it
 	// has read (unsupported); the Go reader checks the body's length first
 	// (corrupt). FORMAT.md orders no checks.
-	known := map[string]bool{"form 2, body ends": true}
+	known := map[string]bool{"form 3, body ends": true}
 	verdict := func(err error) string {
 		switch {
 		case err == nil:
@@ -723,5 +945,36 @@ func TestHexTextExample(t *testing.T) {
 		} else if got := fmt.Sprint(ftStrings(v)); got != want {
 			t.Errorf("%s: %s, want %s", name, got, want)
 		}
+	}
+}
+
+// TestHexTextWidthsExample decodes the widths-form example gaps/hextext.md
+// proposes for the chapter (which has none for form 2): four code points,
+// one empty, uppercase, both children Trivial, as the Go writer forced
+// with Trivial children writes them.
+func TestHexTextWidthsExample(t *testing.T) {
+	b := ftHex(t, `19 0c 00 04  02 01
+		24 02 09 00 04  41 00 00 00 00 00 00 00  00 f6 01 00 00 00 00 00
+		   00 00 00 00 00 00 00 00  ff ff 10 00 00 00 00 00
+		08 02 06 00 04  04 05 00 06`)
+	want := "[0041 1F600  10FFFF]"
+	for name, dec := range map[string]func([]byte) (node.Values, error){
+		"second reader": func(b []byte) (node.Values, error) { return node.Decode(b, nil) },
+		"Go reader":     func(b []byte) (node.Values, error) { return goDecode(b, nil) },
+	} {
+		v, err := dec(b)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if got := fmt.Sprint(ftStrings(v)); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+	q := *all.Policy()
+	q.Zstd = false
+	q.Force = &encoding.Tree{Kind: encoding.KindHexText, Children: []*encoding.Tree{{Kind: encoding.KindTrivial}, {Kind: encoding.KindTrivial}}}
+	vals := []string{"0041", "1F600", "", "10FFFF"}
+	enc, _, err := q.EncodeWith(nil, ftBytes(4, func(i int) []byte { return []byte(vals[i]) }), encoding.KindHexText)
+	if err != nil || !bytes.Equal(enc, b) {
+		t.Errorf("the writer: %x (%v), the example %x", enc, err, b)
 	}
 }
