@@ -640,7 +640,7 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 	}
 	w0 := len(dst.Data)
 	no := len(dst.Offsets)
-	dst.Offsets = growCap(dst.Offsets, len(ids))
+	dst.Offsets = cascade.Reserve(dst.Offsets, len(ids))
 	outOffs := dst.Offsets[no : no+len(ids)]
 	fail := func(err error) error {
 		dst.Offsets = dst.Offsets[:no]
@@ -663,7 +663,7 @@ func (d *binDict) appendIDs(dst *encoding.Bytes, ids []uint32) error {
 		}
 	}
 	total := end - w0
-	dst.Data = growCap(dst.Data, total+32)
+	dst.Data = cascade.Reserve(dst.Data, total+32)
 	// The slot stores may write up to a slot past the last value; the
 	// spare capacity reserved above holds them, beyond len(dst.Data).
 	wide := dst.Data[:end+32]
@@ -792,15 +792,6 @@ func gatherBytes(out []byte, ids []uint32, a []byte) bool {
 		out[j] = a[id]
 	}
 	return true
-}
-
-func growCap[T any](s []T, extra int) []T {
-	if cap(s)-len(s) >= extra {
-		return s
-	}
-	ns := make([]T, len(s), 2*len(s)+extra)
-	copy(ns, s)
-	return ns
 }
 
 // GatherBinary gathers ids, then appends their values.

@@ -257,8 +257,8 @@ func (d *decoder) format(dst *encoding.Bytes, vs []uint64, ss []uint8) error {
 			return encoding.Limitf("digittext: binary values need more than %d bytes", limit)
 		}
 		lim := encoding.Pow10[width] // width ≤ maxDigits, so 10^width fits
-		data := grow(dst.Data, width*len(vs))
-		grown := growOffsets(dst.Offsets, len(vs))
+		data := cascade.Extend(dst.Data, width*len(vs))
+		grown := cascade.Extend(dst.Offsets, len(vs))
 		offs := grown[no : no+len(vs)]
 		for i, v := range vs {
 			if v >= lim || ss[i] != uint8(width) {
@@ -286,8 +286,8 @@ func (d *decoder) format(dst *encoding.Bytes, vs []uint64, ss []uint8) error {
 	if w+size > limit {
 		return encoding.Limitf("digittext: binary values need more than %d bytes", limit)
 	}
-	data := grow(dst.Data, size)
-	grown := growOffsets(dst.Offsets, len(vs))
+	data := cascade.Extend(dst.Data, size)
+	grown := cascade.Extend(dst.Offsets, len(vs))
 	offs := grown[no : no+len(vs)]
 	for i, v := range vs {
 		l := int(lens[i])
@@ -337,26 +337,6 @@ const pairs = "00010203040506070809" + "10111213141516171819" + "202122232425262
 	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
 	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" +
 	"90919293949596979899"
-
-func grow(b []byte, n int) []byte {
-	need := len(b) + n
-	if cap(b) < need {
-		nb := make([]byte, len(b), max(need, 2*cap(b)))
-		copy(nb, b)
-		b = nb
-	}
-	return b[:need]
-}
-
-func growOffsets(o []int32, n int) []int32 {
-	need := len(o) + n
-	if cap(o) < need {
-		no := make([]int32, len(o), max(need, 2*cap(o)))
-		copy(no, o)
-		o = no
-	}
-	return o[:need]
-}
 
 // GatherBinary appends the values at rows (strictly increasing).
 func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {

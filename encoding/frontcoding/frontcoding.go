@@ -315,8 +315,8 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 		dst.Offsets = append(dst.Offsets, int32(w))
 	}
 	// slack lets short copies move 16 bytes at a time past their end.
-	data := grow(dst.Data, int(size)+slack)
-	offs := growOffsets(dst.Offsets, j-i)
+	data := cascade.Extend(dst.Data, int(size)+slack)
+	offs := cascade.Extend(dst.Offsets, j-i)
 	no := len(dst.Offsets)
 	pre, soff, suf := d.pre, d.soff, d.suf
 	// The first value copies its prefix from last (the value before i);
@@ -370,25 +370,6 @@ const slack = 32
 
 // grow returns b with room for n more bytes, its length the capacity it
 // will be written up to.
-func grow(b []byte, n int) []byte {
-	need := len(b) + n
-	if cap(b) < need {
-		nb := make([]byte, len(b), max(need, 2*cap(b)))
-		copy(nb, b)
-		b = nb
-	}
-	return b[:need]
-}
-
-func growOffsets(o []int32, n int) []int32 {
-	need := len(o) + n
-	if cap(o) < need {
-		no := make([]int32, len(o), max(need, 2*cap(o)))
-		copy(no, o)
-		o = no
-	}
-	return o[:need]
-}
 
 // GatherBinary appends the values at rows (strictly increasing) to dst;
 // each costs at most the values back to its restart.

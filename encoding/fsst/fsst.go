@@ -263,7 +263,7 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
 	}
-	dst.Offsets = growCap(dst.Offsets, j-i)
+	dst.Offsets = cascade.Reserve(dst.Offsets, j-i)
 	no := len(dst.Offsets)
 	offs := dst.Offsets[no : no+j-i]
 	limit := cascade.OutLimit(d.opts)
@@ -272,7 +272,7 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 	if w+est > limit {
 		return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
 	}
-	out := growCap(dst.Data, est)
+	out := cascade.Reserve(dst.Data, est)
 	out = out[:cap(out)]
 	coff, codes := d.coff, d.codes
 	wp := wposPool.Get().(*[]int32)
@@ -525,15 +525,6 @@ func decodeSlow(out []byte, w int, cs []byte, t *table) (int, bool) {
 		w += int(l)
 	}
 	return w, true
-}
-
-func growCap[T any](s []T, extra int) []T {
-	if cap(s)-len(s) >= extra {
-		return s
-	}
-	ns := make([]T, len(s), 2*len(s)+extra)
-	copy(ns, s)
-	return ns
 }
 
 // GatherBinary appends the values at rows (strictly increasing) to dst

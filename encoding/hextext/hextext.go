@@ -482,7 +482,7 @@ func (d *decoder) room(dst *encoding.Bytes, k int) ([]byte, []int32, error) {
 	if w+l*k > cascade.OutLimit(d.opts) {
 		return nil, nil, encoding.Limitf("hextext: binary values need more than %d bytes", cascade.OutLimit(d.opts))
 	}
-	return grow(dst.Data, l*k+wordSlack)[:w+l*k], growOffsets(dst.Offsets, k), nil
+	return cascade.Extend(dst.Data, l*k+wordSlack)[:w+l*k], cascade.Extend(dst.Offsets, k), nil
 }
 
 // wordSlack is the capacity the format functions may write past the last
@@ -571,8 +571,8 @@ func (d *decoder) formatWidths(dst *encoding.Bytes, vs []uint64, ws []uint8) err
 	if w+size > cascade.OutLimit(d.opts) {
 		return encoding.Limitf("hextext: binary values need more than %d bytes", cascade.OutLimit(d.opts))
 	}
-	data := grow(dst.Data, size+2*wordSlack)[:w+size]
-	offs := growOffsets(dst.Offsets, len(vs))
+	data := cascade.Extend(dst.Data, size+2*wordSlack)[:w+size]
+	offs := cascade.Extend(dst.Offsets, len(vs))
 	ext := data[:cap(data)]
 	add := d.letter
 	for i, v := range vs {
@@ -647,26 +647,6 @@ type run struct{ at, n, k int }
 type sep struct {
 	at int
 	c  byte
-}
-
-func grow(b []byte, n int) []byte {
-	need := len(b) + n
-	if cap(b) < need {
-		nb := make([]byte, len(b), max(need, 2*cap(b)))
-		copy(nb, b)
-		b = nb
-	}
-	return b[:need]
-}
-
-func growOffsets(o []int32, n int) []int32 {
-	need := len(o) + n
-	if cap(o) < need {
-		no := make([]int32, len(o), max(need, 2*cap(o)))
-		copy(no, o)
-		o = no
-	}
-	return o[:need]
 }
 
 // GatherBinary appends the values at rows (strictly increasing).

@@ -350,8 +350,8 @@ func (d *binaryMC) ReadBinary(dst *encoding.Bytes, n int) error {
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
 	}
-	dst.Data = growCap(dst.Data, total)
-	dst.Offsets = growCap(dst.Offsets, n)
+	dst.Data = cascade.Reserve(dst.Data, total)
+	dst.Offsets = cascade.Reserve(dst.Offsets, n)
 	for r := d.pos; r < d.pos+n; r++ {
 		v := d.common
 		if k < e && int(d.at[k]) == r {
@@ -364,15 +364,6 @@ func (d *binaryMC) ReadBinary(dst *encoding.Bytes, n int) error {
 	d.pos += n
 	d.k = e
 	return nil
-}
-
-func growCap[T any](s []T, extra int) []T {
-	if cap(s)-len(s) >= extra {
-		return s
-	}
-	ns := make([]T, len(s), 2*len(s)+extra)
-	copy(ns, s)
-	return ns
 }
 
 // GatherBinary appends the values at rows.

@@ -197,6 +197,31 @@ func Grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// Extend returns s lengthened by n elements, whose contents are unset when
+// it reallocates; a reallocation at least doubles the capacity, so that a
+// decoder appending batch after batch to a caller's buffer copies it a
+// logarithmic number of times.
+func Extend[T any](s []T, n int) []T {
+	need := len(s) + n
+	if cap(s) < need {
+		ns := make([]T, len(s), max(need, 2*cap(s)))
+		copy(ns, s)
+		s = ns
+	}
+	return s[:need]
+}
+
+// Reserve returns s with room for extra more elements past its length,
+// reallocating (to twice its length plus extra) only when it has not.
+func Reserve[T any](s []T, extra int) []T {
+	if cap(s)-len(s) >= extra {
+		return s
+	}
+	ns := make([]T, len(s), 2*len(s)+extra)
+	copy(ns, s)
+	return ns
+}
+
 // AppendFixed appends v's little-endian bytes (bool as one byte 0/1).
 func AppendFixed[T encoding.Fixed](dst []byte, v T) []byte {
 	switch x := any(v).(type) {
