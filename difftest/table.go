@@ -99,8 +99,8 @@ const TextSeeds = 20_000_000
 // HexSeeds is the first seed whose string columns that are not numbers
 // kept as text are a third of them hex text of one template a column
 // (randtable.Options.HexText: UUIDs, MAC addresses, ISO times, hex ids,
-// digests), which the writer stores as integers or packed bytes
-// (HexText). Seeds below it keep their tables and queries.
+// digests, code points of varying widths), which the writer stores as
+// integers or packed bytes (HexText). Seeds below it keep their tables and queries.
 const HexSeeds = 24_000_000
 
 // RelatedSeeds is the first seed whose tables also hold what independent

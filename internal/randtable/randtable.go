@@ -95,9 +95,10 @@ type Options struct {
 	HexText bool
 }
 
-// hexTemplates are the shapes of Options.HexText columns: '0' marks a
-// digit, 'X' an uppercase and 'x' a lowercase hex digit, 'd' a decimal
-// digit; any other byte is kept.
+// hexTemplates are the shapes of Options.HexText columns: 'X' marks an
+// uppercase and 'x' a lowercase hex digit, 'd' a decimal digit; any other
+// byte is kept. "" is uppercase hex numbers of 1 to 6 digits (code
+// points: HexText's widths form).
 var hexTemplates = []string{
 	"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
 	"XX:XX:XX:XX:XX:XX",
@@ -106,6 +107,7 @@ var hexTemplates = []string{
 	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 	"XXXXX",
 	"x-xx",
+	"",
 }
 
 // FollowsKey is the field metadata key naming the earlier column a
@@ -673,6 +675,10 @@ func formatText(form int, v int64, width, frac int) string {
 // hex digits from u and, past sixteen, from a mix of u; decimal digits from
 // u in base 10.
 func hexText(t string, u uint64) string {
+	if t == "" {
+		w := 1 + int(u>>58)%6
+		return fmt.Sprintf("%0*X", w, u&(1<<(4*w)-1))
+	}
 	b := []byte(t)
 	hx, dec := u, u
 	k := 0

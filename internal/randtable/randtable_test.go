@@ -147,6 +147,10 @@ func TestHexText(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	var res []*regexp.Regexp
 	for _, tm := range hexTemplates {
+		if tm == "" {
+			res = append(res, regexp.MustCompile(`^[0-9A-F]{1,6}$`))
+			continue
+		}
 		p := regexp.QuoteMeta(tm)
 		p = strings.NewReplacer("x", "[0-9a-f]", "X", "[0-9A-F]", "d", "[0-9]").Replace(p)
 		res = append(res, regexp.MustCompile("^"+p+"$"))
