@@ -367,17 +367,7 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 // gather reads rows of child r through its Gatherer, or by moving a
 // private cursor over the child's node.
 func gather[T encoding.Fixed](d *decoder, priv *encoding.Reader[T], r encoding.Reader[T], child int, rows []int32, dst []T) error {
-	if g, ok := r.(encoding.Gatherer[T]); ok {
-		return g.Gather(rows, dst)
-	}
-	if *priv == nil {
-		p, err := cascade.OpenFixed[T](d.nodes[child], d.depth, d.opts, d.n, "digittext gather")
-		if err != nil {
-			return err
-		}
-		*priv = p
-	}
-	return cascade.GatherSeq(*priv, rows, dst)
+	return cascade.GatherChild(r, priv, d.nodes[child], d.depth, d.opts, d.n, "digittext gather", rows, dst)
 }
 
 // BinaryBounds reports bounds when every value has the same width: the

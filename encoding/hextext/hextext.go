@@ -693,45 +693,15 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 }
 
 func (d *decoder) gatherInts(rows []int32, dst []uint64) error {
-	if g, ok := d.ints.(encoding.Gatherer[uint64]); ok {
-		return g.Gather(rows, dst)
-	}
-	if d.gi == nil {
-		p, err := cascade.OpenFixed[uint64](d.node, d.depth, d.opts, d.n, "hextext gather")
-		if err != nil {
-			return err
-		}
-		d.gi = p
-	}
-	return cascade.GatherSeq(d.gi, rows, dst)
+	return cascade.GatherChild(d.ints, &d.gi, d.node, d.depth, d.opts, d.n, "hextext gather", rows, dst)
 }
 
 func (d *decoder) gatherWidths(rows []int32, dst []uint8) error {
-	if g, ok := d.widths.(encoding.Gatherer[uint8]); ok {
-		return g.Gather(rows, dst)
-	}
-	if d.gw == nil {
-		p, err := cascade.OpenFixed[uint8](d.wnode, d.depth, d.opts, d.n, "hextext gather")
-		if err != nil {
-			return err
-		}
-		d.gw = p
-	}
-	return cascade.GatherSeq(d.gw, rows, dst)
+	return cascade.GatherChild(d.widths, &d.gw, d.wnode, d.depth, d.opts, d.n, "hextext gather", rows, dst)
 }
 
 func (d *decoder) gatherBins(rows []int32, dst *encoding.Bytes) error {
-	if g, ok := d.bins.(encoding.BinaryGatherer); ok {
-		return g.GatherBinary(rows, dst)
-	}
-	if d.gb == nil {
-		p, err := cascade.OpenBinary(d.node, d.depth, d.opts, d.n, "hextext gather")
-		if err != nil {
-			return err
-		}
-		d.gb = p
-	}
-	return cascade.GatherSeqBinary(d.gb, rows, dst)
+	return cascade.GatherChildBinary(d.bins, &d.gb, d.node, d.depth, d.opts, d.n, "hextext gather", rows, dst)
 }
 
 // print writes the text of integer v into out (len(d.tmpl) bytes).

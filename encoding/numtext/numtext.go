@@ -361,17 +361,7 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 // Gatherer, or by moving a private cursor *cur, opened over the node on
 // first use.
 func gatherChild[T encoding.Fixed](d *decoder, r encoding.Reader[T], cur *encoding.Reader[T], node []byte, rows []int32, dst []T) error {
-	if g, ok := r.(encoding.Gatherer[T]); ok {
-		return g.Gather(rows, dst)
-	}
-	if *cur == nil {
-		p, err := cascade.OpenFixed[T](node, d.depth, d.opts, d.n, "numtext gather")
-		if err != nil {
-			return err
-		}
-		*cur = p
-	}
-	return cascade.GatherSeq(*cur, rows, dst)
+	return cascade.GatherChild(r, cur, node, d.depth, d.opts, d.n, "numtext gather", rows, dst)
 }
 
 // operand returns the integer whose text a is in this node's form.

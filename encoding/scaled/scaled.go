@@ -262,17 +262,7 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 }
 
 func (d *decoder[T]) gather(rows []int32, dst []uint64) error {
-	if g, ok := d.ks.(encoding.Gatherer[uint64]); ok {
-		return g.Gather(rows, dst)
-	}
-	if d.gk == nil {
-		p, err := cascade.OpenFixed[uint64](d.node, d.depth, d.opts, d.n, "scaled gather")
-		if err != nil {
-			return err
-		}
-		d.gk = p
-	}
-	return cascade.GatherSeq(d.gk, rows, dst)
+	return cascade.GatherChild(d.ks, &d.gk, d.node, d.depth, d.opts, d.n, "scaled gather", rows, dst)
 }
 
 // Bounds implements encoding.Bounder from the multiples' bounds.

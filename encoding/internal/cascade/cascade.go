@@ -189,6 +189,38 @@ func GatherSeqBinary(r encoding.BinaryReader, rows []int32, dst *encoding.Bytes)
 	return nil
 }
 
+// GatherChild reads rows of a child node through r's Gatherer, or, when r
+// has none, by moving a private cursor *cur over node (n rows), opened on
+// first use: r's own cursor must not move.
+func GatherChild[T encoding.Fixed](r encoding.Reader[T], cur *encoding.Reader[T], node []byte, depth int, opts *encoding.Options, n int, what string, rows []int32, dst []T) error {
+	if g, ok := r.(encoding.Gatherer[T]); ok {
+		return g.Gather(rows, dst)
+	}
+	if *cur == nil {
+		p, err := OpenFixed[T](node, depth, opts, n, what)
+		if err != nil {
+			return err
+		}
+		*cur = p
+	}
+	return GatherSeq(*cur, rows, dst)
+}
+
+// GatherChildBinary is GatherChild for a binary child.
+func GatherChildBinary(r encoding.BinaryReader, cur *encoding.BinaryReader, node []byte, depth int, opts *encoding.Options, n int, what string, rows []int32, dst *encoding.Bytes) error {
+	if g, ok := r.(encoding.BinaryGatherer); ok {
+		return g.GatherBinary(rows, dst)
+	}
+	if *cur == nil {
+		p, err := OpenBinary(node, depth, opts, n, what)
+		if err != nil {
+			return err
+		}
+		*cur = p
+	}
+	return GatherSeqBinary(*cur, rows, dst)
+}
+
 // Grow returns s resliced to n elements, reallocating only when needed.
 func Grow[T any](s []T, n int) []T {
 	if cap(s) < n {
