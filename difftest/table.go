@@ -103,6 +103,17 @@ const TextSeeds = 20_000_000
 // integers or packed bytes (HexText). Seeds below it keep their tables and queries.
 const HexSeeds = 24_000_000
 
+// FieldSeeds is the first seed whose string columns that are neither
+// numbers nor hex kept as text are a third of them text with numbers
+// inside it, one template a column (randtable.Options.FieldText: request
+// lines, JSON, dates written out, place names with distances, log lines,
+// versions, order numbers; some values empty, without numbers, with runs
+// of more than 19 digits or more than 16 numbers), which the writer stores
+// as a skeleton and integer columns (FieldText). Its tables also draw
+// strings about half the time. Seeds below it keep their tables and
+// queries.
+const FieldSeeds = 25_000_000
+
 // RelatedSeeds is the first seed whose tables also hold what independent
 // random values never show (randtable.Options.Related): columns that
 // follow an earlier column by a small difference, which the writer may
@@ -135,6 +146,13 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 		// more columns that can lead and follow
 		leaves = append(leaves, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.FixedWidthTypes.Date32)
 	}
+	if seed >= FieldSeeds {
+		// strings drawn about half the time, so that text with
+		// numbers is in many tables
+		for range 20 {
+			leaves = append(leaves, arrow.BinaryTypes.String)
+		}
+	}
 	g := randtable.New(seed, randtable.Options{
 		MaxDepth:    int(seed % 3),
 		FlatMapKey:  flatMapKey,
@@ -144,6 +162,7 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 		NumberText:  seed >= TextSeeds,
 		Related:     seed >= RelatedSeeds,
 		HexText:     seed >= HexSeeds,
+		FieldText:   seed >= FieldSeeds,
 	})
 	r := g.Rand()
 	sch := g.Schema(1 + r.IntN(6))

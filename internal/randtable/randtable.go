@@ -17,6 +17,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -93,7 +94,42 @@ type Options struct {
 	// stores as integers or packed bytes (HexText). A quarter of those
 	// columns hold a stray number text now and then.
 	HexText bool
+	// FieldText makes about a third of the string leaves that are
+	// neither number text nor hex text text with numbers inside it, one
+	// template a column (fieldTemplates: request lines, JSON, dates
+	// written out, place names with distances, log lines, versions,
+	// order numbers, addresses with ports): the text the writer stores
+	// as a skeleton and integer columns (FieldText). About one value in
+	// ten is of the edges: empty, without numbers, with a run of more
+	// than 19 digits or with more than 16 numbers; a quarter of the
+	// columns hold a stray number text now and then.
+	FieldText bool
 }
+
+// fieldTemplates name the shapes of Options.FieldText columns, which
+// fieldText fills; fieldPlain holds a value of each without numbers.
+var (
+	fieldTemplates = []string{
+		"GET /api/v%d/users/%d HTTP/1.1",
+		`{"id":%d,"v":"%d.%d.%d","ok":true}`,
+		"Jan 02 2006",
+		"%dkm SSW of <town>",
+		"2024-05-01 09:03:07.123 [worker-3] took 12 ms",
+		"v%d.%d.%d",
+		"order #%d",
+		"%d.%d.%d.%d:%d",
+	}
+	fieldPlain = []string{
+		"GET /api/health HTTP/1.1",
+		`{"id":null,"v":"dev","ok":false}`,
+		"unknown",
+		"near Ridgecrest, CA",
+		"[main] shutting down",
+		"vNext",
+		"order pending",
+		"localhost",
+	}
+)
 
 // hexTemplates are the shapes of Options.HexText columns: 'X' marks an
 // uppercase and 'x' a lowercase hex digit, 'd' a decimal digit; any other
@@ -285,7 +321,8 @@ const (
 	textGrouped  // "-1,234,567"
 	textDecimals // "-12.50", "0.005": 0 to 4 fraction digits, trailing zeros kept
 	numTextForms
-	textHex = numTextForms // Options.HexText; width is the template's index
+	textHex   = numTextForms     // Options.HexText; width is the template's index
+	textField = numTextForms + 1 // Options.FieldText; width is the template's index
 )
 
 func (g *Gen) state(path string) *leafState {
@@ -322,6 +359,12 @@ func (g *Gen) state(path string) *leafState {
 	if g.opts.HexText && s.text == textLetters && r.IntN(3) == 0 {
 		s.text = textHex
 		s.width = r.IntN(len(hexTemplates))
+		s.stray = r.IntN(4) == 0
+	}
+	if g.opts.FieldText && s.text == textLetters && r.IntN(3) == 0 {
+		// drawn last, so that tables without the option stay as they are
+		s.text = textField
+		s.width = r.IntN(len(fieldTemplates))
 		s.stray = r.IntN(4) == 0
 	}
 	g.leaves[path] = s
@@ -635,6 +678,8 @@ func formatText(form int, v int64, width, frac int) string {
 	switch form {
 	case textHex:
 		return hexText(hexTemplates[width], uint64(v))
+	case textField:
+		return fieldText(width, v)
 	case textDigits:
 		d := strconv.FormatUint(u, 10)
 		if len(d) > width {
@@ -701,6 +746,83 @@ func hexText(t string, u uint64) string {
 		}
 	}
 	return string(b)
+}
+
+// fieldText fills fieldTemplates[k] with numbers drawn from v: the first
+// number from |v| (so that a sorted column's first numbers grow), the
+// others from a mix of v. About one value in ten is of the edges: empty,
+// fieldPlain[k], the template's value followed by 17 to 24 numbers, or a
+// run of 20 to 49 digits (longer than a field holds).
+func fieldText(k int, v int64) string {
+	u := uint64(v)
+	a := u
+	if v < 0 {
+		a = -u
+	}
+	h := u
+	next := func(n uint64) uint64 {
+		// splitmix64
+		h += 0x9e3779b97f4a7c15
+		z := h
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		return (z ^ z>>31) % n
+	}
+	edge := next(40)
+	switch edge {
+	case 0:
+		return ""
+	case 1:
+		return fieldPlain[k]
+	case 2:
+		b := make([]byte, 20+next(30))
+		for i := range b {
+			b[i] = byte('0' + next(10))
+		}
+		return fieldPlain[k] + " " + string(b)
+	}
+	var s string
+	switch k {
+	case 0:
+		s = fmt.Sprintf("%s /api/v%d/%s/%d HTTP/1.1", []string{"GET", "POST", "PUT", "DELETE"}[next(4)],
+			1+next(3), []string{"users", "orders", "items"}[next(3)], a%100000)
+	case 1:
+		s = fmt.Sprintf(`{"id":%d,"v":"%d.%d.%d","ok":%v}`, a, next(4), next(20), next(100), next(8) != 0)
+	case 2:
+		s = time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(a%20000)).Format("Jan 02 2006")
+	case 3:
+		s = fmt.Sprintf("%dkm %s of %s", 1+a%300, []string{"N", "NNE", "SSW", "W", "ESE"}[next(5)],
+			[]string{"Ridgecrest, CA", "Anchorage, Alaska", "Hilo, Hawaii", "Petrolia, CA", "Tokyo, Japan"}[next(5)])
+	case 4:
+		t := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(a%(400*86400*1000)) * time.Millisecond)
+		s = fmt.Sprintf("%s [worker-%d] took %d ms", t.Format("2006-01-02 15:04:05.000"), next(16), next(1000))
+	case 5:
+		s = fmt.Sprintf("v%d.%d.%d", a%20, next(30), next(200))
+		if next(4) == 0 {
+			s += fmt.Sprintf("-rc.%d", next(5))
+		}
+	case 6:
+		n := a
+		if next(5) == 0 {
+			n = u // above 2^63 where v < 0: 19 or 20 digits
+		}
+		s = fmt.Sprintf("order #%d", n)
+	default:
+		s = fmt.Sprintf("%d.%d.%d.%d:%d", a%256, next(256), next(256), next(256), next(65536))
+	}
+	if edge == 3 {
+		// more numbers than a value stores as fields
+		for i := range 17 + next(8) {
+			if i == 0 {
+				s += " ["
+			} else {
+				s += ","
+			}
+			s += strconv.FormatUint(next(1000), 10)
+		}
+		s += "]"
+	}
+	return s
 }
 
 // Leaf values travel as one of: bool, int64 (signed kinds, dates,

@@ -186,6 +186,85 @@ func TestHexText(t *testing.T) {
 	}
 }
 
+// TestFieldText checks that Options.FieldText makes columns of every
+// template and values at each edge (empty, without numbers, a run of more
+// than 19 digits, more than 16 numbers), and leaves the schema as it is.
+func TestFieldText(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const more = `( \[[0-9]+(,[0-9]+){16,23}\])?$`
+	res := []*regexp.Regexp{
+		regexp.MustCompile(`^(GET|POST|PUT|DELETE) /api/v[1-3]/(users|orders|items)/[0-9]+ HTTP/1\.1` + more),
+		regexp.MustCompile(`^\{"id":[0-9]+,"v":"[0-9]+\.[0-9]+\.[0-9]+","ok":(true|false)\}` + more),
+		regexp.MustCompile(`^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-3][0-9] [0-9]{4}` + more),
+		regexp.MustCompile(`^[1-9][0-9]*km [NSEW]+ of [A-Za-z]+, [A-Za-z]+` + more),
+		regexp.MustCompile(`^2[0-9]{3}-[01][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9]\.[0-9]{3} \[worker-[0-9]+\] took [0-9]+ ms` + more),
+		regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-rc\.[0-9])?` + more),
+		regexp.MustCompile(`^order #[0-9]+` + more),
+		regexp.MustCompile(`^([0-9]+\.){3}[0-9]+:[0-9]+` + more),
+	}
+	if len(res) != len(fieldTemplates) {
+		t.Fatalf("%d patterns for %d templates", len(res), len(fieldTemplates))
+	}
+	edges := map[string]*regexp.Regexp{
+		"empty":        regexp.MustCompile(`^$`),
+		"long run":     regexp.MustCompile(`[0-9]{20}`),
+		"many numbers": regexp.MustCompile(`\[[0-9]+(,[0-9]+){16,23}\]$`),
+	}
+	var plain []string
+	for _, p := range fieldPlain {
+		plain = append(plain, regexp.QuoteMeta(p))
+	}
+	edges["no numbers"] = regexp.MustCompile(`^(` + strings.Join(plain, "|") + `)$`)
+	seen := make([]int, len(fieldTemplates))
+	seenEdge := map[string]int{}
+	leaves := []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}
+	for seed := range uint64(160) {
+		opts := Options{Leaves: leaves, NumberText: true, HexText: true}
+		h := New(seed, opts)
+		opts.FieldText = true
+		g := New(seed, opts)
+		sch := g.Schema(6)
+		if !sch.Equal(h.Schema(6)) {
+			t.Fatalf("seed %d: FieldText changed the schema", seed)
+		}
+		rec := g.Record(mem, sch, 200)
+		for _, c := range rec.Columns() {
+			a, ok := c.(*array.String)
+			if !ok {
+				continue
+			}
+			for i := 0; i < a.Len(); i++ {
+				if a.IsNull(i) {
+					continue
+				}
+				for k, re := range res {
+					if re.MatchString(a.Value(i)) {
+						seen[k]++
+					}
+				}
+				for name, re := range edges {
+					if re.MatchString(a.Value(i)) {
+						seenEdge[name]++
+					}
+				}
+			}
+		}
+		rec.Release()
+	}
+	for k, n := range seen {
+		if n < 100 {
+			t.Errorf("template %q: %d values", fieldTemplates[k], n)
+		}
+	}
+	for name := range edges {
+		if seenEdge[name] < 10 {
+			t.Errorf("%s: %d values", name, seenEdge[name])
+		}
+	}
+	t.Logf("templates %v, edges %v", seen, seenEdge)
+}
+
 // TestRelated checks what Options.Related adds: followers whose values
 // are their leader's plus a small difference (all but a few), and leaves
 // on a common step, with a period, or walking.
