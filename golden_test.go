@@ -66,6 +66,49 @@ var goldenCases = []goldenCase{
 	{"sharedfsst", strata.WriteOptions{NoZstd: true, ChunkValues: 128, StripeBytes: 32 << 10}, goldenSharedFSST},
 	// hex text in both forms and cases, with separators and nulls (kind 25)
 	{"hextext", strata.WriteOptions{ChunkValues: 512}, goldenHexText},
+	// text with numbers inside it: both slot modes, 0xff bytes, nulls (kind 26)
+	{"fieldtext", strata.WriteOptions{ChunkValues: 512}, goldenFieldText},
+}
+
+// goldenFieldText returns 2000 rows of text with numbers inside it:
+// request paths holding ids (some null), JSON events, dates written out,
+// log lines with zero-padded times (slots with widths) and place names
+// with distances and 0xff bytes, beside a row number.
+func goldenFieldText() (*arrow.Schema, []arrow.RecordBatch) {
+	str := arrow.BinaryTypes.String
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "path", Type: str, Nullable: true}, {Name: "event", Type: str},
+		{Name: "day", Type: str}, {Name: "log", Type: str}, {Name: "place", Type: arrow.BinaryTypes.Binary},
+	}, nil)
+	r := rand.New(rand.NewPCG(26, 26))
+	res := []string{"users", "orders", "items"}
+	acts := []string{"click", "view", "buy"}
+	months := []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun"}
+	towns := []string{"Ridgecrest, CA", "Hilo, Hawaii", "Tokyo, Japan"}
+	var recs []arrow.RecordBatch
+	id := int32(0)
+	for range 4 {
+		b := array.NewRecordBuilder(mem, sch)
+		for range 500 {
+			b.Field(0).(*array.Int32Builder).Append(id)
+			if r.IntN(10) == 0 {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("/api/v%d/%s/%d", 1+r.IntN(3), res[r.IntN(3)], r.IntN(100000)))
+			}
+			b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf(`{"user":%d,"action":"%s","value":%d}`, r.IntN(50000), acts[r.IntN(3)], r.IntN(1000)))
+			b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("%s %02d %d", months[r.IntN(6)], 1+r.IntN(28), 1990+r.IntN(30)))
+			ms := int(id)*1500 + r.IntN(1000)
+			b.Field(4).(*array.StringBuilder).Append(fmt.Sprintf("2024-05-01 %02d:%02d:%02d.%03d [worker-%d] took %d ms",
+				ms/3600000, ms/60000%60, ms/1000%60, ms%1000, r.IntN(8), r.IntN(500)))
+			b.Field(5).(*array.BinaryBuilder).Append(fmt.Appendf(nil, "%dkm \xff of %s", 1+r.IntN(300), towns[r.IntN(3)]))
+			id++
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	return sch, recs
 }
 
 // goldenHexText returns 2000 rows of hex text: lowercase UUIDs (some

@@ -74,6 +74,11 @@ type Stats struct {
 	// needs every value, scaled to the most fraction digits any has, to
 	// stay within MaxDecimalDigits digits, as NumText stores them.
 	Numbers uint8
+	// Binary: DigitShare is the fraction of the bytes of every eighth
+	// value (the first, the ninth, ...) that are ASCII digits in runs of
+	// 1 to MaxDigits digits: a cheap sign of numbers inside text (what
+	// FieldText stores as integers; above 0, some value holds one).
+	DigitShare float64
 
 	// Bool: number of true values.
 	Trues int
@@ -319,9 +324,14 @@ func binaryStats(st *Stats, b *Bytes) {
 	// after it
 	intDigits, scale := math.MinInt, 0
 	var prev []byte
+	digitBytes, sampledBytes := 0, 0
 	for i := 0; i < n; i++ {
 		x := b.Value(i)
 		l := len(x)
+		if i&7 == 0 {
+			sampledBytes += l
+			digitBytes += fieldDigits(x)
+		}
 		if l < st.MinLen {
 			st.MinLen = l
 		}
@@ -375,9 +385,32 @@ func binaryStats(st *Stats, b *Bytes) {
 		numbers &^= NumDecimal // some value scaled to the others' fraction digits passes an int64
 	}
 	st.Runs, st.Sorted, st.Digits, st.Numbers = runs, sorted, digits, numbers
+	if sampledBytes > 0 {
+		st.DigitShare = float64(digitBytes) / float64(sampledBytes)
+	}
 	st.Hex = hex.ok && hex.digits > 0 && hex.cases != 3
 	st.HexDigits = hex.only && hex.cases != 3
 	distinct(st, n, func(i int) uint64 { return xxh3.Hash(b.Value(i)) })
+}
+
+// fieldDigits returns the count of bytes of x that are ASCII digits in
+// maximal runs of 1 to MaxDigits digits.
+func fieldDigits(x []byte) int {
+	n, run := 0, 0
+	for _, c := range x {
+		if c-'0' < 10 {
+			run++
+			continue
+		}
+		if run <= MaxDigits {
+			n += run
+		}
+		run = 0
+	}
+	if run <= MaxDigits {
+		n += run
+	}
+	return n
 }
 
 // distinct counts distinct keys (and the most frequent one) with an

@@ -117,6 +117,7 @@ const (
 	KindNumText    Kind = 23
 	KindScaled     Kind = 24
 	KindHexText    Kind = 25
+	KindFieldText  Kind = 26
 )
 
 var kindNames = map[Kind]string{
@@ -132,6 +133,7 @@ var kindNames = map[Kind]string{
 	KindNumText:    "NumText",
 	KindScaled:     "Scaled",
 	KindHexText:    "HexText",
+	KindFieldText:  "FieldText",
 }
 
 func (k Kind) String() string {

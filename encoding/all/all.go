@@ -17,6 +17,7 @@ import (
 	"strata/encoding/dict"
 	"strata/encoding/digittext"
 	"strata/encoding/dod"
+	"strata/encoding/fieldtext"
 	"strata/encoding/fixedbitwidth"
 	"strata/encoding/frontcoding"
 	"strata/encoding/fsst"
@@ -67,6 +68,7 @@ func Registry() *encoding.Registry {
 			numtext.Codec,
 			scaled.Codec,
 			hextext.Codec,
+			fieldtext.Codec,
 		)
 	})
 	return reg

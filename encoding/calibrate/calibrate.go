@@ -199,7 +199,7 @@ func Run(reg *encoding.Registry, opts Options) (*Result, error) {
 // shapes are the data shapes an encoding is measured on: every one its Fit
 // accepts and it stores in fewer bytes than Trivial (data it would be
 // chosen for), the constant one only when no other qualifies.
-var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardinality", "small-range", "outliers", "sorted", "text", "hex", "decimal", "fractions", "numbers", "stepped", "random", "constant"}
+var shapes = []string{"nulls", "sparse", "mainly-constant", "runs", "low-cardinality", "small-range", "outliers", "sorted", "text", "hex", "fields", "decimal", "fractions", "numbers", "stepped", "random", "constant"}
 
 type kindNode struct {
 	node        []byte
@@ -491,7 +491,7 @@ func readFixed[T encoding.Fixed](rows int) func(encoding.Decoder) error {
 func fit(ss []Sample) encoding.Cost {
 	var c encoding.Cost
 	var srr, srt float64
-	var bin, fixed, exc, alt []Sample
+	var bin, binExc, fixed, exc, alt []Sample
 	anyExc := false
 	for _, s := range ss {
 		if s.AltForm {
@@ -501,6 +501,11 @@ func fit(ss []Sample) encoding.Cost {
 		}
 		if s.Type == encoding.Binary {
 			switch {
+			case s.Exceptions > 0:
+				// values pieced together from parts read apart
+				// (FieldText's numbers): t = PerString·rows +
+				// PerException·exceptions
+				binExc = append(binExc, Sample{Rows: s.Rows, Bytes: s.Exceptions, Ns: s.Ns})
 			case !s.FixedLength:
 				bin = append(bin, s)
 			case s.FixedReported:
@@ -521,6 +526,9 @@ func fit(ss []Sample) encoding.Cost {
 		c.PerValue = round(srt / srr)
 	}
 	c.PerString, c.PerByte = fit2(bin)
+	if len(binExc) > 0 {
+		c.PerString, c.PerException = fit2(binExc)
+	}
 	c.FixedString, c.FixedByte = fit2(fixed)
 	if len(alt) > 0 {
 		a := fit(alt)
@@ -631,6 +639,8 @@ func fitZstd(pairs [][2]*timed) (encoding.ZstdCost, [][2]float64) {
 // its fit set.
 func costLiteral(c encoding.Cost) string {
 	switch {
+	case c.PerException > 0 && c.PerString > 0:
+		return fmt.Sprintf("encoding.Cost{PerString: %g, PerException: %g}", c.PerString, c.PerException)
 	case c.PerException > 0:
 		return fmt.Sprintf("encoding.Cost{PerValue: %g, PerException: %g}", c.PerValue, c.PerException)
 	case c.FixedString > 0 || c.FixedByte > 0:

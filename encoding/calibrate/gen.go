@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"strata/encoding"
 )
@@ -43,7 +44,7 @@ func gen(typ encoding.Type, shape string, rows, avgLen int) (any, []bool) {
 	if typ == encoding.Binary {
 		return genBytes(r, shape, rows, avgLen), valid
 	}
-	if shape == "sparse" || shape == "text" || shape == "numbers" || shape == "hex" || (shape == "stepped" && typ == encoding.Float64) {
+	if shape == "sparse" || shape == "text" || shape == "numbers" || shape == "hex" || shape == "fields" || (shape == "stepped" && typ == encoding.Float64) {
 		return nil, nil
 	}
 	u := make([]uint64, rows)
@@ -203,6 +204,23 @@ func genBytes(r *rand.Rand, shape string, rows, avgLen int) any {
 				} else {
 					v[j] = "0123456789abcdef"[r.IntN(16)]
 				}
+			}
+			out.Append(v)
+		}
+	case "fields":
+		// text with numbers inside it (log lines, paths with ids):
+		// about avgLen/8 numbers of up to five digits a value (at least
+		// one), each after a word, so that the number of fields varies
+		// from one length to another and the cost of a field can be told
+		// from that of a value. The k-th word is one of two, so a chunk
+		// has few skeletons, as a column of one log format has.
+		words := []string{"GET /", "id=", " of ", "/users/", " took ", " ms", "x", "/"}
+		nf := min(max(avgLen/8, 1), 8)
+		for i := 0; i < rows; i++ {
+			var v []byte
+			for k := range nf {
+				v = append(v, words[(k+r.IntN(2))%len(words)]...)
+				v = strconv.AppendUint(v, r.Uint64N(100000), 10)
 			}
 			out.Append(v)
 		}

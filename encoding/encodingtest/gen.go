@@ -71,10 +71,16 @@ const (
 	// digits (Unicode code points; HexText's widths form); a few values are
 	// all zeros, all 'f's or decimal digits only.
 	ShapeHex Shape = "hex"
+	// ShapeFields is text with decimal numbers inside it (log lines, URLs
+	// with ids, times, versions; FieldText): a few templates whose numbers
+	// vary, some zero-padded, some of more than 19 digits or past the
+	// sixteenth number of a value, with 0xff bytes and multi-byte UTF-8
+	// in the text; a few values hold no number or are empty.
+	ShapeFields Shape = "fields"
 )
 
 // TextShapes lists the binary-only shapes.
-var TextShapes = []Shape{ShapeDigits, ShapeClustered, ShapeNumbers, ShapeDecimals, ShapeHex}
+var TextShapes = []Shape{ShapeDigits, ShapeClustered, ShapeNumbers, ShapeDecimals, ShapeHex, ShapeFields}
 
 // ShapesFor returns the shapes values of typ are tested in: Shapes, and
 // TextShapes after them for Binary.
@@ -503,6 +509,45 @@ func GenBytes(shape Shape, n int, seed uint64) encoding.Bytes {
 					v[j] = alpha[r.IntN(10)]
 				default:
 					v[j] = alpha[r.IntN(16)]
+				}
+			}
+			out.Append(v)
+		}
+	case ShapeFields:
+		num := func() uint64 {
+			switch r.IntN(16) {
+			case 0:
+				return 0
+			case 1:
+				return 9999999999999999999 // 19 nines: the longest field
+			case 2:
+				return r.Uint64N(1 << 40)
+			}
+			return r.Uint64N(100000)
+		}
+		for i := 0; i < n; i++ {
+			var v []byte
+			switch r.IntN(8) {
+			case 0:
+				v = fmt.Appendf(nil, "GET /api/v%d/users/%d?page=%d HTTP/1.1", 1+r.IntN(3), num(), r.IntN(50))
+			case 1:
+				v = fmt.Appendf(nil, "%04d-%02d-%02d %02d:%02d:%02d.%03d", 2000+r.IntN(30), 1+r.IntN(12), 1+r.IntN(28),
+					r.IntN(24), r.IntN(60), r.IntN(60), r.IntN(1000))
+			case 2:
+				v = fmt.Appendf(nil, "%dkm SSW of Tōkyō \xff %d", num(), num())
+			case 3:
+				v = fmt.Appendf(nil, "order %d0000000000000000000%d", r.IntN(100), num()) // a run of over 19 digits
+			case 4:
+				for k := 0; k < 18; k++ { // past the sixteenth number
+					v = fmt.Appendf(v, "%d,", r.IntN(1000))
+				}
+			case 5:
+				v = fmt.Appendf(nil, "{\"id\":%d,\"v\":\"%d.%d.%d\",\"ok\":true}", num(), r.IntN(10), r.IntN(20), r.IntN(100))
+			case 6:
+				v = fmt.Appendf(nil, "code %03d", r.IntN(1000))
+			default:
+				if r.IntN(2) == 0 {
+					v = word(r.IntN(12))
 				}
 			}
 			out.Append(v)

@@ -1,0 +1,156 @@
+package fieldtext_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"strata/encoding"
+	"strata/encoding/all"
+	"strata/encoding/fieldtext"
+)
+
+// fieldShapes returns n values of each shape FieldText is for: request
+// paths with ids, JSON events, dates written out, place names with
+// distances, and log lines with a time, a thread and a duration.
+func fieldShapes(n int) map[string]*encoding.Bytes {
+	r := rand.New(rand.NewPCG(3, 4))
+	out := map[string]*encoding.Bytes{}
+	add := func(name string, f func(i int) string) {
+		var b encoding.Bytes
+		for i := 0; i < n; i++ {
+			b.Append([]byte(f(i)))
+		}
+		out[name] = &b
+	}
+	res := []string{"users", "orders", "items", "search"}
+	add("path", func(int) string {
+		return fmt.Sprintf("/api/v%d/%s/%d", 1+r.IntN(3), res[r.IntN(len(res))], r.IntN(100000))
+	})
+	acts := []string{"click", "view", "buy", "scroll"}
+	add("json", func(int) string {
+		return fmt.Sprintf(`{"user":%d,"action":"%s","value":%d,"ok":%v}`, r.IntN(50000), acts[r.IntN(4)], r.IntN(1000), r.IntN(10) > 0)
+	})
+	base := time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)
+	add("date", func(int) string { return base.AddDate(0, 0, r.IntN(12000)).Format("Jan 02 2006") })
+	towns := []string{"Ridgecrest, CA", "Anchorage, Alaska", "Hilo, Hawaii", "Petrolia, CA", "Tokyo, Japan"}
+	dirs := []string{"N", "NNE", "SSW", "W", "ESE"}
+	add("place", func(int) string {
+		return fmt.Sprintf("M %d.%d - %dkm %s of %s", r.IntN(7), r.IntN(10), 1+r.IntN(300), dirs[r.IntN(5)], towns[r.IntN(5)])
+	})
+	t0 := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	add("log", func(i int) string {
+		return fmt.Sprintf("%s [worker-%d] INFO request %d done in %d ms", t0.Add(time.Duration(i*1500+r.IntN(1000))*time.Millisecond).Format("2006-01-02 15:04:05.000"),
+			r.IntN(16), 1000000+i, r.IntN(500))
+	})
+	return out
+}
+
+// TestShapes checks that the default selection stores each shape as
+// FieldText and that it round-trips, value by value.
+func TestShapes(t *testing.T) {
+	for name, vals := range fieldShapes(5000) {
+		node, tree, err := all.Policy().Encode(nil, vals)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		if !strings.Contains(tree.String(), "FieldText") {
+			t.Errorf("%s: chose %v", name, tree)
+		}
+		r, err := encoding.OpenBinary(node, 0, all.Options())
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		var got encoding.Bytes
+		if err := r.ReadBinary(&got, vals.Len()); err != nil {
+			t.Fatal(name, err)
+		}
+		for i := 0; i < vals.Len(); i++ {
+			if string(got.Value(i)) != string(vals.Value(i)) {
+				t.Fatalf("%s: value %d is %q, want %q", name, i, got.Value(i), vals.Value(i))
+			}
+		}
+	}
+}
+
+// TestEdges round-trips values at the edges of the parse: the longest
+// field, a run one digit too long, zero-padded numbers, the seventeenth
+// number of a value, 0xff bytes and values without numbers.
+func TestEdges(t *testing.T) {
+	vals := []string{
+		"9999999999999999999", "x18446744073709551615y", "00000000000000000000", "0", "00", "007",
+		"a\xffb1\xff", "\xff\x00\xff\x01", "", "no numbers", strings.Repeat("1,", 20), "v1.2.3",
+		"12345678901234567890123", "-5", "1e10",
+	}
+	var b encoding.Bytes
+	for _, v := range vals {
+		b.Append([]byte(v))
+	}
+	node, tree, err := all.Policy().EncodeWith(nil, &b, encoding.KindFieldText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Kind != encoding.KindFieldText {
+		t.Fatalf("tree %v", tree)
+	}
+	r, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range vals {
+		var got encoding.Bytes
+		if err := r.ReadBinary(&got, 1); err != nil {
+			t.Fatal(i, err)
+		}
+		if string(got.Value(0)) != want {
+			t.Fatalf("value %d is %q, want %q", i, got.Value(0), want)
+		}
+	}
+	if _, _, err := all.Policy().EncodeWith(nil, &encoding.Bytes{Offsets: []int32{0, 1}, Data: []byte("x")}, encoding.KindFieldText); err == nil {
+		t.Fatal("encoded text without numbers")
+	}
+	long := &encoding.Bytes{}
+	for range 20 {
+		long.Append([]byte("ab12345678901234567890123cd"))
+	}
+	if fieldtext.Codec.Encoder.Fit(encoding.ComputeStats(long)) {
+		t.Fatal("Fit accepts text whose only numbers are over 19 digits")
+	}
+	if fieldtext.MaxFields != 16 {
+		t.Fatal("MaxFields is part of the format")
+	}
+}
+
+// BenchmarkDecode decodes 16 Ki values of each shape stored as FieldText,
+// FSST and Trivial+zstd, reporting ns and bytes a value:
+//
+//	go test -run XXX -bench Decode ./encoding/fieldtext
+func BenchmarkDecode(b *testing.B) {
+	shapes := fieldShapes(16384)
+	for _, name := range []string{"path", "json", "date", "place", "log"} {
+		vals := shapes[name]
+		for _, k := range []encoding.Kind{encoding.KindFieldText, encoding.KindFSST, encoding.KindTrivial} {
+			node, tree, err := all.Policy().EncodeWith(nil, vals, k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(name+"/"+tree.String(), func(b *testing.B) {
+				var dst encoding.Bytes
+				for i := 0; i < b.N; i++ {
+					r, err := encoding.OpenBinary(node, 0, all.Options())
+					if err != nil {
+						b.Fatal(err)
+					}
+					dst.Offsets, dst.Data = dst.Offsets[:0], dst.Data[:0]
+					if err := r.ReadBinary(&dst, vals.Len()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(vals.Len()), "ns/value")
+				b.ReportMetric(float64(len(node))/float64(vals.Len()), "B/value")
+			})
+		}
+	}
+}
