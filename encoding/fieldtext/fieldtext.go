@@ -19,6 +19,7 @@
 package fieldtext
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -339,6 +340,11 @@ type decoder struct {
 	idBuf []uint32
 	vBuf  [MaxFields][]uint64
 	wBuf  [MaxFields][]uint8
+
+	verdict []byte // per skeleton, for the predicate being filtered
+	wants   []want // per skeleton of verdict matchNums, the numbers it wants
+	row     []byte // one printed row of a filter
+	skipped int
 }
 
 func (d *decoder) Kind() encoding.Kind { return encoding.KindFieldText }
@@ -479,31 +485,11 @@ func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
 		for _, id := range d.idBuf {
 			total += int(d.skels[id].lits)
 		}
-		for j := 0; j < d.f; j++ {
-			d.vBuf[j] = cascade.Grow(d.vBuf[j], need[j])
-			if err := d.vals[j].Read(d.vBuf[j]); err != nil {
-				return fmt.Errorf("fieldtext slot %d: %w", j, err)
-			}
-			d.wBuf[j] = cascade.Grow(d.wBuf[j], need[j])
-			ws := d.wBuf[j]
-			if d.wids[j] == nil {
-				for i, v := range d.vBuf[j] {
-					w := digits(v)
-					ws[i] = uint8(w)
-					total += w
-				}
-				continue
-			}
-			if err := d.wids[j].Read(ws); err != nil {
-				return fmt.Errorf("fieldtext slot %d widths: %w", j, err)
-			}
-			for i, w := range ws {
-				if int(w) > maxWidth || int(w) < digits(d.vBuf[j][i]) {
-					return encoding.Corruptf("fieldtext: slot %d: width %d for %d", j, w, d.vBuf[j][i])
-				}
-				total += int(w)
-			}
+		digitBytes, err := d.readSlots(need)
+		if err != nil {
+			return err
 		}
+		total += digitBytes
 		if len(dst.Data)+total > d.limit {
 			return encoding.Limitf("fieldtext: more than %d bytes of values", d.limit)
 		}
@@ -512,6 +498,54 @@ func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
 		n -= k
 	}
 	return d.slotsLeft()
+}
+
+// readSlots reads the batch's numbers, need[j] of slot j, into d.vBuf and
+// their digit counts into d.wBuf (the widths child's, checked, or the
+// fewest digits), and returns the digits of all of them.
+func (d *decoder) readSlots(need [MaxFields]int) (int, error) {
+	total := 0
+	for j := 0; j < d.f; j++ {
+		d.vBuf[j] = cascade.Grow(d.vBuf[j], need[j])
+		if err := d.vals[j].Read(d.vBuf[j]); err != nil {
+			return 0, fmt.Errorf("fieldtext slot %d: %w", j, err)
+		}
+		d.wBuf[j] = cascade.Grow(d.wBuf[j], need[j])
+		ws := d.wBuf[j]
+		if d.wids[j] == nil {
+			for i, v := range d.vBuf[j] {
+				w := digits(v)
+				ws[i] = uint8(w)
+				total += w
+			}
+			continue
+		}
+		if err := d.wids[j].Read(ws); err != nil {
+			return 0, fmt.Errorf("fieldtext slot %d widths: %w", j, err)
+		}
+		for i, w := range ws {
+			if int(w) > maxWidth || int(w) < digits(d.vBuf[j][i]) {
+				return 0, encoding.Corruptf("fieldtext: slot %d: width %d for %d", j, w, d.vBuf[j][i])
+			}
+			total += int(w)
+		}
+	}
+	return total, nil
+}
+
+// skipSlots moves every slot past the batch's numbers without reading them.
+func (d *decoder) skipSlots(need [MaxFields]int) error {
+	for j := 0; j < d.f; j++ {
+		if err := d.vals[j].Skip(need[j]); err != nil {
+			return fmt.Errorf("fieldtext slot %d: %w", j, err)
+		}
+		if d.wids[j] != nil {
+			if err := d.wids[j].Skip(need[j]); err != nil {
+				return fmt.Errorf("fieldtext slot %d widths: %w", j, err)
+			}
+		}
+	}
+	return nil
 }
 
 // print appends the batch's values, total bytes in all, to dst: each
@@ -525,24 +559,371 @@ func (d *decoder) print(dst *encoding.Bytes, total int) {
 	dst.Offsets = cascade.Reserve(dst.Offsets, len(d.idBuf))
 	var pos [MaxFields]int
 	for _, id := range d.idBuf {
-		sk := &d.skels[id]
-		c := d.cuts[sk.first : int(sk.first)+int(sk.fields)+2]
-		at = d.piece(out, at, c[0], c[1])
-		for j := 0; j < int(sk.fields); j++ {
-			p := pos[j]
-			pos[j]++
-			w := int(d.wBuf[j][p])
-			if v := d.vBuf[j][p]; w <= 8 {
-				binary.LittleEndian.PutUint64(out[at:], ascii8(v)>>(64-8*w))
-			} else {
-				putDigits(out[at:at+w], v)
-			}
-			at += w
-			at = d.piece(out, at, c[j+1], c[j+2])
-		}
+		at = d.printRow(out, at, id, &pos)
 		dst.Offsets = append(dst.Offsets, int32(at))
 	}
 }
+
+// printRow writes the value of a row of skeleton id at out[at:], taking
+// its numbers at pos and moving pos past them, and returns the offset past
+// it. out has pad bytes of room past the value.
+func (d *decoder) printRow(out []byte, at int, id uint32, pos *[MaxFields]int) int {
+	sk := &d.skels[id]
+	c := d.cuts[sk.first : int(sk.first)+int(sk.fields)+2]
+	at = d.piece(out, at, c[0], c[1])
+	for j := 0; j < int(sk.fields); j++ {
+		p := pos[j]
+		pos[j]++
+		w := int(d.wBuf[j][p])
+		if v := d.vBuf[j][p]; w <= 8 {
+			binary.LittleEndian.PutUint64(out[at:], ascii8(v)>>(64-8*w))
+		} else {
+			putDigits(out[at:at+w], v)
+		}
+		at += w
+		at = d.piece(out, at, c[j+1], c[j+2])
+	}
+	return at
+}
+
+// rowLen is the length of the value of a row of skeleton id whose numbers
+// start at pos.
+func (d *decoder) rowLen(id uint32, pos *[MaxFields]int) int {
+	sk := &d.skels[id]
+	n := int(sk.lits)
+	for j := 0; j < int(sk.fields); j++ {
+		n += int(d.wBuf[j][pos[j]])
+	}
+	return n
+}
+
+// Verdicts of a predicate on every value of one skeleton.
+const (
+	undecided byte = iota // print the row and compare
+	matchNone
+	matchAll
+	matchNums // the row matches when its first want.m numbers are want's
+)
+
+// want is what an operand of Eq (or Prefix) says the numbers of a row
+// of one skeleton must be: its first m fields, their values and digit
+// counts.
+type want struct {
+	m    int
+	nums [MaxFields]uint64
+	wid  [MaxFields]uint8
+}
+
+// pieces returns skeleton s's literal pieces into buf.
+func (d *decoder) pieces(s int, buf [][]byte) [][]byte {
+	sk := &d.skels[s]
+	c := d.cuts[sk.first : int(sk.first)+int(sk.fields)+2]
+	buf = buf[:0]
+	for i := 0; i+1 < len(c); i++ {
+		buf = append(buf, d.lit[c[i]:c[i+1]])
+	}
+	return buf
+}
+
+// matcher finds how an operand reads as a value of one skeleton: its
+// pieces in order with a number of 1 to 20 digits between each two (no
+// leading zero in a slot of mode 0, whose numbers print in their fewest
+// digits). It counts the readings, up to two, and keeps the first.
+type matcher struct {
+	d      *decoder
+	pieces [][]byte
+	a      []byte
+	prefix bool // a need only be the start of a value
+	ways   int
+	cur    want
+	first  want
+}
+
+// at matches piece i at a[pos:], the fields before it read.
+func (mt *matcher) at(i, pos int) {
+	if mt.ways > 1 {
+		return
+	}
+	pc, a := mt.pieces[i], mt.a[pos:]
+	if mt.prefix && len(a) <= len(pc) {
+		if bytes.HasPrefix(pc, a) { // a ends inside the piece: i fields settle it
+			mt.found(i)
+		}
+		return
+	}
+	if !bytes.HasPrefix(a, pc) {
+		return
+	}
+	pos += len(pc)
+	if i == len(mt.pieces)-1 {
+		if pos == len(mt.a) {
+			mt.found(i)
+		}
+		return
+	}
+	run := 0
+	for pos+run < len(mt.a) && isDigit(mt.a[pos+run]) {
+		run++
+	}
+	if mt.prefix && pos+run == len(mt.a) {
+		// a ends inside the number (or right before it): the fields
+		// before it decide only together with this one's digits
+		mt.ways = 2
+		return
+	}
+	for w := 1; w <= min(run, maxWidth); w++ {
+		digitsAt := mt.a[pos : pos+w]
+		if w > 1 && digitsAt[0] == '0' && mt.d.modes[i] == modePlain {
+			continue // a number of mode 0 has no leading zero
+		}
+		v, ok := parseUint(digitsAt)
+		if !ok {
+			continue
+		}
+		mt.cur.nums[i], mt.cur.wid[i] = v, uint8(w)
+		mt.at(i+1, pos+w)
+	}
+}
+
+func (mt *matcher) found(m int) {
+	mt.ways++
+	if mt.ways == 1 {
+		mt.first = mt.cur
+		mt.first.m = m
+	}
+}
+
+// parseUint reads decimal digits, false when they pass a uint64.
+func parseUint(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		x := uint64(c - '0')
+		if v > (^uint64(0)-x)/10 {
+			return 0, false
+		}
+		v = v*10 + x
+	}
+	return v, true
+}
+
+// verdicts returns, per skeleton, what its pieces say about p, and for
+// skeletons whose verdict is matchNums the numbers a row needs.
+func (d *decoder) verdicts(p *encoding.BytesPred) []byte {
+	if cap(d.verdict) < len(d.skels) {
+		d.verdict = make([]byte, len(d.skels))
+		d.wants = make([]want, len(d.skels))
+	}
+	v := d.verdict[:len(d.skels)]
+	var buf [MaxFields + 1][]byte
+	for s := range d.skels {
+		v[s] = d.verdict1(s, p, d.pieces(s, buf[:0]), &d.wants[s])
+	}
+	return v
+}
+
+// verdict1 settles skeleton s for p from its pieces where it can. Every
+// value of a skeleton is its pieces with a number of 1 to 20 digits
+// between each two, whichever writer cut it, so the first piece followed
+// by a digit starts every value.
+func (d *decoder) verdict1(s int, p *encoding.BytesPred, pieces [][]byte, w *want) byte {
+	head := pieces[0]
+	if len(pieces) == 1 {
+		if p.Match(head) {
+			return matchAll
+		}
+		return matchNone
+	}
+	is := func(ok bool) byte {
+		if ok {
+			return matchAll
+		}
+		return matchNone
+	}
+	read := func(a []byte, prefix bool) (ways int) {
+		mt := matcher{d: d, pieces: pieces, a: a, prefix: prefix}
+		mt.at(0, 0)
+		*w = mt.first
+		return mt.ways
+	}
+	switch p.Op {
+	case encoding.OpEq, encoding.OpNe:
+		ways := read(p.A, false)
+		switch {
+		case ways == 0:
+			return is(p.Op == encoding.OpNe)
+		case ways == 1 && p.Op == encoding.OpEq:
+			return matchNums
+		}
+	case encoding.OpIn:
+		k := 0
+		for _, a := range p.Set {
+			if read(a, false) > 0 {
+				k++
+			}
+		}
+		if k == 0 {
+			return matchNone
+		}
+		if k == 1 { // one member can be a value of s: Eq on it
+			for _, a := range p.Set {
+				if ways := read(a, false); ways > 0 {
+					if ways == 1 {
+						return matchNums
+					}
+					break
+				}
+			}
+		}
+	case encoding.OpPrefix:
+		switch ways := read(p.A, true); {
+		case ways == 0:
+			return matchNone
+		case ways == 1 && w.m == 0:
+			return matchAll
+		case ways == 1:
+			return matchNums
+		}
+	case encoding.OpLt, encoding.OpLe:
+		if c := side(head, p.A); c != 0 {
+			return is(c < 0)
+		}
+	case encoding.OpGt, encoding.OpGe:
+		if c := side(head, p.A); c != 0 {
+			return is(c > 0)
+		}
+	case encoding.OpBetween:
+		lo, hi := side(head, p.A), side(head, p.B)
+		if lo < 0 || hi > 0 {
+			return matchNone
+		}
+		if lo > 0 && hi < 0 {
+			return matchAll
+		}
+	}
+	return undecided
+}
+
+// side compares every value that starts with head and then a digit with
+// a: -1 when all are less, 1 when all are greater, 0 when it depends on
+// the rest.
+func side(head, a []byte) int {
+	m := min(len(head), len(a))
+	if c := bytes.Compare(head[:m], a[:m]); c != 0 {
+		return c
+	}
+	if len(a) <= len(head) {
+		return 1 // a is a prefix of head, so a proper prefix of every value
+	}
+	switch next := a[len(head)]; {
+	case next < '0':
+		return 1
+	case next > '9':
+		return -1
+	}
+	return 0
+}
+
+// numsMatch reports whether the row whose numbers start at pos has w's.
+func (d *decoder) numsMatch(w *want, pos *[MaxFields]int) bool {
+	for j := 0; j < w.m; j++ {
+		if d.vBuf[j][pos[j]] != w.nums[j] || d.wBuf[j][pos[j]] != w.wid[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// FilterBinary tests the next n values. A row's skeleton settles it
+// where its pieces decide the predicate; for Eq, In of one possible
+// member and Prefix, an operand that reads one way as a value of the
+// skeleton leaves the row's numbers to compare; only the rows left
+// after that are printed and compared.
+func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
+	if err := cascade.CheckRead(encoding.KindFieldText, d.at, n, d.n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	v := d.verdicts(p)
+	settled := true
+	for _, x := range v {
+		if x != matchNone {
+			settled = false
+			break
+		}
+	}
+	if settled {
+		cascade.ClearRange(sel, 0, n)
+		d.skipped++
+		return d.Skip(n)
+	}
+	for off := 0; off < n; {
+		k := min(n-off, cascade.Batch)
+		need, err := d.batch(k)
+		if err != nil {
+			return err
+		}
+		open := false
+		for i, id := range d.idBuf {
+			if !sel.Get(off + i) {
+				continue
+			}
+			switch v[id] {
+			case matchNone:
+				sel.Clear(off + i)
+			case undecided, matchNums:
+				open = true
+			}
+		}
+		if !open {
+			if err := d.skipSlots(need); err != nil {
+				return err
+			}
+		} else {
+			if _, err := d.readSlots(need); err != nil {
+				return err
+			}
+			var pos [MaxFields]int
+			for i, id := range d.idBuf {
+				if sel.Get(off + i) {
+					switch v[id] {
+					case matchNums:
+						if !d.numsMatch(&d.wants[id], &pos) {
+							sel.Clear(off + i)
+						}
+					case undecided:
+						l := d.rowLen(id, &pos)
+						d.row = cascade.Grow(d.row, l+pad)
+						at := pos
+						end := d.printRow(d.row, 0, id, &at)
+						if !p.Match(d.row[:end]) {
+							sel.Clear(off + i)
+						}
+					}
+				}
+				for j := 0; j < int(d.skels[id].fields); j++ {
+					pos[j]++
+				}
+			}
+		}
+		d.at += k
+		off += k
+	}
+	return d.slotsLeft()
+}
+
+// Skipped implements encoding.SkipCounter: filters settled on the
+// skeletons alone.
+func (d *decoder) Skipped() int { return d.skipped }
+
+// compile-time checks of the capabilities.
+var (
+	_ encoding.BinaryReader   = (*decoder)(nil)
+	_ encoding.BinaryFilterer = (*decoder)(nil)
+	_ encoding.SkipCounter    = (*decoder)(nil)
+	_ encoding.Walker         = (*decoder)(nil)
+)
 
 // pairs holds "00" to "99".
 const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +

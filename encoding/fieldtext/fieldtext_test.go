@@ -154,3 +154,97 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestFilter checks FilterBinary against BytesPred.Match on predicates
+// the skeletons settle (a path's first piece, a log line's fixed start)
+// and ones only the numbers decide.
+func TestFilter(t *testing.T) {
+	shapes := fieldShapes(3000)
+	ops := map[string][]string{
+		"path": {"/api/v2/users/", "/api/v2/users/1", "/api/v2/users/a", "/api/v1", "/api/v3/z", "/apj", "", "/api/v2/items/123"},
+		"log":  {"2024-05-01 00:0", "2024-05-01 00:10:00.000 [worker-3] INFO request 1000400 done in 7 ms", "2024-06", "2023", "2024-05-01 x"},
+		"json": {`{"user":12`, `{"user":`, `{"user":1,"action":"buy","value":2,"ok":true}`, `{"v`},
+	}
+	for name, operands := range ops {
+		vals := shapes[name]
+		for k := 0; k < 3; k++ {
+			operands = append(operands, string(vals.Value(k*97)))
+		}
+		node, _, err := all.Policy().EncodeWith(nil, vals, encoding.KindFieldText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range operands {
+			for _, b := range operands {
+				for op := encoding.OpEq; op <= encoding.OpPrefix; op++ {
+					p := &encoding.BytesPred{Op: op, A: []byte(a), B: []byte(b), Set: [][]byte{[]byte(a)}}
+					if op == encoding.OpBetween && a > b {
+						continue
+					}
+					r, err := encoding.OpenBinary(node, 0, all.Options())
+					if err != nil {
+						t.Fatal(err)
+					}
+					n := vals.Len()
+					sel := encoding.NewBitmap(n, true)
+					if err := r.(encoding.BinaryFilterer).FilterBinary(p, n, sel); err != nil {
+						t.Fatal(name, op, a, err)
+					}
+					for i := 0; i < n; i++ {
+						if sel.Get(i) != p.Match(vals.Value(i)) {
+							t.Fatalf("%s %v %q %q: row %d %q: got %v", name, op, a, b, i, vals.Value(i), sel.Get(i))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkFilter filters 16 Ki request paths on a prefix the skeletons
+// settle and on equality, against the same node decoded and compared:
+//
+//	go test -run XXX -bench Filter ./encoding/fieldtext
+func BenchmarkFilter(b *testing.B) {
+	vals := fieldShapes(16384)["path"]
+	node, _, err := all.Policy().EncodeWith(nil, vals, encoding.KindFieldText)
+	if err != nil {
+		b.Fatal(err)
+	}
+	preds := map[string]*encoding.BytesPred{
+		"prefix": {Op: encoding.OpPrefix, A: []byte("/api/v2/orders/")},
+		"eq":     {Op: encoding.OpEq, A: vals.Value(100)},
+	}
+	for name, p := range preds {
+		b.Run(name+"/pushed", func(b *testing.B) {
+			sel := encoding.NewBitmap(vals.Len(), true)
+			for i := 0; i < b.N; i++ {
+				r, _ := encoding.OpenBinary(node, 0, all.Options())
+				for j := range sel {
+					sel[j] = ^uint64(0)
+				}
+				if err := r.(encoding.BinaryFilterer).FilterBinary(p, vals.Len(), sel); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(vals.Len()), "ns/value")
+		})
+		b.Run(name+"/decoded", func(b *testing.B) {
+			var dst encoding.Bytes
+			for i := 0; i < b.N; i++ {
+				r, _ := encoding.OpenBinary(node, 0, all.Options())
+				dst.Reset()
+				if err := r.ReadBinary(&dst, vals.Len()); err != nil {
+					b.Fatal(err)
+				}
+				k := 0
+				for j := 0; j < vals.Len(); j++ {
+					if p.Match(dst.Value(j)) {
+						k++
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(vals.Len()), "ns/value")
+		})
+	}
+}
