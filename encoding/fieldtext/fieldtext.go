@@ -221,6 +221,7 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 		return nil, err
 	}
 	d.nodes = append(d.nodes, encoding.ChildNode{Role: "skeletons", Node: sn}, encoding.ChildNode{Role: "ids", Node: in})
+	d.idsNode = in
 	sr, err := cascade.OpenBinary(sn, d.depth, opts, -1, "fieldtext skeletons")
 	if err != nil {
 		return nil, err
@@ -245,6 +246,7 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 			return nil, err
 		}
 		d.nodes = append(d.nodes, encoding.ChildNode{Role: fmt.Sprintf("values %d", j), Node: vn})
+		d.vNode[j] = vn
 		if d.vals[j], err = cascade.OpenFixed[uint64](vn, d.depth, opts, -1, "fieldtext values"); err != nil {
 			return nil, err
 		}
@@ -259,6 +261,7 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 				return nil, err
 			}
 			d.nodes = append(d.nodes, encoding.ChildNode{Role: fmt.Sprintf("widths %d", j), Node: wn})
+			d.wNode[j] = wn
 			if d.wids[j], err = cascade.OpenFixed[uint8](wn, d.depth, opts, prev, "fieldtext widths"); err != nil {
 				return nil, err
 			}
@@ -340,6 +343,17 @@ type decoder struct {
 	idBuf []uint32
 	vBuf  [MaxFields][]uint64
 	wBuf  [MaxFields][]uint8
+
+	// gathers: the children's nodes, private cursors over them, and the
+	// wanted rows' skeleton ids and positions in each slot
+	idsNode []byte
+	vNode   [MaxFields][]byte
+	wNode   [MaxFields][]byte
+	gIDs    encoding.Reader[uint32]
+	gVals   [MaxFields]encoding.Reader[uint64]
+	gWids   [MaxFields]encoding.Reader[uint8]
+	gPos    [MaxFields][]int32
+	gBuf    []uint32
 
 	verdict []byte // per skeleton, for the predicate being filtered
 	wants   []want // per skeleton of verdict matchNums, the numbers it wants
@@ -913,6 +927,112 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 	return d.slotsLeft()
 }
 
+// GatherBinary appends the values at rows (strictly increasing). It reads
+// the skeleton ids up to the last row to place each wanted row in the
+// slots, gathers only the wanted rows' numbers, and prints those rows.
+func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
+	if err := cascade.CheckGather(encoding.KindFieldText, rows, len(rows), d.n); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if d.gIDs == nil {
+		r, err := cascade.OpenFixed[uint32](d.idsNode, d.depth, d.opts, d.n, "fieldtext ids")
+		if err != nil {
+			return err
+		}
+		d.gIDs = r
+	}
+	d.gIDs.Reset()
+	for j := 0; j < d.f; j++ {
+		d.gPos[j] = d.gPos[j][:0]
+	}
+	want := d.idBuf[:0]
+	// hist counts the rows read so far by their number of fields; a
+	// wanted row's position in slot j is the count of rows with more
+	// than j fields
+	var hist [MaxFields + 1]int32
+	a := uint32(len(d.skels))
+	last := int(rows[len(rows)-1])
+	k := 0
+	for at := 0; at <= last; {
+		m := min(last+1-at, cascade.Batch)
+		d.gBuf = cascade.Grow(d.gBuf, m)
+		if err := d.gIDs.Read(d.gBuf); err != nil {
+			return fmt.Errorf("fieldtext ids: %w", err)
+		}
+		next := int(rows[k]) - at
+		for i, id := range d.gBuf {
+			if id >= a {
+				return encoding.Corruptf("fieldtext: skeleton id %d of %d", id, a)
+			}
+			f := d.skels[id].fields
+			if i == next {
+				want = append(want, id)
+				var above int32
+				for j := d.f - 1; j >= 0; j-- {
+					above += hist[j+1]
+					if j < int(f) {
+						d.gPos[j] = append(d.gPos[j], above)
+					}
+				}
+				if k++; k == len(rows) {
+					break
+				}
+				next = int(rows[k]) - at
+			}
+			hist[f]++
+		}
+		at += m
+	}
+	d.idBuf = want
+	total := 0
+	for _, id := range want {
+		total += int(d.skels[id].lits)
+	}
+	for j := 0; j < d.f; j++ {
+		pos := d.gPos[j]
+		if len(pos) == 0 {
+			continue
+		}
+		if int(pos[len(pos)-1]) >= d.vals[j].Len() {
+			return encoding.Corruptf("fieldtext: slot %d holds %d values, its rows use more", j, d.vals[j].Len())
+		}
+		d.vBuf[j] = cascade.Grow(d.vBuf[j], len(pos))
+		if err := cascade.GatherChild(d.vals[j], &d.gVals[j], d.vNode[j], d.depth, d.opts, d.vals[j].Len(), "fieldtext values", pos, d.vBuf[j]); err != nil {
+			return fmt.Errorf("fieldtext slot %d: %w", j, err)
+		}
+		d.wBuf[j] = cascade.Grow(d.wBuf[j], len(pos))
+		ws := d.wBuf[j]
+		if d.wids[j] == nil {
+			for i, v := range d.vBuf[j] {
+				w := digits(v)
+				ws[i] = uint8(w)
+				total += w
+			}
+			continue
+		}
+		if err := cascade.GatherChild(d.wids[j], &d.gWids[j], d.wNode[j], d.depth, d.opts, d.wids[j].Len(), "fieldtext widths", pos, ws); err != nil {
+			return fmt.Errorf("fieldtext slot %d widths: %w", j, err)
+		}
+		for i, w := range ws {
+			if int(w) > maxWidth || int(w) < digits(d.vBuf[j][i]) {
+				return encoding.Corruptf("fieldtext: slot %d: width %d for %d", j, w, d.vBuf[j][i])
+			}
+			total += int(w)
+		}
+	}
+	if len(dst.Offsets) == 0 {
+		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
+	}
+	if len(dst.Data)+total > d.limit {
+		return encoding.Limitf("fieldtext: more than %d bytes of values", d.limit)
+	}
+	d.print(dst, total)
+	return nil
+}
+
 // Skipped implements encoding.SkipCounter: filters settled on the
 // skeletons alone.
 func (d *decoder) Skipped() int { return d.skipped }
@@ -922,6 +1042,7 @@ var (
 	_ encoding.BinaryReader   = (*decoder)(nil)
 	_ encoding.BinaryFilterer = (*decoder)(nil)
 	_ encoding.SkipCounter    = (*decoder)(nil)
+	_ encoding.BinaryGatherer = (*decoder)(nil)
 	_ encoding.Walker         = (*decoder)(nil)
 )
 
