@@ -297,7 +297,7 @@ func addKinds(k KindTally) {
 var kindNames = map[uint8]string{1: "Constant", 2: "Trivial", 3: "FixedBitWidth", 4: "BlockFOR", 5: "Varint", 6: "Delta", 7: "RLE",
 	8: "Dictionary", 9: "MainlyConstant", 10: "SparseBool", 11: "Nullable", 12: "FSST", 13: "ALP", 14: "ALP-RD", 15: "FrontCoding",
 	16: "DigitText", 17: "SharedDictionary", 18: "Correlated", 19: "DeltaOfDelta", 20: "Chimp", 21: "SharedFSST", 22: "LagDelta",
-	23: "NumText", 24: "Scaled", 25: "HexText"}
+	23: "NumText", 24: "Scaled", 25: "HexText", 26: "FieldText"}
 
 func formatTally(m map[uint8]int) string {
 	var ids []int
@@ -323,7 +323,7 @@ func TestMain(m *testing.M) {
 	fmt.Printf("definition chunk look-ups %d, Correlated reference look-ups %d, streams absent from a stripe %d, streams with no chunks %d\n",
 		kinds.t.DefinitionRef, kinds.t.ReferenceRef, kinds.t.AbsentStreams, kinds.t.EmptyStreams)
 	var missing []string
-	for id := uint8(1); id <= 25; id++ {
+	for id := uint8(1); id <= 26; id++ {
 		if kinds.t.Root[id]+kinds.t.NullValues[id]+kinds.t.NullValidity[id] == 0 {
 			missing = append(missing, kindNames[id])
 		}

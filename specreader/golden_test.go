@@ -1,10 +1,13 @@
 package specreader
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"strata/specreader/node"
 )
 
 // TestGolden reads every golden file of testdata/golden and compares it,
@@ -52,5 +55,107 @@ func TestGolden(t *testing.T) {
 			}
 			t.Logf("%d stripes, %d groups, %d columns, %d rows", len(f.Stripes), len(f.Groups), len(cols), rows)
 		})
+	}
+}
+
+// TestGoldenFieldText checks that the FieldText golden file exercises
+// what its kind's chapter describes, so that TestGolden's value-by-value
+// comparison of it covers kind 26: FieldText nodes at chunk roots, as a
+// Nullable root's values and as a SharedDictionary definition's alphabet
+// (where the writer put the place names holding 0xFF bytes), slots in
+// both modes, several slots, and the 0xFF 0x00 escape in a skeleton.
+func TestGoldenFieldText(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "golden", "fieldtext.strata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roots, inNullable, inAlphabet, mode0, mode1, multi, escaped int
+	look := func(payload []byte) {
+		h, err := node.ParseHeader(payload)
+		if err != nil || h.Kind != 26 || len(h.Body) < 1 || len(h.Body) < 1+int(h.Body[0]) {
+			return
+		}
+		nf := int(h.Body[0])
+		if nf > 1 {
+			multi++
+		}
+		for _, m := range h.Body[1 : 1+nf] {
+			if m == 0 {
+				mode0++
+			} else {
+				mode1++
+			}
+		}
+		skel, _, err := node.Child(h.Body[1+nf:], "skeletons")
+		if err != nil {
+			t.Errorf("skeletons: %v", err)
+			return
+		}
+		v, err := node.Decode(skel, nil)
+		if err != nil {
+			t.Errorf("skeletons: %v", err)
+			return
+		}
+		for _, s := range v.Bin {
+			if bytes.Contains(s, []byte{0xff, 0x00}) {
+				escaped++
+				break
+			}
+		}
+	}
+	for s := range f.Stripes {
+		n, err := f.StreamCount(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id := range n {
+			ps, _, err := f.ChunkPayloads(s, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				h, err := node.ParseHeader(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch h.Kind {
+				case 26:
+					roots++
+					look(p)
+				case 17: // SharedDictionary: a definition's alphabet
+					if h.Rows == 0 && len(h.Body) > 0 && h.Body[0] == 0 {
+						alpha, _, err := node.Child(h.Body[1:], "alphabet")
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(alpha) > 0 && alpha[0] == 26 {
+							inAlphabet++
+							look(alpha)
+						}
+					}
+				case kindNullable:
+					_, rest, err := node.Child(h.Body, "validity")
+					if err != nil {
+						t.Fatal(err)
+					}
+					values, _, err := node.Child(rest, "values")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(values) > 0 && values[0] == 26 {
+						inNullable++
+						look(values)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("FieldText: %d roots, %d Nullable values, %d shared alphabets; slots in mode 0 %d, mode 1 %d; %d nodes of several slots; %d with an escaped 0xFF", roots, inNullable, inAlphabet, mode0, mode1, multi, escaped)
+	if roots == 0 || inNullable == 0 || mode0 == 0 || mode1 == 0 || multi == 0 || escaped == 0 {
+		t.Errorf("fieldtext.strata does not exercise all of FieldText")
 	}
 }

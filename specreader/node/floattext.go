@@ -2,7 +2,7 @@ package node
 
 // Helpers shared by the float, text and stripe-level kinds (FSST, ALP,
 // ALP-RD, FrontCoding, DigitText, SharedDictionary, Correlated, Chimp,
-// SharedFSST, NumText, HexText). They carry an "ft" prefix so that they never clash
+// SharedFSST, NumText, HexText, FieldText). They carry an "ft" prefix so that they never clash
 // with the integer kinds' helpers written beside them in this package.
 
 import (

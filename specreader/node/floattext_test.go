@@ -248,7 +248,7 @@ func ftBinaryShapes(n int) []ftShape {
 		})},
 		{"highbytes", s(func(i int) string { return strings.Repeat("\xff\xfe", 1+i%5) + ftWords[i%len(ftWords)] })},
 		{"repeats", s(func(i int) string { return []string{"AIR", "RAIL", "SHIP", "TRUCK"}[r.IntN(4)] })},
-	}, hxCommonShapes(n)...)
+	}, append(hxCommonShapes(n), fdCommonShapes(n)...)...)
 }
 
 // ftShapes returns every shape of every type at n rows.
@@ -324,6 +324,7 @@ func ftCompare(got node.Values, want any) error {
 var ftForcedKinds = []encoding.Kind{
 	encoding.KindFSST, encoding.KindALP, encoding.KindALPRD, encoding.KindFrontCoding,
 	encoding.KindDigitText, encoding.KindChimp, encoding.KindNumText, encoding.KindHexText,
+	encoding.KindFieldText,
 }
 
 // ftPolicies are the oracle configurations: default, each Optimize, zstd
@@ -404,6 +405,7 @@ func TestFloatTextTrivialChildren(t *testing.T) {
 		encoding.KindDigitText:   {Kind: encoding.KindDigitText, Children: []*encoding.Tree{triv(), triv()}},
 		encoding.KindNumText:     {Kind: encoding.KindNumText, Children: []*encoding.Tree{triv(), triv()}},
 		encoding.KindHexText:     {Kind: encoding.KindHexText, Children: []*encoding.Tree{triv()}},
+		encoding.KindFieldText:   fdTrivialTree(),
 	}
 	for _, n := range []int{0, 1, 2, 1000, 5000} {
 		for _, sh := range ftShapes(n) {
@@ -1045,6 +1047,7 @@ func FuzzDecodeFloatText(f *testing.F) {
 	f.Add(ftNode(17, 12, 3, []byte{1, 1}, ftChildNode(ftTrivialUint32(0, 1, 0))))
 	f.Add(ftNode(18, 4, 3, []byte{4}, ftChildNode(ftNode(2, 4, 3, make([]byte, 12)))))
 	f.Add(hxWidths(1, 4, hxU64(0x41, 0x1F600, 0, 1<<64-1), hxU8(4, 5, 0, 16)))
+	f.Add(ftHex(f, fdTwoSlots))
 	r := &ftFuzzResolver{chunks: map[int][]byte{
 		0: ftNode(21, 12, 0, table),
 		1: ftNode(17, 12, 0, []byte{0}, ftChildNode(ftTrivialBinary("AIR", "RAIL", "SHIP"))),
