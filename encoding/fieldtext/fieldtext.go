@@ -63,6 +63,10 @@ const (
 	modeWidths = 1 // a widths child holds each number's digit count
 )
 
+// mostlyDistinctMin is the fewest values whose trial may decline for
+// skeletons that hardly repeat.
+const mostlyDistinctMin = 256
+
 // MinDigitShare is the share of digits (Stats.DigitShare) below which
 // FieldText is not tried: text with fewer digits has little to gain.
 const MinDigitShare = 0.05
@@ -145,6 +149,14 @@ func (encoder) Encode(dst []byte, vals any, st *encoding.Stats, ctx *encoding.Ct
 	}
 	if f == 0 {
 		return dst, fmt.Errorf("fieldtext: no numbers")
+	}
+	if ctx.Trial() && !ctx.Sampled() && n >= mostlyDistinctMin && len(index)*4 > 3*n {
+		// Skeletons that hardly repeat store the text again beside an
+		// id a row: FieldText cannot win, and a trial of a whole stream
+		// would select children for an alphabet as long as the column.
+		// (A sample's skeletons repeat less than the whole's, so only
+		// trials of whole sequences decline.)
+		return dst, fmt.Errorf("fieldtext: %d skeletons in %d values", len(index), n)
 	}
 	// every number is read apart and printed into its text: selection
 	// charges it Decode.PerException
