@@ -537,24 +537,39 @@ func (d *decoder) readSlots(need [MaxFields]int) (int, error) {
 			return 0, fmt.Errorf("fieldtext slot %d: %w", j, err)
 		}
 		d.wBuf[j] = cascade.Grow(d.wBuf[j], need[j])
-		ws := d.wBuf[j]
-		if d.wids[j] == nil {
-			for i, v := range d.vBuf[j] {
-				w := digits(v)
-				ws[i] = uint8(w)
-				total += w
+		if d.wids[j] != nil {
+			if err := d.wids[j].Read(d.wBuf[j]); err != nil {
+				return 0, fmt.Errorf("fieldtext slot %d widths: %w", j, err)
 			}
-			continue
 		}
-		if err := d.wids[j].Read(ws); err != nil {
-			return 0, fmt.Errorf("fieldtext slot %d widths: %w", j, err)
+		w, err := d.widths(j)
+		if err != nil {
+			return 0, err
 		}
-		for i, w := range ws {
-			if int(w) > maxWidth || int(w) < digits(d.vBuf[j][i]) {
-				return 0, encoding.Corruptf("fieldtext: slot %d: width %d for %d", j, w, d.vBuf[j][i])
-			}
-			total += int(w)
+		total += w
+	}
+	return total, nil
+}
+
+// widths completes d.wBuf[j], the digit counts of the numbers in
+// d.vBuf[j]: in mode 1 it holds the widths child's, which it checks
+// against the numbers, else it gets the fewest digits of each. It returns
+// the digits of all.
+func (d *decoder) widths(j int) (int, error) {
+	ws, total := d.wBuf[j], 0
+	if d.wids[j] == nil {
+		for i, v := range d.vBuf[j] {
+			w := digits(v)
+			ws[i] = uint8(w)
+			total += w
 		}
+		return total, nil
+	}
+	for i, w := range ws {
+		if int(w) > maxWidth || int(w) < digits(d.vBuf[j][i]) {
+			return 0, encoding.Corruptf("fieldtext: slot %d: width %d for %d", j, w, d.vBuf[j][i])
+		}
+		total += int(w)
 	}
 	return total, nil
 }
@@ -1016,24 +1031,16 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 			return fmt.Errorf("fieldtext slot %d: %w", j, err)
 		}
 		d.wBuf[j] = cascade.Grow(d.wBuf[j], len(pos))
-		ws := d.wBuf[j]
-		if d.wids[j] == nil {
-			for i, v := range d.vBuf[j] {
-				w := digits(v)
-				ws[i] = uint8(w)
-				total += w
+		if d.wids[j] != nil {
+			if err := cascade.GatherChild(d.wids[j], &d.gWids[j], d.wNode[j], d.depth, d.opts, d.wids[j].Len(), "fieldtext widths", pos, d.wBuf[j]); err != nil {
+				return fmt.Errorf("fieldtext slot %d widths: %w", j, err)
 			}
-			continue
 		}
-		if err := cascade.GatherChild(d.wids[j], &d.gWids[j], d.wNode[j], d.depth, d.opts, d.wids[j].Len(), "fieldtext widths", pos, ws); err != nil {
-			return fmt.Errorf("fieldtext slot %d widths: %w", j, err)
+		w, err := d.widths(j)
+		if err != nil {
+			return err
 		}
-		for i, w := range ws {
-			if int(w) > maxWidth || int(w) < digits(d.vBuf[j][i]) {
-				return encoding.Corruptf("fieldtext: slot %d: width %d for %d", j, w, d.vBuf[j][i])
-			}
-			total += int(w)
-		}
+		total += w
 	}
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
