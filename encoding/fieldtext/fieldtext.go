@@ -23,6 +23,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"strata/encoding"
 	"strata/encoding/internal/cascade"
@@ -367,10 +368,16 @@ type decoder struct {
 	gPos    [MaxFields][]int32
 	gBuf    []uint32
 
-	verdict []byte // per skeleton, for the predicate being filtered
-	wants   []want // per skeleton of verdict matchNums, the numbers it wants
-	row     []byte // one printed row of a filter
-	skipped int
+	// the predicate last filtered on, copied, and its verdicts
+	vPred    *encoding.BytesPred
+	vOp      encoding.Op
+	vA, vB   []byte
+	vSet     [][]byte
+	vSettled bool
+	verdict  []byte // per skeleton, for the predicate being filtered
+	wants    []want // per skeleton of verdict matchNums, the numbers it wants
+	row      []byte // one printed row of a filter
+	skipped  int
 }
 
 func (d *decoder) Kind() encoding.Kind { return encoding.KindFieldText }
@@ -747,19 +754,62 @@ func parseUint(b []byte) (uint64, bool) {
 	return v, true
 }
 
-// verdicts returns, per skeleton, what its pieces say about p, and for
-// skeletons whose verdict is matchNums the numbers a row needs.
-func (d *decoder) verdicts(p *encoding.BytesPred) []byte {
+// eagerVerdicts is the most skeletons whose verdicts a filter works out
+// all at once, which lets it settle a node from its alphabet alone; a
+// larger alphabet is judged a skeleton at a time as rows meet it.
+const eagerVerdicts = 4096
+
+// unknownVerdict marks a skeleton not judged yet.
+const unknownVerdict = 0xff
+
+// prepare readies the verdicts of p, kept from the last call when p is
+// the same predicate (a Nullable parent filters batch by batch), and
+// reports whether every skeleton rules its rows out.
+func (d *decoder) prepare(p *encoding.BytesPred) (settled bool) {
+	if d.vPred == p && d.vOp == p.Op && bytes.Equal(d.vA, p.A) && bytes.Equal(d.vB, p.B) &&
+		slices.EqualFunc(d.vSet, p.Set, bytes.Equal) {
+		return d.vSettled
+	}
+	d.vPred, d.vOp = p, p.Op
+	d.vA, d.vB = append(d.vA[:0], p.A...), append(d.vB[:0], p.B...)
+	d.vSet = d.vSet[:0]
+	for _, x := range p.Set {
+		d.vSet = append(d.vSet, bytes.Clone(x))
+	}
 	if cap(d.verdict) < len(d.skels) {
 		d.verdict = make([]byte, len(d.skels))
 		d.wants = make([]want, len(d.skels))
 	}
-	v := d.verdict[:len(d.skels)]
-	var buf [MaxFields + 1][]byte
-	for s := range d.skels {
-		v[s] = d.verdict1(s, p, d.pieces(s, buf[:0]), &d.wants[s])
+	d.verdict = d.verdict[:len(d.skels)]
+	if len(d.skels) > eagerVerdicts {
+		for s := range d.verdict {
+			d.verdict[s] = unknownVerdict
+		}
+		d.vSettled = false
+		return false
+	}
+	d.vSettled = true
+	for s := range d.verdict {
+		d.verdict[s] = d.judge(s, p)
+		d.vSettled = d.vSettled && d.verdict[s] == matchNone
+	}
+	return d.vSettled
+}
+
+// verdictOf returns skeleton id's verdict for p, judging it on first use.
+func (d *decoder) verdictOf(id uint32, p *encoding.BytesPred) byte {
+	v := d.verdict[id]
+	if v == unknownVerdict {
+		v = d.judge(int(id), p)
+		d.verdict[id] = v
 	}
 	return v
+}
+
+// judge works out skeleton s's verdict for p (and what it wants).
+func (d *decoder) judge(s int, p *encoding.BytesPred) byte {
+	var buf [MaxFields + 1][]byte
+	return d.verdict1(s, p, d.pieces(s, buf[:0]), &d.wants[s])
 }
 
 // verdict1 settles skeleton s for p from its pieces where it can. Every
@@ -886,15 +936,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 	if n == 0 {
 		return nil
 	}
-	v := d.verdicts(p)
-	settled := true
-	for _, x := range v {
-		if x != matchNone {
-			settled = false
-			break
-		}
-	}
-	if settled {
+	if d.prepare(p) {
 		cascade.ClearRange(sel, 0, n)
 		d.skipped++
 		return d.Skip(n)
@@ -910,7 +952,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 			if !sel.Get(off + i) {
 				continue
 			}
-			switch v[id] {
+			switch d.verdictOf(id, p) {
 			case matchNone:
 				sel.Clear(off + i)
 			case undecided, matchNums:
@@ -928,7 +970,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 			var pos [MaxFields]int
 			for i, id := range d.idBuf {
 				if sel.Get(off + i) {
-					switch v[id] {
+					switch d.verdictOf(id, p) {
 					case matchNums:
 						if !d.numsMatch(&d.wants[id], &pos) {
 							sel.Clear(off + i)

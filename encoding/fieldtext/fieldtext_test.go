@@ -160,7 +160,15 @@ func BenchmarkDecode(b *testing.B) {
 // and ones only the numbers decide.
 func TestFilter(t *testing.T) {
 	shapes := fieldShapes(3000)
+	// more skeletons than a filter judges at once (eagerVerdicts)
+	var many encoding.Bytes
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 12000; i++ {
+		many.Append(fmt.Appendf(nil, "user-%c%c%c logged in %d times", 'a'+r.IntN(26), 'a'+r.IntN(26), 'a'+r.IntN(26), r.IntN(40)))
+	}
+	shapes["many"] = &many
 	ops := map[string][]string{
+		"many": {"user-abc logged in 7 times", "user-a", "user-abc logged in 1", "user-zzz", "v"},
 		"path": {"/api/v2/users/", "/api/v2/users/1", "/api/v2/users/a", "/api/v1", "/api/v3/z", "/apj", "", "/api/v2/items/123"},
 		"log":  {"2024-05-01 00:0", "2024-05-01 00:10:00.000 [worker-3] INFO request 1000400 done in 7 ms", "2024-06", "2023", "2024-05-01 x"},
 		"json": {`{"user":12`, `{"user":`, `{"user":1,"action":"buy","value":2,"ok":true}`, `{"v`},
@@ -274,6 +282,37 @@ func BenchmarkGather(b *testing.B) {
 	for i, row := range rows {
 		if string(dst.Value(i)) != string(vals.Value(int(row))) {
 			b.Fatalf("row %d: %q, want %q", row, dst.Value(i), vals.Value(int(row)))
+		}
+	}
+}
+
+// TestFilterReused filters twice with one predicate value whose operand
+// changes in between, as a caller reusing its predicate may: the second
+// filter must not answer from the first one's verdicts.
+func TestFilterReused(t *testing.T) {
+	vals := fieldShapes(2000)["path"]
+	node, _, err := all.Policy().EncodeWith(nil, vals, encoding.KindFieldText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 64)
+	p := &encoding.BytesPred{Op: encoding.OpPrefix}
+	for _, a := range []string{"/api/v2/users/", "/api/v3/items/", "/api/v3/items/9"} {
+		p.A = append(buf[:0], a...) // the same backing array, another operand
+		r.Reset()
+		n := vals.Len()
+		sel := encoding.NewBitmap(n, true)
+		if err := r.(encoding.BinaryFilterer).FilterBinary(p, n, sel); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if sel.Get(i) != p.Match(vals.Value(i)) {
+				t.Fatalf("prefix %q: row %d %q: got %v", a, i, vals.Value(i), sel.Get(i))
+			}
 		}
 	}
 }
