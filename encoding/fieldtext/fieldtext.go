@@ -448,15 +448,8 @@ func (d *decoder) Skip(n int) error {
 		if err != nil {
 			return err
 		}
-		for j := 0; j < d.f; j++ {
-			if err := d.vals[j].Skip(need[j]); err != nil {
-				return fmt.Errorf("fieldtext slot %d: %w", j, err)
-			}
-			if d.wids[j] != nil {
-				if err := d.wids[j].Skip(need[j]); err != nil {
-					return fmt.Errorf("fieldtext slot %d widths: %w", j, err)
-				}
-			}
+		if err := d.skipSlots(need); err != nil {
+			return err
 		}
 		d.at += k
 		n -= k
