@@ -520,7 +520,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 				d.skipped++
 				return d.Skip(n)
 			}
-			if err := filterChild(d, d.vals, q, n, sel); err != nil {
+			if err := cascade.FilterChild(d.vals, q, n, sel); err != nil {
 				return err
 			}
 			if err := d.shape.Skip(n); err != nil {
@@ -541,25 +541,16 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 		if d.mode == modeZeros {
 			s = uint8(len(p.A) - encoding.DecimalDigits(v))
 		}
-		if err := filterChild(d, d.vals, &encoding.Pred[uint64]{Op: encoding.OpEq, A: v}, n, sel); err != nil {
+		if err := cascade.FilterChild(d.vals, &encoding.Pred[uint64]{Op: encoding.OpEq, A: v}, n, sel); err != nil {
 			return err
 		}
-		if err := filterChild(d, d.shape, &encoding.Pred[uint8]{Op: encoding.OpEq, A: s}, n, sel); err != nil {
+		if err := cascade.FilterChild(d.shape, &encoding.Pred[uint8]{Op: encoding.OpEq, A: s}, n, sel); err != nil {
 			return err
 		}
 		d.pos += n
 		return nil
 	}
 	return cascade.FilterBinarySeq(d, p, n, sel, &d.scratch)
-}
-
-// filterChild filters the next n values of child r by q into sel, through
-// its Filterer when it has one, else by reading them.
-func filterChild[T encoding.Number](d *decoder, r encoding.Reader[T], q *encoding.Pred[T], n int, sel encoding.Bitmap) error {
-	if f, ok := r.(encoding.Filterer[T]); ok {
-		return f.Filter(q, n, sel)
-	}
-	return cascade.FilterSeq(r, q, n, sel)
 }
 
 // compile-time checks of the capabilities.

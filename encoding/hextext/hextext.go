@@ -920,23 +920,10 @@ func (d *decoder) filterWidthsEq(a []byte, n int, sel encoding.Bitmap) error {
 		d.skipped++
 		return d.Skip(n)
 	}
-	q := &encoding.Pred[uint64]{Op: encoding.OpEq, A: v}
-	var err error
-	if f, ok := d.ints.(encoding.Filterer[uint64]); ok {
-		err = f.Filter(q, n, sel)
-	} else {
-		err = cascade.FilterSeq(d.ints, q, n, sel)
-	}
-	if err != nil {
+	if err := cascade.FilterChild(d.ints, &encoding.Pred[uint64]{Op: encoding.OpEq, A: v}, n, sel); err != nil {
 		return err
 	}
-	qw := &encoding.Pred[uint8]{Op: encoding.OpEq, A: uint8(len(a))}
-	if f, ok := d.widths.(encoding.Filterer[uint8]); ok {
-		err = f.Filter(qw, n, sel)
-	} else {
-		err = cascade.FilterSeq(d.widths, qw, n, sel)
-	}
-	if err != nil {
+	if err := cascade.FilterChild(d.widths, &encoding.Pred[uint8]{Op: encoding.OpEq, A: uint8(len(a))}, n, sel); err != nil {
 		return err
 	}
 	d.at += n
@@ -964,13 +951,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 				d.skipped++
 				return d.Skip(n)
 			}
-			var err error
-			if f, ok := d.ints.(encoding.Filterer[uint64]); ok {
-				err = f.Filter(q, n, sel)
-			} else {
-				err = cascade.FilterSeq(d.ints, q, n, sel)
-			}
-			if err != nil {
+			if err := cascade.FilterChild(d.ints, q, n, sel); err != nil {
 				return err
 			}
 			d.at += n
@@ -983,14 +964,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 			d.skipped++
 			return d.Skip(n)
 		}
-		q := &encoding.BytesPred{Op: encoding.OpEq, A: b}
-		var err error
-		if f, ok := d.bins.(encoding.BinaryFilterer); ok {
-			err = f.FilterBinary(q, n, sel)
-		} else {
-			err = cascade.FilterBinarySeq(d.bins, q, n, sel, &d.scratch)
-		}
-		if err != nil {
+		if err := cascade.FilterChildBinary(d.bins, &encoding.BytesPred{Op: encoding.OpEq, A: b}, n, sel, &d.scratch); err != nil {
 			return err
 		}
 		d.at += n

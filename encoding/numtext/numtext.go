@@ -422,7 +422,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 		d.skipped++
 		return d.Skip(n)
 	}
-	if err := filterChild(d.vals, q, n, sel); err != nil {
+	if err := cascade.FilterChild(d.vals, q, n, sel); err != nil {
 		return err
 	}
 	d.pos += n
@@ -450,10 +450,10 @@ func (d *decoder) filterDecimal(p *encoding.BytesPred, n int, sel encoding.Bitma
 		d.skipped++
 		return d.Skip(n)
 	}
-	if err := filterChild(d.vals, &encoding.Pred[int64]{Op: encoding.OpEq, A: v}, n, sel); err != nil {
+	if err := cascade.FilterChild(d.vals, &encoding.Pred[int64]{Op: encoding.OpEq, A: v}, n, sel); err != nil {
 		return err
 	}
-	if err := filterChild(d.scales, &encoding.Pred[uint8]{Op: encoding.OpEq, A: sc}, n, sel); err != nil {
+	if err := cascade.FilterChild(d.scales, &encoding.Pred[uint8]{Op: encoding.OpEq, A: sc}, n, sel); err != nil {
 		return err
 	}
 	d.pos += n
@@ -546,15 +546,6 @@ func hasPair(pairs []decimalPair, x decimalPair) bool {
 		}
 	}
 	return lo < len(pairs) && pairs[lo] == x
-}
-
-// filterChild tests q on the next n values of child r, through its
-// Filterer or by reading them.
-func filterChild[T encoding.Number](r encoding.Reader[T], q *encoding.Pred[T], n int, sel encoding.Bitmap) error {
-	if f, ok := r.(encoding.Filterer[T]); ok {
-		return f.Filter(q, n, sel)
-	}
-	return cascade.FilterSeq(r, q, n, sel)
 }
 
 // compile-time checks of the capabilities.

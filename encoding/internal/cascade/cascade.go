@@ -440,6 +440,24 @@ func FilterSeq[T encoding.Number](r encoding.Reader[T], p *encoding.Pred[T], n i
 	return nil
 }
 
+// FilterChild tests p on the next n values of child r into sel, through
+// its Filterer when it has one, else by reading them (FilterSeq).
+func FilterChild[T encoding.Number](r encoding.Reader[T], p *encoding.Pred[T], n int, sel encoding.Bitmap) error {
+	if f, ok := r.(encoding.Filterer[T]); ok {
+		return f.Filter(p, n, sel)
+	}
+	return FilterSeq(r, p, n, sel)
+}
+
+// FilterChildBinary is FilterChild for a binary child (FilterBinarySeq
+// decodes into scratch).
+func FilterChildBinary(r encoding.BinaryReader, p *encoding.BytesPred, n int, sel encoding.Bitmap, scratch *encoding.Bytes) error {
+	if f, ok := r.(encoding.BinaryFilterer); ok {
+		return f.FilterBinary(p, n, sel)
+	}
+	return FilterBinarySeq(r, p, n, sel, scratch)
+}
+
 // FilterBinarySeq filters the next n values of r by decoding them in
 // batches into scratch and clearing the rows of sel whose value fails p;
 // batches without a selected row are skipped, not decoded.
