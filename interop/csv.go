@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -308,7 +309,11 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	if f, size, err = skipBOM(f, size); err != nil {
 		return nil, err
 	}
-	comma := csvComma(path)
+	comma, err := csvSeparator(path, f, opts.CSVComma)
+	if err != nil {
+		return nil, err
+	}
+	nulls := append(slices.Clip(csvNulls), opts.CSVNulls...)
 	sch := opts.CSVSchema
 	inferred := 0 // records the types were inferred from (0: given)
 	var kinds []int
@@ -320,7 +325,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		case rows < 0:
 			rows = math.MaxInt
 		}
-		if sch, kinds, err = inferCSVSchema(f, comma, !opts.CSVNoHeader, rows); err != nil {
+		if sch, kinds, err = inferCSVSchema(f, comma, nulls, !opts.CSVNoHeader, rows); err != nil {
 			return nil, fmt.Errorf("interop: %s: %w", path, err)
 		}
 		inferred = rows
@@ -332,17 +337,17 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		opts.BatchRows = typedBatchRows(sch)
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
-		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, csvNulls...), csv.WithComma(comma)}
+		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, nulls...), csv.WithComma(comma)}
 	rsch, times := csvReadSchema(sch)
 	if opts.Parallel {
 		// the pieces hold no header: the splitter skips it
 		copts = append(copts, csv.WithHeader(false))
-		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, inferred, kinds}), nil
+		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, nulls, inferred, kinds}), nil
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
 	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem,
-		types: csvTypes{comma, inferred, kinds}}, nil
+		types: csvTypes{comma, nulls, inferred, kinds}}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -365,7 +370,7 @@ const (
 // reader parses times) or, failing those, string. Columns that are
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
-func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Schema, []int, error) {
+func inferCSVSchema(r io.Reader, comma rune, nulls []string, header bool, rows int) (*arrow.Schema, []int, error) {
 	cr := stdcsv.NewReader(r)
 	cr.Comma = comma
 	cr.ReuseRecord = true
@@ -404,7 +409,7 @@ func inferCSVSchema(r io.Reader, comma rune, header bool, rows int) (*arrow.Sche
 			return nil, nil, fmt.Errorf("csv: record %d has %d fields, want %d", n+1, len(rec), len(names))
 		}
 		for i, v := range rec {
-			if isCSVNull(v) {
+			if isCSVNull(v, nulls) {
 				continue
 			}
 			if kinds[i] < 0 {
@@ -562,8 +567,8 @@ func csvNames(header []string) []string {
 	return names
 }
 
-func isCSVNull(v string) bool {
-	for _, n := range csvNulls {
+func isCSVNull(v string, nulls []string) bool {
+	for _, n := range nulls {
 		if v == n {
 			return true
 		}
@@ -671,12 +676,90 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 }
 
 // csvComma is the separator of a CSV file by its name: a tab for .tsv, a
-// comma otherwise.
+// comma otherwise (export writes with it).
 func csvComma(path string) rune {
 	if strings.EqualFold(filepath.Ext(path), ".tsv") {
 		return '\t'
 	}
 	return ','
+}
+
+// csvSeparator is the field separator a CSV file is read with: comma when
+// the caller gave one (checked), a tab for .tsv, else sniffComma's.
+func csvSeparator(path string, f io.ReaderAt, comma rune) (rune, error) {
+	switch {
+	case comma != 0:
+		if !validComma(comma) {
+			return 0, fmt.Errorf("interop: %s: %q cannot separate CSV fields", path, comma)
+		}
+		return comma, nil
+	case strings.EqualFold(filepath.Ext(path), ".tsv"):
+		return '\t', nil
+	}
+	c, err := sniffComma(f)
+	if err != nil {
+		return 0, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// validComma reports whether c can separate CSV fields: one character,
+// not a quote, a line break or the Unicode replacement character (what
+// encoding/csv accepts).
+func validComma(c rune) bool {
+	return c != 0 && c != '"' && c != '\r' && c != '\n' && c != utf8.RuneError && utf8.ValidRune(c)
+}
+
+// Sniffing reads at most sniffBytes from the start of a file and parses
+// at most sniffRecords records with each candidate separator.
+const (
+	sniffBytes   = 64 << 10
+	sniffRecords = 50
+)
+
+// sniffComma picks the separator of a CSV file from its first records:
+// the first of comma, semicolon, tab and vertical bar that splits them
+// into the same number of fields, more than one; a comma when none does
+// (a file of one column). A comma wins whenever it parses, so a file that
+// read before reads the same; a European export (`1;2,5;x`), which split
+// on commas has a varying count of fields, reads as three columns instead
+// of failing on its second record. The sample is cut after its last
+// line break, and a record the cut leaves inside quotes does not count
+// against a separator.
+func sniffComma(f io.ReaderAt) (rune, error) {
+	buf := make([]byte, sniffBytes)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, fmt.Errorf("csv: sniffing the separator: %w", err)
+	}
+	cut := n == len(buf)
+	buf = buf[:n]
+	if cut {
+		buf = buf[:bytes.LastIndexByte(buf, '\n')+1]
+	}
+	for _, c := range []rune{',', ';', '\t', '|'} {
+		r := stdcsv.NewReader(bytes.NewReader(buf))
+		r.Comma = c
+		r.ReuseRecord = true
+		fields, recs := 0, 0
+		ok := true
+		for recs < sniffRecords {
+			rec, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				ok = cut && recs >= 2 && !errors.Is(err, stdcsv.ErrFieldCount)
+				break
+			}
+			fields = len(rec)
+			recs++
+		}
+		if ok && recs > 0 && fields > 1 {
+			return c, nil
+		}
+	}
+	return ',', nil
 }
 
 // DefaultCSVInferRows is how many records CSV import samples to infer
@@ -688,6 +771,7 @@ const DefaultCSVInferRows = 1000
 // they were given).
 type csvTypes struct {
 	comma    rune
+	nulls    []string // the values read as null
 	inferred int
 	kinds    []int // what inference found (CSVInference); nil: given
 }
@@ -714,7 +798,7 @@ func (t csvTypes) locate(data []byte, line int64, sch *arrow.Schema) (string, bo
 			return "", false
 		}
 		for i, v := range rec {
-			if i >= sch.NumFields() || isCSVNull(v) {
+			if i >= sch.NumFields() || isCSVNull(v, t.nulls) {
 				continue
 			}
 			k, ok := typeKind(sch.Field(i).Type)

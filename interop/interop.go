@@ -93,6 +93,16 @@ type ReadOptions struct {
 	// CSVNoHeader tells that the CSV file has no header line (columns are
 	// then named by CSVSchema, or f0, f1, ... when inferring).
 	CSVNoHeader bool
+	// CSVComma is the field separator of a CSV file. 0 takes a tab for a
+	// .tsv file and otherwise sniffs the file's first records: of comma,
+	// semicolon, tab and vertical bar, the one that splits them into the
+	// same number of fields, the most fields winning and the comma a tie
+	// (see sniffComma).
+	CSVComma rune
+	// CSVNulls are field values read as null besides the empty field,
+	// NULL and null (csvNulls): "NA", "\N", "-" as some exporters write.
+	// A value in the list cannot be a string value of any column.
+	CSVNulls []string
 	// KeepTypes passes batches through with their source types. By default
 	// types Strata cannot store but can hold losslessly are converted (see
 	// StorableType): extension types, float16, fixed_size_binary,

@@ -25,9 +25,9 @@ import (
 // lacks it; CSV files with inferred types are read with the types their
 // samples give together, column by column name, other tables with their
 // own.
-func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int, byName bool) (int64, error) {
+func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, ro interop.ReadOptions, byName bool) (int64, error) {
 	ctx := context.Background()
-	ro := interop.ReadOptions{Parallel: opts.Parallel != 1, Threads: opts.Parallel, CSVInferRows: inferRows, JSONInferRows: inferRows}
+	ro.Parallel, ro.Threads = opts.Parallel != 1, opts.Parallel
 	var sch *arrow.Schema
 	var meta map[string]string
 	var rows int64

@@ -216,3 +216,39 @@ func TestImportManyCSVTypes(t *testing.T) {
 		t.Error("a refused import left a file")
 	}
 }
+
+// TestImportCSVDialect imports CSV files through the dialect flags: a
+// semicolon file sniffed, one file and a pattern of two with --null and
+// --no-header, an explicit --delimiter, and a refused one.
+func TestImportCSVDialect(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	out := filepath.Join(dir, "t.strata")
+	check := func(want string, args ...string) {
+		t.Helper()
+		if _, stderr, err := capture(t, "import", append(append([]string{"--quiet"}, args...), out)...); err != nil {
+			t.Fatalf("import %v: %v\n%s", args, err, stderr)
+		}
+		rows, stderr, err := capture(t, "cat", out, "--format", "csv")
+		if err != nil {
+			t.Fatalf("cat: %v\n%s", err, stderr)
+		}
+		if rows != want {
+			t.Errorf("import %v:\n%s\nwant:\n%s", args, rows, want)
+		}
+	}
+	check("a,b,c\n1,\"2,5\",x\n3,,y\n", write("semi.csv", "a;b;c\n1;2,5;x\n3;NA;y\n"), "--null", "NA")
+	write("p1.csv", "1|NA\n2|7\n")
+	write("p2.csv", "3|\\N\n")
+	check("f0,f1\n1,\n2,7\n3,\n", filepath.Join(dir, "p*.csv"), "--no-header", "--null", `NA,\N`, "--delimiter", "|")
+	check("a,b\n1,x;y\n", write("tab.csv", "a\tb\n1\tx;y\n"), "--delimiter", "tab")
+	if _, _, err := capture(t, "import", "--quiet", "--delimiter", `"`, filepath.Join(dir, "semi.csv"), out); err == nil {
+		t.Error("--delimiter '\"' accepted")
+	}
+}

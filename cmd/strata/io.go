@@ -56,7 +56,7 @@ func runImport(args []string) error {
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
 	byName := fs.Bool("union-by-name", false, "several SRCs: import them as one table by column name: every column of any source, null where a source lacks one (columns added over time)")
-	inferRows := fs.Int("infer-rows", 0, fmt.Sprintf("CSV and JSON: records sampled to infer column types (0: %d for CSV, %d for JSON; -1: every record, one more pass over the file)", interop.DefaultCSVInferRows, interop.DefaultJSONInferRows))
+	rf := addReadFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -64,8 +64,9 @@ func runImport(args []string) error {
 	if len(pos) < 2 {
 		return usagef("want SRC (one or more, or patterns) and DST, got %d arguments", len(pos))
 	}
-	if *inferRows < -1 {
-		return usagef("--infer-rows %d: want a count, 0 for the default, or -1 for every record", *inferRows)
+	ro, err := rf.options()
+	if err != nil {
+		return err
 	}
 	dst := pos[len(pos)-1]
 	var srcs []string
@@ -93,10 +94,10 @@ func runImport(args []string) error {
 	p := newProgress("import", "rows", 0, pf)
 	var n int64
 	if len(srcs) == 1 {
-		n, err = importFile(srcs[0], dst, sf, opts, p, *inferRows)
+		n, err = importFile(srcs[0], dst, sf, opts, p, ro)
 	} else {
 		// (the tables are written one after another into one file)
-		n, err = importFiles(srcs, dst, sf, opts, p, *inferRows, *byName)
+		n, err = importFiles(srcs, dst, sf, opts, p, ro, *byName)
 	}
 	if err != nil {
 		return err
@@ -649,4 +650,44 @@ func scanByName(ctx context.Context, files []*openedFile, paths []string, opts s
 		return err
 	}
 	return pr.flush()
+}
+
+// readFlags are how import reads a CSV or JSON source.
+type readFlags struct {
+	inferRows *int
+	delimiter *string
+	noHeader  *bool
+	null      *string
+}
+
+func addReadFlags(fs *flag.FlagSet) *readFlags {
+	return &readFlags{
+		inferRows: fs.Int("infer-rows", 0, fmt.Sprintf("CSV and JSON: records sampled to infer column types (0: %d for CSV, %d for JSON; -1: every record, one more pass over the file)", interop.DefaultCSVInferRows, interop.DefaultJSONInferRows)),
+		delimiter: fs.String("delimiter", "", "CSV: the field separator, one character or 'tab' (default: a tab for .tsv, else sniffed from the first records: comma, semicolon, tab or '|')"),
+		noHeader:  fs.Bool("no-header", false, "CSV: the file has no header line (columns are named f0, f1, ...)"),
+		null:      fs.String("null", "", "CSV: comma-separated values read as null besides empty fields, NULL and null (e.g. 'NA,\\N')"),
+	}
+}
+
+// options returns the read options the flags ask for, or a usage error.
+func (r *readFlags) options() (interop.ReadOptions, error) {
+	ro := interop.ReadOptions{CSVInferRows: *r.inferRows, JSONInferRows: *r.inferRows, CSVNoHeader: *r.noHeader}
+	if *r.inferRows < -1 {
+		return ro, usagef("--infer-rows %d: want a count, 0 for the default, or -1 for every record", *r.inferRows)
+	}
+	switch d := *r.delimiter; {
+	case d == "":
+	case d == "tab" || d == `\t`:
+		ro.CSVComma = '\t'
+	default:
+		c, size := utf8.DecodeRuneInString(d)
+		if size != len(d) || c == utf8.RuneError || c == '"' || c == '\r' || c == '\n' {
+			return ro, usagef("--delimiter %q: want one character other than a quote or a line break, or 'tab'", d)
+		}
+		ro.CSVComma = c
+	}
+	if *r.null != "" {
+		ro.CSVNulls = strings.Split(*r.null, ",")
+	}
+	return ro, nil
 }

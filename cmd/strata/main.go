@@ -36,7 +36,8 @@ usage:
                                            SRC is .parquet, .csv, .arrow, .json/.jsonl or .strata; several SRCs (or patterns,
                                            'logs/*.parquet') of the same columns import in order into one file;
                                            --layout-from replays the encodings an earlier file of the same table chose;
-                                           --union-by-name imports SRCs of different columns by column name
+                                           --union-by-name imports SRCs of different columns by column name;
+                                           CSV: --delimiter C|tab (default: sniffed), --no-header, --null 'NA,\N'
   strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines)
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]

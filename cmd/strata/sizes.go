@@ -173,7 +173,7 @@ func sizeOne(src, dst string, opts *strata.WriteOptions, p *progress) (*sizeSet,
 		return nil, err
 	}
 	start := time.Now()
-	rows, err := importFile(src, dst, nil, opts, p, 0)
+	rows, err := importFile(src, dst, nil, opts, p, interop.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -268,12 +268,13 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 }
 
 // importFile copies a .parquet, .csv or .arrow file into a Strata file,
-// reporting progress to p when it is not nil; a CSV source's types are
-// inferred from inferRows records (interop.ReadOptions.CSVInferRows).
-func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, inferRows int) (int64, error) {
+// reporting progress to p when it is not nil; ro holds how a CSV or JSON
+// source is read (readFlags), and the writer's goroutines set how many
+// parse it.
+func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *progress, ro interop.ReadOptions) (int64, error) {
 	// with more than one encoding goroutine, a CSV source is parsed on
 	// several too
-	ro := interop.ReadOptions{Parallel: true, CSVInferRows: inferRows, JSONInferRows: inferRows}
+	ro.Parallel = true
 	if opts != nil {
 		ro.Parallel, ro.Threads = opts.Parallel != 1, opts.Parallel
 	}
