@@ -44,13 +44,17 @@ type csvReader struct {
 	types csvTypes
 }
 
-// csvReadSchema is sch with its times of day and dates as strings, the
-// schema arrow-go's reader parses into, and which columns those are.
-func csvReadSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
+// csvReadSchema is sch with its times of day and dates, and its floats
+// when they are written with a decimal comma, as strings, the schema
+// arrow-go's reader parses into, and which columns those are (parseTimes
+// converts them).
+func csvReadSchema(sch *arrow.Schema, decimalComma bool) (*arrow.Schema, []bool) {
 	fields := sch.Fields()
 	times := make([]bool, len(fields))
 	for i, f := range fields {
-		if id := f.Type.ID(); id == arrow.TIME32 || id == arrow.TIME64 || id == arrow.DATE32 || id == arrow.TIMESTAMP {
+		id := f.Type.ID()
+		if id == arrow.TIME32 || id == arrow.TIME64 || id == arrow.DATE32 || id == arrow.TIMESTAMP ||
+			decimalComma && (id == arrow.FLOAT64 || id == arrow.FLOAT32) {
 			times[i] = true
 			fields[i].Type = arrow.BinaryTypes.String
 		}
@@ -60,10 +64,18 @@ func csvReadSchema(sch *arrow.Schema) (*arrow.Schema, []bool) {
 }
 
 // parseTimes converts a column of time-of-day or date text to type t
-// (time32, time64, or date32 as parseDate32 reads it); a value that does
+// (time32, time64, or date32 as parseDate32 reads it), or of numbers with
+// a decimal comma to float64 or float32 (csvReadSchema); a value that does
 // not parse is an error naming it.
 func parseTimes(a *array.String, t arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
 	switch tt := t.(type) {
+	case *arrow.Float64Type:
+		return parseInto(a, array.NewFloat64Builder(mem), tt, func(s string) (float64, error) { return strconv.ParseFloat(decimalPoint(s), 64) })
+	case *arrow.Float32Type:
+		return parseInto(a, array.NewFloat32Builder(mem), tt, func(s string) (float32, error) {
+			f, err := strconv.ParseFloat(decimalPoint(s), 32)
+			return float32(f), err
+		})
 	case *arrow.Time32Type:
 		return parseInto(a, array.NewTime32Builder(mem, tt), tt, func(s string) (arrow.Time32, error) { return arrow.Time32FromString(s, tt.Unit) })
 	case *arrow.Time64Type:
@@ -325,7 +337,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		case rows < 0:
 			rows = math.MaxInt
 		}
-		if sch, kinds, err = inferCSVSchema(f, comma, nulls, !opts.CSVNoHeader, rows); err != nil {
+		if sch, kinds, err = inferCSVSchema(f, comma, nulls, opts.CSVDecimalComma, !opts.CSVNoHeader, rows); err != nil {
 			return nil, fmt.Errorf("interop: %s: %w", path, err)
 		}
 		inferred = rows
@@ -338,16 +350,16 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, nulls...), csv.WithComma(comma)}
-	rsch, times := csvReadSchema(sch)
+	rsch, times := csvReadSchema(sch, opts.CSVDecimalComma)
 	if opts.Parallel {
 		// the pieces hold no header: the splitter skips it
 		copts = append(copts, csv.WithHeader(false))
-		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, nulls, inferred, kinds}), nil
+		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, nulls, opts.CSVDecimalComma, inferred, kinds}), nil
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
 	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem,
-		types: csvTypes{comma, nulls, inferred, kinds}}, nil
+		types: csvTypes{comma, nulls, opts.CSVDecimalComma, inferred, kinds}}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -370,7 +382,7 @@ const (
 // reader parses times) or, failing those, string. Columns that are
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
-func inferCSVSchema(r io.Reader, comma rune, nulls []string, header bool, rows int) (*arrow.Schema, []int, error) {
+func inferCSVSchema(r io.Reader, comma rune, nulls []string, decimalComma bool, header bool, rows int) (*arrow.Schema, []int, error) {
 	cr := stdcsv.NewReader(r)
 	cr.Comma = comma
 	cr.ReuseRecord = true
@@ -414,6 +426,9 @@ func inferCSVSchema(r io.Reader, comma rune, nulls []string, header bool, rows i
 			}
 			if kinds[i] < 0 {
 				kinds[i] = inferAll
+			}
+			if decimalComma {
+				v = decimalPoint(v)
 			}
 			kinds[i] = narrowKinds(kinds[i], v)
 		}
@@ -565,6 +580,15 @@ func csvNames(header []string) []string {
 		names[i] = name
 	}
 	return names
+}
+
+// decimalPoint is v with its comma made a point when it holds one comma
+// and no point ("2,5" → "2.5"), as a number written with a decimal comma.
+func decimalPoint(v string) string {
+	if i := strings.IndexByte(v, ','); i >= 0 && strings.IndexByte(v[i+1:], ',') < 0 && strings.IndexByte(v, '.') < 0 {
+		return v[:i] + "." + v[i+1:]
+	}
+	return v
 }
 
 func isCSVNull(v string, nulls []string) bool {
@@ -772,6 +796,7 @@ const DefaultCSVInferRows = 1000
 type csvTypes struct {
 	comma    rune
 	nulls    []string // the values read as null
+	decimal  bool     // numbers are written with a decimal comma
 	inferred int
 	kinds    []int // what inference found (CSVInference); nil: given
 }
@@ -802,7 +827,11 @@ func (t csvTypes) locate(data []byte, line int64, sch *arrow.Schema) (string, bo
 				continue
 			}
 			k, ok := typeKind(sch.Field(i).Type)
-			if ok && narrowKinds(k, v) == 0 {
+			p := v
+			if t.decimal {
+				p = decimalPoint(v)
+			}
+			if ok && narrowKinds(k, p) == 0 {
 				at, _ := r.FieldPos(i)
 				return fmt.Sprintf("line %d, column %q: %q does not parse as %s", line+int64(at)-1, sch.Field(i).Name, v, sch.Field(i).Type), true
 			}

@@ -138,3 +138,44 @@ func TestCSVDialectOptions(t *testing.T) {
 		t.Errorf("default nulls: %q %v", rows, err)
 	}
 }
+
+// TestCSVDecimalComma checks ReadOptions.CSVDecimalComma: numbers with a
+// decimal comma infer and read as float64 on both readers, a value that
+// also holds a point stays text, and a later value that does not parse
+// fails naming itself.
+func TestCSVDecimalComma(t *testing.T) {
+	text := "a;b;c\n1;2,5;1.234,5\n3;-4;7\n5;1e3;0,5\n"
+	for _, par := range []bool{false, true} {
+		names, rows, err := readCSVText(t, "d.csv", text, ReadOptions{Parallel: par, CSVDecimalComma: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(names) != "[a b c]" || fmt.Sprint(rows) != "[[1 2.5 1.234,5] [3 -4 7] [5 1000 0,5]]" {
+			t.Errorf("parallel %v: %v %q", par, names, rows)
+		}
+		path := filepath.Join(t.TempDir(), "d.csv")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path, ReadOptions{Parallel: par, CSVDecimalComma: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if typ := r.Schema().Field(1).Type.String(); typ != "float64" {
+			t.Errorf("parallel %v: b is %s", par, typ)
+		}
+		r.Close()
+	}
+	// without the option the column is text
+	if _, rows, err := readCSVText(t, "d.csv", text, ReadOptions{}); err != nil || rows[0][1] != "2,5" {
+		t.Errorf("no decimal comma: %q %v", rows, err)
+	}
+	// a value past the inferred sample that is no number
+	bad := "x\n1,5\n2,5\n3,5x\n"
+	for _, par := range []bool{false, true} {
+		_, _, err := readCSVText(t, "bad.csv", bad, ReadOptions{Parallel: par, CSVDecimalComma: true, CSVInferRows: 2, CSVComma: ';'})
+		if err == nil || !strings.Contains(err.Error(), "3,5x") {
+			t.Errorf("parallel %v: %v", par, err)
+		}
+	}
+}

@@ -103,6 +103,12 @@ type ReadOptions struct {
 	// NULL and null (csvNulls): "NA", "\N", "-" as some exporters write.
 	// A value in the list cannot be a string value of any column.
 	CSVNulls []string
+	// CSVDecimalComma reads numbers written with a decimal comma ("2,5",
+	// as European exports with a semicolon separator write them) as
+	// float64: inference takes them for numbers, and float columns are
+	// parsed with the comma as the point. Only a lone comma is one: a
+	// value also holding a point ("1.234,5") is text.
+	CSVDecimalComma bool
 	// KeepTypes passes batches through with their source types. By default
 	// types Strata cannot store but can hold losslessly are converted (see
 	// StorableType): extension types, float16, fixed_size_binary,

@@ -218,8 +218,9 @@ func TestImportManyCSVTypes(t *testing.T) {
 }
 
 // TestImportCSVDialect imports CSV files through the dialect flags: a
-// semicolon file sniffed, one file and a pattern of two with --null and
-// --no-header, an explicit --delimiter, and a refused one.
+// semicolon file sniffed (with and without --decimal-comma), one file and a
+// pattern of two with --null and --no-header, an explicit --delimiter, and
+// a refused one.
 func TestImportCSVDialect(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -244,6 +245,7 @@ func TestImportCSVDialect(t *testing.T) {
 		}
 	}
 	check("a,b,c\n1,\"2,5\",x\n3,,y\n", write("semi.csv", "a;b;c\n1;2,5;x\n3;NA;y\n"), "--null", "NA")
+	check("a,b,c\n1,2.5,x\n3,,y\n", filepath.Join(dir, "semi.csv"), "--null", "NA", "--decimal-comma")
 	write("p1.csv", "1|NA\n2|7\n")
 	write("p2.csv", "3|\\N\n")
 	check("f0,f1\n1,\n2,7\n3,\n", filepath.Join(dir, "p*.csv"), "--no-header", "--null", `NA,\N`, "--delimiter", "|")

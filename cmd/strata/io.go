@@ -658,6 +658,7 @@ type readFlags struct {
 	delimiter *string
 	noHeader  *bool
 	null      *string
+	decimal   *bool
 }
 
 func addReadFlags(fs *flag.FlagSet) *readFlags {
@@ -666,12 +667,13 @@ func addReadFlags(fs *flag.FlagSet) *readFlags {
 		delimiter: fs.String("delimiter", "", "CSV: the field separator, one character or 'tab' (default: a tab for .tsv, else sniffed from the first records: comma, semicolon, tab or '|')"),
 		noHeader:  fs.Bool("no-header", false, "CSV: the file has no header line (columns are named f0, f1, ...)"),
 		null:      fs.String("null", "", "CSV: comma-separated values read as null besides empty fields, NULL and null (e.g. 'NA,\\N')"),
+		decimal:   fs.Bool("decimal-comma", false, "CSV: numbers are written with a decimal comma (2,5), as with a semicolon separator"),
 	}
 }
 
 // options returns the read options the flags ask for, or a usage error.
 func (r *readFlags) options() (interop.ReadOptions, error) {
-	ro := interop.ReadOptions{CSVInferRows: *r.inferRows, JSONInferRows: *r.inferRows, CSVNoHeader: *r.noHeader}
+	ro := interop.ReadOptions{CSVInferRows: *r.inferRows, JSONInferRows: *r.inferRows, CSVNoHeader: *r.noHeader, CSVDecimalComma: *r.decimal}
 	if *r.inferRows < -1 {
 		return ro, usagef("--infer-rows %d: want a count, 0 for the default, or -1 for every record", *r.inferRows)
 	}

@@ -37,7 +37,7 @@ usage:
                                            'logs/*.parquet') of the same columns import in order into one file;
                                            --layout-from replays the encodings an earlier file of the same table chose;
                                            --union-by-name imports SRCs of different columns by column name;
-                                           CSV: --delimiter C|tab (default: sniffed), --no-header, --null 'NA,\N'
+                                           CSV: --delimiter C|tab (default: sniffed), --no-header, --null 'NA,\N', --decimal-comma
   strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines)
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
