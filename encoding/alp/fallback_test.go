@@ -22,7 +22,7 @@ func TestWithoutAssembly(t *testing.T) {
 	alp.SetAssembly(was)
 	kinds := []encoding.Kind{encoding.KindDelta, encoding.KindBlockFOR, encoding.KindFixedBitWidth}
 	for _, vs := range []int{64, 1024} {
-		r := registryWith(alp.NewCodec(vs))
+		r := encodingtest.Registry(alp.NewCodec(vs))
 		opts := &encoding.Options{Registry: r}
 		for _, kid := range kinds {
 			p := encoding.DefaultPolicy(r)

@@ -18,18 +18,6 @@ func forcedPolicy(r *encoding.Registry) *encoding.Policy {
 	return p
 }
 
-// registryWith returns the full registry with Chimp replaced by c.
-func registryWith(c *encoding.Codec) *encoding.Registry {
-	var cs []*encoding.Codec
-	for _, x := range all.Registry().Codecs() {
-		if x.Kind == c.Kind {
-			x = c
-		}
-		cs = append(cs, x)
-	}
-	return encoding.NewRegistry(cs...)
-}
-
 func TestRoundTrip(t *testing.T) {
 	encodingtest.FloatRoundTrips(t, forcedPolicy(all.Registry()), all.Options(), encoding.KindChimp, encodingtest.Lengths)
 }
@@ -38,7 +26,7 @@ func TestRoundTrip(t *testing.T) {
 // value, and blocks shorter and longer than the reference window.
 func TestSmallBlocks(t *testing.T) {
 	for _, bs := range []int{1, 7, 200} {
-		r := registryWith(chimp.NewCodec(bs))
+		r := encodingtest.Registry(chimp.NewCodec(bs))
 		encodingtest.FloatRoundTrips(t, forcedPolicy(r), &encoding.Options{Registry: r}, encoding.KindChimp, []int{1, 8, 401, 1000})
 	}
 }
@@ -110,36 +98,11 @@ func TestGoldenDecode(t *testing.T) {
 // TestCorrupt feeds truncated and bit-flipped nodes: every one must decode
 // or fail with a wrapped sentinel error, never panic.
 func TestCorrupt(t *testing.T) {
-	p := forcedPolicy(all.Registry())
-	for _, vals := range []any{
-		encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 300, 3),
-		encodingtest.GenFloat[float32](encodingtest.FloatMixedScale, 2100, 3),
-	} {
-		node, _, err := p.Encode(nil, vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		encodingtest.Corrupt(t, node, 200, func(b []byte) error { return encodingtest.Exercise(b, all.Options()) })
-	}
+	encodingtest.FloatCorrupt(t, forcedPolicy(all.Registry()), all.Options())
 }
 
 func FuzzDecode(f *testing.F) {
-	p := forcedPolicy(all.Registry())
-	for _, vals := range []any{
-		encodingtest.GenFloat[float64](encodingtest.FloatSpecial, 100, 1),
-		encodingtest.GenFloat[float64](encodingtest.FloatMixedScale, 2100, 1),
-		encodingtest.GenFloat[float32](encodingtest.FloatPrices, 300, 1),
-		encodingtest.GenFloat[float64](encodingtest.FloatRandom, 50, 1),
-	} {
-		for _, z := range []bool{false, true} {
-			p.Zstd = z
-			node, _, err := p.Encode(nil, vals)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(node)
-		}
-	}
+	encodingtest.AddFloatSeeds(f, forcedPolicy(all.Registry()))
 	// The suite adds its own seeds and checks every read path agrees.
 	encodingtest.FuzzDecode(f, chimp.Codec)
 }
@@ -154,16 +117,5 @@ func FuzzRoundTrip(f *testing.F) { encodingtest.FuzzRoundTrip(f, chimp.Codec) }
 // FuzzFloatBits encodes arbitrary float64 bit patterns (and the same
 // values as float32) with Chimp forced and checks every read path.
 func FuzzFloatBits(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 0, 0, 0, 0xf8, 0x7f, 0, 0, 0, 0, 0, 0, 0, 0x80})
-	f.Add([]byte("\x9a\x99\x99\x99\x99\x99\xb9\x3f\x33\x33\x33\x33\x33\x33\xd3\x3f"))
-	p := forcedPolicy(all.Registry())
-	f.Fuzz(func(t *testing.T, data []byte) {
-		vals := encodingtest.FloatsFromBytes(data)
-		encodingtest.RoundTrip(t, p, all.Options(), vals)
-		v32 := make([]float32, len(vals))
-		for i, v := range vals {
-			v32[i] = float32(v)
-		}
-		encodingtest.RoundTrip(t, p, all.Options(), v32)
-	})
+	encodingtest.FuzzFloatBits(f, forcedPolicy(all.Registry()), all.Options())
 }

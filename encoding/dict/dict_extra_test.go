@@ -182,46 +182,11 @@ func repeat(v uint32, n int) []uint32 {
 func BenchmarkDict(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[int64](encodingtest.ShapeLowCard, n, 1)
+	r := encodingtest.OpenForced(b, kDict, vals)
+	encodingtest.BenchRead(b, "read", r, vals)
+	encodingtest.BenchFilter(b, "filter-eq", r, &encoding.Pred[int64]{Op: encoding.OpEq, A: vals[7]})
 	p := all.Policy()
 	p.Force = encodingtest.T(kDict)
-	node, tree, err := p.Encode(nil, vals)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := encoding.OpenTyped[int64](node, 0, all.Options())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("tree %v, %d bytes", tree, len(node))
-	dst := make([]int64, n)
-	b.Run("read", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		for b.Loop() {
-			r.Reset()
-			if err := r.Read(dst); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("memcpy", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		for b.Loop() {
-			copy(dst, vals)
-		}
-	})
-	b.Run("filter-eq", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		sel := encoding.NewBitmap(n, true)
-		pr := &encoding.Pred[int64]{Op: encoding.OpEq, A: vals[7]}
-		f := r.(encoding.Filterer[int64])
-		for b.Loop() {
-			r.Reset()
-			sel.SetAll(n)
-			if err := f.Filter(pr, n, sel); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 	b.Run("encode", func(b *testing.B) {
 		b.SetBytes(8 * n)
 		for b.Loop() {

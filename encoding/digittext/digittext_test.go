@@ -88,20 +88,7 @@ func TestShapes(t *testing.T) {
 	for _, n := range []int{1, 9, 1025, 5000} {
 		for name, vals := range digitShapes(n, 1) {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
-				b := bytesOf(vals...)
-				encodingtest.Check(t, digittext.Codec, b)
-				node, tree, err := all.Policy().EncodeWith(nil, b, kDT)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if tree.Kind != kDT {
-					t.Fatalf("encoded as %v", tree)
-				}
-				r, err := encoding.OpenBinary(node, 0, all.Options())
-				if err != nil {
-					t.Fatal(err)
-				}
-				encodingtest.CheckBinaryFilters(t, r, b, preds(b, 5), 5)
+				encodingtest.CheckBinaryForm(t, digittext.Codec, bytesOf(vals...), 5, operands)
 			})
 		}
 	}
@@ -120,33 +107,6 @@ func operands(vals encoding.Bytes, rng *rand.Rand) [][]byte {
 		if len(v) > 1 {
 			out = append(out, v[:len(v)-1], append(bytes.Clone(v[:len(v)-1]), '/'))
 		}
-	}
-	return out
-}
-
-// preds returns every operator over the operands, Between with both bound
-// orders, and IN sets; a sample of them on long sequences.
-func preds(vals encoding.Bytes, seed uint64) []*encoding.BytesPred {
-	rng := rand.New(rand.NewPCG(seed, uint64(vals.Len())))
-	ops := operands(vals, rng)
-	var out []*encoding.BytesPred
-	for _, a := range ops {
-		b := ops[rng.IntN(len(ops))]
-		if bytes.Compare(a, b) > 0 {
-			a, b = b, a
-		}
-		for _, op := range []encoding.Op{encoding.OpEq, encoding.OpNe, encoding.OpLt, encoding.OpLe, encoding.OpGt, encoding.OpGe, encoding.OpPrefix} {
-			out = append(out, &encoding.BytesPred{Op: op, A: a})
-		}
-		set := [][]byte{a, b, ops[rng.IntN(len(ops))]}
-		slices.SortFunc(set, bytes.Compare)
-		set = slices.CompactFunc(set, bytes.Equal)
-		out = append(out, &encoding.BytesPred{Op: encoding.OpBetween, A: a, B: b},
-			&encoding.BytesPred{Op: encoding.OpBetween, A: b, B: a}, &encoding.BytesPred{Op: encoding.OpIn, Set: set})
-	}
-	if vals.Len() > 2000 {
-		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-		out = out[:len(out)/8]
 	}
 	return out
 }

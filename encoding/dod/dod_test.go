@@ -21,18 +21,6 @@ func forcedPolicy(r *encoding.Registry) *encoding.Policy {
 	return p
 }
 
-// registryWith returns the full registry with DeltaOfDelta replaced by c.
-func registryWith(c *encoding.Codec) *encoding.Registry {
-	var cs []*encoding.Codec
-	for _, x := range all.Registry().Codecs() {
-		if x.Kind == c.Kind {
-			x = c
-		}
-		cs = append(cs, x)
-	}
-	return encoding.NewRegistry(cs...)
-}
-
 func roundTrip[T encoding.Integer](t *testing.T, p *encoding.Policy, opts *encoding.Options, lengths []int) {
 	for _, shape := range encodingtest.Shapes {
 		for _, n := range lengths {
@@ -96,14 +84,14 @@ func checkBlockBounds[T encoding.Integer](t *testing.T, node []byte, opts *encod
 }
 
 func TestRoundTrip(t *testing.T) {
-	allTypes(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), encodingtest.Lengths)
+	allTypes(t, forcedPolicy(encodingtest.Registry(dod.Codec)), all.Options(), encodingtest.Lengths)
 }
 
 // TestSmallBlocks uses tiny blocks so every path crosses many block
 // boundaries, including blocks of one and two rows (no packed payload).
 func TestSmallBlocks(t *testing.T) {
 	for _, bs := range []int{1, 2, 3, 7, 64} {
-		r := registryWith(dod.NewCodec(bs))
+		r := encodingtest.Registry(dod.NewCodec(bs))
 		t.Run(fmt.Sprint(bs), func(t *testing.T) {
 			allTypes(t, forcedPolicy(r), &encoding.Options{Registry: r}, []int{2, 3, 8, 65, 1000})
 		})
@@ -128,7 +116,7 @@ func timestamps(n int, step, jitter int64, seed uint64) []int64 {
 // regular interval costs one header byte per block after the first.
 func TestRegularCostsNothing(t *testing.T) {
 	vals := timestamps(100_000, 10e9, 0, 1)
-	node := encodingtest.RoundTrip(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), vals)
+	node := encodingtest.RoundTrip(t, forcedPolicy(encodingtest.Registry(dod.Codec)), all.Options(), vals)
 	bitsPerRow := float64(8*len(node)) / float64(len(vals))
 	t.Logf("regular: %d bytes for %d rows (%.4f bits/row)", len(node), len(vals), bitsPerRow)
 	if bitsPerRow > 0.07 {
@@ -136,7 +124,7 @@ func TestRegularCostsNothing(t *testing.T) {
 	}
 	// Milliseconds jitter on a 10 s interval: a few bits per row.
 	vals = timestamps(100_000, 10e9, 1e6, 1)
-	node = encodingtest.RoundTrip(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), vals)
+	node = encodingtest.RoundTrip(t, forcedPolicy(encodingtest.Registry(dod.Codec)), all.Options(), vals)
 	t.Logf("jittered ±1 ms: %d bytes (%.2f bits/row)", len(node), float64(8*len(node))/float64(len(vals)))
 	if len(node) > len(vals)*3 {
 		t.Errorf("jittered timestamps take %d bytes for %d rows", len(node), len(vals))
@@ -148,7 +136,7 @@ func TestRegularCostsNothing(t *testing.T) {
 // blocks that straddle its ends.
 func TestFilterSettlesBlocks(t *testing.T) {
 	vals := timestamps(50_000, 10e9, 0, 1)
-	node := encodingtest.RoundTrip(t, forcedPolicy(registryWith(dod.Codec)), all.Options(), vals)
+	node := encodingtest.RoundTrip(t, forcedPolicy(encodingtest.Registry(dod.Codec)), all.Options(), vals)
 	d, err := encoding.OpenTyped[int64](node, 0, all.Options())
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +159,7 @@ func TestFilterSettlesBlocks(t *testing.T) {
 // and keep exact bounds.
 func TestWrap(t *testing.T) {
 	for _, bs := range []int{1, 2, 3, 128} {
-		r := registryWith(dod.NewCodec(bs))
+		r := encodingtest.Registry(dod.NewCodec(bs))
 		p, opts := forcedPolicy(r), &encoding.Options{Registry: r}
 		for _, v := range [][]int64{
 			{math.MinInt64, math.MaxInt64, math.MinInt64, 0, math.MaxInt64, -1},
@@ -196,7 +184,7 @@ func TestWrap(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
-	p := forcedPolicy(registryWith(dod.Codec))
+	p := forcedPolicy(encodingtest.Registry(dod.Codec))
 	enc := func(vals any) []byte {
 		node, tree, err := p.Encode(nil, vals)
 		if err != nil {
@@ -215,7 +203,7 @@ func TestGolden(t *testing.T) {
 
 // TestSpecExample checks the worked example of the format document.
 func TestSpecExample(t *testing.T) {
-	r := registryWith(dod.NewCodec(4))
+	r := encodingtest.Registry(dod.NewCodec(4))
 	p := forcedPolicy(r)
 	node, _, err := p.Encode(nil, []int64{100, 110, 120, 130, 140, 150, 160, 170, 180, 191, 199, 210})
 	if err != nil {
@@ -246,7 +234,7 @@ func TestSpecExample(t *testing.T) {
 // TestCorrupt feeds truncated and bit-flipped nodes: every one must decode
 // or fail with a wrapped sentinel error, never panic.
 func TestCorrupt(t *testing.T) {
-	r := registryWith(dod.NewCodec(16))
+	r := encodingtest.Registry(dod.NewCodec(16))
 	p := forcedPolicy(r)
 	for _, vals := range []any{
 		timestamps(3000, 10e9, 5, 3),
@@ -263,7 +251,7 @@ func TestCorrupt(t *testing.T) {
 
 func FuzzDecodeHeaders(f *testing.F) {
 	for _, bs := range []int{4, 128} {
-		p := forcedPolicy(registryWith(dod.NewCodec(bs)))
+		p := forcedPolicy(encodingtest.Registry(dod.NewCodec(bs)))
 		for _, vals := range []any{
 			timestamps(600, 10e9, 0, 1),
 			timestamps(300, 1000, 7, 1),

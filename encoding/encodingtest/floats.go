@@ -379,3 +379,73 @@ func ReadGolden(t testing.TB, name string) []byte {
 	}
 	return b
 }
+
+// FloatCorrupt is the corruption test of a float encoding that p forces
+// (p.Force names it, zstd off): it encodes float64 special values (NaN
+// payloads, ±0, ±Inf, extremes among decimals: the exception paths) and
+// float32 decimals whose scale changes every 1000 rows (vectors of
+// different exponents) and feeds each node to Corrupt, opening it with
+// opts. Every node cut short must be refused with an error wrapping a
+// sentinel, every node with a bit flipped must decode or be refused so,
+// and none may panic.
+func FloatCorrupt(t *testing.T, p *encoding.Policy, opts *encoding.Options) {
+	t.Helper()
+	for _, vals := range []any{
+		GenFloat[float64](FloatSpecial, 300, 3),
+		GenFloat[float32](FloatMixedScale, 2100, 3),
+	} {
+		node, _, err := p.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Corrupt(t, node, 200, func(b []byte) error { return Exercise(b, opts) })
+	}
+}
+
+// AddFloatSeeds adds to the corpus of a float encoding's decode fuzz target
+// the nodes p (whose Force names the encoding) writes for float64 special
+// values, float64 decimals of mixed scales, float32 prices and float64
+// full-precision doubles, each with zstd off and then on: well-formed
+// nodes with exceptions, several vectors and compressed bodies, for the
+// fuzzer to mutate. Call it before FuzzDecode, which adds the suite's own
+// seeds. p itself is not changed.
+func AddFloatSeeds(f *testing.F, p *encoding.Policy) {
+	f.Helper()
+	zp := *p
+	for _, vals := range []any{
+		GenFloat[float64](FloatSpecial, 100, 1),
+		GenFloat[float64](FloatMixedScale, 2100, 1),
+		GenFloat[float32](FloatPrices, 300, 1),
+		GenFloat[float64](FloatRandom, 50, 1),
+	} {
+		for _, z := range []bool{false, true} {
+			zp.Zstd = z
+			node, _, err := zp.Encode(nil, vals)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(node)
+		}
+	}
+}
+
+// FuzzFloatBits is the bit-pattern fuzz target of a float encoding that p
+// forces: the fuzzer's bytes become float64 values (FloatsFromBytes:
+// arbitrary bit patterns, so NaN payloads, subnormals and ±Inf, mixed with
+// small decimals), which are encoded with p and checked through every read
+// path against the input, bit for bit (RoundTrip, opening with opts); then
+// the same values converted to float32. It is seeded with a NaN and -0,
+// and with 0.1 and 0.3.
+func FuzzFloatBits(f *testing.F, p *encoding.Policy, opts *encoding.Options) {
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0xf8, 0x7f, 0, 0, 0, 0, 0, 0, 0, 0x80})
+	f.Add([]byte("\x9a\x99\x99\x99\x99\x99\xb9\x3f\x33\x33\x33\x33\x33\x33\xd3\x3f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		vals := FloatsFromBytes(data)
+		RoundTrip(t, p, opts, vals)
+		v32 := make([]float32, len(vals))
+		for i, v := range vals {
+			v32[i] = float32(v)
+		}
+		RoundTrip(t, p, opts, v32)
+	})
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"strata/encoding"
@@ -162,6 +164,64 @@ func CheckBinaryFilters(t testing.TB, r encoding.BinaryReader, want encoding.Byt
 	if err := filterBinaryPreds(newChecker(seed, false), r, &want, nil, preds); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BytesPreds returns predicates for CheckBinaryFilters over the operands
+// an encoding's filters treat specially, which operands(vals, rng) lists:
+// every operator (Eq, Ne, Lt, Le, Gt, Ge, Prefix) with each operand,
+// Between of it and another operand in both bound orders (a reversed
+// range matches nothing), and In of a set of it and up to two others. On
+// more than 2000 values an eighth of them, chosen at random, are kept.
+// The operands and the choices come from one generator seeded by seed and
+// the length of vals, so a failing case repeats.
+func BytesPreds(vals encoding.Bytes, seed uint64, operands func(encoding.Bytes, *rand.Rand) [][]byte) []*encoding.BytesPred {
+	rng := rand.New(rand.NewPCG(seed, uint64(vals.Len())))
+	ops := operands(vals, rng)
+	var out []*encoding.BytesPred
+	for _, a := range ops {
+		b := ops[rng.IntN(len(ops))]
+		if bytes.Compare(a, b) > 0 {
+			a, b = b, a
+		}
+		for _, op := range []encoding.Op{encoding.OpEq, encoding.OpNe, encoding.OpLt, encoding.OpLe, encoding.OpGt, encoding.OpGe, encoding.OpPrefix} {
+			out = append(out, &encoding.BytesPred{Op: op, A: a})
+		}
+		set := [][]byte{a, b, ops[rng.IntN(len(ops))]}
+		slices.SortFunc(set, bytes.Compare)
+		set = slices.CompactFunc(set, bytes.Equal)
+		out = append(out, &encoding.BytesPred{Op: encoding.OpBetween, A: a, B: b},
+			&encoding.BytesPred{Op: encoding.OpBetween, A: b, B: a}, &encoding.BytesPred{Op: encoding.OpIn, Set: set})
+	}
+	if vals.Len() > 2000 {
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		out = out[:len(out)/8]
+	}
+	return out
+}
+
+// CheckBinaryForm checks a text encoding on one form of the values it is
+// for: the suite's checks (Check with c), then vals encoded with c at the
+// root by the default policy (all.Policy().EncodeWith; the root must stay
+// c, so the form must be one c's Fit accepts) and FilterBinary on that
+// node, row by row against BytesPred.Match, over BytesPreds(vals, seed,
+// operands) (CheckBinaryFilters with the same seed): the operands an
+// encoding's filters settle without decoding are the ones most likely to
+// be wrong.
+func CheckBinaryForm(t *testing.T, c *encoding.Codec, vals encoding.Bytes, seed uint64, operands func(encoding.Bytes, *rand.Rand) [][]byte) {
+	t.Helper()
+	Check(t, c, vals)
+	node, tree, err := all.Policy().EncodeWith(nil, vals, c.Kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Kind != c.Kind {
+		t.Fatalf("encoded as %v", tree)
+	}
+	r, err := encoding.OpenBinary(node, 0, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckBinaryFilters(t, r, vals, BytesPreds(vals, seed, operands), seed)
 }
 
 // Corrupt feeds node cut short at many lengths, and with each bit of its

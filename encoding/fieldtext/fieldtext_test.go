@@ -9,6 +9,7 @@ import (
 
 	"strata/encoding"
 	"strata/encoding/all"
+	"strata/encoding/encodingtest"
 	"strata/encoding/fieldtext"
 )
 
@@ -130,28 +131,7 @@ func TestEdges(t *testing.T) {
 func BenchmarkDecode(b *testing.B) {
 	shapes := fieldShapes(16384)
 	for _, name := range []string{"path", "json", "date", "place", "log"} {
-		vals := shapes[name]
-		for _, k := range []encoding.Kind{encoding.KindFieldText, encoding.KindFSST, encoding.KindTrivial} {
-			node, tree, err := all.Policy().EncodeWith(nil, vals, k)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Run(name+"/"+tree.String(), func(b *testing.B) {
-				var dst encoding.Bytes
-				for i := 0; i < b.N; i++ {
-					r, err := encoding.OpenBinary(node, 0, all.Options())
-					if err != nil {
-						b.Fatal(err)
-					}
-					dst.Offsets, dst.Data = dst.Offsets[:0], dst.Data[:0]
-					if err := r.ReadBinary(&dst, vals.Len()); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(vals.Len()), "ns/value")
-				b.ReportMetric(float64(len(node))/float64(vals.Len()), "B/value")
-			})
-		}
+		encodingtest.BenchBinaryDecode(b, name+"/", shapes[name], encoding.KindFieldText, encoding.KindFSST, encoding.KindTrivial)
 	}
 }
 

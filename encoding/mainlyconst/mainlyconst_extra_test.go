@@ -104,44 +104,7 @@ func TestHostile(t *testing.T) {
 func BenchmarkRead(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[int64](encodingtest.ShapeMainlyConstant, n, 1)
-	p := all.Policy()
-	p.Force = encodingtest.T(kMC)
-	node, tree, err := p.Encode(nil, vals)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := encoding.OpenTyped[int64](node, 0, all.Options())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("tree %v, %d bytes", tree, len(node))
-	dst := make([]int64, n)
-	b.Run("read", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		for b.Loop() {
-			r.Reset()
-			if err := r.Read(dst); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("memcpy", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		for b.Loop() {
-			copy(dst, vals)
-		}
-	})
-	b.Run("filter-ne-common", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		sel := encoding.NewBitmap(n, true)
-		pr := &encoding.Pred[int64]{Op: encoding.OpNe, A: vals[0]}
-		f := r.(encoding.Filterer[int64])
-		for b.Loop() {
-			r.Reset()
-			sel.SetAll(n)
-			if err := f.Filter(pr, n, sel); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	r := encodingtest.OpenForced(b, kMC, vals)
+	encodingtest.BenchRead(b, "read", r, vals)
+	encodingtest.BenchFilter(b, "filter-ne-common", r, &encoding.Pred[int64]{Op: encoding.OpNe, A: vals[0]})
 }

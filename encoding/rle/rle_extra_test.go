@@ -147,46 +147,9 @@ func TestHostile(t *testing.T) {
 func BenchmarkRead(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[int64](encodingtest.ShapeSortedRepeats, n, 1)
-	p := all.Policy()
-	p.Force = encodingtest.T(kRLE)
-	node, tree, err := p.Encode(nil, vals)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := encoding.OpenTyped[int64](node, 0, all.Options())
-	if err != nil {
-		b.Fatal(err)
-	}
-	dst := make([]int64, n)
-	b.Logf("tree %v, %d bytes", tree, len(node))
-	b.Run("rle", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		for b.Loop() {
-			r.Reset()
-			if err := r.Read(dst); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("memcpy", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		for b.Loop() {
-			copy(dst, vals)
-		}
-	})
-	b.Run("filter", func(b *testing.B) {
-		b.SetBytes(8 * n)
-		sel := encoding.NewBitmap(n, true)
-		pr := &encoding.Pred[int64]{Op: encoding.OpBetween, A: 100, B: 5000}
-		f := r.(encoding.Filterer[int64])
-		for b.Loop() {
-			r.Reset()
-			sel.SetAll(n)
-			if err := f.Filter(pr, n, sel); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	r := encodingtest.OpenForced(b, kRLE, vals)
+	encodingtest.BenchRead(b, "rle", r, vals)
+	encodingtest.BenchFilter(b, "filter", r, &encoding.Pred[int64]{Op: encoding.OpBetween, A: 100, B: 5000})
 	b.Run("sum-runs", func(b *testing.B) {
 		b.SetBytes(8 * n)
 		rr := r.(rle.RunReader[int64])

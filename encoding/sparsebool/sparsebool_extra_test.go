@@ -97,31 +97,6 @@ func TestHostile(t *testing.T) {
 func BenchmarkRead(b *testing.B) {
 	const n = 1 << 16
 	vals := encodingtest.Gen[bool](encodingtest.ShapeMainlyConstant, n, 1)
-	p := all.Policy()
-	p.Force = encodingtest.T(kSB)
-	node, tree, err := p.Encode(nil, vals)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := encoding.OpenTyped[bool](node, 0, all.Options())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("tree %v, %d bytes", tree, len(node))
-	dst := make([]bool, n)
-	b.Run("read", func(b *testing.B) {
-		b.SetBytes(n)
-		for b.Loop() {
-			r.Reset()
-			if err := r.Read(dst); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("memcpy", func(b *testing.B) {
-		b.SetBytes(n)
-		for b.Loop() {
-			copy(dst, vals)
-		}
-	})
+	r := encodingtest.OpenForced(b, kSB, vals)
+	encodingtest.BenchRead(b, "read", r, vals)
 }
