@@ -321,7 +321,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	if f, size, err = skipBOM(f, size); err != nil {
 		return nil, err
 	}
-	comma, err := csvSeparator(path, f, opts.CSVComma)
+	comma, err := csvSeparator(path, f, opts.CSVComma, opts.CSVLazyQuotes)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		case rows < 0:
 			rows = math.MaxInt
 		}
-		if sch, kinds, err = inferCSVSchema(f, comma, nulls, opts.CSVDecimalComma, !opts.CSVNoHeader, rows); err != nil {
+		if sch, kinds, err = inferCSVSchema(f, csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, !opts.CSVNoHeader, rows); err != nil {
 			return nil, fmt.Errorf("interop: %s: %w", path, err)
 		}
 		inferred = rows
@@ -351,15 +351,18 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, nulls...), csv.WithComma(comma)}
 	rsch, times := csvReadSchema(sch, opts.CSVDecimalComma)
-	if opts.Parallel {
+	if opts.CSVLazyQuotes {
+		copts = append(copts, csv.WithLazyQuotes(true))
+	}
+	if opts.Parallel && !opts.CSVLazyQuotes {
 		// the pieces hold no header: the splitter skips it
 		copts = append(copts, csv.WithHeader(false))
-		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{comma, nulls, opts.CSVDecimalComma, inferred, kinds}), nil
+		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}), nil
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
 	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem,
-		types: csvTypes{comma, nulls, opts.CSVDecimalComma, inferred, kinds}}, nil
+		types: csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}}, nil
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -382,9 +385,10 @@ const (
 // reader parses times) or, failing those, string. Columns that are
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
-func inferCSVSchema(r io.Reader, comma rune, nulls []string, decimalComma bool, header bool, rows int) (*arrow.Schema, []int, error) {
+func inferCSVSchema(r io.Reader, d csvDialect, header bool, rows int) (*arrow.Schema, []int, error) {
 	cr := stdcsv.NewReader(r)
-	cr.Comma = comma
+	cr.Comma = d.comma
+	cr.LazyQuotes = d.lazy
 	cr.ReuseRecord = true
 	var names []string
 	if header {
@@ -421,13 +425,13 @@ func inferCSVSchema(r io.Reader, comma rune, nulls []string, decimalComma bool, 
 			return nil, nil, fmt.Errorf("csv: record %d has %d fields, want %d", n+1, len(rec), len(names))
 		}
 		for i, v := range rec {
-			if isCSVNull(v, nulls) {
+			if isCSVNull(v, d.nulls) {
 				continue
 			}
 			if kinds[i] < 0 {
 				kinds[i] = inferAll
 			}
-			if decimalComma {
+			if d.decimal {
 				v = decimalPoint(v)
 			}
 			kinds[i] = narrowKinds(kinds[i], v)
@@ -611,6 +615,13 @@ func narrowKinds(set int, v string) int {
 	if set&inferInt != 0 {
 		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
 			set &^= inferInt
+			if errors.Is(err, strconv.ErrRange) {
+				// an integer past int64: as a float it would be
+				// rounded (and every other value of the column
+				// with it), so the column is text, as JSON import
+				// keeps such numbers
+				set &^= inferFloat
+			}
 		}
 	}
 	if set&inferFloat != 0 {
@@ -618,10 +629,8 @@ func narrowKinds(set int, v string) int {
 			set &^= inferFloat
 		}
 	}
-	if set&inferBool != 0 {
-		if _, err := strconv.ParseBool(v); err != nil {
-			set &^= inferBool
-		}
+	if set&inferBool != 0 && !boolWord(v) {
+		set &^= inferBool
 	}
 	if set&inferDate != 0 {
 		if _, err := time.Parse("2006-01-02", v); err != nil {
@@ -651,6 +660,19 @@ func narrowKinds(set int, v string) int {
 
 // leadingZero reports whether v is a number written with a leading zero
 // ("007", "-01"), which a numeric type would not keep; "0" and "0.5" are fine.
+// boolWord reports whether v is a boolean as inference takes one: true or
+// false, in lower, upper or title case (spellings strconv.ParseBool, which
+// arrow-go's reader parses with, reads). ParseBool also takes 1, 0, t and
+// f, so a column of single letters (the F of a sex column that holds only
+// F) would have become false.
+func boolWord(v string) bool {
+	switch v {
+	case "true", "True", "TRUE", "false", "False", "FALSE":
+		return true
+	}
+	return false
+}
+
 func leadingZero(v string) bool {
 	v = strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")
 	return len(v) > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9'
@@ -710,7 +732,7 @@ func csvComma(path string) rune {
 
 // csvSeparator is the field separator a CSV file is read with: comma when
 // the caller gave one (checked), a tab for .tsv, else sniffComma's.
-func csvSeparator(path string, f io.ReaderAt, comma rune) (rune, error) {
+func csvSeparator(path string, f io.ReaderAt, comma rune, lazy bool) (rune, error) {
 	switch {
 	case comma != 0:
 		if !validComma(comma) {
@@ -720,7 +742,7 @@ func csvSeparator(path string, f io.ReaderAt, comma rune) (rune, error) {
 	case strings.EqualFold(filepath.Ext(path), ".tsv"):
 		return '\t', nil
 	}
-	c, err := sniffComma(f)
+	c, err := sniffComma(f, lazy)
 	if err != nil {
 		return 0, fmt.Errorf("interop: %s: %w", path, err)
 	}
@@ -750,7 +772,7 @@ const (
 // of failing on its second record. The sample is cut after its last
 // line break, and a record the cut leaves inside quotes does not count
 // against a separator.
-func sniffComma(f io.ReaderAt) (rune, error) {
+func sniffComma(f io.ReaderAt, lazy bool) (rune, error) {
 	buf := make([]byte, sniffBytes)
 	n, err := f.ReadAt(buf, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -765,6 +787,7 @@ func sniffComma(f io.ReaderAt) (rune, error) {
 		r := stdcsv.NewReader(bytes.NewReader(buf))
 		r.Comma = c
 		r.ReuseRecord = true
+		r.LazyQuotes = lazy
 		fields, recs := 0, 0
 		ok := true
 		for recs < sniffRecords {
@@ -790,13 +813,21 @@ func sniffComma(f io.ReaderAt) (rune, error) {
 // column types (ReadOptions.CSVInferRows).
 const DefaultCSVInferRows = 1000
 
+// csvDialect is how a CSV file is written: its separator, the values
+// that are null, whether numbers have a decimal comma and quotes may stray
+// (ReadOptions).
+type csvDialect struct {
+	comma   rune
+	nulls   []string
+	decimal bool
+	lazy    bool
+}
+
 // csvTypes is what a CSV reader knows of its column types, for its errors:
-// the separator, and how many records the types were inferred from (0:
-// they were given).
+// the file's dialect, and how many records the types were inferred from
+// (0: they were given).
 type csvTypes struct {
-	comma    rune
-	nulls    []string // the values read as null
-	decimal  bool     // numbers are written with a decimal comma
+	csvDialect
 	inferred int
 	kinds    []int // what inference found (CSVInference); nil: given
 }
@@ -816,6 +847,7 @@ func (t csvTypes) hint() string {
 func (t csvTypes) locate(data []byte, line int64, sch *arrow.Schema) (string, bool) {
 	r := stdcsv.NewReader(bytes.NewReader(data))
 	r.Comma = t.comma
+	r.LazyQuotes = t.lazy
 	r.FieldsPerRecord = -1
 	for {
 		rec, err := r.Read()

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // readCSVText writes text to a file named name, reads it with ro and
@@ -178,4 +180,110 @@ func TestCSVDecimalComma(t *testing.T) {
 			t.Errorf("parallel %v: %v", par, err)
 		}
 	}
+}
+
+// TestCSVInferenceKeepsText checks inference on values whose text a type
+// would change: single letters that strconv.ParseBool reads as booleans
+// (F, T, f, t) and integers past int64, which as floats would be rounded
+// along with every other value of the column. Both stay text; true and
+// false in the spellings the reader parses are booleans.
+func TestCSVInferenceKeepsText(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"s\nF\nF\nT\n", "utf8"},
+		{"s\nf\nt\n", "utf8"},
+		{"s\ntrue\nFALSE\nTrue\n", "bool"},
+		{"a\n9223372036854775807\n9223372036854775808\n", "utf8"},
+		{"a\n-9223372036854775809\n", "utf8"},
+		{"a\n9223372036854775807\n1.5\n", "float64"},
+		{"a\n1e400\n", "utf8"}, // not a float64 either
+	}
+	for _, c := range cases {
+		for _, par := range []bool{false, true} {
+			path := filepath.Join(t.TempDir(), "k.csv")
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(path, ReadOptions{Parallel: par})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Schema().Field(0).Type.String(); got != c.want {
+				t.Errorf("%q, parallel %v: %s, want %s", c.text, par, got, c.want)
+			}
+			r.Close()
+		}
+	}
+	_, rows, err := readCSVText(t, "big.csv", "a\n9223372036854775807\n9223372036854775808\n", ReadOptions{})
+	if err != nil || fmt.Sprint(rows) != "[[9223372036854775807] [9223372036854775808]]" {
+		t.Errorf("big integers: %q %v", rows, err)
+	}
+}
+
+// TestCSVLazyQuotes checks ReadOptions.CSVLazyQuotes: a quote inside an
+// unquoted field is refused by default and read as text with the option.
+func TestCSVLazyQuotes(t *testing.T) {
+	text := "item,size\npizza,12\" large\n\"quoted \"x\" y\",2\n"
+	if _, _, err := readCSVText(t, "q.csv", text, ReadOptions{}); err == nil {
+		t.Error("a bare quote accepted without CSVLazyQuotes")
+	}
+	for _, par := range []bool{false, true} {
+		_, rows, err := readCSVText(t, "q.csv", text, ReadOptions{Parallel: par, CSVLazyQuotes: true})
+		if err != nil || fmt.Sprint(rows) != `[[pizza 12" large] [quoted "x" y 2]]` {
+			t.Errorf("parallel %v: %q %v", par, rows, err)
+		}
+	}
+}
+
+// TestCSVExportEdges writes tables CSV could lose rows or names of, with
+// the serial and the parallel sink: a table of no rows keeps its header,
+// and in a table of one column an empty string is written "" (an empty
+// line would be skipped when read), so every row comes back.
+func TestCSVExportEdges(t *testing.T) {
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	b := array.NewStringBuilder(mem)
+	b.AppendValues([]string{"", "x", "", "a\n\nb", ""}, []bool{true, true, false, true, true})
+	col := b.NewArray()
+	defer col.Release()
+	rec := array.NewRecord(sch, []arrow.Array{col}, int64(col.Len()))
+	defer rec.Release()
+	two := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "b", Type: arrow.BinaryTypes.String}}, nil)
+	for _, threads := range []int{1, 4} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "one.csv")
+		s, err := Create(path, sch, WriteOptions{Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, rows, err := readCSVText(t, "one.csv", mustRead(t, path), ReadOptions{})
+		// an empty string reads back as null, as in every CSV export
+		if err != nil || fmt.Sprint(rows) != "[[∅] [x] [∅] [a\n\nb] [∅]]" {
+			t.Errorf("threads %d: one column read back as %q, %v", threads, rows, err)
+		}
+		path = filepath.Join(dir, "none.csv")
+		if s, err = Create(path, two, WriteOptions{Threads: threads}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, path); got != "a,b\n" {
+			t.Errorf("threads %d: a table of no rows wrote %q", threads, got)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -94,7 +96,7 @@ func (s *csvParallelSink) formatOne(buf *bytes.Buffer, j csvJob) (b []byte, err 
 	}
 	defer out.Release()
 	buf.Reset()
-	w := csv.NewWriter(buf, s.sch, csv.WithHeader(j.header), csv.WithNullWriter(s.null), csv.WithComma(s.comma))
+	w := csv.NewWriter(csvOutput(buf, s.sch), s.sch, csv.WithHeader(j.header), csv.WithNullWriter(s.null), csv.WithComma(s.comma))
 	if err := w.Write(out); err != nil {
 		return nil, err
 	}
@@ -154,11 +156,19 @@ func (s *csvParallelSink) Write(rec arrow.Record) error {
 	return nil
 }
 
-// Close waits for every batch to be written and closes the file (which,
-// as the serial sink's, holds no header when no batch came).
+// Close waits for every batch to be written and closes the file. A table
+// of no rows still gets its header.
 func (s *csvParallelSink) Close() error {
 	if s.closed {
 		return errCSVClosed
+	}
+	if s.seq == 0 {
+		rec := emptyRecord(s.sch, s.mem)
+		err := s.Write(rec)
+		rec.Release()
+		if err != nil {
+			s.fail(err)
+		}
 	}
 	s.closed = true
 	close(s.work)
@@ -170,4 +180,55 @@ func (s *csvParallelSink) Close() error {
 		return err
 	}
 	return s.f.Close()
+}
+
+// emptyRecord is a record of sch with no rows.
+func emptyRecord(sch *arrow.Schema, mem memory.Allocator) arrow.Record {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	cols := make([]arrow.Array, sch.NumFields())
+	for i, f := range sch.Fields() {
+		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+		defer cols[i].Release()
+	}
+	return array.NewRecord(sch, cols, 0)
+}
+
+// csvOutput is where a CSV writer of sch writes for w: w itself, or for a
+// table of one column an emptyRecords over it.
+func csvOutput(w io.Writer, sch *arrow.Schema) io.Writer {
+	if sch.NumFields() == 1 {
+		return &emptyRecords{w: w, start: true}
+	}
+	return w
+}
+
+// emptyRecords passes CSV text on to w with every empty record written as
+// "". In a file of one column an empty string is an empty line, which CSV
+// readers skip (a null is written NULL there, see Create), so the row would
+// be lost; encoding/csv quotes no empty field. Quotes are followed so that
+// empty lines inside a quoted value stay as they are.
+type emptyRecords struct {
+	w             io.Writer
+	start, quoted bool // at the start of a record; inside quotes
+	out           []byte
+}
+
+func (e *emptyRecords) Write(p []byte) (int, error) {
+	e.out = e.out[:0]
+	for _, c := range p {
+		switch {
+		case c == '"':
+			e.quoted = !e.quoted
+		case c == '\n' && !e.quoted && e.start:
+			e.out = append(e.out, '"', '"')
+		}
+		e.out = append(e.out, c)
+		e.start = c == '\n' && !e.quoted
+	}
+	if _, err := e.w.Write(e.out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -109,6 +109,12 @@ type ReadOptions struct {
 	// parsed with the comma as the point. Only a lone comma is one: a
 	// value also holding a point ("1.234,5") is text.
 	CSVDecimalComma bool
+	// CSVLazyQuotes accepts quotes inside unquoted fields (12" pizza) and
+	// lone quotes inside quoted ones as text, as encoding/csv's
+	// LazyQuotes does, instead of refusing the file. Such a file is read
+	// on one goroutine: the parallel reader cuts records at line breaks
+	// outside quotes, which a stray quote would misplace.
+	CSVLazyQuotes bool
 	// KeepTypes passes batches through with their source types. By default
 	// types Strata cannot store but can hold losslessly are converted (see
 	// StorableType): extension types, float16, fixed_size_binary,
@@ -668,7 +674,7 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 			s = newCSVParallelSink(f, flat, text, null, comma, opts.Threads, opts.Mem)
 			break
 		}
-		s = &csvSink{f: f, w: csv.NewWriter(f, flat, csv.WithHeader(true), csv.WithNullWriter(null), csv.WithComma(comma)), sch: flat, text: text, mem: opts.Mem}
+		s = &csvSink{f: f, w: csv.NewWriter(csvOutput(f, flat), flat, csv.WithHeader(true), csv.WithNullWriter(null), csv.WithComma(comma)), sch: flat, text: text, mem: opts.Mem}
 	case JSON:
 		s = &jsonSink{f: f, w: bufio.NewWriterSize(f, 1<<16)}
 	default:
@@ -777,6 +783,8 @@ type csvSink struct {
 	sch  *arrow.Schema // the columns CSV cannot hold as strings
 	text []csvText     // per column: how it becomes text, nil if it need not
 	mem  memory.Allocator
+	// wrote: a batch was written (else Close writes the header alone)
+	wrote bool
 }
 
 // TimeText renders value i of a time-of-day array as HH:MM:SS[.fraction]
@@ -845,6 +853,7 @@ func csvSchema(sch *arrow.Schema) (*arrow.Schema, []csvText) {
 }
 
 func (c *csvSink) Write(rec arrow.Record) error {
+	c.wrote = true
 	out, err := csvRecord(rec, c.sch, c.text, c.mem)
 	if err != nil {
 		return err
@@ -910,7 +919,19 @@ func textColumn(a arrow.Array, text csvText, mem memory.Allocator) (arrow.Array,
 	}
 	return b.NewArray(), nil
 }
+
+// Close flushes and closes the file; a table of no rows still gets its
+// header.
 func (c *csvSink) Close() error {
+	if !c.wrote {
+		rec := emptyRecord(c.sch, c.mem)
+		err := c.w.Write(rec)
+		rec.Release()
+		if err != nil {
+			c.f.Close()
+			return err
+		}
+	}
 	c.w.Flush()
 	if err := c.w.Error(); err != nil {
 		c.f.Close()

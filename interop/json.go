@@ -951,7 +951,8 @@ func (s *jsonSink) Close() error {
 
 // JSONValue is value i of a as a Go value JSON marshals as a JSON reader
 // expects: null, booleans and numbers as such, times as their text, a JSON
-// column as its text, nested values as JSON.
+// column as its text, nested values as JSON; a NaN or infinite float as
+// null, which is all JSON can hold of it.
 func JSONValue(a arrow.Array, i int) any {
 	if a.IsNull(i) {
 		return nil
@@ -979,9 +980,9 @@ func JSONValue(a arrow.Array, i int) any {
 	case *array.Uint64:
 		return v.Value(i)
 	case *array.Float32:
-		return v.Value(i)
+		return jsonFloat(float64(v.Value(i)), v.Value(i))
 	case *array.Float64:
-		return v.Value(i)
+		return jsonFloat(v.Value(i), v.Value(i))
 	case *array.String:
 		return v.Value(i)
 	case array.ExtensionArray:
@@ -1003,6 +1004,16 @@ func JSONValue(a arrow.Array, i int) any {
 		return a.ValueStr(i)
 	}
 	return json.RawMessage(b)
+}
+
+// jsonFloat is v as JSONValue returns it: nil for NaN and the infinities,
+// which JSON cannot write, as JavaScript's JSON.stringify and pandas
+// write them (null); else the value, of its own type.
+func jsonFloat[F float32 | float64](f float64, v F) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return v
 }
 
 // writeArrowJSON writes value i of a as JSON, a struct's keys in the order

@@ -250,6 +250,7 @@ func TestImportCSVDialect(t *testing.T) {
 	write("p2.csv", "3|\\N\n")
 	check("f0,f1\n1,\n2,7\n3,\n", filepath.Join(dir, "p*.csv"), "--no-header", "--null", `NA,\N`, "--delimiter", "|")
 	check("a,b\n1,x;y\n", write("tab.csv", "a\tb\n1\tx;y\n"), "--delimiter", "tab")
+	check("a,b\n1,\"12\"\" x\"\n", write("lazy.csv", "a,b\n1,12\" x\n"), "--lazy-quotes")
 	if _, _, err := capture(t, "import", "--quiet", "--delimiter", `"`, filepath.Join(dir, "semi.csv"), out); err == nil {
 		t.Error("--delimiter '\"' accepted")
 	}

@@ -659,6 +659,7 @@ type readFlags struct {
 	noHeader  *bool
 	null      *string
 	decimal   *bool
+	lazy      *bool
 }
 
 func addReadFlags(fs *flag.FlagSet) *readFlags {
@@ -668,12 +669,13 @@ func addReadFlags(fs *flag.FlagSet) *readFlags {
 		noHeader:  fs.Bool("no-header", false, "CSV: the file has no header line (columns are named f0, f1, ...)"),
 		null:      fs.String("null", "", "CSV: comma-separated values read as null besides empty fields, NULL and null (e.g. 'NA,\\N')"),
 		decimal:   fs.Bool("decimal-comma", false, "CSV: numbers are written with a decimal comma (2,5), as with a semicolon separator"),
+		lazy:      fs.Bool("lazy-quotes", false, "CSV: take quotes inside fields as text (12\" pizza) instead of refusing the file (read on one goroutine)"),
 	}
 }
 
 // options returns the read options the flags ask for, or a usage error.
 func (r *readFlags) options() (interop.ReadOptions, error) {
-	ro := interop.ReadOptions{CSVInferRows: *r.inferRows, JSONInferRows: *r.inferRows, CSVNoHeader: *r.noHeader, CSVDecimalComma: *r.decimal}
+	ro := interop.ReadOptions{CSVInferRows: *r.inferRows, JSONInferRows: *r.inferRows, CSVNoHeader: *r.noHeader, CSVDecimalComma: *r.decimal, CSVLazyQuotes: *r.lazy}
 	if *r.inferRows < -1 {
 		return ro, usagef("--infer-rows %d: want a count, 0 for the default, or -1 for every record", *r.inferRows)
 	}

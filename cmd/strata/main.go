@@ -22,6 +22,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -37,7 +39,7 @@ usage:
                                            'logs/*.parquet') of the same columns import in order into one file;
                                            --layout-from replays the encodings an earlier file of the same table chose;
                                            --union-by-name imports SRCs of different columns by column name;
-                                           CSV: --delimiter C|tab (default: sniffed), --no-header, --null 'NA,\N', --decimal-comma
+                                           CSV: --delimiter C|tab (default: sniffed), --no-header, --null 'NA,\N', --decimal-comma, --lazy-quotes
   strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines)
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
@@ -163,6 +165,10 @@ func run(cmd string, args []string) error {
 		return nil
 	default:
 		return usagef("unknown command %q\n\n%s", cmd, usage)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		// -h or --help: the command printed its flags
+		return nil
 	}
 	return err
 }
