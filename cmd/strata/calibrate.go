@@ -20,8 +20,8 @@ func runCalibrate(args []string) error {
 	rounds := fs.Int("rounds", 15, "rounds per measurement; the fastest counts")
 	reps := fs.Int("reps", 10, "decodes per round")
 	kinds := fs.String("kinds", "", "comma-separated encodings to measure (default: all), e.g. Dictionary,SharedDictionary")
-	if err := fs.Parse(args); err != nil {
-		return usagef("%v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 0 {
 		return usagef("calibrate takes no arguments")

@@ -83,3 +83,72 @@ func TestErrorsAdvise(t *testing.T) {
 		t.Error("usage errors and success map to the wrong exit codes")
 	}
 }
+
+// TestExitCodes runs commands whose command lines are wrong, that ask for
+// help, and verify over good, corrupt and missing files: each exits with
+// the status the usage text documents (0 done, 1 failed, 2 the command
+// line is wrong, 3 a file is corrupt), help printed on stdout, and a
+// negative --threads refused alike by every command that takes it.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.strata")
+	writeLineitem(t, good)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/3] ^= 0xff // inside the stripes: it opens, a chunk fails its checksum
+	bad := filepath.Join(dir, "bad.strata")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	csvPath := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(csvPath, []byte("a\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.strata")
+	const threads = `invalid value "-3" for flag -threads: want a count of goroutines, 0 or more`
+	for _, c := range []struct {
+		args []string
+		code int
+		// stdout and the error hold these
+		out, msg string
+	}{
+		{[]string{"cat", good, "--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
+		{[]string{"scan", good, "--limit", "abc"}, exitUsage, "", `invalid value "abc" for flag -limit`},
+		{[]string{"import", "--infer-rows", "abc", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", "-infer-rows"},
+		{[]string{"take", good, "-1"}, exitUsage, "", "-1"},
+		{[]string{"import", "-h"}, exitOK, "-infer-rows", ""},
+		{[]string{"cat", "--help"}, exitOK, "-columns", ""},
+		{[]string{"agg", "-h"}, exitOK, "-where", ""},
+		{[]string{"calibrate", "-h"}, exitOK, "-rounds", ""},
+		{[]string{"ts", "query", "-h"}, exitOK, "-series", ""},
+		{[]string{"verify", "-h"}, exitOK, "Usage of verify", ""},
+		{[]string{"verify", "--bogus", good}, exitUsage, "", "-bogus"},
+		{[]string{"verify", good}, exitOK, good + ": ok", ""},
+		{[]string{"verify", missing}, exitFailed, "missing.strata: no such file", "1 of 1 files could not be read"},
+		{[]string{"verify", bad}, exitCorrupt, "bad.strata: CORRUPT: ", "1 of 1 files corrupt"},
+		{[]string{"verify", good, bad, missing}, exitCorrupt, good + ": ok", "1 of 3 files corrupt, 1 could not be read"},
+		{[]string{"verify", filepath.Join(dir, "none*.strata")}, exitFailed, "no file matches", ""},
+		{[]string{"cat", good, "--threads", "-3"}, exitUsage, "", threads},
+		{[]string{"scan", good, "--threads", "-3"}, exitUsage, "", threads},
+		{[]string{"take", good, "0", "--threads", "-3"}, exitUsage, "", threads},
+		{[]string{"agg", good, "count(*)", "--threads", "-3"}, exitUsage, "", threads},
+		{[]string{"export", good, filepath.Join(dir, "o.csv"), "--threads", "-3"}, exitUsage, "", threads},
+		{[]string{"import", "--threads", "-3", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", threads},
+		{[]string{"sizes", "--threads", "-3", dir}, exitUsage, "", threads},
+		{[]string{"ts", "query", good, "--threads", "-3"}, exitUsage, "", threads},
+		{[]string{"cat", good, "--threads", "2", "--limit", "1"}, exitOK, "l_orderkey", ""},
+	} {
+		out, _, err := capture(t, c.args[0], c.args[1:]...)
+		if code := exitCode(err); code != c.code {
+			t.Errorf("strata %s: exit %d (%v), want %d", strings.Join(c.args, " "), code, err, c.code)
+		}
+		if !strings.Contains(out, c.out) {
+			t.Errorf("strata %s: stdout %q, want it to hold %q", strings.Join(c.args, " "), out, c.out)
+		}
+		if c.msg != "" && (err == nil || !strings.Contains(err.Error(), c.msg)) {
+			t.Errorf("strata %s: error %v, want %q", strings.Join(c.args, " "), err, c.msg)
+		}
+	}
+}

@@ -25,7 +25,7 @@ import (
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		args = fs.Args()
@@ -124,7 +124,7 @@ func projectSchema(sch *arrow.Schema, cols []string) *arrow.Schema {
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
-	threads := fs.Int("threads", 0, "goroutines decoding, and formatting CSV text (0: all cores)")
+	threads := threadsFlag(fs, 0, "`N` goroutines decoding, and formatting CSV text (0: all cores)")
 	byName := fs.Bool("union-by-name", false, "write the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
@@ -411,7 +411,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
 	format := fs.String("format", "table", "table, csv or json")
-	threads := fs.Int("threads", 0, "goroutines decoding (0: all cores)")
+	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "scan one split only: its JSON (from 'strata splits') or @FILE")
 	byName := fs.Bool("union-by-name", false, "read the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
 	var where *string

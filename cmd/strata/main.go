@@ -49,7 +49,8 @@ usage:
   strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
                                            (reading commands take --threads N: goroutines per query, 0 = all cores;
                                            import and sizes take it too: goroutines encoding)
-  strata verify FILE...                    check the file checksum and every chunk's; exit 1 on corruption
+  strata verify FILE...                    check the file checksum and every chunk's; exit 3 if one is corrupt,
+                                           1 if one cannot be read
   strata gen tpch [--sf 0.1] [--seed 1] OUT   OUT is .strata, .parquet or .csv
   strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
                                            the TSBS cpu-only DevOps workload (.strata: a time-series table)

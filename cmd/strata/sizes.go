@@ -239,7 +239,7 @@ func addWriteFlags(fs *flag.FlagSet) *writeFlags {
 		flatmap:     fs.String("flatmap", "", "comma-separated map columns to store as FlatMap"),
 		optimize:    fs.String("optimize", "balanced", "speed, balanced or size: how encoding selection trades bytes for decode time"),
 		layoutFrom:  fs.String("layout-from", "", "replay the encodings an earlier Strata `file` of the same table chose, instead of selecting them again"),
-		threads:     fs.Int("threads", 0, "goroutines encoding, and parsing a CSV source (0: all cores; above 1, a stripe encodes while the next is read)"),
+		threads:     threadsFlag(fs, 0, "`N` goroutines encoding, and parsing a CSV source (0: all cores; above 1, a stripe encodes while the next is read)"),
 	}
 }
 
@@ -250,9 +250,6 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 	}
 	o := &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
 		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap), Parallel: *w.threads}
-	if *w.threads < 0 {
-		return nil, usagef("--threads %d: want 0 (all cores) or more", *w.threads)
-	}
 	if *w.layoutFrom != "" {
 		f, err := strata.Open(*w.layoutFrom)
 		if err != nil {

@@ -190,7 +190,7 @@ func addTSFlags(fs *flag.FlagSet) *tsFlags {
 		to:      fs.String("to", "", "end time (exclusive)"),
 		cols:    fs.String("columns", "", "comma-separated columns (default all)"),
 		format:  fs.String("format", "table", "table, csv or json"),
-		threads: fs.Int("threads", 1, "goroutines decoding columns in parallel"),
+		threads: threadsFlag(fs, 1, "`N` goroutines decoding columns in parallel"),
 		stats:   fs.Bool("stats", false, "print what was read and decoded on stderr"),
 	}
 }
