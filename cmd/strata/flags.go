@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // parseFlags parses a command's flags. -h or --help prints the flags on
@@ -53,4 +54,80 @@ func (t *threadsValue) Set(s string) error {
 	}
 	*t = threadsValue(n)
 	return nil
+}
+
+// columnsFlag defines --columns, a list of columns (see splitColumns),
+// parsed with the flags.
+func columnsFlag(fs *flag.FlagSet, usage string) *[]string {
+	v := &columnsValue{}
+	fs.Var(v, "columns", usage)
+	return &v.cols
+}
+
+type columnsValue struct {
+	text string
+	cols []string
+}
+
+func (c *columnsValue) String() string {
+	if c == nil {
+		return ""
+	}
+	return c.text
+}
+
+func (c *columnsValue) Set(s string) error {
+	cols, err := splitColumns(s)
+	if err != nil {
+		return err
+	}
+	c.text, c.cols = s, cols
+	return nil
+}
+
+// splitColumns splits a --columns list at its commas. A name in double
+// quotes may hold commas ("a,b"), and a quote doubled inside quotes is one
+// quote ("say ""hi"""), as in filters and aggregates; a quoted part may
+// also be a segment of a nested field's path (s."a,b"). Spaces around a
+// name are dropped, those inside quotes kept.
+func splitColumns(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	quoted, hadQuote, lead, trail := false, false, true, 0
+	end := func() {
+		name := cur.String()
+		name = name[:len(name)-trail]
+		if name != "" || hadQuote {
+			out = append(out, name)
+		}
+		cur.Reset()
+		hadQuote, lead, trail = false, true, 0
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '"' && i+1 < len(s) && s[i+1] == '"':
+			cur.WriteByte('"')
+			i++
+		case c == '"':
+			quoted, hadQuote, lead, trail = !quoted, true, false, 0
+		case quoted:
+			cur.WriteByte(c)
+		case c == ',':
+			end()
+		case c == ' ' || c == '\t':
+			if !lead {
+				cur.WriteByte(c)
+				trail++
+			}
+		default:
+			cur.WriteByte(c)
+			lead, trail = false, 0
+		}
+	}
+	if quoted {
+		return nil, errors.New("a quote is not closed")
+	}
+	end()
+	return out, nil
 }

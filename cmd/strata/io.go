@@ -123,7 +123,7 @@ func projectSchema(sch *arrow.Schema, cols []string) *arrow.Schema {
 
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
+	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding, and formatting CSV text (0: all cores)")
 	byName := fs.Bool("union-by-name", false, "write the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
 	pf := addProgressFlags(fs)
@@ -150,13 +150,13 @@ func runExport(args []string) error {
 	var total int64
 	// by name, one scan of all the files; its schema is the table's
 	var union *strata.Scanner
-	stored := projectSchema(files[0].Schema(), splitList(*cols))
+	stored := projectSchema(files[0].Schema(), *cols)
 	if *byName && len(files) > 1 {
 		tables := make([]*strata.File, len(files))
 		for i, f := range files {
 			tables[i] = f.File
 		}
-		if union, err = strata.ScanFiles(ctx, tables, strata.ScanOptions{Columns: splitList(*cols), UnionByName: true}); err != nil {
+		if union, err = strata.ScanFiles(ctx, tables, strata.ScanOptions{Columns: *cols, UnionByName: true}); err != nil {
 			return byNameError(err, paths)
 		}
 		defer union.Close()
@@ -226,7 +226,7 @@ func runExport(args []string) error {
 		}
 	} else {
 		for i, f := range files {
-			sc, err := f.Scan(strata.ScanOptions{Columns: splitList(*cols)})
+			sc, err := f.Scan(strata.ScanOptions{Columns: *cols})
 			if err != nil {
 				return fmt.Errorf("%s: %w", paths[i], err)
 			}
@@ -407,7 +407,7 @@ func runScan(args []string) error { return scanCommand("scan", args, true) }
 
 func scanCommand(name string, args []string, withWhere bool) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
+	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
 	format := fs.String("format", "table", "table, csv or json")
@@ -433,7 +433,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if err != nil {
 		return err
 	}
-	base := strata.ScanOptions{Columns: splitList(*cols)}
+	base := strata.ScanOptions{Columns: *cols}
 	if where != nil {
 		base.Where = *where
 	}

@@ -18,7 +18,7 @@ import (
 
 func runTake(args []string) error {
 	fs := flag.NewFlagSet("take", flag.ContinueOnError)
-	cols := fs.String("columns", "", "comma-separated columns or paths of nested fields (s.a), default all")
+	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
 	format := fs.String("format", "table", "table, csv or json")
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	byName := fs.Bool("union-by-name", false, "look rows up in the files of a pattern as one table by column name: every column of any file, null where a file lacks one")
@@ -73,7 +73,7 @@ func runTake(args []string) error {
 		tables[i] = f.File
 	}
 	start := time.Now()
-	rec, _, err := strata.TakeFiles(ctx, tables, rows, strata.TakeOptions{Columns: splitList(*cols), UnionByName: *byName})
+	rec, _, err := strata.TakeFiles(ctx, tables, rows, strata.TakeOptions{Columns: *cols, UnionByName: *byName})
 	if err != nil {
 		return err
 	}

@@ -178,9 +178,10 @@ func timeColumnSchema(sch *arrow.Schema, col string) (*arrow.Schema, func(arrow.
 
 // tsFlags are the flags every ts read command shares.
 type tsFlags struct {
-	series, from, to, cols, format *string
-	threads                        *int
-	stats                          *bool
+	series, from, to, format *string
+	cols                     *[]string
+	threads                  *int
+	stats                    *bool
 }
 
 func addTSFlags(fs *flag.FlagSet) *tsFlags {
@@ -188,7 +189,7 @@ func addTSFlags(fs *flag.FlagSet) *tsFlags {
 		series:  fs.String("series", "", "series selector: tag=value[,tag=value...] (default: every series)"),
 		from:    fs.String("from", "", "first time (inclusive)"),
 		to:      fs.String("to", "", "end time (exclusive)"),
-		cols:    fs.String("columns", "", "comma-separated columns (default all)"),
+		cols:    columnsFlag(fs, "comma-separated `columns` (default all); quote a name holding a comma: \"a,b\""),
 		format:  fs.String("format", "table", "table, csv or json"),
 		threads: threadsFlag(fs, 1, "`N` goroutines decoding columns in parallel"),
 		stats:   fs.Bool("stats", false, "print what was read and decoded on stderr"),
@@ -322,7 +323,7 @@ func runTSQuery(args []string) error {
 		return err
 	}
 	defer f.Close()
-	rows, err := f.Query(ctx, timeseries.QueryOptions{Series: sel, Time: tr, Columns: splitList(*fl.cols),
+	rows, err := f.Query(ctx, timeseries.QueryOptions{Series: sel, Time: tr, Columns: *fl.cols,
 		Offset: *offset, Limit: *limit, Eager: *eager})
 	if err != nil {
 		return err
@@ -386,7 +387,7 @@ func runTSAgg(args []string) error {
 	for _, s := range splitList(*funcs) {
 		fn = append(fn, strings.ToLower(s))
 	}
-	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: splitList(*fl.cols), Funcs: fn, NoStats: *noStats, Keys: splitList(*keys)})
+	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: *fl.cols, Funcs: fn, NoStats: *noStats, Keys: splitList(*keys)})
 	if err != nil {
 		return err
 	}
@@ -437,7 +438,7 @@ func runTSSample(args []string) error {
 	for e := *epoch; e < *epoch+*epochs; e++ {
 		t0 := time.Now()
 		recs, st, err := f.Sample(ctx, timeseries.SampleOptions{Series: sel, Windows: *windows, Length: *length,
-			Columns: splitList(*fl.cols), Seed: *seed, Epoch: e, Stacked: *stacked})
+			Columns: *fl.cols, Seed: *seed, Epoch: e, Stacked: *stacked})
 		if err != nil {
 			return err
 		}
@@ -479,7 +480,7 @@ func runTSLast(args []string) error {
 	if err != nil {
 		return err
 	}
-	rec, st, err := f.Last(ctx, sel, splitList(*fl.cols))
+	rec, st, err := f.Last(ctx, sel, *fl.cols)
 	if err != nil {
 		return err
 	}
