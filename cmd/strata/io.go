@@ -162,10 +162,12 @@ func runExport(args []string) error {
 		defer union.Close()
 		stored = union.Schema()
 	}
-	for i, f := range files {
-		if union == nil && !sameColumns(files[0].Schema(), f.Schema()) {
-			return differentColumns(paths[0], paths[i], files[0].Schema(), f.Schema())
+	if union == nil {
+		if err := checkColumns(paths, files, *cols); err != nil {
+			return err
 		}
+	}
+	for _, f := range files {
 		total += f.NumRows()
 	}
 	// The types import read from the source, where Strata stores a
@@ -464,19 +466,24 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		return scanByName(ctx, files, paths, opts, pr, showStats != nil && *showStats)
 	}
 	// The files of a pattern are scanned one after another, as one table:
-	// the offset and limit count rows across them.
+	// the offset and limit count rows across them. Their columns are
+	// compared before a row is printed.
+	files, err := openAll(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads})
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	if err := checkColumns(paths, files, base.Columns); err != nil {
+		return err
+	}
 	skip, left := *offset, *limit
 	var first *arrow.Schema
-	next, stop := openInOrder(ctx, paths, sf, strata.OpenOptions{Parallelism: *threads}, scanOpenAhead)
-	defer stop()
-	for _, path := range paths {
+	for i, path := range paths {
 		if *limit > 0 && left == 0 {
 			break
 		}
-		f, err := next()
-		if err != nil {
-			return err
-		}
+		f := files[i]
+		done := func() { f.Close(); files[i] = nil }
 		opts := base
 		last := path == paths[len(paths)-1]
 		if len(paths) == 1 {
@@ -487,7 +494,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 			// scanned anyway, for the columns of an empty result)
 			if skip >= f.NumRows() && !last {
 				skip -= f.NumRows()
-				f.Close()
+				done()
 				continue
 			}
 			opts.Offset, opts.Limit, skip = skip, left, 0
@@ -499,6 +506,8 @@ func scanCommand(name string, args []string, withWhere bool) error {
 			if first == nil {
 				first = sch
 			} else if !sameColumns(first, sch) {
+				// (checkColumns compared the columns named; this is a
+				// projection's result)
 				return differentColumns(paths[0], path, first, sch)
 			}
 			return nil
@@ -507,7 +516,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		if err == nil && showStats != nil && *showStats {
 			printScanStats(f, n, path, len(paths) > 1, time.Since(start))
 		}
-		f.Close()
+		done()
 		if err != nil {
 			return err
 		}
@@ -567,10 +576,91 @@ func scanFile(f *openedFile, opts strata.ScanOptions, pr *printer, skip, left *i
 	return sc.Stats(), nil
 }
 
+// checkColumns returns an error naming the first file whose columns differ
+// from the first file's: the columns cols names (those the first file has:
+// the scan reports the others), or all of them if cols is empty.
+func checkColumns(paths []string, files []*openedFile, cols []string) error {
+	if len(files) < 2 {
+		return nil
+	}
+	a := files[0].Schema()
+	for i, f := range files[1:] {
+		b := f.Schema()
+		if len(cols) == 0 {
+			if !sameColumns(a, b) {
+				return differentColumns(paths[0], paths[i+1], a, b)
+			}
+			continue
+		}
+		for _, c := range cols {
+			ta := fieldType(a, c)
+			if ta == nil {
+				continue
+			}
+			switch tb := fieldType(b, c); {
+			case tb == nil:
+				return columnsError(paths[0], paths[i+1], fmt.Sprintf("no column %q", c))
+			case !arrow.TypeEqual(ta, tb):
+				return columnsError(paths[0], paths[i+1], fmt.Sprintf("column %q is %s, %s in the first file", c, tb, ta))
+			}
+		}
+	}
+	return nil
+}
+
 // differentColumns is the error of two files of a pattern whose columns
-// differ.
+// differ (sameColumns): it names the first column that differs.
 func differentColumns(a, b string, sa, sb *arrow.Schema) error {
-	return fmt.Errorf("%s and %s hold different columns: %v against %v (--union-by-name reads them by column name)", a, b, sa, sb)
+	has := func(sch *arrow.Schema, name string) bool { return len(sch.FieldIndices(name)) > 0 }
+	for i := 0; ; i++ {
+		switch {
+		case i >= sa.NumFields() && i >= sb.NumFields():
+			return columnsError(a, b, "")
+		case i < sa.NumFields() && (i >= sb.NumFields() || !has(sb, sa.Field(i).Name)):
+			return columnsError(a, b, fmt.Sprintf("no column %q", sa.Field(i).Name))
+		case i >= sa.NumFields() || !has(sa, sb.Field(i).Name):
+			return columnsError(a, b, fmt.Sprintf("column %q is not in the first file", sb.Field(i).Name))
+		}
+		fa, fb := sa.Field(i), sb.Field(i)
+		switch {
+		case fa.Name != fb.Name:
+			return columnsError(a, b, fmt.Sprintf("column %d is %q, %q in the first file", i+1, fb.Name, fa.Name))
+		case !arrow.TypeEqual(fa.Type, fb.Type):
+			return columnsError(a, b, fmt.Sprintf("column %q is %s, %s in the first file", fa.Name, fb.Type, fa.Type))
+		}
+	}
+}
+
+// columnsError is the usage error of file b of a pattern whose columns
+// differ from those of a, the first file, as what says.
+func columnsError(a, b, what string) error {
+	if what != "" {
+		what = ": " + what
+	}
+	return usagef("%s holds different columns from %s%s (--union-by-name reads files of different columns by column name)", b, a, what)
+}
+
+// fieldType returns the type of a column, or of a field of struct columns
+// by its dotted path (s.a), in sch; nil if there is none.
+func fieldType(sch *arrow.Schema, path string) arrow.DataType {
+	if idx := sch.FieldIndices(path); len(idx) > 0 {
+		return sch.Field(idx[0]).Type
+	}
+	for i := 0; i < len(path); i++ {
+		if path[i] != '.' {
+			continue
+		}
+		idx := sch.FieldIndices(path[:i])
+		if len(idx) == 0 {
+			continue
+		}
+		if st, ok := sch.Field(idx[0]).Type.(*arrow.StructType); ok {
+			if t := fieldType(arrow.NewSchema(st.Fields(), nil), path[i+1:]); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 // sameColumns reports whether two schemas have the same column names and

@@ -256,3 +256,65 @@ func atoi(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// TestPatternOtherColumns reads patterns of files whose columns differ:
+// cat, scan, take and export refuse them before printing or writing a row,
+// in one line naming the file and the column that differs; columns the
+// files share may still be read.
+func TestPatternOtherColumns(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"p1": "a,b\n1,2\n", "p2": "a,c\n3,4\n",
+		"q1": "a,b\n1,2\n", "q2": "a,b\nx,4\n",
+	} {
+		src := filepath.Join(dir, name+".csv")
+		if err := os.WriteFile(src, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, stderr, err := capture(t, "import", "--quiet", src, filepath.Join(dir, name+".strata")); err != nil {
+			t.Fatalf("import: %v\n%s", err, stderr)
+		}
+	}
+	p, q := filepath.Join(dir, "p?.strata"), filepath.Join(dir, "q?.strata")
+	p2, q2 := filepath.Join(dir, "p2.strata"), filepath.Join(dir, "q2.strata")
+	out := filepath.Join(dir, "out.csv")
+	for _, c := range []struct {
+		args []string
+		want []string // in the error
+	}{
+		{[]string{"cat", p}, []string{p2, `no column "b"`}},
+		{[]string{"scan", p, "--where", "a > 0"}, []string{p2, `no column "b"`}},
+		{[]string{"take", p, "0", "1"}, []string{p2, `no column "b"`}},
+		{[]string{"export", p, out}, []string{p2, `no column "b"`}},
+		{[]string{"cat", q, "--format", "json"}, []string{q2, `column "a" is utf8, int64 in the first file`}},
+		{[]string{"cat", q, "--columns", "b,a"}, []string{q2, `column "a" is utf8`}},
+		{[]string{"export", q, out, "--columns", "a"}, []string{q2, `column "a" is utf8`}},
+	} {
+		got, _, err := capture(t, c.args[0], c.args[1:]...)
+		if err == nil || exitCode(err) != exitUsage {
+			t.Errorf("%v: %v (exit %d), want exit %d", c.args, err, exitCode(err), exitUsage)
+			continue
+		}
+		if got != "" {
+			t.Errorf("%v printed %q before failing", c.args, got)
+		}
+		if msg := err.Error(); strings.Contains(msg, "\n") || len(msg) > 300 {
+			t.Errorf("%v: a long error:\n%s", c.args, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %v, want %q in it", c.args, err, w)
+			}
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused export wrote its file")
+	}
+	// the columns the files share
+	for _, args := range [][]string{{"cat", p, "--columns", "a"}, {"take", p, "0", "1", "--columns", "a"}, {"cat", q, "--columns", "b"}} {
+		got, stderr, err := capture(t, args[0], append(args[1:], "--format", "csv")...)
+		if err != nil || (got != "a\n1\n3\n" && got != "b\n2\n4\n") {
+			t.Errorf("%v: %v\n%s%s", args, err, got, stderr)
+		}
+	}
+}

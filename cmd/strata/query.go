@@ -68,6 +68,11 @@ func runTake(args []string) error {
 		files = append(files, f)
 		total += f.NumRows()
 	}
+	if !*byName {
+		if err := checkColumns(paths, files, *cols); err != nil {
+			return err
+		}
+	}
 	tables := make([]*strata.File, len(files))
 	for i, f := range files {
 		tables[i] = f.File
@@ -257,11 +262,6 @@ func printReport(r *strata.Report) {
 		}
 	}
 }
-
-// scanOpenAhead is how many files of a pattern a scan opens ahead of the
-// one it reads, hiding an object's opening round trip behind the scan of
-// the files before it.
-const scanOpenAhead = 8
 
 // openInOrder opens paths in order on goroutines, at most ahead of them
 // beyond the file the caller last took. next returns the files in order
