@@ -305,14 +305,7 @@ func (p *printer) table(rec arrow.Record) error {
 	for i := 0; i < int(rec.NumRows()); i++ {
 		row := make([]string, ncol)
 		for c := 0; c < ncol; c++ {
-			col := rec.Column(c)
-			if col.IsNull(i) || col.DataType().ID() == arrow.NULL { // arrow-go's null arrays report IsValid
-				row[c] = "NULL"
-			} else if s, ok := interop.TimeText(col, i); ok {
-				row[c] = s
-			} else {
-				row[c] = tableText(col.ValueStr(i))
-			}
+			row[c] = cellText(rec.Column(c), i)
 		}
 		cells = append(cells, row)
 	}
@@ -350,6 +343,17 @@ func (p *printer) table(rec arrow.Record) error {
 	p.header = true
 	_, err := io.WriteString(p.w, sb.String())
 	return err
+}
+
+// cellText is value i of col as a table cell.
+func cellText(col arrow.Array, i int) string {
+	if col.IsNull(i) || col.DataType().ID() == arrow.NULL { // arrow-go's null arrays report IsValid
+		return "NULL"
+	}
+	if s, ok := interop.TimeText(col, i); ok {
+		return s
+	}
+	return tableText(col.ValueStr(i))
 }
 
 // tableText is a value as a table cell: one line, so control characters

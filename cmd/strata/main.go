@@ -7,7 +7,7 @@
 //	strata cat FILE|PATTERN [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
 //	strata scan FILE|PATTERN [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON] [--threads N] [--format ...]
 //	strata take FILE ROW...
-//	strata agg FILE|PATTERN "count(*), sum(col)" [--where EXPR] [--split JSON]
+//	strata agg FILE|PATTERN "count(*), sum(col)" [--where EXPR] [--split JSON] [--format table|csv|json]
 //	strata splits FILE [--target 128MiB]  stripe-aligned pieces for a distributed scan, as JSON lines
 //	strata verify FILE...                check every checksum, locate the first corruption
 //	strata gen tpch --sf 0.1 OUT         OUT: .strata, .parquet or .csv
@@ -45,7 +45,7 @@ usage:
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
-  strata agg FILE "count(*), sum(c), avg(c), min(c), max(c)" [--where EXPR] [--split JSON|@F]
+  strata agg FILE "count(*), sum(c), avg(c), min(c), max(c)" [--where EXPR] [--split JSON|@F] [--format table|csv|json]
   strata splits FILE [--target 128MiB]     stripe-aligned splits for a distributed scan, one JSON a line
                                            (reading commands take --threads N: goroutines per query, 0 = all cores;
                                            import and sizes take it too: goroutines encoding)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"strata"
 )
 
@@ -110,6 +112,7 @@ func runAgg(args []string) error {
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "aggregate one split only: its JSON (from 'strata splits') or @FILE")
 	byName := fs.Bool("union-by-name", false, "aggregate the files of a pattern as one table by column name: a file lacking a column holds nulls there (columns added over time)")
+	format := fs.String("format", "", "table, csv or json: one row, a column per aggregate (default: a line 'name = value' each); values print as cat prints their column's type")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -117,6 +120,12 @@ func runAgg(args []string) error {
 	}
 	if len(pos) != 2 {
 		return usagef("want FILE (or a pattern of files) and an aggregate list such as \"count(*), sum(l_quantity)\"")
+	}
+	var pr *printer
+	if *format != "" {
+		if pr, err = newPrinter(*format, os.Stdout); err != nil {
+			return err
+		}
 	}
 	ctx := context.Background()
 	paths, err := globPaths(ctx, pos[0], sf)
@@ -155,8 +164,23 @@ func runAgg(args []string) error {
 		return err
 	}
 	el := time.Since(start)
-	for _, v := range vals {
-		fmt.Printf("%s = %s\n", v.Name, v.String())
+	schemas := make([]*arrow.Schema, len(files))
+	for i, f := range files {
+		schemas[i] = f.Schema()
+	}
+	rec := aggRecord(vals, schemas)
+	defer rec.Release()
+	if pr != nil {
+		if err := pr.print(rec); err != nil {
+			return err
+		}
+		if err := pr.flush(); err != nil {
+			return err
+		}
+	} else {
+		for c, col := range rec.Columns() {
+			fmt.Printf("%s = %s\n", rec.ColumnName(c), cellText(col, 0))
+		}
 	}
 	if *showStats {
 		fmt.Fprintf(os.Stderr, "%s\nelapsed %v\n", st.String(), el.Round(time.Microsecond))

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata"
+)
+
+// aggRecord returns the results of an aggregate as one row, a column per
+// aggregate named as it, each of the type its values are of, so that they
+// print as cat prints that type: min and max of the column's type (an
+// empty string stays empty, a bool is true or false, an instant without a
+// zone has none); count an int64; avg a float64; sum a float64 for floats,
+// an int64 for integers (a decimal of 38 digits past the int64 range), or
+// the column's decimal or duration type. The aggregated columns are looked
+// up in schemas, the first that has one naming its type; a value whose type
+// is not found keeps the text strata.AggValue.String gives it.
+func aggRecord(vals []strata.AggValue, schemas []*arrow.Schema) arrow.Record {
+	fields := make([]arrow.Field, len(vals))
+	cols := make([]arrow.Array, len(vals))
+	for k, v := range vals {
+		t := aggType(v, schemas)
+		b := array.NewBuilder(memory.DefaultAllocator, t)
+		if !appendAgg(b, v) {
+			b.Release()
+			t = arrow.BinaryTypes.String
+			b = array.NewBuilder(memory.DefaultAllocator, t)
+			if v.Null {
+				b.AppendNull()
+			} else {
+				b.(*array.StringBuilder).Append(v.String())
+			}
+		}
+		fields[k] = arrow.Field{Name: v.Name, Type: t, Nullable: true}
+		cols[k] = b.NewArray()
+		b.Release()
+	}
+	rec := array.NewRecord(arrow.NewSchema(fields, nil), cols, 1)
+	releaseArrays(cols)
+	return rec
+}
+
+// aggType is the type of an aggregate's value (see aggRecord); a string
+// when it is not known.
+func aggType(v strata.AggValue, schemas []*arrow.Schema) arrow.DataType {
+	// v.Name is fn(column), the column unquoted
+	open := strings.IndexByte(v.Name, '(')
+	if open < 0 || !strings.HasSuffix(v.Name, ")") {
+		return arrow.BinaryTypes.String
+	}
+	fn, arg := strings.ToLower(v.Name[:open]), v.Name[open+1:len(v.Name)-1]
+	switch fn {
+	case "count":
+		return arrow.PrimitiveTypes.Int64
+	case "avg":
+		return arrow.PrimitiveTypes.Float64
+	}
+	var t arrow.DataType
+	for _, sch := range schemas {
+		if t = fieldType(sch, arg); t != nil {
+			break
+		}
+	}
+	if t == nil {
+		return arrow.BinaryTypes.String
+	}
+	if fn != "sum" {
+		return t // min, max
+	}
+	switch t := t.(type) {
+	case *arrow.Float32Type, *arrow.Float64Type:
+		return arrow.PrimitiveTypes.Float64
+	case *arrow.Decimal128Type:
+		return &arrow.Decimal128Type{Precision: 38, Scale: t.Scale}
+	case *arrow.DurationType:
+		return t
+	}
+	if arrow.IsInteger(t.ID()) {
+		if v.Wide {
+			return &arrow.Decimal128Type{Precision: 38}
+		}
+		return arrow.PrimitiveTypes.Int64
+	}
+	return arrow.BinaryTypes.String
+}
+
+// appendAgg appends v to b, reporting false when b's type cannot hold it.
+func appendAgg(b array.Builder, v strata.AggValue) bool {
+	if v.Null {
+		b.AppendNull()
+		return true
+	}
+	if v.Wide {
+		d, ok := b.(*array.Decimal128Builder)
+		if ok {
+			d.Append(decimal128.FromBigInt(v.Big()))
+		}
+		return ok
+	}
+	switch b := b.(type) {
+	case *array.Float32Builder:
+		if v.Float {
+			b.Append(float32(v.F))
+		}
+		return v.Float
+	case *array.Float64Builder:
+		if v.Float {
+			b.Append(v.F)
+		} else {
+			b.Append(float64(v.I))
+		}
+		return true
+	}
+	if v.Float {
+		// (a float only for a float column, or avg)
+		return false
+	}
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		b.Append(v.I != 0)
+	case *array.Int8Builder:
+		b.Append(int8(v.I))
+	case *array.Int16Builder:
+		b.Append(int16(v.I))
+	case *array.Int32Builder:
+		b.Append(int32(v.I))
+	case *array.Int64Builder:
+		b.Append(v.I)
+	case *array.Uint8Builder:
+		b.Append(uint8(v.I))
+	case *array.Uint16Builder:
+		b.Append(uint16(v.I))
+	case *array.Uint32Builder:
+		b.Append(uint32(v.I))
+	case *array.Uint64Builder:
+		b.Append(uint64(v.I))
+	case *array.StringBuilder:
+		b.Append(v.Text) // the value itself, "" included
+	case *array.BinaryBuilder:
+		b.Append([]byte(v.Text))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v.I))
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(v.I))
+	case *array.Time32Builder:
+		b.Append(arrow.Time32(v.I))
+	case *array.Time64Builder:
+		b.Append(arrow.Time64(v.I))
+	case *array.DurationBuilder:
+		b.Append(arrow.Duration(v.I))
+	case *array.Decimal128Builder:
+		b.Append(decimal128.FromI64(v.I))
+	default:
+		return false
+	}
+	return true
+}
