@@ -262,6 +262,41 @@ type printer struct {
 	// least as wide as the ones before it, so that its columns line up
 	// with the header
 	width []int
+	// meta is the metadata of the file the batches come from, whose
+	// source types JSON output restores, as export does (setSource)
+	meta map[string]string
+	// from is the stored schema to's restored one was made for
+	from, to *arrow.Schema
+	restore  bool
+}
+
+// setSource names the metadata of the file the next batches come from:
+// JSON output writes their columns of the types import kept from the
+// source as export writes them (a JSON column as JSON, not as a string of
+// its text).
+func (p *printer) setSource(meta map[string]string) {
+	p.meta, p.from, p.to, p.restore = meta, nil, nil, false
+}
+
+// restored returns rec with the source types its file recorded restored
+// (interop.RestoreSchema, as export writes them); the caller releases it.
+func (p *printer) restored(rec arrow.Record) (arrow.Record, error) {
+	if p.meta == nil {
+		rec.Retain()
+		return rec, nil
+	}
+	if p.from == nil || !p.from.Equal(rec.Schema()) {
+		to, restore, err := interop.RestoreSchema(p.meta, rec.Schema())
+		if err != nil {
+			return nil, err
+		}
+		p.from, p.to, p.restore = rec.Schema(), to, restore
+	}
+	if !p.restore {
+		rec.Retain()
+		return rec, nil
+	}
+	return interop.RestoreRecord(memory.DefaultAllocator, rec, p.to)
 }
 
 func newPrinter(format string, w io.Writer) (*printer, error) {
@@ -286,8 +321,14 @@ func (p *printer) print(rec arrow.Record) error {
 		}
 		return p.csv.Write(out)
 	case "json":
-		// JSON lines, as export writes a .jsonl file
-		return interop.WriteJSONRows(p.w, rec)
+		// JSON lines, as export writes a .jsonl file: the same types
+		// restored, the same writer
+		out, err := p.restored(rec)
+		if err != nil {
+			return err
+		}
+		defer out.Release()
+		return interop.WriteJSONRows(p.w, out)
 	}
 	return p.table(rec)
 }
@@ -416,7 +457,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
-	format := fs.String("format", "table", "table, csv or json")
+	format := fs.String("format", "table", "table, csv or json (JSON lines, as export writes them: NaN and ±Inf as null)")
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "scan one split only: its JSON (from 'strata splits') or @FILE")
 	byName := fs.Bool("union-by-name", false, "read the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
@@ -467,6 +508,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 		defer closeAll(files)
 		opts := base
 		opts.Offset, opts.Limit, opts.UnionByName = *offset, *limit, true
+		pr.setSource(files[0].Metadata())
 		return scanByName(ctx, files, paths, opts, pr, showStats != nil && *showStats)
 	}
 	// The files of a pattern are scanned one after another, as one table:
@@ -480,6 +522,9 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	if err := checkColumns(paths, files, base.Columns); err != nil {
 		return err
 	}
+	// (JSON output restores the source types the first file recorded, as
+	// export does)
+	pr.setSource(files[0].Metadata())
 	skip, left := *offset, *limit
 	var first *arrow.Schema
 	for i, path := range paths {

@@ -21,7 +21,7 @@ import (
 func runTake(args []string) error {
 	fs := flag.NewFlagSet("take", flag.ContinueOnError)
 	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
-	format := fs.String("format", "table", "table, csv or json")
+	format := fs.String("format", "table", "table, csv or json (JSON lines, as export writes them: NaN and ±Inf as null)")
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	byName := fs.Bool("union-by-name", false, "look rows up in the files of a pattern as one table by column name: every column of any file, null where a file lacks one")
 	sf := addStoreFlags(fs)
@@ -90,6 +90,7 @@ func runTake(args []string) error {
 	if err != nil {
 		return err
 	}
+	pr.setSource(files[0].Metadata())
 	if err := pr.print(rec); err != nil {
 		return err
 	}
