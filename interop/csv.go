@@ -661,13 +661,14 @@ func narrowKinds(set int, v string) int {
 // leadingZero reports whether v is a number written with a leading zero
 // ("007", "-01"), which a numeric type would not keep; "0" and "0.5" are fine.
 // boolWord reports whether v is a boolean as inference takes one: true or
-// false, in lower, upper or title case (spellings strconv.ParseBool, which
-// arrow-go's reader parses with, reads). ParseBool also takes 1, 0, t and
-// f, so a column of single letters (the F of a sex column that holds only
-// F) would have become false.
+// false in lower, upper or title case, or 1 or 0 (which alone infer as
+// integers first, and beside true and false as booleans): spellings
+// strconv.ParseBool, which arrow-go's reader parses with, reads. ParseBool
+// also takes t and f, so a column of single letters (the F of a sex
+// column that holds only F) would have become false.
 func boolWord(v string) bool {
 	switch v {
-	case "true", "True", "TRUE", "false", "False", "FALSE":
+	case "true", "True", "TRUE", "false", "False", "FALSE", "1", "0":
 		return true
 	}
 	return false

@@ -192,6 +192,8 @@ func TestCSVInferenceKeepsText(t *testing.T) {
 		{"s\nF\nF\nT\n", "utf8"},
 		{"s\nf\nt\n", "utf8"},
 		{"s\ntrue\nFALSE\nTrue\n", "bool"},
+		{"s\ntrue\n0\n1\n", "bool"},
+		{"s\n1\n0\n", "int64"},
 		{"a\n9223372036854775807\n9223372036854775808\n", "utf8"},
 		{"a\n-9223372036854775809\n", "utf8"},
 		{"a\n9223372036854775807\n1.5\n", "float64"},
