@@ -195,6 +195,25 @@ func emptyRecord(sch *arrow.Schema, mem memory.Allocator) arrow.Record {
 	return array.NewRecord(sch, cols, 0)
 }
 
+// NewCSVWriter returns arrow-go's CSV writer for records of sch (the
+// string columns CSVRecord returns) set as export writes a file: a header,
+// nulls as empty fields, and in a table of one column nulls as NULL and
+// empty strings as "", so that no row becomes an empty line, which CSV
+// readers skip.
+func NewCSVWriter(w io.Writer, sch *arrow.Schema, comma rune) *csv.Writer {
+	return csv.NewWriter(csvOutput(w, sch), sch, csv.WithHeader(true), csv.WithNullWriter(csvNull(sch)), csv.WithComma(comma))
+}
+
+// csvNull is how a CSV file of sch writes a null: an empty field, or NULL
+// in a file of one column, where an empty field is an empty line (read
+// back as null: csvNulls).
+func csvNull(sch *arrow.Schema) string {
+	if sch.NumFields() == 1 {
+		return "NULL"
+	}
+	return ""
+}
+
 // csvOutput is where a CSV writer of sch writes for w: w itself, or for a
 // table of one column an emptyRecords over it.
 func csvOutput(w io.Writer, sch *arrow.Schema) io.Writer {

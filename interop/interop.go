@@ -660,21 +660,14 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 	case Parquet:
 		s, err = newParquetSink(f, sch, opts)
 	case CSV:
-		// Nulls are empty fields; in a one-column file an empty field is an
-		// empty line, which readers skip, so there a null is written NULL
-		// (read back as null).
-		null := ""
-		if sch.NumFields() == 1 {
-			null = "NULL"
-		}
 		flat, text := csvSchema(sch)
 		// a .tsv file is tab-separated, as import reads it
 		comma := csvComma(path)
 		if opts.Threads != 1 {
-			s = newCSVParallelSink(f, flat, text, null, comma, opts.Threads, opts.Mem)
+			s = newCSVParallelSink(f, flat, text, csvNull(flat), comma, opts.Threads, opts.Mem)
 			break
 		}
-		s = &csvSink{f: f, w: csv.NewWriter(csvOutput(f, flat), flat, csv.WithHeader(true), csv.WithNullWriter(null), csv.WithComma(comma)), sch: flat, text: text, mem: opts.Mem}
+		s = &csvSink{f: f, w: NewCSVWriter(f, flat, comma), sch: flat, text: text, mem: opts.Mem}
 	case JSON:
 		s = &jsonSink{f: f, w: bufio.NewWriterSize(f, 1<<16)}
 	default:

@@ -317,7 +317,9 @@ func (p *printer) print(rec arrow.Record) error {
 		}
 		defer out.Release()
 		if p.csv == nil {
-			p.csv = csv.NewWriter(p.w, out.Schema(), csv.WithHeader(true), csv.WithNullWriter(""))
+			// as export writes a CSV file (NewCSVWriter: a table of one
+			// column writes nulls NULL and empty strings "")
+			p.csv = interop.NewCSVWriter(p.w, out.Schema(), ',')
 		}
 		return p.csv.Write(out)
 	case "json":
