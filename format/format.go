@@ -134,9 +134,30 @@ func decoder() *zstd.Decoder {
 	return zdec
 }
 
+// anyMinor stands for a file whose minor version is not known (DecodeChunk
+// of a chunk without its file): an unknown compression id may be a newer
+// writer's.
+const anyMinor = math.MaxUint16
+
+// unknownCompression reports a compression id this reader does not know in
+// a blob of a file of the given minor version. A new id needs a new minor
+// version (docs/COMPATIBILITY.md), so in a file of a minor this reader
+// knows no writer could have written it and the id is damage: the checksum
+// of a chunk covers its stored payload, not the header byte that holds the
+// id, and the footer's compression sits in the postscript. Only a file of
+// a newer minor makes it unsupported.
+func unknownCompression(c Compression, minor uint16, what string) error {
+	if minor > MinorVersion {
+		return encoding.Unsupportedf("%s: compression %d (file version %d.%d, this reader knows %d.%d)",
+			what, uint8(c), MajorVersion, minor, MajorVersion, MinorVersion)
+	}
+	return encoding.Corruptf("%s: unknown compression %d in a version %d.%d file", what, uint8(c), MajorVersion, minor)
+}
+
 // unstore returns the raw bytes of a stored blob. maxRaw bounds the raw size;
-// what names the blob for errors.
-func unstore(stored []byte, c Compression, maxRaw int, what string) ([]byte, error) {
+// minor is the minor version of the file that holds the blob (see
+// unknownCompression); what names the blob for errors.
+func unstore(stored []byte, c Compression, maxRaw int, minor uint16, what string) ([]byte, error) {
 	switch c {
 	case CompressionNone:
 		if len(stored) > maxRaw {
@@ -145,7 +166,7 @@ func unstore(stored []byte, c Compression, maxRaw int, what string) ([]byte, err
 		return stored, nil
 	case CompressionZstd:
 	default:
-		return nil, encoding.Unsupportedf("%s: compression %d", what, uint8(c))
+		return nil, unknownCompression(c, minor, what)
 	}
 	raw, n := binary.Uvarint(stored)
 	if n <= 0 {
@@ -213,31 +234,39 @@ func appendChunk(dst, payload []byte, c Compression, minSaving float64) ([]byte,
 
 // DecodeChunk checks the framing and checksum of one whole chunk (header and
 // payload, exactly as ChunkInfo locates it) and returns its payload,
-// decompressed if needed. An uncompressed payload aliases raw.
+// decompressed if needed. An uncompressed payload aliases raw. Without the
+// chunk's file it cannot tell a damaged compression byte from a newer
+// writer's id and reports an unknown one as unsupported; File.DecodeChunk
+// and File.DecodeChunkAt tell them apart by the file's version.
 func DecodeChunk(raw []byte) ([]byte, error) {
-	return decodeChunk(raw, DefaultMaxChunkSize, true)
+	return decodeChunk(raw, DefaultMaxChunkSize, true, anyMinor)
 }
 
 // CheckChunk checks the framing and checksum of one whole chunk without
-// decompressing its payload.
-func CheckChunk(raw []byte) error {
+// decompressing its payload. An unknown compression id is corrupt: this is
+// File.CheckChunk for a file of this reader's version.
+func CheckChunk(raw []byte) error { return checkChunk(raw, MinorVersion) }
+
+func checkChunk(raw []byte, minor uint16) error {
 	if len(raw) < ChunkHeaderSize {
 		return encoding.Corruptf("chunk of %d bytes is shorter than its %d-byte header", len(raw), ChunkHeaderSize)
 	}
 	if n := binary.LittleEndian.Uint32(raw); uint64(n) != uint64(len(raw)-ChunkHeaderSize) {
 		return encoding.Corruptf("chunk header declares %d payload bytes, chunk holds %d", n, len(raw)-ChunkHeaderSize)
 	}
-	if c := Compression(raw[4]); c != CompressionNone && c != CompressionZstd {
-		return encoding.Corruptf("chunk header: unknown compression %d", uint8(c))
-	}
 	sum := binary.LittleEndian.Uint32(raw[5:])
 	if got := Checksum32(raw[ChunkHeaderSize:]); got != sum {
 		return fmt.Errorf("chunk payload: stored %#08x, computed %#08x: %w", sum, got, ErrChecksum)
 	}
+	if c := Compression(raw[4]); c != CompressionNone && c != CompressionZstd && minor <= MinorVersion {
+		return unknownCompression(c, minor, "chunk header")
+	}
 	return nil
 }
 
-func decodeChunk(raw []byte, maxRaw int, verify bool) ([]byte, error) {
+// decodeChunk checks a chunk's framing, then its checksum, and only then
+// reads the compression byte (unstore); minor is its file's minor version.
+func decodeChunk(raw []byte, maxRaw int, verify bool, minor uint16) ([]byte, error) {
 	if len(raw) < ChunkHeaderSize {
 		return nil, encoding.Corruptf("chunk of %d bytes is shorter than its %d-byte header", len(raw), ChunkHeaderSize)
 	}
@@ -251,5 +280,5 @@ func decodeChunk(raw []byte, maxRaw int, verify bool) ([]byte, error) {
 	if got := Checksum32(stored); got != sum && verify {
 		return nil, fmt.Errorf("chunk payload: stored %#08x, computed %#08x: %w", sum, got, ErrChecksum)
 	}
-	return unstore(stored, c, maxRaw, "chunk payload")
+	return unstore(stored, c, maxRaw, minor, "chunk payload")
 }

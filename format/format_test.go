@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/zeebo/xxh3"
 
 	"strata/encoding"
 	"strata/iox"
@@ -637,8 +640,86 @@ func TestCorruptEveryByte(t *testing.T) {
 				if !isFormatErr(err) {
 					t.Fatalf("byte %d^%#x: %v is not a format error", i, x, err)
 				}
+				// Unsupported is for what a newer writer could have
+				// written: only the postscript's major version and
+				// checksum kind say so in a file of this minor.
+				ps := len(data) - PostscriptSize
+				if errors.Is(err, encoding.ErrUnsupported) && i != ps+5 && i != ps+10 && i != ps+11 {
+					t.Fatalf("byte %d^%#x (postscript at %d): %v, want ErrCorrupt", i, x, ps, err)
+				}
 			}
 		}
+	}
+}
+
+// withMinor rewrites a file's minor version and its file checksum.
+func withMinor(data []byte, minor uint16) []byte {
+	b := slices.Clone(data)
+	ps := len(b) - PostscriptSize
+	binary.LittleEndian.PutUint16(b[ps+12:], minor)
+	binary.LittleEndian.PutUint64(b[ps+14:], xxh3.Hash(b[:len(b)-fileChecksumEnd]))
+	return b
+}
+
+// TestUnknownCompression: the checksum of a chunk covers its payload, not
+// the header byte holding its compression id, and the footer's id sits in
+// the postscript. An id this reader does not know is damage (ErrCorrupt)
+// in a file of a minor version it knows, and a newer writer's
+// (ErrUnsupported) only in a file of a newer minor.
+func TestUnknownCompression(t *testing.T) {
+	data := smallFile(t, WriterOptions{NoMetadataCompression: true})
+	f, err := Open(t.Context(), iox.Bytes(data), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c0, err := f.Chunk(t.Context(), 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunkComp := int(c0.Offset) + 4
+	footComp := len(data) - PostscriptSize + 4
+	for _, at := range []struct {
+		name string
+		off  int
+	}{{"chunk", chunkComp}, {"footer", footComp}} {
+		for _, id := range []byte{2, 3, 0x80, 0xff} {
+			bad := slices.Clone(data)
+			bad[at.off] = id
+			for _, c := range []struct {
+				minor uint16
+				want  error
+			}{{MinorVersion, encoding.ErrCorrupt}, {MinorVersion + 1, encoding.ErrUnsupported}} {
+				err := readAll(withMinor(bad, c.minor), ReaderOptions{})
+				if !errors.Is(err, c.want) || !strings.Contains(err.Error(), fmt.Sprintf("compression %d", id)) {
+					t.Errorf("%s compression %d, minor %d: %v, want %v naming the id", at.name, id, c.minor, err, c.want)
+				}
+			}
+		}
+	}
+
+	// Verify checks the chunk's framing and checksum; the id is damage
+	// only in a file of a minor this reader knows.
+	bad := slices.Clone(data)
+	bad[chunkComp] = 2
+	raw := bad[c0.Offset : c0.Offset+c0.Size]
+	if err := CheckChunk(raw); !errors.Is(err, encoding.ErrCorrupt) {
+		t.Errorf("CheckChunk: %v, want ErrCorrupt", err)
+	}
+	for _, c := range []struct {
+		minor uint16
+		want  error
+	}{{MinorVersion, encoding.ErrCorrupt}, {MinorVersion + 1, nil}} {
+		f, err := Open(t.Context(), iox.Bytes(withMinor(bad, c.minor)), ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.CheckChunk(raw); !errors.Is(err, c.want) {
+			t.Errorf("File.CheckChunk, minor %d: %v, want %v", c.minor, err, c.want)
+		}
+	}
+	// Without its file, an unknown id may be a newer writer's.
+	if _, err := DecodeChunk(raw); !errors.Is(err, encoding.ErrUnsupported) {
+		t.Errorf("DecodeChunk: %v, want ErrUnsupported", err)
 	}
 }
 

@@ -54,7 +54,7 @@ func FuzzDecodeChunk(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		p, err := decodeChunk(raw, 1<<20, len(raw) > 0 && raw[0]&1 == 0)
+		p, err := decodeChunk(raw, 1<<20, len(raw) > 0 && raw[0]&1 == 0, MinorVersion)
 		if err != nil {
 			if !isFormatErr(err) {
 				t.Fatalf("not a format error: %v", err)

@@ -222,7 +222,7 @@ func Open(ctx context.Context, src iox.Source, opts ReaderOptions) (*File, error
 	if got := Checksum32(stored); got != ps.footerChecksum && !opts.skipChecksums {
 		return nil, fmt.Errorf("footer: stored %#08x, computed %#08x: %w", ps.footerChecksum, got, ErrChecksum)
 	}
-	raw, err := unstore(stored, ps.footerComp, opts.MaxFooterSize, "footer")
+	raw, err := unstore(stored, ps.footerComp, opts.MaxFooterSize, ps.minor, "footer")
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +317,7 @@ func (f *File) readBlob(ctx context.Context, r blobRef, maxRaw int, what string)
 	if got := Checksum32(stored); got != r.Sum && !f.opts.skipChecksums {
 		return nil, false, fmt.Errorf("%s: stored %#08x, computed %#08x: %w", what, r.Sum, got, ErrChecksum)
 	}
-	raw, err = unstore(stored, r.Comp, maxRaw, what)
+	raw, err = unstore(stored, r.Comp, maxRaw, f.ps.minor, what)
 	return raw, fromTail, err
 }
 
@@ -433,15 +433,29 @@ func (f *File) ReadChunk(ctx context.Context, stripe, stream, chunk int) ([]byte
 	return f.DecodeChunkAt(stripe, stream, chunk, raw)
 }
 
-// DecodeChunkAt is DecodeChunk with the file's chunk size limit and errors
-// naming the chunk's stripe, stream and index.
+// DecodeChunkAt is File.DecodeChunk with errors naming the chunk's stripe,
+// stream and index.
 func (f *File) DecodeChunkAt(stripe, stream, chunk int, raw []byte) ([]byte, error) {
-	p, err := decodeChunk(raw, f.opts.MaxChunkSize, !f.opts.skipChecksums)
+	p, err := f.DecodeChunk(raw)
 	if err != nil {
 		return nil, fmtChunk(stripe, stream, chunk, err)
 	}
 	return p, nil
 }
+
+// DecodeChunk is the package's DecodeChunk for bytes framed as a chunk in
+// this file, with the file's chunk size limit. A compression id this reader
+// does not know is ErrCorrupt in a file of a minor version it knows (no
+// writer of that version uses one; the checksum does not cover the header)
+// and ErrUnsupported only in a file of a newer minor.
+func (f *File) DecodeChunk(raw []byte) ([]byte, error) {
+	return decodeChunk(raw, f.opts.MaxChunkSize, !f.opts.skipChecksums, f.ps.minor)
+}
+
+// CheckChunk is the package's CheckChunk for a chunk of this file: in a
+// file of a newer minor version an unknown compression id is not damage,
+// and only the framing and the checksum are checked.
+func (f *File) CheckChunk(raw []byte) error { return checkChunk(raw, f.ps.minor) }
 
 // Verify reads the whole file and checks its leading magic and the file
 // checksum in the postscript.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"strata/format"
 	"strata/iox"
 )
 
@@ -31,7 +30,7 @@ func (f *File) Verify(ctx context.Context) error {
 				if err != nil {
 					return fmt.Errorf("verify: stripe %d, %s, chunk %d: %w", s, f.streamName(id), c, err)
 				}
-				if err := format.CheckChunk(raw); err != nil {
+				if err := f.f.CheckChunk(raw); err != nil {
 					return fmt.Errorf("verify: stripe %d, %s, chunk %d: %w", s, f.streamName(id), c, err)
 				}
 			}

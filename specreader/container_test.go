@@ -68,6 +68,35 @@ func TestWorkedExample(t *testing.T) {
 	}
 }
 
+// TestUnknownCompressionByMinor: FORMAT.md, Conventions. An unknown
+// compression id of a chunk (byte 8 of the worked example) or of the footer
+// (byte 39) is corrupt in a minor-0 file, where no writer could have written
+// it, and unsupported in a file of a newer minor.
+func TestUnknownCompressionByMinor(t *testing.T) {
+	dump := `53 54 52 41 02 00 00 00  00 68 b5 b2 ea aa bb 01
+01 01 03 0b 00 01 03 00  0b 01 01 0f 06 00 0b 84
+0b 43 00 0e 00 00 00 00  01 dc f5 17 6b 01 00 00
+00 a7 27 da 4d cd e3 b2  8d 53 54 52 41`
+	data, err := hex.DecodeString(strings.Join(strings.Fields(dump), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{8, 39} {
+		for minor, want := range []error{ErrCorrupt, ErrUnsupported} {
+			bad := append([]byte{}, data...)
+			bad[at] = 2
+			bad[len(bad)-14] = byte(minor)
+			f, err := OpenContainer(bad)
+			if err == nil {
+				_, _, err = f.ChunkPayloads(0, 0)
+			}
+			if !errors.Is(err, want) {
+				t.Errorf("byte %d = 2, minor %d: %v, want %v", at, minor, err, want)
+			}
+		}
+	}
+}
+
 // TestFormatGolden opens the container golden files (format/testdata) and
 // reads every chunk of every stream; their payloads are opaque.
 func TestFormatGolden(t *testing.T) {

@@ -218,7 +218,7 @@ func (f *File) openTail() error {
 	if got := sum32(stored); got != footerSum {
 		return fmt.Errorf("footer checksum %#x, postscript says %#x: %w", got, footerSum, ErrCorrupt)
 	}
-	raw, err := unstore(stored, footerComp, maxFooter)
+	raw, err := unstore(stored, footerComp, maxFooter, f.Minor)
 	if err != nil {
 		return fmt.Errorf("footer: %w", err)
 	}
@@ -315,7 +315,7 @@ func (f *File) blob(ref BlobRef, limit int, what string) ([]byte, error) {
 	if got := sum32(stored); got != ref.Checksum {
 		return nil, fmt.Errorf("%s: checksum %#x, directory says %#x: %w", what, got, ref.Checksum, ErrCorrupt)
 	}
-	raw, err := unstore(stored, ref.Compression, limit)
+	raw, err := unstore(stored, ref.Compression, limit, f.Minor)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -340,7 +340,10 @@ var zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecod
 
 // unstore turns a stored blob into its raw bytes (FORMAT.md, Conventions:
 // compression 0 none, 1 zstd as `uvarint(len(raw)) | one zstd frame`).
-func unstore(stored []byte, comp uint8, limit int) ([]byte, error) {
+// minor is the file's minor version: another id is a newer writer's
+// (unsupported) only in a file of a minor above 0, and damage in a file of
+// minor 0, which no writer could have written it in.
+func unstore(stored []byte, comp uint8, limit int, minor uint16) ([]byte, error) {
 	switch comp {
 	case 0:
 		return stored, nil
@@ -371,6 +374,9 @@ func unstore(stored []byte, comp uint8, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("zstd frame inflates to %d bytes, blob says %d: %w", len(out), rawLen, ErrCorrupt)
 		}
 		return out, nil
+	}
+	if minor == 0 {
+		return nil, fmt.Errorf("compression id %d in a minor-0 file: %w", comp, ErrCorrupt)
 	}
 	return nil, fmt.Errorf("compression id %d: %w", comp, ErrUnsupported)
 }

@@ -117,7 +117,7 @@ func (f *File) chunkPayload(s, stream, c int, e chunkEntry) ([]byte, error) {
 	if got := sum32(stored); got != sum {
 		return nil, fmt.Errorf("stripe %d stream %d chunk %d: checksum %#x, framing says %#x: %w", s, stream, c, got, sum, ErrCorrupt)
 	}
-	raw, err := unstore(stored, comp, maxChunk)
+	raw, err := unstore(stored, comp, maxChunk, f.Minor)
 	if err != nil {
 		return nil, fmt.Errorf("stripe %d stream %d chunk %d: %w", s, stream, c, err)
 	}

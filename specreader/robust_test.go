@@ -128,7 +128,7 @@ func TestMutateFooterAndGroups(t *testing.T) {
 	n := len(data)
 	footerSize := binary.LittleEndian.Uint32(data[n-26:])
 	stored := data[n-26-int(footerSize) : n-26]
-	raw, err := unstore(stored, data[n-22], maxFooter)
+	raw, err := unstore(stored, data[n-22], maxFooter, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

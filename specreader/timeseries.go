@@ -122,6 +122,7 @@ type TimeSeries struct {
 	LeafPages  int        // directory leaves read, the root included
 
 	index []byte // ts.index as stored
+	minor uint16 // the file's minor version (unknown page compressions)
 }
 
 // valueClass is how the chapter writes a value of a column: int, uint,
@@ -184,7 +185,7 @@ func (f *File) ReadTimeSeries() (*TimeSeries, error) {
 // ParseTimeSeries parses a ts.model section's raw bytes and the stored
 // bytes of ts.index (compression none) for f's schema and container.
 func (f *File) ParseTimeSeries(model, index []byte) (*TimeSeries, error) {
-	ts := &TimeSeries{index: index}
+	ts := &TimeSeries{index: index, minor: f.Minor}
 	if err := f.parseModel(ts, model); err != nil {
 		return nil, err
 	}
@@ -373,7 +374,7 @@ func (ts *TimeSeries) page(off, size uint64, kind byte, what string) ([]byte, er
 	if b[4] == 1 {
 		ts.ZstdPages++
 	}
-	p, err := unstore(stored, b[4], maxSection)
+	p, err := unstore(stored, b[4], maxSection, ts.minor)
 	if err != nil {
 		return nil, fmt.Errorf("%s page at %d: %w", what, off, err)
 	}
@@ -1475,7 +1476,7 @@ func (ts *TimeSeries) Find(f *File, key [][]byte, ord uint64, byOrdinal bool) (T
 	if err != nil {
 		return TSSeries{}, false, reads, fmt.Errorf("directory leaf: %w", err)
 	}
-	scratch := &TimeSeries{Model: ts.Model, Numeric: ts.Numeric, index: ts.index}
+	scratch := &TimeSeries{Model: ts.Model, Numeric: ts.Numeric, index: ts.index, minor: ts.minor}
 	w := &dirWalk{ts: scratch, f: f, next: first}
 	if err := w.leaf(p, nil, first, "directory leaf"); err != nil {
 		return TSSeries{}, false, reads, err

@@ -650,7 +650,7 @@ func TestTSMutate(t *testing.T) {
 		}
 		q := rng.Intn(len(refs))
 		fr := index[refs[q].Off : refs[q].Off+refs[q].Size]
-		payload, err := unstore(fr[9:], fr[4], 1<<20)
+		payload, err := unstore(fr[9:], fr[4], 1<<20, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -243,7 +243,7 @@ func (f *File) page(ctx context.Context, ref pageRef, kind byte, st *Stats) (any
 	st.IndexPages++
 	st.IndexBytes += ref.size
 	st.Reads++
-	payload, err := format.DecodeChunk(raw)
+	payload, err := f.fc.DecodeChunk(raw)
 	if err != nil {
 		return nil, errPage(pageName(kind), ref, err)
 	}
