@@ -127,6 +127,13 @@ func (c *ColumnInfo) validate(path string) error {
 // comparison or IS [NOT] NULL becomes the opposite operator). NOT stays
 // above float comparisons (NaN), IN and LIKE.
 func Bind(e Expr, lookup func(path string) (ColumnInfo, bool)) (Expr, error) {
+	return BindLeaves(e, func(l *Leaf) (ColumnInfo, bool) { return lookup(l.Path) })
+}
+
+// BindLeaves is Bind with a lookup given the whole leaf, so that it can
+// resolve the path's parts as written (Leaf.Names, schema.FindParts)
+// rather than Path, which joins them.
+func BindLeaves(e Expr, lookup func(l *Leaf) (ColumnInfo, bool)) (Expr, error) {
 	b, err := bind(e, lookup)
 	if err != nil {
 		return nil, err
@@ -134,7 +141,7 @@ func Bind(e Expr, lookup func(path string) (ColumnInfo, bool)) (Expr, error) {
 	return normalize(b, false), nil
 }
 
-func bind(e Expr, lookup func(string) (ColumnInfo, bool)) (Expr, error) {
+func bind(e Expr, lookup func(*Leaf) (ColumnInfo, bool)) (Expr, error) {
 	switch x := e.(type) {
 	case *And:
 		args, err := bindAll(x.Args, lookup)
@@ -164,7 +171,7 @@ func bind(e Expr, lookup func(string) (ColumnInfo, bool)) (Expr, error) {
 	return nil, fmt.Errorf("filter: unknown expression %T", e)
 }
 
-func bindAll(args []Expr, lookup func(string) (ColumnInfo, bool)) ([]Expr, error) {
+func bindAll(args []Expr, lookup func(*Leaf) (ColumnInfo, bool)) ([]Expr, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("filter: AND/OR without arguments")
 	}
@@ -193,15 +200,15 @@ func (e *BindError) Error() string {
 	return "filter: " + e.Msg
 }
 
-func bindLeaf(l *Leaf, lookup func(string) (ColumnInfo, bool)) (Expr, error) {
-	info, ok := lookup(l.Path)
+func bindLeaf(l *Leaf, lookup func(*Leaf) (ColumnInfo, bool)) (Expr, error) {
+	info, ok := lookup(l)
 	if !ok {
 		return nil, &BindError{Path: l.Path, Pos: l.Pos, Msg: fmt.Sprintf("unknown column %s", l.Path)}
 	}
 	if err := info.validate(l.Path); err != nil {
 		return nil, err
 	}
-	out := &Leaf{Path: l.Path, Op: l.Op, Lits: l.Lits, Pos: l.Pos, Col: &info}
+	out := &Leaf{Path: l.Path, Parts: l.Parts, Op: l.Op, Lits: l.Lits, Pos: l.Pos, Col: &info}
 	want := map[Op]int{OpEq: 1, OpNe: 1, OpLt: 1, OpLe: 1, OpGt: 1, OpGe: 1, OpBetween: 2, OpPrefix: 1, OpIsNull: 0, OpIsNotNull: 0}
 	if n, ok := want[l.Op]; ok && len(l.Lits) != n {
 		return nil, &BindError{l.Path, l.Pos, fmt.Sprintf("%s %s needs %d literal(s), has %d", l.Path, l.Op, n, len(l.Lits))}
@@ -652,8 +659,8 @@ func negateLeaf(l *Leaf) Expr {
 		return &n
 	}
 	if l.Op == OpBetween {
-		lt := &Leaf{Path: l.Path, Op: OpLt, Pos: l.Pos, Col: l.Col, A: l.A}
-		gt := &Leaf{Path: l.Path, Op: OpGt, Pos: l.Pos, Col: l.Col, A: l.B}
+		lt := &Leaf{Path: l.Path, Parts: l.Parts, Op: OpLt, Pos: l.Pos, Col: l.Col, A: l.A}
+		gt := &Leaf{Path: l.Path, Parts: l.Parts, Op: OpGt, Pos: l.Pos, Col: l.Col, A: l.B}
 		if len(l.Lits) == 2 {
 			// x < lit ⇔ x < A and x > lit ⇔ x > B, even where Bind rounded.
 			lt.Lits, gt.Lits = l.Lits[:1], l.Lits[1:]

@@ -269,7 +269,8 @@ func countTri(k, n int64) Tri {
 
 // Prune decides from column statistics whether no row (None), possibly some
 // rows (Some) or every row (All) of the described chunk, stripe or file
-// satisfies the bound expression e. A column for which statsOf reports
+// satisfies the bound expression e. statsOf is given a leaf's Key (its
+// Path unless quoting makes it ambiguous). A column for which statsOf reports
 // nothing is treated as unknown. The answer is never wrong: None means no
 // row passes EvalRow, All means every row does; Some promises nothing.
 // Statistics of the columns must describe the same rows.
@@ -305,7 +306,7 @@ func prune(e Expr, statsOf func(string) (stats.ColumnStats, bool)) triPair {
 		if x.Col == nil {
 			return triPair{Some, Some}
 		}
-		s, ok := statsOf(x.Path)
+		s, ok := statsOf(x.Key())
 		if !ok {
 			return triPair{Some, Some}
 		}
@@ -359,7 +360,8 @@ func (l *Leaf) prune(s *stats.ColumnStats) triPair {
 // MayContain consults bloom filters for = and IN leaves of the bound
 // expression e: false means no row can satisfy e (some conjunct's values
 // are certainly absent, or it is a leaf that matches no value). Leaves
-// without a filter, other operators and NOT answer true.
+// without a filter, other operators and NOT answer true. bloomOf is given
+// a leaf's Key.
 func MayContain(e Expr, bloomOf func(path string) (*stats.Bloom, bool)) bool {
 	switch x := e.(type) {
 	case *And:
@@ -389,7 +391,7 @@ func MayContain(e Expr, bloomOf func(path string) (*stats.Bloom, bool)) bool {
 		default:
 			return true
 		}
-		f, ok := bloomOf(x.Path)
+		f, ok := bloomOf(x.Key())
 		if !ok || f == nil {
 			return true
 		}
@@ -416,8 +418,8 @@ const (
 )
 
 // EvalRow evaluates the bound expression e on one row under SQL
-// three-valued logic and reports whether it is true. get returns a column's
-// value (in the column's domain) or isNull. It is the reference the
+// three-valued logic and reports whether it is true. get returns the value
+// of the column of a leaf's Key (in the column's domain) or isNull. It is the reference the
 // selective reader is tested against and a fallback for residual filters.
 // An unbound leaf evaluates to unknown.
 func EvalRow(e Expr, get func(path string) (v stats.Value, isNull bool)) bool {
@@ -465,7 +467,7 @@ func eval(e Expr, get func(string) (stats.Value, bool)) truth {
 		if x.Col == nil {
 			return tUnknown
 		}
-		v, isNull := get(x.Path)
+		v, isNull := get(x.Key())
 		switch x.Op {
 		case OpIsNull:
 			return truthOf(isNull)

@@ -19,6 +19,7 @@
 package filter
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -137,10 +138,16 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 // BETWEEN) or the sorted, de-duplicated Set for IN. A bound IN whose
 // literals all fall outside the domain becomes OpNone.
 type Leaf struct {
-	Path string // column path: "l_shipdate" or "a.b.c"
-	Op   Op
-	Lits []Literal
-	Pos  int // 1-based column of the path in the source
+	Path string // column path: "l_shipdate" or "a.b.c", its parts joined by dots
+	// Parts are the parts of the path as written, which Parse fills: a
+	// quoted part ("a"."b", "a.b") is one name as it is, never joined with
+	// its neighbours when the path is resolved (schema.FindParts), so
+	// "a"."b" is field b of a even beside a column "a.b". A leaf built with
+	// Path alone has none: its path resolves as schema.Find resolves Path.
+	Parts []PathPart
+	Op    Op
+	Lits  []Literal
+	Pos   int // 1-based column of the path in the source
 
 	Col  *ColumnInfo // nil until bound
 	A, B stats.Value
@@ -149,8 +156,50 @@ type Leaf struct {
 	pred any // cached encoding predicate (see Pred)
 }
 
+// PathPart is one dot-separated part of a column path as a filter writes it.
+type PathPart struct {
+	Name   string
+	Quoted bool // written "quoted": one name, dots included, never joined with its neighbours
+}
+
 // Bound reports whether Bind has resolved the leaf.
 func (l *Leaf) Bound() bool { return l.Col != nil }
+
+// Names returns the names of the leaf's path and which of them are whole
+// (quoted), as schema.FindParts takes them: its Parts, or Path split at
+// its dots when it has none.
+func (l *Leaf) Names() (names []string, whole []bool) {
+	if l.Parts == nil {
+		return strings.Split(l.Path, "."), nil
+	}
+	return PathNames(l.Parts)
+}
+
+// PathNames returns the names of a path's parts and which of them are
+// whole (quoted), as schema.FindParts takes them.
+func PathNames(parts []PathPart) (names []string, whole []bool) {
+	names, whole = make([]string, len(parts)), make([]bool, len(parts))
+	for i, p := range parts {
+		names[i], whole[i] = p.Name, p.Quoted
+	}
+	return names, whole
+}
+
+// Key identifies the column the leaf names, for maps from columns to their
+// statistics (Prune and MayContain pass it): its Path, unless the path has
+// several parts and some of them are quoted, which can make it name
+// another column than the same names unquoted ("a"."b" beside a.b and
+// "a.b"); then the path as written.
+func (l *Leaf) Key() string {
+	if len(l.Parts) > 1 {
+		for _, p := range l.Parts {
+			if p.Quoted {
+				return l.pathSQL()
+			}
+		}
+	}
+	return l.Path
+}
 
 func (e *And) String() string { return join(e.Args, " AND ") }
 func (e *Or) String() string  { return join(e.Args, " OR ") }
@@ -184,7 +233,7 @@ func join(args []Expr, sep string) string {
 // String renders the leaf with its original literals, or with its bound
 // values when it was built without literals.
 func (l *Leaf) String() string {
-	col := quotePath(l.Path)
+	col := l.pathSQL()
 	lit := func(i int, v stats.Value) string {
 		if i < len(l.Lits) {
 			return l.Lits[i].String()
@@ -232,16 +281,50 @@ func valueSQL(v stats.Value) string {
 	return v.String()
 }
 
-// quotePath renders a path, quoting any part that is not a plain identifier
-// or that is a keyword.
-func quotePath(p string) string {
-	parts := strings.Split(p, ".")
-	for i, s := range parts {
-		if !isPlainIdent(s) {
-			parts[i] = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+// pathSQL renders the leaf's path so that Parse reads it back as the same
+// path. A path of one part is quoted when it is not a plain identifier or
+// is a keyword. In a path of several parts, quoted parts stay quoted and
+// the others, identifiers as the lexer read them, stay as they are. A
+// path built without Parts is dotted identifiers when every part is one,
+// else one quoted name, which resolves as Path does (schema.Find).
+func (l *Leaf) pathSQL() string {
+	if len(l.Parts) == 0 {
+		if parts := strings.Split(l.Path, "."); !slices.ContainsFunc(parts, func(s string) bool { return !isPlainIdent(s) }) {
+			return l.Path
+		}
+		return quoteIdent(l.Path)
+	}
+	if len(l.Parts) == 1 {
+		if n := l.Parts[0].Name; !isPlainIdent(n) {
+			return quoteIdent(n)
+		}
+		return l.Parts[0].Name
+	}
+	var b strings.Builder
+	for i, p := range l.Parts {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		if p.Quoted || !isIdent(p.Name) {
+			b.WriteString(quoteIdent(p.Name))
+		} else {
+			b.WriteString(p.Name)
 		}
 	}
-	return strings.Join(parts, ".")
+	return b.String()
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// isIdent reports whether s lexes as one name: an identifier that is not a
+// keyword, or DATE or TIMESTAMP, which name columns where no quoted value
+// follows (and none follows a path).
+func isIdent(s string) bool {
+	switch strings.ToUpper(s) {
+	case "DATE", "TIMESTAMP":
+		return true
+	}
+	return isPlainIdent(s)
 }
 
 func isPlainIdent(s string) bool {

@@ -151,10 +151,10 @@ func lex(src string) ([]token, error) {
 				if b.Len() == 0 {
 					return nil, &SyntaxError{start + 1, "empty quoted identifier"}
 				}
-				// A name may hold dots ("a.b"): binding resolves the
-				// path against the schema's names (schema.Find), the
-				// column "a.b" before field b of a. A path keeps its
-				// parts joined by dots, so no part may be empty.
+				// A name may hold dots ("a.b"): it is one name, the
+				// column "a.b" (schema.FindParts), while "a"."b" is
+				// field b of a. A leaf's Path joins its parts by dots,
+				// so no part may be empty.
 				if n := b.String(); n[0] == '.' || n[len(n)-1] == '.' || strings.Contains(n, "..") {
 					return nil, &SyntaxError{start + 1, "quoted identifier cannot begin or end with '.' or hold '..'"}
 				}
@@ -223,9 +223,12 @@ func (p *parser) errf(t token, format string, args ...any) error {
 
 // Parse parses a WHERE clause (without the WHERE keyword). Keywords are
 // case-insensitive; identifiers are [A-Za-z_][A-Za-z0-9_]* or "double
-// quoted" ("" escapes a quote), joined by dots for nested paths; a quoted
-// name may hold dots ("a.b", a column of flattened JSON), and binding takes
-// the longest name a schema has (schema.Find). Strings are
+// quoted" ("" escapes a quote), joined by dots for nested paths. A quoted
+// name may hold dots ("a.b", a column of flattened JSON) and is one name:
+// "a.b" is the column "a.b" and "a"."b" field b of a, while unquoted a.b
+// is the longest name a schema has, the column "a.b" before field b of a
+// (schema.FindParts; a quoted path the schema does not have falls back to
+// that rule). Strings are
 // single-quoted with ” as the escape. Errors are *SyntaxError values that
 // give the column and what was expected.
 //
@@ -369,11 +372,11 @@ func (p *parser) parsePrimary() (Expr, error) {
 		p.next()
 		return e, nil
 	case t.kind == tIdent || t.kind == tQuotedIdent:
-		path, pos, err := p.parsePath()
+		parts, pos, err := p.parsePath()
 		if err != nil {
 			return nil, err
 		}
-		return p.parseTail(path, pos)
+		return p.parseTail(parts, pos)
 	case t.kind == tKeyword && (t.text == "TRUE" || t.text == "FALSE"):
 		if _, ok := isCmp(p.toks[p.p+1]); !ok {
 			p.next()
@@ -404,7 +407,7 @@ func (p *parser) parseReversed() (Expr, error) {
 	if t.kind != tIdent && t.kind != tQuotedIdent {
 		return nil, p.errf(t, "expected a column after %s %s (comparing two literals is not supported)", lit, op)
 	}
-	path, pos, err := p.parsePath()
+	parts, pos, err := p.parsePath()
 	if err != nil {
 		return nil, err
 	}
@@ -418,25 +421,62 @@ func (p *parser) parseReversed() (Expr, error) {
 	case OpGe:
 		op = OpLe
 	}
-	return &Leaf{Path: path, Op: op, Lits: []Literal{lit}, Pos: pos}, nil
+	return &Leaf{Path: joinParts(parts), Parts: parts, Op: op, Lits: []Literal{lit}, Pos: pos}, nil
 }
 
-func (p *parser) parsePath() (string, int, error) {
+// parsePath parses a column path; a quoted part keeps its dots and is
+// marked Quoted, so that binding can tell "a"."b" from "a.b" and a.b.
+func (p *parser) parsePath() ([]PathPart, int, error) {
 	t := p.next()
-	parts := []string{t.text}
+	parts := []PathPart{{t.text, t.kind == tQuotedIdent}}
 	for p.isPunct(".") {
 		p.next()
 		n := p.next()
 		if n.kind != tIdent && n.kind != tQuotedIdent {
-			return "", 0, p.errf(n, "expected a field name after '.'")
+			return nil, 0, p.errf(n, "expected a field name after '.'")
 		}
-		parts = append(parts, n.text)
+		parts = append(parts, PathPart{n.text, n.kind == tQuotedIdent})
 	}
-	return strings.Join(parts, "."), t.pos, nil
+	return parts, t.pos, nil
 }
 
-func (p *parser) parseTail(path string, pos int) (Expr, error) {
-	leaf := &Leaf{Path: path, Pos: pos}
+func joinParts(parts []PathPart) string {
+	if len(parts) == 1 {
+		return parts[0].Name
+	}
+	names := make([]string, len(parts))
+	for i, p := range parts {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ".")
+}
+
+// ParsePath parses a column path as a filter writes one (l_quantity,
+// a.b.c, "a"."b", "a.b"), for arguments that name a column the way
+// filters do, such as an aggregate's. It returns the path as a Leaf's
+// Path and Parts hold it; resolve it with PathNames and schema.FindParts.
+func ParsePath(s string) (path string, parts []PathPart, err error) {
+	toks, err := lex(s)
+	if err != nil {
+		return "", nil, err
+	}
+	p := &parser{toks: toks}
+	if t := p.peek(); t.kind != tIdent && t.kind != tQuotedIdent {
+		return "", nil, p.errf(t, "expected a column")
+	}
+	parts, _, err = p.parsePath()
+	if err != nil {
+		return "", nil, err
+	}
+	if t := p.peek(); t.kind != tEOF {
+		return "", nil, p.errf(t, "expected '.' or the end of the column path")
+	}
+	return joinParts(parts), parts, nil
+}
+
+func (p *parser) parseTail(parts []PathPart, pos int) (Expr, error) {
+	path := joinParts(parts)
+	leaf := &Leaf{Path: path, Parts: parts, Pos: pos}
 	t := p.peek()
 	if op, ok := isCmp(t); ok {
 		p.next()

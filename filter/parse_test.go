@@ -2,8 +2,13 @@ package filter
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"strata/encoding"
+	"strata/stats"
 )
 
 func TestParseValid(t *testing.T) {
@@ -26,16 +31,18 @@ func TestParseValid(t *testing.T) {
 		{"name LIKE 'exact'", "name = 'exact'"},
 		{"name NOT LIKE 'a%'", "NOT name LIKE 'a%'"},
 		{"a.b.c > 3", "a.b.c > 3"},
-		// a name holding dots: the path is resolved against the schema
-		{`"a.b" = 1`, "a.b = 1"}, {`"x.y".z = 1`, "x.y.z = 1"},
+		// a name holding dots is one name; quoted parts stay quoted in a
+		// path of several, where quoting decides what the path names
+		{`"a.b" = 1`, `"a.b" = 1`}, {`"x.y".z = 1`, `"x.y".z = 1`},
+		{`"a"."b" = 1`, `"a"."b" = 1`}, {`a."b" = 1`, `a."b" = 1`}, {`"a" = 1`, `a = 1`},
 		// DATE and TIMESTAMP name columns unless a quoted value follows
 		{"date BETWEEN TIMESTAMP '2001-03-01 00:00:00' AND TIMESTAMP '2001-03-01 01:00:00'",
 			`"date" BETWEEN TIMESTAMP '2001-03-01 00:00:00' AND TIMESTAMP '2001-03-01 01:00:00'`},
 		{"date = DATE '2001-03-01'", `"date" = DATE '2001-03-01'`},
 		{"Timestamp IS NULL AND date IN (1, 2)", `"Timestamp" IS NULL AND "date" IN (1, 2)`},
-		{"s.date > 3", `s."date" > 3`},
+		{"s.date > 3", `s.date > 3`}, {`s."date" > 3`, `s."date" > 3`},
 		{"DATE '2001-03-01' < date", `"date" > DATE '2001-03-01'`},
-		{`"and".x = 1`, `"and".x = 1`}, {`"select".x = 1`, `select.x = 1`},
+		{`"and".x = 1`, `"and".x = 1`}, {`"select".x = 1`, `"select".x = 1`},
 		{`"we""ird col" = 1`, `"we""ird col" = 1`},
 		{"a = 1 AND b = 2 OR c = 3", "(a = 1 AND b = 2) OR c = 3"},
 		{"a = 1 AND (b = 2 OR c = 3)", "a = 1 AND (b = 2 OR c = 3)"},
@@ -214,4 +221,79 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPathParts: a path keeps its parts as written, so binding can tell
+// "a"."b" (field b of a) from "a.b" and a.b (the longest name); Key, which
+// Prune, MayContain and EvalRow look columns up by, tells them apart.
+func TestPathParts(t *testing.T) {
+	e, err := Parse(`"a"."b" = 1 AND "a.b" = 2 AND a.b = 3 AND a."b" = 4 AND x = 5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	Walk(e, func(l *Leaf) {
+		names, whole := l.Names()
+		got = append(got, fmt.Sprintf("%s|%s|%q|%v", l.Path, l.Key(), names, whole))
+	})
+	want := []string{
+		`a.b|"a"."b"|["a" "b"]|[true true]`,
+		`a.b|a.b|["a.b"]|[true]`,
+		`a.b|a.b|["a" "b"]|[false false]`,
+		`a.b|a."b"|["a" "b"]|[false true]`,
+		`x|x|["x"]|[false]`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("leaves:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Binding sees the parts and keeps them; Prune looks statistics up by
+	// Key, so the two columns named a.b keep theirs apart.
+	b, err := BindLeaves(e, func(l *Leaf) (ColumnInfo, bool) { return ColumnInfo{Type: encoding.Int64}, true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	Walk(b, func(l *Leaf) {
+		if l.Path == "a.b" && l.Parts == nil {
+			t.Errorf("bound leaf %s lost its parts", l)
+		}
+	})
+	st := map[string]stats.ColumnStats{
+		`"a"."b"`: {Type: encoding.Int64, Rows: 1, Min: stats.Of(int64(1)), Max: stats.Of(int64(1)), HasMinMax: true},
+		`a.b`:     {Type: encoding.Int64, Rows: 1, Min: stats.Of(int64(2)), Max: stats.Of(int64(3)), HasMinMax: true},
+		`a."b"`:   {Type: encoding.Int64, Rows: 1, Min: stats.Of(int64(4)), Max: stats.Of(int64(4)), HasMinMax: true},
+		`x`:       {Type: encoding.Int64, Rows: 1, Min: stats.Of(int64(5)), Max: stats.Of(int64(5)), HasMinMax: true},
+	}
+	statsOf := func(k string) (stats.ColumnStats, bool) { s, ok := st[k]; return s, ok }
+	if got := Prune(b, statsOf); got == None {
+		t.Errorf("Prune: None, though every leaf holds on its own column's statistics")
+	}
+	st[`"a"."b"`] = st[`x`]
+	if got := Prune(b, statsOf); got != None {
+		t.Errorf(`Prune with "a"."b" = 5 only: %v, want None`, got)
+	}
+
+	// The rendering parses back to the same parts.
+	again, err := Parse(e.String())
+	if err != nil || again.String() != e.String() {
+		t.Fatalf("re-parse of %s: %v %v", e, again, err)
+	}
+
+	for _, c := range []struct{ in, path, key string }{
+		{`l_quantity`, "l_quantity", "l_quantity"},
+		{` "a"."b" `, "a.b", `"a"."b"`},
+		{`"a.b"`, "a.b", "a.b"},
+		{`x.y.z`, "x.y.z", "x.y.z"},
+		{`"we""ird".date`, `we"ird.date`, `"we""ird".date`},
+	} {
+		path, parts, err := ParsePath(c.in)
+		if err != nil || path != c.path || (&Leaf{Path: path, Parts: parts}).Key() != c.key {
+			t.Errorf("ParsePath(%q) = %q %v %v, want %q keyed %q", c.in, path, parts, err, c.path, c.key)
+		}
+	}
+	for _, bad := range []string{"", "*", "a.", "a b", "sum(a)", "'a'", `"a"..b`} {
+		if _, _, err := ParsePath(bad); err == nil {
+			t.Errorf("ParsePath(%q) accepted", bad)
+		}
+	}
 }

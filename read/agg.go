@@ -103,17 +103,34 @@ type aggSpec struct {
 // column, or a primitive field of structs by its dotted path
 // ("properties.mag"), whose nullable ancestors then gate its rows.
 // Fields inside lists and maps are not aggregated (their values are not
-// one a row).
-func (f *File) aggLeaf(s *aggSpec, part, arg string) error {
-	if c := f.sch.ColumnIndex(arg); c >= 0 {
+// one a row). path is arg as a filter path (its parts as written, so that
+// "a"."b" is field b of a and "a.b" the column "a.b", as in filters), or
+// nil when arg is not one and names a column as it is.
+func (f *File) aggLeaf(s *aggSpec, part, arg string, path []filter.PathPart) error {
+	c := -1
+	var n *schema.Node
+	if path == nil {
+		c = f.sch.ColumnIndex(arg)
+	} else {
+		names, whole := filter.PathNames(path)
+		if x, err := f.sch.FindParts(names, whole); err == nil {
+			if x.Parent() == f.sch.Root {
+				c = f.sch.ColumnIndex(x.Name)
+			}
+			n = x
+		}
+	}
+	if c >= 0 {
 		s.col, s.node = c, f.sch.Column(c)
 		if s.stream = f.rowAligned(c); s.stream < 0 {
 			return fmt.Errorf("read: aggregate %q: %s is not a primitive column: %w", part, arg, ErrInvalidArgument)
 		}
 		return nil
 	}
-	n, err := f.sch.Find(arg)
-	if err != nil {
+	if n == nil && path == nil {
+		n, _ = f.sch.Find(arg)
+	}
+	if n == nil {
 		return fmt.Errorf("aggregate %q: %w", part, f.unknownColumn(arg, true))
 	}
 	if !n.Kind.IsLeaf() {
@@ -153,9 +170,16 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		}
 		fn := strings.ToLower(strings.TrimSpace(part[:open]))
 		arg := strings.TrimSpace(part[open+1 : len(part)-1])
-		if len(arg) >= 2 && arg[0] == '"' && arg[len(arg)-1] == '"' {
-			// a quoted column name, as in the filter syntax: "" is a quote
-			arg = strings.ReplaceAll(arg[1:len(arg)-1], `""`, `"`)
+		// The column as a filter names it: l_quantity, a.b, "a"."b",
+		// "a.b" ("" is a quote); else the text as it is (a name a path
+		// cannot write unquoted, such as one with a space).
+		var path []filter.PathPart
+		if arg != "*" {
+			if p, pp, err := filter.ParsePath(arg); err == nil {
+				arg, path = p, pp
+			} else if len(arg) >= 2 && arg[0] == '"' && arg[len(arg)-1] == '"' {
+				arg = strings.ReplaceAll(arg[1:len(arg)-1], `""`, `"`)
+			}
 		}
 		switch fn {
 		case "count", "sum", "min", "max", "avg":
@@ -171,7 +195,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			s.fn, s.avg, fn = "sum", true, "sum"
 		}
 		if arg != "*" || fn != "count" {
-			if err := f.aggLeaf(&s, part, arg); err != nil {
+			if err := f.aggLeaf(&s, part, arg, path); err != nil {
 				return nil, err
 			}
 			t := f.sch.Stream(s.stream).Type

@@ -81,10 +81,10 @@ func (f *File) compile(where string) (*query, error) {
 		return nil, err
 	}
 	missing := map[string]bool{}
-	e, err = filter.Bind(e, func(path string) (filter.ColumnInfo, bool) {
-		n, err := f.sch.Find(path)
+	e, err = filter.BindLeaves(e, func(l *filter.Leaf) (filter.ColumnInfo, bool) {
+		n, err := f.findLeaf(l)
 		if err != nil || !n.Kind.IsLeaf() {
-			missing[path] = true
+			missing[l.Path] = true
 			return filter.ColumnInfo{}, false
 		}
 		return columnInfo(n), true
@@ -100,7 +100,7 @@ func (f *File) compile(where string) (*query, error) {
 		anc: map[*filter.Leaf][]int{}, noStats: map[string]bool{}}
 	var werr error
 	filter.Walk(e, func(l *filter.Leaf) {
-		n, err := f.sch.Find(l.Path)
+		n, err := f.findLeaf(l)
 		if err != nil {
 			werr = err
 			return
@@ -113,7 +113,7 @@ func (f *File) compile(where string) (*query, error) {
 			if p.Nullable {
 				if id := p.StreamID(schema.RoleNulls); id >= 0 {
 					q.anc[l] = append(q.anc[l], id)
-					q.noStats[l.Path] = true
+					q.noStats[l.Key()] = true
 				}
 			}
 		}
@@ -123,7 +123,7 @@ func (f *File) compile(where string) (*query, error) {
 			return
 		}
 		q.stream[l] = id
-		q.paths[l.Path] = id
+		q.paths[l.Key()] = id
 		if l.Op != filter.OpIsNull && l.Op != filter.OpIsNotNull {
 			p, err := leafPred(l, f.sch.Stream(id).Type)
 			if err != nil {
@@ -140,11 +140,19 @@ func (f *File) compile(where string) (*query, error) {
 	markOrdered(e, q.ordered)
 	q.nn = map[*filter.Leaf]*filter.Leaf{}
 	filter.Walk(e, func(l *filter.Leaf) {
-		nn := &filter.Leaf{Path: l.Path, Op: filter.OpIsNotNull, Col: l.Col}
+		nn := &filter.Leaf{Path: l.Path, Parts: l.Parts, Op: filter.OpIsNotNull, Col: l.Col}
 		q.stream[nn], q.anc[nn] = q.stream[l], q.anc[l]
 		q.nn[l] = nn
 	})
 	return q, nil
+}
+
+// findLeaf resolves the column path of a filter leaf, its parts as written
+// (a quoted part is one name: "a"."b" is field b of a, "a.b" the column
+// "a.b").
+func (f *File) findLeaf(l *filter.Leaf) (*schema.Node, error) {
+	names, whole := l.Names()
+	return f.sch.FindParts(names, whole)
 }
 
 // leafPred returns the typed predicate decoders evaluate for a bound leaf.
@@ -437,7 +445,7 @@ func (f *File) leafChunks(io *stripeIO, q *query, l *filter.Leaf, sel encoding.B
 	if err != nil {
 		return nil, err
 	}
-	useStats := !q.noStats[l.Path]
+	useStats := !q.noStats[l.Key()]
 	lo, hi, ok := selBounds(sel)
 	if !ok {
 		return nil, nil

@@ -25,6 +25,58 @@ func (s *Schema) Find(path string) (*Node, error) {
 	return s.Lookup(parts...)
 }
 
+// FindParts is Find for a path given as its parts, as a filter writes them
+// (filter.PathPart): a part marked whole (written quoted: "a"."b", "a.b")
+// is one name as it is, dots included, and is never joined with its
+// neighbours, while a run of other parts resolves as Find resolves it, the
+// longest name first. So "a"."b" is field b of a even when the schema also
+// has a column "a.b", and "a.b" is that column. A path that matches nothing
+// so falls back to Find of the parts joined by dots ("a.b" is field b of a
+// in a schema without a column "a.b"). whole may be shorter than parts
+// (missing entries are false).
+func (s *Schema) FindParts(parts []string, whole []bool) (*Node, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("schema: empty path")
+	}
+	if len(parts) <= maxResolveParts {
+		if n := s.Root.resolveParts(parts, whole); n != nil {
+			return n, nil
+		}
+	}
+	return s.Find(strings.Join(parts, "."))
+}
+
+// resolveParts is resolve for parts of which those marked whole are never
+// joined with another.
+func (n *Node) resolveParts(parts []string, whole []bool) *Node {
+	if len(parts) == 0 {
+		return n
+	}
+	isWhole := func(i int) bool { return i < len(whole) && whole[i] }
+	run := 1
+	if !isWhole(0) {
+		for run < len(parts) && !isWhole(run) {
+			run++
+		}
+	}
+	for k := run; k >= 1; k-- {
+		name := parts[0]
+		if k > 1 {
+			name = strings.Join(parts[:k], ".")
+		}
+		if c := n.Child(name); c != nil {
+			var rest []bool
+			if k < len(whole) {
+				rest = whole[k:]
+			}
+			if r := c.resolveParts(parts[k:], rest); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
 // maxResolveParts bounds the segments Find matches against dotted names
 // (each level tries every run, so the work grows quickly with them);
 // longer paths are followed a segment a name.

@@ -280,3 +280,52 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+// TestFindParts resolves paths whose parts a filter quoted: a quoted part
+// is one name, never joined with its neighbours, beside a column whose
+// name joins them; unquoted runs take the longest name, as Find does; a
+// quoted path the schema does not have falls back to Find.
+func TestFindParts(t *testing.T) {
+	s, err := New(NewStruct("", false,
+		NewStruct("a", true, NewLeaf("b", Int64, true), NewStruct("c", true, NewLeaf("d", Int64, true))),
+		NewLeaf("a.b", Int64, true),
+		NewLeaf("a.c.d", Int64, true),
+		NewStruct("x.y", true, NewLeaf("z", Int64, true)),
+		NewStruct("p", true, NewLeaf("q", Int64, true)),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		parts []string
+		whole []bool
+		want  string // the node's path and parent kind, or "" for none
+	}{
+		{[]string{"a", "b"}, []bool{true, true}, "a.b in struct a"},
+		{[]string{"a", "b"}, []bool{false, true}, "a.b in struct a"},
+		{[]string{"a", "b"}, []bool{true, false}, "a.b in struct a"},
+		{[]string{"a", "b"}, nil, "a.b at the root"},
+		{[]string{"a.b"}, []bool{true}, "a.b at the root"},
+		{[]string{"a", "c", "d"}, nil, "a.c.d at the root"},
+		{[]string{"a", "c", "d"}, []bool{true}, "a.c.d in struct c"},
+		{[]string{"a", "c", "d"}, []bool{false, false, true}, "a.c.d in struct c"},
+		{[]string{"a.c", "d"}, []bool{true, false}, "a.c.d at the root"}, // falls back: no column "a.c"
+		{[]string{"x.y", "z"}, []bool{true, false}, "x.y.z in struct x.y"},
+		{[]string{"x", "y", "z"}, nil, "x.y.z in struct x.y"},
+		{[]string{"p.q"}, []bool{true}, "p.q in struct p"}, // falls back: no column "p.q"
+		{[]string{"p", "r"}, []bool{true, true}, ""},
+	} {
+		n, err := s.FindParts(c.parts, c.whole)
+		got := ""
+		if err == nil {
+			if p := n.Parent(); p == s.Root {
+				got = n.Path() + " at the root"
+			} else {
+				got = n.Path() + " in struct " + p.Name
+			}
+		}
+		if got != c.want {
+			t.Errorf("FindParts(%q, %v) = %q (%v), want %q", c.parts, c.whole, got, err, c.want)
+		}
+	}
+}
