@@ -25,7 +25,15 @@ const (
 	LogicalDecimal                  // Int8..Int64 unscaled value; value = unscaled / 10^Scale
 	LogicalTime                     // Int32 or Int64 count of Unit since midnight
 	LogicalDuration                 // Int64 count of Unit
+	// LogicalWideDecimal is a decimal of precision above MaxDecimalPrecision,
+	// stored as 16-byte binary whose byte order is not the numbers' order:
+	// only IS [NOT] NULL binds on it.
+	LogicalWideDecimal
 )
+
+// MaxDecimalPrecision is the widest decimal filters compare: decimals of up
+// to 18 digits are stored as integers.
+const MaxDecimalPrecision = 18
 
 // TimeUnit is the unit of a timestamp, time or duration column.
 type TimeUnit uint8
@@ -54,8 +62,10 @@ func (u TimeUnit) perSecond() int64 {
 type ColumnInfo struct {
 	Type    encoding.Type
 	Logical Logical
-	Scale   int      // LogicalDecimal: digits after the point (0..38)
+	Scale   int      // LogicalDecimal, LogicalWideDecimal: digits after the point (0..38)
 	Unit    TimeUnit // LogicalTimestamp, LogicalTime, LogicalDuration
+	// Precision is a LogicalWideDecimal's digits (for messages).
+	Precision int
 	// ID is not used by this package; it travels with bound leaves so the
 	// caller can map them to its columns without another lookup.
 	ID int
@@ -73,6 +83,8 @@ func (c *ColumnInfo) describe() string {
 		return "a duration"
 	case LogicalDecimal:
 		return fmt.Sprintf("a decimal with scale %d", c.Scale)
+	case LogicalWideDecimal:
+		return fmt.Sprintf("a decimal(%d,%d)", c.Precision, c.Scale)
 	case LogicalString:
 		return "a string"
 	}
@@ -106,6 +118,10 @@ func (c *ColumnInfo) validate(path string) error {
 		}
 		if (c.Logical == LogicalTimestamp || c.Logical == LogicalTime || c.Logical == LogicalDuration) && c.Unit > Nano {
 			return fmt.Errorf("filter: column %s: time unit %d: %w", path, c.Unit, encoding.ErrUnsupported)
+		}
+	case LogicalWideDecimal:
+		if c.Type != encoding.Binary {
+			return fmt.Errorf("filter: column %s: wide decimal stored as %v", path, c.Type)
 		}
 	default:
 		return fmt.Errorf("filter: column %s: logical kind %d: %w", path, c.Logical, encoding.ErrUnsupported)
@@ -213,6 +229,14 @@ func bindLeaf(l *Leaf, lookup func(*Leaf) (ColumnInfo, bool)) (Expr, error) {
 	if n, ok := want[l.Op]; ok && len(l.Lits) != n {
 		return nil, &BindError{l.Path, l.Pos, fmt.Sprintf("%s %s needs %d literal(s), has %d", l.Path, l.Op, n, len(l.Lits))}
 	}
+	if info.Logical == LogicalWideDecimal && l.Op != OpIsNull && l.Op != OpIsNotNull {
+		pos := l.Pos
+		if len(l.Lits) > 0 {
+			pos = l.Lits[0].Pos
+		}
+		return nil, &BindError{l.Path, pos, fmt.Sprintf("%s is %s; decimals of precision above %d cannot be compared (IS NULL and IS NOT NULL apply)",
+			l.Path, info.describe(), MaxDecimalPrecision)}
+	}
 	var err error
 	switch l.Op {
 	case OpIsNull, OpIsNotNull:
@@ -260,9 +284,29 @@ func (c *ColumnInfo) literalHint(lit Literal) string {
 	case c.Type == encoding.Bool && lit.Kind != LitBool:
 		return " (write TRUE or FALSE)"
 	case lit.Kind == LitString && c.Logical != LogicalString && c.Type != encoding.Binary && c.Type != encoding.Bool:
-		return fmt.Sprintf(" (numbers are written without quotes: %s)", lit.Text)
+		// Only text that would be a number literal unquoted; there is
+		// none for NaN or the infinities.
+		if isNumberText(lit.Text) {
+			return fmt.Sprintf(" (numbers are written without quotes: %s)", lit.Text)
+		}
+		if c.Type.IsFloat() && strings.EqualFold(strings.TrimLeft(lit.Text, "+-"), "nan") {
+			return " (filters have no NaN literal; NaN satisfies no comparison but !=)"
+		}
 	}
 	return ""
+}
+
+// isNumberText reports whether s, written unquoted, is a number literal of
+// the filter syntax: [+|-] digits [. digits] [e [+|-] digits].
+func isNumberText(s string) bool {
+	toks, err := lex(s)
+	if err != nil {
+		return false
+	}
+	if len(toks) == 3 && toks[0].kind == tPunct && (toks[0].text == "-" || toks[0].text == "+") {
+		toks = toks[1:]
+	}
+	return len(toks) == 2 && toks[0].kind == tNumber && toks[1].kind == tEOF
 }
 
 func bindPrefix(l *Leaf) error {

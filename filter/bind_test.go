@@ -245,3 +245,56 @@ func TestColumns(t *testing.T) {
 		t.Errorf("Columns = %s", got)
 	}
 }
+
+// TestBindErrorHints: a quoted literal on a numeric column gets the hint
+// to write it unquoted only when unquoted it is a number literal of the
+// syntax; a decimal too wide to compare says so rather than that it is
+// binary.
+func TestBindErrorHints(t *testing.T) {
+	look := func(p string) (ColumnInfo, bool) {
+		if p == "dec" {
+			return ColumnInfo{Type: encoding.Binary, Logical: LogicalWideDecimal, Precision: 38, Scale: 10}, true
+		}
+		return lookup(p)
+	}
+	const hint = "numbers are written without quotes"
+	for _, c := range []struct {
+		where, frag string
+		hint        bool
+	}{
+		{"i32 = '12'", "(numbers are written without quotes: 12)", true},
+		{"i32 = '-3'", "(numbers are written without quotes: -3)", true},
+		{"f64 = '1.5e3'", "(numbers are written without quotes: 1.5e3)", true},
+		{"f64 = '.5'", "(numbers are written without quotes: .5)", true},
+		{"i32 = 'x'", "i32 is an int32; cannot compare with 'x'", false},
+		{"i32 = '1 2'", "cannot compare with '1 2'", false},
+		{"i32 = '1e999'", "cannot compare with '1e999'", false},
+		{"f64 = 'NaN'", "f64 is a float64; cannot compare with 'NaN' (filters have no NaN literal", false},
+		{"f32 = 'nan'", "no NaN literal", false},
+		{"f64 = 'Infinity'", "cannot compare with 'Infinity'", false},
+		{"i64 IN (1, 'two')", "cannot compare with 'two'", false},
+		{"dec > 0", "dec is a decimal(38,10); decimals of precision above 18 cannot be compared", false},
+		{"dec = '1.5'", "dec is a decimal(38,10)", false},
+		{"dec BETWEEN 1 AND 2", "dec is a decimal(38,10)", false},
+		{"dec LIKE '1%'", "dec is a decimal(38,10)", false},
+	} {
+		e, err := Parse(c.where)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", c.where, err)
+		}
+		_, err = Bind(e, look)
+		if err == nil || !strings.Contains(err.Error(), c.frag) || strings.Contains(err.Error(), hint) != c.hint ||
+			strings.Contains(err.Error(), "binary") {
+			t.Errorf("Bind(%q) = %v, want %q, hint %v", c.where, err, c.frag, c.hint)
+		}
+	}
+	for _, where := range []string{"dec IS NULL", "NOT dec IS NOT NULL"} {
+		e, err := Parse(where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Bind(e, look); err != nil {
+			t.Errorf("Bind(%q): %v", where, err)
+		}
+	}
+}

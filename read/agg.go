@@ -17,6 +17,7 @@ import (
 	"strata/encoding"
 	"strata/filter"
 	"strata/schema"
+	"strata/shred"
 	"strata/stats"
 )
 
@@ -199,19 +200,26 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 				return nil, err
 			}
 			t := f.sch.Stream(s.stream).Type
-			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
-				return nil, fmt.Errorf("read: aggregate %q: cannot sum %v values: %w", part, t, ErrInvalidArgument)
+			// Messages name the column's type as cat and inspect show it
+			// (date32, timestamp[us], utf8), and the column.
+			verb := fn
+			if s.avg {
+				verb = "average"
 			}
 			if n := s.node; n.Kind == schema.Decimal && t == encoding.Binary && fn != "count" {
 				// Wide decimals are 16-byte little-endian values: their
 				// byte order (and their byte statistics) is not their
 				// numeric order.
-				return nil, fmt.Errorf("read: aggregate %q: %s of decimals wider than 18 digits is not supported: %w", part, fn, encoding.ErrUnsupported)
+				return nil, fmt.Errorf("read: aggregate %q: %s is a decimal(%d,%d); decimals of precision above %d cannot be summed or compared (%s): %w",
+					part, arg, n.Precision, n.Scale, filter.MaxDecimalPrecision, verb, encoding.ErrUnsupported)
+			}
+			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
+				return nil, fmt.Errorf("read: aggregate %q: cannot %s %s values (column %s): %w", part, verb, shred.DataType(s.node), arg, ErrInvalidArgument)
 			}
 			if k := s.node.Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp || k == schema.Time) {
 				// As in SQL: a sum of dates, instants or times of day means
 				// nothing (a sum of durations is one).
-				return nil, fmt.Errorf("read: aggregate %q: cannot sum %s values: %w", part, arg, ErrInvalidArgument)
+				return nil, fmt.Errorf("read: aggregate %q: cannot %s %s values (column %s): %w", part, verb, shred.DataType(s.node), arg, ErrInvalidArgument)
 			}
 			if s.avg && s.node.Kind == schema.Duration {
 				return nil, fmt.Errorf("read: aggregate %q: avg of durations is not supported (sum is): %w", part, encoding.ErrUnsupported)

@@ -820,7 +820,11 @@ func columnInfo(n *schema.Node) filter.ColumnInfo {
 			ci.Scale = n.Scale
 		}
 		// Decimals wider than 18 digits are stored as 16-byte binary:
-		// they bind for IS [NOT] NULL; comparisons report a type error.
+		// they bind for IS [NOT] NULL; comparisons report an error naming
+		// the decimal's type.
+		if ci.Type == encoding.Binary {
+			ci.Logical, ci.Precision, ci.Scale = filter.LogicalWideDecimal, n.Precision, n.Scale
+		}
 	}
 	return ci
 }

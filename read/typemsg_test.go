@@ -1,0 +1,127 @@
+package read_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"strata/encoding"
+	"strata/interop"
+	"strata/read"
+)
+
+// TestTypeErrorsNameTypes: refusals name the column's type, not its
+// storage or its name in place of the type. A decimal(38,10) imported from
+// Parquet (a fixed-size binary there, 16-byte binary in Strata) is "a
+// decimal of precision above 18" in filters and aggregates, not "binary";
+// sum and avg of a date or a timestamp name the type and the column.
+func TestTypeErrorsNameTypes(t *testing.T) {
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 38, Scale: 10}, Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "when", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sch)
+	defer b.Release()
+	for i := range 3 {
+		b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i) * 15_000_000_000))
+		b.Field(1).(*array.Date32Builder).Append(arrow.Date32(18000 + i))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(1_600_000_000_000_000 + int64(i)))
+		b.Field(3).(*array.StringBuilder).Append("x")
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+
+	// The Parquet file, and the Strata file imported from it.
+	pq := filepath.Join(t.TempDir(), "dec.parquet")
+	out, err := os.Create(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := array.NewTableFromRecords(sch, []arrow.Record{rec})
+	defer tbl.Release()
+	// WriteTable closes out.
+	if err := pqarrow.WriteTable(tbl, out, 1024, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := interop.Open(pq, interop.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Close()
+	if dt, ok := rr.Schema().Field(0).Type.(*arrow.Decimal128Type); !ok || dt.Precision != 38 || dt.Scale != 10 {
+		t.Fatalf("dec imported as %v", rr.Schema().Field(0).Type)
+	}
+	imported, err := rr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer imported.Release()
+	if _, err := rr.Next(); err != io.EOF {
+		t.Fatalf("a second batch: %v", err)
+	}
+	f := aggFile(t, imported)
+
+	scanErr := func(where string) error {
+		sc, err := f.Scan(read.ScanOptions{Where: where})
+		if err != nil {
+			return err
+		}
+		defer sc.Close()
+		for {
+			r, err := sc.Next()
+			if err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+			r.Release()
+		}
+	}
+	for _, where := range []string{"dec > 0", "dec = 1.5", "dec BETWEEN 0 AND 2", "dec = '1.5'"} {
+		err := scanErr(where)
+		if err == nil || !strings.Contains(err.Error(), "dec is a decimal(38,10); decimals of precision above 18 cannot be compared") ||
+			strings.Contains(err.Error(), "binary") {
+			t.Errorf("--where %q: %v, want a refusal naming decimal(38,10) and the precision limit", where, err)
+		}
+	}
+	if err := scanErr("dec IS NOT NULL"); err != nil {
+		t.Errorf("dec IS NOT NULL: %v", err)
+	}
+
+	for _, c := range []struct{ agg, frag string }{
+		{"sum(dec)", "dec is a decimal(38,10); decimals of precision above 18 cannot be summed or compared (sum)"},
+		{"avg(dec)", "dec is a decimal(38,10); decimals of precision above 18 cannot be summed or compared (average)"},
+		{"min(dec)", "dec is a decimal(38,10); decimals of precision above 18 cannot be summed or compared (min)"},
+		{"sum(day)", "cannot sum date32 values (column day)"},
+		{"avg(day)", "cannot average date32 values (column day)"},
+		{"sum(when)", "cannot sum timestamp[us] values (column when)"},
+		{"avg(when)", "cannot average timestamp[us] values (column when)"},
+		{"sum(s)", "cannot sum utf8 values (column s)"},
+	} {
+		_, _, err := f.AggregateContext(context.Background(), c.agg, read.AggregateOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.frag) || strings.Contains(err.Error(), "binary") {
+			t.Errorf("%s: %v, want %q", c.agg, err, c.frag)
+		}
+		if strings.Contains(c.agg, "dec") && !errors.Is(err, encoding.ErrUnsupported) {
+			t.Errorf("%s: %v, want ErrUnsupported", c.agg, err)
+		}
+	}
+	if a, _, err := f.Aggregate("count(dec)", ""); err != nil || a[0].I != 3 {
+		t.Errorf("count(dec) = %v, %v", a, err)
+	}
+}
