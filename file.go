@@ -607,11 +607,15 @@ type AggregateOptions struct {
 
 // AggValue is one aggregate result.
 type AggValue struct {
-	Name  string // as in the expression: sum(l_quantity)
-	Null  bool   // no non-null input (min/max/sum of nothing)
-	Float bool   // the value is a float (F)
-	I     int64
-	F     float64
+	Name string // as in the expression, names unquoted: sum(l_quantity)
+	// Column is the aggregated column's path, its top-level name and the
+	// struct fields down to it (nil for count(*) and under a list or map):
+	// it tells "a"."b" from a column named "a.b", which Name cannot.
+	Column []string
+	Null   bool // no non-null input (min/max/sum of nothing)
+	Float  bool // the value is a float (F)
+	I      int64
+	F      float64
 	// Wide reports an integer sum beyond the int64 range (Big has it).
 	Wide bool
 	// Text is the value formatted for the column's logical type (a date,
@@ -699,7 +703,7 @@ func aggValues(vals []read.AggValue) []AggValue {
 	}
 	out := make([]AggValue, len(vals))
 	for i, v := range vals {
-		out[i] = AggValue{Name: v.Name, Null: v.Null, Float: v.Float, I: v.I, F: v.F, Wide: v.Wide, Text: v.Text, v: v}
+		out[i] = AggValue{Name: v.Name, Column: v.Column, Null: v.Null, Float: v.Float, I: v.I, F: v.F, Wide: v.Wide, Text: v.Text, v: v}
 	}
 	return out
 }

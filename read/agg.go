@@ -34,11 +34,16 @@ import (
 // selected value is NaN, min only when all are), as DuckDB does; -0 and +0
 // are equal, so either may be returned for a min or max of zeros.
 type AggValue struct {
-	Name  string
-	Null  bool // no non-null input (min/max/sum of nothing)
-	Float bool // the value is a float
-	I     int64
-	F     float64
+	Name string
+	// Column is the aggregated column's path: its top-level name, then
+	// the names of the struct fields down to it (nil for count(*) and for
+	// a column under a list or map). Name prints it without quotes, so
+	// "a"."b" and "a.b" look alike there; Column tells them apart.
+	Column []string
+	Null   bool // no non-null input (min/max/sum of nothing)
+	Float  bool // the value is a float
+	I      int64
+	F      float64
 	// Wide reports an integer sum beyond the int64 range; W holds it.
 	Wide bool
 	W    Int128
@@ -628,7 +633,7 @@ func (f *File) ancestorsPresent(io *stripeIO, anc []int, sel encoding.Bitmap, ro
 func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 	out := make([]AggValue, len(specs))
 	for k, s := range specs {
-		v := AggValue{Name: s.name}
+		v := AggValue{Name: s.name, Column: structPath(s.node)}
 		a := &states[k]
 		switch s.fn {
 		case "count":
@@ -1063,4 +1068,21 @@ func splitAggs(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// structPath is the names from the top-level column down to n when every
+// node between is a struct; nil for no node and under a list or map.
+func structPath(n *schema.Node) []string {
+	var path []string
+	for ; n != nil && n.Parent() != nil; n = n.Parent() {
+		if p := n.Parent(); p.Parent() != nil && p.Kind != schema.Struct {
+			return nil
+		}
+		path = append(path, n.Name)
+	}
+	if n == nil || len(path) == 0 {
+		return nil
+	}
+	slices.Reverse(path)
+	return path
 }

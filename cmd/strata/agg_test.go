@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,5 +160,28 @@ func TestAggPrintsAsCat(t *testing.T) {
 		if got != c.want {
 			t.Errorf("agg %q --format %q:\n%q\nwant\n%q", c.aggs, c.format, got, c.want)
 		}
+	}
+}
+
+// TestAggQuotedPathType checks that an aggregate of a struct field prints
+// as its own type beside a top-level column of the same dotted name: the
+// value of max("a"."b") is the string field's, not an integer read from
+// the column "a.b" its printed name also fits.
+func TestAggQuotedPathType(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "amb.jsonl")
+	if err := os.WriteFile(src, []byte("{\"a\":{\"b\":\"x\"},\"a.b\":2}\n{\"a\":{\"b\":\"y\"},\"a.b\":6}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "amb.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", src, out); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	got, stderr, err := capture(t, "agg", out, `max("a"."b"), max("a.b"), sum("a.b")`)
+	if err != nil {
+		t.Fatalf("agg: %v\n%s", err, stderr)
+	}
+	if want := "max(a.b) = y\nmax(a.b) = 6\nsum(a.b) = 8\n"; got != want {
+		t.Errorf("agg printed\n%s\nwant\n%s", got, want)
 	}
 }

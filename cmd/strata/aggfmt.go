@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,9 +26,14 @@ func aggRecord(vals []strata.AggValue, schemas []*arrow.Schema) arrow.Record {
 	cols := make([]arrow.Array, len(vals))
 	for k, v := range vals {
 		t := aggType(v, schemas)
-		b := array.NewBuilder(memory.DefaultAllocator, t)
-		if !appendAgg(b, v) {
-			b.Release()
+		var b array.Builder
+		if t != nil {
+			b = array.NewBuilder(memory.DefaultAllocator, t)
+		}
+		if t == nil || !appendAgg(b, v) {
+			if b != nil {
+				b.Release()
+			}
 			t = arrow.BinaryTypes.String
 			b = array.NewBuilder(memory.DefaultAllocator, t)
 			if v.Null {
@@ -45,13 +51,14 @@ func aggRecord(vals []strata.AggValue, schemas []*arrow.Schema) arrow.Record {
 	return rec
 }
 
-// aggType is the type of an aggregate's value (see aggRecord); a string
-// when it is not known.
+// aggType is the type of an aggregate's value (see aggRecord), its
+// column found by its path (AggValue.Column) or else by name; nil when it
+// is not known, and the value then prints as AggValue.String gives it.
 func aggType(v strata.AggValue, schemas []*arrow.Schema) arrow.DataType {
 	// v.Name is fn(column), the column unquoted
 	open := strings.IndexByte(v.Name, '(')
 	if open < 0 || !strings.HasSuffix(v.Name, ")") {
-		return arrow.BinaryTypes.String
+		return nil
 	}
 	fn, arg := strings.ToLower(v.Name[:open]), v.Name[open+1:len(v.Name)-1]
 	switch fn {
@@ -62,12 +69,17 @@ func aggType(v strata.AggValue, schemas []*arrow.Schema) arrow.DataType {
 	}
 	var t arrow.DataType
 	for _, sch := range schemas {
-		if t = fieldType(sch, arg); t != nil {
+		if v.Column != nil {
+			t = pathType(sch, v.Column)
+		} else {
+			t = fieldType(sch, arg)
+		}
+		if t != nil {
 			break
 		}
 	}
 	if t == nil {
-		return arrow.BinaryTypes.String
+		return nil
 	}
 	if fn != "sum" {
 		return t // min, max
@@ -86,7 +98,27 @@ func aggType(v strata.AggValue, schemas []*arrow.Schema) arrow.DataType {
 		}
 		return arrow.PrimitiveTypes.Int64
 	}
-	return arrow.BinaryTypes.String
+	return nil
+}
+
+// pathType is the type of the field at path in sch: a top-level column,
+// then fields of structs; nil when there is none.
+func pathType(sch *arrow.Schema, path []string) arrow.DataType {
+	fields := sch.Fields()
+	var t arrow.DataType
+	for _, name := range path {
+		i := slices.IndexFunc(fields, func(f arrow.Field) bool { return f.Name == name })
+		if i < 0 {
+			return nil
+		}
+		t = fields[i].Type
+		if st, ok := t.(*arrow.StructType); ok {
+			fields = st.Fields()
+		} else {
+			fields = nil
+		}
+	}
+	return t
 }
 
 // appendAgg appends v to b, reporting false when b's type cannot hold it.
