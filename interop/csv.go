@@ -736,7 +736,7 @@ func csvComma(path string) rune {
 func csvSeparator(path string, f io.ReaderAt, comma rune, lazy bool) (rune, error) {
 	switch {
 	case comma != 0:
-		if !validComma(comma) {
+		if !ValidCSVComma(comma) {
 			return 0, fmt.Errorf("interop: %s: %q cannot separate CSV fields", path, comma)
 		}
 		return comma, nil
@@ -750,10 +750,10 @@ func csvSeparator(path string, f io.ReaderAt, comma rune, lazy bool) (rune, erro
 	return c, nil
 }
 
-// validComma reports whether c can separate CSV fields: one character,
+// ValidCSVComma reports whether c can separate CSV fields: one character,
 // not a quote, a line break or the Unicode replacement character (what
 // encoding/csv accepts).
-func validComma(c rune) bool {
+func ValidCSVComma(c rune) bool {
 	return c != 0 && c != '"' && c != '\r' && c != '\n' && c != utf8.RuneError && utf8.ValidRune(c)
 }
 

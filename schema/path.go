@@ -18,7 +18,7 @@ func (s *Schema) Find(path string) (*Node, error) {
 	}
 	parts := strings.Split(path, ".")
 	if len(parts) <= maxResolveParts {
-		if n := s.Root.resolve(parts); n != nil {
+		if n := s.Root.resolveParts(parts, nil); n != nil {
 			return n, nil
 		}
 	}
@@ -46,8 +46,9 @@ func (s *Schema) FindParts(parts []string, whole []bool) (*Node, error) {
 	return s.Find(strings.Join(parts, "."))
 }
 
-// resolveParts is resolve for parts of which those marked whole are never
-// joined with another.
+// resolveParts returns the node parts lead to from n, a run of parts
+// tried as one dotted name before shorter runs (the longest name first);
+// parts marked whole are never joined with another.
 func (n *Node) resolveParts(parts []string, whole []bool) *Node {
 	if len(parts) == 0 {
 		return n
@@ -81,25 +82,6 @@ func (n *Node) resolveParts(parts []string, whole []bool) *Node {
 // (each level tries every run, so the work grows quickly with them);
 // longer paths are followed a segment a name.
 const maxResolveParts = 16
-
-// resolve follows parts down from n, the longest name first (see Find).
-func (n *Node) resolve(parts []string) *Node {
-	if len(parts) == 0 {
-		return n
-	}
-	for k := len(parts); k >= 1; k-- {
-		name := parts[0]
-		if k > 1 {
-			name = strings.Join(parts[:k], ".")
-		}
-		if c := n.Child(name); c != nil {
-			if r := c.resolve(parts[k:]); r != nil {
-				return r
-			}
-		}
-	}
-	return nil
-}
 
 // Lookup returns the node reached by following names from the root.
 func (s *Schema) Lookup(names ...string) (*Node, error) {

@@ -826,7 +826,7 @@ func (r *readFlags) options() (interop.ReadOptions, error) {
 		ro.CSVComma = '\t'
 	default:
 		c, size := utf8.DecodeRuneInString(d)
-		if size != len(d) || c == utf8.RuneError || c == '"' || c == '\r' || c == '\n' {
+		if size != len(d) || !interop.ValidCSVComma(c) {
 			return ro, usagef("--delimiter %q: want one character other than a quote or a line break, or 'tab'", d)
 		}
 		ro.CSVComma = c
