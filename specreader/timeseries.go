@@ -582,8 +582,9 @@ func (w *dirWalk) leaf(p []byte, wantKey [][]byte, wantFirst uint64, what string
 		if s.Rows == 0 || s.FirstRow+s.Rows < s.FirstRow || s.FirstRow+s.Rows > m.Rows {
 			return fmt.Errorf("%s: rows [%d, +%d) of %d: %w", ctx, s.FirstRow, s.Rows, m.Rows, ErrCorrupt)
 		}
-		s.TMax = s.TMin + int64(span)
-		if span > math.MaxInt64 || s.TMax < s.TMin {
+		// a span may pass math.MaxInt64 (times at both ends of int64)
+		s.TMax = int64(uint64(s.TMin) + span)
+		if span > uint64(math.MaxInt64)-uint64(s.TMin) {
 			return fmt.Errorf("%s: tmax overflows (tmin %d + %d): %w", ctx, s.TMin, span, ErrCorrupt)
 		}
 		s.C1 = s.C0 + units
@@ -604,8 +605,8 @@ func (w *dirWalk) leaf(p []byte, wantKey [][]byte, wantFirst uint64, what string
 				return fmt.Errorf("%s: last value flag %d of column %q: %w", ctx, flag, fields[c].Name, ErrCorrupt)
 			}
 			d := r.uvarint()
-			l := TSLast{Has: true, Time: s.TMax - int64(d)}
-			if d > math.MaxInt64 || l.Time < s.TMin || l.Time > s.TMax {
+			l := TSLast{Has: true, Time: int64(uint64(s.TMax) - d)}
+			if d > uint64(s.TMax)-uint64(s.TMin) {
 				return fmt.Errorf("%s: last value of %q at tmax−%d, outside [%d, %d]: %w", ctx, fields[c].Name, d, s.TMin, s.TMax, ErrCorrupt)
 			}
 			switch classOf(fields[c]) {
@@ -694,8 +695,8 @@ func (ts *TimeSeries) readUnits(f *File) error {
 				u.FirstSeries = prev.FirstSeries + prev.NSeries - 1 + fs
 				u.TMin = prev.TMin + tmin
 			}
-			u.TMax = u.TMin + int64(span)
-			if span > math.MaxInt64 || u.TMax < u.TMin {
+			u.TMax = int64(uint64(u.TMin) + span)
+			if span > uint64(math.MaxInt64)-uint64(u.TMin) {
 				return fmt.Errorf("%s: tmax overflows: %w", ctx, ErrCorrupt)
 			}
 			if u.Stripe >= uint64(len(f.Stripes)) || u.Rows == 0 || u.Row+u.Rows < u.Row || u.Row+u.Rows > f.Stripes[u.Stripe].Rows {

@@ -786,7 +786,7 @@ func TestTSEdgeCases(t *testing.T) {
 				t.Errorf("%s: the writer accepted it", n)
 			}
 		}
-		for _, n := range []string{"date-time-duration-measurements", "nan-and-zeros", "nan-last", "zeros", "big-int-sum", "no-rows"} {
+		for _, n := range []string{"date-time-duration-measurements", "nan-and-zeros", "nan-last", "zeros", "big-int-sum", "no-rows", "full-time-span"} {
 			if o := got[n]; o.writeErr != nil || o.verifyErr != nil {
 				t.Errorf("%s: %+v", n, o)
 			}
@@ -870,6 +870,13 @@ func TestTSEdgeCases(t *testing.T) {
 	try("big-int-sum", []arrow.Field{tm, {Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil, func(rb *array.RecordBuilder) {
 		rb.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
 		rb.Field(1).(*array.Int64Builder).AppendValues([]int64{1 << 60, 1, -(1 << 60)}, nil)
+	})
+	// times at both ends of int64: series and unit spans past
+	// math.MaxInt64, and a last value 2^64 − 2 before the last time
+	try("full-time-span", []arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String}, tm, {Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, []string{"k"}, func(rb *array.RecordBuilder) {
+		rb.Field(0).(*array.StringBuilder).AppendValues([]string{"a", "a"}, nil)
+		rb.Field(1).(*array.Int64Builder).AppendValues([]int64{math.MinInt64, math.MaxInt64 - 1}, nil)
+		rb.Field(2).(*array.Float64Builder).AppendValues([]float64{1, 0}, []bool{true, false})
 	})
 	try("no-rows", []arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String}, tm}, []string{"k"}, func(rb *array.RecordBuilder) {})
 	try("list-measurement", []arrow.Field{tm, {Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)}}, nil, func(rb *array.RecordBuilder) {

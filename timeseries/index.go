@@ -488,7 +488,21 @@ func (d *dec) end() error {
 // maxRows bounds row counts so sums of them cannot overflow.
 const maxRows = 1 << 62
 
-func decodeLast(d *dec, l *layout, tmax int64) []lastValue {
+// timeEnd reads the uvarint span of a time range starting at tmin and
+// returns its end. A span may exceed math.MaxInt64 (a series from before
+// 1700 to after 2200 in nanoseconds, or int64 times at both extremes): it
+// is only corrupt when the end lies beyond math.MaxInt64.
+func (d *dec) timeEnd(field string, tmin int64) int64 {
+	v := d.uvarint(field)
+	if d.err == nil && v > uint64(math.MaxInt64)-uint64(tmin) {
+		d.fail("%s: %d from %d passes the largest time", field, v, tmin)
+		return tmin
+	}
+	return int64(uint64(tmin) + v)
+}
+
+// decodeLast reads the last values of a series with times [tmin, tmax].
+func decodeLast(d *dec, l *layout, tmin, tmax int64) []lastValue {
 	last := make([]lastValue, len(l.classes))
 	for i, c := range l.classes {
 		if d.byte1("last flag") == 0 || d.err != nil {
@@ -496,7 +510,12 @@ func decodeLast(d *dec, l *layout, tmax int64) []lastValue {
 		}
 		v := &last[i]
 		v.ok = true
-		v.t = tmax - d.int("last time", maxRows)
+		// the gap back from tmax, up to the series' whole span
+		gap := d.uvarint("last time")
+		if d.err == nil && gap > uint64(tmax)-uint64(tmin) {
+			d.fail("last time: %d before %d precedes the series' first time %d", gap, tmax, tmin)
+		}
+		v.t = int64(uint64(tmax) - gap)
 		switch c {
 		case classInt:
 			v.num = uint64(d.varint("last value"))
@@ -545,9 +564,9 @@ func decodeLeaf(b []byte, l *layout) (*leafPage, error) {
 			}
 		}
 		e.rows = d.int("rows", maxRows)
-		e.tmax = e.tmin + d.int("time span", math.MaxInt64)
+		e.tmax = d.timeEnd("time span", e.tmin)
 		e.c1 = e.c0 + int(d.int("units", math.MaxInt32))
-		e.last = decodeLast(d, l, e.tmax)
+		e.last = decodeLast(d, l, e.tmin, e.tmax)
 		if d.err != nil {
 			return nil, d.err
 		}
@@ -620,7 +639,7 @@ func decodeUnits(b []byte, l *layout) (*unitsPage, error) {
 		u.row = d.int("row", maxRows)
 		u.rows = d.int("rows", maxRows)
 		u.nSeries = int(d.int("series", math.MaxInt32))
-		u.tmax = u.tmin + d.int("time span", math.MaxInt64)
+		u.tmax = d.timeEnd("time span", u.tmin)
 		if d.err == nil && (u.rows == 0 || u.nSeries == 0 || u.stripe > math.MaxInt32 || u.firstSeries > math.MaxInt32) {
 			d.fail("unit %d: %d rows, %d series", p.first+i, u.rows, u.nSeries)
 		}
