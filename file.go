@@ -607,10 +607,13 @@ type AggregateOptions struct {
 
 // AggValue is one aggregate result.
 type AggValue struct {
-	Name string // as in the expression, names unquoted: sum(l_quantity)
+	// Name is the aggregate as an expression names it again: the function
+	// lower-cased, the column written as a filter writes it, quoted where
+	// needed: sum(l_quantity), sum("US Gross"), sum(s.x) for a struct
+	// field, sum("a"."b") for field b of a beside a column "a.b".
+	Name string
 	// Column is the aggregated column's path, its top-level name and the
-	// struct fields down to it (nil for count(*) and under a list or map):
-	// it tells "a"."b" from a column named "a.b", which Name cannot.
+	// struct fields down to it (nil for count(*) and under a list or map).
 	Column []string
 	Null   bool // no non-null input (min/max/sum of nothing)
 	Float  bool // the value is a float (F)

@@ -316,6 +316,29 @@ func (l *Leaf) pathSQL() string {
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
+// PathText writes a column path given as its names (a top-level column,
+// then struct fields) the way a filter or aggregate writes it, so that
+// ParsePath reads it back as those names: each name quoted when it is not a
+// plain identifier (it holds a dot, a space, a quote, or is a keyword), or
+// every name quoted when all is set. A caller that knows its schema sets
+// all where the plain form would name another column (a column "a.b"
+// beside field b of a struct a: a.b resolves to the column, "a"."b" to the
+// field).
+func PathText(names []string, all bool) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		if all || !isPlainIdent(n) {
+			b.WriteString(quoteIdent(n))
+		} else {
+			b.WriteString(n)
+		}
+	}
+	return b.String()
+}
+
 // isIdent reports whether s lexes as one name: an identifier that is not a
 // keyword, or DATE or TIMESTAMP, which name columns where no quoted value
 // follows (and none follows a path).

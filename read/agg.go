@@ -37,8 +37,10 @@ type AggValue struct {
 	Name string
 	// Column is the aggregated column's path: its top-level name, then
 	// the names of the struct fields down to it (nil for count(*) and for
-	// a column under a list or map). Name prints it without quotes, so
-	// "a"."b" and "a.b" look alike there; Column tells them apart.
+	// a column under a list or map). Name writes it as a filter would,
+	// quoted where needed so that it names the same column again:
+	// sum("a.b") for a column "a.b", sum(a.b) for field b of a struct a,
+	// or sum("a"."b") when the schema also has a column "a.b".
 	Column []string
 	Null   bool // no non-null input (min/max/sum of nothing)
 	Float  bool // the value is a float
@@ -629,11 +631,30 @@ func (f *File) ancestorsPresent(io *stripeIO, anc []int, sel encoding.Bitmap, ro
 	return out, nil
 }
 
+// pathText writes the path of node (its names, col) as an aggregate
+// writes it, in a form that names node again: the names quoted where they
+// are not plain identifiers, and all of them when the plain form resolves
+// to another column (a column "a.b" beside field b of a struct a), so
+// that result names tell such columns apart and can be written back.
+func (f *File) pathText(col []string, node *schema.Node) string {
+	text := filter.PathText(col, false)
+	if _, parts, err := filter.ParsePath(text); err == nil {
+		names, whole := filter.PathNames(parts)
+		if n, err := f.sch.FindParts(names, whole); err == nil && n == node {
+			return text
+		}
+	}
+	return filter.PathText(col, true)
+}
+
 // aggValues turns the folded states into results.
 func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 	out := make([]AggValue, len(specs))
 	for k, s := range specs {
 		v := AggValue{Name: s.name, Column: structPath(s.node)}
+		if v.Column != nil {
+			v.Name = s.name[:strings.IndexByte(s.name, '(')+1] + f.pathText(v.Column, s.node) + ")"
+		}
 		a := &states[k]
 		switch s.fn {
 		case "count":

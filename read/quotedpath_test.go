@@ -87,22 +87,34 @@ func TestQuotedPathParts(t *testing.T) {
 		}
 	}
 
+	// Each result is named so that it names its column again: the
+	// field b of a quoted part by part (a.b would be the column), the
+	// column "a.b" as one quoted name, s.x as it is.
 	for _, c := range []struct {
 		agg  string
 		want int64
+		name string
 	}{
-		{`sum("a"."b")`, sumStruct},
-		{`sum("a".b)`, sumStruct},
-		{`sum("a.b")`, sumCol},
-		{`sum(a.b)`, sumCol},
-		{`sum("s"."x")`, sumX},
-		{`sum(s.x)`, sumX},
-		{`max("a"."b")`, 4},
-		{`max("a.b")`, 103},
+		{`sum("a"."b")`, sumStruct, `sum("a"."b")`},
+		{`sum("a".b)`, sumStruct, `sum("a"."b")`},
+		{`sum("a.b")`, sumCol, `sum("a.b")`},
+		{`sum(a.b)`, sumCol, `sum("a.b")`},
+		{`sum("s"."x")`, sumX, `sum(s.x)`},
+		{`sum(s.x)`, sumX, `sum(s.x)`},
+		{`max("a"."b")`, 4, `max("a"."b")`},
+		{`max("a.b")`, 103, `max("a.b")`},
+		{`AVG("a"."b")`, 0, `avg("a"."b")`},
 	} {
 		got, _, err := f.Aggregate(c.agg, "")
-		if err != nil || len(got) != 1 || got[0].I != c.want {
+		if err != nil || len(got) != 1 || !got[0].Float && got[0].I != c.want {
 			t.Errorf("%s = %v, %v; want %d", c.agg, got, err, c.want)
+			continue
+		}
+		if got[0].Name != c.name {
+			t.Errorf("%s is named %s, want %s", c.agg, got[0].Name, c.name)
+		}
+		if again, _, err := f.Aggregate(got[0].Name, ""); err != nil || again[0].String() != got[0].String() {
+			t.Errorf("%s written back as %s: %v, %v; want %v", c.agg, got[0].Name, again, err, got[0])
 		}
 	}
 	got, _, err := f.Aggregate(`count(*), sum("a"."b")`, `"a.b" = 103`)

@@ -55,7 +55,8 @@ func aggRecord(vals []strata.AggValue, schemas []*arrow.Schema) arrow.Record {
 // column found by its path (AggValue.Column) or else by name; nil when it
 // is not known, and the value then prints as AggValue.String gives it.
 func aggType(v strata.AggValue, schemas []*arrow.Schema) arrow.DataType {
-	// v.Name is fn(column), the column unquoted
+	// v.Name is fn(column): the column as a filter writes it where Column
+	// is set, else as the expression named it
 	open := strings.IndexByte(v.Name, '(')
 	if open < 0 || !strings.HasSuffix(v.Name, ")") {
 		return nil
