@@ -22,7 +22,9 @@ type AggOptions struct {
 	// Time restricts rows to a range (all when nil).
 	Time *TimeRange
 	// Every is the bucket width in the time column's unit; buckets start at
-	// multiples of it (0: one bucket per series; negative: refused).
+	// multiples of it (0: one bucket per series; negative: refused). The
+	// bucket holding math.MinInt64 is reported as starting there when its
+	// multiple lies below.
 	Every int64
 	// Columns are the numeric measurements aggregated (default: all).
 	Columns []string
@@ -82,16 +84,35 @@ type bucket struct {
 	accs  []acc
 }
 
-// bucketOf returns the start of the bucket holding t.
+// bucketOf returns the start of the bucket holding t: the multiple of
+// every at or below it, or math.MinInt64 for the one bucket whose multiple
+// lies below math.MinInt64.
 func bucketOf(t, every int64) int64 {
 	if every <= 0 {
 		return math.MinInt64
 	}
-	q := t / every
-	if t%every < 0 {
-		q--
+	r := t % every
+	if r < 0 {
+		r += every
 	}
-	return q * every
+	if uint64(t)+1<<63 < uint64(r) { // t - math.MinInt64 < r
+		return math.MinInt64 // t - r would wrap
+	}
+	return t - r
+}
+
+// bucketEnd returns the end (exclusive) of the bucket holding t, or
+// math.MaxInt64 for the bucket whose end lies beyond it (a time of
+// math.MaxInt64 then starts a piece of its own, merged by appendBucket).
+func bucketEnd(t, every int64) int64 {
+	r := t % every
+	if r < 0 {
+		r += every
+	}
+	if uint64(math.MaxInt64)-uint64(t) < uint64(every-r) {
+		return math.MaxInt64
+	}
+	return t + (every - r)
 }
 
 // appendBucket adds (start, accs) to a series' ordered buckets, merging it
@@ -352,7 +373,7 @@ func foldTask(t *task, cols []int, every int64) ([]bucket, error) {
 		start := bucketOf(t.times[i], every)
 		j := i + 1
 		if every > 0 {
-			end := start + every
+			end := bucketEnd(t.times[i], every)
 			for j < n && t.times[j] < end {
 				j++
 			}

@@ -3,6 +3,7 @@ package timeseries
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -503,10 +504,9 @@ func (f *File) filterTime(t *task, tr TimeRange, want, eager, pooled bool, st *S
 		if err := rd.read(t.a, t.b, all, nil, 0); err != nil {
 			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
 		}
-		lo := sort.Search(len(all), func(i int) bool { return all[i] >= tr.From })
-		hi := sort.Search(len(all), func(i int) bool { return all[i] >= tr.To })
-		t.lo, t.hi = t.a+int64(lo), t.a+int64(max(lo, hi))
-		t.times = all[lo:max(lo, hi)]
+		lo, hi := tr.span(all)
+		t.lo, t.hi = t.a+int64(lo), t.a+int64(hi)
+		t.times = all[lo:hi]
 		return nil
 	}
 	d, err := rd.chunk(0)
@@ -524,9 +524,8 @@ func (f *File) filterTime(t *task, tr TimeRange, want, eager, pooled bool, st *S
 		if err := rd.read(t.a, t.b, all, nil, 0); err != nil {
 			return err
 		}
-		l := sort.Search(len(all), func(i int) bool { return all[i] >= tr.From })
-		h := sort.Search(len(all), func(i int) bool { return all[i] >= tr.To })
-		lo, hi = t.a+int64(l), t.a+int64(max(l, h))
+		l, h := tr.span(all)
+		lo, hi = t.a+int64(l), t.a+int64(h)
 	} else {
 		// Settle blocks from their headers; decode only the (at most two)
 		// blocks where the range starts and ends.
@@ -574,8 +573,11 @@ func (f *File) filterTime(t *task, tr TimeRange, want, eager, pooled bool, st *S
 		if lo, err = bound(tr.From); err != nil {
 			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
 		}
-		if hi, err = bound(tr.To); err != nil {
-			return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+		hi = t.b // an open range keeps the rows at math.MaxInt64
+		if tr.To != math.MaxInt64 {
+			if hi, err = bound(tr.To); err != nil {
+				return fmt.Errorf("timeseries: unit %d, time: %w", t.uo, err)
+			}
 		}
 		hi = max(lo, hi)
 		// Account for every block of [a, b).

@@ -1,8 +1,10 @@
 package timeseries
 
 import (
+	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -132,5 +134,105 @@ func TestWideTimeSpans(t *testing.T) {
 		if lo, hi := f.TimeRange(); lo != math.MinInt64 || hi != math.MaxInt64-1 {
 			t.Fatalf("time range [%d, %d]", lo, hi)
 		}
+	}
+}
+
+// refBucket is the start of the bucket holding t, computed in big
+// integers: the multiple of every at or below t, or math.MinInt64 when that
+// multiple lies below it.
+func refBucket(t, every int64) int64 {
+	_, m := new(big.Int).DivMod(big.NewInt(t), big.NewInt(every), new(big.Int)) // Euclidean: m >= 0
+	start := new(big.Int).Sub(big.NewInt(t), m)
+	if !start.IsInt64() {
+		return math.MinInt64
+	}
+	return start.Int64()
+}
+
+// TestExtremeTimes: rows at math.MinInt64 and math.MaxInt64 are returned
+// by queries without a range or with one open above (To math.MaxInt64),
+// counted in the aggregate buckets a naive loop over the rows gives, and
+// merged by tree-model paths. The time filter once ended every range
+// before math.MaxInt64, so a series whose points all lay there vanished,
+// and the bucket of math.MinInt64 wrapped to a start near math.MaxInt64.
+func TestExtremeTimes(t *testing.T) {
+	pts := []point{
+		{k: "a", t: 10, v: 1},
+		{k: "a", t: math.MaxInt64, v: 2},
+		{k: "b", t: math.MaxInt64 - 1, v: 3},
+		{k: "b", t: math.MaxInt64, v: 4},
+		{k: "c", t: math.MinInt64, v: 5},
+		{k: "c", t: math.MinInt64 + 1, v: 6},
+		{k: "c", t: math.MinInt64 + 2, v: 7},
+		{k: "c", t: -10, v: 8},
+	}
+	for _, o := range []*WriterOptions{nil, {ChunkRows: 2, MinChunkRows: 1, BlockSize: 1}} {
+		f := pointFile(t, pts, o)
+		for _, tr := range []*TimeRange{nil, {math.MinInt64, math.MaxInt64}, {math.MaxInt64 - 1, math.MaxInt64}, {math.MinInt64, math.MinInt64 + 2}, {math.MaxInt64, math.MaxInt64 - 1}} {
+			r := AllTime
+			if tr != nil {
+				r = *tr
+			}
+			var want []point
+			for _, p := range pts {
+				if p.t >= r.From && (p.t < r.To || r.To == math.MaxInt64) {
+					want = append(want, p)
+				}
+			}
+			for _, eager := range []bool{false, true} {
+				samePoints(t, fmt.Sprintf("range %v, eager %v", tr, eager), queryPoints(t, f, QueryOptions{Time: tr, Eager: eager}), want)
+			}
+		}
+		for _, every := range []int64{3, 1 << 62, math.MaxInt64} {
+			for _, noStats := range []bool{false, true} {
+				rec, _, err := f.Aggregate(ctx, AggOptions{Every: every, Funcs: []string{"count", "sum"}, NoStats: noStats})
+				if err != nil {
+					t.Fatal(err)
+				}
+				type bucket struct {
+					k     string
+					start int64
+				}
+				var order []bucket
+				sums := map[bucket]float64{}
+				counts := map[bucket]int64{}
+				for _, p := range pts {
+					b := bucket{p.k, refBucket(p.t, every)}
+					if _, ok := counts[b]; !ok {
+						order = append(order, b)
+					}
+					counts[b]++
+					sums[b] += p.v
+				}
+				if int(rec.NumRows()) != len(order) {
+					t.Fatalf("every %d: %d buckets, want %d", every, rec.NumRows(), len(order))
+				}
+				for i, b := range order {
+					k, start := rec.Column(0).(*array.String).Value(i), rec.Column(1).(*array.Int64).Value(i)
+					n, sum := rec.Column(2).(*array.Int64).Value(i), rec.Column(3).(*array.Float64).Value(i)
+					if k != b.k || start != b.start || n != counts[b] || sum != sums[b] {
+						t.Fatalf("every %d, no stats %v, bucket %d: %s %d count %d sum %v, want %s %d %d %v", every, noStats, i, k, start, n, sum, b.k, b.start, counts[b], sums[b])
+					}
+				}
+				rec.Release()
+			}
+		}
+		rec, _, err := f.QueryPaths(ctx, []string{"a.v", "b.v"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// times 10, MaxInt64-1, MaxInt64; a has 1 and 2, b has 3 and 4
+		wantT := []int64{10, math.MaxInt64 - 1, math.MaxInt64}
+		wantA := []string{"1", "(null)", "2"}
+		wantB := []string{"(null)", "3", "4"}
+		if rec.NumRows() != 3 {
+			t.Fatalf("paths: %d rows, want 3", rec.NumRows())
+		}
+		for i := range wantT {
+			if tm, a, b := rec.Column(0).(*array.Int64).Value(i), rec.Column(1).ValueStr(i), rec.Column(2).ValueStr(i); tm != wantT[i] || a != wantA[i] || b != wantB[i] {
+				t.Fatalf("paths row %d: %d %s %s, want %d %s %s", i, tm, a, b, wantT[i], wantA[i], wantB[i])
+			}
+		}
+		rec.Release()
 	}
 }

@@ -21,17 +21,29 @@ import (
 func readDecodeOptions() *encoding.Options { return all.Options() }
 
 // TimeRange is the half-open interval [From, To) of time values, in the
-// time column's unit.
+// time column's unit. To == math.MaxInt64 leaves the range open above, so
+// that a time of math.MaxInt64 itself is in it (no To could include it
+// otherwise).
 type TimeRange struct{ From, To int64 }
 
 // AllTime covers every time value.
 var AllTime = TimeRange{math.MinInt64, math.MaxInt64}
 
+// before reports whether time t lies before the range's end.
+func (r TimeRange) before(t int64) bool { return t < r.To || r.To == math.MaxInt64 }
+
 // overlaps reports whether values in [lo, hi] may fall in r.
-func (r TimeRange) overlaps(lo, hi int64) bool { return hi >= r.From && lo < r.To }
+func (r TimeRange) overlaps(lo, hi int64) bool { return hi >= r.From && r.before(lo) }
 
 // covers reports whether every value in [lo, hi] falls in r.
-func (r TimeRange) covers(lo, hi int64) bool { return lo >= r.From && hi < r.To }
+func (r TimeRange) covers(lo, hi int64) bool { return lo >= r.From && r.before(hi) }
+
+// span returns the rows [lo, hi) of sorted times that fall in r.
+func (r TimeRange) span(times []int64) (lo, hi int) {
+	lo = sort.Search(len(times), func(i int) bool { return times[i] >= r.From })
+	hi = lo + sort.Search(len(times)-lo, func(i int) bool { return !r.before(times[lo+i]) })
+	return lo, hi
+}
 
 // QueryOptions select what a query returns.
 type QueryOptions struct {
