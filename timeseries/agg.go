@@ -29,7 +29,9 @@ type AggOptions struct {
 	// Columns are the numeric measurements aggregated (default: all).
 	Columns []string
 	// Funcs are among count, min, max, sum, avg (default: count, min, max,
-	// avg). count counts non-null values.
+	// avg). count counts non-null values. min and max order NaN above every
+	// number, as strata agg and DuckDB do: max is NaN when a bucket holds a
+	// NaN, min only when all its values are NaN; sum and avg are NaN then.
 	Funcs []string
 	// Keys are the key columns the result carries to name each series
 	// (default: all of them).
@@ -58,7 +60,7 @@ func (a *acc) add(v float64) {
 	if a.count == 0 {
 		a.min, a.max = v, v
 	} else {
-		a.min, a.max = math.Min(a.min, v), math.Max(a.max, v)
+		a.min, a.max = minNaN(a.min, v), maxNaN(a.max, v)
 	}
 	a.sum += v
 	a.count++
@@ -72,9 +74,29 @@ func (a *acc) merge(b acc) {
 		*a = b
 		return
 	}
-	a.min, a.max = math.Min(a.min, b.min), math.Max(a.max, b.max)
+	a.min, a.max = minNaN(a.min, b.min), maxNaN(a.max, b.max)
 	a.sum += b.sum
 	a.count += b.count
+}
+
+// minNaN and maxNaN order NaN above every number, as read's aggregates
+// (strata agg) and DuckDB do: a NaN is the maximum whenever present and the
+// minimum only of NaNs alone.
+func minNaN(a, b float64) float64 {
+	switch {
+	case a != a:
+		return b
+	case b != b:
+		return a
+	}
+	return math.Min(a, b)
+}
+
+func maxNaN(a, b float64) float64 {
+	if a != a || b != b {
+		return math.NaN()
+	}
+	return math.Max(a, b)
 }
 
 // bucket is one bucket of one series: its start and an accumulator per
@@ -215,16 +237,23 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 				return nil, st, err
 			}
 			accs := make([]acc, len(cols))
+			exact := true
 			for j := range cols {
 				if statIdx[j] >= len(us) {
 					return nil, st, fmt.Errorf("timeseries: unit %d has %d statistics: %w", t.uo, len(us), encoding.ErrCorrupt)
 				}
 				s := us[statIdx[j]]
 				accs[j] = acc{count: s.count, min: s.min, max: s.max, sum: s.sum}
+				// The index's minimum is NaN when any value is (IEEE
+				// minimum); the minimum of the other values takes a
+				// decode.
+				exact = exact && s.min == s.min
 			}
-			parts[i] = []bucket{{start: bucketOf(t.u.tmin, o.Every), accs: accs}}
-			st.UnitsFromStats++
-			continue
+			if exact {
+				parts[i] = []bucket{{start: bucketOf(t.u.tmin, o.Every), accs: accs}}
+				st.UnitsFromStats++
+				continue
+			}
 		}
 		decodeIdx = append(decodeIdx, i)
 	}
@@ -439,11 +468,12 @@ func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
 		return
 	}
 	if valid == nil {
-		// Plain comparisons, with NaN then winning as in math.Min and
-		// math.Max (what the row-at-a-time path uses).
-		mn, mx := float64(v[0]), float64(v[0])
+		// Plain comparisons, which a NaN never wins; NaN then orders
+		// above every number as in minNaN and maxNaN (what the
+		// row-at-a-time path uses).
+		mn, mx := math.Inf(1), math.Inf(-1)
 		var sum float64
-		nan := false
+		nans := 0
 		for _, x := range v {
 			f := float64(x)
 			if f < mn {
@@ -452,11 +482,16 @@ func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
 			if f > mx {
 				mx = f
 			}
-			nan = nan || f != f
+			if f != f {
+				nans++
+			}
 			sum += f
 		}
-		if nan {
+		switch {
+		case nans == len(v):
 			mn, mx = math.NaN(), math.NaN()
+		case nans > 0:
+			mx = math.NaN()
 		}
 		a.merge(acc{count: int64(len(v)), min: mn, max: mx, sum: sum})
 		return
