@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
@@ -32,9 +33,9 @@ usage:
   strata ts paths FILE --paths dev.meas,dev.meas [--from T] [--to T]   tree model: paths merged by time
   strata ts info FILE
 
-Times (--from, --to) are RFC 3339 ("2016-01-01T02:00:00Z"), dates ("2016-01-01") or integers in the
-time column's unit; --from is inclusive, --to exclusive. --every takes a duration ("5m", "1h") or an
-integer. Every read command takes --stats (what was read and decoded, on stderr), --threads N and
+Times (--from, --to) are RFC 3339 ("2016-01-01T02:00:00Z"), dates ("2016-01-01"; UTC without a
+zone) or integers in the time column's unit; --from is inclusive, --to exclusive. --every takes a
+duration ("5m", "1h") that is a whole number of the time unit, or an integer. Every read command takes --stats (what was read and decoded, on stderr), --threads N and
 --format table|csv|json.
 `
 
@@ -213,37 +214,66 @@ func timeUnit(f *timeseries.File) int64 {
 	return 0
 }
 
-// parseTime parses a time flag in the file's time unit.
-func parseTime(f *timeseries.File, s string) (int64, error) {
+// unitName names the time column's unit from timeUnit's units per second.
+func unitName(per int64) string {
+	return map[int64]string{1: "seconds", 1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}[per]
+}
+
+// parseTime parses a time flag in the file's time unit. A time finer than
+// the unit rounds up to the next unit, the first time at or after it, so
+// that --from (inclusive) and --to (exclusive) keep exactly the times at or
+// after, and before, the instant given. A time the unit cannot hold gives
+// past -1 (before every time) or +1 (after every time), and v the nearest
+// end of int64.
+func parseTime(f *timeseries.File, s string) (v int64, past int, err error) {
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return v, nil
+		return v, 0, nil
 	}
 	per := timeUnit(f)
 	if per == 0 {
-		return 0, usagef("time %q: the time column holds plain integers", s)
+		return 0, 0, usagef("time %q: the time column holds plain integers", s)
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.Unix()*per + int64(t.Nanosecond())*per/1e9, nil
+		t, err := time.Parse(layout, s)
+		if err != nil {
+			continue
 		}
+		// seconds and nanoseconds in units, rounded up, in big integers:
+		// the seconds of year 1 or 9999 overflow int64 in nanoseconds
+		u := new(big.Int).Mul(big.NewInt(t.Unix()), big.NewInt(per))
+		frac := int64(t.Nanosecond()) * per // < 1e18
+		u.Add(u, big.NewInt((frac+1e9-1)/1e9))
+		switch {
+		case u.IsInt64():
+			return u.Int64(), 0, nil
+		case u.Sign() < 0:
+			return math.MinInt64, -1, nil
+		}
+		return math.MaxInt64, 1, nil
 	}
-	return 0, usagef("time %q: want RFC 3339, a date or an integer", s)
+	return 0, 0, usagef("time %q: want RFC 3339, a date or an integer", s)
 }
 
-// parseEvery parses a bucket width in the file's time unit.
+// parseEvery parses a bucket width in the file's time unit: an integer of
+// units, or a duration that is a whole number of them.
 func parseEvery(f *timeseries.File, s string) (int64, error) {
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return v, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("--every %q: %w", s, err)
+		return 0, usagef("--every %q: want a duration (5m, 1h) or an integer in the time unit", s)
 	}
 	per := timeUnit(f)
 	if per == 0 {
-		return 0, fmt.Errorf("--every %q: the time column holds plain integers", s)
+		return 0, usagef("--every %q: the time column holds plain integers: give an integer", s)
 	}
-	return int64(d) / (1e9 / per), nil
+	unit := int64(time.Second) / per
+	if d%time.Duration(unit) != 0 {
+		// 1ns of a microsecond column would be 0: one bucket per series
+		return 0, usagef("--every %q: not a whole number of %s, the time column's unit", s, unitName(per))
+	}
+	return int64(d) / unit, nil
 }
 
 // openSelection opens the file of pos with the series selector and time
@@ -266,21 +296,31 @@ func (fl *tsFlags) openSelection(pos []string) (*timeseries.File, timeseries.Sel
 	return f, sel, tr, nil
 }
 
+// timeRange returns the range of --from and --to (nil when neither is
+// given). A --to past every time the unit holds leaves the range open
+// above; a --from past them empties it; --from after --to is refused.
 func (fl *tsFlags) timeRange(f *timeseries.File) (*timeseries.TimeRange, error) {
 	if *fl.from == "" && *fl.to == "" {
 		return nil, nil
 	}
 	tr := timeseries.TimeRange{From: math.MinInt64, To: math.MaxInt64}
+	var fromPast, toPast int
 	var err error
 	if *fl.from != "" {
-		if tr.From, err = parseTime(f, *fl.from); err != nil {
+		if tr.From, fromPast, err = parseTime(f, *fl.from); err != nil {
 			return nil, err
 		}
 	}
 	if *fl.to != "" {
-		if tr.To, err = parseTime(f, *fl.to); err != nil {
+		if tr.To, toPast, err = parseTime(f, *fl.to); err != nil {
 			return nil, err
 		}
+	}
+	if *fl.from != "" && *fl.to != "" && (fromPast > toPast || fromPast == 0 && toPast == 0 && tr.From > tr.To) {
+		return nil, usagef("--from %s is after --to %s", *fl.from, *fl.to)
+	}
+	if fromPast > 0 {
+		return &timeseries.TimeRange{From: math.MaxInt64, To: math.MinInt64}, nil // no time
 	}
 	return &tr, nil
 }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"math"
+	"math/big"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/timeseries"
+)
+
+// tsPoint is one row of a test table: series k, time t in the table's
+// unit, and v, a number naming the row.
+type tsPoint struct {
+	k string
+	t int64
+	v int64
+}
+
+// writeTSFile writes points as a time-series table with a timestamp time
+// column of the given unit (or an int64 one when unit is nil).
+func writeTSFile(t *testing.T, path string, unit *arrow.TimeUnit, pts []tsPoint) {
+	t.Helper()
+	var tt arrow.DataType = arrow.PrimitiveTypes.Int64
+	if unit != nil {
+		tt = &arrow.TimestampType{Unit: *unit, TimeZone: "UTC"}
+	}
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.BinaryTypes.String},
+		{Name: "t", Type: tt},
+		{Name: "v", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for _, p := range pts {
+		b.Field(0).(*array.StringBuilder).Append(p.k)
+		if unit != nil {
+			b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(p.t))
+		} else {
+			b.Field(1).(*array.Int64Builder).Append(p.t)
+		}
+		b.Field(2).(*array.Int64Builder).Append(p.v)
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	w, err := timeseries.Create(path, sch, timeseries.Model{Keys: []string{"k"}, Time: "t"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// csvColumn returns the values of the last column of CSV output, header
+// dropped.
+func csvColumn(out string) []string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var vals []string
+	for _, l := range lines[1:] {
+		if l == "" {
+			continue
+		}
+		vals = append(vals, l[strings.LastIndexByte(l, ',')+1:])
+	}
+	return vals
+}
+
+// instantNanos is the instant of an RFC 3339 time in nanoseconds since
+// 1970, in big integers (years 1 and 9999 pass int64 in nanoseconds).
+func instantNanos(t *testing.T, s string) *big.Int {
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := new(big.Int).Mul(big.NewInt(tm.Unix()), big.NewInt(1e9))
+	return n.Add(n, big.NewInt(int64(tm.Nanosecond())))
+}
+
+// TestTSTimeFlags: --from and --to keep exactly the rows at or after, and
+// before, the instants they name, whatever the unit: a time finer than the
+// unit once truncated (so --from kept a row before it and --to dropped one
+// before it), and a time the unit cannot hold (year 9999 in nanoseconds)
+// wrapped around int64 and selected the wrong rows. A reversed range is a
+// usage error; so is an --every finer than the unit, which once became 0,
+// one bucket per series.
+func TestTSTimeFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, unit := range []arrow.TimeUnit{arrow.Second, arrow.Microsecond, arrow.Nanosecond} {
+		per := map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Microsecond: 1e6, arrow.Nanosecond: 1e9}[unit]
+		var pts []tsPoint
+		for i, tm := range []int64{math.MinInt64, -3, -2, -1, 0, 1, 2, 3, math.MaxInt64} {
+			pts = append(pts, tsPoint{k: "a", t: tm, v: int64(i)})
+		}
+		path := filepath.Join(dir, unit.String()+".strata")
+		writeTSFile(t, path, &unit, pts)
+		unitNanos := big.NewInt(1e9 / per)
+		for _, r := range [][2]string{
+			{"1969-12-31T23:59:59.999999998Z", "1970-01-01T00:00:00.0000000015Z"},
+			{"1969-12-31T23:59:59.9999995Z", "1970-01-01T00:00:00.0000005Z"},
+			{"1969-12-31T23:59:58.5Z", "1970-01-01T00:00:01.5Z"},
+			{"1969-12-31T23:59:57Z", "1970-01-01T00:00:02Z"},
+			{"0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"},
+			{"9999-01-01T00:00:00Z", "9999-12-31T23:59:59Z"},
+			{"0001-01-01T00:00:00Z", "0001-01-02T00:00:00Z"},
+			{"1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z"},
+			{"2000-01-01T00:00:00Z", "2000-01-01T00:00:00Z"},
+		} {
+			from, to := instantNanos(t, r[0]), instantNanos(t, r[1])
+			var want []string
+			for _, p := range pts {
+				at := new(big.Int).Mul(big.NewInt(p.t), unitNanos)
+				if at.Cmp(from) >= 0 && at.Cmp(to) < 0 {
+					want = append(want, strconv.FormatInt(p.v, 10))
+				}
+			}
+			out, _, err := capture(t, "ts", "query", path, "--from", r[0], "--to", r[1], "--columns", "v", "--format", "csv")
+			if err != nil {
+				t.Fatalf("%v [%s, %s): %v", unit, r[0], r[1], err)
+			}
+			if got := csvColumn(out); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%v [%s, %s): rows %v, want %v", unit, r[0], r[1], got, want)
+			}
+		}
+		for _, args := range [][]string{
+			{"query", path, "--from", "1970-01-01T00:00:01Z", "--to", "1970-01-01"},
+			{"query", path, "--from", "9999-01-01", "--to", "0001-01-01"},
+			{"query", path, "--from", "5", "--to", "-5"},
+			{"agg", path, "--every", "1500ms"},
+			{"agg", path, "--every", "soon"},
+		} {
+			if unit == arrow.Second || args[0] == "query" {
+				if _, _, err := capture(t, "ts", args...); err == nil || exitCode(err) != exitUsage {
+					t.Errorf("%v %v: %v (exit %d), want exit %d", unit, args, err, exitCode(err), exitUsage)
+				}
+			}
+		}
+	}
+	// --every in the unit: 2µs buckets of a microsecond table, whole
+	// nanosecond and millisecond multiples of it; 1ns is finer than it
+	path := filepath.Join(dir, "us.strata")
+	for every, want := range map[string]string{"2us": "1 1 2 2 2 1", "2000ns": "1 1 2 2 2 1", "2": "1 1 2 2 2 1", "1ms": "1 3 4 1"} {
+		out, _, err := capture(t, "ts", "agg", path, "--every", every, "--funcs", "count", "--format", "csv")
+		if err != nil {
+			t.Fatalf("--every %s: %v", every, err)
+		}
+		if got := strings.Join(csvColumn(out), " "); got != want {
+			t.Errorf("--every %s: counts %s, want %s", every, got, want)
+		}
+	}
+	if _, _, err := capture(t, "ts", "agg", path, "--every", "1ns"); err == nil || exitCode(err) != exitUsage || !strings.Contains(err.Error(), "microseconds") {
+		t.Errorf("--every 1ns of microseconds: %v (exit %d), want exit %d naming the unit", err, exitCode(err), exitUsage)
+	}
+}
