@@ -209,13 +209,13 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 			}
 			i, ok := numIdx[is[0]]
 			if !ok {
-				return nil, st, fmt.Errorf("timeseries: column %q is not a numeric measurement", n)
+				return nil, st, fmt.Errorf("timeseries: column %q is not a numeric measurement: %w", n, read.ErrInvalidArgument)
 			}
 			cols, statIdx = append(cols, is[0]), append(statIdx, i)
 		}
 	}
 	if len(cols) == 0 {
-		return nil, st, fmt.Errorf("timeseries: no numeric measurement to aggregate")
+		return nil, st, fmt.Errorf("timeseries: the table has no numeric measurement to aggregate: %w", read.ErrInvalidArgument)
 	}
 	es, err := f.selectEntries(ctx, o.Series, &st.Stats)
 	if err != nil {

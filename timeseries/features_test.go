@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -544,6 +545,92 @@ func TestArgumentErrors(t *testing.T) {
 	if _, _, err := f.QueryPaths(ctx, []string{"nosuch.x"}, nil); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Errorf("path with too few keys: %v, want read.ErrInvalidArgument", err)
 	}
+	// Requests no file could answer, refused with the usage sentinel
+	// (they once exited 1, as failures of the work do).
+	var tags []string
+	for range tsbsModel.Keys {
+		tags = append(tags, "x")
+	}
+	device := strings.Join(tags, ".")
+	for what, err := range map[string]error{
+		"selector naming a key twice": func() error { _, err := ParseSelector("hostname=a,hostname=b"); return err }(),
+		"aggregate of a key column":   aggErr(f, AggOptions{Columns: []string{"hostname"}}),
+		"aggregate of the time":       aggErr(f, AggOptions{Columns: []string{"time"}}),
+		"last of a key column":        func() error { _, _, err := f.Last(ctx, nil, []string{"region"}); return err }(),
+		"no paths":                    func() error { _, _, err := f.QueryPaths(ctx, nil, nil); return err }(),
+		"path to a key column":        func() error { _, _, err := f.QueryPaths(ctx, []string{device + ".region"}, nil); return err }(),
+		"lookup with too few keys":    func() error { _, _, err := f.Lookup(ctx, "host_0"); return err }(),
+		"windows longer than a series": func() error {
+			_, _, err := f.Sample(ctx, SampleOptions{Windows: 1, Length: 1 << 20})
+			return err
+		}(),
+		"window past a series' end": func() error {
+			_, _, err := f.ReadWindows(ctx, []Window{{Series: 0, Start: math.MaxInt64 - 1}}, SampleOptions{Length: 4})
+			return err
+		}(),
+		"window of no series": func() error {
+			_, _, err := f.ReadWindows(ctx, []Window{{Series: 7}}, SampleOptions{Length: 1})
+			return err
+		}(),
+	} {
+		if !errors.Is(err, read.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want read.ErrInvalidArgument", what, err)
+		}
+	}
+	// an integer key given text that is no integer
+	ik := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int32}, {Name: "ts", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, ik)
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).Append(3)
+	b.Field(1).(*array.Int64Builder).Append(1)
+	rec := b.NewRecord()
+	defer rec.Release()
+	fi, err := OpenSource(ctx, iox.Bytes(writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"id"}, Time: "ts"}, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fi.Select(ctx, Selector{"id": "three"}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("integer key selected by text: %v, want read.ErrInvalidArgument", err)
+	}
+	// a null time or unsorted input declared sorted
+	nt := arrow.NewSchema([]arrow.Field{{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	for _, o := range []*WriterOptions{nil, {Sorted: true}} {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, nt)
+		b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 0}, []bool{true, false})
+		rec := b.NewRecord()
+		b.Release()
+		w, err := NewWriter(io.Discard, nt, Model{Time: "ts"}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); !errors.Is(err, read.ErrInvalidArgument) || !strings.Contains(err.Error(), "1 nulls") {
+			t.Errorf("null time (options %+v): %v, want read.ErrInvalidArgument counting the nulls", o, err)
+		}
+		rec.Release()
+		w.Abort()
+	}
+	b2 := array.NewRecordBuilder(memory.DefaultAllocator, nt)
+	b2.Field(0).(*array.Int64Builder).AppendValues([]int64{2, 1}, nil)
+	unsorted := b2.NewRecord()
+	b2.Release()
+	defer unsorted.Release()
+	w, err := NewWriter(io.Discard, nt, Model{Time: "ts"}, &WriterOptions{Sorted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(unsorted); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("unsorted input declared sorted: %v, want read.ErrInvalidArgument", err)
+	}
+	w.Abort()
+}
+
+// aggErr runs an aggregate and returns its error.
+func aggErr(f *File, o AggOptions) error {
+	rec, _, err := f.Aggregate(context.Background(), o)
+	if err == nil {
+		rec.Release()
+	}
+	return err
 }
 
 // TestNilArguments: a nil schema, destination, record or source gets an

@@ -41,7 +41,7 @@ func (f *File) Last(ctx context.Context, sel Selector, columns []string) (arrow.
 				}
 			}
 			if j < 0 {
-				return nil, st, fmt.Errorf("timeseries: %q is not a measurement", n)
+				return nil, st, fmt.Errorf("timeseries: %q is not a measurement: %w", n, read.ErrInvalidArgument)
 			}
 			meas = append(meas, j)
 		}

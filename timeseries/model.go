@@ -252,13 +252,13 @@ func (t *table) parse(i int, s string) (string, error) {
 	case keyInt:
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return "", fmt.Errorf("timeseries: key %q: %w", t.sch.Field(t.keys[i]).Name, err)
+			return "", fmt.Errorf("timeseries: key %q: %w: %w", t.sch.Field(t.keys[i]).Name, err, read.ErrInvalidArgument)
 		}
 		return intKey(v), nil
 	case keyUint:
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			return "", fmt.Errorf("timeseries: key %q: %w", t.sch.Field(t.keys[i]).Name, err)
+			return "", fmt.Errorf("timeseries: key %q: %w: %w", t.sch.Field(t.keys[i]).Name, err, read.ErrInvalidArgument)
 		}
 		return uintKey(v), nil
 	}

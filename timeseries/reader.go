@@ -444,7 +444,7 @@ func ParseSelector(s string) (Selector, error) {
 			return nil, fmt.Errorf("timeseries: selector %q: want tag=value: %w", part, read.ErrInvalidArgument)
 		}
 		if _, dup := sel[k]; dup {
-			return nil, fmt.Errorf("timeseries: selector names %q twice", k)
+			return nil, fmt.Errorf("timeseries: selector names %q twice: %w", k, read.ErrInvalidArgument)
 		}
 		sel[k] = strings.Trim(strings.TrimSpace(v), `'"`)
 	}
@@ -480,7 +480,7 @@ func (f *File) Lookup(ctx context.Context, key ...string) (Series, bool, error) 
 
 func (f *File) lookup(ctx context.Context, key []string, st *Stats) (Series, bool, error) {
 	if len(key) != len(f.t.keys) {
-		return Series{}, false, fmt.Errorf("timeseries: %d key values, the table has %d keys", len(key), len(f.t.keys))
+		return Series{}, false, fmt.Errorf("timeseries: %d key values, the table has %d keys: %w", len(key), len(f.t.keys), read.ErrInvalidArgument)
 	}
 	k := make(Key, len(key))
 	for i, v := range key {

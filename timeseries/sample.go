@@ -59,8 +59,9 @@ func (f *File) draw(ctx context.Context, o SampleOptions, st *Stats) ([]*seriesE
 	st.SeriesMatched = len(es)
 	var elig []*seriesEntry
 	var cum []int64 // cumulative start positions
-	var total int64
+	var total, longest int64
 	for _, e := range es {
+		longest = max(longest, e.rows)
 		if e.rows >= int64(o.Length) {
 			elig = append(elig, e)
 			total += e.rows - int64(o.Length) + 1
@@ -68,7 +69,8 @@ func (f *File) draw(ctx context.Context, o SampleOptions, st *Stats) ([]*seriesE
 		}
 	}
 	if o.Windows > 0 && total == 0 {
-		return nil, nil, fmt.Errorf("timeseries: no selected series has %d rows", o.Length)
+		return nil, nil, fmt.Errorf("timeseries: windows of %d rows: no selected series has that many (%d series selected, the longest of %d rows): %w",
+			o.Length, len(es), longest, read.ErrInvalidArgument)
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(o.Epoch)))
 	ws := make([]Window, o.Windows)

@@ -70,7 +70,7 @@ func (h *cursorHeap) Pop() any {
 func (f *File) QueryPaths(ctx context.Context, paths []string, tr *TimeRange) (arrow.Record, Stats, error) {
 	var st Stats
 	if len(paths) == 0 {
-		return nil, st, errors.New("timeseries: no paths")
+		return nil, st, fmt.Errorf("timeseries: no paths: %w", read.ErrInvalidArgument)
 	}
 	type device struct {
 		sel   Selector
@@ -89,7 +89,7 @@ func (f *File) QueryPaths(ctx context.Context, paths []string, tr *TimeRange) (a
 		m := parts[len(parts)-1]
 		is := f.t.sch.FieldIndices(m)
 		if len(is) == 0 || f.t.roles[is[0]] != roleMeasure {
-			return nil, st, fmt.Errorf("timeseries: path %q: %q is not a measurement", p, m)
+			return nil, st, fmt.Errorf("timeseries: path %q: %q is not a measurement: %w", p, m, read.ErrInvalidArgument)
 		}
 		meas[i] = is[0]
 		dk := ""

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/encoding"
+	"strata/read"
 	"strata/shred"
 )
 
@@ -182,7 +183,7 @@ func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Sta
 		s := bySeries[w.Series]
 		if s == nil {
 			if w.Series < 0 || w.Series >= int(f.meta.series) {
-				return nil, fmt.Errorf("timeseries: window of series %d of %d", w.Series, f.meta.series)
+				return nil, fmt.Errorf("timeseries: window of series %d of %d: %w", w.Series, f.meta.series, read.ErrInvalidArgument)
 			}
 			e, err := f.entry(ctx, w.Series, st)
 			if err != nil {
@@ -200,8 +201,8 @@ func (f *File) planWindows(ctx context.Context, ws []Window, length int, st *Sta
 			bySeries[w.Series] = s
 		}
 		e := s.e
-		if w.Start < 0 || w.Start+L > e.rows {
-			return nil, fmt.Errorf("timeseries: window [%d, %d) of series %d with %d rows", w.Start, w.Start+L, w.Series, e.rows)
+		if w.Start < 0 || w.Start > e.rows-L { // w.Start+L may overflow
+			return nil, fmt.Errorf("timeseries: window of %d rows from row %d of series %d with %d rows: %w", L, w.Start, w.Series, e.rows, read.ErrInvalidArgument)
 		}
 		wr.entries[i] = e
 		g0, g1 := e.firstRow+w.Start, e.firstRow+w.Start+L

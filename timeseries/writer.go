@@ -237,7 +237,7 @@ func (tw *Writer) Write(rec arrow.Record) error {
 		return errors.New("timeseries: nil record")
 	}
 	if !rec.Schema().Equal(tw.t.sch) {
-		return fmt.Errorf("timeseries: record schema %v differs from the table's", rec.Schema())
+		return fmt.Errorf("timeseries: record schema %v differs from the table's: %w", rec.Schema(), read.ErrInvalidArgument)
 	}
 	for _, c := range tw.t.keys {
 		if n := rec.Column(c).NullN(); n > 0 {
@@ -317,8 +317,9 @@ func (t *table) sameKey(rec arrow.Record, i int, k Key) bool {
 // times returns the time column of a record as int64 values.
 func (t *table) times(rec arrow.Record) ([]int64, error) {
 	a := rec.Column(t.time)
-	if a.NullN() > 0 {
-		return nil, fmt.Errorf("timeseries: time column %q has nulls", t.sch.Field(t.time).Name)
+	if n := a.NullN(); n > 0 {
+		// a row without a time has no place in its series
+		return nil, fmt.Errorf("timeseries: time column %q has %d nulls: %w", t.sch.Field(t.time).Name, n, read.ErrInvalidArgument)
 	}
 	switch a := a.(type) {
 	case *array.Timestamp:
@@ -343,7 +344,7 @@ func (tw *Writer) writeSorted(rec arrow.Record) error {
 			k := t.keyAt(rec, lo)
 			if tw.cur != nil {
 				if compareKeys(tw.cur.e.key, k) >= 0 {
-					return fmt.Errorf("timeseries: input not sorted by series key: %s after %s", t.path(k), t.path(tw.cur.e.key))
+					return fmt.Errorf("timeseries: input declared sorted is not sorted by series key: %s after %s: %w", t.path(k), t.path(tw.cur.e.key), read.ErrInvalidArgument)
 				}
 				if err := tw.endSeries(); err != nil {
 					return err
@@ -358,7 +359,7 @@ func (tw *Writer) writeSorted(rec arrow.Record) error {
 		prev := tw.cur.e.tmax
 		for i := lo; i < hi; i++ {
 			if times[i] < prev {
-				return fmt.Errorf("timeseries: input not sorted by time in series %s", t.path(tw.cur.e.key))
+				return fmt.Errorf("timeseries: input declared sorted is not sorted by time in series %s: %w", t.path(tw.cur.e.key), read.ErrInvalidArgument)
 			}
 			prev = times[i]
 		}

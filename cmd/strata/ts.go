@@ -542,6 +542,9 @@ func runTSPaths(args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(splitList(*paths)) == 0 {
+		return usagef("want --paths dev.meas[,dev.meas...]")
+	}
 	start := time.Now()
 	f, err := openTS(pos, *fl.threads)
 	if err != nil {

@@ -162,3 +162,34 @@ func TestTSTimeFlags(t *testing.T) {
 		t.Errorf("--every 1ns of microseconds: %v (exit %d), want exit %d naming the unit", err, exitCode(err), exitUsage)
 	}
 }
+
+// TestTSExitCodes: a ts command line no file could satisfy exits 2, as
+// the other commands' do (these exited 1, the code of failed work), -h
+// exits 0, and a missing file 1.
+func TestTSExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.strata")
+	writeTSFile(t, path, nil, []tsPoint{{"a", 1, 1}, {"a", 2, 2}, {"b", 1, 3}})
+	for _, args := range [][]string{
+		{"query", path, "--series", "k=a,k=b"},
+		{"agg", path, "--columns", "k"},
+		{"agg", path, "--columns", "t"},
+		{"last", path, "--columns", "k"},
+		{"paths", path},
+		{"paths", path, "--paths", "a.k"},
+		{"sample", path, "--windows", "1", "--length", "3"},
+		{"query", path, "--from", "2020-01-01"},
+	} {
+		if _, _, err := capture(t, "ts", args...); err == nil || exitCode(err) != exitUsage {
+			t.Errorf("ts %v: %v (exit %d), want exit %d", args, err, exitCode(err), exitUsage)
+		}
+	}
+	for _, sub := range []string{"import", "query", "agg", "sample", "last", "paths", "info"} {
+		if _, _, err := capture(t, "ts", sub, "-h"); err != nil {
+			t.Errorf("ts %s -h: %v, want exit 0", sub, err)
+		}
+	}
+	if _, _, err := capture(t, "ts", "query", filepath.Join(dir, "missing.strata")); err == nil || exitCode(err) != exitFailed {
+		t.Errorf("missing file: %v (exit %d), want exit %d", err, exitCode(err), exitFailed)
+	}
+}
