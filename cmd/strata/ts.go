@@ -389,6 +389,10 @@ func runTSQuery(args []string) error {
 		}
 	}
 	if pr != nil {
+		// a query of no rows still names its columns, as scan does
+		if err := pr.empty(rows.Schema()); err != nil {
+			return err
+		}
 		if err := pr.flush(); err != nil {
 			return err
 		}

@@ -193,3 +193,22 @@ func TestTSExitCodes(t *testing.T) {
 		t.Errorf("missing file: %v (exit %d), want exit %d", err, exitCode(err), exitFailed)
 	}
 }
+
+// TestTSQueryNoRows: a query that selects no row prints its columns' header
+// in table and CSV output, as scan does (it printed nothing, so a CSV
+// consumer got a file without columns), and nothing in JSON lines.
+func TestTSQueryNoRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.strata")
+	writeTSFile(t, path, nil, []tsPoint{{"a", 1, 1}, {"b", 1, 3}})
+	for _, args := range [][]string{{"--from", "5"}, {"--series", "k=zz"}, {"--limit", "1", "--offset", "7"}} {
+		for format, want := range map[string]string{"csv": "k,t,v\n", "json": "", "table": "k  t  v\n-  -  -\n"} {
+			out, _, err := capture(t, "ts", append([]string{"query", path, "--format", format}, args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != want {
+				t.Errorf("%v --format %s: %q, want %q", args, format, out, want)
+			}
+		}
+	}
+}
