@@ -3,6 +3,9 @@ package strata_test
 import (
 	"bytes"
 	"errors"
+	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +15,7 @@ import (
 
 	"strata"
 	"strata/encoding"
+	"strata/format"
 	"strata/iox"
 )
 
@@ -86,4 +90,101 @@ func TestAPIMisuse(t *testing.T) {
 	if err := w.Close(); err == nil {
 		t.Error("Close after a failed Write: no error")
 	}
+}
+
+// TestWriterAfterClose: Write and Flush after Close, and a second Close,
+// fail with an error wrapping format.ErrClosed instead of returning nil as
+// if the rows had been stored, and leave the file the first Close wrote
+// (bytes unchanged, on disk still in place after Abort).
+func TestWriterAfterClose(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, format.ErrClosed) || !errors.Is(err, encoding.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want an error wrapping format.ErrClosed and ErrInvalidArgument", what, err)
+		}
+	}
+	readBack := func(f *strata.File) []int64 {
+		t.Helper()
+		sc, err := f.Scan(strata.ScanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		var got []int64
+		for {
+			r, err := sc.Next()
+			if err == io.EOF {
+				return got
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r.Column(0).(*array.Int64).Int64Values()...)
+			r.Release()
+		}
+	}
+	want := []int64{1, 2, 3}
+
+	var buf bytes.Buffer
+	w, err := strata.NewWriter(&buf, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	closed := bytes.Clone(buf.Bytes())
+	check("Write after Close", w.Write(rec))
+	check("Flush after Close", w.Flush())
+	check("second Close", w.Close())
+	if !bytes.Equal(buf.Bytes(), closed) {
+		t.Errorf("calls after Close changed the output: %d bytes, %d after Close", buf.Len(), len(closed))
+	}
+	f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readBack(f); !slices.Equal(got, want) {
+		t.Errorf("read %v, want %v", got, want)
+	}
+	f.Close()
+
+	path := filepath.Join(t.TempDir(), "t.strata")
+	cw, err := strata.Create(path, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("Write after Close (Create)", cw.Write(rec))
+	check("second Close (Create)", cw.Close())
+	cw.Abort()
+	f, err = strata.Open(path)
+	if err != nil {
+		t.Fatalf("the file Close wrote is gone after calls on the closed writer: %v", err)
+	}
+	defer f.Close()
+	if got := readBack(f); !slices.Equal(got, want) {
+		t.Errorf("read %v, want %v", got, want)
+	}
+
+	aw, err := strata.NewWriter(&bytes.Buffer{}, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aw.Abort()
+	check("Write after Abort", aw.Write(rec))
 }

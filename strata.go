@@ -26,7 +26,9 @@ import (
 type WriteOptions = write.Options
 
 // Writer writes a Strata file. The file appears under its name only when
-// Close succeeds; until then it is written under a temporary name.
+// Close succeeds; until then it is written under a temporary name. A
+// Writer is not safe for concurrent use: one goroutine calls Write, Flush
+// and Close in turn.
 type Writer struct {
 	w  *write.Writer
 	fw *format.Writer
@@ -67,7 +69,11 @@ func NewWriter(dst io.Writer, sch *arrow.Schema, opts *WriteOptions) (*Writer, e
 	return &Writer{w: w, fw: fw}, nil
 }
 
-// Write appends a record batch.
+// Write appends a record batch, whose schema must be the writer's (the
+// same columns in the same order, of the same types; a column the
+// writer's schema declares nullable may be written from a required one).
+// A record of another schema fails the file: every later call returns the
+// error. Write after Close or Abort is an error and stores nothing.
 func (w *Writer) Write(rec arrow.Record) error { return w.w.Write(rec) }
 
 // Flush ends the current stripe after the rows written so far (a no-op
@@ -77,7 +83,9 @@ func (w *Writer) Write(rec arrow.Record) error { return w.w.Write(rec) }
 // whole. Without it stripes end at WriteOptions.StripeBytes.
 func (w *Writer) Flush() error { return w.w.Flush() }
 
-// Close finishes the file.
+// Close finishes the file. Only the first call does: a second Close (or
+// Write or Flush after Close) returns an error and leaves the file as the
+// first Close left it.
 func (w *Writer) Close() error {
 	if err := w.w.Close(); err != nil {
 		w.fw.Abort()

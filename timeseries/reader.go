@@ -431,24 +431,72 @@ func (f *File) mayContain(ctx context.Context, p Key, st *Stats) (bool, error) {
 // "host_7"). An empty selector picks every series.
 type Selector map[string]string
 
-// ParseSelector parses "tag=value[,tag=value...]".
+// ParseSelector parses "tag=value[,tag=value...]". Spaces around tags and
+// values are dropped. A value in double or single quotes keeps everything
+// inside them — commas, '=', spaces — and a quote doubled inside stands for
+// one ("say ""hi"""); an unquoted value runs to the next comma.
 func ParseSelector(s string) (Selector, error) {
 	sel := Selector{}
 	if strings.TrimSpace(s) == "" {
 		return sel, nil
 	}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(part, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
+	for first := true; first || s != ""; first = false {
+		if !first {
+			s = s[1:] // the comma
+		}
+		eq := strings.IndexByte(s, '=')
+		if comma := strings.IndexByte(s, ','); eq < 0 || comma >= 0 && comma < eq || strings.TrimSpace(s[:eq]) == "" {
+			part := s
+			if comma >= 0 {
+				part = s[:comma]
+			}
 			return nil, fmt.Errorf("timeseries: selector %q: want tag=value: %w", part, read.ErrInvalidArgument)
+		}
+		k := strings.TrimSpace(s[:eq])
+		rest := strings.TrimLeft(s[eq+1:], " \t")
+		var v string
+		if rest != "" && (rest[0] == '"' || rest[0] == '\'') {
+			var err error
+			if v, s, err = unquote(rest); err != nil {
+				return nil, fmt.Errorf("timeseries: selector value of %q: %w: %w", k, err, read.ErrInvalidArgument)
+			}
+		} else {
+			v, s = rest, ""
+			if c := strings.IndexByte(rest, ','); c >= 0 {
+				v, s = rest[:c], rest[c:]
+			}
+			v = strings.TrimRight(v, " \t")
 		}
 		if _, dup := sel[k]; dup {
 			return nil, fmt.Errorf("timeseries: selector names %q twice: %w", k, read.ErrInvalidArgument)
 		}
-		sel[k] = strings.Trim(strings.TrimSpace(v), `'"`)
+		sel[k] = v
 	}
 	return sel, nil
+}
+
+// unquote reads a value quoted by its first byte (a doubled quote inside
+// is one quote) and returns it and what follows, from the next comma.
+func unquote(s string) (v, rest string, err error) {
+	q := s[0]
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] != q {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == q {
+			b.WriteByte(q)
+			i++
+			continue
+		}
+		rest = strings.TrimLeft(s[i+1:], " \t")
+		if rest != "" && rest[0] != ',' {
+			return "", "", fmt.Errorf("text after the closing quote: %q", rest)
+		}
+		return b.String(), rest, nil
+	}
+	return "", "", fmt.Errorf("%s: a quote is not closed", s)
 }
 
 // Series describes one series.

@@ -208,6 +208,9 @@ type Writer struct {
 	cuts     []int  // rows of the pending stripe at which Cut ended a chunk
 	aligned  []bool // per stream: one entry per row (Cut applies)
 	err      error
+	// closed is set by Close and Abort: the container is finished or
+	// abandoned, so rows written after it would be lost (see errClosed).
+	closed bool
 
 	// The stripe being encoded: its Cut rows (encodeStripe reads these,
 	// never cuts, which Write fills for the next stripe meanwhile), and
@@ -339,10 +342,21 @@ func (w *Writer) Cut() {
 	}
 }
 
+// errClosed is the error of a call after Close or Abort. Rows written
+// then would go nowhere (the container is finished, or gone), so the call
+// fails instead of returning nil as if they had been stored; it wraps
+// format.ErrClosed and encoding.ErrInvalidArgument.
+func errClosed(op string) error {
+	return fmt.Errorf("write: %s after Close or Abort: %w: %w", op, format.ErrClosed, encoding.ErrInvalidArgument)
+}
+
 // Flush ends the current stripe now (a no-op when no row is pending), so a
 // caller can end stripes at boundaries of its own and learn their layout
 // (format.WriterOptions.OnStripe) before it adds metadata sections.
 func (w *Writer) Flush() error {
+	if w.closed {
+		return errClosed("Flush")
+	}
 	if w.err != nil {
 		return w.err
 	}
@@ -353,8 +367,12 @@ func (w *Writer) Flush() error {
 	return nil
 }
 
-// Write appends a record batch.
+// Write appends a record batch. After Close or Abort it returns an error
+// (errClosed) and stores nothing.
 func (w *Writer) Write(rec arrow.Record) error {
+	if w.closed {
+		return errClosed("Write")
+	}
 	if w.err != nil {
 		return w.err
 	}
@@ -835,14 +853,22 @@ func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
 }
 
 // Abort waits for a stripe encoding in the background, if any, and
-// abandons the container (format.Writer.Abort).
+// abandons the container (format.Writer.Abort). Abort after Close leaves
+// the closed file as it is.
 func (w *Writer) Abort() error {
 	w.wait()
+	w.closed = true
 	return w.fw.Abort()
 }
 
-// Close flushes the last stripe and writes the metadata.
+// Close flushes the last stripe and writes the metadata. Only the first
+// call finishes the file: a second Close, like Write and Flush after
+// Close, returns an error wrapping format.ErrClosed and changes nothing.
 func (w *Writer) Close() error {
+	if w.closed {
+		return errClosed("Close")
+	}
+	w.closed = true
 	if w.err != nil {
 		return w.err
 	}

@@ -26,7 +26,7 @@ const tsUsage = `strata ts — time-series tables: series index, time-first read
 
 usage:
   strata ts import SRC DST.strata --series k1,k2 --time COL [--sorted] [--chunk-rows N]
-  strata ts query FILE [--series 'k=v,...'] [--from T] [--to T] [--columns a,b] [--offset N] [--limit N]
+  strata ts query FILE [--series 'k=v,k="a,b",...'] [--from T] [--to T] [--columns a,b] [--offset N] [--limit N]
   strata ts agg FILE --every 5m [--series ...] [--from T] [--to T] [--columns a,b] [--funcs min,max,avg]
   strata ts sample FILE --windows N --length L [--series ...] [--columns a,b] [--seed S] [--epochs E] [--stacked]
   strata ts last FILE [--series ...] [--columns a,b]
@@ -187,7 +187,7 @@ type tsFlags struct {
 
 func addTSFlags(fs *flag.FlagSet) *tsFlags {
 	return &tsFlags{
-		series:  fs.String("series", "", "series selector: tag=value[,tag=value...] (default: every series)"),
+		series:  fs.String("series", "", "series selector: tag=value[,tag=value...]; quote a value holding a comma: tag=\"a,b\" (default: every series)"),
 		from:    fs.String("from", "", "first time (inclusive)"),
 		to:      fs.String("to", "", "end time (exclusive)"),
 		cols:    columnsFlag(fs, "comma-separated `columns` (default all); quote a name holding a comma: \"a,b\""),
@@ -541,12 +541,16 @@ func runTSLast(args []string) error {
 func runTSPaths(args []string) error {
 	fs := flag.NewFlagSet("ts paths", flag.ContinueOnError)
 	fl := addTSFlags(fs)
-	paths := fs.String("paths", "", "comma-separated device.measurement paths")
+	paths := fs.String("paths", "", "comma-separated device.measurement paths; quote a path holding a comma: \"a,b.cpu\"")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(splitList(*paths)) == 0 {
+	pl, err := splitColumns(*paths)
+	if err != nil {
+		return usagef("--paths: %v", err)
+	}
+	if len(pl) == 0 {
 		return usagef("want --paths dev.meas[,dev.meas...]")
 	}
 	start := time.Now()
@@ -559,7 +563,7 @@ func runTSPaths(args []string) error {
 	if err != nil {
 		return err
 	}
-	rec, st, err := f.QueryPaths(ctx, splitList(*paths), tr)
+	rec, st, err := f.QueryPaths(ctx, pl, tr)
 	if err != nil {
 		return err
 	}

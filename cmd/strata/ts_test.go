@@ -212,3 +212,28 @@ func TestTSQueryNoRows(t *testing.T) {
 		}
 	}
 }
+
+// TestTSQuotedNames: --series takes a quoted value holding a comma or
+// quotes, and --paths a quoted path holding a comma; both were split at
+// every comma (and quotes trimmed off values), so such series could not
+// be named.
+func TestTSQuotedNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.strata")
+	writeTSFile(t, path, nil, []tsPoint{{"a,b", 1, 1}, {"a,b", 2, 2}, {`"q"`, 1, 3}, {"a", 1, 4}, {"b", 1, 5}})
+	for sel, want := range map[string]string{`k="a,b"`: "1 2", `k='"q"'`: "3", `k="""q"""`: "3", "k=a": "4", `k= "b" `: "5"} {
+		out, _, err := capture(t, "ts", "query", path, "--series", sel, "--columns", "v", "--format", "csv")
+		if err != nil {
+			t.Fatalf("--series %s: %v", sel, err)
+		}
+		if got := strings.Join(csvColumn(out), " "); got != want {
+			t.Errorf("--series %s: %s, want %s", sel, got, want)
+		}
+	}
+	out, _, err := capture(t, "ts", "paths", path, "--paths", `"a,b.v",b.v`, "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "t,\"a,b.v\",b.v\n1,1,5\n2,2,\n"; out != want {
+		t.Errorf("--paths: %q, want %q", out, want)
+	}
+}

@@ -1,0 +1,91 @@
+package timeseries
+
+import (
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"strata/read"
+)
+
+// TestParseSelector: quoted values keep commas, '=', spaces and quotes (a
+// doubled quote is one). Values with a comma could not be selected at all
+// (the text was split at every comma first), and quotes that belonged to a
+// value were trimmed off it ("q" selected q).
+func TestParseSelector(t *testing.T) {
+	for in, want := range map[string]Selector{
+		"host=a":                     {"host": "a"},
+		" host = a , region= b ":     {"host": "a", "region": "b"},
+		`host="a,b"`:                 {"host": "a,b"},
+		`host='a,b',x=1`:             {"host": "a,b", "x": "1"},
+		`host="say ""hi"""`:          {"host": `say "hi"`},
+		`host='it''s'`:               {"host": "it's"},
+		`host="'s'"`:                 {"host": "'s'"},
+		`host='"q"'`:                 {"host": `"q"`},
+		`host=""""`:                  {"host": `"`},
+		"host=a=b":                   {"host": "a=b"},
+		"host=":                      {"host": ""},
+		`host=""`:                    {"host": ""},
+		`host=a"b`:                   {"host": `a"b`},
+		`host= " x y " , region='r'`: {"host": " x y ", "region": "r"},
+		"":                           {},
+	} {
+		got, err := ParseSelector(in)
+		if err != nil || !maps.Equal(got, want) {
+			t.Errorf("%s: %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"host=a,", "host", "=a", `host="a`, `host="a"x`, "host=a,host=b", ",host=a"} {
+		if sel, err := ParseSelector(in); !errors.Is(err, read.ErrInvalidArgument) {
+			t.Errorf("%s: %q, %v; want read.ErrInvalidArgument", in, sel, err)
+		}
+	}
+}
+
+// TestSelectHostileNames: every series key — empty, with commas, '=',
+// quotes, spaces, dots, backslashes, unicode — is selected by its value
+// quoted as ParseSelector reads it, and by its tree-model path, and the
+// rows are the series' own.
+func TestSelectHostileNames(t *testing.T) {
+	names := []string{"", "a,b", "a=b", `"q"`, "'s'", " x y ", "日本", "a.b", `a\b`, `a,"b"=c`, "plain"}
+	var pts []point
+	for i, n := range names {
+		for j := range 3 {
+			pts = append(pts, point{k: n, t: int64(j*10 - i), v: float64(i*10 + j)})
+		}
+	}
+	f := pointFile(t, pts, nil)
+	for _, n := range names {
+		var want []point
+		for _, p := range pts {
+			if p.k == n {
+				want = append(want, p)
+			}
+		}
+		sel, err := ParseSelector(`k="` + strings.ReplaceAll(n, `"`, `""`) + `"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePoints(t, "series "+n, queryPoints(t, f, QueryOptions{Series: sel}), want)
+		ss, err := f.Select(ctx, Selector{"k": n})
+		if err != nil || len(ss) != 1 {
+			t.Fatalf("select %q: %v %v", n, ss, err)
+		}
+		rec, _, err := f.QueryPaths(ctx, []string{ss[0].Path + ".v"}, nil)
+		if err != nil {
+			t.Fatalf("path %q: %v", ss[0].Path, err)
+		}
+		if int(rec.NumRows()) != len(want) {
+			t.Fatalf("path %q: %d rows, want %d", ss[0].Path, rec.NumRows(), len(want))
+		}
+		for i, w := range want {
+			if tm, v := rec.Column(0).(*array.Int64).Value(i), rec.Column(1).(*array.Float64).Value(i); tm != w.t || v != w.v {
+				t.Fatalf("path %q row %d: %d %v, want %d %v", ss[0].Path, i, tm, v, w.t, w.v)
+			}
+		}
+		rec.Release()
+	}
+}
