@@ -57,7 +57,8 @@ type Options struct {
 	// the granularity of chunk statistics and of point lookups.
 	ChunkValues int
 	// ChunkBytes cuts binary chunks at this many raw value bytes, bounding
-	// the memory a chunk's decoder needs.
+	// the memory a chunk's decoder needs. Values past 2 GiB - 1 (the most
+	// a stripe's binary values hold) act as that limit.
 	ChunkBytes int
 	// NoZstd disables leaf compression.
 	NoZstd bool
@@ -171,6 +172,10 @@ func (o Options) withDefaults() Options {
 	if o.ChunkBytes <= 0 {
 		o.ChunkBytes = DefaultChunkBytes
 	}
+	// A stripe's binary values have int32 offsets: no chunk holds more,
+	// and a larger limit (a caller's "no limit") must not overflow the
+	// sums chunkEnd makes with it.
+	o.ChunkBytes = min(o.ChunkBytes, math.MaxInt32)
 	if o.MinSaving <= 0 {
 		o.MinSaving = 0.02
 	}
@@ -829,9 +834,9 @@ func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
 	if z.target <= 0 {
 		hi := min(end, lo+z.ceil)
 		if isBinary {
-			limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
-			if b.Offsets[hi] > limit {
-				hi = lo + max(1, sort.Search(hi-lo, func(i int) bool { return b.Offsets[lo+i+1] > limit }))
+			limit := int64(b.Offsets[lo]) + int64(w.opts.ChunkBytes)
+			if int64(b.Offsets[hi]) > limit {
+				hi = lo + max(1, sort.Search(hi-lo, func(i int) bool { return int64(b.Offsets[lo+i+1]) > limit }))
 			}
 		}
 		return hi
@@ -839,8 +844,11 @@ func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
 	k := z.size()
 	hi := min(end, (lo/k+1)*k)
 	if isBinary {
-		limit := b.Offsets[lo] + int32(w.opts.ChunkBytes)
-		for b.Offsets[hi] > limit && hi > lo+1 {
+		// in int64: a ChunkBytes past the int32 offsets (or an offset
+		// near their end plus ChunkBytes) must not wrap to a negative
+		// limit, which cut every chunk to one value
+		limit := int64(b.Offsets[lo]) + int64(w.opts.ChunkBytes)
+		for int64(b.Offsets[hi]) > limit && hi > lo+1 {
 			if k > 1 {
 				k >>= 1
 				hi = min(end, (lo/k+1)*k)
