@@ -139,7 +139,7 @@ func (w *Writer) clearlyOneChunk(s *shred.Stream, enc *chunkEncoder) bool {
 			return false
 		}
 	}
-	if b, ok := s.Values.(*encoding.Bytes); ok && b.Offsets[s.Len]-b.Offsets[0] > int32(w.opts.ChunkBytes) {
+	if b, ok := s.Values.(*encoding.Bytes); ok && int64(b.Offsets[s.Len]-b.Offsets[0]) > int64(w.opts.ChunkBytes) {
 		return false
 	}
 	k := 1

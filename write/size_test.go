@@ -161,3 +161,72 @@ func TestChunkSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestChunkBytesPastInt32: a ChunkBytes beyond the int32 range of binary
+// offsets (a caller's "no byte limit", 1<<31 or more) cuts text chunks as
+// a large limit does, not at one value each (the limit used to wrap to a
+// negative number, making every text chunk a single value and the file
+// many times larger), and the file reads back value by value.
+func TestChunkBytesPastInt32(t *testing.T) {
+	const rows = 20000
+	rec := sizeTable(t, rows)
+	defer rec.Release()
+	textChunks := func(o write.Options) int {
+		t.Helper()
+		var buf bytes.Buffer
+		w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), rec.Schema(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams, err := f.Container().Streams(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := f.Scan(read.ScanOptions{Columns: []string{"text"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		want := rec.Column(3).(*array.String)
+		at := 0
+		for {
+			got, err := sc.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := got.Column(0).(*array.String)
+			for i := 0; i < col.Len(); i++ {
+				if col.Value(i) != want.Value(at+i) {
+					t.Fatalf("%+v: row %d: %q, want %q", o, at+i, col.Value(i), want.Value(at+i))
+				}
+			}
+			at += col.Len()
+			got.Release()
+		}
+		if at != rows {
+			t.Fatalf("%+v: read %d rows, want %d", o, at, rows)
+		}
+		return len(streams[3].Chunks)
+	}
+	for _, target := range []int{0, -1} {
+		large := textChunks(write.Options{ChunkTarget: target, ChunkBytes: 1 << 30})
+		for _, cb := range []int{1 << 31, 1<<32 + 5, int(^uint(0) >> 1)} {
+			if n := textChunks(write.Options{ChunkTarget: target, ChunkBytes: cb}); n != large {
+				t.Errorf("ChunkTarget %d, ChunkBytes %d: %d text chunks, %d with ChunkBytes 1<<30", target, cb, n, large)
+			}
+		}
+	}
+}
