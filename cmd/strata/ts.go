@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"strata/encoding"
 	"strata/interop"
+	"strata/iox"
+	"strata/read"
 	"strata/timeseries"
 	"strata/write"
 )
@@ -183,6 +187,7 @@ type tsFlags struct {
 	cols                     *[]string
 	threads                  *int
 	stats                    *bool
+	store                    *storeFlags
 }
 
 func addTSFlags(fs *flag.FlagSet) *tsFlags {
@@ -194,14 +199,65 @@ func addTSFlags(fs *flag.FlagSet) *tsFlags {
 		format:  fs.String("format", "table", "table, csv or json"),
 		threads: threadsFlag(fs, 1, "`N` goroutines decoding columns in parallel"),
 		stats:   fs.Bool("stats", false, "print what was read and decoded on stderr"),
+		store:   addStoreFlags(fs),
 	}
 }
 
-func openTS(pos []string, threads int) (*timeseries.File, error) {
+// tsFile is an open time-series file and the source it reads, a local
+// file or an s3:// or http(s) object, which Close closes too.
+type tsFile struct {
+	*timeseries.File
+	src iox.Source
+}
+
+func (f *tsFile) Close() error {
+	err := f.File.Close()
+	if c, ok := f.src.(io.Closer); ok {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// openTS opens the one FILE of pos, at a local path or a URL as every
+// reading command does, and turns the commonest mistakes into advice: a
+// missing file names the directory looked in, and a Strata table without
+// a series index (exit 2) or a Parquet or Arrow file (exit 3) says how to
+// make a time-series table of it.
+func openTS(pos []string, threads int, sf *storeFlags) (*tsFile, error) {
 	if len(pos) != 1 {
 		return nil, usagef("want one FILE, got %d arguments", len(pos))
 	}
-	return timeseries.Open(pos[0], &timeseries.Options{Threads: threads})
+	path := pos[0]
+	src, err := openSource(ctx, path, sf)
+	if err == nil {
+		var f *timeseries.File
+		if f, err = timeseries.OpenSource(ctx, src, &timeseries.Options{Threads: threads}); err == nil {
+			return &tsFile{File: f, src: src}, nil
+		}
+		if c, ok := src.(io.Closer); ok {
+			c.Close()
+		}
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	how := fmt.Sprintf("strata ts import %s OUT.strata --series KEYS --time COLUMN", path)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && iox.Scheme(path) == "":
+		where := ""
+		if !filepath.IsAbs(path) {
+			where = " (looked in " + workingDir() + ")"
+		}
+		return nil, &adviceError{msg: fmt.Sprintf("%s: no such file%s", path, where), err: err}
+	case errors.Is(err, timeseries.ErrNotTimeSeries):
+		return nil, &adviceError{msg: fmt.Sprintf("%s is a Strata table without a series index; make a time-series table of it with: %s", path, how),
+			err: fmt.Errorf("%w: %w", err, read.ErrInvalidArgument)}
+	case errors.Is(err, encoding.ErrCorrupt) && iox.Scheme(path) == "":
+		if kind := sniff(path); kind != "" {
+			return nil, &adviceError{msg: fmt.Sprintf("%s is %s, not a Strata file; make a time-series table of it with: %s", path, kind, how), err: err}
+		}
+	}
+	return nil, err
 }
 
 // timeUnit returns how many time-column units make a second (0 for a raw
@@ -278,8 +334,8 @@ func parseEvery(f *timeseries.File, s string) (int64, error) {
 
 // openSelection opens the file of pos with the series selector and time
 // range the flags give, as query and agg take them.
-func (fl *tsFlags) openSelection(pos []string) (*timeseries.File, timeseries.Selector, *timeseries.TimeRange, error) {
-	f, err := openTS(pos, *fl.threads)
+func (fl *tsFlags) openSelection(pos []string) (*tsFile, timeseries.Selector, *timeseries.TimeRange, error) {
+	f, err := openTS(pos, *fl.threads, fl.store)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -288,7 +344,7 @@ func (fl *tsFlags) openSelection(pos []string) (*timeseries.File, timeseries.Sel
 		f.Close()
 		return nil, nil, nil, err
 	}
-	tr, err := fl.timeRange(f)
+	tr, err := fl.timeRange(f.File)
 	if err != nil {
 		f.Close()
 		return nil, nil, nil, err
@@ -341,10 +397,10 @@ func printRecords(format string, recs ...arrow.Record) error {
 	return pr.flush()
 }
 
-func printTSStats(f *timeseries.File, st fmt.Stringer, start time.Time, path string) {
+func printTSStats(f *tsFile, st fmt.Stringer, start time.Time) {
 	total := f.BytesRead()
 	fmt.Fprintf(os.Stderr, "%s\nbytes read in all, Open included: %d in %d reads (%.3f%% of the file)\nelapsed %v\n",
-		st.String(), total, f.Reads(), 100*float64(total)/float64(fileSize(path)), time.Since(start).Round(time.Microsecond))
+		st.String(), total, f.Reads(), 100*float64(total)/float64(f.src.Size()), time.Since(start).Round(time.Microsecond))
 }
 
 func runTSQuery(args []string) error {
@@ -399,7 +455,7 @@ func runTSQuery(args []string) error {
 	}
 	if *fl.stats {
 		st := rows.Stats()
-		printTSStats(f, &st, start, pos[0])
+		printTSStats(f, &st, start)
 	}
 	return nil
 }
@@ -423,7 +479,7 @@ func runTSAgg(args []string) error {
 	defer f.Close()
 	var ev int64
 	if *every != "" {
-		if ev, err = parseEvery(f, *every); err != nil {
+		if ev, err = parseEvery(f.File, *every); err != nil {
 			return err
 		}
 	}
@@ -440,7 +496,7 @@ func runTSAgg(args []string) error {
 		return err
 	}
 	if *fl.stats {
-		printTSStats(f, aggStats{st}, start, pos[0])
+		printTSStats(f, aggStats{st}, start)
 	}
 	return nil
 }
@@ -466,7 +522,7 @@ func runTSSample(args []string) error {
 		return err
 	}
 	start := time.Now()
-	f, err := openTS(pos, *fl.threads)
+	f, err := openTS(pos, *fl.threads, fl.store)
 	if err != nil {
 		return err
 	}
@@ -502,7 +558,7 @@ func runTSSample(args []string) error {
 	if *fl.stats {
 		cs := f.CacheStats()
 		fmt.Fprintf(os.Stderr, "metadata cache: %d pages, %d bytes, %d hits, %d misses\n", cs.Pages, cs.Bytes, cs.Hits, cs.Misses)
-		printTSStats(f, &total, start, pos[0])
+		printTSStats(f, &total, start)
 	}
 	return nil
 }
@@ -515,7 +571,7 @@ func runTSLast(args []string) error {
 		return err
 	}
 	start := time.Now()
-	f, err := openTS(pos, *fl.threads)
+	f, err := openTS(pos, *fl.threads, fl.store)
 	if err != nil {
 		return err
 	}
@@ -533,7 +589,7 @@ func runTSLast(args []string) error {
 		return err
 	}
 	if *fl.stats {
-		printTSStats(f, &st, start, pos[0])
+		printTSStats(f, &st, start)
 	}
 	return nil
 }
@@ -554,12 +610,12 @@ func runTSPaths(args []string) error {
 		return usagef("want --paths dev.meas[,dev.meas...]")
 	}
 	start := time.Now()
-	f, err := openTS(pos, *fl.threads)
+	f, err := openTS(pos, *fl.threads, fl.store)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	tr, err := fl.timeRange(f)
+	tr, err := fl.timeRange(f.File)
 	if err != nil {
 		return err
 	}
@@ -572,18 +628,19 @@ func runTSPaths(args []string) error {
 		return err
 	}
 	if *fl.stats {
-		printTSStats(f, &st, start, pos[0])
+		printTSStats(f, &st, start)
 	}
 	return nil
 }
 
 func runTSInfo(args []string) error {
 	fs := flag.NewFlagSet("ts info", flag.ContinueOnError)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	f, err := openTS(pos, 1)
+	f, err := openTS(pos, 1, sf)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"math"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -235,5 +239,67 @@ func TestTSQuotedNames(t *testing.T) {
 	}
 	if want := "t,\"a,b.v\",b.v\n1,1,5\n2,2,\n"; out != want {
 		t.Errorf("--paths: %q, want %q", out, want)
+	}
+}
+
+// TestTSOpen: ts commands read a file over http(s) as from disk (they
+// opened every FILE with os.Open, so a URL, which every reading command
+// takes, was "no such file"), and opening the wrong file gives advice: a
+// Strata table without a series index (exit 2) or a Parquet file (exit 3)
+// names the ts import that makes one, a missing file where it was looked
+// for (exit 1).
+func TestTSOpen(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.strata")
+	writeTSFile(t, path, nil, []tsPoint{{"a", 1, 1}, {"a", 2, 2}, {"b", 1, 3}, {"b", 9, 4}})
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"t"`)
+		http.ServeContent(w, r, "", time.Unix(1700000000, 0), bytes.NewReader(data))
+	}))
+	defer web.Close()
+	for _, c := range [][]string{
+		{"query", "--series", "k=b", "--format", "csv"},
+		{"agg", "--every", "2", "--format", "csv"},
+		{"last", "--format", "json"},
+		{"sample", "--windows", "3", "--length", "2", "--seed", "9"},
+		{"paths", "--paths", "a.v,b.v"},
+		{"info"},
+	} {
+		local, _, err := capture(t, "ts", append([]string{c[0], path}, c[1:]...)...)
+		if err != nil || len(local) < 10 {
+			t.Fatalf("%v: %q, %v", c, local, err)
+		}
+		remote, _, err := capture(t, "ts", append([]string{c[0], web.URL + "/t.strata"}, c[1:]...)...)
+		if err != nil || remote != local {
+			t.Errorf("%v over http: %q, %v; want %q", c, remote, err, local)
+		}
+	}
+
+	plain := filepath.Join(dir, "plain.strata")
+	if _, _, err := capture(t, "import", "--quiet", path, plain); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(dir, "t.parquet")
+	if _, _, err := capture(t, "export", path, pq); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, want string
+		exit       int
+	}{
+		{plain, "plain.strata is a Strata table without a series index; make a time-series table of it with: strata ts import", exitUsage},
+		{pq, "t.parquet is a Parquet file, not a Strata file; make a time-series table of it with: strata ts import", exitCorrupt},
+		{filepath.Join(dir, "missing.strata"), "missing.strata: no such file", exitFailed},
+	} {
+		for _, sub := range []string{"query", "info"} {
+			_, _, err := capture(t, "ts", sub, c.path)
+			if err == nil || !strings.Contains(err.Error(), c.want) || exitCode(err) != c.exit {
+				t.Errorf("ts %s %s: %v (exit %d), want %q and exit %d", sub, c.path, err, exitCode(err), c.want, c.exit)
+			}
+		}
 	}
 }
