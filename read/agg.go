@@ -749,7 +749,7 @@ func (f *File) aggChunks(io *stripeIO, s aggSpec, sel encoding.Bitmap, st *ScanS
 		}
 		whole := sel == nil || allIn(sel, lo, hi)
 		if whole && s.fn != "sum" && ci < len(cstats) && cstats[ci].ok {
-			if cs := cstats[ci].cs; s.fn == "count" || cs.HasMinMax && !cs.MinTruncated && !cs.MaxTruncated {
+			if cs := cstats[ci].cs; s.fn == "count" || cs.HasMinMax && !cs.MinTruncated && !cs.MaxTruncated && !zeroBound(cs) {
 				out = append(out, aggChunk{ci: ci, fromStats: true, stats: cs})
 				continue
 			}
@@ -757,6 +757,14 @@ func (f *File) aggChunks(io *stripeIO, s aggSpec, sel encoding.Bitmap, st *ScanS
 		out = append(out, aggChunk{ci: ci})
 	}
 	return out
+}
+
+// zeroBound reports float statistics with a zero bound: the writer widens
+// a zero min to -0 and a zero max to +0 so that they bound either zero
+// (stats.ColumnStats), so such a bound does not say which zero the chunk
+// holds, and min or max must read its values.
+func zeroBound(cs stats.ColumnStats) bool {
+	return cs.Min.Type.IsFloat() && (cs.Min.Float() == 0 || cs.Max.Float() == 0)
 }
 
 // aggColumn folds one stripe's selected rows of a column into a: chunks
@@ -843,13 +851,20 @@ func allIn(sel encoding.Bitmap, lo, hi int) bool {
 }
 
 func (a *aggState) fold(mn, mx stats.Value) {
-	if !a.have || !a.min.Valid() || mn.Compare(a.min) < 0 {
+	if !a.have || !a.min.Valid() || mn.Compare(a.min) < 0 || signedZeroBelow(mn, a.min) {
 		a.min = mn.Clone()
 	}
-	if !a.have || !a.max.Valid() || mx.Compare(a.max) > 0 {
+	if !a.have || !a.max.Valid() || mx.Compare(a.max) > 0 || signedZeroBelow(a.max, mx) {
 		a.max = mx.Clone()
 	}
 	a.have = true
+}
+
+// signedZeroBelow reports float zeros x = -0 and y = +0, which compare
+// equal but order -0 first for min and max, as math.Min and math.Max do.
+func signedZeroBelow(x, y stats.Value) bool {
+	return x.Type.IsFloat() && y.Type.IsFloat() && x.Float() == 0 && y.Float() == 0 &&
+		math.Signbit(x.Float()) && !math.Signbit(y.Float())
 }
 
 // aggDecoder folds the selected rows of an opened chunk decoder into a.
@@ -989,10 +1004,11 @@ func foldFloats[T float32 | float64](a *aggState, v []T, valid []bool, sel encod
 			continue
 		}
 		ordered++
-		if f < mn {
+		// -0 orders below +0 (math.Min, math.Max)
+		if f < mn || f == 0 && mn == 0 && math.Signbit(f) {
 			mn = f
 		}
-		if f > mx {
+		if f > mx || f == 0 && mx == 0 && !math.Signbit(f) {
 			mx = f
 		}
 	}
