@@ -5,6 +5,23 @@
 // to a Fetcher, so the same reader works on local files, memory and object
 // storage (the sources of iox/remote and iox/s3, which register their URL
 // schemes with Open). Every type here is safe for concurrent use.
+//
+// A local file opened by path (OpenFile, or Open on a path) does not own an
+// operating-system descriptor: each read borrows one from a process-wide
+// cache, as a database engine's table cache keeps open files. The cache is
+// bounded by SetMaxOpenFiles (by default a quarter of the process's
+// descriptor limit, between 16 and 4096); when it is full it closes the
+// least recently used idle descriptor (as a clock approximates it), and
+// when the process runs out of descriptors it closes every idle one. So a
+// program can hold open more Strata files than it may have descriptors, as
+// a pattern over a table of many small files does. A read whose descriptor
+// was closed opens the path again and checks that it names the same file
+// (the same device and inode on Unix, size and modification time) as when
+// the File was opened: a file replaced, rewritten or removed since then
+// fails the read with an error naming the path, and never gives other
+// bytes. While its descriptor is cached, a File reads the file it was
+// opened on even if another has been renamed over its path. A File made by
+// NewFile keeps its caller's descriptor and is outside the cache.
 package iox
 
 import (
@@ -13,6 +30,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -149,53 +169,139 @@ func (b Bytes) Slice(r Range) []byte { return b[r.Off:r.End():r.End()] }
 
 // File is a Source over an operating-system file. Its size is taken once,
 // when it is opened: Strata files are immutable once written.
+//
+// A File opened by path (OpenFile, Open) holds a descriptor only while the
+// process-wide cache keeps it (see SetMaxOpenFiles), and opens the path
+// again for a read after the cache closed it, checking that the path still
+// names the file it was opened on; a File made by NewFile keeps its
+// caller's descriptor until Close.
 type File struct {
-	f     *os.File
+	name  string      // as given, for errors and Name
+	path  string      // absolute when it could be made so: what a read reopens
+	info  os.FileInfo // at open, for os.SameFile
 	size  int64
 	mtime time.Time
+
+	// own is the caller's descriptor of a File made by NewFile, nil for
+	// one opened by path.
+	own *os.File
+
+	// The rest belongs to a File opened by path. state is fdGone when it
+	// holds no descriptor, plus fdRef for each read in progress; fd is set
+	// while fdGone is clear and only changes under descriptors.mu with no
+	// read in progress. used is the clock's reference bit.
+	state    atomic.Int64
+	used     atomic.Bool
+	fd       *os.File
+	reopenMu sync.Mutex // one reopen at a time
+	// Under descriptors.mu: the ring links, and closed, set by Close.
+	prev, next *File
+	closed     bool
 }
 
-// OpenFile opens the named file for reading.
+// OpenFile opens the named file for reading. Its descriptor goes into the
+// process-wide cache, which may close it between reads; the path is kept
+// as an absolute path, so the File reads the same file after the working
+// directory changes.
 func OpenFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	fd, err := openPath(path)
 	if err != nil {
 		return nil, err
 	}
-	src, err := NewFile(f)
+	st, err := fd.Stat()
 	if err != nil {
-		f.Close()
+		fd.Close()
 		return nil, err
 	}
-	return src, nil
+	f := &File{name: path, path: absPath(path), info: st, size: st.Size(), mtime: st.ModTime(), fd: fd}
+	f.used.Store(true)
+	c := &descriptors
+	c.mu.Lock()
+	c.insertLocked(f)
+	if c.open > c.max {
+		c.trimLocked(c.max)
+	}
+	c.mu.Unlock()
+	return f, nil
 }
 
-// NewFile wraps an open file. Closing the File closes f.
+// NewFile wraps an open file. The File reads through f for as long as it
+// is open (it has no path it could trust to reopen, so the descriptor
+// cache never closes it), and closing the File closes f.
 func NewFile(f *os.File) (*File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, size: st.Size(), mtime: st.ModTime()}, nil
+	return &File{name: f.Name(), path: absPath(f.Name()), info: st, size: st.Size(), mtime: st.ModTime(), own: f}, nil
+}
+
+// absPath is path made absolute, or path itself if the working directory
+// cannot be had.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // ReadAt reads with pread (os.File.ReadAt is safe for concurrent use). A
 // local read is not interruptible once started, so ctx is only checked
-// before it.
+// before it. A read whose descriptor the cache closed opens the path again
+// and fails, rather than read other bytes, when the path no longer names
+// the file the File was opened on: with an error wrapping ErrChanged when
+// another file was renamed over it or it was truncated or rewritten, and
+// one wrapping os.ErrNotExist when it was removed. A read after Close fails
+// with an error wrapping os.ErrClosed.
 func (f *File) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	return f.f.ReadAt(p, off)
+	if f.own != nil {
+		return f.own.ReadAt(p, off)
+	}
+	fd, err := f.acquire()
+	if err != nil {
+		return 0, err
+	}
+	n, err := fd.ReadAt(p, off)
+	f.release()
+	return n, err
 }
 
 // Size returns the file size at open time.
 func (f *File) Size() int64 { return f.size }
 
-// Name returns the file name.
-func (f *File) Name() string { return f.f.Name() }
+// Name returns the file name as it was given.
+func (f *File) Name() string { return f.name }
 
-// Close closes the underlying file.
-func (f *File) Close() error { return f.f.Close() }
+// Close closes the file's descriptor. Reads after it fail; a read already
+// in progress may finish or fail.
+func (f *File) Close() error {
+	if f.own != nil {
+		return f.own.Close()
+	}
+	c := &descriptors
+	c.mu.Lock()
+	if f.closed {
+		c.mu.Unlock()
+		return fmt.Errorf("iox: close %s: %w", f.name, os.ErrClosed)
+	}
+	f.closed = true
+	var fd *os.File
+	if f.state.Or(fdGone)&fdGone == 0 {
+		// A read in progress may still be using fd; os.File defers the
+		// descriptor's release until it ends, and the read fails or
+		// finishes. fd is left set for it.
+		fd = f.fd
+		c.removeLocked(f)
+	}
+	c.mu.Unlock()
+	if fd != nil {
+		return fd.Close()
+	}
+	return nil
+}
 
 // ReaderAt adapts a Source to io.ReaderAt for libraries that take one,
 // reading under ctx.

@@ -3,7 +3,6 @@ package iox
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -28,13 +27,10 @@ func IdentityOf(src Source) string {
 }
 
 // Identity names the file by absolute path, size and modification time
-// (taken when it was opened), so a rewritten file gets a new identity.
+// (all taken when it was opened), so a rewritten file gets a new identity.
+// It needs no descriptor.
 func (f *File) Identity() string {
-	path, err := filepath.Abs(f.f.Name())
-	if err != nil {
-		path = f.f.Name()
-	}
-	return fmt.Sprintf("file://%s size=%d mtime=%d", path, f.size, f.mtime.UnixNano())
+	return fmt.Sprintf("file://%s size=%d mtime=%d", f.path, f.size, f.mtime.UnixNano())
 }
 
 // An Opener opens the source at a location of its scheme, such as
