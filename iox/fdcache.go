@@ -12,9 +12,9 @@ import (
 // it borrows one from a process-wide cache for each read, so a program may
 // hold open more files than the operating system lets it keep descriptors
 // for (a pattern over thousands of small files, each opened up front). The
-// cache keeps at most maxOpen idle descriptors; past that it closes the
-// least recently used idle one, and the File's next read opens its path
-// again and checks that it still names the same bytes.
+// cache keeps at most max descriptors; past that it closes the least
+// recently used idle one, and that File's next read opens its path again
+// and checks that it still names the same bytes.
 //
 // A read in progress pins its descriptor by a count in the File's state
 // word, taken and dropped with atomic operations, so a cached read takes no
