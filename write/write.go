@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -67,13 +68,16 @@ type Options struct {
 	// Optimize says how encoding selection trades bytes for decode time:
 	// encoding.OptimizeBalanced (the default) takes a larger encoding only
 	// where it decodes clearly faster, OptimizeSize the smallest one,
-	// OptimizeSpeed the fastest to decode (see encoding.Optimize).
+	// OptimizeSpeed the fastest to decode (see encoding.Optimize). Any
+	// other value is refused by New.
 	Optimize encoding.Optimize
 	// Bloom lists the column paths ("l_orderkey", "s.a") that get a
 	// split-block bloom filter per stripe, sized by the stripe's exact count
 	// of distinct values at BloomFPP. Bloom filters answer = and IN on
 	// columns whose statistics cannot (high-cardinality, unsorted); on
 	// other columns they only cost space, so they are opt-in as in Parquet.
+	// New refuses a path that names no leaf column (but one under a FlatMap
+	// column, whose keys come with the data).
 	Bloom    []string
 	BloomFPP float64
 	// Parallel is the number of goroutines encoding streams (default GOMAXPROCS).
@@ -299,8 +303,11 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 	for path := range opts.Force {
 		n, err := s.Find(path)
 		if err != nil || n.StreamID(schema.RoleValues) < 0 {
-			return nil, fmt.Errorf("write: forced encoding for %q: no such leaf column", path)
+			return nil, fmt.Errorf("write: forced encoding for %q: no such leaf column: %w", path, encoding.ErrInvalidArgument)
 		}
+	}
+	if err := checkOptions(s, opts); err != nil {
+		return nil, err
 	}
 	w.aligned = make([]bool, s.NumStreams())
 	for id := range w.aligned {
@@ -310,6 +317,42 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 	// the encode reads.
 	w.pipeline = !opts.NoPipeline && opts.Parallel > 1 && !hasFlatMap(s.Root)
 	return w, nil
+}
+
+// checkOptions refuses options that would otherwise be ignored without a
+// word: an Optimize value that names no trade-off (selection would treat
+// it as balanced), and a Bloom path that names no leaf column (the filter
+// the caller asked for would be missing from the file, and lookups on the
+// column would read every stripe). A Bloom path under a FlatMap column
+// may name a key the data adds later.
+func checkOptions(s *schema.Schema, opts Options) error {
+	if opts.Optimize > encoding.OptimizeSpeed {
+		return fmt.Errorf("write: Optimize %v is none of balanced, size and speed: %w", opts.Optimize, encoding.ErrInvalidArgument)
+	}
+	leaves := map[string]bool{}
+	for id := range s.NumStreams() {
+		if st := s.Stream(id); st.Role == schema.RoleValues {
+			leaves[st.Node.Path()] = true
+		}
+	}
+	for _, path := range opts.Bloom {
+		if leaves[path] || underFlatMap(s, path) {
+			continue
+		}
+		return fmt.Errorf("write: bloom filter for %q: no such leaf column: %w", path, encoding.ErrInvalidArgument)
+	}
+	return nil
+}
+
+// underFlatMap reports whether a proper prefix of path (cut at a dot)
+// names a FlatMap column, whose keys become fields as the data brings them.
+func underFlatMap(s *schema.Schema, path string) bool {
+	for i := strings.LastIndexByte(path, '.'); i > 0; i = strings.LastIndexByte(path[:i], '.') {
+		if n, err := s.Find(path[:i]); err == nil && n.Kind == schema.FlatMap {
+			return true
+		}
+	}
+	return false
 }
 
 // hasFlatMap reports whether a FlatMap lies at or below n.
