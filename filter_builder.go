@@ -26,7 +26,11 @@ import (
 // Decimal, *big.Int and *big.Rat (an exact decimal). Each is converted to the
 // column's type when the filter is used, with the same rules and messages as
 // the WHERE syntax (a literal of the wrong kind for its column is an error
-// naming the column). The zero Filter filters nothing.
+// naming the column). The zero Filter filters nothing. And and Or splice
+// arguments of their own kind, and Not of a Not is its argument, so a
+// filter grown a condition at a time stays flat; a filter nesting more
+// than 200 levels of And, Or and Not that alternate is refused, as in the
+// WHERE syntax.
 type Filter struct {
 	e   filter.Expr
 	err error
@@ -107,14 +111,33 @@ func And(fs ...Filter) Filter { return combine(fs, true) }
 // Or is true where any filter is; zero filters among them are skipped.
 func Or(fs ...Filter) Filter { return combine(fs, false) }
 
+// combine joins fs with AND (and) or OR. An argument that is itself an
+// And (an Or) is spliced in rather than nested: AND and OR are
+// associative, and a filter grown a condition at a time, f = And(f, c),
+// must stay one flat conjunction, not a nest that the WHERE syntax the
+// filter travels as refuses past 200 levels.
 func combine(fs []Filter, and bool) Filter {
 	var args []filter.Expr
 	for _, f := range fs {
 		if f.err != nil {
 			return f
 		}
-		if f.e != nil {
-			args = append(args, f.e)
+		switch x := f.e.(type) {
+		case nil:
+		case *filter.And:
+			if and {
+				args = append(args, x.Args...)
+			} else {
+				args = append(args, x)
+			}
+		case *filter.Or:
+			if !and {
+				args = append(args, x.Args...)
+			} else {
+				args = append(args, x)
+			}
+		default:
+			args = append(args, x)
 		}
 	}
 	switch len(args) {
@@ -136,6 +159,10 @@ func combine(fs []Filter, and bool) Filter {
 func Not(f Filter) Filter {
 	if f.err != nil || f.e == nil {
 		return f
+	}
+	// NOT NOT x is x, also for unknown, so negations do not nest either.
+	if n, ok := f.e.(*filter.Not); ok {
+		return Filter{e: n.X}
 	}
 	return Filter{e: &filter.Not{X: f.e}}
 }

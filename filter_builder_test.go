@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +215,57 @@ func TestFilterBuilder(t *testing.T) {
 	}
 	if err := strata.Col("x").Eq(math.NaN()).Err(); err == nil || errors.Unwrap(err) == nil && !strings.Contains(err.Error(), "x") {
 		t.Errorf("Err: %v", err)
+	}
+}
+
+// TestFilterBuilderGrown: a filter grown a condition at a time in a loop
+// (f = And(f, c), f = Or(f, c), f = Not(f)) selects the rows a plain Go
+// loop over the ids does, however many conditions it has: And and Or
+// splice their own kind and Not of a Not is its argument, where they used
+// to nest one level a call and a filter of 200 conditions was refused as
+// "nested deeper than 200".
+func TestFilterBuilderGrown(t *testing.T) {
+	f := builderFile(t)
+	const rows = 3000
+	check := func(name string, flt strata.Filter, keep func(id int64) bool) {
+		t.Helper()
+		var want []int64
+		for id := int64(0); id < rows; id++ {
+			if keep(id) {
+				want = append(want, id)
+			}
+		}
+		got := ids(t, f, strata.ScanOptions{Filter: flt})
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %d rows, want %d (first %v, want %v)", name, len(got), len(want), got[:min(5, len(got))], want[:min(5, len(want))])
+		}
+		vals, _, err := f.Aggregate(strata.AggregateOptions{Aggs: []strata.Agg{strata.CountAll()}, Filter: flt})
+		if err != nil || vals[0].I != int64(len(want)) {
+			t.Errorf("%s: count(*) %v %v, want %d", name, vals, err, len(want))
+		}
+	}
+	var and, or strata.Filter
+	for i := range 1000 {
+		and = strata.And(and, strata.Col("id").Ne(3*i))
+		or = strata.Or(or, strata.Col("id").Eq(2*i))
+	}
+	check("And of 1000", and, func(id int64) bool { return id >= 3000 || id%3 != 0 })
+	check("Or of 1000", or, func(id int64) bool { return id < 2000 && id%2 == 0 })
+	mixed := strata.Col("id").Lt(2500)
+	for i := range 500 {
+		mixed = strata.And(strata.Or(mixed, strata.Filter{}), strata.Col("id").Ne(i))
+	}
+	check("And grown through a one-filter Or, 500 times", mixed, func(id int64) bool { return id >= 500 && id < 2500 })
+	neg := strata.Col("id").Lt(100)
+	for range 1001 {
+		neg = strata.Not(neg)
+	}
+	check("1001 Nots", neg, func(id int64) bool { return id >= 100 })
+	if s := strata.Not(strata.Not(strata.Col("id").Lt(100))).String(); s != "id < 100" {
+		t.Errorf("Not(Not(id < 100)) = %s", s)
+	}
+	if s := strata.And(strata.And(strata.Col("id").Lt(9), strata.Col("id").Gt(1)), strata.Or(strata.Col("id").Eq(3), strata.Col("id").Eq(4))).String(); s != "id < 9 AND id > 1 AND (id = 3 OR id = 4)" {
+		t.Errorf("nested And and Or render as %s", s)
 	}
 }
 
