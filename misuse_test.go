@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -273,5 +274,40 @@ func TestWriteOptionsRefused(t *testing.T) {
 			sc.Close()
 		}
 		f.Close()
+	}
+}
+
+// TestCreateOverDirectory: Create on the path of a directory is refused at
+// once, naming it, where it used to succeed and fail only at Close (the
+// rename of the finished temporary file), after every row was written;
+// nothing is left beside the directory.
+func TestCreateOverDirectory(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "t.strata")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sch := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	for _, p := range []string{target, dir} {
+		w, err := strata.Create(p, sch, nil)
+		if err == nil {
+			w.Abort()
+			t.Errorf("Create(%s), a directory: no error", p)
+			continue
+		}
+		if !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "is a directory") {
+			t.Errorf("Create(%s): %v, want an error saying it is a directory", p, err)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != "t.strata" || !ents[0].IsDir() {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left %v beside the directory", names)
 	}
 }

@@ -34,7 +34,16 @@ type Writer struct {
 	fw *format.Writer
 }
 
-// Create starts a file at path holding batches of the given schema.
+// Create starts a file at path holding batches of the given schema. A
+// directory at path is refused at once.
+//
+// The file keeps the schema's column names, nullability and types, each
+// stored as docs/interop.md's type mapping says (large, view and
+// dictionary strings read back as string, fixed-size lists as lists, ...);
+// the key/value metadata of the Arrow schema and of its fields are not
+// stored. WriteOptions.Metadata is the file's own key/value metadata
+// (File.Metadata), where interop.SourceMetadata keeps a source's Arrow
+// schema for export to restore.
 func Create(path string, sch *arrow.Schema, opts *WriteOptions) (*Writer, error) {
 	var o WriteOptions
 	if opts != nil {
@@ -53,6 +62,7 @@ func Create(path string, sch *arrow.Schema, opts *WriteOptions) (*Writer, error)
 }
 
 // NewWriter writes a Strata file to dst (no temporary-name protection).
+// The schema is stored as by Create.
 func NewWriter(dst io.Writer, sch *arrow.Schema, opts *WriteOptions) (*Writer, error) {
 	if dst == nil {
 		return nil, errors.New("strata: NewWriter: nil destination")

@@ -112,6 +112,11 @@ const TempSuffix = ".tmp-"
 // advisory lock on it while it lives (on Unix), and the next CreateFile to
 // the same path removes every such file whose lock is free.
 func CreateFile(path string, opts WriterOptions) (*Writer, error) {
+	// A directory at path would only be found by the rename in Close,
+	// after the whole file was written: refuse it now.
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("format: create %s: is a directory", path)
+	}
 	removeAbandoned(path)
 	f, err := createLockedTemp(path)
 	if err != nil {
