@@ -40,7 +40,9 @@ type Filter struct {
 type Decimal string
 
 // Column names a column in a Filter; nested fields are dotted paths
-// ("address.city").
+// ("address.city"). A column whose name is empty, begins or ends with a
+// dot or holds ".." cannot be filtered on (docs/reading.md): the filter
+// is refused when used.
 type Column struct{ path string }
 
 // Col starts a predicate on a column.
