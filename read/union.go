@@ -219,8 +219,15 @@ func fill[T any, B interface {
 // A column of rec that target lacks is dropped. rec's columns must have
 // target's types or types that promote to them (UnionByName checks that
 // for the files' schemas). The caller releases the result and still owns
-// rec.
+// rec. A nil record or target is an ErrInvalidArgument.
 func Conform(rec arrow.Record, target *arrow.Schema) (arrow.Record, error) {
+	// a missing argument is the caller's mistake, not a reason to crash
+	if rec == nil {
+		return nil, fmt.Errorf("read: conform: no record: %w", ErrInvalidArgument)
+	}
+	if target == nil {
+		return nil, fmt.Errorf("read: conform: no target schema: %w", ErrInvalidArgument)
+	}
 	src := rec.Schema()
 	n := rec.NumRows()
 	cols := make([]arrow.Array, target.NumFields())

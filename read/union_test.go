@@ -104,6 +104,14 @@ func TestConform(t *testing.T) {
 			t.Errorf("conform to %v: %v", f, err)
 		}
 	}
+	// no record, or no target: an invalid argument, where both panicked
+	// on a nil pointer
+	if _, err := read.Conform(nil, target); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("conform of a nil record: %v", err)
+	}
+	if _, err := read.Conform(rec, nil); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Errorf("conform to a nil schema: %v", err)
+	}
 }
 
 // TestTakeUnion looks rows up in three files of different columns by
