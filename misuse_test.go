@@ -311,3 +311,94 @@ func TestCreateOverDirectory(t *testing.T) {
 		t.Errorf("left %v beside the directory", names)
 	}
 }
+
+// TestWriteNestedFieldNames: a record whose struct fields, at any depth,
+// are named otherwise than the writer's schema's (renamed, or two of one
+// type swapped) is refused naming the field, as a record whose top-level
+// columns differ is. Such records used to be written by position: a
+// swapped pair stored each field's values under the other's name. A record
+// of the writer's own schema reads back value by value.
+func TestWriteNestedFieldNames(t *testing.T) {
+	mem := memory.DefaultAllocator
+	pair := func(a, b string) arrow.DataType {
+		return arrow.StructOf(arrow.Field{Name: a, Type: arrow.PrimitiveTypes.Int64}, arrow.Field{Name: b, Type: arrow.PrimitiveTypes.Int64})
+	}
+	inList := func(st arrow.DataType) *arrow.Schema {
+		return arrow.NewSchema([]arrow.Field{{Name: "l", Type: arrow.ListOf(st), Nullable: true}}, nil)
+	}
+	top := func(st arrow.DataType) *arrow.Schema {
+		return arrow.NewSchema([]arrow.Field{{Name: "s", Type: st}}, nil)
+	}
+	// fill appends rows of x = i, y = 100+i to the struct builder under b.
+	fill := func(b array.Builder, rows int) {
+		sb, ok := b.(*array.StructBuilder)
+		if !ok {
+			lb := b.(*array.ListBuilder)
+			lb.Append(true)
+			sb = lb.ValueBuilder().(*array.StructBuilder)
+		}
+		for i := range rows {
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.Int64Builder).Append(int64(i))
+			sb.FieldBuilder(1).(*array.Int64Builder).Append(int64(100 + i))
+		}
+	}
+	for _, c := range []struct {
+		name       string
+		want, have *arrow.Schema
+		msg        string
+	}{
+		{"swapped in a list", inList(pair("x", "y")), inList(pair("y", "x")), `struct "item": field 0 is "y", schema has "x"`},
+		{"renamed in a list", inList(pair("x", "y")), inList(pair("x", "z")), `struct "item": field 1 is "z", schema has "y"`},
+		{"swapped at the top", top(pair("x", "y")), top(pair("y", "x")), `struct "s": field 0 is "y", schema has "x"`},
+	} {
+		b := array.NewRecordBuilder(mem, c.have)
+		fill(b.Field(0), 3)
+		rec := b.NewRecord()
+		b.Release()
+		w, err := strata.NewWriter(&bytes.Buffer{}, c.want, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: Write: %v, want an error saying %s", c.name, err, c.msg)
+		}
+		if err := w.Close(); err == nil {
+			t.Errorf("%s: Close after the refused record: no error", c.name)
+		}
+		rec.Release()
+	}
+
+	sch := inList(pair("x", "y"))
+	b := array.NewRecordBuilder(mem, sch)
+	fill(b.Field(0), 3)
+	rec := b.NewRecord()
+	b.Release()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := strata.NewWriter(&buf, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := f.Take([]int64{0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	st := got.Column(0).(*array.List).ListValues().(*array.Struct)
+	xs, ys := st.Field(0).(*array.Int64).Int64Values(), st.Field(1).(*array.Int64).Int64Values()
+	if !slices.Equal(xs, []int64{0, 1, 2}) || !slices.Equal(ys, []int64{100, 101, 102}) {
+		t.Errorf("read x %v, y %v; want [0 1 2], [100 101 102]", xs, ys)
+	}
+}

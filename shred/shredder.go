@@ -606,6 +606,15 @@ func (sh *Shredder) structNode(n *schema.Node, arr arrow.Array, spans []span, to
 	if !ok || a.NumField() != len(n.Children) {
 		return fmt.Errorf("struct %q: arrow array %s does not match %s", n.Name, arr.DataType(), n.TypeString())
 	}
+	// Fields are matched by position, so their names must agree, as the
+	// record's columns' must: a field renamed, or two of one type swapped,
+	// would otherwise be stored under the schema's other name.
+	st := a.DataType().(*arrow.StructType)
+	for k, c := range n.Children {
+		if name := st.Field(k).Name; name != c.Name {
+			return fmt.Errorf("struct %q: field %d is %q, schema has %q", n.Name, k, name, c.Name)
+		}
+	}
 	pres, err := sh.ownPresence(n, arr, spans, total, mask)
 	if err != nil {
 		return err
