@@ -184,7 +184,11 @@ func (f Filter) String() string {
 	return f.e.String()
 }
 
-// where combines a WHERE string and a Filter into one WHERE string.
+// where combines a WHERE string and a Filter into one WHERE string. The
+// WHERE string is parsed on its own first: text that is no expression by
+// itself, such as "a < 0) OR (TRUE", would otherwise close the parentheses
+// it is wrapped in and reach around the Filter (rows passing the text
+// alone would pass without the Filter), where it must be an error.
 func where(w string, f Filter) (string, error) {
 	if f.err != nil {
 		return "", f.err
@@ -194,6 +198,9 @@ func where(w string, f Filter) (string, error) {
 		return w, nil
 	case strings.TrimSpace(w) == "":
 		return f.e.String(), nil
+	}
+	if _, err := filter.Parse(w); err != nil {
+		return "", err
 	}
 	return "(" + w + ") AND (" + f.e.String() + ")", nil
 }

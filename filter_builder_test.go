@@ -269,6 +269,36 @@ func TestFilterBuilderGrown(t *testing.T) {
 	}
 }
 
+// TestWhereCannotReachAroundFilter: a WHERE string given with a Filter is
+// an expression of its own. Text that is none, such as "TRUE) OR (TRUE"
+// (a caller's user input beside the caller's own Filter), used to close
+// the parentheses it was wrapped in, so every row passed whatever the
+// Filter said; it is now the syntax error it is alone, for scans and
+// aggregates. Valid text still combines with the Filter: rows pass both.
+func TestWhereCannotReachAroundFilter(t *testing.T) {
+	f := builderFile(t)
+	only := strata.Col("id").Lt(10)
+	for _, w := range []string{"TRUE) OR (TRUE", "id < 0) OR (id >= 0", "id > 5) OR (id IN (1, 2)"} {
+		_, alone := f.Scan(strata.ScanOptions{Where: w})
+		if alone == nil {
+			t.Fatalf("%q alone: no error", w)
+		}
+		if sc, err := f.Scan(strata.ScanOptions{Where: w, Filter: only}); err == nil || err.Error() != alone.Error() {
+			if err == nil {
+				sc.Close()
+			}
+			t.Errorf("%q with a Filter: %v, want the error it gives alone: %v", w, err, alone)
+		}
+		if vals, _, err := f.Aggregate(strata.AggregateOptions{Aggs: []strata.Agg{strata.CountAll()}, Where: w, Filter: only}); err == nil {
+			t.Errorf("%q with a Filter: aggregate gave %v, want an error", w, vals)
+		}
+	}
+	got := ids(t, f, strata.ScanOptions{Where: "id > 5 OR id > 2000", Filter: only})
+	if want := []int64{6, 7, 8, 9}; !slices.Equal(got, want) {
+		t.Errorf("valid WHERE with a Filter: %v, want %v", got, want)
+	}
+}
+
 // TestAggregateBuilders: aggregates built in Go equal the text ones, and
 // ColumnStats gives each type's bounds as Go values.
 func TestAggregateBuilders(t *testing.T) {
