@@ -31,8 +31,10 @@ import (
 // rounded sum of the values (see floatSum): independent of their order,
 // where DuckDB adds in an unspecified order, so the two may differ in the
 // last bits. min and max order NaN above every number (max is NaN when any
-// selected value is NaN, min only when all are), as DuckDB does; -0 and +0
-// are equal, so either may be returned for a min or max of zeros.
+// selected value is NaN, min only when all are), as DuckDB does. min and
+// max return a value the column holds, with -0 ordered below +0 (as
+// math.Min and math.Max order them; DuckDB compares them equal and may
+// return either).
 type AggValue struct {
 	Name string
 	// Column is the aggregated column's path: its top-level name, then
