@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"strata/internal/objtest"
+	"strata/iox"
 )
 
 func TestMain(m *testing.M) { os.Exit(objtest.Main(m)) }
@@ -165,5 +167,67 @@ func TestReadCommandsRemote(t *testing.T) {
 		"--access-key", srv.AccessKey, "--secret-key", "wrong")
 	if err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("wrong secret: %v", err)
+	}
+}
+
+// TestRemoteOddKeysAndNoMatch reads objects whose keys hold characters a
+// URL parser takes for an escape, a query or a fragment (named directly,
+// and found by a pattern), expecting the local file's rows, and expects a
+// pattern of s3:// objects that matches nothing to fail as a local one
+// does (it once panicked, indexing an empty list of files).
+func TestRemoteOddKeysAndNoMatch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "li.strata")
+	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := objtest.Need(t)
+	keys := []string{"odd/p%20c.strata", "odd/q?x.strata", "odd/h#x.strata", "odd/pct%.strata", "odd/a b+ü.strata"}
+	for _, k := range keys {
+		if err := srv.Put(context.Background(), "cli", k, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, kv := range srv.Env("") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	want, _, err := capture(t, "cat", path, "--format", "csv")
+	if err != nil || len(want) < 100 {
+		t.Fatalf("local cat: %v", err)
+	}
+	for _, k := range keys {
+		got, stderr, err := capture(t, "cat", "s3://cli/"+k, "--format", "csv")
+		if err != nil || got != want {
+			t.Errorf("cat s3://cli/%s: %v %s; %d bytes, want the local file's %d", k, err, stderr, len(got), len(want))
+		}
+	}
+	// Every key, through a listing: the local rows once per object.
+	got, stderr, err := capture(t, "cat", "s3://cli/odd/*.strata", "--format", "csv")
+	header, _, _ := strings.Cut(want, "\n")
+	if wantAll := header + "\n" + strings.Repeat(strings.TrimPrefix(want, header+"\n"), len(keys)); err != nil || got != wantAll {
+		t.Errorf("cat of the pattern: %v %s; %d bytes, want %d", err, stderr, len(got), len(wantAll))
+	}
+	for _, cmd := range [][]string{{"cat"}, {"scan"}, {"agg", "count(*)"}, {"take", "1"}, {"verify"}, {"export", filepath.Join(dir, "out.csv")}} {
+		pattern := "s3://cli/odd/none*.strata"
+		args := append([]string{pattern}, cmd[1:]...)
+		if cmd[0] == "take" || cmd[0] == "agg" {
+			args = []string{pattern, cmd[1]}
+		}
+		stdout, _, err := capture(t, cmd[0], args...)
+		if cmd[0] == "verify" {
+			// (verify reports each argument on a line of its own)
+			if err == nil || exitCode(err) != exitFailed || !strings.Contains(stdout, iox.ErrNoMatch.Error()) {
+				t.Errorf("verify of a pattern matching nothing: %v (exit %d), printed %q", err, exitCode(err), stdout)
+			}
+			continue
+		}
+		if err == nil || !errors.Is(err, iox.ErrNoMatch) || exitCode(err) != exitFailed {
+			t.Errorf("%s of a pattern matching nothing: %v (exit %d), want iox.ErrNoMatch (exit %d)", cmd[0], err, exitCode(err), exitFailed)
+		}
 	}
 }

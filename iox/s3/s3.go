@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path"
 	"sort"
@@ -190,22 +189,29 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// ParseURL splits "s3://bucket/key" into bucket and key.
+// ParseURL splits "s3://bucket/key" into bucket and key. The key is
+// everything after the bucket's slash, taken literally as the AWS CLI
+// takes it: "s3://b/a%20b" names the key "a%20b", and ?, # and % are
+// characters of the key, not a query, a fragment or an escape. A URL
+// parser would decode or cut such keys, so the locations Glob returns for
+// keys holding them would not open.
 func ParseURL(location string) (bucket, key string, err error) {
-	u, err := url.Parse(location)
-	if err != nil {
-		return "", "", fmt.Errorf("s3: %w", err)
-	}
-	if u.Scheme != "s3" || u.Host == "" || len(u.Path) < 2 || u.RawQuery != "" || u.Fragment != "" {
+	const scheme = "s3://"
+	if len(location) < len(scheme) || !strings.EqualFold(location[:len(scheme)], scheme) {
 		return "", "", fmt.Errorf("s3: %q is not of the form s3://bucket/key", location)
 	}
-	return u.Host, u.Path[1:], nil
+	bucket, key, ok := strings.Cut(location[len(scheme):], "/")
+	if !ok || bucket == "" || key == "" {
+		return "", "", fmt.Errorf("s3: %q is not of the form s3://bucket/key", location)
+	}
+	return bucket, key, nil
 }
 
 // Glob returns the s3://bucket/key locations of the objects whose keys
 // match an s3://bucket/pattern location (iox.Glob: * and ? stay within one
 // segment of the key, never crossing a /), sorted, with the process's
-// client for cfg (see Open). The bucket must be named literally.
+// client for cfg (see Open). The bucket must be named literally. A
+// pattern that matches nothing fails with iox.ErrNoMatch.
 func Glob(ctx context.Context, pattern string, cfg Config) ([]string, error) {
 	// (not ParseURL: a URL parser takes the pattern's ? for a query)
 	const scheme = "s3://"
@@ -223,6 +229,11 @@ func Glob(ctx context.Context, pattern string, cfg Config) ([]string, error) {
 	keys, err := c.Glob(ctx, bucket, keyPattern)
 	if err != nil {
 		return nil, err
+	}
+	if len(keys) == 0 {
+		// as iox.Glob says it, so that a caller (the CLI calls this
+		// directly, for its flags) never takes an empty list for a table
+		return nil, fmt.Errorf("%q: %w", pattern, iox.ErrNoMatch)
 	}
 	for i, k := range keys {
 		keys[i] = "s3://" + bucket + "/" + k

@@ -24,14 +24,19 @@ func TestParseURL(t *testing.T) {
 	for _, c := range []struct{ in, bucket, key string }{
 		{"s3://b/k", "b", "k"},
 		{"s3://my-bucket/dir/file.strata", "my-bucket", "dir/file.strata"},
-		{"s3://b/a%20b", "b", "a b"},
+		// Keys are taken literally, as the AWS CLI takes them.
+		{"s3://b/a%20b", "b", "a%20b"},
+		{"s3://b/k?x=1", "b", "k?x=1"},
+		{"s3://b/h#x", "b", "h#x"},
+		{"s3://b/pct%.strata", "b", "pct%.strata"},
+		{"S3://b/d/../k", "b", "d/../k"},
 	} {
 		b, k, err := s3.ParseURL(c.in)
 		if err != nil || b != c.bucket || k != c.key {
 			t.Errorf("%q: %q %q %v", c.in, b, k, err)
 		}
 	}
-	for _, bad := range []string{"s3://", "s3://b", "s3://b/", "http://b/k", "s3:///k", "s3://b/k?x=1", "b/k"} {
+	for _, bad := range []string{"s3://", "s3://b", "s3://b/", "http://b/k", "s3:///k", "b/k"} {
 		if _, _, err := s3.ParseURL(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
