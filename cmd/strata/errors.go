@@ -12,6 +12,7 @@ import (
 	"strata/encoding"
 	"strata/filter"
 	"strata/interop"
+	"strata/iox"
 	"strata/read"
 )
 
@@ -93,7 +94,25 @@ func sniff(path string) string {
 	defer fh.Close()
 	var head [8]byte
 	n, _ := fh.Read(head[:])
-	b := head[:n]
+	return sniffBytes(head[:n])
+}
+
+// sniffSource is sniff for a remote object: one read of its first bytes.
+func sniffSource(ctx context.Context, src iox.Source) string {
+	n := min(src.Size(), 8)
+	if n <= 0 {
+		return ""
+	}
+	b, err := iox.ReadRange(ctx, src, iox.Range{Off: 0, Len: n})
+	if err != nil {
+		return ""
+	}
+	return sniffBytes(b)
+}
+
+// sniffBytes names the format whose magic b, a file's first bytes, starts
+// with ("" for none it knows).
+func sniffBytes(b []byte) string {
 	switch {
 	case bytes.HasPrefix(b, []byte("PAR1")):
 		return "a Parquet file"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata"
+	"strata/encoding"
 	"strata/interop"
 	"strata/iox"
 	"strata/iox/remote"
@@ -134,7 +136,15 @@ func openStrataWith(ctx context.Context, path string, sf *storeFlags, opts strat
 	}
 	f, err := strata.OpenSourceWith(src, opts)
 	if err != nil {
+		// (the advice openFile gives for a local Parquet or Arrow file)
+		var kind string
+		if errors.Is(err, encoding.ErrCorrupt) {
+			kind = sniffSource(ctx, src)
+		}
 		closeSource(src)
+		if kind != "" {
+			return nil, &adviceError{msg: fmt.Sprintf("%s is %s, not a Strata file; convert it first with: strata import %s OUT.strata", path, kind, path), err: err}
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &openedFile{File: f, src: src}, nil

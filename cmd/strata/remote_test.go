@@ -231,3 +231,48 @@ func TestRemoteOddKeysAndNoMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteNotStrataAdvice expects a Parquet file read from S3 where a
+// Strata file belongs to get the advice a local one gets (import it
+// first), with the exit status of a file that is not Strata; it once got
+// only "not a Strata file: trailing magic". A text object keeps the plain
+// message, with the same status.
+func TestRemoteNotStrataAdvice(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "t.strata")
+	pq := filepath.Join(dir, "t.parquet")
+	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", st); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := capture(t, "export", st, pq); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	data, err := os.ReadFile(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := objtest.Need(t)
+	ctx := context.Background()
+	if err := srv.Put(ctx, "cli", "advice/t.parquet", data); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Put(ctx, "cli", "advice/t.txt", []byte("hello\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range srv.Env("") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	const loc = "s3://cli/advice/t.parquet"
+	for _, cmd := range []string{"cat", "inspect", "scan"} {
+		_, _, err := capture(t, cmd, loc)
+		want := loc + " is a Parquet file, not a Strata file; convert it first with: strata import " + loc + " OUT.strata"
+		if err == nil || err.Error() != want || exitCode(err) != exitCorrupt {
+			t.Errorf("%s of a Parquet object: %v (exit %d), want %q (exit %d)", cmd, err, exitCode(err), want, exitCorrupt)
+		}
+	}
+	_, _, err = capture(t, "cat", "s3://cli/advice/t.txt")
+	if err == nil || !strings.Contains(err.Error(), "not a Strata file") || exitCode(err) != exitCorrupt {
+		t.Errorf("cat of a text object: %v (exit %d), want not a Strata file (exit %d)", err, exitCode(err), exitCorrupt)
+	}
+}
