@@ -30,8 +30,19 @@ func RegisterGlob(scheme string, g Globber) {
 var ErrNoMatch = errors.New("no file matches the pattern")
 
 // HasPattern reports whether a location holds a pattern character: *, ?
-// or [.
-func HasPattern(location string) bool { return strings.ContainsAny(location, "*?[") }
+// or [. In an http(s) URL a ? begins the query (a presigned URL's
+// signature, say) and # the fragment, so only a * or [ before them is
+// one: such a URL is read as named, not refused as a pattern.
+func HasPattern(location string) bool {
+	switch Scheme(location) {
+	case "http", "https":
+		if i := strings.IndexAny(location, "?#"); i >= 0 {
+			location = location[:i]
+		}
+		return strings.ContainsAny(location, "*[")
+	}
+	return strings.ContainsAny(location, "*?[")
+}
 
 // Glob returns the locations a pattern names, sorted: the location itself
 // when it holds no pattern character, else the files or objects it

@@ -66,3 +66,36 @@ func TestGlobLocal(t *testing.T) {
 		t.Error("PatternPrefix")
 	}
 }
+
+// TestGlobURLQuery expects an http(s) URL with a query (a presigned URL's
+// signature) or a fragment to be taken as named: its ? is not a pattern
+// character there. It was once refused as a pattern that https:// cannot
+// list. A * or [ in the URL's path is still a pattern, and refused.
+func TestGlobURLQuery(t *testing.T) {
+	ctx := context.Background()
+	for _, loc := range []string{
+		"https://bucket.example.com/t.strata?X-Amz-Signature=ab*cd&X-Amz-Expires=60",
+		"HTTP://example.com/t.strata?x=1",
+		"https://example.com/t.strata#part",
+	} {
+		if iox.HasPattern(loc) {
+			t.Errorf("%s: taken for a pattern", loc)
+		}
+		got, err := iox.Glob(ctx, loc)
+		if err != nil || !slices.Equal(got, []string{loc}) {
+			t.Errorf("%s: %v %v, want it as named", loc, got, err)
+		}
+	}
+	for _, loc := range []string{"https://example.com/p*.strata?x=1", "http://example.com/p[12].strata"} {
+		if !iox.HasPattern(loc) {
+			t.Errorf("%s: not taken for a pattern", loc)
+		}
+		if _, err := iox.Glob(ctx, loc); err == nil || !strings.Contains(err.Error(), "cannot be listed") {
+			t.Errorf("%s: %v, want cannot be listed", loc, err)
+		}
+	}
+	// Elsewhere ? is a pattern character still.
+	if !iox.HasPattern("s3://b/p?.strata") || !iox.HasPattern("dir/p?.strata") {
+		t.Error("? outside an http(s) URL is not a pattern")
+	}
+}

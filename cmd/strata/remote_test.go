@@ -276,3 +276,39 @@ func TestRemoteNotStrataAdvice(t *testing.T) {
 		t.Errorf("cat of a text object: %v (exit %d), want not a Strata file (exit %d)", err, exitCode(err), exitCorrupt)
 	}
 }
+
+// TestRemoteURLWithQuery reads a Strata file from an http:// URL that
+// carries a query, as a presigned URL does, and from one without it on a
+// server that demands it, expecting the local file's rows and a 403. The
+// query's ? was once taken for a pattern and the URL refused as one.
+func TestRemoteURLWithQuery(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.strata")
+	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("X-Amz-Signature") != "s1g" {
+			http.Error(w, "signature required", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("ETag", `"t"`)
+		http.ServeContent(w, r, "", time.Unix(1700000000, 0), bytes.NewReader(data))
+	}))
+	defer web.Close()
+	want, _, err := capture(t, "cat", path, "--format", "csv")
+	if err != nil || len(want) < 100 {
+		t.Fatalf("local cat: %v", err)
+	}
+	got, stderr, err := capture(t, "cat", web.URL+"/t.strata?X-Amz-Expires=60&X-Amz-Signature=s1g", "--format", "csv")
+	if err != nil || got != want {
+		t.Errorf("cat of a URL with a query: %v %s; %d bytes, want the local file's %d", err, stderr, len(got), len(want))
+	}
+	if _, _, err := capture(t, "cat", web.URL+"/t.strata"); err == nil || !strings.Contains(err.Error(), "403") || exitCode(err) != exitFailed {
+		t.Errorf("cat without the signature: %v (exit %d), want a 403 (exit %d)", err, exitCode(err), exitFailed)
+	}
+}
