@@ -152,6 +152,9 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 	if awsCfg.Region == "" {
 		awsCfg.Region = "us-east-1"
 	}
+	if awsCfg.Credentials != nil && !cfg.Anonymous {
+		awsCfg.Credentials = adviseCredentials{awsCfg.Credentials}
+	}
 	c.api = awss3.NewFromConfig(awsCfg, func(o *awss3.Options) {
 		if c.endpoint != "" {
 			o.BaseEndpoint = aws.String(c.endpoint)
@@ -162,6 +165,25 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
 	return c, nil
+}
+
+// ErrNoCredentials is wrapped by the error of a request that could not be
+// signed because the credential chain found no credentials (or could not
+// reach the source it names: the instance metadata service, an SSO
+// cache, a credential process).
+var ErrNoCredentials = errors.New("no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or give keys in the Config (the strata CLI: --access-key and --secret-key); a public bucket reads unsigned with Anonymous (--anonymous)")
+
+// adviseCredentials wraps the credential chain so that its failure, which
+// the SDK reports as the last provider's (on a machine outside a cloud,
+// "no EC2 IMDS role found"), says what is missing and how to give it.
+type adviseCredentials struct{ aws.CredentialsProvider }
+
+func (a adviseCredentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	creds, err := a.CredentialsProvider.Retrieve(ctx)
+	if err != nil {
+		return creds, fmt.Errorf("%w (%w)", ErrNoCredentials, err)
+	}
+	return creds, nil
 }
 
 func mergeHints(h iox.Hints) iox.Hints {

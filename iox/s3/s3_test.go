@@ -341,3 +341,46 @@ func BenchmarkRangeGet(b *testing.B) {
 		c.Close()
 	}
 }
+
+// TestNoCredentials expects a read with no credentials anywhere in the
+// chain to fail at once, with one attempt, with ErrNoCredentials saying
+// what to set; it once said only "no EC2 IMDS role found", the chain's
+// last provider's failure, which names nothing a user outside a cloud
+// has. Anonymous requests are not asked for credentials.
+func TestNoCredentials(t *testing.T) {
+	srv := objtest.Need(t)
+	ctx := context.Background()
+	if err := srv.Put(ctx, "strata-test", "nocreds.bin", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("AWS_CONFIG_FILE", home+"/config")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", home+"/credentials")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	c, err := s3.NewClient(ctx, s3.Config{Endpoint: srv.Endpoint, Region: srv.Region})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Open(ctx, "strata-test", "nocreds.bin")
+	if !errors.Is(err, s3.ErrNoCredentials) || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") || !strings.Contains(err.Error(), "after 1 attempt(s)") {
+		t.Errorf("open without credentials: %v", err)
+	}
+	if _, err := c.Glob(ctx, "strata-test", "nocreds*"); !errors.Is(err, s3.ErrNoCredentials) {
+		t.Errorf("listing without credentials: %v", err)
+	}
+	// Unsigned: the server refuses it (the bucket is private), and the
+	// refusal is the server's 403, not a credentials error.
+	anon, err := s3.NewClient(ctx, s3.Config{Endpoint: srv.Endpoint, Region: srv.Region, Anonymous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	if _, err := anon.Open(ctx, "strata-test", "nocreds.bin"); err == nil || errors.Is(err, s3.ErrNoCredentials) || !strings.Contains(err.Error(), "403") {
+		t.Errorf("anonymous open of a private bucket: %v", err)
+	}
+}
