@@ -338,7 +338,7 @@ func (h *HTTP) get(ctx context.Context, r iox.Range, buf []byte, retry bool) err
 		// A server that ignores Range sends the whole object: usable only
 		// when the whole object is what was asked for.
 		if r.Off != 0 || r.Len != h.size || resp.ContentLength != h.size {
-			return fmt.Errorf("the server ignored the Range request and sent %d bytes with status 200: %w", resp.ContentLength, ErrBadResponse)
+			return fmt.Errorf("the server does not support Range requests (it sent the whole object, %d bytes, with status 200), and a remote file is read by byte ranges: %w", resp.ContentLength, ErrBadResponse)
 		}
 	case http.StatusPreconditionFailed:
 		return fmt.Errorf("%w (HTTP %s)", ErrChanged, resp.Status)

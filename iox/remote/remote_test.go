@@ -275,6 +275,13 @@ func TestHTTPRetries(t *testing.T) {
 	if c := p.Counts(); c.Gets != 1 || c.Heads != 1 {
 		t.Fatalf("open without suffix ranges: %+v", c)
 	}
+	// A read of part of the object then fails, saying why: the server
+	// does not support ranges, which a remote file is read by.
+	p.Inject("GET", objtest.WholeObject)
+	_, err = iox.ReadRange(ctx, ws, iox.Range{Off: 10, Len: 100})
+	if !errors.Is(err, remote.ErrBadResponse) || !strings.Contains(err.Error(), "does not support Range requests") {
+		t.Errorf("a ranged read answered with the whole object: %v", err)
+	}
 }
 
 // TestHTTPErrors checks that failures no retry can mend, and failures that
