@@ -162,14 +162,16 @@ func (f *openedFile) Close() error {
 func (f *openedFile) Size() int64 { return f.File.Size() }
 
 // requestLine describes the requests a remote source made ("" for a
-// local file).
+// local file). Opening is a GET of the object's tail (a HEAD only where
+// that cannot be used), and remote.Stats counts the bytes reads took
+// from responses, not the opening's, so the line says both as they are.
 func (f *openedFile) requestLine() string {
 	s, ok := f.src.(interface{ Stats() remote.Stats })
 	if !ok {
 		return ""
 	}
 	st := s.Stats()
-	return fmt.Sprintf("requests %d (retries %d, the opening HEAD included), response bytes %d", st.Requests, st.Retries, st.BytesRead)
+	return fmt.Sprintf("requests %d (retries %d, the opening request included), bytes read by requests after it %d", st.Requests, st.Retries, st.BytesRead)
 }
 
 func closeSource(src iox.Source) error {

@@ -312,3 +312,35 @@ func TestRemoteURLWithQuery(t *testing.T) {
 		t.Errorf("cat without the signature: %v (exit %d), want a 403 (exit %d)", err, exitCode(err), exitFailed)
 	}
 }
+
+// TestRemoteStatsLine expects scan --stats on an s3:// object to count
+// its requests as they were: the opening GET of the tail and one ranged
+// GET of the stripe, and no HEAD, which the line once claimed it
+// included.
+func TestRemoteStatsLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.strata")
+	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := objtest.Need(t)
+	if err := srv.Put(context.Background(), "cli", "stats/t.strata", data); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range srv.Env("") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	_, stderr, err := capture(t, "scan", "s3://cli/stats/t.strata", "--stats", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "requests 2 (retries 0, the opening request included)"
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "HEAD") {
+		t.Errorf("--stats printed %q, want a line with %q and no HEAD", stderr, want)
+	}
+}
