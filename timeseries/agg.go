@@ -32,6 +32,10 @@ type AggOptions struct {
 	// avg). count counts non-null values. min and max order NaN above every
 	// number, as strata agg and DuckDB do: max is NaN when a bucket holds a
 	// NaN, min only when all its values are NaN; sum and avg are NaN then.
+	// Every result but count is a float64, summed in float64 as the
+	// values come: integers beyond 2^53 and long sums lose their last
+	// digits (the units' index statistics are float64 too). strata agg
+	// (read.AggregateContext) sums integers exactly where that matters.
 	Funcs []string
 	// Keys are the key columns the result carries to name each series
 	// (default: all of them).
