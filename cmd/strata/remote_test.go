@@ -178,13 +178,7 @@ func TestReadCommandsRemote(t *testing.T) {
 func TestRemoteOddKeysAndNoMatch(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "li.strata")
-	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", path); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := genTiny(t, path)
 	srv := objtest.Need(t)
 	keys := []string{"odd/p%20c.strata", "odd/q?x.strata", "odd/h#x.strata", "odd/pct%.strata", "odd/a b+ü.strata"}
 	for _, k := range keys {
@@ -284,13 +278,7 @@ func TestRemoteNotStrataAdvice(t *testing.T) {
 func TestRemoteURLWithQuery(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.strata")
-	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", path); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := genTiny(t, path)
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("X-Amz-Signature") != "s1g" {
 			http.Error(w, "signature required", http.StatusForbidden)
@@ -320,13 +308,7 @@ func TestRemoteURLWithQuery(t *testing.T) {
 func TestRemoteStatsLine(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.strata")
-	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", path); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := genTiny(t, path)
 	srv := objtest.Need(t)
 	if err := srv.Put(context.Background(), "cli", "stats/t.strata", data); err != nil {
 		t.Fatal(err)
@@ -343,4 +325,18 @@ func TestRemoteStatsLine(t *testing.T) {
 	if !strings.Contains(stderr, want) || strings.Contains(stderr, "HEAD") {
 		t.Errorf("--stats printed %q, want a line with %q and no HEAD", stderr, want)
 	}
+}
+
+// genTiny writes TPC-H lineitem at scale 0.001 to path, as gen does, and
+// returns the file's bytes, for tests that serve them from elsewhere.
+func genTiny(t *testing.T, path string) []byte {
+	t.Helper()
+	if _, _, err := capture(t, "gen", "tpch", "--sf", "0.001", path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
