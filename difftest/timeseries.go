@@ -429,7 +429,7 @@ func (t *tsTable) newTSQuery(qi int) *tsQuery {
 			break
 		}
 		q.every = []int64{0, 1, 7, 100, 1000, 86_400_000_000, 1 + r.Int64N(1_000_000)}[r.IntN(7)]
-		for _, fn := range []string{"count", "min", "max", "sum", "avg"} {
+		for _, fn := range []string{"count", "min", "max", "sum", "avg", "first", "last"} {
 			if r.IntN(2) == 0 {
 				q.funcs = append(q.funcs, fn)
 			}
@@ -689,9 +689,13 @@ func (r *Runner) tsAgg(t *tsTable, f *timeseries.File, q *tsQuery) (int, error) 
 	sel = append(sel, bucket+" AS b")
 	for _, c := range q.cols {
 		for _, fn := range funcs {
-			if fn == "count" {
+			switch fn {
+			case "count":
 				sel = append(sel, "count("+c+")")
-			} else {
+			case "first", "last":
+				// the non-null value of the earliest (latest) time
+				sel = append(sel, map[string]string{"first": "arg_min", "last": "arg_max"}[fn]+"("+c+"::DOUBLE, "+ts+") FILTER (WHERE "+c+" IS NOT NULL)")
+			default:
 				sel = append(sel, fn+"("+c+"::DOUBLE)")
 			}
 		}
@@ -728,7 +732,9 @@ func (r *Runner) tsAgg(t *tsTable, f *timeseries.File, q *tsQuery) (int, error) 
 				if rec.ColumnName(gi) != name {
 					return 0, fmt.Errorf("strata column %d is %s, want %s", gi, rec.ColumnName(gi), name)
 				}
-				if err := closeTS(fn, got, w[wi], mag); err != nil {
+				if t.dups && (fn == "first" || fn == "last") {
+					// the value of a time several rows share is any of theirs
+				} else if err := closeTS(fn, got, w[wi], mag); err != nil {
 					return 0, fmt.Errorf("bucket %d (%v), %s: %w", i, w[:nk+1], name, err)
 				}
 				wi++
@@ -740,14 +746,14 @@ func (r *Runner) tsAgg(t *tsTable, f *timeseries.File, q *tsQuery) (int, error) 
 	return len(want), nil
 }
 
-// closeTS compares an aggregate: counts, min and max exactly; sums and
+// closeTS compares an aggregate: counts, min, max, first and last exactly; sums and
 // means within 1e-9 of the magnitude summed (Strata adds in float64 in
 // its own order).
 func closeTS(fn, got, want string, mag float64) error {
 	if got == want {
 		return nil
 	}
-	if fn == "count" || fn == "min" || fn == "max" || got == "NULL" || want == "NULL" {
+	if fn == "count" || fn == "min" || fn == "max" || fn == "first" || fn == "last" || got == "NULL" || want == "NULL" {
 		return fmt.Errorf("strata %s, duckdb %s", got, want)
 	}
 	g, err1 := strconv.ParseFloat(got, 64)

@@ -28,10 +28,15 @@ type AggOptions struct {
 	Every int64
 	// Columns are the numeric measurements aggregated (default: all).
 	Columns []string
-	// Funcs are among count, min, max, sum, avg (default: count, min, max,
-	// avg). count counts non-null values. min and max order NaN above every
-	// number, as strata agg and DuckDB do: max is NaN when a bucket holds a
-	// NaN, min only when all its values are NaN; sum and avg are NaN then.
+	// Funcs are among count, min, max, sum, avg, first, last (default:
+	// count, min, max, avg). count counts non-null values. min and max
+	// order NaN above every number, as strata agg and DuckDB do: max is NaN
+	// when a bucket holds a NaN, min only when all its values are NaN; sum
+	// and avg are NaN then. first and last are the non-null values of the
+	// earliest and the latest time in the bucket (a bar's open and close);
+	// which of several values of one time is taken is not defined. They
+	// are read from the rows: a unit is not folded from its statistics
+	// when they are asked for.
 	// Every result but count is a float64, summed in float64 as the
 	// values come: integers beyond 2^53 and long sums lose their last
 	// digits (the units' index statistics are float64 too). strata agg
@@ -58,18 +63,28 @@ type AggStats struct {
 type acc struct {
 	count         int64
 	min, max, sum float64
+	// first and last are the values at times firstT and lastT, set (ends)
+	// when the acc was folded from rows, not from a unit's statistics
+	first, last   float64
+	firstT, lastT int64
+	ends          bool
 }
 
-func (a *acc) add(v float64) {
+// add adds value v of time t; values come in time order.
+func (a *acc) add(v float64, t int64) {
 	if a.count == 0 {
 		a.min, a.max = v, v
+		a.first, a.firstT, a.ends = v, t, true
 	} else {
 		a.min, a.max = minNaN(a.min, v), maxNaN(a.max, v)
 	}
+	a.last, a.lastT = v, t
 	a.sum += v
 	a.count++
 }
 
+// merge adds b, which holds rows stored after a's: of two ends of one
+// time, first keeps a's and last takes b's.
 func (a *acc) merge(b acc) {
 	if b.count == 0 {
 		return
@@ -81,6 +96,15 @@ func (a *acc) merge(b acc) {
 	a.min, a.max = minNaN(a.min, b.min), maxNaN(a.max, b.max)
 	a.sum += b.sum
 	a.count += b.count
+	if b.ends {
+		if !a.ends || b.firstT < a.firstT {
+			a.first, a.firstT = b.first, b.firstT
+		}
+		if !a.ends || b.lastT >= a.lastT {
+			a.last, a.lastT = b.last, b.lastT
+		}
+		a.ends = true
+	}
 }
 
 // minNaN and maxNaN order NaN above every number, as read's aggregates
@@ -159,11 +183,12 @@ func appendBucket(bs []bucket, start int64, accs []acc) []bucket {
 // their decoded buffers stay small and are reused by the next units.
 const aggUnits = 16
 
-var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true}
+var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true, "first": true, "last": true}
 
-// Aggregate computes count/min/max/sum/avg per series and time bucket. A
-// unit whose rows all fall in one bucket (and in the time range) is folded
-// from its statistics in the index without reading it; a count-only
+// Aggregate computes count/min/max/sum/avg/first/last per series and time
+// bucket. A unit whose rows all fall in one bucket (and in the time range)
+// is folded from its statistics in the index without reading it unless
+// first or last is asked for; a count-only
 // aggregate counts whole DeltaOfDelta blocks from their headers; the rest
 // is decoded, time first, values only for the rows in range.
 func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggStats, error) {
@@ -182,12 +207,13 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 	if len(funcs) == 0 {
 		funcs = []string{"count", "min", "max", "avg"}
 	}
-	countOnly := true
+	countOnly, ends := true, false
 	for _, fn := range funcs {
 		if !aggFuncs[fn] {
-			return nil, st, fmt.Errorf("timeseries: unknown aggregate %q (want count, min, max, sum, avg): %w", fn, read.ErrInvalidArgument)
+			return nil, st, fmt.Errorf("timeseries: unknown aggregate %q (want count, min, max, sum, avg, first, last): %w", fn, read.ErrInvalidArgument)
 		}
 		countOnly = countOnly && fn == "count"
+		ends = ends || fn == "first" || fn == "last"
 	}
 	// columns and their index among the numeric measurements (statistics order)
 	var cols, statIdx []int
@@ -235,7 +261,7 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 	parts := make([][]bucket, len(tasks)) // per task, in task order
 	var decodeIdx []int
 	for i, t := range tasks {
-		if !o.NoStats && t.settled && t.u.nSeries == 1 && bucketOf(t.u.tmin, o.Every) == bucketOf(t.u.tmax, o.Every) {
+		if !o.NoStats && !ends && t.settled && t.u.nSeries == 1 && bucketOf(t.u.tmin, o.Every) == bucketOf(t.u.tmax, o.Every) {
 			us, err := f.unitStats(ctx, t.uo, &st.Stats)
 			if err != nil {
 				return nil, st, err
@@ -421,7 +447,7 @@ func foldTask(t *task, cols []int, every int64) ([]bucket, error) {
 		accs := backing[at : at+len(cols) : at+len(cols)]
 		for k, c := range cols {
 			accs[k] = acc{}
-			if err := foldRange(&accs[k], t.vals[c], i, j); err != nil {
+			if err := foldRange(&accs[k], t.vals[c], t.times, i, j); err != nil {
 				return nil, err
 			}
 		}
@@ -431,8 +457,8 @@ func foldTask(t *task, cols []int, every int64) ([]bucket, error) {
 	return out, nil
 }
 
-// foldRange adds values [i, j) of a decoded stream to a.
-func foldRange(a *acc, s *shred.Stream, i, j int) error {
+// foldRange adds values [i, j) of a decoded stream, of times times, to a.
+func foldRange(a *acc, s *shred.Stream, times []int64, i, j int) error {
 	if s == nil {
 		return fmt.Errorf("timeseries: column not decoded")
 	}
@@ -442,32 +468,32 @@ func foldRange(a *acc, s *shred.Stream, i, j int) error {
 	}
 	switch v := s.Values.(type) {
 	case []float64:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []float32:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []int64:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []int32:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []int16:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []int8:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []uint64:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []uint32:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []uint16:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	case []uint8:
-		foldT(a, v[i:j], valid)
+		foldT(a, v[i:j], times[i:j], valid)
 	default:
 		return fmt.Errorf("timeseries: cannot aggregate %T", s.Values)
 	}
 	return nil
 }
 
-func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
+func foldT[T encoding.Number](a *acc, v []T, times []int64, valid []bool) {
 	if len(v) == 0 {
 		return
 	}
@@ -497,14 +523,18 @@ func foldT[T encoding.Number](a *acc, v []T, valid []bool) {
 		case nans > 0:
 			mx = math.NaN()
 		}
-		a.merge(acc{count: int64(len(v)), min: mn, max: mx, sum: sum})
+		n := len(v)
+		a.merge(acc{count: int64(n), min: mn, max: mx, sum: sum,
+			first: float64(v[0]), firstT: times[0], last: float64(v[n-1]), lastT: times[n-1], ends: true})
 		return
 	}
+	var b acc
 	for i, x := range v {
 		if valid[i] {
-			a.add(float64(x))
+			b.add(float64(x), times[i])
 		}
 	}
+	a.merge(b)
 }
 
 // countBlocks counts the rows of a task per bucket from the time column's
@@ -642,6 +672,10 @@ func (f *File) aggRecord(es []*seriesEntry, result map[*seriesEntry][]bucket, ke
 						v = a.max
 					case "sum":
 						v = a.sum
+					case "first":
+						v = a.first
+					case "last":
+						v = a.last
 					default:
 						v = a.sum / float64(a.count)
 					}

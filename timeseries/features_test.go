@@ -46,6 +46,9 @@ func TestAggregate(t *testing.T) {
 		{"hourly, cut range", hour, &TimeRange{t0 + 1234e6, t0 + 4*hour + 77e6}, []string{"max", "sum"}, Selector{"hostname": "host_3"}, true, false},
 		{"count from block headers", min5 * 12, &TimeRange{t0 + 1000e6, t0 + 5*hour}, []string{"count"}, nil, false, true},
 		{"one bucket per series", 0, &TimeRange{t0 + 100e6, t0 + 200e6}, []string{"avg", "count"}, nil, false, false},
+		// first and last are read from the rows, never from statistics
+		{"hourly bars", hour, nil, []string{"first", "max", "min", "last"}, nil, false, false},
+		{"bars of 7 min, cut range", 7 * 60e6, &TimeRange{t0 + 1234e6, t0 + 4*hour + 77e6}, []string{"last", "count", "first"}, nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, noStats := range []bool{false, true} {
@@ -68,6 +71,10 @@ func TestAggregate(t *testing.T) {
 					bucket int64
 				}
 				want := map[key][]acc{}
+				// first and last by hand: the earliest and latest row of a
+				// bucket (r.rows[h] is in time order, one row a time)
+				type ends struct{ first, last float64 }
+				wantEnds := map[key][]ends{}
 				var order []key
 				from, to := int64(math.MinInt64), int64(math.MaxInt64)
 				if tc.tr != nil {
@@ -88,10 +95,16 @@ func TestAggregate(t *testing.T) {
 						k := key{h, b}
 						if _, ok := want[k]; !ok {
 							want[k] = make([]acc, len(cols))
+							wantEnds[k] = make([]ends, len(cols))
 							order = append(order, k)
 						}
 						for j, c := range cols {
-							want[k][j].add(row.vals[metricIndex(c)])
+							v := row.vals[metricIndex(c)]
+							want[k][j].add(v, row.t)
+							if want[k][j].count == 1 {
+								wantEnds[k][j].first = v
+							}
+							wantEnds[k][j].last = v
 						}
 					}
 				}
@@ -119,7 +132,8 @@ func TestAggregate(t *testing.T) {
 								continue
 							}
 							got := rec.Column(col).(*array.Float64).Value(i)
-							exp := map[string]float64{"min": w.min, "max": w.max, "sum": w.sum, "avg": w.sum / float64(w.count)}[fn]
+							e := wantEnds[k][j]
+							exp := map[string]float64{"min": w.min, "max": w.max, "sum": w.sum, "avg": w.sum / float64(w.count), "first": e.first, "last": e.last}[fn]
 							if math.Abs(got-exp) > 1e-9*math.Max(1, math.Abs(exp)) {
 								t.Fatalf("noStats %v row %d %s(%s) = %v, want %v", noStats, i, fn, c, got, exp)
 							}

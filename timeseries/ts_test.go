@@ -476,18 +476,42 @@ func checkNullAggregate[R any](t *testing.T, f *File, rows []R, get func(R) (ser
 	}
 	const every = 4000
 	want := map[key][2]acc{}
+	// the non-null values of the earliest and latest time of a bucket, by
+	// hand; tied when two values share that time (either may be taken)
+	type end struct {
+		t    int64
+		v    float64
+		tied bool
+	}
+	firsts, lasts := map[key][2]end{}, map[key][2]end{}
 	for _, r := range rows {
 		s, ts, v, vnull, n := get(r)
 		k := key{s, bucketOf(ts, every)}
 		a := want[k]
-		if !vnull {
-			a[0].add(v)
+		fe, le := firsts[k], lasts[k]
+		for j, x := range []float64{v, float64(n)} {
+			if j == 0 && vnull {
+				continue
+			}
+			switch {
+			case a[j].count == 0 || ts < fe[j].t:
+				fe[j] = end{t: ts, v: x}
+			case ts == fe[j].t:
+				fe[j].tied = true
+			}
+			switch {
+			case a[j].count == 0 || ts > le[j].t:
+				le[j] = end{t: ts, v: x}
+			case ts == le[j].t:
+				le[j].tied = true
+			}
+			a[j].add(x, ts)
 		}
-		a[1].add(float64(n))
 		want[k] = a
+		firsts[k], lasts[k] = fe, le
 	}
 	for call := range 3 {
-		rec, _, err := f.Aggregate(ctx, AggOptions{Every: every, Columns: []string{"v", "n"}, Funcs: []string{"count", "min", "max", "sum"}, NoStats: call == 1, Threads: 2})
+		rec, _, err := f.Aggregate(ctx, AggOptions{Every: every, Columns: []string{"v", "n"}, Funcs: []string{"count", "min", "max", "sum", "first", "last"}, NoStats: call == 1, Threads: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -511,6 +535,14 @@ func checkNullAggregate[R any](t *testing.T, f *File, rows []R, get func(R) (ser
 						t.Fatalf("call %d %v: min(%s) of no value is not null", call, k, c)
 					}
 					continue
+				}
+				for _, e := range []struct {
+					fn  string
+					end end
+				}{{"first", firsts[k][j]}, {"last", lasts[k][j]}} {
+					if got := col(e.fn + "(" + c + ")").(*array.Float64).Value(i); !e.end.tied && got != e.end.v {
+						t.Fatalf("call %d %v: %s(%s) = %v, want %v (time %d)", call, k, e.fn, c, got, e.end.v, e.end.t)
+					}
 				}
 				for fn, exp := range map[string]float64{"min": w[j].min, "max": w[j].max, "sum": w[j].sum} {
 					got := col(fn + "(" + c + ")").(*array.Float64).Value(i)

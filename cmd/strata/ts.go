@@ -31,7 +31,7 @@ const tsUsage = `strata ts — time-series tables: series index, time-first read
 usage:
   strata ts import SRC DST.strata --series k1,k2 --time COL [--sorted] [--chunk-rows N]
   strata ts query FILE [--series 'k=v,k="a,b",...'] [--from T] [--to T] [--columns a,b] [--offset N] [--limit N]
-  strata ts agg FILE --every 5m [--series ...] [--from T] [--to T] [--columns a,b] [--funcs min,max,avg]
+  strata ts agg FILE --every 5m [--series ...] [--from T] [--to T] [--columns a,b] [--funcs first,max,min,last]
   strata ts sample FILE --windows N --length L [--series ...] [--columns a,b] [--seed S] [--epochs E] [--stacked]
   strata ts last FILE [--series ...] [--columns a,b]
   strata ts paths FILE --paths dev.meas,dev.meas [--from T] [--to T]   tree model: paths merged by time
@@ -464,7 +464,7 @@ func runTSAgg(args []string) error {
 	fs := flag.NewFlagSet("ts agg", flag.ContinueOnError)
 	fl := addTSFlags(fs)
 	every := fs.String("every", "", "bucket width: a duration (5m, 1h) or an integer in the time unit (default: one bucket per series)")
-	funcs := fs.String("funcs", "count,min,max,avg", "aggregates: count, min, max, sum, avg")
+	funcs := fs.String("funcs", "count,min,max,avg", "aggregates: count, min, max, sum, avg, first, last (first and last: the values of the earliest and latest time in a bucket)")
 	noStats := fs.Bool("no-index-stats", false, "decode every row instead of folding whole units from the index statistics")
 	keys := fs.String("keys", "", "key columns naming each series in the result (default all)")
 	pos, err := parseInterspersed(fs, args)

@@ -303,3 +303,23 @@ func TestTSOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestTSAggFirstLast: --funcs first,last give a bucket's values of its
+// earliest and latest time (a bar's open and close), whatever order the
+// points were written in; a series of one point opens and closes on it.
+func TestTSAggFirstLast(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bars.strata")
+	// written out of time order: the table sorts by series and time
+	writeTSFile(t, path, nil, []tsPoint{
+		{k: "a", t: 15, v: 7}, {k: "a", t: 3, v: 5}, {k: "b", t: 4, v: 40}, {k: "a", t: 9, v: 2},
+		{k: "a", t: 0, v: 1}, {k: "a", t: 12, v: 6}, {k: "a", t: 19, v: 3},
+	})
+	out, _, err := capture(t, "ts", "agg", path, "--every", "10", "--columns", "v", "--funcs", "first,max,min,last", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "k,bucket,first(v),max(v),min(v),last(v)\na,0,1,5,1,2\na,10,6,7,3,3\nb,0,40,40,40,40"
+	if got := strings.TrimSpace(out); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
