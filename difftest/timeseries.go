@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -382,7 +383,19 @@ func (t *tsTable) newTSQuery(qi int) *tsQuery {
 			if r.IntN(10) == 0 {
 				v += "0" // most likely no such series
 			}
-			q.sel[t.model.Keys[k]] = v
+			key := t.model.Keys[k]
+			switch r.IntN(6) {
+			case 0:
+				q.sel[key+"!="] = v
+			case 1:
+				// the value's first runes, then anything
+				rs := []rune(v)
+				q.sel[key+"=~"] = regexp.QuoteMeta(string(rs[:r.IntN(len(rs)+1)])) + ".*"
+			case 2:
+				q.sel[key+"!~"] = regexp.QuoteMeta(v) + "|" + regexp.QuoteMeta(vals[r.IntN(len(vals))])
+			default:
+				q.sel[key] = v
+			}
 		}
 	}
 	if r.IntN(3) > 0 {
@@ -486,11 +499,23 @@ func (t *tsTable) where(q *tsQuery) string {
 	conds := []string{"true"}
 	sch := t.rec.Schema()
 	for k, v := range q.sel {
-		fl := sch.Field(sch.FieldIndices(k)[0])
-		if fl.Type.ID() == arrow.STRING {
-			conds = append(conds, fmt.Sprintf("%s = '%s'", k, strings.ReplaceAll(v, "'", "''")))
-		} else {
-			conds = append(conds, fmt.Sprintf("%s = %s", k, v))
+		name, op := k, "="
+		for _, o := range []string{"!=", "=~", "!~"} {
+			if strings.HasSuffix(k, o) {
+				name, op = strings.TrimSuffix(k, o), o
+			}
+		}
+		fl := sch.Field(sch.FieldIndices(name)[0])
+		lit := strings.ReplaceAll(v, "'", "''")
+		switch {
+		case op == "=~" || op == "!~":
+			// the whole text of the value, integers in decimal
+			not := map[string]string{"=~": "", "!~": "NOT "}[op]
+			conds = append(conds, fmt.Sprintf("%sregexp_full_match(CAST(%s AS VARCHAR), '%s')", not, name, lit))
+		case fl.Type.ID() == arrow.STRING:
+			conds = append(conds, fmt.Sprintf("%s %s '%s'", name, map[string]string{"=": "=", "!=": "<>"}[op], lit))
+		default:
+			conds = append(conds, fmt.Sprintf("%s %s %s", name, map[string]string{"=": "=", "!=": "<>"}[op], v))
 		}
 	}
 	if q.tr != nil {

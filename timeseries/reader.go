@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -427,14 +428,33 @@ func (f *File) mayContain(ctx context.Context, p Key, st *Stats) (bool, error) {
 
 // ---- series selection ----
 
-// Selector picks series by equality on key columns ("hostname" →
-// "host_7"). An empty selector picks every series.
+// Selector picks series by their key values; a series must satisfy every
+// entry. An entry's key is a key column's name, alone for equality
+// ("hostname" → "host_7") or followed by an operator, as in PromQL:
+//
+//	"region!=": "eu-west-1"     not equal
+//	"hostname=~": "host_1.*"    the value's text matches the regular expression
+//	"hostname!~": "host_[0-3]"  it does not
+//
+// Expressions are RE2 (package regexp) matched against the whole text of
+// the value (anchored at both ends); integer keys match as decimal text.
+// A name that is itself a key column is always equality on that column.
+// Equalities on the first key columns narrow the series directory to a
+// prefix (and the bloom filter answers for absent ones); the other entries
+// filter what that prefix, or the whole directory, holds. An empty
+// selector picks every series.
 type Selector map[string]string
 
-// ParseSelector parses "tag=value[,tag=value...]". Spaces around tags and
-// values are dropped. A value in double or single quotes keeps everything
-// inside them — commas, '=', spaces — and a quote doubled inside stands for
-// one ("say ""hi"""); an unquoted value runs to the next comma.
+// selector operators (Selector), written after the key column's name
+var selectorOps = []string{"!=", "=~", "!~"}
+
+// ParseSelector parses "tag=value[,tag=value...]", where each = may also
+// be != (not equal), =~ (matches a regular expression) or !~ (does not);
+// see Selector. Spaces around tags and values are dropped. A value in
+// double or single quotes keeps everything inside them — commas, '=',
+// spaces — and a quote doubled inside stands for one ("say ""hi""");
+// an unquoted value runs to the next comma. A value starting with ~ is
+// written quoted after =, or else =~ is read.
 func ParseSelector(s string) (Selector, error) {
 	sel := Selector{}
 	if strings.TrimSpace(s) == "" {
@@ -444,16 +464,19 @@ func ParseSelector(s string) (Selector, error) {
 		if !first {
 			s = s[1:] // the comma
 		}
-		eq := strings.IndexByte(s, '=')
+		eq, op := selectorOp(s)
 		if comma := strings.IndexByte(s, ','); eq < 0 || comma >= 0 && comma < eq || strings.TrimSpace(s[:eq]) == "" {
 			part := s
 			if comma >= 0 {
 				part = s[:comma]
 			}
-			return nil, fmt.Errorf("timeseries: selector %q: want tag=value: %w", part, read.ErrInvalidArgument)
+			return nil, fmt.Errorf("timeseries: selector %q: want tag=value (or tag!=value, tag=~regexp, tag!~regexp): %w", part, read.ErrInvalidArgument)
 		}
 		k := strings.TrimSpace(s[:eq])
-		rest := strings.TrimLeft(s[eq+1:], " \t")
+		rest := strings.TrimLeft(s[eq+len(op):], " \t")
+		if op != "=" {
+			k += op
+		}
 		var v string
 		if rest != "" && (rest[0] == '"' || rest[0] == '\'') {
 			var err error
@@ -473,6 +496,22 @@ func ParseSelector(s string) (Selector, error) {
 		sel[k] = v
 	}
 	return sel, nil
+}
+
+// selectorOp finds the first operator in s (=, !=, =~ or !~) and returns
+// its offset and text, or -1.
+func selectorOp(s string) (int, string) {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '!' && i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '~'):
+			return i, s[i : i+2]
+		case s[i] == '=' && i+1 < len(s) && s[i+1] == '~':
+			return i, "=~"
+		case s[i] == '=':
+			return i, "="
+		}
+	}
+	return -1, ""
 }
 
 // unquote reads a value quoted by its first byte (a doubled quote inside
@@ -538,7 +577,7 @@ func (f *File) lookup(ctx context.Context, key []string, st *Stats) (Series, boo
 		}
 		k[i] = c
 	}
-	es, err := f.selectPrefix(ctx, k, nil, st)
+	es, err := f.selectPrefix(ctx, k, nil, nil, st)
 	if err != nil || len(es) == 0 {
 		return Series{}, false, err
 	}
@@ -559,23 +598,67 @@ func (f *File) Select(ctx context.Context, sel Selector) ([]Series, error) {
 	return out, nil
 }
 
+// keyMatcher is a selector entry other than an equality: a key column
+// that must differ from a value or whose text must (not) match.
+type keyMatcher struct {
+	col int
+	neq string         // canonical value it must differ from (re nil)
+	re  *regexp.Regexp // else: the expression the text must match
+	not bool           // !~
+}
+
+func (m *keyMatcher) match(f *File, key Key) bool {
+	if m.re == nil {
+		return key[m.col] != m.neq
+	}
+	return m.re.MatchString(f.t.render(m.col, key[m.col])) != m.not
+}
+
 // selectEntries resolves a selector: the key columns it fixes from the
 // first one on form a prefix that the bloom filter checks and the
-// directory finds in O(log D); other equalities filter what the prefix
-// (or, without one, the whole directory) yields.
+// directory finds in O(log D); other equalities, and the entries with an
+// operator, filter what the prefix (or, without one, the whole directory)
+// yields.
 func (f *File) selectEntries(ctx context.Context, sel Selector, st *Stats) ([]*seriesEntry, error) {
 	names := f.t.keyNames()
 	want := make(map[int]string, len(sel))
+	var ms []keyMatcher
 	for k, v := range sel {
-		i := indexOf(names, k)
+		name, op := k, "="
+		if indexOf(names, k) < 0 {
+			for _, o := range selectorOps {
+				if strings.HasSuffix(k, o) {
+					name, op = strings.TrimSpace(k[:len(k)-len(o)]), o
+					break
+				}
+			}
+		}
+		i := indexOf(names, name)
 		if i < 0 {
-			return nil, fmt.Errorf("timeseries: %q is not a series key column (keys: %s): %w", k, strings.Join(names, ", "), read.ErrInvalidArgument)
+			return nil, fmt.Errorf("timeseries: %q is not a series key column (keys: %s): %w", name, strings.Join(names, ", "), read.ErrInvalidArgument)
 		}
-		c, err := f.t.parse(i, v)
-		if err != nil {
-			return nil, err
+		switch op {
+		case "=", "!=":
+			c, err := f.t.parse(i, v)
+			if err != nil {
+				return nil, err
+			}
+			if op == "!=" {
+				ms = append(ms, keyMatcher{col: i, neq: c})
+				continue
+			}
+			want[i] = c
+		default:
+			_, err := regexp.Compile(v) // (its own error, not the anchored one's)
+			re, err2 := regexp.Compile("^(?:" + v + ")$")
+			if err == nil {
+				err = err2
+			}
+			if err != nil {
+				return nil, fmt.Errorf("timeseries: selector %s%s: %w: %w", name, op, err, read.ErrInvalidArgument)
+			}
+			ms = append(ms, keyMatcher{col: i, re: re, not: op == "!~"})
 		}
-		want[i] = c
 	}
 	var prefix Key
 	for i := 0; i < len(names); i++ {
@@ -591,10 +674,10 @@ func (f *File) selectEntries(ctx context.Context, sel Selector, st *Stats) ([]*s
 			rest[i] = v
 		}
 	}
-	return f.selectPrefix(ctx, prefix, rest, st)
+	return f.selectPrefix(ctx, prefix, rest, ms, st)
 }
 
-func (f *File) selectPrefix(ctx context.Context, prefix Key, rest map[int]string, st *Stats) ([]*seriesEntry, error) {
+func (f *File) selectPrefix(ctx context.Context, prefix Key, rest map[int]string, ms []keyMatcher, st *Stats) ([]*seriesEntry, error) {
 	if f.meta.series == 0 {
 		return nil, nil
 	}
@@ -629,6 +712,9 @@ func (f *File) selectPrefix(ctx context.Context, prefix Key, rest map[int]string
 					match = false
 					break
 				}
+			}
+			for k := 0; match && k < len(ms); k++ {
+				match = ms[k].match(f, e.key)
 			}
 			if match {
 				out = append(out, e)

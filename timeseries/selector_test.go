@@ -32,13 +32,19 @@ func TestParseSelector(t *testing.T) {
 		`host=a"b`:                   {"host": `a"b`},
 		`host= " x y " , region='r'`: {"host": " x y ", "region": "r"},
 		"":                           {},
+		"host!=a":                    {"host!=": "a"},
+		"host=~a.*, region!~'e,u.*'": {"host=~": "a.*", "region!~": "e,u.*"},
+		`host="~a"`:                  {"host": "~a"},
+		"host=a,host!=b,host=~c":     {"host": "a", "host!=": "b", "host=~": "c"},
+		"host=~":                     {"host=~": ""},
+		"host = ~ a":                 {"host": "~ a"},
 	} {
 		got, err := ParseSelector(in)
 		if err != nil || !maps.Equal(got, want) {
 			t.Errorf("%s: %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"host=a,", "host", "=a", `host="a`, `host="a"x`, "host=a,host=b", ",host=a"} {
+	for _, in := range []string{"host=a,", "host", "=a", `host="a`, `host="a"x`, "host=a,host=b", ",host=a", "host!a", "!=a", "host~a", "host!=a,host!=b"} {
 		if sel, err := ParseSelector(in); !errors.Is(err, read.ErrInvalidArgument) {
 			t.Errorf("%s: %q, %v; want read.ErrInvalidArgument", in, sel, err)
 		}
@@ -87,5 +93,65 @@ func TestSelectHostileNames(t *testing.T) {
 			}
 		}
 		rec.Release()
+	}
+}
+
+// TestSelectOperators: != , =~ and !~ pick the series by hand, alone and
+// beside an equality that narrows the directory to a prefix; an expression
+// matches the whole value; a bad expression or a key that is no column is
+// refused.
+func TestSelectOperators(t *testing.T) {
+	names := []string{"host_1", "host_10", "host_2", "db_1", "db_20", "", "a.b"}
+	var pts []point
+	for i, n := range names {
+		pts = append(pts, point{k: n, t: int64(i), v: float64(i)})
+	}
+	f := pointFile(t, pts, nil)
+	for _, tc := range []struct {
+		sel  string
+		want []string // in key order
+	}{
+		{"k=~host_.*", []string{"host_1", "host_10", "host_2"}},
+		{"k=~host_1", []string{"host_1"}}, // anchored: not host_10
+		{"k!~host_.*", []string{"", "a.b", "db_1", "db_20"}},
+		{"k!=db_1", []string{"", "a.b", "db_20", "host_1", "host_10", "host_2"}},
+		{"k=~.*_[0-9]", []string{"db_1", "host_1", "host_2"}},
+		{"k=~", []string{""}},
+		{"k=~a\\.b", []string{"a.b"}},
+		{"k=~a.b|db_20", []string{"a.b", "db_20"}},
+		{"k=host_1,k!=host_1", nil},
+		{"k=host_10,k=~host.*", []string{"host_10"}},
+		{"k=nope,k!~x", nil},
+	} {
+		sel, err := ParseSelector(tc.sel)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sel, err)
+		}
+		ss, err := f.Select(ctx, sel)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sel, err)
+		}
+		var got []string
+		for _, s := range ss {
+			got = append(got, s.Key[0])
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("%s: %q, want %q", tc.sel, got, tc.want)
+		}
+		// the rows a query returns are those series' own
+		var want []point
+		for _, w := range tc.want {
+			for _, p := range pts {
+				if p.k == w {
+					want = append(want, p)
+				}
+			}
+		}
+		samePoints(t, tc.sel, queryPoints(t, f, QueryOptions{Series: sel}), want)
+	}
+	for _, sel := range []Selector{{"k=~": "a(b"}, {"x!=": "a"}, {"x=~": "a"}, {"k!": "a"}} {
+		if _, err := f.Select(ctx, sel); !errors.Is(err, read.ErrInvalidArgument) {
+			t.Errorf("%v: %v, want read.ErrInvalidArgument", sel, err)
+		}
 	}
 }

@@ -37,6 +37,8 @@ usage:
   strata ts paths FILE --paths dev.meas,dev.meas [--from T] [--to T]   tree model: paths merged by time
   strata ts info FILE
 
+--series picks series by their keys: k=v, k!=v, k=~regexp (RE2, matching the whole value), k!~regexp,
+separated by commas; a quoted value ('a,b' or "a,b") keeps commas and '='.
 Times (--from, --to) are RFC 3339 ("2016-01-01T02:00:00Z"), dates ("2016-01-01"; UTC without a
 zone) or integers in the time column's unit; --from is inclusive, --to exclusive. --every takes a
 duration ("5m", "1h") that is a whole number of the time unit, or an integer. Every read command takes --stats (what was read and decoded, on stderr), --threads N and
@@ -192,7 +194,7 @@ type tsFlags struct {
 
 func addTSFlags(fs *flag.FlagSet) *tsFlags {
 	return &tsFlags{
-		series:  fs.String("series", "", "series selector: tag=value[,tag=value...]; quote a value holding a comma: tag=\"a,b\" (default: every series)"),
+		series:  fs.String("series", "", "series selector: tag=value[,tag=value...], each = or != (not equal), =~ or !~ (regular expression matching the whole value, or not); quote a value holding a comma: tag=\"a,b\" (default: every series)"),
 		from:    fs.String("from", "", "first time (inclusive)"),
 		to:      fs.String("to", "", "end time (exclusive)"),
 		cols:    columnsFlag(fs, "comma-separated `columns` (default all); quote a name holding a comma: \"a,b\""),
