@@ -155,3 +155,37 @@ func TestSelectOperators(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSelector: any text parses or is refused with
+// read.ErrInvalidArgument, never a panic; what parses, written back with
+// every value quoted, parses to the same selector.
+func FuzzParseSelector(f *testing.F) {
+	for _, s := range []string{"host=a", `host="a,b",x!=1`, "h=~a.*,r!~'x''y'", "host = ~ a", "a!b", `k=""""`, "a! =x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sel, err := ParseSelector(s)
+		if err != nil {
+			if !errors.Is(err, read.ErrInvalidArgument) {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		var parts []string
+		for k, v := range sel {
+			op := "="
+			for _, o := range selectorOps {
+				if strings.HasSuffix(k, o) {
+					k, op = strings.TrimSuffix(k, o), o
+					break
+				}
+			}
+			// (a space before the operator: a tag ending in ! stays one)
+			parts = append(parts, k+" "+op+`"`+strings.ReplaceAll(v, `"`, `""`)+`"`)
+		}
+		again, err := ParseSelector(strings.Join(parts, ","))
+		if err != nil || !maps.Equal(again, sel) {
+			t.Fatalf("%q parsed to %q; written back as %q it parses to %q, %v", s, sel, strings.Join(parts, ","), again, err)
+		}
+	})
+}
