@@ -453,8 +453,9 @@ var selectorOps = []string{"!=", "=~", "!~"}
 // see Selector. Spaces around tags and values are dropped. A value in
 // double or single quotes keeps everything inside them — commas, '=',
 // spaces — and a quote doubled inside stands for one ("say ""hi""");
-// an unquoted value runs to the next comma. A value starting with ~ is
-// written quoted after =, or else =~ is read.
+// an unquoted value runs to the next comma. A tag may be quoted the same
+// way ("site,id"="b"). A value starting with ~ is written quoted after =,
+// or else =~ is read.
 func ParseSelector(s string) (Selector, error) {
 	sel := Selector{}
 	if strings.TrimSpace(s) == "" {
@@ -464,15 +465,28 @@ func ParseSelector(s string) (Selector, error) {
 		if !first {
 			s = s[1:] // the comma
 		}
+		var k string
+		if t := strings.TrimLeft(s, " \t"); t != "" && (t[0] == '"' || t[0] == '\'') {
+			// a quoted tag: a name holding a comma, '=' or quotes
+			var err error
+			if k, s, err = unquoteTag(t); err != nil {
+				return nil, fmt.Errorf("timeseries: selector tag %s: %w: %w", t, err, read.ErrInvalidArgument)
+			}
+			if k == "" {
+				return nil, fmt.Errorf("timeseries: selector %s: an empty tag: %w", t, read.ErrInvalidArgument)
+			}
+		}
 		eq, op := selectorOp(s)
-		if comma := strings.IndexByte(s, ','); eq < 0 || comma >= 0 && comma < eq || strings.TrimSpace(s[:eq]) == "" {
+		if comma := strings.IndexByte(s, ','); eq < 0 || comma >= 0 && comma < eq || k == "" && strings.TrimSpace(s[:eq]) == "" || k != "" && strings.TrimSpace(s[:eq]) != "" {
 			part := s
 			if comma >= 0 {
 				part = s[:comma]
 			}
 			return nil, fmt.Errorf("timeseries: selector %q: want tag=value (or tag!=value, tag=~regexp, tag!~regexp): %w", part, read.ErrInvalidArgument)
 		}
-		k := strings.TrimSpace(s[:eq])
+		if k == "" {
+			k = strings.TrimSpace(s[:eq])
+		}
 		rest := strings.TrimLeft(s[eq+len(op):], " \t")
 		if op != "=" {
 			k += op
@@ -512,6 +526,26 @@ func selectorOp(s string) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// unquoteTag reads a tag quoted by its first byte (a doubled quote inside
+// is one quote) and returns it and what follows the closing quote.
+func unquoteTag(s string) (tag, rest string, err error) {
+	q := s[0]
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] != q {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == q {
+			b.WriteByte(q)
+			i++
+			continue
+		}
+		return b.String(), s[i+1:], nil
+	}
+	return "", "", errors.New("a quote is not closed")
 }
 
 // unquote reads a value quoted by its first byte (a doubled quote inside

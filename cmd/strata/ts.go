@@ -77,7 +77,7 @@ func runTS(args []string) error {
 
 func runTSImport(args []string) error {
 	fs := flag.NewFlagSet("ts import", flag.ContinueOnError)
-	series := fs.String("series", "", "comma-separated series key columns (tags), in sort order")
+	series := fs.String("series", "", "comma-separated series key columns (tags), in sort order; quote a name holding a comma: \"a,b\"")
 	timeCol := fs.String("time", "", "the time column (timestamp, date or int64)")
 	sorted := fs.Bool("sorted", false, "the input is already sorted by (series, time): stream it")
 	chunkRows := fs.Int("chunk-rows", timeseries.DefaultChunkRows, "most rows per chunk")
@@ -90,6 +90,13 @@ func runTSImport(args []string) error {
 	if len(pos) != 2 || *timeCol == "" {
 		return usagef("want: ts import SRC DST.strata --series k1,k2 --time COL")
 	}
+	if *chunkRows < 1 {
+		return usagef("--chunk-rows %d: want 1 or more", *chunkRows)
+	}
+	keys, err := splitColumns(*series)
+	if err != nil {
+		return usagef("--series %s: %v", *series, err)
+	}
 	// a CSV source parsed in pieces on several goroutines: the same
 	// batches, read sooner
 	rr, err := interop.Open(pos[0], interop.ReadOptions{Parallel: true})
@@ -101,7 +108,7 @@ func runTSImport(args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := timeseries.Create(pos[1], sch, timeseries.Model{Keys: splitList(*series), Time: *timeCol},
+	w, err := timeseries.Create(pos[1], sch, timeseries.Model{Keys: keys, Time: *timeCol},
 		&timeseries.WriterOptions{Sorted: *sorted, ChunkRows: *chunkRows, Table: write.Options{NoZstd: *noZstd}})
 	if err != nil {
 		return err
@@ -468,10 +475,14 @@ func runTSAgg(args []string) error {
 	every := fs.String("every", "", "bucket width: a duration (5m, 1h) or an integer in the time unit (default: one bucket per series)")
 	funcs := fs.String("funcs", "count,min,max,avg", "aggregates: count, min, max, sum, avg, first, last (first and last: the values of the earliest and latest time in a bucket)")
 	noStats := fs.Bool("no-index-stats", false, "decode every row instead of folding whole units from the index statistics")
-	keys := fs.String("keys", "", "key columns naming each series in the result (default all)")
+	keys := fs.String("keys", "", "key columns naming each series in the result (default all); quote a name holding a comma: \"a,b\"")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	keyNames, err := splitColumns(*keys)
+	if err != nil {
+		return usagef("--keys %s: %v", *keys, err)
 	}
 	start := time.Now()
 	f, sel, tr, err := fl.openSelection(pos)
@@ -489,7 +500,7 @@ func runTSAgg(args []string) error {
 	for _, s := range splitList(*funcs) {
 		fn = append(fn, strings.ToLower(s))
 	}
-	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: *fl.cols, Funcs: fn, NoStats: *noStats, Keys: splitList(*keys)})
+	rec, st, err := f.Aggregate(ctx, timeseries.AggOptions{Series: sel, Time: tr, Every: ev, Columns: *fl.cols, Funcs: fn, NoStats: *noStats, Keys: keyNames})
 	if err != nil {
 		return err
 	}

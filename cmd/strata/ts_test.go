@@ -323,3 +323,38 @@ func TestTSAggFirstLast(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestTSKeysWithCommas: a key column whose name holds a comma is named
+// quoted in ts import --series, ts agg --keys and selectors (--series
+// split at every comma, and such a table could not be made or read by
+// its key); --chunk-rows below 1 is a usage error, not the default.
+func TestTSKeysWithCommas(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "in.csv"), filepath.Join(dir, "out.strata")
+	if err := os.WriteFile(src, []byte("\"site,id\",t,v\na,1,10\na,2,11\n\"b,c\",1,20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, "ts", "import", src, dst, "--series", `"site,id"`, "--time", "t", "--chunk-rows", "0"); exitCode(err) != exitUsage {
+		t.Errorf("--chunk-rows 0: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
+	}
+	if _, _, err := capture(t, "ts", "import", src, dst, "--series", `"site,id`, "--time", "t"); exitCode(err) != exitUsage {
+		t.Errorf("unclosed quote in --series: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
+	}
+	if _, _, err := capture(t, "ts", "import", src, dst, "--series", `"site,id"`, "--time", "t"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := capture(t, "ts", "agg", dst, "--keys", `"site,id"`, "--funcs", "count,last", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\"site,id\",bucket,count(v),last(v)\na,1,2,11\n\"b,c\",1,1,20"; strings.TrimSpace(out) != want {
+		t.Errorf("agg:\n%s\nwant\n%s", out, want)
+	}
+	out, _, err = capture(t, "ts", "query", dst, "--series", `"site,id"="b,c"`, "--columns", "v", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(csvColumn(out), " "); got != "20" {
+		t.Errorf("query of series b,c: %s, want 20", got)
+	}
+}
