@@ -256,6 +256,9 @@ type ColumnStats struct {
 	// unit where nanoseconds would overflow), Decimal for decimals. HasMinMax is false when the writer kept no bounds (all
 	// values null, or wide decimals); string bounds may be truncated
 	// prefixes (MinTruncated, MaxTruncated) that still bound every value.
+	// A float bound of zero holds for both zeros, which compare equal: a
+	// Min of zero is -0 and a Max of zero +0, whichever sign the column
+	// holds.
 	Min, Max                   any
 	HasMinMax                  bool
 	MinTruncated, MaxTruncated bool

@@ -188,6 +188,12 @@ func formatStat(n *schema.Node, v stats.Value) string {
 		return fmt.Sprintf("%x", b)
 	case encoding.Int8, encoding.Int16, encoding.Int32, encoding.Int64:
 		return formatLogical(n, v.Int(), v.String())
+	case encoding.Float32, encoding.Float64:
+		if v.Float() == 0 {
+			// a zero bound is widened to the sign that holds for both
+			// zeros (-0 as a minimum); shown as the number it is
+			return "0"
+		}
 	}
 	return v.String()
 }
