@@ -12,6 +12,7 @@
 package strata
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"strata/format"
+	"strata/iox"
 	"strata/write"
 )
 
@@ -35,7 +37,10 @@ type Writer struct {
 }
 
 // Create starts a file at path holding batches of the given schema. A
-// directory at path is refused at once.
+// directory at path is refused at once. The path may also be a remote
+// location, s3://bucket/key, when package strata/iox/s3 is linked in: the
+// file is then uploaded as it is written (a part at a time, memory
+// bounded by a part) and appears whole at Close or not at all.
 //
 // The file keeps the schema's column names, nullability and types, each
 // stored as docs/interop.md's type mapping says (large, view and
@@ -49,10 +54,31 @@ func Create(path string, sch *arrow.Schema, opts *WriteOptions) (*Writer, error)
 	if opts != nil {
 		o = *opts
 	}
-	fw, err := format.CreateFile(path, format.WriterOptions{GroupSize: o.StripeGroup})
+	fw, err := format.Create(context.Background(), path, format.WriterOptions{GroupSize: o.StripeGroup})
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
+	w, err := write.New(fw, sch, o)
+	if err != nil {
+		fw.Abort()
+		return nil, err
+	}
+	return &Writer{w: w, fw: fw}, nil
+}
+
+// CreateSink starts a file written to s, a remote destination such as the
+// upload s3.Create starts (for settings of its own, where Create uses the
+// environment's): Close commits it, so the file appears whole, and Abort,
+// or a Close that fails, abandons it. The schema is stored as by Create.
+func CreateSink(s iox.Sink, sch *arrow.Schema, opts *WriteOptions) (*Writer, error) {
+	if s == nil {
+		return nil, errors.New("strata: CreateSink: nil sink")
+	}
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	fw := format.CreateSink(s, format.WriterOptions{GroupSize: o.StripeGroup})
 	w, err := write.New(fw, sch, o)
 	if err != nil {
 		fw.Abort()

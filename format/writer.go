@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/zeebo/xxh3"
+
+	"strata/iox"
 )
 
 // WriterOptions configure a Writer. The zero value is usable.
@@ -74,6 +77,8 @@ type Writer struct {
 	file      *os.File
 	buf       *bufio.Writer
 	tmp, path string
+	// set by CreateSink
+	sink iox.Sink
 }
 
 type streamBuf struct {
@@ -130,6 +135,33 @@ func CreateFile(path string, opts WriterOptions) (*Writer, error) {
 		return nil, w.err
 	}
 	return w, nil
+}
+
+// Create starts a container at a location: a local path (or file:// URL)
+// written by CreateFile, or a remote location such as s3://bucket/key
+// written through the iox.Sink its scheme registered (CreateSink). ctx
+// bounds a remote sink's requests.
+func Create(ctx context.Context, location string, opts WriterOptions) (*Writer, error) {
+	if !iox.IsRemote(location) {
+		if iox.Scheme(location) == "file" {
+			location = location[len("file://"):]
+		}
+		return CreateFile(location, opts)
+	}
+	s, err := iox.Create(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	return CreateSink(s, opts), nil
+}
+
+// CreateSink writes a container to s, a remote destination such as an
+// object being uploaded: Close commits it, so it appears whole or not at
+// all, and Abort, or a Close that fails, abandons it.
+func CreateSink(s iox.Sink, opts WriterOptions) *Writer {
+	w := NewWriter(s, opts)
+	w.sink = s
+	return w
 }
 
 // removeAbandoned removes the temporary files that crashed writers to path
@@ -422,7 +454,8 @@ func (w *Writer) AddSectionRaw(name string, data []byte) error {
 // Close writes the last stripe group, the footer and the postscript. Chunks
 // written since the last FinishStripe are an error. For a Writer made by
 // CreateFile, Close also syncs and closes the file and renames it into
-// place, or removes it if anything failed.
+// place, or removes it if anything failed; for one made by CreateSink it
+// commits the sink, or aborts it.
 func (w *Writer) Close() error {
 	if errors.Is(w.err, ErrClosed) {
 		return w.err
@@ -454,6 +487,13 @@ func (w *Writer) Close() error {
 	err := w.err
 	if w.file != nil {
 		err = w.finishFile(err)
+	}
+	if w.sink != nil {
+		if err == nil {
+			err = w.sink.Commit()
+		} else {
+			w.sink.Abort()
+		}
 	}
 	w.err = ErrClosed
 	w.streams, w.groupBody, w.scratch = nil, nil, nil
@@ -497,6 +537,9 @@ func (w *Writer) Abort() error {
 	}
 	w.err = ErrClosed
 	w.streams, w.groupBody, w.scratch = nil, nil, nil
+	if w.sink != nil {
+		w.sink.Abort()
+	}
 	if w.file == nil {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync"
 
@@ -23,7 +22,7 @@ import (
 // serial sink's. At most one batch more than there are goroutines is held
 // at a time, so memory does not grow with the table.
 type csvParallelSink struct {
-	f     *os.File
+	f     io.WriteCloser
 	sch   *arrow.Schema
 	text  []csvText
 	null  string
@@ -58,7 +57,7 @@ var errCSVClosed = errors.New("interop: csv: sink already closed")
 // maxCSVWriters bounds the formatting goroutines of a CSV export.
 const maxCSVWriters = 8
 
-func newCSVParallelSink(f *os.File, sch *arrow.Schema, text []csvText, null string, comma rune, threads int, mem memory.Allocator) *csvParallelSink {
+func newCSVParallelSink(f io.WriteCloser, sch *arrow.Schema, text []csvText, null string, comma rune, threads int, mem memory.Allocator) *csvParallelSink {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}

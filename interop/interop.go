@@ -31,6 +31,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"strata/encoding"
+	"strata/iox"
 	"strata/schema"
 )
 
@@ -642,18 +643,58 @@ const (
 	DefaultParquetRowGroupBytes = 64 << 20
 )
 
-// Create writes a file of the format given by path's extension.
+// Create writes a file of the format given by path's extension. The path
+// may be a remote location, s3://bucket/key, when the package writing its
+// scheme is linked in (strata/iox/s3): the file is uploaded as it is
+// written and appears whole at Close, or not at all.
 func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
+	if _, err := FormatOf(path); err != nil {
+		return nil, err
+	}
+	var obj iox.Sink
+	if iox.IsRemote(path) {
+		var err error
+		if obj, err = iox.Create(context.Background(), path); err != nil {
+			return nil, fmt.Errorf("interop: %w", err)
+		}
+	}
+	return create(path, obj, sch, opts)
+}
+
+// CreateSink writes a file of the format name's extension gives to obj, a
+// remote destination such as the upload s3.Create starts: Close commits
+// it, so the file appears whole, and Abort, or a Close that fails,
+// abandons it.
+func CreateSink(obj iox.Sink, name string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
+	if obj == nil {
+		return nil, errors.New("interop: CreateSink: nil sink")
+	}
+	return create(name, obj, sch, opts)
+}
+
+// create writes path's format to obj, or to a local file at path when obj
+// is nil.
+func create(path string, obj iox.Sink, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 	fm, err := FormatOf(path)
 	if err != nil {
+		if obj != nil {
+			obj.Abort()
+		}
 		return nil, err
 	}
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
-	f, tmp, err := createTemp(path)
-	if err != nil {
-		return nil, fmt.Errorf("interop: %w", err)
+	var f io.WriteCloser
+	var tmp string
+	if obj != nil {
+		f = sinkFile{obj}
+	} else {
+		file, name, err := createTemp(path)
+		if err != nil {
+			return nil, fmt.Errorf("interop: %w", err)
+		}
+		f, tmp = file, name
 	}
 	var s formatSink
 	switch fm {
@@ -685,12 +726,60 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 		if tmp != "" {
 			os.Remove(tmp)
 		}
+		if obj != nil {
+			obj.Abort()
+		}
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	if obj != nil {
+		return &objectSink{formatSink: s, obj: obj, path: path}, nil
 	}
 	if tmp == "" {
 		return directSink{s}, nil
 	}
 	return &fileSink{formatSink: s, tmp: tmp, path: path}, nil
+}
+
+// sinkFile is what a format's writer writes a remote object through: its
+// Close is the format's end, not the object's (objectSink commits it).
+type sinkFile struct{ iox.Sink }
+
+func (sinkFile) Close() error { return nil }
+
+// objectSink writes a format's file to a remote object, committed when
+// Close succeeds and aborted otherwise, so a failed export leaves no
+// partial object and the previous version in place.
+type objectSink struct {
+	formatSink
+	obj  iox.Sink
+	path string
+	done bool
+}
+
+func (s *objectSink) Close() error {
+	if s.done {
+		return fmt.Errorf("interop: %s: sink already closed", s.path)
+	}
+	s.done = true
+	err := s.formatSink.Close()
+	if err == nil {
+		err = s.obj.Commit()
+	} else {
+		s.obj.Abort()
+	}
+	if err != nil {
+		return fmt.Errorf("interop: %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *objectSink) Abort() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.formatSink.Close() // the object is discarded: its error does not matter
+	s.obj.Abort()
 }
 
 // findType returns the dotted path of the first field of type id in f,
@@ -710,12 +799,12 @@ func findType(f arrow.Field, path string, id arrow.Type) (string, bool) {
 }
 
 type parquetSink struct {
-	f        *os.File
+	f        io.WriteCloser
 	w        *pqarrow.FileWriter
 	maxBytes int64
 }
 
-func newParquetSink(f *os.File, sch *arrow.Schema, opts WriteOptions) (formatSink, error) {
+func newParquetSink(f io.WriteCloser, sch *arrow.Schema, opts WriteOptions) (formatSink, error) {
 	codec := opts.ParquetCompression
 	if codec == compress.Codecs.Uncompressed {
 		codec = compress.Codecs.Zstd
@@ -771,7 +860,7 @@ func (p *parquetSink) Close() error {
 }
 
 type csvSink struct {
-	f    *os.File
+	f    io.WriteCloser
 	w    *csv.Writer
 	sch  *arrow.Schema // the columns CSV cannot hold as strings
 	text []csvText     // per column: how it becomes text, nil if it need not
@@ -934,7 +1023,7 @@ func (c *csvSink) Close() error {
 }
 
 type ipcSink struct {
-	f *os.File
+	f io.WriteCloser
 	w interface {
 		Write(arrow.Record) error
 		Close() error

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -904,7 +903,7 @@ func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 // jsonSink writes JSON lines: an object a row, its keys the columns in
 // schema order, nulls as null, nested values as JSON.
 type jsonSink struct {
-	f *os.File
+	f io.WriteCloser
 	w *bufio.Writer
 }
 

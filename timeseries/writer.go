@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"strata/encoding"
 	"strata/encoding/all"
 	"strata/format"
+	"strata/iox"
 	"strata/read"
 	"strata/shred"
 	"strata/stats"
@@ -124,17 +126,39 @@ type seriesState struct {
 }
 
 // Create writes a time-series table to path (under a temporary name until
-// Close succeeds).
+// Close succeeds), or to a remote location such as s3://bucket/key when
+// its scheme's package is linked in (uploaded as it is written, and
+// complete at Close or absent).
 func Create(path string, sch *arrow.Schema, m Model, opts *WriterOptions) (*Writer, error) {
 	var o WriterOptions
 	if opts != nil {
 		o = *opts
 	}
 	tw := &Writer{}
-	fw, err := format.CreateFile(path, format.WriterOptions{GroupSize: o.Table.StripeGroup, OnStripe: tw.onStripe})
+	fw, err := format.Create(context.Background(), path, format.WriterOptions{GroupSize: o.Table.StripeGroup, OnStripe: tw.onStripe})
 	if err != nil {
 		return nil, fmt.Errorf("timeseries: %w", err)
 	}
+	if err := tw.init(fw, sch, m, o); err != nil {
+		fw.Abort()
+		return nil, err
+	}
+	return tw, nil
+}
+
+// CreateSink writes a time-series table to s, a remote destination such as
+// the upload s3.Create starts: Close commits it, so the table appears
+// whole, and Abort, or a Close that fails, abandons it.
+func CreateSink(s iox.Sink, sch *arrow.Schema, m Model, opts *WriterOptions) (*Writer, error) {
+	if s == nil {
+		return nil, errors.New("timeseries: CreateSink: nil sink")
+	}
+	var o WriterOptions
+	if opts != nil {
+		o = *opts
+	}
+	tw := &Writer{}
+	fw := format.CreateSink(s, format.WriterOptions{GroupSize: o.Table.StripeGroup, OnStripe: tw.onStripe})
 	if err := tw.init(fw, sch, m, o); err != nil {
 		fw.Abort()
 		return nil, err

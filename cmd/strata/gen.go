@@ -125,6 +125,6 @@ func generate(out string, sink genSink, src interface{ Next() (arrow.Record, err
 		return err
 	}
 	p.finish(n)
-	p.summary("wrote %s: %d rows, %d bytes\n", out, n, fileSize(out))
+	p.summary("wrote %s: %d rows, %d bytes\n", out, n, outSize(ctx, out, nil))
 	return nil
 }

@@ -120,7 +120,7 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 	if p != nil && rows > 0 {
 		p.setTotal(rows, "rows")
 	}
-	w, err := strata.Create(dst, sch, &o)
+	w, err := createStrata(ctx, dst, sf, sch, &o)
 	if err != nil {
 		return 0, err
 	}

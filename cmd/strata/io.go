@@ -18,6 +18,7 @@ import (
 
 	"strata"
 	"strata/interop"
+	"strata/iox"
 )
 
 // parseInterspersed parses flags that may come before, between or after
@@ -103,7 +104,7 @@ func runImport(args []string) error {
 		return err
 	}
 	p.finish(n)
-	p.summary("wrote %s: %d rows, %d bytes\n", dst, n, fileSize(dst))
+	p.summary("wrote %s: %d rows, %d bytes\n", dst, n, outSize(ctx, dst, sf))
 	return nil
 }
 
@@ -208,7 +209,7 @@ func runExport(args []string) error {
 				rec = out
 			}
 			if sink == nil {
-				if sink, err = interop.Create(pos[1], rec.Schema(), interop.WriteOptions{Threads: *threads}); err != nil {
+				if sink, err = createExport(ctx, pos[1], sf, rec.Schema(), interop.WriteOptions{Threads: *threads}); err != nil {
 					rec.Release()
 					return err
 				}
@@ -238,7 +239,7 @@ func runExport(args []string) error {
 		}
 	}
 	if sink == nil {
-		if sink, err = interop.Create(pos[1], outSch, interop.WriteOptions{Threads: *threads}); err != nil {
+		if sink, err = createExport(ctx, pos[1], sf, outSch, interop.WriteOptions{Threads: *threads}); err != nil {
 			return err
 		}
 	}
@@ -750,6 +751,26 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return st.Size()
+}
+
+// outSize is the size of a file a command wrote: a local path's, or a
+// remote object's as the store has it (one request).
+func outSize(ctx context.Context, path string, sf *storeFlags) int64 {
+	if iox.IsRemote(path) {
+		// the object as the store has it (one request)
+		if sf == nil {
+			sf = addStoreFlags(flag.NewFlagSet("", flag.ContinueOnError))
+		}
+		src, err := openSource(ctx, path, sf)
+		if err != nil {
+			return 0
+		}
+		if c, ok := src.(io.Closer); ok {
+			defer c.Close()
+		}
+		return src.Size()
+	}
+	return fileSize(path)
 }
 
 // scanByName prints the rows of files read as one table by column name

@@ -67,7 +67,9 @@ usage:
 
 A FILE that a command reads may be a local path, s3://bucket/key or an http(s) URL. cat, scan,
 take, agg, export and verify also take a pattern of local files or s3:// objects ('parts/*.strata',
-* and ? within one path segment) and read the files it matches as one table.
+* and ? within one path segment) and read the files it matches as one table. The files that
+import, export, ts import and gen write may be s3://bucket/key objects too, uploaded as written
+and in place whole or not at all.
 The files must hold the same columns; with --union-by-name (cat, scan, take, agg, export) they
 are read by column name, and a file lacking a column reads it as nulls.
 For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,

@@ -65,6 +65,47 @@ func globPaths(ctx context.Context, pattern string, sf *storeFlags) ([]string, e
 	return iox.Glob(ctx, pattern)
 }
 
+// createSink starts the upload of a remote destination (s3://, with the
+// command's object-storage flags), or returns nil for a local path, which
+// the writers create themselves under a temporary name.
+func createSink(ctx context.Context, path string, sf *storeFlags) (iox.Sink, error) {
+	switch iox.Scheme(path) {
+	case "", "file":
+		return nil, nil
+	case "s3":
+		return s3.Create(ctx, path, sf.s3Config())
+	}
+	return iox.Create(ctx, path) // (says which schemes are read only)
+}
+
+// createStrata starts a Strata file at a local path or a remote location.
+func createStrata(ctx context.Context, path string, sf *storeFlags, sch *arrow.Schema, opts *strata.WriteOptions) (*strata.Writer, error) {
+	sink, err := createSink(ctx, path, sf)
+	if err != nil {
+		return nil, err
+	}
+	if sink == nil {
+		return strata.Create(path, sch, opts)
+	}
+	return strata.CreateSink(sink, sch, opts)
+}
+
+// createExport starts a file of path's format at a local path or a remote
+// location.
+func createExport(ctx context.Context, path string, sf *storeFlags, sch *arrow.Schema, opts interop.WriteOptions) (interop.Sink, error) {
+	if _, err := interop.FormatOf(path); err != nil {
+		return nil, err
+	}
+	sink, err := createSink(ctx, path, sf)
+	if err != nil {
+		return nil, err
+	}
+	if sink == nil {
+		return interop.Create(path, sch, opts)
+	}
+	return interop.CreateSink(sink, path, sch, opts)
+}
+
 // s3Config is the S3 configuration the flags give.
 func (sf *storeFlags) s3Config() s3.Config {
 	cfg := s3.Config{Endpoint: *sf.endpoint, Region: *sf.region, Anonymous: *sf.anonymous,

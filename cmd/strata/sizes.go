@@ -296,7 +296,7 @@ func importFile(src, dst string, sf *storeFlags, opts *strata.WriteOptions, p *p
 		o.RowsHint = total
 	}
 	o.Metadata = withMetadata(o.Metadata, meta)
-	w, err := strata.Create(dst, rr.Schema(), &o)
+	w, err := createStrata(context.Background(), dst, sf, rr.Schema(), &o)
 	if err != nil {
 		return 0, err
 	}

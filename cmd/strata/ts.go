@@ -83,6 +83,7 @@ func runTSImport(args []string) error {
 	chunkRows := fs.Int("chunk-rows", timeseries.DefaultChunkRows, "most rows per chunk")
 	noZstd := fs.Bool("no-zstd", false, "disable zstd on encoding leaves")
 	pf := addProgressFlags(fs)
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -99,7 +100,7 @@ func runTSImport(args []string) error {
 	}
 	// a CSV source parsed in pieces on several goroutines: the same
 	// batches, read sooner
-	rr, err := interop.Open(pos[0], interop.ReadOptions{Parallel: true})
+	rr, err := openTable(ctx, pos[0], sf, interop.ReadOptions{Parallel: true})
 	if err != nil {
 		return err
 	}
@@ -108,8 +109,18 @@ func runTSImport(args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := timeseries.Create(pos[1], sch, timeseries.Model{Keys: keys, Time: *timeCol},
-		&timeseries.WriterOptions{Sorted: *sorted, ChunkRows: *chunkRows, Table: write.Options{NoZstd: *noZstd}})
+	model := timeseries.Model{Keys: keys, Time: *timeCol}
+	wopts := &timeseries.WriterOptions{Sorted: *sorted, ChunkRows: *chunkRows, Table: write.Options{NoZstd: *noZstd}}
+	sink, err := createSink(ctx, pos[1], sf)
+	if err != nil {
+		return err
+	}
+	var w *timeseries.Writer
+	if sink == nil {
+		w, err = timeseries.Create(pos[1], sch, model, wopts)
+	} else {
+		w, err = timeseries.CreateSink(sink, sch, model, wopts)
+	}
 	if err != nil {
 		return err
 	}
@@ -142,7 +153,7 @@ func runTSImport(args []string) error {
 		return err
 	}
 	p.finish(n)
-	p.summary("wrote %s: %d rows, %d bytes\n", pos[1], n, fileSize(pos[1]))
+	p.summary("wrote %s: %d rows, %d bytes\n", pos[1], n, outSize(ctx, pos[1], sf))
 	return nil
 }
 

@@ -1,0 +1,237 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"strata/iox"
+)
+
+func init() {
+	iox.RegisterCreate("s3", func(ctx context.Context, location string) (iox.Sink, error) {
+		return Create(ctx, location, Config{})
+	})
+}
+
+// DefaultPartSize is the size of the parts an Upload sends: S3 takes parts
+// of 5 MiB to 5 GiB, at most 10,000 of them. Every 1,000 parts the size
+// doubles, so an object of any size S3 accepts (5 TiB) fits.
+const DefaultPartSize = 8 << 20
+
+// minPartSize is S3's smallest part but the last.
+const minPartSize = 5 << 20
+
+// Upload writes one object, as an iox.Sink: what is written is buffered a
+// part at a time and sent as the parts of a multipart upload, so memory
+// stays at one part however large the object; an object smaller than one
+// part is sent with a single PUT. The object appears under its key only
+// when Commit succeeds (S3 replaces an existing object atomically); Abort,
+// or a failure, aborts the multipart upload and leaves the key as it was.
+// Every request is retried as reads are (Config.Retry).
+//
+// An upload abandoned without Abort (a crash) leaves its parts stored,
+// and billed, until a bucket lifecycle rule that aborts incomplete
+// multipart uploads removes them.
+//
+// An Upload is not safe for concurrent use.
+type Upload struct {
+	c           *Client
+	ctx         context.Context
+	bucket, key string
+	partSize    int
+	buf         []byte
+	id          string // the multipart upload's id, once the first part is sent
+	parts       []types.CompletedPart
+	sent        int64
+	err         error
+	done        bool
+}
+
+// Create starts an upload to an s3://bucket/key location with the
+// process's client for cfg (as Open). Nothing is sent until a part is
+// full or Commit is called.
+func Create(ctx context.Context, location string, cfg Config) (*Upload, error) {
+	bucket, key, err := ParseURL(location)
+	if err != nil {
+		return nil, err
+	}
+	c, err := sharedClient(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return c.Create(ctx, bucket, key), nil
+}
+
+// Create starts an upload of bucket/key. ctx bounds every request the
+// upload sends, Commit's included.
+func (c *Client) Create(ctx context.Context, bucket, key string) *Upload {
+	return &Upload{c: c, ctx: ctx, bucket: bucket, key: key, partSize: DefaultPartSize}
+}
+
+// SetPartSize sets the size of the parts not yet sent (at least 5 MiB;
+// smaller values are raised to it). For tests and tuning.
+func (u *Upload) SetPartSize(n int) { u.partSize = max(n, minPartSize) }
+
+// Name returns the upload's s3://bucket/key location.
+func (u *Upload) Name() string { return "s3://" + u.bucket + "/" + u.key }
+
+// Write buffers p, sending each part as it fills.
+func (u *Upload) Write(p []byte) (int, error) {
+	if u.err != nil {
+		return 0, u.err
+	}
+	if u.done {
+		return 0, fmt.Errorf("s3: %s: write after the upload ended", u.Name())
+	}
+	n := 0
+	for len(p) > 0 {
+		size := u.size()
+		if u.buf == nil {
+			u.buf = make([]byte, 0, size)
+		}
+		k := min(size-len(u.buf), len(p))
+		u.buf = append(u.buf, p[:k]...)
+		p, n = p[k:], n+k
+		if len(u.buf) >= size {
+			if err := u.sendPart(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// size is the size of the part being filled: partSize, doubled every
+// 1,000 parts.
+func (u *Upload) size() int {
+	return u.partSize << min(len(u.parts)/1000, 10)
+}
+
+// sendPart sends the buffered bytes as the next part, starting the
+// multipart upload first if need be.
+func (u *Upload) sendPart() error {
+	if len(u.parts) >= 10000 {
+		return u.fail(fmt.Errorf("s3: %s: more than 10,000 parts", u.Name()))
+	}
+	if u.id == "" {
+		var out *awss3.CreateMultipartUploadOutput
+		attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
+			var err error
+			out, err = u.c.api.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: &u.bucket, Key: &u.key})
+			return err
+		})
+		if err != nil {
+			return u.fail(fmt.Errorf("s3: %s: starting the upload failed after %d attempt(s): %w", u.Name(), attempts, err))
+		}
+		if aws.ToString(out.UploadId) == "" {
+			return u.fail(fmt.Errorf("s3: %s: the server started an upload without an id", u.Name()))
+		}
+		u.id = aws.ToString(out.UploadId)
+	}
+	num := int32(len(u.parts) + 1)
+	var etag string
+	attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
+		out, err := u.c.api.UploadPart(ctx, &awss3.UploadPartInput{Bucket: &u.bucket, Key: &u.key, UploadId: &u.id,
+			PartNumber: aws.Int32(num), Body: bytes.NewReader(u.buf), ContentLength: aws.Int64(int64(len(u.buf)))})
+		if err != nil {
+			return err
+		}
+		etag = aws.ToString(out.ETag)
+		return nil
+	})
+	if err != nil {
+		return u.fail(fmt.Errorf("s3: %s: part %d (%d bytes at %d) failed after %d attempt(s): %w", u.Name(), num, len(u.buf), u.sent, attempts, err))
+	}
+	u.parts = append(u.parts, types.CompletedPart{PartNumber: aws.Int32(num), ETag: aws.String(etag)})
+	u.sent += int64(len(u.buf))
+	u.buf = u.buf[:0]
+	return nil
+}
+
+// Commit sends what is buffered and completes the object.
+func (u *Upload) Commit() error {
+	if u.err != nil {
+		return u.err
+	}
+	if u.done {
+		return fmt.Errorf("s3: %s: the upload already ended", u.Name())
+	}
+	if u.id == "" {
+		// one PUT: the object fits in a part
+		attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
+			_, err := u.c.api.PutObject(ctx, &awss3.PutObjectInput{Bucket: &u.bucket, Key: &u.key,
+				Body: bytes.NewReader(u.buf), ContentLength: aws.Int64(int64(len(u.buf)))})
+			return err
+		})
+		if err != nil {
+			return u.fail(fmt.Errorf("s3: %s: PUT of %d bytes failed after %d attempt(s): %w", u.Name(), len(u.buf), attempts, err))
+		}
+		u.done, u.buf = true, nil
+		return nil
+	}
+	if len(u.buf) > 0 {
+		if err := u.sendPart(); err != nil {
+			return err
+		}
+	}
+	sort.Slice(u.parts, func(i, j int) bool { return *u.parts[i].PartNumber < *u.parts[j].PartNumber })
+	tries := 0
+	attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
+		tries++
+		_, err := u.c.api.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{Bucket: &u.bucket, Key: &u.key,
+			UploadId: &u.id, MultipartUpload: &types.CompletedMultipartUpload{Parts: u.parts}})
+		return err
+	})
+	if err != nil {
+		var gone *types.NoSuchUpload
+		if tries > 1 && errors.As(err, &gone) {
+			// an earlier attempt may have completed it, its answer lost
+			u.done, u.buf = true, nil
+			return fmt.Errorf("s3: %s: completing the upload: the upload is gone after %d attempts; an earlier attempt may have completed it, so check the object: %w", u.Name(), attempts, err)
+		}
+		return u.fail(fmt.Errorf("s3: %s: completing the upload of %d parts failed after %d attempt(s): %w", u.Name(), len(u.parts), attempts, err))
+	}
+	u.done, u.buf = true, nil
+	return nil
+}
+
+// fail records err, aborts the multipart upload and returns err.
+func (u *Upload) fail(err error) error {
+	u.err = err
+	u.Abort()
+	return err
+}
+
+// Abort discards the upload: the parts sent are deleted, and the key is
+// left as it was.
+func (u *Upload) Abort() {
+	if u.done {
+		return
+	}
+	u.done, u.buf = true, nil
+	if u.err == nil {
+		u.err = fmt.Errorf("s3: %s: the upload was aborted", u.Name())
+	}
+	if u.id == "" {
+		return
+	}
+	// (not bounded by u.ctx, which may be why the upload is aborted)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), 30*time.Second)
+	defer cancel()
+	u.c.retry.Do(ctx, func(ctx context.Context) error {
+		_, err := u.c.api.AbortMultipartUpload(ctx, &awss3.AbortMultipartUploadInput{Bucket: &u.bucket, Key: &u.key, UploadId: &u.id})
+		var gone *types.NoSuchUpload
+		if errors.As(err, &gone) {
+			return nil
+		}
+		return err
+	})
+}

@@ -1,0 +1,201 @@
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"strata/internal/objtest"
+	"strata/iox"
+	"strata/iox/remote"
+	"strata/iox/s3"
+)
+
+// readObject returns the object's bytes, or nil and false when the key
+// does not exist.
+func readObject(t *testing.T, c *s3.Client, bucket, key string) ([]byte, bool) {
+	t.Helper()
+	ctx := context.Background()
+	o, err := c.Open(ctx, bucket, key)
+	if err != nil {
+		var status interface{ HTTPStatusCode() int }
+		if errors.As(err, &status) && status.HTTPStatusCode() == http.StatusNotFound {
+			return nil, false
+		}
+		t.Fatalf("open s3://%s/%s: %v", bucket, key, err)
+	}
+	b, err := iox.ReadRange(ctx, o, iox.Range{Len: o.Size()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, true
+}
+
+// pendingUploads counts the bucket's multipart uploads in progress for key.
+func pendingUploads(t *testing.T, c *s3.Client, bucket, key string) int {
+	t.Helper()
+	out, err := c.API().ListMultipartUploads(context.Background(), &awss3.ListMultipartUploadsInput{Bucket: &bucket, Prefix: &key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, u := range out.Uploads {
+		if aws.ToString(u.Key) == key {
+			n++
+		}
+	}
+	return n
+}
+
+// writeChunks writes data in pieces of odd sizes.
+func writeChunks(t *testing.T, u *s3.Upload, data []byte) error {
+	t.Helper()
+	for i, step := 0, 1; i < len(data); step = step*3 + 7 {
+		n := min(step%(1<<20)+1, len(data)-i)
+		if _, err := u.Write(data[i : i+n]); err != nil {
+			return err
+		}
+		i += n
+	}
+	return nil
+}
+
+// TestUpload: an object smaller than a part goes up in one PUT; a larger
+// one as a multipart upload of parts of the set size, its last part
+// shorter; both read back byte for byte, and an existing object is
+// replaced only by Commit.
+func TestUpload(t *testing.T) {
+	_, p, c, key := setup(t, []byte("the previous version"), fast)
+	ctx := context.Background()
+	for _, n := range []int{0, 1, 300_000, 12<<20 + 12345} {
+		data := randomBytes(n, uint64(n))
+		p.Reset()
+		u := c.Create(ctx, "strata-test", key)
+		u.SetPartSize(5 << 20)
+		if err := writeChunks(t, u, data); err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if n < 5<<20 {
+			if got, _ := readObject(t, c, "strata-test", key); n > 0 && bytes.Equal(got, data) {
+				t.Fatalf("%d bytes: the object changed before Commit", n)
+			}
+		}
+		puts := p.Counts().Requests
+		if err := u.Commit(); err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		puts = p.Counts().Requests - puts
+		if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, data) {
+			t.Fatalf("%d bytes: read back %d bytes (found %v)", n, len(got), ok)
+		}
+		if n < 5<<20 && puts != 1 {
+			t.Errorf("%d bytes: Commit sent %d requests, want one PUT", n, puts)
+		}
+		if n > 5<<20 {
+			// create, 3 parts (two of them before Commit), complete
+			if c := p.Counts().Requests; c < 5 {
+				t.Errorf("%d bytes: %d requests in all, want a multipart upload", n, c)
+			}
+		}
+		if _, err := u.Write([]byte("x")); err == nil {
+			t.Errorf("%d bytes: Write after Commit succeeded", n)
+		}
+		if err := u.Commit(); err == nil {
+			t.Errorf("%d bytes: a second Commit succeeded", n)
+		}
+	}
+	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
+		t.Errorf("%d multipart uploads left pending", pending)
+	}
+}
+
+// TestUploadAbort: Abort, after parts were sent or before, leaves the key
+// as it was and no upload pending; a Write after it fails.
+func TestUploadAbort(t *testing.T) {
+	old := []byte("the previous version")
+	_, _, c, key := setup(t, old, fast)
+	ctx := context.Background()
+	for _, n := range []int{1000, 11 << 20} {
+		u := c.Create(ctx, "strata-test", key)
+		u.SetPartSize(5 << 20)
+		if err := writeChunks(t, u, randomBytes(n, 7)); err != nil {
+			t.Fatal(err)
+		}
+		u.Abort()
+		u.Abort()
+		if _, err := u.Write([]byte("x")); err == nil {
+			t.Errorf("%d bytes: Write after Abort succeeded", n)
+		}
+		if err := u.Commit(); err == nil {
+			t.Errorf("%d bytes: Commit after Abort succeeded", n)
+		}
+		if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, old) {
+			t.Fatalf("%d bytes: after Abort the object holds %q (found %v)", n, got, ok)
+		}
+		if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
+			t.Errorf("%d bytes: %d multipart uploads left pending", n, pending)
+		}
+	}
+	// a new key stays absent
+	u := c.Create(ctx, "strata-test", key+".new")
+	u.Write([]byte("abc"))
+	u.Abort()
+	if _, ok := readObject(t, c, "strata-test", key+".new"); ok {
+		t.Error("an aborted upload created its key")
+	}
+}
+
+// TestUploadFaults: failed requests are retried (a part, the completion,
+// a single PUT); a part that keeps failing fails the upload with an error
+// naming the object and part, leaves the key as it was and aborts the
+// multipart upload.
+func TestUploadFaults(t *testing.T) {
+	old := []byte("the previous version")
+	srv, p, c, key := setup(t, old, remote.Retry{Attempts: 3, BaseDelay: fast.BaseDelay, MaxDelay: fast.MaxDelay})
+	ctx := context.Background()
+	data := randomBytes(11<<20, 9)
+
+	p.Inject("PUT", objtest.ServerError, objtest.SlowDown, objtest.Pass, objtest.Reset)
+	p.Inject("POST", objtest.TooMany) // the upload's start, then its completion
+	u := c.Create(ctx, "strata-test", key)
+	u.SetPartSize(5 << 20)
+	if err := writeChunks(t, u, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readObject(t, c, "strata-test", key); !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, want the %d written", len(got), len(data))
+	}
+	if n, f := p.Pending(), p.Counts().Faults; n != 0 || f != 4 {
+		t.Fatalf("%d faults left, %d answered; want every one of the 4 spent on the upload", n, f)
+	}
+	p.ClearFaults()
+
+	if err := srv.Put(ctx, "strata-test", key, old); err != nil {
+		t.Fatal(err)
+	}
+	p.Inject("PUT", objtest.Pass, objtest.ServerError, objtest.ServerError, objtest.ServerError)
+	u = c.Create(ctx, "strata-test", key)
+	u.SetPartSize(5 << 20)
+	err := writeChunks(t, u, data)
+	if err == nil {
+		err = u.Commit()
+	}
+	if err == nil || !strings.Contains(err.Error(), "s3://strata-test/"+key) || !strings.Contains(err.Error(), "part 2") {
+		t.Fatalf("a part failing 3 times: %v, want an error naming the object and part 2", err)
+	}
+	if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, old) {
+		t.Fatalf("after a failed upload the object holds %d bytes (found %v)", len(got), ok)
+	}
+	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
+		t.Errorf("%d multipart uploads left pending after a failure", pending)
+	}
+}
