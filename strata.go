@@ -50,20 +50,13 @@ type Writer struct {
 // (File.Metadata), where interop.SourceMetadata keeps a source's Arrow
 // schema for export to restore.
 func Create(path string, sch *arrow.Schema, opts *WriteOptions) (*Writer, error) {
-	var o WriteOptions
-	if opts != nil {
-		o = *opts
-	}
-	fw, err := format.Create(context.Background(), path, format.WriterOptions{GroupSize: o.StripeGroup})
-	if err != nil {
-		return nil, fmt.Errorf("strata: %w", err)
-	}
-	w, err := write.New(fw, sch, o)
-	if err != nil {
-		fw.Abort()
-		return nil, err
-	}
-	return &Writer{w: w, fw: fw}, nil
+	return start(sch, opts, func(fo format.WriterOptions) (*format.Writer, error) {
+		fw, err := format.Create(context.Background(), path, fo)
+		if err != nil {
+			return nil, fmt.Errorf("strata: %w", err)
+		}
+		return fw, nil
+	})
 }
 
 // CreateSink starts a file written to s, a remote destination such as the
@@ -74,17 +67,9 @@ func CreateSink(s iox.Sink, sch *arrow.Schema, opts *WriteOptions) (*Writer, err
 	if s == nil {
 		return nil, errors.New("strata: CreateSink: nil sink")
 	}
-	var o WriteOptions
-	if opts != nil {
-		o = *opts
-	}
-	fw := format.CreateSink(s, format.WriterOptions{GroupSize: o.StripeGroup})
-	w, err := write.New(fw, sch, o)
-	if err != nil {
-		fw.Abort()
-		return nil, err
-	}
-	return &Writer{w: w, fw: fw}, nil
+	return start(sch, opts, func(fo format.WriterOptions) (*format.Writer, error) {
+		return format.CreateSink(s, fo), nil
+	})
 }
 
 // NewWriter writes a Strata file to dst (no temporary-name protection).
@@ -93,13 +78,25 @@ func NewWriter(dst io.Writer, sch *arrow.Schema, opts *WriteOptions) (*Writer, e
 	if dst == nil {
 		return nil, errors.New("strata: NewWriter: nil destination")
 	}
+	return start(sch, opts, func(fo format.WriterOptions) (*format.Writer, error) {
+		return format.NewWriter(dst, fo), nil
+	})
+}
+
+// start starts a file on the container writer open makes, abandoning it
+// when the schema or options are refused.
+func start(sch *arrow.Schema, opts *WriteOptions, open func(format.WriterOptions) (*format.Writer, error)) (*Writer, error) {
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
 	}
-	fw := format.NewWriter(dst, format.WriterOptions{GroupSize: o.StripeGroup})
+	fw, err := open(format.WriterOptions{GroupSize: o.StripeGroup})
+	if err != nil {
+		return nil, err
+	}
 	w, err := write.New(fw, sch, o)
 	if err != nil {
+		fw.Abort()
 		return nil, err
 	}
 	return &Writer{w: w, fw: fw}, nil

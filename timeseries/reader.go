@@ -469,8 +469,8 @@ func ParseSelector(s string) (Selector, error) {
 		if t := strings.TrimLeft(s, " \t"); t != "" && (t[0] == '"' || t[0] == '\'') {
 			// a quoted tag: a name holding a comma, '=' or quotes
 			var err error
-			if k, s, err = unquoteTag(t); err != nil {
-				return nil, fmt.Errorf("timeseries: selector tag %s: %w: %w", t, err, read.ErrInvalidArgument)
+			if k, s, err = unquoted(t); err != nil {
+				return nil, fmt.Errorf("timeseries: selector tag: %w: %w", err, read.ErrInvalidArgument)
 			}
 			if k == "" {
 				return nil, fmt.Errorf("timeseries: selector %s: an empty tag: %w", t, read.ErrInvalidArgument)
@@ -528,9 +528,9 @@ func selectorOp(s string) (int, string) {
 	return -1, ""
 }
 
-// unquoteTag reads a tag quoted by its first byte (a doubled quote inside
+// unquoted reads a text quoted by its first byte (a doubled quote inside
 // is one quote) and returns it and what follows the closing quote.
-func unquoteTag(s string) (tag, rest string, err error) {
+func unquoted(s string) (text, rest string, err error) {
 	q := s[0]
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
@@ -545,31 +545,21 @@ func unquoteTag(s string) (tag, rest string, err error) {
 		}
 		return b.String(), s[i+1:], nil
 	}
-	return "", "", errors.New("a quote is not closed")
+	return "", "", fmt.Errorf("%s: a quote is not closed", s)
 }
 
-// unquote reads a value quoted by its first byte (a doubled quote inside
-// is one quote) and returns it and what follows, from the next comma.
+// unquote reads a quoted value and returns it and what follows, from the
+// next comma.
 func unquote(s string) (v, rest string, err error) {
-	q := s[0]
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		if s[i] != q {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 < len(s) && s[i+1] == q {
-			b.WriteByte(q)
-			i++
-			continue
-		}
-		rest = strings.TrimLeft(s[i+1:], " \t")
-		if rest != "" && rest[0] != ',' {
-			return "", "", fmt.Errorf("text after the closing quote: %q", rest)
-		}
-		return b.String(), rest, nil
+	v, rest, err = unquoted(s)
+	if err != nil {
+		return "", "", err
 	}
-	return "", "", fmt.Errorf("%s: a quote is not closed", s)
+	rest = strings.TrimLeft(rest, " \t")
+	if rest != "" && rest[0] != ',' {
+		return "", "", fmt.Errorf("text after the closing quote: %q", rest)
+	}
+	return v, rest, nil
 }
 
 // Series describes one series.

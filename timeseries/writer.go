@@ -130,20 +130,13 @@ type seriesState struct {
 // its scheme's package is linked in (uploaded as it is written, and
 // complete at Close or absent).
 func Create(path string, sch *arrow.Schema, m Model, opts *WriterOptions) (*Writer, error) {
-	var o WriterOptions
-	if opts != nil {
-		o = *opts
-	}
-	tw := &Writer{}
-	fw, err := format.Create(context.Background(), path, format.WriterOptions{GroupSize: o.Table.StripeGroup, OnStripe: tw.onStripe})
-	if err != nil {
-		return nil, fmt.Errorf("timeseries: %w", err)
-	}
-	if err := tw.init(fw, sch, m, o); err != nil {
-		fw.Abort()
-		return nil, err
-	}
-	return tw, nil
+	return start(sch, m, opts, func(fo format.WriterOptions) (*format.Writer, error) {
+		fw, err := format.Create(context.Background(), path, fo)
+		if err != nil {
+			return nil, fmt.Errorf("timeseries: %w", err)
+		}
+		return fw, nil
+	})
 }
 
 // CreateSink writes a time-series table to s, a remote destination such as
@@ -153,17 +146,9 @@ func CreateSink(s iox.Sink, sch *arrow.Schema, m Model, opts *WriterOptions) (*W
 	if s == nil {
 		return nil, errors.New("timeseries: CreateSink: nil sink")
 	}
-	var o WriterOptions
-	if opts != nil {
-		o = *opts
-	}
-	tw := &Writer{}
-	fw := format.CreateSink(s, format.WriterOptions{GroupSize: o.Table.StripeGroup, OnStripe: tw.onStripe})
-	if err := tw.init(fw, sch, m, o); err != nil {
-		fw.Abort()
-		return nil, err
-	}
-	return tw, nil
+	return start(sch, m, opts, func(fo format.WriterOptions) (*format.Writer, error) {
+		return format.CreateSink(s, fo), nil
+	})
 }
 
 // NewWriter writes a time-series table to dst.
@@ -171,13 +156,25 @@ func NewWriter(dst io.Writer, sch *arrow.Schema, m Model, opts *WriterOptions) (
 	if dst == nil {
 		return nil, errors.New("timeseries: NewWriter: nil destination")
 	}
+	return start(sch, m, opts, func(fo format.WriterOptions) (*format.Writer, error) {
+		return format.NewWriter(dst, fo), nil
+	})
+}
+
+// start starts a table on the container writer open makes, abandoning it
+// when the schema, model or options are refused.
+func start(sch *arrow.Schema, m Model, opts *WriterOptions, open func(format.WriterOptions) (*format.Writer, error)) (*Writer, error) {
 	var o WriterOptions
 	if opts != nil {
 		o = *opts
 	}
 	tw := &Writer{}
-	fw := format.NewWriter(dst, format.WriterOptions{GroupSize: o.Table.StripeGroup, OnStripe: tw.onStripe})
+	fw, err := open(format.WriterOptions{GroupSize: o.Table.StripeGroup, OnStripe: tw.onStripe})
+	if err != nil {
+		return nil, err
+	}
 	if err := tw.init(fw, sch, m, o); err != nil {
+		fw.Abort()
 		return nil, err
 	}
 	return tw, nil
