@@ -45,13 +45,13 @@ func runGen(args []string) error {
 	var sink genSink
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".strata":
-		w, err := strata.Create(out, tpch.Schema(), &strata.WriteOptions{RowsHint: gen.Rows()})
+		w, err := createStrata(ctx, out, nil, tpch.Schema(), &strata.WriteOptions{RowsHint: gen.Rows()})
 		if err != nil {
 			return err
 		}
 		sink = w
 	default:
-		s, err := interop.Create(out, tpch.Schema(), interop.WriteOptions{})
+		s, err := createExport(ctx, out, nil, tpch.Schema(), interop.WriteOptions{})
 		if err != nil {
 			return err
 		}
@@ -69,14 +69,14 @@ func genTSBS(out string, o tsbs.Options, pf *progressFlags) error {
 	}
 	var sink genSink
 	if strings.ToLower(filepath.Ext(out)) == ".strata" {
-		w, err := timeseries.Create(out, g.Schema(), timeseries.Model{Keys: tsbs.Tags, Time: tsbs.TimeColumn},
+		w, err := createTimeSeries(ctx, out, nil, g.Schema(), timeseries.Model{Keys: tsbs.Tags, Time: tsbs.TimeColumn},
 			&timeseries.WriterOptions{Sorted: !o.TimeMajor})
 		if err != nil {
 			return err
 		}
 		sink = w
 	} else {
-		s, err := interop.Create(out, g.Schema(), interop.WriteOptions{})
+		s, err := createExport(ctx, out, nil, g.Schema(), interop.WriteOptions{})
 		if err != nil {
 			return err
 		}

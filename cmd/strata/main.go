@@ -26,8 +26,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"sync/atomic"
+	"syscall"
 )
 
 const usage = `strata — columnar files with cascading encodings and selective reads
@@ -103,7 +106,27 @@ func main() {
 	if p := os.Getenv("STRATA_MEMPROFILE"); p != "" {
 		defer writeHeapProfile(p)
 	}
+	// An interrupted command aborts the uploads it started (a local file
+	// being written is left under its temporary name, which the next
+	// write of that path removes).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var interrupted atomic.Bool
+	go func() {
+		s := <-sigs
+		interrupted.Store(true) // (before the aborts cancel what run waits on)
+		abortUploads()
+		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, s)
+		code := 130
+		if s == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
+	}()
 	err := run(cmd, args)
+	if interrupted.Load() {
+		select {} // the aborts finish and exit
+	}
 	if err != nil {
 		code := exitCode(err)
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, err)

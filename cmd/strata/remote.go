@@ -9,6 +9,7 @@ import (
 	"os"
 	pathpkg "path"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -18,6 +19,7 @@ import (
 	"strata/iox"
 	"strata/iox/remote"
 	"strata/iox/s3"
+	"strata/timeseries"
 )
 
 // storeFlags are the object-storage settings every reading command takes.
@@ -66,16 +68,57 @@ func globPaths(ctx context.Context, pattern string, sf *storeFlags) ([]string, e
 }
 
 // createSink starts the upload of a remote destination (s3://, with the
-// command's object-storage flags), or returns nil for a local path, which
-// the writers create themselves under a temporary name.
+// command's object-storage flags, or the environment's when sf is nil),
+// or returns nil for a local path, which the writers create themselves
+// under a temporary name. The upload is aborted if the process is
+// interrupted before it completes (abortUploads).
 func createSink(ctx context.Context, path string, sf *storeFlags) (iox.Sink, error) {
 	switch iox.Scheme(path) {
 	case "", "file":
 		return nil, nil
 	case "s3":
-		return s3.Create(ctx, path, sf.s3Config())
+		if sf == nil {
+			sf = addStoreFlags(flag.NewFlagSet("", flag.ContinueOnError))
+		}
+		u, err := s3.Create(ctx, path, sf.s3Config())
+		if err != nil {
+			return nil, err
+		}
+		uploadsMu.Lock()
+		uploads = append(uploads, u)
+		uploadsMu.Unlock()
+		return u, nil
 	}
 	return iox.Create(ctx, path) // (says which schemes are read only)
+}
+
+// uploads are the uploads the command started; abortUploads aborts those
+// not completed, so that an interrupted command leaves no multipart upload
+// whose parts the store keeps (and bills) until a lifecycle rule ends it.
+var (
+	uploadsMu sync.Mutex
+	uploads   []*s3.Upload
+)
+
+func abortUploads() {
+	uploadsMu.Lock()
+	defer uploadsMu.Unlock()
+	for _, u := range uploads {
+		u.Abort() // (a completed upload is left alone)
+	}
+}
+
+// createTimeSeries starts a time-series table at a local path or a remote
+// location.
+func createTimeSeries(ctx context.Context, path string, sf *storeFlags, sch *arrow.Schema, m timeseries.Model, opts *timeseries.WriterOptions) (*timeseries.Writer, error) {
+	sink, err := createSink(ctx, path, sf)
+	if err != nil {
+		return nil, err
+	}
+	if sink == nil {
+		return timeseries.Create(path, sch, m, opts)
+	}
+	return timeseries.CreateSink(sink, sch, m, opts)
 }
 
 // createStrata starts a Strata file at a local path or a remote location.

@@ -17,7 +17,21 @@ import (
 	"strata/iox"
 )
 
-func TestMain(m *testing.M) { os.Exit(objtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv("STRATA_TEST_AS_CLI") == "1" {
+		// the test binary as the strata command (tests that signal a
+		// process run it so): the arguments after "--"
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Args = append(os.Args[:1], os.Args[i+1:]...)
+				break
+			}
+		}
+		main()
+		os.Exit(0)
+	}
+	os.Exit(objtest.Main(m))
+}
 
 // capture runs a command in-process and returns what it printed on stdout
 // and stderr.

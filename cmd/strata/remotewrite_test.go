@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"strata/internal/objtest"
 )
@@ -111,4 +116,62 @@ func TestWriteCommandsRemote(t *testing.T) {
 	if _, _, err := capture(t, "export", filepath.Join(dir, "li.strata"), "https://127.0.0.1:1/x.csv"); err == nil || !strings.Contains(err.Error(), "read only") {
 		t.Errorf("export to https://: %v, want a read-only error", err)
 	}
+}
+
+// TestInterruptAbortsUpload interrupts (SIGINT) a command uploading its
+// output in parts: it exits 130 having aborted the multipart upload, so
+// the store keeps no part and no object. Before, the process died at the
+// signal and the store kept the parts sent.
+func TestInterruptAbortsUpload(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send")
+	}
+	srv := objtest.Need(t)
+	ctx := context.Background()
+	if err := srv.Put(ctx, "clisig", "placeholder", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "--", "gen", "tpch", "--sf", "0.5", "s3://clisig/big.strata")
+	cmd.Env = append(append(os.Environ(), "STRATA_TEST_AS_CLI=1"), srv.Env("")...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// wait for a part to be stored
+	parts := filepath.Join(srv.Dir, "clisig", ".sgwtmp", "multipart")
+	deadline := time.Now().Add(2 * time.Minute)
+	for countFiles(parts) == 0 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no part uploaded in 2 minutes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want status 130\n%s", err, stderr.String())
+	}
+	if n := countFiles(parts); n != 0 {
+		t.Errorf("%d part files left in the store after the interrupt", n)
+	}
+	if _, err := os.Stat(filepath.Join(srv.Dir, "clisig", "big.strata")); err == nil {
+		t.Error("the interrupted upload created its object")
+	}
+}
+
+// countFiles counts the regular files below dir.
+func countFiles(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
 }

@@ -111,16 +111,7 @@ func runTSImport(args []string) error {
 	}
 	model := timeseries.Model{Keys: keys, Time: *timeCol}
 	wopts := &timeseries.WriterOptions{Sorted: *sorted, ChunkRows: *chunkRows, Table: write.Options{NoZstd: *noZstd}}
-	sink, err := createSink(ctx, pos[1], sf)
-	if err != nil {
-		return err
-	}
-	var w *timeseries.Writer
-	if sink == nil {
-		w, err = timeseries.Create(pos[1], sch, model, wopts)
-	} else {
-		w, err = timeseries.CreateSink(sink, sch, model, wopts)
-	}
+	w, err := createTimeSeries(ctx, pos[1], sf, sch, model, wopts)
 	if err != nil {
 		return err
 	}

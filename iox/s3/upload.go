@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,18 +42,25 @@ const minPartSize = 5 << 20
 // and billed, until a bucket lifecycle rule that aborts incomplete
 // multipart uploads removes them.
 //
-// An Upload is not safe for concurrent use.
+// An Upload is not safe for concurrent use, but for Abort, which another
+// goroutine may call to interrupt one being written (on a signal): it
+// cancels the request in flight and aborts the multipart upload.
 type Upload struct {
 	c           *Client
 	ctx         context.Context
+	cancel      context.CancelFunc
 	bucket, key string
 	partSize    int
 	buf         []byte
-	id          string // the multipart upload's id, once the first part is sent
 	parts       []types.CompletedPart
 	sent        int64
 	err         error
-	done        bool
+	done        bool // committed, failed or aborted: no more writes
+
+	mu        sync.Mutex // guards id, aborted and committed against a concurrent Abort
+	id        string     // the multipart upload's id, once the first part is sent
+	aborted   bool
+	committed bool
 }
 
 // Create starts an upload to an s3://bucket/key location with the
@@ -73,7 +81,8 @@ func Create(ctx context.Context, location string, cfg Config) (*Upload, error) {
 // Create starts an upload of bucket/key. ctx bounds every request the
 // upload sends, Commit's included.
 func (c *Client) Create(ctx context.Context, bucket, key string) *Upload {
-	return &Upload{c: c, ctx: ctx, bucket: bucket, key: key, partSize: DefaultPartSize}
+	ctx, cancel := context.WithCancel(ctx)
+	return &Upload{c: c, ctx: ctx, cancel: cancel, bucket: bucket, key: key, partSize: DefaultPartSize}
 }
 
 // SetPartSize sets the size of the parts not yet sent (at least 5 MiB;
@@ -88,7 +97,7 @@ func (u *Upload) Write(p []byte) (int, error) {
 	if u.err != nil {
 		return 0, u.err
 	}
-	if u.done {
+	if u.done || u.isAborted() {
 		return 0, fmt.Errorf("s3: %s: write after the upload ended", u.Name())
 	}
 	n := 0
@@ -121,7 +130,7 @@ func (u *Upload) sendPart() error {
 	if len(u.parts) >= 10000 {
 		return u.fail(fmt.Errorf("s3: %s: more than 10,000 parts", u.Name()))
 	}
-	if u.id == "" {
+	if u.uploadID() == "" {
 		var out *awss3.CreateMultipartUploadOutput
 		attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
 			var err error
@@ -134,7 +143,15 @@ func (u *Upload) sendPart() error {
 		if aws.ToString(out.UploadId) == "" {
 			return u.fail(fmt.Errorf("s3: %s: the server started an upload without an id", u.Name()))
 		}
+		u.mu.Lock()
 		u.id = aws.ToString(out.UploadId)
+		aborted := u.aborted
+		u.mu.Unlock()
+		if aborted {
+			// aborted while it started: abort what it started
+			u.abortID(u.id)
+			return u.fail(fmt.Errorf("s3: %s: the upload was aborted", u.Name()))
+		}
 	}
 	num := int32(len(u.parts) + 1)
 	var etag string
@@ -161,10 +178,10 @@ func (u *Upload) Commit() error {
 	if u.err != nil {
 		return u.err
 	}
-	if u.done {
+	if u.done || u.isAborted() {
 		return fmt.Errorf("s3: %s: the upload already ended", u.Name())
 	}
-	if u.id == "" {
+	if u.uploadID() == "" {
 		// one PUT: the object fits in a part
 		attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
 			_, err := u.c.api.PutObject(ctx, &awss3.PutObjectInput{Bucket: &u.bucket, Key: &u.key,
@@ -174,7 +191,7 @@ func (u *Upload) Commit() error {
 		if err != nil {
 			return u.fail(fmt.Errorf("s3: %s: PUT of %d bytes failed after %d attempt(s): %w", u.Name(), len(u.buf), attempts, err))
 		}
-		u.done, u.buf = true, nil
+		u.commitDone()
 		return nil
 	}
 	if len(u.buf) > 0 {
@@ -194,40 +211,69 @@ func (u *Upload) Commit() error {
 		var gone *types.NoSuchUpload
 		if tries > 1 && errors.As(err, &gone) {
 			// an earlier attempt may have completed it, its answer lost
-			u.done, u.buf = true, nil
-			return fmt.Errorf("s3: %s: completing the upload: the upload is gone after %d attempts; an earlier attempt may have completed it, so check the object: %w", u.Name(), attempts, err)
+			u.err = fmt.Errorf("s3: %s: completing the upload: the upload is gone after %d attempts; an earlier attempt may have completed it, so check the object: %w", u.Name(), attempts, err)
+			u.commitDone() // (nothing left to abort)
+			return u.err
 		}
 		return u.fail(fmt.Errorf("s3: %s: completing the upload of %d parts failed after %d attempt(s): %w", u.Name(), len(u.parts), attempts, err))
 	}
-	u.done, u.buf = true, nil
+	u.commitDone()
 	return nil
 }
 
-// fail records err, aborts the multipart upload and returns err.
+// commitDone records a completed object.
+func (u *Upload) commitDone() {
+	u.done, u.buf = true, nil
+	u.mu.Lock()
+	u.committed = true
+	u.mu.Unlock()
+}
+
+// fail records err, aborts the upload and returns err.
 func (u *Upload) fail(err error) error {
-	u.err = err
+	u.err, u.done, u.buf = err, true, nil
 	u.Abort()
 	return err
 }
 
-// Abort discards the upload: the parts sent are deleted, and the key is
-// left as it was.
+func (u *Upload) uploadID() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.id
+}
+
+func (u *Upload) isAborted() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.aborted
+}
+
+// Abort discards the upload: the request in flight is cancelled, the
+// parts sent are deleted, and the key is left as it was. It may be called
+// more than once, and from another goroutine than the one writing. An
+// Upload already committed is left alone.
 func (u *Upload) Abort() {
-	if u.done {
+	u.mu.Lock()
+	if u.aborted || u.committed {
+		u.mu.Unlock()
 		return
 	}
-	u.done, u.buf = true, nil
-	if u.err == nil {
-		u.err = fmt.Errorf("s3: %s: the upload was aborted", u.Name())
+	u.aborted = true
+	id := u.id
+	u.mu.Unlock()
+	u.cancel()
+	if id != "" {
+		u.abortID(id)
 	}
-	if u.id == "" {
-		return
-	}
-	// (not bounded by u.ctx, which may be why the upload is aborted)
+}
+
+// abortID aborts the multipart upload id, deleting its parts.
+func (u *Upload) abortID(id string) {
+	// (not bounded by u.ctx, cancelled by now)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), 30*time.Second)
 	defer cancel()
 	u.c.retry.Do(ctx, func(ctx context.Context) error {
-		_, err := u.c.api.AbortMultipartUpload(ctx, &awss3.AbortMultipartUploadInput{Bucket: &u.bucket, Key: &u.key, UploadId: &u.id})
+		_, err := u.c.api.AbortMultipartUpload(ctx, &awss3.AbortMultipartUploadInput{Bucket: &u.bucket, Key: &u.key, UploadId: &id})
 		var gone *types.NoSuchUpload
 		if errors.As(err, &gone) {
 			return nil

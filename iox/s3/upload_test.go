@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -197,5 +198,43 @@ func TestUploadFaults(t *testing.T) {
 	}
 	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
 		t.Errorf("%d multipart uploads left pending after a failure", pending)
+	}
+}
+
+// TestUploadAbortConcurrent: Abort from another goroutine interrupts an
+// upload whose part is in flight (held by the proxy): the writer's call
+// returns an error, the key keeps its old bytes and no upload is left
+// pending.
+func TestUploadAbortConcurrent(t *testing.T) {
+	old := []byte("the previous version")
+	_, p, c, key := setup(t, old, fast)
+	ctx := context.Background()
+	u := c.Create(ctx, "strata-test", key)
+	u.SetPartSize(5 << 20)
+	data := randomBytes(11<<20, 3)
+	if _, err := u.Write(data[:6<<20]); err != nil { // the first part goes
+		t.Fatal(err)
+	}
+	p.Inject("PUT", objtest.Stall) // the second part hangs until cancelled
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.Write(data[6<<20:])
+		if err == nil {
+			err = u.Commit()
+		}
+		done <- err
+	}()
+	for p.Pending() > 0 {
+		time.Sleep(time.Millisecond) // until the stalled request arrived
+	}
+	u.Abort()
+	if err := <-done; err == nil {
+		t.Fatal("an upload aborted mid-part committed")
+	}
+	if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, old) {
+		t.Fatalf("after Abort the object holds %d bytes (found %v)", len(got), ok)
+	}
+	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
+		t.Errorf("%d multipart uploads left pending", pending)
 	}
 }
