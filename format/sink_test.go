@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"strata/iox"
@@ -72,5 +75,48 @@ func TestCreateSink(t *testing.T) {
 	write(w)
 	if err := w.Close(); !errors.Is(err, s.commitErr) {
 		t.Fatalf("failing commit: %v", err)
+	}
+}
+
+// TestCreateFileMode: a new file gets the mode os.Create gives (0666 less
+// the umask), as other writers' files do, not the private 0600 of its
+// temporary name; a file replaced keeps its mode.
+func TestCreateFileMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.strata")
+	write := func() {
+		t.Helper()
+		w, err := CreateFile(path, WriterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteChunk(0, []byte("abc"), 3, nil)
+		w.FinishStripe(3)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain, err := os.Create(filepath.Join(dir, "plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Close()
+	pfi, err := os.Stat(plain.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write()
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != pfi.Mode().Perm() {
+		t.Fatalf("new file: mode %v, %v; want %v as os.Create gives", fi.Mode().Perm(), err, pfi.Mode().Perm())
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("replaced file: mode %v, %v; want 0640 kept", fi.Mode().Perm(), err)
 	}
 }

@@ -127,6 +127,15 @@ func CreateFile(path string, opts WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// (created 0666 less the umask, as a new file of any writer; a file
+	// it replaces gives it its mode)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if err := f.Chmod(fi.Mode().Perm()); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+	}
 	buf := bufio.NewWriterSize(f, 1<<20)
 	w := NewWriter(buf, opts)
 	w.file, w.buf, w.tmp, w.path = f, buf, f.Name(), path
@@ -185,7 +194,7 @@ func removeAbandoned(path string) {
 // and a fresh one is made.
 func createLockedTemp(path string) (*os.File, error) {
 	for try := 0; ; try++ {
-		f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+TempSuffix+"*")
+		f, err := iox.CreateTemp(filepath.Dir(path), filepath.Base(path)+TempSuffix+"*", 0o666)
 		if err != nil {
 			return nil, err
 		}

@@ -589,24 +589,27 @@ func (s directSink) Abort() { s.formatSink.Close() }
 // createTemp creates the file a sink writes for path: a temporary file
 // beside it (tmp is its name), or path itself when it exists and is not
 // a regular file. The temporary file gets the mode of the file it will
-// replace, or 0644.
+// replace, or 0666 less the umask, as any new file.
 func createTemp(path string) (f *os.File, tmp string, err error) {
-	mode := os.FileMode(0o644)
+	var mode os.FileMode
+	replaces := false
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
 			f, err := os.OpenFile(path, os.O_WRONLY, 0)
 			return f, "", err
 		}
-		mode = fi.Mode().Perm()
+		mode, replaces = fi.Mode().Perm(), true
 	}
-	f, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
+	f, err = iox.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*", 0o666)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, "", err
+	if replaces {
+		if err := f.Chmod(mode); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, "", err
+		}
 	}
 	return f, f.Name(), nil
 }
@@ -652,11 +655,14 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 		return nil, err
 	}
 	var obj iox.Sink
-	if iox.IsRemote(path) {
+	switch {
+	case iox.IsRemote(path):
 		var err error
 		if obj, err = iox.Create(context.Background(), path); err != nil {
 			return nil, fmt.Errorf("interop: %w", err)
 		}
+	case iox.Scheme(path) == "file":
+		path = path[len("file://"):]
 	}
 	return create(path, obj, sch, opts)
 }

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -66,4 +70,24 @@ func Create(ctx context.Context, location string) (Sink, error) {
 		return nil, fmt.Errorf("iox: cannot write %s: no writer for %s:// locations (import the package that writes them, such as strata/iox/s3)", location, scheme)
 	}
 	return create(ctx, location)
+}
+
+// CreateTemp creates a new file in dir named pattern with its last "*"
+// replaced by random digits, as os.CreateTemp does, but with permissions
+// perm less the process's umask (os.CreateTemp's are always 0600): a
+// file written under a temporary name and renamed into place then gets
+// the mode any other new file of the process would.
+func CreateTemp(dir, pattern string, perm os.FileMode) (*os.File, error) {
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
+	}
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if os.IsExist(err) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }

@@ -770,6 +770,9 @@ func outSize(ctx context.Context, path string, sf *storeFlags) int64 {
 		}
 		return src.Size()
 	}
+	if iox.Scheme(path) == "file" {
+		path = path[len("file://"):]
+	}
 	return fileSize(path)
 }
 
