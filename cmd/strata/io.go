@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/mattn/go-runewidth"
 
 	"strata"
 	"strata/interop"
@@ -359,7 +360,7 @@ func (p *printer) table(rec arrow.Record) error {
 	width := p.width
 	for _, r := range cells {
 		for c, s := range r {
-			width[c] = max(width[c], utf8.RuneCountInString(s))
+			width[c] = max(width[c], runewidth.StringWidth(s))
 		}
 	}
 	var sb strings.Builder
@@ -370,7 +371,9 @@ func (p *printer) table(rec arrow.Record) error {
 			}
 			sb.WriteString(s)
 			if c < ncol-1 {
-				sb.WriteString(strings.Repeat(" ", width[c]-utf8.RuneCountInString(s)))
+				// (by the columns a terminal gives it: two for wide CJK
+				// characters, none for combining marks)
+				sb.WriteString(strings.Repeat(" ", width[c]-runewidth.StringWidth(s)))
 			}
 		}
 		sb.WriteByte('\n')

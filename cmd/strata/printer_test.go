@@ -170,3 +170,28 @@ func TestPrinterTableText(t *testing.T) {
 		t.Errorf("CSV changed the values:\n%s", csv)
 	}
 }
+
+// TestPrinterTableWideText: columns holding CJK text (two terminal
+// columns a character) and combining marks (none) stay aligned; they were
+// padded by rune count, so every column after CJK text was pushed right.
+func TestPrinterTableWideText(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "name", Type: arrow.BinaryTypes.String},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.StringBuilder).AppendValues([]string{"张三", "alice", "山田太郎", "e\u0301te\u0301"}, nil)
+	b.Field(1).(*array.Int64Builder).AppendValues([]int64{1, 22, 333, 4}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	want := "name      n\n" +
+		"--------  ---\n" +
+		"张三      1\n" +
+		"alice     22\n" +
+		"山田太郎  333\n" +
+		"e\u0301te\u0301       4\n"
+	if out := printAll(t, "table", rec); out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
