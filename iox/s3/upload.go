@@ -31,9 +31,10 @@ const DefaultPartSize = 8 << 20
 const minPartSize = 5 << 20
 
 // Upload writes one object, as an iox.Sink: what is written is buffered a
-// part at a time and sent as the parts of a multipart upload, so memory
-// stays at one part however large the object; an object smaller than one
-// part is sent with a single PUT. The object appears under its key only
+// part at a time and sent as the parts of a multipart upload, each part
+// sent while the next one fills, so memory stays at two parts however
+// large the object; an object smaller than one part is sent with a
+// single PUT. The object appears under its key only
 // when Commit succeeds (S3 replaces an existing object atomically); Abort,
 // or a failure, aborts the multipart upload and leaves the key as it was.
 // Every request is retried as reads are (Config.Retry).
@@ -56,6 +57,9 @@ type Upload struct {
 	sent        int64
 	err         error
 	done        bool // committed, failed or aborted: no more writes
+	spare       []byte        // the buffer of the part sent last, for the next one
+	inflight    chan partDone // the part being sent, nil when none
+	senders     sync.WaitGroup
 
 	mu        sync.Mutex // guards id, aborted and committed against a concurrent Abort
 	id        string     // the multipart upload's id, once the first part is sent
@@ -124,10 +128,21 @@ func (u *Upload) size() int {
 	return u.partSize << min(len(u.parts)/1000, 10)
 }
 
-// sendPart sends the buffered bytes as the next part, starting the
-// multipart upload first if need be.
+// partDone is what sending one part came to.
+type partDone struct {
+	part types.CompletedPart
+	body []byte
+	off  int64 // its offset in the object
+	err  error
+	n    int // attempts
+}
+
+// sendPart starts sending the buffered bytes as the next part, starting
+// the multipart upload first if need be, once the part sent before it is
+// done; the part goes on a goroutine of its own while the caller fills
+// the next.
 func (u *Upload) sendPart() error {
-	if len(u.parts) >= 10000 {
+	if n := len(u.parts); n >= 10000 || n >= 9999 && u.inflight != nil {
 		return u.fail(fmt.Errorf("s3: %s: more than 10,000 parts", u.Name()))
 	}
 	if u.uploadID() == "" {
@@ -153,23 +168,51 @@ func (u *Upload) sendPart() error {
 			return u.fail(fmt.Errorf("s3: %s: the upload was aborted", u.Name()))
 		}
 	}
-	num := int32(len(u.parts) + 1)
-	var etag string
-	attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
-		out, err := u.c.api.UploadPart(ctx, &awss3.UploadPartInput{Bucket: &u.bucket, Key: &u.key, UploadId: &u.id,
-			PartNumber: aws.Int32(num), Body: bytes.NewReader(u.buf), ContentLength: aws.Int64(int64(len(u.buf)))})
-		if err != nil {
-			return err
-		}
-		etag = aws.ToString(out.ETag)
-		return nil
-	})
-	if err != nil {
-		return u.fail(fmt.Errorf("s3: %s: part %d (%d bytes at %d) failed after %d attempt(s): %w", u.Name(), num, len(u.buf), u.sent, attempts, err))
+	if err := u.wait(); err != nil {
+		return err
 	}
-	u.parts = append(u.parts, types.CompletedPart{PartNumber: aws.Int32(num), ETag: aws.String(etag)})
-	u.sent += int64(len(u.buf))
-	u.buf = u.buf[:0]
+	num := int32(len(u.parts) + 1)
+	body, off := u.buf, u.sent
+	u.buf, u.spare = u.spare[:0], nil
+	u.mu.Lock()
+	if u.aborted {
+		u.mu.Unlock()
+		return u.fail(fmt.Errorf("s3: %s: the upload was aborted", u.Name()))
+	}
+	u.senders.Add(1) // (under mu: Abort waits for the senders only once none can start)
+	u.mu.Unlock()
+	done := make(chan partDone, 1)
+	u.inflight = done
+	go func() {
+		defer u.senders.Done()
+		r := partDone{body: body, off: off}
+		r.n, r.err = u.c.retry.Do(u.ctx, func(ctx context.Context) error {
+			out, err := u.c.api.UploadPart(ctx, &awss3.UploadPartInput{Bucket: &u.bucket, Key: &u.key, UploadId: &u.id,
+				PartNumber: aws.Int32(num), Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body)))})
+			if err != nil {
+				return err
+			}
+			r.part = types.CompletedPart{PartNumber: aws.Int32(num), ETag: out.ETag}
+			return nil
+		})
+		done <- r
+	}()
+	return nil
+}
+
+// wait waits for the part being sent, if any, and records it.
+func (u *Upload) wait() error {
+	if u.inflight == nil {
+		return nil
+	}
+	r := <-u.inflight
+	u.inflight = nil
+	if r.err != nil {
+		return u.fail(fmt.Errorf("s3: %s: part %d (%d bytes at %d) failed after %d attempt(s): %w", u.Name(), len(u.parts)+1, len(r.body), r.off, r.n, r.err))
+	}
+	u.parts = append(u.parts, r.part)
+	u.sent += int64(len(r.body))
+	u.spare = r.body
 	return nil
 }
 
@@ -198,6 +241,9 @@ func (u *Upload) Commit() error {
 		if err := u.sendPart(); err != nil {
 			return err
 		}
+	}
+	if err := u.wait(); err != nil {
+		return err
 	}
 	sort.Slice(u.parts, func(i, j int) bool { return *u.parts[i].PartNumber < *u.parts[j].PartNumber })
 	tries := 0
@@ -231,8 +277,12 @@ func (u *Upload) commitDone() {
 
 // fail records err, aborts the upload and returns err.
 func (u *Upload) fail(err error) error {
-	u.err, u.done, u.buf = err, true, nil
+	u.err, u.done, u.buf, u.spare = err, true, nil, nil
 	u.Abort()
+	if u.inflight != nil {
+		<-u.inflight // (cancelled by Abort)
+		u.inflight = nil
+	}
 	return err
 }
 
@@ -262,6 +312,9 @@ func (u *Upload) Abort() {
 	id := u.id
 	u.mu.Unlock()
 	u.cancel()
+	// a part still being sent when the upload is aborted could be stored
+	// after the abort: wait for the sender, cancelled above
+	u.senders.Wait()
 	if id != "" {
 		u.abortID(id)
 	}
