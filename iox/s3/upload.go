@@ -56,7 +56,7 @@ type Upload struct {
 	parts       []types.CompletedPart
 	sent        int64
 	err         error
-	done        bool // committed, failed or aborted: no more writes
+	done        bool          // committed, failed or aborted: no more writes
 	spare       []byte        // the buffer of the part sent last, for the next one
 	inflight    chan partDone // the part being sent, nil when none
 	senders     sync.WaitGroup
