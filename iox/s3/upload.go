@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,6 +75,11 @@ func Create(ctx context.Context, location string, cfg Config) (*Upload, error) {
 	bucket, key, err := ParseURL(location)
 	if err != nil {
 		return nil, err
+	}
+	if strings.HasSuffix(key, "/") {
+		// (an S3 console folder: a file written there would be unreachable
+		// by the name a user gave it in a listing)
+		return nil, fmt.Errorf("s3: %s names a folder, not an object: add the file's name", location)
 	}
 	c, err := sharedClient(ctx, cfg)
 	if err != nil {

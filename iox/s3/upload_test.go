@@ -238,3 +238,14 @@ func TestUploadAbortConcurrent(t *testing.T) {
 		t.Errorf("%d multipart uploads left pending", pending)
 	}
 }
+
+// TestCreateLocation: a location that names no object is refused before
+// anything is written.
+func TestCreateLocation(t *testing.T) {
+	for _, loc := range []string{"s3://b", "s3://b/", "s3://b/dir/", "http://b/k"} {
+		if u, err := s3.Create(context.Background(), loc, s3.Config{Region: "us-east-1", Anonymous: true}); err == nil {
+			u.Abort()
+			t.Errorf("%s: accepted", loc)
+		}
+	}
+}
