@@ -273,12 +273,15 @@ func (u *Upload) Commit() error {
 	return nil
 }
 
-// commitDone records a completed object.
+// commitDone records a completed object and releases the upload's
+// context, which would otherwise stay registered with its parent (a
+// long-lived one keeps every committed upload's) until the parent ends.
 func (u *Upload) commitDone() {
 	u.done, u.buf = true, nil
 	u.mu.Lock()
 	u.committed = true
 	u.mu.Unlock()
+	u.cancel()
 }
 
 // fail records err, aborts the upload and returns err.

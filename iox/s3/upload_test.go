@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,5 +249,64 @@ func TestCreateLocation(t *testing.T) {
 			u.Abort()
 			t.Errorf("%s: accepted", loc)
 		}
+	}
+}
+
+// TestUploadReleasesContext: an upload that ends — committed, aborted or
+// failed — stops watching the context it was created with. Before, a
+// committed one stayed registered with its parent until the parent ended,
+// so a process creating uploads under one long-lived context kept every
+// committed upload's context (and, for a context of its own type, a
+// goroutine each).
+func TestUploadReleasesContext(t *testing.T) {
+	_, p, c, key := setup(t, []byte("old"), remote.Retry{Attempts: 1})
+	parent := &watchedContext{Context: context.Background(), done: make(chan struct{})}
+	for _, tc := range []struct {
+		name string
+		n    int
+		end  func(u *s3.Upload) error
+	}{
+		{"committed PUT", 10, (*s3.Upload).Commit},
+		{"committed parts", 11 << 20, (*s3.Upload).Commit},
+		{"aborted", 10, func(u *s3.Upload) error { u.Abort(); return nil }},
+		{"failed", 10, func(u *s3.Upload) error {
+			p.Inject("PUT", objtest.ServerError)
+			if u.Commit() == nil {
+				return errors.New("a failing PUT committed")
+			}
+			return nil
+		}},
+	} {
+		u := c.Create(parent, "strata-test", key)
+		u.SetPartSize(5 << 20)
+		if err := writeChunks(t, u, randomBytes(tc.n, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.end(u); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if n := parent.watchers.Load(); n != 0 {
+			t.Errorf("%s: the parent context still has %d watcher(s)", tc.name, n)
+		}
+	}
+}
+
+// watchedContext counts the contexts derived from it that watch it
+// (context.WithCancel registers through AfterFunc and stops when
+// cancelled).
+type watchedContext struct {
+	context.Context
+	done     chan struct{}
+	watchers atomic.Int64
+}
+
+func (c *watchedContext) Done() <-chan struct{} { return c.done }
+
+func (c *watchedContext) AfterFunc(func()) func() bool {
+	c.watchers.Add(1)
+	var once sync.Once
+	return func() bool {
+		once.Do(func() { c.watchers.Add(-1) })
+		return true
 	}
 }
