@@ -627,7 +627,7 @@ func (f *File) Select(ctx context.Context, sel Selector) ([]Series, error) {
 type keyMatcher struct {
 	col int
 	neq string         // canonical value it must differ from (re nil)
-	re  *regexp.Regexp // else: the expression the text must match
+	re  *regexp.Regexp // else: the expression the whole text must match, leftmost-longest
 	not bool           // !~
 }
 
@@ -635,7 +635,17 @@ func (m *keyMatcher) match(f *File, key Key) bool {
 	if m.re == nil {
 		return key[m.col] != m.neq
 	}
-	return m.re.MatchString(f.t.render(m.col, key[m.col])) != m.not
+	return wholeMatch(m.re, f.t.render(m.col, key[m.col])) != m.not
+}
+
+// wholeMatch reports whether re, set to leftmost-longest matching, matches
+// all of s: a match spanning s starts at the leftmost position there is
+// and is the longest from it, so it is the one found if it exists. (The
+// expression is not wrapped in ^(?:...)$, which a \Q without \E would
+// quote the end of.)
+func wholeMatch(re *regexp.Regexp, s string) bool {
+	loc := re.FindStringIndex(s)
+	return loc != nil && loc[0] == 0 && loc[1] == len(s)
 }
 
 // selectEntries resolves a selector: the key columns it fixes from the
@@ -673,14 +683,11 @@ func (f *File) selectEntries(ctx context.Context, sel Selector, st *Stats) ([]*s
 			}
 			want[i] = c
 		default:
-			_, err := regexp.Compile(v) // (its own error, not the anchored one's)
-			re, err2 := regexp.Compile("^(?:" + v + ")$")
-			if err == nil {
-				err = err2
-			}
+			re, err := regexp.Compile(v)
 			if err != nil {
 				return nil, fmt.Errorf("timeseries: selector %s%s: %w: %w", name, op, err, read.ErrInvalidArgument)
 			}
+			re.Longest() // (wholeMatch)
 			ms = append(ms, keyMatcher{col: i, re: re, not: op == "!~"})
 		}
 	}

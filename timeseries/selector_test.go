@@ -124,6 +124,13 @@ func TestSelectOperators(t *testing.T) {
 		{"k=host_1,k!=host_1", nil},
 		{"k=host_10,k=~host.*", []string{"host_10"}},
 		{"k=nope,k!~x", nil},
+		// \Q quotes to the end of the expression: it used to swallow the
+		// anchoring group's closing parenthesis and be refused
+		{`k=~\Qa.b`, []string{"a.b"}},
+		{`k=~db_\Q1`, []string{"db_1"}},
+		{`k!~\Qhost_1`, []string{"", "a.b", "db_1", "db_20", "host_10", "host_2"}},
+		{`k=~\Q`, []string{""}},
+		{"k=~host_1|host_10", []string{"host_1", "host_10"}}, // the longer alternative spans host_10
 	} {
 		sel, err := ParseSelector(tc.sel)
 		if err != nil {
