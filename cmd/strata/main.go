@@ -31,6 +31,7 @@ import (
 	"runtime/pprof"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 const usage = `strata — columnar files with cascading encodings and selective reads
@@ -117,11 +118,7 @@ func main() {
 		interrupted.Store(true) // (before the aborts cancel what run waits on)
 		abortUploads()
 		fmt.Fprintf(os.Stderr, "strata %s: %v\n", cmd, s)
-		code := 130
-		if s == syscall.SIGTERM {
-			code = 143
-		}
-		os.Exit(code)
+		dieOf(s)
 	}()
 	err := run(cmd, args)
 	if interrupted.Load() {
@@ -133,6 +130,25 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(code)
 	}
+}
+
+// dieOf ends the process by signal s, as its default action would have,
+// once the interrupted command has cleaned up: a shell running commands in
+// a loop stops at a command killed by SIGINT, but takes an exit status of
+// 130 for a command that handled the interrupt itself and runs the next
+// one. Where the signal cannot be raised again (Windows, or a signal the
+// parent ignores), the exit status says it: 130 for SIGINT, 143 for
+// SIGTERM.
+func dieOf(s os.Signal) {
+	signal.Reset(s)
+	if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(s) == nil {
+		time.Sleep(time.Second) // (the signal is on its way)
+	}
+	code := 130
+	if s == syscall.SIGTERM {
+		code = 143
+	}
+	os.Exit(code)
 }
 
 // writeHeapProfile writes the heap profile to path, after a collection so
