@@ -46,9 +46,11 @@ const minPartSize = 5 << 20
 //
 // An Upload is not safe for concurrent use, but for Abort, which another
 // goroutine may call to interrupt one being written (on a signal): it
-// cancels the request in flight and aborts the multipart upload.
+// cancels the part in flight (waiting for the request starting the upload
+// instead, whose answer names it) and aborts the multipart upload.
 type Upload struct {
 	c           *Client
+	parent      context.Context // the caller's: bounds the upload's start (start)
 	ctx         context.Context
 	cancel      context.CancelFunc
 	bucket, key string
@@ -91,8 +93,8 @@ func Create(ctx context.Context, location string, cfg Config) (*Upload, error) {
 // Create starts an upload of bucket/key. ctx bounds every request the
 // upload sends, Commit's included.
 func (c *Client) Create(ctx context.Context, bucket, key string) *Upload {
-	ctx, cancel := context.WithCancel(ctx)
-	return &Upload{c: c, ctx: ctx, cancel: cancel, bucket: bucket, key: key, partSize: DefaultPartSize}
+	uctx, cancel := context.WithCancel(ctx)
+	return &Upload{c: c, parent: ctx, ctx: uctx, cancel: cancel, bucket: bucket, key: key, partSize: DefaultPartSize}
 }
 
 // SetPartSize sets the size of the parts not yet sent (at least 5 MiB;
@@ -152,26 +154,8 @@ func (u *Upload) sendPart() error {
 		return u.fail(fmt.Errorf("s3: %s: more than 10,000 parts", u.Name()))
 	}
 	if u.uploadID() == "" {
-		var out *awss3.CreateMultipartUploadOutput
-		attempts, err := u.c.retry.Do(u.ctx, func(ctx context.Context) error {
-			var err error
-			out, err = u.c.api.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: &u.bucket, Key: &u.key})
+		if err := u.start(); err != nil {
 			return err
-		})
-		if err != nil {
-			return u.fail(fmt.Errorf("s3: %s: starting the upload failed after %d attempt(s): %w", u.Name(), attempts, err))
-		}
-		if aws.ToString(out.UploadId) == "" {
-			return u.fail(fmt.Errorf("s3: %s: the server started an upload without an id", u.Name()))
-		}
-		u.mu.Lock()
-		u.id = aws.ToString(out.UploadId)
-		aborted := u.aborted
-		u.mu.Unlock()
-		if aborted {
-			// aborted while it started: abort what it started
-			u.abortID(u.id)
-			return u.fail(fmt.Errorf("s3: %s: the upload was aborted", u.Name()))
 		}
 	}
 	if err := u.wait(); err != nil {
@@ -203,6 +187,43 @@ func (u *Upload) sendPart() error {
 		})
 		done <- r
 	}()
+	return nil
+}
+
+// start starts the multipart upload. Abort does not cancel the request
+// (only the caller's context does): the server may have started the
+// upload already, and only the answer names it. Abort waits for the
+// request as for a part being sent, and aborts the upload it started.
+func (u *Upload) start() error {
+	u.mu.Lock()
+	if u.aborted {
+		u.mu.Unlock()
+		return u.fail(fmt.Errorf("s3: %s: the upload was aborted", u.Name()))
+	}
+	u.senders.Add(1)
+	u.mu.Unlock()
+	var out *awss3.CreateMultipartUploadOutput
+	attempts, err := u.c.retry.Do(u.parent, func(ctx context.Context) error {
+		var err error
+		out, err = u.c.api.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: &u.bucket, Key: &u.key})
+		return err
+	})
+	u.mu.Lock()
+	if err == nil {
+		u.id = aws.ToString(out.UploadId)
+	}
+	id, aborted := u.id, u.aborted
+	u.mu.Unlock()
+	u.senders.Done() // (before fail, whose Abort waits for the senders)
+	switch {
+	case err != nil:
+		return u.fail(fmt.Errorf("s3: %s: starting the upload failed after %d attempt(s): %w", u.Name(), attempts, err))
+	case id == "":
+		return u.fail(fmt.Errorf("s3: %s: the server started an upload without an id", u.Name()))
+	case aborted:
+		// (the Abort that waited for this aborts the upload)
+		return u.fail(fmt.Errorf("s3: %s: the upload was aborted", u.Name()))
+	}
 	return nil
 }
 
@@ -307,8 +328,9 @@ func (u *Upload) isAborted() bool {
 	return u.aborted
 }
 
-// Abort discards the upload: the request in flight is cancelled, the
-// parts sent are deleted, and the key is left as it was. It may be called
+// Abort discards the upload: the part in flight is cancelled (the request
+// starting the upload is waited for), the parts sent are deleted, and the
+// key is left as it was. It may be called
 // more than once, and from another goroutine than the one writing. An
 // Upload already committed is left alone.
 func (u *Upload) Abort() {
@@ -318,13 +340,13 @@ func (u *Upload) Abort() {
 		return
 	}
 	u.aborted = true
-	id := u.id
 	u.mu.Unlock()
 	u.cancel()
 	// a part still being sent when the upload is aborted could be stored
-	// after the abort: wait for the sender, cancelled above
+	// after the abort: wait for the sender, cancelled above (and for the
+	// upload's start, not cancelled, which names the upload to abort)
 	u.senders.Wait()
-	if id != "" {
+	if id := u.uploadID(); id != "" {
 		u.abortID(id)
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -308,5 +311,64 @@ func (c *watchedContext) AfterFunc(func()) func() bool {
 	return func() bool {
 		once.Do(func() { c.watchers.Add(-1) })
 		return true
+	}
+}
+
+// TestUploadAbortWhileStarting: Abort while the request starting the
+// multipart upload is answered (the server has started it; its answer,
+// which alone names it, is held back) aborts the upload the server
+// started once that answer arrives: when Abort returns, no upload is left
+// pending. Before, Abort returned at once and cancelled the request, so
+// the upload's id was never learned and its parts' upload stayed pending
+// (the CLI exits as soon as Abort returns).
+func TestUploadAbortWhileStarting(t *testing.T) {
+	srv := objtest.Need(t)
+	ctx := context.Background()
+	key := "abort-while-starting.bin"
+	if err := srv.Put(ctx, "strata-test", key, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{}) // the server has answered the start
+	release := make(chan struct{}) // its answer may go on
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(r *http.Response) error {
+		if r.Request.Method == http.MethodPost && r.Request.URL.Query().Has("uploads") {
+			close(started)
+			<-release
+		}
+		return nil
+	}
+	hold := httptest.NewServer(rp)
+	t.Cleanup(hold.Close)
+	cfg := srv.Config(hold.URL)
+	cfg.Retry = fast
+	c, err := s3.NewClient(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+
+	u := c.Create(ctx, "strata-test", key)
+	u.SetPartSize(5 << 20)
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.Write(randomBytes(5<<20, 4)) // a full part: the upload starts
+		done <- err
+	}()
+	<-started
+	time.AfterFunc(50*time.Millisecond, func() { close(release) })
+	u.Abort()
+	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
+		t.Errorf("%d multipart uploads pending when Abort returned", pending)
+	}
+	if err := <-done; err == nil {
+		t.Error("a Write that an Abort interrupted succeeded")
+	}
+	if got, _ := readObject(t, c, "strata-test", key); string(got) != "old" {
+		t.Errorf("after Abort the object holds %q", got)
 	}
 }
