@@ -64,14 +64,23 @@ type ioCounter interface {
 	LastIO() (requests, bytes int64)
 }
 
-// coldRows keeps, in order, the rows of rows that fall in a block of 8192
-// rows (the default chunk of Strata's writer) no earlier kept row fell in.
+// coldBlock is the span of rows a cold lookup's row is alone in: Strata's
+// writer cuts a column's chunks at multiples of a power of two of at most
+// 64 Ki values (write.Options.ChunkValues), so a row alone in its 64 Ki
+// block is in a chunk no other kept row touches, in every column. (It was
+// 8,192, the chunk of the first writer; with byte-sized chunks of up to 64
+// Ki values, later rows of a run found most columns' chunks opened by
+// earlier ones, and the cold figure was cheaper than a cold lookup.)
+const coldBlock = 64 << 10
+
+// coldRows keeps, in order, the rows of rows that fall in a block of
+// coldBlock rows no earlier kept row fell in.
 func coldRows(rows []int64) []int64 {
 	seen := map[int64]bool{}
 	var out []int64
 	for _, r := range rows {
-		if !seen[r/8192] {
-			seen[r/8192] = true
+		if !seen[r/coldBlock] {
+			seen[r/coldBlock] = true
 			out = append(out, r)
 		}
 	}

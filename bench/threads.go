@@ -235,7 +235,7 @@ func runThreadCounts(stdout, stderr io.Writer, src *Source, wl *Workload, spec s
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "(ms; take in µs per row; take_cold: the take rows in distinct 8192-row blocks, caches dropped before each run, compared with the first system's take; ratios are taken within a round, median [min–max] over %d rounds; cores busy: the process's CPU time over the wall time, median; CPU ms: the process's CPU time per run, median; CPU over t1: that time over the same system's at the first thread count, same round; load average after: %.1f)\n", runs, loadAvg())
+	fmt.Fprintf(stdout, "(ms; take in µs per row; take_cold: the take rows in distinct 65,536-row blocks, caches dropped before each run, compared with the first system's take; ratios are taken within a round, median [min–max] over %d rounds; cores busy: the process's CPU time over the wall time, median; CPU ms: the process's CPU time per run, median; CPU over t1: that time over the same system's at the first thread count, same round; load average after: %.1f)\n", runs, loadAvg())
 	ck.final()
 	if ck.failed {
 		fmt.Fprintln(stderr, "bench: CROSS-CHECK FAILED: results differ between instances (see above)")
