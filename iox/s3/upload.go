@@ -46,8 +46,9 @@ const minPartSize = 5 << 20
 //
 // An Upload is not safe for concurrent use, but for Abort, which another
 // goroutine may call to interrupt one being written (on a signal): it
-// cancels the part in flight (waiting for the request starting the upload
-// instead, whose answer names it) and aborts the multipart upload.
+// cancels the part in flight (waiting a few seconds at most for the
+// request starting the upload instead, whose answer names it) and aborts
+// the multipart upload.
 type Upload struct {
 	c           *Client
 	parent      context.Context // the caller's: bounds the upload's start (start)
@@ -64,11 +65,18 @@ type Upload struct {
 	inflight    chan partDone // the part being sent, nil when none
 	senders     sync.WaitGroup
 
-	mu        sync.Mutex // guards id, aborted and committed against a concurrent Abort
+	mu        sync.Mutex // guards id, aborted, committed and stopStart against a concurrent Abort
 	id        string     // the multipart upload's id, once the first part is sent
 	aborted   bool
 	committed bool
+	stopStart context.CancelFunc // cancels the upload's start (start), once begun
 }
+
+// startGrace is how long Abort waits for the answer to the request
+// starting the upload before it cancels it: long enough for an answer on
+// its way, short enough that an unresponsive store, retried, does not
+// hold an interrupted command.
+const startGrace = 5 * time.Second
 
 // Create starts an upload to an s3://bucket/key location with the
 // process's client for cfg (as Open). Nothing is sent until a part is
@@ -190,10 +198,10 @@ func (u *Upload) sendPart() error {
 	return nil
 }
 
-// start starts the multipart upload. Abort does not cancel the request
-// (only the caller's context does): the server may have started the
-// upload already, and only the answer names it. Abort waits for the
-// request as for a part being sent, and aborts the upload it started.
+// start starts the multipart upload. Abort does not cancel the request at
+// once (startGrace): the server may have started the upload already, and
+// only the answer names it. Abort waits for the request as for a part
+// being sent, and aborts the upload it started.
 func (u *Upload) start() error {
 	u.mu.Lock()
 	if u.aborted {
@@ -201,9 +209,12 @@ func (u *Upload) start() error {
 		return u.fail(fmt.Errorf("s3: %s: the upload was aborted", u.Name()))
 	}
 	u.senders.Add(1)
+	sctx, stop := context.WithCancel(u.parent)
+	defer stop()
+	u.stopStart = stop
 	u.mu.Unlock()
 	var out *awss3.CreateMultipartUploadOutput
-	attempts, err := u.c.retry.Do(u.parent, func(ctx context.Context) error {
+	attempts, err := u.c.retry.Do(sctx, func(ctx context.Context) error {
 		var err error
 		out, err = u.c.api.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: &u.bucket, Key: &u.key})
 		return err
@@ -329,8 +340,8 @@ func (u *Upload) isAborted() bool {
 }
 
 // Abort discards the upload: the part in flight is cancelled (the request
-// starting the upload is waited for), the parts sent are deleted, and the
-// key is left as it was. It may be called
+// starting the upload is waited for, startGrace at most), the parts sent
+// are deleted, and the key is left as it was. It may be called
 // more than once, and from another goroutine than the one writing. An
 // Upload already committed is left alone.
 func (u *Upload) Abort() {
@@ -340,8 +351,13 @@ func (u *Upload) Abort() {
 		return
 	}
 	u.aborted = true
+	stopStart := u.stopStart
 	u.mu.Unlock()
 	u.cancel()
+	if stopStart != nil {
+		t := time.AfterFunc(startGrace, stopStart)
+		defer t.Stop()
+	}
 	// a part still being sent when the upload is aborted could be stored
 	// after the abort: wait for the sender, cancelled above (and for the
 	// upload's start, not cancelled, which names the upload to abort)

@@ -372,3 +372,29 @@ func TestUploadAbortWhileStarting(t *testing.T) {
 		t.Errorf("after Abort the object holds %q", got)
 	}
 }
+
+// TestUploadAbortStalledStart: Abort while the request starting the upload
+// gets no answer at all (a store that stopped responding, retried without
+// a bound) returns after a few seconds, not when the retries give up.
+func TestUploadAbortStalledStart(t *testing.T) {
+	_, p, c, key := setup(t, []byte("old"), remote.Retry{BaseDelay: fast.BaseDelay, MaxDelay: fast.MaxDelay, AttemptTimeout: -1})
+	u := c.Create(context.Background(), "strata-test", key)
+	u.SetPartSize(5 << 20)
+	p.Inject("POST", objtest.Stall)
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.Write(randomBytes(5<<20, 4))
+		done <- err
+	}()
+	for p.Pending() > 0 {
+		time.Sleep(time.Millisecond) // until the stalled request arrived
+	}
+	start := time.Now()
+	u.Abort()
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Abort took %v", d)
+	}
+	if err := <-done; err == nil {
+		t.Error("a Write that an Abort interrupted succeeded")
+	}
+}
