@@ -343,7 +343,7 @@ func (p *printer) table(rec arrow.Record) error {
 	if !p.header {
 		h := make([]string, ncol)
 		for c := 0; c < ncol; c++ {
-			h[c] = rec.ColumnName(c)
+			h[c] = tableText(rec.ColumnName(c)) // (one line, as the cells)
 		}
 		cells = append(cells, h)
 	}
@@ -403,10 +403,10 @@ func cellText(col arrow.Array, i int) string {
 	return tableText(col.ValueStr(i))
 }
 
-// tableText is a value as a table cell: one line, so control characters
-// (a newline inside a text value, a tab) are written as Go escapes; and
-// valid UTF-8, so other bytes are too. CSV and JSON output keep values
-// exact.
+// tableText is a value, or a column name, as a table cell: one line, so
+// control characters (a newline inside a text value, a tab) are written
+// as Go escapes; and valid UTF-8, so other bytes are too. CSV and JSON
+// output keep values exact.
 func tableText(s string) string {
 	clean := utf8.ValidString(s)
 	for i := 0; clean && i < len(s); i++ {

@@ -195,3 +195,26 @@ func TestPrinterTableWideText(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 }
+
+// TestPrinterTableHeaderEscaped: a column name holding a newline or a tab
+// (a CSV header can) is written escaped in a table's header, as such
+// values are in its cells, so the header stays one line above its rule.
+// The name was written raw, breaking the table in two.
+func TestPrinterTableHeaderEscaped(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "a\nb", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "c\td", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).Append(1)
+	b.Field(1).(*array.Int64Builder).Append(2)
+	rec := b.NewRecord()
+	defer rec.Release()
+	want := "a\\nb  c\\td\n" +
+		"----  ----\n" +
+		"1     2\n"
+	if out := printAll(t, "table", rec); out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
