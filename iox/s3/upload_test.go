@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -57,6 +58,18 @@ func pendingUploads(t *testing.T, c *s3.Client, bucket, key string) int {
 		}
 	}
 	return n
+}
+
+// keptOld checks that key still holds old and no multipart upload of it
+// is pending, as after a failed or aborted upload; what names the case.
+func keptOld(t *testing.T, c *s3.Client, key string, old []byte, what string) {
+	t.Helper()
+	if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, old) {
+		t.Fatalf("%s: the object holds %d bytes, want its %d old ones (found %v)", what, len(got), len(old), ok)
+	}
+	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
+		t.Errorf("%s: %d multipart uploads left pending", what, pending)
+	}
 }
 
 // writeChunks writes data in pieces of odd sizes.
@@ -141,12 +154,7 @@ func TestUploadAbort(t *testing.T) {
 		if err := u.Commit(); err == nil {
 			t.Errorf("%d bytes: Commit after Abort succeeded", n)
 		}
-		if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, old) {
-			t.Fatalf("%d bytes: after Abort the object holds %q (found %v)", n, got, ok)
-		}
-		if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
-			t.Errorf("%d bytes: %d multipart uploads left pending", n, pending)
-		}
+		keptOld(t, c, key, old, fmt.Sprintf("%d bytes, aborted", n))
 	}
 	// a new key stays absent
 	u := c.Create(ctx, "strata-test", key+".new")
@@ -198,12 +206,7 @@ func TestUploadFaults(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "s3://strata-test/"+key) || !strings.Contains(err.Error(), "part 2") {
 		t.Fatalf("a part failing 3 times: %v, want an error naming the object and part 2", err)
 	}
-	if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, old) {
-		t.Fatalf("after a failed upload the object holds %d bytes (found %v)", len(got), ok)
-	}
-	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
-		t.Errorf("%d multipart uploads left pending after a failure", pending)
-	}
+	keptOld(t, c, key, old, "a failed upload")
 }
 
 // TestUploadAbortConcurrent: Abort from another goroutine interrupts an
@@ -236,12 +239,7 @@ func TestUploadAbortConcurrent(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("an upload aborted mid-part committed")
 	}
-	if got, ok := readObject(t, c, "strata-test", key); !ok || !bytes.Equal(got, old) {
-		t.Fatalf("after Abort the object holds %d bytes (found %v)", len(got), ok)
-	}
-	if pending := pendingUploads(t, c, "strata-test", key); pending != 0 {
-		t.Errorf("%d multipart uploads left pending", pending)
-	}
+	keptOld(t, c, key, old, "aborted mid-part")
 }
 
 // TestCreateLocation: a location that names no object is refused before
