@@ -152,10 +152,7 @@ func CreateFile(path string, opts WriterOptions) (*Writer, error) {
 // bounds a remote sink's requests.
 func Create(ctx context.Context, location string, opts WriterOptions) (*Writer, error) {
 	if !iox.IsRemote(location) {
-		if iox.Scheme(location) == "file" {
-			location = location[len("file://"):]
-		}
-		return CreateFile(location, opts)
+		return CreateFile(iox.LocalPath(location), opts)
 	}
 	s, err := iox.Create(ctx, location)
 	if err != nil {

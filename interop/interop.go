@@ -661,8 +661,8 @@ func Create(path string, sch *arrow.Schema, opts WriteOptions) (Sink, error) {
 		if obj, err = iox.Create(context.Background(), path); err != nil {
 			return nil, fmt.Errorf("interop: %w", err)
 		}
-	case iox.Scheme(path) == "file":
-		path = path[len("file://"):]
+	default:
+		path = iox.LocalPath(path)
 	}
 	return create(path, obj, sch, opts)
 }

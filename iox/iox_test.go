@@ -390,3 +390,11 @@ func TestOpenRegistry(t *testing.T) {
 		t.Fatalf("same identity after a rewrite: %s", f1.Identity())
 	}
 }
+
+func TestLocalPath(t *testing.T) {
+	for in, want := range map[string]string{"a/b.strata": "a/b.strata", "file:///tmp/x": "/tmp/x", "FILE:///tmp/x": "/tmp/x", "s3://b/k": "s3://b/k"} {
+		if got := LocalPath(in); got != want {
+			t.Errorf("LocalPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func Open(ctx context.Context, location string) (Source, error) {
 	case "":
 		return OpenFile(location)
 	case "file":
-		return OpenFile(strings.TrimPrefix(location[len(scheme):], "://"))
+		return OpenFile(LocalPath(location))
 	}
 	openersMu.RLock()
 	open := openers[scheme]

@@ -51,6 +51,15 @@ func IsRemote(location string) bool {
 	return s != "" && s != "file"
 }
 
+// LocalPath returns the file path a local location names: the location
+// itself, or a file:// URL's path.
+func LocalPath(location string) string {
+	if Scheme(location) == "file" {
+		return location[len("file://"):]
+	}
+	return location
+}
+
 // Create creates the sink for a remote location through the Creator
 // registered for its scheme. Local paths are not created here: the
 // writers of each format write them under a temporary name and rename it

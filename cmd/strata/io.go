@@ -773,10 +773,7 @@ func outSize(ctx context.Context, path string, sf *storeFlags) int64 {
 		}
 		return src.Size()
 	}
-	if iox.Scheme(path) == "file" {
-		path = path[len("file://"):]
-	}
-	return fileSize(path)
+	return fileSize(iox.LocalPath(path))
 }
 
 // scanByName prints the rows of files read as one table by column name
