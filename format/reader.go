@@ -434,7 +434,7 @@ func (f *File) ReadChunk(ctx context.Context, stripe, stream, chunk int) ([]byte
 }
 
 // DecodeChunkAt is File.DecodeChunk with errors naming the chunk's stripe,
-// stream and index.
+// stream and index (a negative index: a caller that does not know it).
 func (f *File) DecodeChunkAt(stripe, stream, chunk int, raw []byte) ([]byte, error) {
 	p, err := f.DecodeChunk(raw)
 	if err != nil {
@@ -490,5 +490,8 @@ func fmtStream(stripe, stream int, err error) error {
 	return fmt.Errorf("stripe %d, stream %d: %w", stripe, stream, err)
 }
 func fmtChunk(stripe, stream, chunk int, err error) error {
+	if chunk < 0 {
+		return fmtStream(stripe, stream, err)
+	}
 	return fmt.Errorf("stripe %d, stream %d, chunk %d: %w", stripe, stream, chunk, err)
 }

@@ -314,7 +314,8 @@ func (f *File) fetchTasks(ctx context.Context, ts []*task, cols []int, st *Stats
 		rf := refs[i]
 		p, err := f.fc.DecodeChunkAt(rf.ud.u.stripe, f.streamOf(rf.c), -1, raw)
 		if err != nil {
-			return nil, fmt.Errorf("timeseries: unit %d, column %q: %w", rf.ud.uo, f.t.sch.Field(rf.c).Name, err)
+			// (the unit's own chunk number: the stripe's is not known here)
+			return nil, fmt.Errorf("timeseries: unit %d, column %q, chunk %d of the unit: %w", rf.ud.uo, f.t.sch.Field(rf.c).Name, rf.k, err)
 		}
 		rf.ud.reader(rf.c).pay[rf.k] = p
 	}
