@@ -77,8 +77,10 @@ and in place whole or not at all.
 The files must hold the same columns; with --union-by-name (cat, scan, take, agg, export) they
 are read by column name, and a file lacking a column reads it as nulls.
 For s3:// the usual AWS variables apply (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server), or the flags --endpoint,
---region, --access-key, --secret-key and --anonymous.
+AWS_REGION, AWS_ENDPOINT_URL for an S3-compatible server, AWS_MAX_ATTEMPTS), or the flags
+--endpoint, --region, --access-key, --secret-key and --anonymous. Remote requests that fail in a
+way that may pass are retried: --attempts N tries in all (default 5), each bounded by
+--request-timeout (default 2m; a server that never answers costs 1m a try).
 
 Run 'strata COMMAND -h' for a command's flags.
 

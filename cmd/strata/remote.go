@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	pathpkg "path"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -27,16 +29,54 @@ import (
 type storeFlags struct {
 	endpoint, region, accessKey, secretKey *string
 	anonymous                              *bool
+	attempts                               positiveInt
+	requestTimeout                         positiveDuration
 }
 
 func addStoreFlags(fs *flag.FlagSet) *storeFlags {
-	return &storeFlags{
+	sf := &storeFlags{
 		endpoint:  fs.String("endpoint", "", "S3-compatible endpoint URL for s3:// paths (default $AWS_ENDPOINT_URL_S3 or $AWS_ENDPOINT_URL; path-style addressing)"),
 		region:    fs.String("region", "", "region for s3:// paths (default $AWS_REGION, else us-east-1)"),
 		accessKey: fs.String("access-key", "", "access key id for s3:// paths (default $AWS_ACCESS_KEY_ID or the AWS config files)"),
 		secretKey: fs.String("secret-key", "", "secret access key for s3:// paths (default $AWS_SECRET_ACCESS_KEY; prefer the environment, flags show in ps)"),
 		anonymous: fs.Bool("anonymous", false, "send unsigned requests (public buckets)"),
 	}
+	fs.Var(&sf.attempts, "attempts", fmt.Sprintf("`n` tries of each s3:// or http(s) request, the first included (default $AWS_MAX_ATTEMPTS for s3://, else %d)", remote.DefaultAttempts))
+	fs.Var(&sf.requestTimeout, "request-timeout", fmt.Sprintf("`duration` bounding one try of an s3:// or http(s) request, its response read whole, before it is retried (default %v; a try also fails after %v without a response's headers)", remote.DefaultAttemptTimeout, remote.DefaultHeaderTimeout))
+	return sf
+}
+
+// retry is the retry policy the flags give (zero fields: the defaults).
+func (sf *storeFlags) retry() remote.Retry {
+	return remote.Retry{Attempts: int(sf.attempts), AttemptTimeout: time.Duration(sf.requestTimeout)}
+}
+
+// positiveInt is an int flag that must be at least 1 when given.
+type positiveInt int
+
+func (v *positiveInt) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *positiveInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return errors.New("want a whole number of at least 1")
+	}
+	*v = positiveInt(n)
+	return nil
+}
+
+// positiveDuration is a duration flag that must be above zero when given.
+type positiveDuration time.Duration
+
+func (v *positiveDuration) String() string { return time.Duration(*v).String() }
+
+func (v *positiveDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return errors.New("want a duration above zero, such as 30s or 2m")
+	}
+	*v = positiveDuration(d)
+	return nil
 }
 
 // openSource opens a local path, an s3://bucket/key object or an http(s)
@@ -46,7 +86,7 @@ func openSource(ctx context.Context, path string, sf *storeFlags) (iox.Source, e
 	case "s3":
 		return s3.Open(ctx, path, sf.s3Config())
 	case "http", "https":
-		return remote.OpenHTTP(ctx, path, remote.HTTPOptions{})
+		return remote.OpenHTTP(ctx, path, remote.HTTPOptions{Retry: sf.retry()})
 	}
 	return iox.Open(ctx, path)
 }
@@ -152,7 +192,7 @@ func createExport(ctx context.Context, path string, sf *storeFlags, sch *arrow.S
 // s3Config is the S3 configuration the flags give.
 func (sf *storeFlags) s3Config() s3.Config {
 	cfg := s3.Config{Endpoint: *sf.endpoint, Region: *sf.region, Anonymous: *sf.anonymous,
-		AccessKeyID: *sf.accessKey, SecretAccessKey: *sf.secretKey}
+		AccessKeyID: *sf.accessKey, SecretAccessKey: *sf.secretKey, Retry: sf.retry()}
 	if cfg.AccessKeyID == "" && cfg.SecretAccessKey != "" || cfg.AccessKeyID != "" && cfg.SecretAccessKey == "" {
 		// One from a flag, the other from the environment.
 		cfg.AccessKeyID = firstSet(cfg.AccessKeyID, os.Getenv("AWS_ACCESS_KEY_ID"))

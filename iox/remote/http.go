@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"strata/iox"
 )
@@ -232,7 +231,7 @@ func newClient(conns int) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = max(conns, 2)
 	t.MaxIdleConns = max(t.MaxIdleConns, t.MaxIdleConnsPerHost)
-	t.ResponseHeaderTimeout = time.Minute
+	t.ResponseHeaderTimeout = DefaultHeaderTimeout
 	return &http.Client{Transport: t}
 }
 

@@ -27,6 +27,10 @@ const (
 	DefaultBaseDelay      = 100 * time.Millisecond
 	DefaultMaxDelay       = 5 * time.Second
 	DefaultAttemptTimeout = 2 * time.Minute
+	// DefaultHeaderTimeout is how long the clients this module builds wait
+	// for a response's headers once a request is sent: a server that
+	// accepts connections and never answers costs this a try.
+	DefaultHeaderTimeout = time.Minute
 )
 
 // Retry is the policy for retrying a request that failed in a way that may

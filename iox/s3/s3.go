@@ -22,6 +22,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,8 @@ type Config struct {
 	HTTPClient *http.Client
 	// Retry is the retry policy (the SDK's own retries are turned off so
 	// that a read cut short mid-body is retried like any other failure).
+	// Attempts 0 means AWS_MAX_ATTEMPTS when it is a whole number of at
+	// least 1, as the AWS SDKs read it, else remote.DefaultAttempts.
 	Retry remote.Retry
 	// Hints override remote.ObjectHints field by field where set.
 	Hints iox.Hints
@@ -100,6 +103,11 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 	if c.openTail == 0 {
 		c.openTail = remote.DefaultOpenTail
 	}
+	if c.retry.Attempts == 0 {
+		if n, err := strconv.Atoi(os.Getenv("AWS_MAX_ATTEMPTS")); err == nil && n > 0 {
+			c.retry.Attempts = n
+		}
+	}
 	if c.endpoint == "" {
 		c.endpoint = EndpointFromEnv()
 	}
@@ -114,7 +122,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		httpClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConnsPerHost = conns
 			t.MaxIdleConns = max(t.MaxIdleConns, conns)
-			t.ResponseHeaderTimeout = time.Minute
+			t.ResponseHeaderTimeout = remote.DefaultHeaderTimeout
 			mu.Lock()
 			built = append(built, t)
 			mu.Unlock()
