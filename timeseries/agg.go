@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -34,9 +36,9 @@ type AggOptions struct {
 	// when a bucket holds a NaN, min only when all its values are NaN; sum
 	// and avg are NaN then. first and last are the non-null values of the
 	// earliest and the latest time in the bucket (a bar's open and close);
-	// which of several values of one time is taken is not defined. They
-	// are read from the rows: a unit is not folded from its statistics
-	// when they are asked for.
+	// which of several values of one time is taken is not defined. A unit
+	// folded from its statistics reads them from its first and last rows
+	// (where the column is null there, the unit is decoded whole).
 	// Every result but count is a float64, summed in float64 as the
 	// values come: integers beyond 2^53 and long sums lose their last
 	// digits (the units' index statistics are float64 too). strata agg
@@ -187,8 +189,9 @@ var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": t
 
 // Aggregate computes count/min/max/sum/avg/first/last per series and time
 // bucket. A unit whose rows all fall in one bucket (and in the time range)
-// is folded from its statistics in the index without reading it unless
-// first or last is asked for; a count-only
+// is folded from its statistics in the index without reading it; first
+// and last then read the unit's first and last rows of each column, not
+// its times or the rows between (unitEnds); a count-only
 // aggregate counts whole DeltaOfDelta blocks from their headers; the rest
 // is decoded, time first, values only for the rows in range.
 func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggStats, error) {
@@ -259,9 +262,9 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 	// per series, ordered buckets
 	result := make(map[*seriesEntry][]bucket, len(es))
 	parts := make([][]bucket, len(tasks)) // per task, in task order
-	var decodeIdx []int
+	var decodeIdx, endsIdx []int
 	for i, t := range tasks {
-		if !o.NoStats && !ends && t.settled && t.u.nSeries == 1 && bucketOf(t.u.tmin, o.Every) == bucketOf(t.u.tmax, o.Every) {
+		if !o.NoStats && t.settled && t.u.nSeries == 1 && bucketOf(t.u.tmin, o.Every) == bucketOf(t.u.tmax, o.Every) {
 			us, err := f.unitStats(ctx, t.uo, &st.Stats)
 			if err != nil {
 				return nil, st, err
@@ -281,11 +284,25 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 			}
 			if exact {
 				parts[i] = []bucket{{start: bucketOf(t.u.tmin, o.Every), accs: accs}}
-				st.UnitsFromStats++
+				if ends {
+					endsIdx = append(endsIdx, i) // first and last: from the unit's first and last rows
+				} else {
+					st.UnitsFromStats++
+				}
 				continue
 			}
 		}
 		decodeIdx = append(decodeIdx, i)
+	}
+	if len(endsIdx) > 0 {
+		back, err := f.unitEnds(ctx, tasks, endsIdx, cols, parts, o.Threads, &st)
+		if err != nil {
+			return nil, st, err
+		}
+		if len(back) > 0 {
+			decodeIdx = append(decodeIdx, back...)
+			sort.Ints(decodeIdx)
+		}
 	}
 	// A count-only aggregate counts rows from time block headers in units
 	// whose statistics show no nulls in the aggregated columns.
@@ -713,4 +730,147 @@ func parseFuncs(s string) []string {
 		}
 	}
 	return out
+}
+
+// unitEnds completes the buckets of units folded from their statistics
+// (tasks idx, each one whole unit of one series in one bucket, parts[i]
+// its one bucket) with first and last. A unit's rows are in time order,
+// so its first row holds its earliest time (tmin, and the first row of
+// that time, which is the one first keeps) and its last row its latest
+// (tmax, the last row of that time, which last keeps): where both rows of
+// a column hold a value, those are its first and last, read without the
+// time column or the rows between. Where one is null (the column's first
+// or last value lies inside the unit), the unit is given back to be
+// decoded and folded whole. It returns the tasks given back.
+func (f *File) unitEnds(ctx context.Context, tasks []*task, idx, cols []int, parts [][]bucket, threads int, st *AggStats) ([]int, error) {
+	proj := &projection{decoded: cols}
+	var back []int
+	for lo := 0; lo < len(idx); {
+		hi := lo
+		var size int64
+		for hi < len(idx) && (hi == lo || size < batchBytes) {
+			size += f.taskBytes(tasks[idx[hi]], proj)
+			hi++
+		}
+		ts := make([]*task, hi-lo)
+		for k := range ts {
+			ts[k] = tasks[idx[lo+k]]
+		}
+		units, err := f.fetchTasks(ctx, ts, cols, &st.Stats, nil)
+		if err != nil {
+			return nil, err
+		}
+		pos := make(map[*task]int, len(ts))
+		for k, t := range ts {
+			pos[t] = idx[lo+k]
+		}
+		type job struct {
+			ud   *unitData
+			st   Stats
+			back []*task
+			err  error
+		}
+		jobs := make([]job, len(units))
+		parallel(len(units), max(1, threads), func(i int) {
+			j := &jobs[i]
+			j.ud = units[i]
+			start := time.Now()
+			for _, t := range j.ud.tasks {
+				ok, err := f.readEnds(t, cols, parts[pos[t]], &j.st)
+				if err != nil {
+					j.err = err
+					break
+				}
+				if !ok {
+					j.back = append(j.back, t)
+				}
+			}
+			for _, c := range cols {
+				j.ud.reader(c).release()
+			}
+			j.st.Decode = time.Since(start)
+		})
+		for i := range jobs {
+			st.Stats.add(&jobs[i].st)
+			if jobs[i].err != nil {
+				return nil, jobs[i].err
+			}
+			for _, t := range jobs[i].back {
+				back = append(back, pos[t])
+			}
+		}
+		for _, t := range ts {
+			t.ud = nil
+		}
+		lo = hi
+	}
+	st.UnitsFromStats += len(idx) - len(back)
+	return back, nil
+}
+
+// readEnds sets the first and last of task t's bucket b (its only one)
+// from the unit's first and last rows of each column, and reports false
+// when a column with values has a null in one of them (the unit is then
+// folded whole).
+func (f *File) readEnds(t *task, cols []int, b []bucket, st *Stats) (bool, error) {
+	if len(b) != 1 {
+		return false, fmt.Errorf("timeseries: unit %d: %d buckets from its statistics, want 1", t.uo, len(b))
+	}
+	accs := b[0].accs
+	var count int64
+	for j, c := range cols {
+		a := &accs[j]
+		if a.count == 0 {
+			continue // no value in the unit: no first or last either
+		}
+		rd := t.ud.reader(c)
+		rd.count = &count
+		buf, err := encoding.NewValues(rd.typ, 1)
+		if err != nil {
+			return false, err
+		}
+		valid := []bool{false}
+		var ends [2]float64
+		for e, row := range [2]int64{0, t.u.rows - 1} {
+			if err := rd.read(row, row+1, buf, valid, 0); err != nil {
+				return false, fmt.Errorf("timeseries: unit %d, column %q: %w", t.uo, f.t.sch.Field(c).Name, err)
+			}
+			if !valid[0] {
+				return false, nil
+			}
+			if ends[e], err = numberAt(buf); err != nil {
+				return false, err
+			}
+		}
+		a.first, a.firstT, a.last, a.lastT, a.ends = ends[0], t.u.tmin, ends[1], t.u.tmax, true
+	}
+	st.ValuesDecoded += count
+	return true, nil
+}
+
+// numberAt returns the first value of a one-value buffer as a float64.
+func numberAt(vals any) (float64, error) {
+	switch v := vals.(type) {
+	case []float64:
+		return v[0], nil
+	case []float32:
+		return float64(v[0]), nil
+	case []int64:
+		return float64(v[0]), nil
+	case []int32:
+		return float64(v[0]), nil
+	case []int16:
+		return float64(v[0]), nil
+	case []int8:
+		return float64(v[0]), nil
+	case []uint64:
+		return float64(v[0]), nil
+	case []uint32:
+		return float64(v[0]), nil
+	case []uint16:
+		return float64(v[0]), nil
+	case []uint8:
+		return float64(v[0]), nil
+	}
+	return 0, fmt.Errorf("timeseries: cannot aggregate %T", vals)
 }

@@ -46,8 +46,8 @@ func TestAggregate(t *testing.T) {
 		{"hourly, cut range", hour, &TimeRange{t0 + 1234e6, t0 + 4*hour + 77e6}, []string{"max", "sum"}, Selector{"hostname": "host_3"}, true, false},
 		{"count from block headers", min5 * 12, &TimeRange{t0 + 1000e6, t0 + 5*hour}, []string{"count"}, nil, false, true},
 		{"one bucket per series", 0, &TimeRange{t0 + 100e6, t0 + 200e6}, []string{"avg", "count"}, nil, false, false},
-		// first and last are read from the rows, never from statistics
-		{"hourly bars", hour, nil, []string{"first", "max", "min", "last"}, nil, false, false},
+		// bars over whole units: statistics, and first and last from the units' first and last rows
+		{"hourly bars", hour, nil, []string{"first", "max", "min", "last"}, nil, true, false},
 		{"bars of 7 min, cut range", 7 * 60e6, &TimeRange{t0 + 1234e6, t0 + 4*hour + 77e6}, []string{"last", "count", "first"}, nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,128 @@
+package timeseries
+
+import (
+	"math"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"strata/iox"
+)
+
+// TestAggregateEndsFromUnitRows aggregates bars (first, last with count,
+// min, max) over buckets that each cover whole units, so the units are
+// folded from their statistics and first and last come from each unit's
+// first and last rows. Series "b" has a null in the first row of its
+// second unit and series "c" one in the last row of its first unit: those
+// units must be decoded and folded whole (a value inside the unit is the
+// first or last), while nulls inside a unit ("a") and a unit with no
+// value at all ("c"'s last) keep the statistics path. Every figure is
+// checked against a fold of the rows by hand, with and without
+// statistics.
+func TestAggregateEndsFromUnitRows(t *testing.T) {
+	const unit, units = 100, 4
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String},
+		{Name: "t", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	nullAt := map[string]func(i int) bool{
+		"a": func(i int) bool { return i%unit == 37 || i%unit == 38 },
+		"b": func(i int) bool { return i == unit },
+		"c": func(i int) bool { return i == unit-1 || i >= (units-1)*unit },
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	type row struct {
+		series string
+		t      int64
+		v      float64
+		null   bool
+		n      int32
+	}
+	var rows []row
+	for si, s := range []string{"a", "b", "c"} {
+		for i := 0; i < unit*units; i++ {
+			r := row{series: s, t: int64(i) * 10, v: math.Sin(float64(si*1000+i)) * 100, null: nullAt[s](i), n: int32(si*7 + i%13)}
+			rows = append(rows, r)
+			b.Field(0).(*array.StringBuilder).Append(r.series)
+			b.Field(1).(*array.Int64Builder).Append(r.t)
+			if r.null {
+				b.Field(2).AppendNull()
+			} else {
+				b.Field(2).(*array.Float64Builder).Append(r.v)
+			}
+			b.Field(3).(*array.Int32Builder).Append(r.n)
+		}
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"s"}, Time: "t"}, &WriterOptions{Sorted: true, ChunkRows: unit})
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	const every = unit * 10 // one unit a bucket
+	type key struct {
+		series string
+		bucket int64
+	}
+	want := map[key][2]acc{}
+	var order []key
+	for _, r := range rows {
+		k := key{r.series, bucketOf(r.t, every)}
+		a, ok := want[k]
+		if !ok {
+			order = append(order, k)
+		}
+		if !r.null {
+			a[0].add(r.v, r.t)
+		}
+		a[1].add(float64(r.n), r.t)
+		want[k] = a
+	}
+	for _, noStats := range []bool{false, true} {
+		got, st, err := f.Aggregate(ctx, AggOptions{Every: every, Columns: []string{"v", "n"}, Funcs: []string{"first", "last", "count", "min", "max"}, NoStats: noStats, Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 12 units; b's second and c's first are folded from their rows
+		if wantStats := map[bool]int{false: 3*units - 2, true: 0}[noStats]; st.UnitsFromStats != wantStats {
+			t.Errorf("noStats %v: %d units from statistics, want %d", noStats, st.UnitsFromStats, wantStats)
+		}
+		if int(got.NumRows()) != len(order) {
+			t.Fatalf("noStats %v: %d buckets, want %d", noStats, got.NumRows(), len(order))
+		}
+		col := func(name string) arrow.Array { return got.Column(got.Schema().FieldIndices(name)[0]) }
+		for i, k := range order {
+			if s := col("s").(*array.String).Value(i); s != k.series {
+				t.Fatalf("noStats %v row %d: series %s, want %s", noStats, i, s, k.series)
+			}
+			for j, c := range []string{"v", "n"} {
+				w := want[k][j]
+				if n := col("count(" + c + ")").(*array.Int64).Value(i); n != w.count {
+					t.Fatalf("noStats %v %v: count(%s) = %d, want %d", noStats, k, c, n, w.count)
+				}
+				for _, fn := range []string{"first", "last", "min", "max"} {
+					a := col(fn + "(" + c + ")").(*array.Float64)
+					if w.count == 0 {
+						if !a.IsNull(i) {
+							t.Fatalf("noStats %v %v: %s(%s) of no value = %v, want null", noStats, k, fn, c, a.Value(i))
+						}
+						continue
+					}
+					exp := map[string]float64{"first": w.first, "last": w.last, "min": w.min, "max": w.max}[fn]
+					if a.IsNull(i) || a.Value(i) != exp {
+						t.Fatalf("noStats %v %v: %s(%s) = %v, want %v", noStats, k, fn, c, a.Value(i), exp)
+					}
+				}
+			}
+		}
+		got.Release()
+	}
+}
