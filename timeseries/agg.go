@@ -823,6 +823,9 @@ func (f *File) readEnds(t *task, cols []int, b []bucket, st *Stats) (bool, error
 		if a.count == 0 {
 			continue // no value in the unit: no first or last either
 		}
+		if a.count > t.u.rows {
+			return false, encoding.Corruptf("timeseries: unit %d: statistics count %d values of column %q in %d rows", t.uo, a.count, f.t.sch.Field(c).Name, t.u.rows)
+		}
 		rd := t.ud.reader(c)
 		rd.count = &count
 		buf, err := encoding.NewValues(rd.typ, 1)

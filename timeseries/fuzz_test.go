@@ -107,7 +107,7 @@ func FuzzOpen(f *testing.F) {
 	})
 }
 
-// exerciseFile runs a query, an aggregate, a sample, last and a lookup.
+// exerciseFile runs a query, aggregates, a sample, last and a lookup.
 func exerciseFile(f *File) {
 	lo, hi := f.TimeRange()
 	if rows, err := f.Query(ctx, QueryOptions{Time: &TimeRange{lo + (hi-lo)/3, hi}, Limit: 500}); err == nil {
@@ -120,6 +120,11 @@ func exerciseFile(f *File) {
 		}
 	}
 	if rec, _, err := f.Aggregate(ctx, AggOptions{Every: (hi-lo)/4 + 1}); err == nil {
+		rec.Release()
+	}
+	// bars in buckets wide enough to hold whole units: statistics, and
+	// each unit's first and last rows
+	if rec, _, err := f.Aggregate(ctx, AggOptions{Every: max(hi-lo, 0) + 1, Funcs: []string{"first", "last", "count"}, Threads: 2}); err == nil {
 		rec.Release()
 	}
 	// windows that overlap (many short ones) read one per record and
