@@ -437,7 +437,9 @@ func (f *File) mayContain(ctx context.Context, p Key, st *Stats) (bool, error) {
 //	"hostname!~": "host_[0-3]"  it does not
 //
 // Expressions are RE2 (package regexp) matched against the whole text of
-// the value (anchored at both ends); integer keys match as decimal text.
+// the value (anchored at both ends), with . matching a newline too, as
+// Prometheus matches label values (it compiles ^(?s:re)$); a (?-s) in the
+// expression turns that off. Integer keys match as decimal text.
 // A name that is itself a key column is always equality on that column.
 // Equalities on the first key columns narrow the series directory to a
 // prefix (and the bloom filter answers for absent ones); the other entries
@@ -683,8 +685,13 @@ func (f *File) selectEntries(ctx context.Context, sel Selector, st *Stats) ([]*s
 			}
 			want[i] = c
 		default:
-			re, err := regexp.Compile(v)
+			// . matches a newline too (flag s), as in Prometheus; the
+			// flag is set in front, which no \Q in v can quote
+			re, err := regexp.Compile("(?s)" + v)
 			if err != nil {
+				if _, e := regexp.Compile(v); e != nil {
+					err = e // quoting the expression as written
+				}
 				return nil, fmt.Errorf("timeseries: selector %s%s: %w: %w", name, op, err, read.ErrInvalidArgument)
 			}
 			re.Longest() // (wholeMatch)

@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -196,4 +197,56 @@ func FuzzParseSelector(f *testing.F) {
 			t.Fatalf("%q parsed to %q; written back as %q it parses to %q, %v", s, sel, strings.Join(parts, ","), again, err)
 		}
 	})
+}
+
+// TestSelectRegexpNewline: in =~ and !~ a . matches a newline too, as
+// Prometheus compiles label matchers (^(?s:re)$); it used not to, so a key
+// holding a newline escaped a.b and .* alike. (?-s) turns the flag off, and
+// a bad expression's error quotes it as written.
+func TestSelectRegexpNewline(t *testing.T) {
+	names := []string{"a\nb", "ab", "a\n", "\nx", "x"}
+	var pts []point
+	for i, n := range names {
+		pts = append(pts, point{k: n, t: int64(i), v: float64(i) + 0.5})
+	}
+	f := pointFile(t, pts, nil)
+	for _, tc := range []struct {
+		sel  Selector
+		want []string // in key order
+	}{
+		{Selector{"k=~": "a.b"}, []string{"a\nb"}},
+		{Selector{"k=~": "a.*"}, []string{"a\n", "a\nb", "ab"}},
+		{Selector{"k!~": "a.*"}, []string{"\nx", "x"}},
+		{Selector{"k=~": ".x"}, []string{"\nx"}},
+		{Selector{"k=~": ".+"}, []string{"\nx", "a\n", "a\nb", "ab", "x"}},
+		{Selector{"k!~": ".*"}, nil},
+		{Selector{"k=~": "a."}, []string{"a\n", "ab"}},
+		{Selector{"k=~": "(?-s)a.*"}, []string{"ab"}},
+		{Selector{"k=~": `\Qa.b`}, nil},
+	} {
+		ss, err := f.Select(ctx, tc.sel)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.sel, err)
+		}
+		var got []string
+		for _, s := range ss {
+			got = append(got, s.Key[0])
+		}
+		if len(got) != len(tc.want) || strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: %q, want %q", tc.sel, got, tc.want)
+		}
+		var want []point
+		for _, w := range tc.want {
+			for _, p := range pts {
+				if p.k == w {
+					want = append(want, p)
+				}
+			}
+		}
+		samePoints(t, fmt.Sprintf("%q", tc.sel), queryPoints(t, f, QueryOptions{Series: tc.sel}), want)
+	}
+	_, err := f.Select(ctx, Selector{"k=~": "a(b"})
+	if !errors.Is(err, read.ErrInvalidArgument) || !strings.Contains(err.Error(), "`a(b`") || strings.Contains(err.Error(), "(?s)") {
+		t.Errorf("a(b: %v, want read.ErrInvalidArgument quoting `a(b`", err)
+	}
 }

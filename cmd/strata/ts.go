@@ -37,8 +37,9 @@ usage:
   strata ts paths FILE --paths dev.meas,dev.meas [--from T] [--to T]   tree model: paths merged by time
   strata ts info FILE
 
---series picks series by their keys: k=v, k!=v, k=~regexp (RE2, matching the whole value), k!~regexp,
-separated by commas; a quoted value ('a,b' or "a,b") keeps commas and '='.
+--series picks series by their keys: k=v, k!=v, k=~regexp (RE2, matching the whole value; . matches
+a newline too, as in Prometheus), k!~regexp, separated by commas; a quoted value ('a,b' or "a,b")
+keeps commas and '='.
 Times (--from, --to) are RFC 3339 ("2016-01-01T02:00:00Z"), dates ("2016-01-01"; UTC without a
 zone) or integers in the time column's unit; --from is inclusive, --to exclusive. --every takes a
 duration ("5m", "1h") that is a whole number of the time unit, or an integer. Every read command takes --stats (what was read and decoded, on stderr), --threads N and
