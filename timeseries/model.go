@@ -18,6 +18,7 @@ package timeseries
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -252,17 +253,33 @@ func (t *table) parse(i int, s string) (string, error) {
 	case keyInt:
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return "", fmt.Errorf("timeseries: key %q: %w: %w", t.sch.Field(t.keys[i]).Name, err, read.ErrInvalidArgument)
+			return "", t.badKey(i, s, "an integer", err)
 		}
 		return intKey(v), nil
 	case keyUint:
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			return "", fmt.Errorf("timeseries: key %q: %w: %w", t.sch.Field(t.keys[i]).Name, err, read.ErrInvalidArgument)
+			return "", t.badKey(i, s, "an unsigned integer", err)
 		}
 		return uintKey(v), nil
 	}
 	return s, nil
+}
+
+// badKey is the error of text s that does not parse as integer key i:
+// it names the key, its type and the text, and wraps strconv's reason
+// (strconv.ErrSyntax or ErrRange) without strconv's own wording.
+func (t *table) badKey(i int, s, want string, err error) error {
+	fd := t.sch.Field(t.keys[i])
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		err = ne.Err
+	}
+	what := "is not " + want
+	if errors.Is(err, strconv.ErrRange) {
+		what = "is outside the 64-bit range"
+	}
+	return fmt.Errorf("timeseries: key %q (%s): %q %s: %w: %w", fd.Name, fd.Type, s, what, err, read.ErrInvalidArgument)
 }
 
 // keyNames returns the key column names in key order.

@@ -3,12 +3,17 @@ package timeseries
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"strata/iox"
 	"strata/read"
 )
 
@@ -248,5 +253,107 @@ func TestSelectRegexpNewline(t *testing.T) {
 	_, err := f.Select(ctx, Selector{"k=~": "a(b"})
 	if !errors.Is(err, read.ErrInvalidArgument) || !strings.Contains(err.Error(), "`a(b`") || strings.Contains(err.Error(), "(?s)") {
 		t.Errorf("a(b: %v, want read.ErrInvalidArgument quoting `a(b`", err)
+	}
+}
+
+// TestSelectIntegerKeyText: an integer key given text that is no integer
+// of its kind, with =, != or Lookup, is refused with an error naming the
+// key, its type and the text and wrapping strconv's reason (it used to be
+// strconv's bare "strconv.ParseInt: parsing ..."); integer text selects
+// as before.
+func TestSelectIntegerKeyText(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "u", Type: arrow.PrimitiveTypes.Uint16},
+		{Name: "ts", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	type row struct {
+		id int32
+		u  uint16
+		v  float64
+	}
+	rows := []row{{1, 5, 1.5}, {2, 5, 2.5}, {2, 7, 3.5}, {-3, 9, 4.5}}
+	for i, r := range rows {
+		b.Field(0).(*array.Int32Builder).Append(r.id)
+		b.Field(1).(*array.Uint16Builder).Append(r.u)
+		b.Field(2).(*array.Int64Builder).Append(int64(i))
+		b.Field(3).(*array.Float64Builder).Append(r.v)
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	f, err := OpenSource(ctx, iox.Bytes(writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"id", "u"}, Time: "ts"}, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		sel    Selector
+		msg    string
+		reason error
+	}{
+		{Selector{"id!=": "x"}, `timeseries: key "id" (int32): "x" is not an integer: invalid syntax: invalid argument`, strconv.ErrSyntax},
+		{Selector{"id": "1.5"}, `timeseries: key "id" (int32): "1.5" is not an integer: invalid syntax: invalid argument`, strconv.ErrSyntax},
+		{Selector{"id=~": "1", "u!=": "-1"}, `timeseries: key "u" (uint16): "-1" is not an unsigned integer: invalid syntax: invalid argument`, strconv.ErrSyntax},
+		{Selector{"id!=": "99999999999999999999"}, `timeseries: key "id" (int32): "99999999999999999999" is outside the 64-bit range: value out of range: invalid argument`, strconv.ErrRange},
+	} {
+		ss, err := f.Select(ctx, tc.sel)
+		if err == nil || err.Error() != tc.msg || !errors.Is(err, read.ErrInvalidArgument) || !errors.Is(err, tc.reason) {
+			t.Errorf("%q: %v, %v; want %q wrapping %v", tc.sel, ss, err, tc.msg, tc.reason)
+		}
+	}
+	if _, _, err := f.Lookup(ctx, "two", "5"); err == nil || err.Error() != `timeseries: key "id" (int32): "two" is not an integer: invalid syntax: invalid argument` {
+		t.Errorf("lookup (two, 5): %v", err)
+	}
+	// integer text still selects, value by value
+	for _, tc := range []struct {
+		sel  Selector
+		want []row // in key order
+	}{
+		{Selector{"id!=": "2"}, []row{rows[3], rows[0]}},
+		{Selector{"id": "02", "u!=": "5"}, []row{rows[2]}},
+		{Selector{"u": "5"}, []row{rows[0], rows[1]}},
+		{Selector{"id": "-3"}, []row{rows[3]}},
+	} {
+		ss, err := f.Select(ctx, tc.sel)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.sel, err)
+		}
+		var got []row
+		for _, s := range ss {
+			id, _ := strconv.ParseInt(s.Key[0], 10, 32)
+			u, _ := strconv.ParseUint(s.Key[1], 10, 16)
+			got = append(got, row{int32(id), uint16(u), 0})
+		}
+		res, err := f.Query(ctx, QueryOptions{Series: tc.sel, Columns: []string{"id", "u", "v"}})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.sel, err)
+		}
+		var vals []row
+		for {
+			r, err := res.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%q: %v", tc.sel, err)
+			}
+			for i := 0; i < int(r.NumRows()); i++ {
+				vals = append(vals, row{r.Column(0).(*array.Int32).Value(i), r.Column(1).(*array.Uint16).Value(i), r.Column(2).(*array.Float64).Value(i)})
+			}
+			r.Release()
+		}
+		res.Close()
+		if len(got) != len(tc.want) || len(vals) != len(tc.want) {
+			t.Fatalf("%q: series %v, rows %v; want %v", tc.sel, got, vals, tc.want)
+		}
+		for i, w := range tc.want {
+			if got[i].id != w.id || got[i].u != w.u || vals[i] != w {
+				t.Errorf("%q: series %v, rows %v; want %v", tc.sel, got, vals, tc.want)
+				break
+			}
+		}
 	}
 }
