@@ -620,8 +620,11 @@ type AggValue struct {
 	Column []string
 	Null   bool // no non-null input (min/max/sum of nothing)
 	Float  bool // the value is a float (F)
-	I      int64
-	F      float64
+	// I is an integer value; for the min or max of an unsigned column,
+	// the bits of its uint64 (Big, String and, above math.MaxInt64,
+	// Text give the number).
+	I int64
+	F float64
 	// Wide reports an integer sum beyond the int64 range (Big has it).
 	Wide bool
 	// Text is the value formatted for the column's logical type (a date,
@@ -630,7 +633,9 @@ type AggValue struct {
 	v    read.AggValue
 }
 
-// Int returns the value as an integer (a Wide sum saturates).
+// Int returns the value as an integer: a Wide sum, an unsigned min or max
+// above math.MaxInt64 and a float beyond the int64 range saturate, and a
+// float is truncated toward zero (NaN gives 0).
 func (v AggValue) Int() int64 { return v.v.Int() }
 
 // Big returns an integer value exactly (nil for floats and nulls).

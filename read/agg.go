@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,19 +53,34 @@ type AggValue struct {
 	Wide bool
 	W    Int128
 	// Text is the value formatted for the column's logical type (a date,
-	// a decimal, a string); empty when the plain number says it all.
+	// a decimal, a string); empty when the plain number says it all. The
+	// min or max of an unsigned column above math.MaxInt64 has its digits
+	// here, I holding the uint64's bits.
 	Text string
+	// unsigned marks the min or max of an unsigned column: I holds the
+	// bits of a uint64.
+	unsigned bool
 }
 
-// Int returns the value as an integer. A Wide sum saturates to
-// math.MinInt64 or math.MaxInt64; check Wide, or use Big, where that matters.
+// Int returns the value as an integer. A Wide sum, and the min or max of
+// an unsigned column above math.MaxInt64, saturate to math.MinInt64 or
+// math.MaxInt64; check Wide, or use Big, where that matters. A float is
+// truncated toward zero, saturating likewise (NaN gives 0).
 func (v AggValue) Int() int64 {
 	switch {
 	case v.Float:
+		switch {
+		case v.F != v.F:
+			return 0
+		case v.F >= math.MaxInt64: // 2^63, the nearest float64
+			return math.MaxInt64
+		case v.F <= math.MinInt64:
+			return math.MinInt64
+		}
 		return int64(v.F)
 	case v.Wide && v.W.Hi < 0:
 		return math.MinInt64
-	case v.Wide:
+	case v.Wide, v.unsigned && v.I < 0:
 		return math.MaxInt64
 	}
 	return v.I
@@ -77,6 +93,8 @@ func (v AggValue) Big() *big.Int {
 		return nil
 	case v.Wide:
 		return v.W.Big()
+	case v.unsigned:
+		return new(big.Int).SetUint64(uint64(v.I))
 	}
 	return big.NewInt(v.I)
 }
@@ -698,7 +716,10 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 			case x.Type == encoding.Binary:
 				v.Text = string(x.Bytes())
 			default:
-				v.I = int64(x.Uint())
+				v.I, v.unsigned = int64(x.Uint()), true
+				if v.I < 0 {
+					v.Text = strconv.FormatUint(x.Uint(), 10)
+				}
 			}
 		}
 		if !v.Null && !v.Float && s.col >= 0 && s.fn != "count" {

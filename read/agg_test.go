@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -692,4 +693,76 @@ func aggRecord(n int, seed uint64) arrow.Record {
 		}
 	}
 	return b.NewRecord()
+}
+
+// TestAggregateMinMaxUnsigned: the min and max of a uint64 column above
+// math.MaxInt64 come back as the numbers they are (String, Text, Big),
+// not as the negative int64 of their bits, whether answered from
+// statistics or folded from rows under a filter; Int saturates. Float
+// results convert to integers by truncation, saturating at the int64
+// range.
+func TestAggregateMinMaxUnsigned(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "u", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	us := []uint64{math.MaxUint64 - 3, 7, math.MaxUint64, 1 << 63, math.MaxInt64}
+	for k, u := range us {
+		b.Field(0).(*array.Int64Builder).Append(int64(k))
+		b.Field(1).(*array.Uint64Builder).Append(u)
+		b.Field(2).(*array.Int64Builder).Append(math.MaxInt64 - int64(k))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	for _, c := range []struct {
+		where    string
+		min, max uint64
+	}{
+		{"", 7, math.MaxUint64},
+		{"id != 1", math.MaxInt64, math.MaxUint64},
+		{"id = 3 OR id = 0", 1 << 63, math.MaxUint64 - 3},
+		{"id = 4", math.MaxInt64, math.MaxInt64},
+	} {
+		aggs, _, err := f.Aggregate("min(u), max(u)", c.where)
+		if err != nil {
+			t.Fatalf("%q: %v", c.where, err)
+		}
+		for k, want := range []uint64{c.min, c.max} {
+			got := aggs[k]
+			ws := strconv.FormatUint(want, 10)
+			if got.Null || got.Float || got.Wide || uint64(got.I) != want {
+				t.Errorf("%q: %s = %+v, want %s", c.where, got.Name, got, ws)
+			}
+			if got.String() != ws || got.Big().String() != ws {
+				t.Errorf("%q: %s prints %s, Big %v, want %s", c.where, got.Name, got.String(), got.Big(), ws)
+			}
+			if wantText := map[bool]string{true: ws, false: ""}[want > math.MaxInt64]; got.Text != wantText {
+				t.Errorf("%q: %s.Text = %q, want %q", c.where, got.Name, got.Text, wantText)
+			}
+			if wantInt := int64(min(want, math.MaxInt64)); got.Int() != wantInt {
+				t.Errorf("%q: %s.Int() = %d, want %d", c.where, got.Name, got.Int(), wantInt)
+			}
+		}
+	}
+	aggs, _, err := f.Aggregate("avg(i), avg(u)", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range aggs {
+		if !a.Float || a.Int() != math.MaxInt64 {
+			t.Errorf("%s = %v: Int() = %d, want %d (saturated)", a.Name, a, a.Int(), int64(math.MaxInt64))
+		}
+	}
+	for _, c := range []struct {
+		f    float64
+		want int64
+	}{{math.NaN(), 0}, {math.Inf(-1), math.MinInt64}, {-1e19, math.MinInt64}, {-2.9, -2}, {2.9, 2}, {1e300, math.MaxInt64}} {
+		if got := (read.AggValue{Float: true, F: c.f}).Int(); got != c.want {
+			t.Errorf("float %v: Int() = %d, want %d", c.f, got, c.want)
+		}
+	}
 }
