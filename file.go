@@ -271,13 +271,20 @@ func (f *File) ColumnStats(column string) (ColumnStats, bool) {
 	if err != nil || !n.Kind.IsLeaf() {
 		return ColumnStats{}, false
 	}
-	cs, ok := f.r.FileStats(n.StreamID(schema.RoleValues))
+	id := n.StreamID(schema.RoleValues)
+	cs, ok := f.r.FileStats(id)
 	if !ok {
 		return ColumnStats{}, false
 	}
 	out := ColumnStats{Rows: cs.Rows, Nulls: cs.Nulls, NaNs: cs.NaNs, HasMinMax: cs.HasMinMax,
 		MinTruncated: cs.MinTruncated, MaxTruncated: cs.MaxTruncated}
-	if cs.HasMinMax {
+	if n.Kind == schema.Decimal && f.r.StrataSchema().Stream(id).Type == encoding.Binary {
+		// A wide decimal (precision above 18) is stored as 16 bytes whose
+		// byte order, which its statistics follow, is not its numeric
+		// order: the bounds say nothing about its values.
+		out.HasMinMax, out.MinTruncated, out.MaxTruncated = false, false, false
+	}
+	if out.HasMinMax {
 		out.Min, out.Max = goValue(n, cs.Min), goValue(n, cs.Max)
 	}
 	return out, true

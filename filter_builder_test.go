@@ -1,6 +1,7 @@
 package strata_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/iox"
 )
 
 var builderSchema = arrow.NewSchema([]arrow.Field{
@@ -359,5 +361,54 @@ func TestAggregateBuilders(t *testing.T) {
 	}
 	if rows != f.NumRows() || f.NumStripes() < 2 {
 		t.Errorf("splits return %d of %d rows over %d stripes", rows, f.NumRows(), f.NumStripes())
+	}
+}
+
+// TestColumnStatsWideDecimal: a decimal of more than 18 digits is stored as
+// 16 bytes whose byte order is not its numeric order, so its file
+// statistics bound nothing: ColumnStats reports no bounds for it (as its
+// doc says), rather than byte strings ordered as bytes (where -0.01 was
+// the max). A narrower decimal's bounds are Decimals.
+func TestColumnStatsWideDecimal(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "wide", Type: &arrow.Decimal128Type{Precision: 30, Scale: 2}, Nullable: true},
+		{Name: "narrow", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for _, v := range []int64{-1, 1, 300, -5} {
+		b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(v))
+		b.Field(1).(*array.Decimal128Builder).Append(decimal128.FromI64(v))
+	}
+	b.Field(0).AppendNull()
+	b.Field(1).AppendNull()
+	rec := b.NewRecord()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := strata.NewWriter(&buf, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, ok := f.ColumnStats("wide")
+	if !ok || st.Rows != 5 || st.Nulls != 1 {
+		t.Fatalf("wide: %+v, %v", st, ok)
+	}
+	if st.HasMinMax || st.Min != nil || st.Max != nil || st.MinTruncated || st.MaxTruncated {
+		t.Errorf("wide decimal: bounds %+v, want none", st)
+	}
+	st, ok = f.ColumnStats("narrow")
+	if !ok || !st.HasMinMax || st.Min != strata.Decimal("-0.05") || st.Max != strata.Decimal("3.00") {
+		t.Errorf("narrow decimal: %+v, want [-0.05, 3.00]", st)
 	}
 }
