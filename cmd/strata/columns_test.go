@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,7 +28,15 @@ func TestSplitColumns(t *testing.T) {
 		{in: `" padded "`, want: []string{" padded "}},
 		{in: `s."x,y"`, want: []string{"s.x,y"}},
 		{in: `""`, want: []string{""}},
+		{in: `"a,b".c`, want: []string{"a,b.c"}},
+		{in: `s."x,y".z,"a"  ,b`, want: []string{"s.x,y.z", "a", "b"}},
 		{in: `"a,b`, bad: true},
+		{in: `"a`, bad: true},
+		{in: `"a"b`, bad: true},
+		{in: `x,"a"b,c`, bad: true},
+		{in: `"a" b`, bad: true},
+		{in: `"a" .b`, bad: true},
+		{in: `"a"""b`, bad: true}, // a" then b
 	} {
 		got, err := splitColumns(c.in)
 		if c.bad {
@@ -38,6 +47,14 @@ func TestSplitColumns(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%q: %q (%v), want %q", c.in, got, err, c.want)
+		}
+	}
+	// text after a closing quote was read as part of the name ("a"b as
+	// ab); the error names the item it follows
+	for in, item := range map[string]string{`"a"b`: `"a"b`, `x, "a,b"c ,d`: `"a,b"c`, `"a" b`: `"a" b`, `s."t"u.v`: `s."t"u.v`} {
+		_, err := splitColumns(in)
+		if err == nil || !strings.HasPrefix(err.Error(), item+": text after the closing quote") {
+			t.Errorf("%q: %v, want an error naming %s", in, err, item)
 		}
 	}
 }

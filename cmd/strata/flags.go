@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -88,20 +89,24 @@ func (c *columnsValue) Set(s string) error {
 // splitColumns splits a --columns list at its commas. A name in double
 // quotes may hold commas ("a,b"), and a quote doubled inside quotes is one
 // quote ("say ""hi"""), as in filters and aggregates; a quoted part may
-// also be a segment of a nested field's path (s."a,b"). Spaces around a
-// name are dropped, those inside quotes kept.
+// also be a segment of a nested field's path (s."a,b", "a,b".c). Spaces
+// around a name are dropped, those inside quotes kept. A closing quote is
+// followed by a comma, a dot, spaces or the end: other text after it
+// ("a"b) is an error naming the item, as is a quote left open.
 func splitColumns(s string) ([]string, error) {
 	var out []string
 	var cur strings.Builder
 	quoted, hadQuote, lead, trail := false, false, true, 0
-	end := func() {
+	closed := false // after a closing quote (and any spaces)
+	start := 0      // where the current item begins in s
+	end := func(i int) {
 		name := cur.String()
 		name = name[:len(name)-trail]
 		if name != "" || hadQuote {
 			out = append(out, name)
 		}
 		cur.Reset()
-		hadQuote, lead, trail = false, true, 0
+		hadQuote, lead, trail, closed, start = false, true, 0, false, i+1
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -109,12 +114,25 @@ func splitColumns(s string) ([]string, error) {
 		case quoted && c == '"' && i+1 < len(s) && s[i+1] == '"':
 			cur.WriteByte('"')
 			i++
-		case c == '"':
-			quoted, hadQuote, lead, trail = !quoted, true, false, 0
+		case quoted && c == '"':
+			quoted, closed = false, true
 		case quoted:
 			cur.WriteByte(c)
 		case c == ',':
-			end()
+			end(i)
+		case closed && (c == ' ' || c == '\t'):
+		case closed && c == '.' && s[i-1] == '"':
+			// a quoted segment of a nested path, then the next one
+			cur.WriteByte(c)
+			closed = false
+		case closed:
+			item := s[start:]
+			if j := strings.IndexByte(s[i:], ','); j >= 0 {
+				item = s[start : i+j]
+			}
+			return nil, fmt.Errorf("%s: text after the closing quote (a comma or, in a nested path, a dot may follow it)", strings.TrimSpace(item))
+		case c == '"':
+			quoted, hadQuote, lead, trail = true, true, false, 0
 		case c == ' ' || c == '\t':
 			if !lead {
 				cur.WriteByte(c)
@@ -128,6 +146,6 @@ func splitColumns(s string) ([]string, error) {
 	if quoted {
 		return nil, errors.New("a quote is not closed")
 	}
-	end()
+	end(len(s))
 	return out, nil
 }

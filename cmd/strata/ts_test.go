@@ -358,3 +358,47 @@ func TestTSKeysWithCommas(t *testing.T) {
 		t.Errorf("query of series b,c: %s, want 20", got)
 	}
 }
+
+// TestTSQuoteThenText: ts import --series, ts agg --keys and ts paths
+// --paths refuse text after a closing quote, naming the item, as a usage
+// error: "site,"id was read as the column site,id (and "ho"st as host).
+func TestTSQuoteThenText(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "in.csv"), filepath.Join(dir, "out.strata")
+	if err := os.WriteFile(src, []byte("\"site,id\",t,v\na,1,10\na,2,11\n\"b,c\",1,20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"import", src, dst, "--series", `"site,"id`, "--time", "t"},
+		{"import", src, dst, "--series", `"site,id"`, "--time", "t"}, // (makes dst)
+		{"agg", dst, "--keys", `"site,"id`},
+		{"agg", dst, "--keys", `"site,id" x`},
+		{"paths", dst, "--paths", `"b,"c.v`},
+		{"query", dst, "--columns", `v,"t"v`},
+	} {
+		_, _, err := capture(t, "ts", args...)
+		item := args[len(args)-1]
+		if args[0] == "import" {
+			item = args[len(args)-3]
+		}
+		if item == `"site,id"` {
+			if err != nil {
+				t.Fatalf("ts %v: %v", args, err)
+			}
+			continue
+		}
+		if i := strings.LastIndexByte(item, ','); args[0] == "query" && i >= 0 {
+			item = item[i+1:]
+		}
+		if exitCode(err) != exitUsage || !strings.Contains(err.Error(), item+": text after the closing quote") {
+			t.Errorf("ts %v: %v (exit %d), want exit %d naming %s", args, err, exitCode(err), exitUsage, item)
+		}
+	}
+	out, _, err := capture(t, "ts", "paths", dst, "--paths", `"b,c".v,a.v`, "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "t,\"b,c.v\",a.v\n1,20,10\n2,,11\n"; out != want {
+		t.Errorf("--paths \"b,c\".v,a.v: %q, want %q", out, want)
+	}
+}
