@@ -81,16 +81,31 @@ func (f *File) compile(where string) (*query, error) {
 		return nil, err
 	}
 	missing := map[string]bool{}
+	nested := map[string]*schema.Node{} // paths naming a struct, list or map
 	e, err = filter.BindLeaves(e, func(l *filter.Leaf) (filter.ColumnInfo, bool) {
 		n, err := f.findLeaf(l)
 		if err != nil || !n.Kind.IsLeaf() {
 			missing[l.Path] = true
+			if err == nil {
+				nested[l.Path] = n
+			}
 			return filter.ColumnInfo{}, false
 		}
 		return columnInfo(n), true
 	})
 	var be *filter.BindError
 	if errors.As(err, &be) && missing[be.Path] {
+		if n := nested[be.Path]; n != nil {
+			// The column exists: say why it cannot be filtered on rather
+			// than call it unknown.
+			msg := fmt.Sprintf("%s is a %s: filters compare primitive columns and fields of structs", be.Path, n.TypeString())
+			if n.Kind == schema.Struct {
+				msg += f.columnHint(be.Path+".", true)
+			} else {
+				msg += " (values inside lists and maps cannot be filtered yet)"
+			}
+			return nil, &filter.BindError{Path: be.Path, Pos: be.Pos, Msg: msg}
+		}
 		return nil, &hintedError{msg: err.Error() + f.columnHint(be.Path, true), errs: []error{err, ErrUnknownColumn}}
 	}
 	if err != nil {

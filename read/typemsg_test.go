@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"strata/encoding"
+	"strata/filter"
 	"strata/interop"
 	"strata/read"
 )
@@ -123,5 +124,46 @@ func TestTypeErrorsNameTypes(t *testing.T) {
 	}
 	if a, _, err := f.Aggregate("count(dec)", ""); err != nil || a[0].I != 3 {
 		t.Errorf("count(dec) = %v, %v", a, err)
+	}
+}
+
+// TestFilterOnNestedColumn: a filter naming a struct, list or map column
+// (which filters cannot compare) says what the column is, and for a
+// struct names its fields, instead of calling an existing column unknown.
+// A name the file lacks is still ErrUnknownColumn.
+func TestFilterOnNestedColumn(t *testing.T) {
+	st := arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true})
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "st", Type: st, Nullable: true},
+		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.StructBuilder).Append(true)
+	b.Field(0).(*array.StructBuilder).FieldBuilder(0).(*array.Int32Builder).Append(1)
+	b.Field(1).(*array.ListBuilder).Append(true)
+	b.Field(1).(*array.ListBuilder).ValueBuilder().(*array.Int64Builder).Append(2)
+	b.Field(2).(*array.MapBuilder).AppendNull()
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	for _, c := range []struct{ where, want string }{
+		{"st IS NULL", `st is a struct<x:int32?>: filters compare primitive columns and fields of structs (did you mean "st.x"?)`},
+		{"st.x = 1 OR st = 1", `at column 13: st is a struct<x:int32?>`},
+		{"l IS NOT NULL", `l is a list<int64?>: filters compare primitive columns and fields of structs (values inside lists and maps cannot be filtered yet)`},
+		{"m IS NULL", `m is a map<string,int64?>`},
+	} {
+		_, err := f.Scan(read.ScanOptions{Where: c.where})
+		var be *filter.BindError
+		if err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, read.ErrUnknownColumn) || !errors.As(err, &be) {
+			t.Errorf("%q: %v, want a filter error holding %q", c.where, err, c.want)
+		}
+		if _, _, err2 := f.Aggregate("count(*)", c.where); err2 == nil || err == nil || err2.Error() != err.Error() {
+			t.Errorf("%q: aggregate: %v, want the scan's error", c.where, err2)
+		}
+	}
+	if _, err := f.Scan(read.ScanOptions{Where: "st.y = 1"}); !errors.Is(err, read.ErrUnknownColumn) {
+		t.Errorf("a missing field: %v, want ErrUnknownColumn", err)
 	}
 }
