@@ -537,6 +537,19 @@ func runTSSample(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Counts below 1 drew nothing and printed nothing, exit 0 (or failed
+	// in the library without naming the flag).
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"windows", *windows}, {"length", *length}, {"epochs", *epochs}} {
+		if c.n < 1 {
+			return usagef("--%s %d: want 1 or more", c.name, c.n)
+		}
+	}
+	if *epoch > math.MaxInt-(*epochs-1) {
+		return usagef("--epoch %d --epochs %d: the last epoch would be past %d", *epoch, *epochs, math.MaxInt)
+	}
 	start := time.Now()
 	f, err := openTS(pos, *fl.threads, fl.store)
 	if err != nil {
@@ -547,12 +560,9 @@ func runTSSample(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *epochs < 0 {
-		return usagef("--epochs %d: want 0 or more", *epochs)
-	}
 	var total timeseries.Stats
-	for e := *epoch; e < *epoch+*epochs; e++ {
-		t0 := time.Now()
+	for i := range *epochs {
+		e, t0 := *epoch+i, time.Now() // (e < epoch+epochs would overflow at the largest epoch)
 		recs, st, err := f.Sample(ctx, timeseries.SampleOptions{Series: sel, Windows: *windows, Length: *length,
 			Columns: *fl.cols, Seed: *seed, Epoch: e, Stacked: *stacked})
 		if err != nil {

@@ -402,3 +402,62 @@ func TestTSQuoteThenText(t *testing.T) {
 		t.Errorf("--paths \"b,c\".v,a.v: %q, want %q", out, want)
 	}
 }
+
+// TestTSSampleCounts: ts sample --windows, --length and --epochs below 1
+// are usage errors naming the flag (--windows 0 and --epochs 0 printed
+// nothing and exited 0); the largest --epoch draws its windows (its loop
+// bound overflowed, so it drew none and exited 0), and epochs past it are
+// a usage error.
+func TestTSSampleCounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.strata")
+	var pts []tsPoint
+	for i := range 20 {
+		pts = append(pts, tsPoint{string(rune('a' + i%3)), int64(i), int64(i)})
+	}
+	writeTSFile(t, path, nil, pts)
+	for _, bad := range [][]string{
+		{"--windows", "0"}, {"--windows", "-1"}, {"--length", "0"}, {"--length", "-2"},
+		{"--epochs", "0"}, {"--epochs", "-1"},
+		{"--epoch", strconv.Itoa(math.MaxInt), "--epochs", "2"},
+	} {
+		args := append([]string{"sample", path, "--windows", "2", "--length", "2"}, bad...)
+		out, _, err := capture(t, "ts", args...)
+		if exitCode(err) != exitUsage || !strings.HasPrefix(err.Error(), strings.Join(bad, " ")+":") || out != "" {
+			t.Errorf("ts sample %v: %q, %v (exit %d), want exit %d naming %s %s", bad, out, err, exitCode(err), exitUsage, bad[0], bad[1])
+		}
+	}
+	f, err := timeseries.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, es := range [][]int{{math.MaxInt}, {math.MaxInt - 1, math.MaxInt}, {3, 4}} {
+		var want []string // v of every window row, epoch by epoch
+		for _, e := range es {
+			recs, _, err := f.Sample(ctx, timeseries.SampleOptions{Windows: 2, Length: 2, Seed: 1, Epoch: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				for i := 0; i < int(r.NumRows()); i++ {
+					want = append(want, strconv.FormatInt(r.Column(1).(*array.Int64).Value(i), 10))
+				}
+				r.Release()
+			}
+		}
+		args := []string{"sample", path, "--windows", "2", "--length", "2", "--epoch", strconv.Itoa(es[0]), "--epochs", strconv.Itoa(len(es)), "--format", "csv"}
+		out, _, err := capture(t, "ts", args...)
+		if err != nil {
+			t.Fatalf("ts %v: %v", args, err)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if l != "t,v" {
+				got = append(got, l[strings.LastIndexByte(l, ',')+1:])
+			}
+		}
+		if len(want) != 2*2*len(es) || strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("ts %v: v %v, want %v", args, got, want)
+		}
+	}
+}
