@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -815,6 +816,83 @@ func TestNullKeyRefused(t *testing.T) {
 		}
 		if f.NumSeries() != 2 || f.NumRows() != 2 {
 			t.Errorf("sorted %v: %d series, %d rows; want 2 and 2", sorted, f.NumSeries(), f.NumRows())
+		}
+		f.Close()
+	}
+}
+
+// TestNullTimeRefused: a record with a null in the time column is refused
+// whole like one with a null key, in sorted and buffered mode, and the
+// writer stays usable: the file holds the other records' rows, value by
+// value. (Before, the refusal failed the writer, so Close discarded every
+// row written before it.)
+func TestNullTimeRefused(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.BinaryTypes.String},
+		{Name: "time", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "v", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	record := func(id string, times []int64, valid []bool) arrow.Record {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		defer b.Release()
+		for i, tm := range times {
+			b.Field(0).(*array.StringBuilder).Append(id)
+			if valid != nil && !valid[i] {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.Int64Builder).Append(tm)
+			}
+			b.Field(2).(*array.Int64Builder).Append(10 * tm)
+		}
+		return b.NewRecord()
+	}
+	first, bad, last := record("a", []int64{1, 2}, nil), record("a", []int64{3, 4}, []bool{true, false}), record("b", []int64{5}, nil)
+	defer first.Release()
+	defer bad.Release()
+	defer last.Release()
+	for _, sorted := range []bool{true, false} {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, sch, Model{Keys: []string{"id"}, Time: "time"}, &WriterOptions{Sorted: sorted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(first); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(bad); !errors.Is(err, read.ErrInvalidArgument) || !strings.Contains(err.Error(), `time column "time" has 1 nulls`) {
+			t.Fatalf("sorted %v: a null time: %v, want ErrInvalidArgument naming the column", sorted, err)
+		}
+		if err := w.Write(last); err != nil {
+			t.Fatalf("sorted %v: the next record: %v", sorted, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatalf("sorted %v: Close: %v", sorted, err)
+		}
+		f, err := OpenSource(ctx, iox.Bytes(buf.Bytes()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := f.Query(ctx, QueryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			rec, err := rows.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < int(rec.NumRows()); i++ {
+				got = append(got, fmt.Sprint(rec.Column(0).ValueStr(i), " ", rec.Column(1).ValueStr(i), " ", rec.Column(2).ValueStr(i)))
+			}
+			rec.Release()
+		}
+		rows.Close()
+		if want := []string{"a 1 10", "a 2 20", "b 5 50"}; !slices.Equal(got, want) {
+			t.Errorf("sorted %v: rows %q, want %q", sorted, got, want)
 		}
 		f.Close()
 	}

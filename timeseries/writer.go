@@ -245,8 +245,9 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 }
 
 // Write appends a record batch. A record with a null in a series key
-// column is refused whole (a key has no null value: every row belongs to
-// one series by its key values) and the writer stays usable.
+// column or in the time column is refused whole (a key has no null value:
+// every row belongs to one series by its key values, and to a place in it
+// by its time) and the writer stays usable.
 func (tw *Writer) Write(rec arrow.Record) error {
 	if tw.err != nil {
 		return tw.err
@@ -264,6 +265,9 @@ func (tw *Writer) Write(rec arrow.Record) error {
 		if n := rec.Column(c).NullN(); n > 0 {
 			return fmt.Errorf("timeseries: key column %q has %d nulls: %w", tw.t.sch.Field(c).Name, n, read.ErrInvalidArgument)
 		}
+	}
+	if n := rec.Column(tw.t.time).NullN(); n > 0 {
+		return fmt.Errorf("timeseries: time column %q has %d nulls: %w", tw.t.sch.Field(tw.t.time).Name, n, read.ErrInvalidArgument)
 	}
 	var err error
 	if tw.buf != nil {
