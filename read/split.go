@@ -67,6 +67,9 @@ func (f *File) checkSplit(s *Split) error {
 	if s.FirstStripe < 0 || s.Stripes < 0 || s.FirstStripe > n || s.Stripes > n-s.FirstStripe {
 		return fmt.Errorf("read: split stripes [%d,+%d) outside the file's %d: %w", s.FirstStripe, s.Stripes, n, ErrInvalidArgument)
 	}
+	if s.Stripes == 0 && s.Rows != 0 {
+		return fmt.Errorf("read: split of no stripe holds %d rows: %w", s.Rows, ErrInvalidArgument)
+	}
 	if s.Stripes > 0 {
 		first := f.f.Stripe(s.FirstStripe).FirstRow
 		last := f.f.Stripe(s.FirstStripe + s.Stripes - 1)

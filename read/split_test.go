@@ -107,6 +107,20 @@ func TestSplitsCoverAndFilter(t *testing.T) {
 	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, read.ErrInvalidArgument) {
 		t.Fatalf("split with wrong rows: %v", err)
 	}
+	// A split of no stripe that claims rows (its scan would return none
+	// of them) is refused too; one of no rows scans nothing.
+	bad = sp
+	bad.Stripes = 0
+	if _, err := f.Scan(read.ScanOptions{Split: &bad}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Fatalf("split of no stripe with %d rows: %v", bad.Rows, err)
+	}
+	if _, _, err := f.AggregateContext(context.Background(), "count(*)", read.AggregateOptions{Split: &bad}); !errors.Is(err, read.ErrInvalidArgument) {
+		t.Fatalf("aggregate over a split of no stripe with %d rows: %v", bad.Rows, err)
+	}
+	bad.Rows = 0
+	if got, _ := scanAll(t, f, read.ScanOptions{Split: &bad}); got != nil && got.NumRows() != 0 {
+		t.Fatalf("split of no stripe and no rows: %d rows", got.NumRows())
+	}
 	b := []byte(`{"file_size":1,"first_stripe":2}`)
 	if p, err := read.ParseSplit(b); err != nil || p.FileSize != 1 || p.FirstStripe != 2 {
 		t.Fatalf("ParseSplit: %+v, %v", p, err)
