@@ -278,7 +278,7 @@ func literalOf(v any) (filter.Literal, error) {
 
 func floatLit(f float64, bits int) (filter.Literal, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return filter.Literal{}, fmt.Errorf("%v cannot be compared with (only finite numbers)", f)
+		return filter.Literal{}, fmt.Errorf("%v is not a filter literal (filters compare finite numbers only)", f)
 	}
 	return filter.Literal{Kind: filter.LitNumber, Text: strconv.FormatFloat(f, 'g', -1, bits)}, nil
 }

@@ -192,8 +192,8 @@ func TestFilterBuilder(t *testing.T) {
 		f    strata.Filter
 		want string
 	}{
-		{strata.Col("f64").Lt(math.NaN()), "finite"},
-		{strata.Col("f64").Eq(math.Inf(1)), "finite"},
+		{strata.Col("f64").Lt(math.NaN()), "filter on f64: NaN is not a filter literal (filters compare finite numbers only)"},
+		{strata.Col("f64").Eq(math.Inf(1)), "filter on f64: +Inf is not a filter literal (filters compare finite numbers only)"},
 		{strata.Col("i32").Eq(struct{}{}), "not a filter literal"},
 		{strata.Col("s").Prefix("a%"), "wildcard"},
 		{strata.Col("s").In(), "at least one"},
