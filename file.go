@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,6 +30,19 @@ func init() {
 type File struct {
 	r      *read.File
 	closer io.Closer
+	closed atomic.Bool
+}
+
+// ErrClosed is returned by a query of a File after its Close (a Scanner
+// started before goes on failing its reads instead).
+var ErrClosed = fmt.Errorf("strata: file is closed: %w", read.ErrInvalidArgument)
+
+// open returns ErrClosed once the file is closed, naming the operation.
+func (f *File) open(op string) error {
+	if f.closed.Load() {
+		return fmt.Errorf("%s: %w", op, ErrClosed)
+	}
+	return nil
 }
 
 // OpenOption tunes Open, OpenContext and OpenSource.
@@ -209,6 +223,7 @@ func (f *File) DropCaches() { f.r.DropCaches() }
 
 // Close releases the file.
 func (f *File) Close() error {
+	f.closed.Store(true)
 	if f.closer != nil {
 		return f.closer.Close()
 	}
@@ -242,7 +257,12 @@ func (f *File) OpenBytes() int64 { return f.r.OpenBytes() }
 
 // Verify checks every stored checksum of the file, reading all of it, and
 // returns the first mismatch, naming the stripe, column and chunk.
-func (f *File) Verify(ctx context.Context) error { return f.r.Verify(ctx) }
+func (f *File) Verify(ctx context.Context) error {
+	if err := f.open("strata: Verify"); err != nil {
+		return err
+	}
+	return f.r.Verify(ctx)
+}
 
 // ColumnStats summarizes one leaf column over the whole file.
 type ColumnStats struct {
@@ -413,6 +433,9 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 
 // ScanContext is Scan whose reads stop when ctx ends.
 func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, error) {
+	if err := f.open("strata: Scan"); err != nil {
+		return nil, err
+	}
 	ro, err := opts.read()
 	if err != nil {
 		return nil, err
@@ -443,6 +466,9 @@ func ScanFiles(ctx context.Context, files []*File, opts ScanOptions) (*Scanner, 
 	for i, f := range files {
 		if f == nil {
 			return nil, fmt.Errorf("strata: ScanFiles: file %d is nil: %w", i+1, read.ErrInvalidArgument)
+		}
+		if err := f.open(fmt.Sprintf("strata: ScanFiles: file %d", i+1)); err != nil {
+			return nil, err
 		}
 		rs[i] = f.r
 	}
@@ -517,6 +543,9 @@ func (s ScanStats) String() string { r := read.ScanStats(s); return r.String() }
 // Take returns whole rows (or the given columns) by row number, in the
 // order given.
 func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
+	if err := f.open("strata: Take"); err != nil {
+		return nil, err
+	}
 	return f.r.Take(rows, columns)
 }
 
@@ -533,6 +562,9 @@ type TakeOptions struct {
 // TakeContext is Take whose reads stop when ctx ends; it also reports
 // what the lookup read.
 func (f *File) TakeContext(ctx context.Context, rows []int64, opts TakeOptions) (arrow.Record, ScanStats, error) {
+	if err := f.open("strata: Take"); err != nil {
+		return nil, ScanStats{}, err
+	}
 	rec, st, err := f.r.TakeContext(ctx, rows, read.TakeOptions{Columns: opts.Columns, Parallelism: opts.Parallelism})
 	return rec, ScanStats(st), err
 }
@@ -548,6 +580,9 @@ func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOption
 	for i, f := range files {
 		if f == nil {
 			return nil, ScanStats{}, fmt.Errorf("strata: TakeFiles: file %d is nil: %w", i+1, read.ErrInvalidArgument)
+		}
+		if err := f.open(fmt.Sprintf("strata: TakeFiles: file %d", i+1)); err != nil {
+			return nil, ScanStats{}, err
 		}
 		rs[i] = f.r
 	}
@@ -658,6 +693,9 @@ func (f *File) Aggregate(opts AggregateOptions) ([]AggValue, ScanStats, error) {
 
 // AggregateContext is Aggregate whose reads stop when ctx ends.
 func (f *File) AggregateContext(ctx context.Context, opts AggregateOptions) ([]AggValue, ScanStats, error) {
+	if err := f.open("strata: Aggregate"); err != nil {
+		return nil, ScanStats{}, err
+	}
 	exprs, ro, err := opts.read()
 	if err != nil {
 		return nil, ScanStats{}, err
@@ -681,6 +719,9 @@ func AggregateFiles(ctx context.Context, files []*File, opts AggregateOptions) (
 	for i, f := range files {
 		if f == nil {
 			return nil, ScanStats{}, fmt.Errorf("strata: AggregateFiles: file %d is nil: %w", i+1, read.ErrInvalidArgument)
+		}
+		if err := f.open(fmt.Sprintf("strata: AggregateFiles: file %d", i+1)); err != nil {
+			return nil, ScanStats{}, err
 		}
 		rs[i] = f.r
 	}

@@ -75,6 +75,9 @@ type ChunkReport struct {
 // Inspect reports where the file's bytes are: per column, per encoding,
 // per stripe and per chunk. It reads the chunk headers of the whole file.
 func (f *File) Inspect() (*Report, error) {
+	if err := f.open("strata: Inspect"); err != nil {
+		return nil, err
+	}
 	r, err := f.r.Inspect()
 	if err != nil {
 		return nil, err
@@ -102,5 +105,8 @@ func (f *File) Inspect() (*Report, error) {
 // outside themselves (a stripe's shared alphabet, another column) have no
 // layout and are selected as usual.
 func (f *File) Layouts() (map[string]encoding.Layout, error) {
+	if err := f.open("strata: Layouts"); err != nil {
+		return nil, err
+	}
 	return f.r.Layouts()
 }

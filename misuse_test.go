@@ -402,3 +402,71 @@ func TestWriteNestedFieldNames(t *testing.T) {
 		t.Errorf("read x %v, y %v; want [0 1 2], [100 101 102]", xs, ys)
 	}
 }
+
+// TestFileAfterClose: every query of a File after its Close fails with
+// ErrClosed, also a lookup the decoder cache could still answer (the
+// rows were looked up before the Close), and on the helpers over several
+// files.
+func TestFileAfterClose(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{10, 20, 30}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "c.strata")
+	w, err := strata.Create(path, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := strata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Take([]int64{2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := got.Column(0).(*array.Int64).Value(0); v != 30 {
+		t.Fatalf("Take before Close: %d, want 30", v)
+	}
+	got.Release()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := []*strata.File{f}
+	for name, call := range map[string]func() error{
+		"Scan": func() error { _, err := f.Scan(strata.ScanOptions{}); return err },
+		"Take": func() error { _, err := f.Take([]int64{2}, nil); return err },
+		"TakeContext": func() error {
+			_, _, err := f.TakeContext(t.Context(), []int64{2}, strata.TakeOptions{})
+			return err
+		},
+		"Aggregate": func() error {
+			_, _, err := f.Aggregate(strata.AggregateOptions{Aggs: []strata.Agg{strata.CountAll()}})
+			return err
+		},
+		"Verify":    func() error { return f.Verify(t.Context()) },
+		"Inspect":   func() error { _, err := f.Inspect(); return err },
+		"Layouts":   func() error { _, err := f.Layouts(); return err },
+		"ScanFiles": func() error { _, err := strata.ScanFiles(t.Context(), files, strata.ScanOptions{}); return err },
+		"TakeFiles": func() error {
+			_, _, err := strata.TakeFiles(t.Context(), files, []int64{1}, strata.TakeOptions{})
+			return err
+		},
+		"AggregateFiles": func() error {
+			_, _, err := strata.AggregateFiles(t.Context(), files, strata.AggregateOptions{Aggs: []strata.Agg{strata.CountAll()}})
+			return err
+		},
+	} {
+		err := call()
+		if !errors.Is(err, strata.ErrClosed) || !errors.Is(err, encoding.ErrInvalidArgument) {
+			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
