@@ -196,6 +196,9 @@ var aggFuncs = map[string]bool{"count": true, "min": true, "max": true, "sum": t
 // is decoded, time first, values only for the rows in range.
 func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggStats, error) {
 	var st AggStats
+	if err := f.open("Aggregate"); err != nil {
+		return nil, st, err
+	}
 	if o.Every < 0 {
 		return nil, st, fmt.Errorf("timeseries: buckets of %d: %w (want 0 or more)", o.Every, read.ErrInvalidArgument)
 	}

@@ -18,6 +18,9 @@ import (
 // is empty) its latest non-null value (null when the series has none).
 func (f *File) Last(ctx context.Context, sel Selector, columns []string) (arrow.Record, Stats, error) {
 	var st Stats
+	if err := f.open("Last"); err != nil {
+		return nil, st, err
+	}
 	es, err := f.selectEntries(ctx, sel, &st)
 	if err != nil {
 		return nil, st, err

@@ -301,6 +301,9 @@ type Rows struct {
 // blocks settled from their headers — and value columns decoded only for
 // the rows that survive.
 func (f *File) Query(ctx context.Context, opts QueryOptions) (*Rows, error) {
+	if err := f.open("Query"); err != nil {
+		return nil, err
+	}
 	if opts.Offset < 0 || opts.Limit < 0 {
 		return nil, fmt.Errorf("timeseries: query with offset %d and limit %d: %w (neither may be negative)", opts.Offset, opts.Limit, read.ErrInvalidArgument)
 	}

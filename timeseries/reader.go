@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -48,6 +49,7 @@ type File struct {
 	fc     *format.File
 	fetch  *iox.Fetcher
 	closer io.Closer
+	closed atomic.Bool
 	t      *table
 	l      *layout
 	meta   *indexMeta
@@ -165,8 +167,21 @@ func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, erro
 
 // Close releases the file.
 func (f *File) Close() error {
+	f.closed.Store(true)
 	if f.closer != nil {
 		return f.closer.Close()
+	}
+	return nil
+}
+
+// ErrClosed is returned by a query of a File after its Close.
+var ErrClosed = fmt.Errorf("timeseries: file is closed: %w", read.ErrInvalidArgument)
+
+// open returns ErrClosed, naming the operation, once the file is closed:
+// its index pages and decoders could still answer from the caches.
+func (f *File) open(op string) error {
+	if f.closed.Load() {
+		return fmt.Errorf("timeseries: %s: %w", op, ErrClosed)
 	}
 	return nil
 }
@@ -587,6 +602,9 @@ func (f *File) series(e *seriesEntry) Series {
 // order). The bloom filter answers for most absent keys without touching
 // the directory; a present key costs one directory page per level.
 func (f *File) Lookup(ctx context.Context, key ...string) (Series, bool, error) {
+	if err := f.open("Lookup"); err != nil {
+		return Series{}, false, err
+	}
 	var st Stats
 	return f.lookup(ctx, key, &st)
 }
@@ -612,6 +630,9 @@ func (f *File) lookup(ctx context.Context, key []string, st *Stats) (Series, boo
 
 // Select returns the series a selector picks, in key order.
 func (f *File) Select(ctx context.Context, sel Selector) ([]Series, error) {
+	if err := f.open("Select"); err != nil {
+		return nil, err
+	}
 	var st Stats
 	es, err := f.selectEntries(ctx, sel, &st)
 	if err != nil {

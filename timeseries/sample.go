@@ -43,6 +43,9 @@ type Window struct {
 // start position of every eligible series (at least Length rows) is
 // equally likely.
 func (f *File) DrawWindows(ctx context.Context, o SampleOptions) ([]Window, error) {
+	if err := f.open("DrawWindows"); err != nil {
+		return nil, err
+	}
 	var st Stats
 	_, ws, err := f.draw(ctx, o, &st)
 	return ws, err
@@ -90,6 +93,9 @@ func (f *File) draw(ctx context.Context, o SampleOptions, st *Stats) ([]*seriesE
 // columns, as Arrow records: DrawWindows, then ReadWindows.
 func (f *File) Sample(ctx context.Context, o SampleOptions) ([]arrow.Record, Stats, error) {
 	var st Stats
+	if err := f.open("Sample"); err != nil {
+		return nil, st, err
+	}
 	_, ws, err := f.draw(ctx, o, &st)
 	if err != nil {
 		return nil, st, err
@@ -112,6 +118,9 @@ func (f *File) Sample(ctx context.Context, o SampleOptions) ([]arrow.Record, Sta
 // and returned, so read amplification is Stats.Amplification().
 func (f *File) ReadWindows(ctx context.Context, ws []Window, o SampleOptions) ([]arrow.Record, Stats, error) {
 	var st Stats
+	if err := f.open("ReadWindows"); err != nil {
+		return nil, st, err
+	}
 	if o.Threads <= 0 {
 		o.Threads = f.opts.Threads
 	}

@@ -69,6 +69,9 @@ func (h *cursorHeap) Pop() any {
 // together.
 func (f *File) QueryPaths(ctx context.Context, paths []string, tr *TimeRange) (arrow.Record, Stats, error) {
 	var st Stats
+	if err := f.open("QueryPaths"); err != nil {
+		return nil, st, err
+	}
 	if len(paths) == 0 {
 		return nil, st, fmt.Errorf("timeseries: no paths: %w", read.ErrInvalidArgument)
 	}

@@ -1,0 +1,93 @@
+package timeseries
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"strata/iox"
+	"strata/read"
+)
+
+// TestFileAfterClose: every query of a File after its Close fails with
+// ErrClosed, though the index pages and decoders it used before are still
+// in its caches (each query ran once before the Close).
+func TestFileAfterClose(t *testing.T) {
+	recs, _ := tsbsData(t, 4, time.Hour, false)
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true})
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := f.TimeRange()
+	calls := map[string]func() error{
+		"Query": func() error {
+			rows, err := f.Query(ctx, QueryOptions{Limit: 3})
+			if err != nil {
+				return err
+			}
+			for {
+				rec, err := rows.Next()
+				if err != nil {
+					break
+				}
+				rec.Release()
+			}
+			return nil
+		},
+		"Aggregate": func() error {
+			rec, _, err := f.Aggregate(ctx, AggOptions{Every: hi - lo + 1, Funcs: []string{"first", "max"}})
+			if err == nil {
+				rec.Release()
+			}
+			return err
+		},
+		"Last": func() error {
+			rec, _, err := f.Last(ctx, nil, nil)
+			if err == nil {
+				rec.Release()
+			}
+			return err
+		},
+		"Lookup": func() error { _, _, err := f.Lookup(ctx, "host_1"); return err },
+		"Select": func() error { _, err := f.Select(ctx, Selector{"hostname": "host_2"}); return err },
+		"DrawWindows": func() error {
+			_, err := f.DrawWindows(ctx, SampleOptions{Windows: 2, Length: 5, Seed: 1})
+			return err
+		},
+		"Sample": func() error {
+			recs, _, err := f.Sample(ctx, SampleOptions{Windows: 2, Length: 5, Seed: 1})
+			for _, r := range recs {
+				r.Release()
+			}
+			return err
+		},
+		"ReadWindows": func() error {
+			recs, _, err := f.ReadWindows(ctx, []Window{{Series: 0, Start: 2}}, SampleOptions{Length: 4})
+			for _, r := range recs {
+				r.Release()
+			}
+			return err
+		},
+		"QueryPaths": func() error {
+			rec, _, err := f.QueryPaths(ctx, []string{"host_1.usage_user"}, nil)
+			if err == nil {
+				rec.Release()
+			}
+			return err
+		},
+	}
+	for name, call := range calls {
+		if err := call(); err != nil && name != "QueryPaths" && name != "Lookup" {
+			t.Fatalf("%s before Close: %v", name, err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, ErrClosed) || !errors.Is(err, read.ErrInvalidArgument) {
+			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
