@@ -848,6 +848,9 @@ func (f *File) readEnds(t *task, cols []int, b []bucket, st *Stats) (bool, error
 				return false, err
 			}
 		}
+		// One column's decoders at a time: another read may hold this
+		// unit's columns in another order (unitEnds releases the rest).
+		rd.release()
 		a.first, a.firstT, a.last, a.lastT, a.ends = ends[0], t.u.tmin, ends[1], t.u.tmax, true
 	}
 	st.ValuesDecoded += count

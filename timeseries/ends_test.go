@@ -1,8 +1,10 @@
 package timeseries
 
 import (
+	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -124,5 +126,78 @@ func TestAggregateEndsFromUnitRows(t *testing.T) {
 			}
 		}
 		got.Release()
+	}
+}
+
+// TestAggregateEndsConcurrentColumnOrders runs bars concurrently on one
+// File with the columns named in opposite orders, over units whose
+// decoders the cache holds. Reading first and last must not hold one
+// column's decoders while it waits for another's: two reads that take
+// them in opposite orders would wait for each other forever.
+func TestAggregateEndsConcurrentColumnOrders(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String},
+		{Name: "t", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "y", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for s := 0; s < 20; s++ {
+		for i := 0; i < 400; i++ {
+			b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("s%02d", s))
+			b.Field(1).(*array.Int64Builder).Append(int64(i))
+			b.Field(2).(*array.Float64Builder).Append(float64(i))
+			b.Field(3).(*array.Int64Builder).Append(int64(-i))
+		}
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"s"}, Time: "t"}, &WriterOptions{Sorted: true, ChunkRows: 10})
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	agg := func(cols []string) error {
+		r, st, err := f.Aggregate(ctx, AggOptions{Every: 10, Columns: cols, Funcs: []string{"first", "last"}, Threads: 4})
+		if err != nil {
+			return err
+		}
+		defer r.Release()
+		if st.UnitsFromStats != 20*400/10 {
+			return fmt.Errorf("%d units from statistics, want %d", st.UnitsFromStats, 20*400/10)
+		}
+		return nil
+	}
+	if err := agg([]string{"x", "y"}); err != nil { // the decoders are cached
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < cap(errs); g++ {
+		cols := []string{"x", "y"}
+		if g%2 == 1 {
+			cols = []string{"y", "x"}
+		}
+		go func() {
+			for k := 0; k < 20; k++ {
+				if err := agg(cols); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	timeout := time.After(time.Minute)
+	for g := 0; g < cap(errs); g++ {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-timeout:
+			t.Fatal("concurrent bars with the columns in opposite orders did not finish in a minute (deadlock)")
+		}
 	}
 }
