@@ -1,7 +1,6 @@
 package read
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -75,11 +74,11 @@ func (f *File) readRange(x *exec, io *stripeIO, cols []int, lo, hi int64) (arrow
 		c := cols[k]
 		s, err := f.readStreamRange(io, f.rowAligned(c), lo, hi)
 		if err != nil {
-			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.field(c).Name, err)
+			return inStripe(io.stripe, columnWhere(f.field(c).Name), err)
 		}
 		a, err := shred.AssembleLeaf(f.sch, c, n, s, f.opts.Mem)
 		if err != nil {
-			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.field(c).Name, err)
+			return inStripe(io.stripe, columnWhere(f.field(c).Name), err)
 		}
 		arrs[k] = a
 		return nil

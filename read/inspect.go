@@ -121,7 +121,7 @@ func (f *File) Inspect() (*Report, error) {
 					sizes := map[encoding.Kind]float64{}
 					t, err := f.walk(p, 0, sizes, io.chunkOptions(id, i, true))
 					if err != nil {
-						return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s, id, i, err)
+						return nil, inStripe(s, chunkWhere(id, i), err)
 					}
 					// Framing bytes are attributed to the root kind.
 					sizes[t.Kind] += float64(int(ch.Size) - len(p))

@@ -125,7 +125,7 @@ func (s *stripeIO) lookup(stream, c int) (*chunk, error) {
 	}
 	info := s.stream(stream)
 	if c < 0 || c >= len(info.Chunks) {
-		return nil, fmt.Errorf("read: stripe %d, stream %d, chunk %d of %d: %w", s.stripe, stream, c, len(info.Chunks), format.ErrIndex)
+		return nil, inStripe(s.stripe, fmt.Sprintf("stream %d, chunk %d of %d", stream, c, len(info.Chunks)), format.ErrIndex)
 	}
 	ci := &info.Chunks[c]
 	ch := &chunk{key: k, rows: int(ci.Rows), rng: iox.Range{Off: ci.Offset, Len: ci.Size}}
@@ -345,7 +345,7 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 		bufs, err = s.f.fetchRanges(s.ctx, ranges)
 	}
 	if err != nil {
-		return fmt.Errorf("read: stripe %d: %w", s.stripe, err)
+		return inStripe(s.stripe, "", err)
 	}
 	s.requests.Add(int64(len(reads)))
 	var n int64
@@ -408,13 +408,13 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 			ch.readLen = int64(len(ch.raw))
 			ch.lease = nil
 		}
-		p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
+		p, err := s.decodeChunk(stream, c, ch.raw)
 		if err != nil {
-			return fmt.Errorf("read: %w", err)
+			return err
 		}
 		d, alloc, leases, err := s.openChunk(stream, c, p, ch.rows, ch.lease != nil)
 		if err != nil {
-			return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
+			return inStripe(s.stripe, chunkWhere(stream, c), err)
 		}
 		if ch.lease != nil {
 			leases = append(leases, ch.lease)
@@ -432,13 +432,13 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 			// chunk: cache a decoder over a copy of the chunk's own bytes
 			// instead.
 			own := append([]byte(nil), ch.raw...)
-			p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, own)
+			p, err := s.decodeChunk(stream, c, own)
 			if err != nil {
-				return fmt.Errorf("read: %w", err)
+				return err
 			}
 			d, alloc, _, err := s.openChunk(stream, c, p, ch.rows, false)
 			if err != nil {
-				return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
+				return inStripe(s.stripe, chunkWhere(stream, c), err)
 			}
 			ch.dec, ch.payload, ch.raw, ch.readLen, ch.alloc = d, p, own, int64(len(own)), alloc
 			ch.lease, ch.leases = nil, nil
@@ -457,7 +457,7 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 	}
 	ch.dec.Reset()
 	if err := fn(ch.dec); err != nil {
-		return fmt.Errorf("read: stripe %d, stream %d, chunk %d: %w", s.stripe, stream, c, err)
+		return inStripe(s.stripe, chunkWhere(stream, c), err)
 	}
 	return nil
 }
@@ -481,9 +481,18 @@ func (s *stripeIO) payload(stream, c int) ([]byte, error) {
 			return nil, err
 		}
 	}
-	p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw)
+	p, err := s.decodeChunk(stream, c, ch.raw)
 	if err != nil {
-		return nil, fmt.Errorf("read: %w", err)
+		return nil, err
+	}
+	return p, nil
+}
+
+// decodeChunk unframes and checks chunk c of a stream from its bytes.
+func (s *stripeIO) decodeChunk(stream, c int, raw []byte) ([]byte, error) {
+	p, err := s.f.f.DecodeChunk(raw)
+	if err != nil {
+		return nil, inStripe(s.stripe, chunkWhere(stream, c), err)
 	}
 	return p, nil
 }

@@ -451,11 +451,11 @@ func (f *File) readColumn(io *stripeIO, col int) (arrow.Array, error) {
 		a, err = shred.AssembleRows(f.sch, col, int(rows), streams, f.opts.Mem)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.field(col).Name, err)
+		return nil, inStripe(io.stripe, columnWhere(f.field(col).Name), err)
 	}
 	if int64(a.Len()) != rows {
 		a.Release()
-		return nil, fmt.Errorf("read: stripe %d, column %q: %d values for %d rows: %w", io.stripe, f.field(col).Name, a.Len(), rows, encoding.ErrCorrupt)
+		return nil, inStripe(io.stripe, columnWhere(f.field(col).Name), fmt.Errorf("%d values for %d rows: %w", a.Len(), rows, encoding.ErrCorrupt))
 	}
 	return a, nil
 }

@@ -153,8 +153,8 @@ func (s *stripeIO) refPayload(stream, c int, leases *[]*lease) ([]byte, error) {
 		p := ch.payload
 		if p == nil {
 			var err error
-			if p, err = s.f.f.DecodeChunkAt(s.stripe, stream, c, ch.raw); err != nil {
-				return nil, fmt.Errorf("read: %w", err)
+			if p, err = s.decodeChunk(stream, c, ch.raw); err != nil {
+				return nil, err
 			}
 		}
 		switch {
@@ -174,9 +174,9 @@ func (s *stripeIO) refPayload(stream, c int, leases *[]*lease) ([]byte, error) {
 	if err := s.fetchChunks([]*chunk{own}); err != nil {
 		return nil, err
 	}
-	p, err := s.f.f.DecodeChunkAt(s.stripe, stream, c, own.raw)
+	p, err := s.decodeChunk(stream, c, own.raw)
 	if err != nil {
-		return nil, fmt.Errorf("read: %w", err)
+		return nil, err
 	}
 	return p, nil
 }

@@ -110,7 +110,7 @@ func (f *File) scanStripe(x *exec, io *stripeIO, cols []int, q *query, lo, hi in
 	err = w.each(x.ctx, len(cols), func(k int) error {
 		a, n, err := f.materialize(io, cols[k], sel, rows)
 		if err != nil {
-			return fmt.Errorf("read: stripe %d, column %q: %w", io.stripe, f.field(cols[k]).Name, err)
+			return inStripe(io.stripe, columnWhere(f.field(cols[k]).Name), err)
 		}
 		arrs[k], gathered[k] = a, n
 		return nil

@@ -144,20 +144,26 @@ func (t *taker) run() error {
 			j++
 		}
 		if err := t.stripe(s, info.FirstRow, i, j); err != nil {
-			return fmt.Errorf("read: stripe %d: %w", s, err)
+			return err
 		}
 		i = j
 	}
 	return nil
 }
 
-// stripe gathers requested rows sorted[i:j], all in stripe s.
-func (t *taker) stripe(s int, first int64, i, j int) error {
+// stripe gathers requested rows sorted[i:j], all in stripe s. Its errors
+// name the stripe.
+func (t *taker) stripe(s int, first int64, i, j int) (err error) {
 	f := t.f
 	io, err := f.newStripeIO(t.x.ctx, s)
 	if err != nil {
-		return err
+		return err // (format's error names the stripe)
 	}
+	defer func() {
+		if err != nil {
+			err = inStripe(s, "", err)
+		}
+	}()
 	io.pointLookup = true
 	// Gathers copy the values they return, so the chunks they read may
 	// lie in recycled memory (lease.go); nothing read through io outlives
@@ -211,7 +217,10 @@ func (t *taker) stripe(s int, first int64, i, j int) error {
 			a.Release()
 			return nil
 		}
-		return t.gather(io, ci, stream, first, i, rows)
+		if err := t.gather(io, ci, stream, first, i, rows); err != nil {
+			return inStripe(s, columnWhere(f.field(c).Name), err)
+		}
+		return nil
 	})
 }
 
