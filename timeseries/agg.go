@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -328,7 +329,10 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 		}
 		full = append(full, i)
 	}
-	dcols := append([]int{f.t.time}, cols...)
+	// A column named twice is decoded once: each decode job owns one
+	// column of a unit, and two jobs of one column would share its
+	// reader and decoders.
+	dcols := append([]int{f.t.time}, distinct(cols)...)
 	for _, group := range []struct {
 		idx   []int
 		count bool
@@ -746,7 +750,8 @@ func parseFuncs(s string) []string {
 // or last value lies inside the unit), the unit is given back to be
 // decoded and folded whole. It returns the tasks given back.
 func (f *File) unitEnds(ctx context.Context, tasks []*task, idx, cols []int, parts [][]bucket, threads int, st *AggStats) ([]int, error) {
-	proj := &projection{decoded: cols}
+	fcols := distinct(cols) // (a column named twice is read once)
+	proj := &projection{decoded: fcols}
 	var back []int
 	for lo := 0; lo < len(idx); {
 		hi := lo
@@ -759,7 +764,7 @@ func (f *File) unitEnds(ctx context.Context, tasks []*task, idx, cols []int, par
 		for k := range ts {
 			ts[k] = tasks[idx[lo+k]]
 		}
-		units, err := f.fetchTasks(ctx, ts, cols, &st.Stats, nil)
+		units, err := f.fetchTasks(ctx, ts, fcols, &st.Stats, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -788,7 +793,7 @@ func (f *File) unitEnds(ctx context.Context, tasks []*task, idx, cols []int, par
 					j.back = append(j.back, t)
 				}
 			}
-			for _, c := range cols {
+			for _, c := range fcols {
 				j.ud.reader(c).release()
 			}
 			j.st.Decode = time.Since(start)
@@ -855,6 +860,17 @@ func (f *File) readEnds(t *task, cols []int, b []bucket, st *Stats) (bool, error
 	}
 	st.ValuesDecoded += count
 	return true, nil
+}
+
+// distinct returns cols without repeats, in the order first named.
+func distinct(cols []int) []int {
+	out := make([]int, 0, len(cols))
+	for _, c := range cols {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // numberAt returns the first value of a one-value buffer as a float64.

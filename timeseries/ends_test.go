@@ -201,3 +201,67 @@ func TestAggregateEndsConcurrentColumnOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateColumnTwice names one column twice (as strata ts agg
+// --columns x,x does) on several threads: each column of a unit is
+// decoded once, and both result columns equal the aggregate of the column
+// named once. Two decode jobs used to share the column's reader and its
+// decoders, which crashed the process (unlock of an unlocked mutex) or
+// hung it.
+func TestAggregateColumnTwice(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String},
+		{Name: "t", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "y", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for s := 0; s < 10; s++ {
+		for i := 0; i < 1000; i++ {
+			b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("s%02d", s))
+			b.Field(1).(*array.Int64Builder).Append(int64(i))
+			b.Field(2).(*array.Float64Builder).Append(float64(i*s) / 7)
+			b.Field(3).(*array.Int64Builder).Append(int64(i - s))
+		}
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"s"}, Time: "t"}, &WriterOptions{Sorted: true, ChunkRows: 100})
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	funcs := []string{"count", "sum", "first", "last"}
+	for _, every := range []int64{30, 100} { // units decoded; units from statistics
+		for _, noStats := range []bool{false, true} {
+			once, _, err := f.Aggregate(ctx, AggOptions{Every: every, Columns: []string{"x", "y"}, Funcs: funcs, NoStats: noStats, Threads: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 10; k++ {
+				twice, _, err := f.Aggregate(ctx, AggOptions{Every: every, Columns: []string{"x", "y", "x"}, Funcs: funcs, NoStats: noStats, Threads: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if twice.NumCols() != once.NumCols()+int64(len(funcs)) || twice.NumRows() != once.NumRows() {
+					t.Fatalf("every %d, noStats %v: %d columns, %d rows, want %d, %d", every, noStats, twice.NumCols(), twice.NumRows(), once.NumCols()+int64(len(funcs)), once.NumRows())
+				}
+				for i := 0; i < int(once.NumCols()); i++ {
+					if !array.Equal(twice.Column(i), once.Column(i)) {
+						t.Fatalf("every %d, noStats %v: %s differs from x and y named once", every, noStats, twice.ColumnName(i))
+					}
+				}
+				x := len(once.Schema().Fields()) - 2*len(funcs) // x's first result column
+				for i := 0; i < len(funcs); i++ {
+					if c := int(once.NumCols()) + i; !array.Equal(twice.Column(c), once.Column(x+i)) {
+						t.Fatalf("every %d, noStats %v: %s named again differs from its first", every, noStats, twice.ColumnName(c))
+					}
+				}
+				twice.Release()
+			}
+			once.Release()
+		}
+	}
+}
