@@ -2,9 +2,11 @@ package timeseries
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
+	"strata/encoding"
 	"strata/iox"
 	"strata/read"
 )
@@ -89,5 +91,30 @@ func TestFileAfterClose(t *testing.T) {
 		if err := call(); !errors.Is(err, ErrClosed) || !errors.Is(err, read.ErrInvalidArgument) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
 		}
+	}
+}
+
+// TestSampleHugeWindowCount: a count of windows whose draw alone would
+// pass the decode limits' allocation bound is refused with ErrLimit before
+// anything is allocated, instead of exhausting memory or panicking.
+func TestSampleHugeWindowCount(t *testing.T) {
+	recs, _ := tsbsData(t, 2, time.Hour, false)
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true})
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, n := range []int{1 << 40, math.MaxInt} {
+		if _, err := f.DrawWindows(ctx, SampleOptions{Windows: n, Length: 4}); !errors.Is(err, encoding.ErrLimit) {
+			t.Errorf("DrawWindows of %d windows: %v, want ErrLimit", n, err)
+		}
+		if _, _, err := f.Sample(ctx, SampleOptions{Windows: n, Length: 4}); !errors.Is(err, encoding.ErrLimit) {
+			t.Errorf("Sample of %d windows: %v, want ErrLimit", n, err)
+		}
+	}
+	ws, err := f.DrawWindows(ctx, SampleOptions{Windows: 1000, Length: 4, Seed: 3})
+	if err != nil || len(ws) != 1000 {
+		t.Fatalf("1,000 windows: %d, %v", len(ws), err)
 	}
 }

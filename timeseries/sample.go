@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -74,6 +75,13 @@ func (f *File) draw(ctx context.Context, o SampleOptions, st *Stats) ([]*seriesE
 	if o.Windows > 0 && total == 0 {
 		return nil, nil, fmt.Errorf("timeseries: windows of %d rows: no selected series has that many (%d series selected, the longest of %d rows): %w",
 			o.Length, len(es), longest, read.ErrInvalidArgument)
+	}
+	// The draw is held whole: a count of windows past the decode limits'
+	// allocation bound is refused (ErrLimit) rather than allocated.
+	lim := *f.dec
+	lim.Allocated = nil
+	if err := lim.CheckAlloc(o.Windows, int(unsafe.Sizeof(Window{})), "timeseries: sample windows"); err != nil {
+		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(o.Epoch)))
 	ws := make([]Window, o.Windows)
