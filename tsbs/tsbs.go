@@ -87,6 +87,11 @@ type Options struct {
 	Precise bool
 }
 
+// MaxHosts bounds Options.Hosts: the generator keeps a slot per host (its
+// place in key order, or its walk), so a count far past any benchmark's
+// (TSBS runs up to about a million) is refused rather than allocated.
+const MaxHosts = 10_000_000
+
 func (o Options) withDefaults() Options {
 	if o.Hosts <= 0 {
 		o.Hosts = 100
@@ -181,6 +186,9 @@ type Generator struct {
 // New returns a generator for opts.
 func New(opts Options) (*Generator, error) {
 	opts = opts.withDefaults()
+	if opts.Hosts > MaxHosts {
+		return nil, fmt.Errorf("tsbs: %d hosts: at most %d", opts.Hosts, MaxHosts)
+	}
 	unit, ok := map[time.Duration]arrow.TimeUnit{time.Second: arrow.Second, time.Millisecond: arrow.Millisecond,
 		time.Microsecond: arrow.Microsecond, time.Nanosecond: arrow.Nanosecond}[opts.Precision]
 	if !ok {

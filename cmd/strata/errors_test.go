@@ -139,6 +139,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"sizes", "--threads", "-3", dir}, exitUsage, "", threads},
 		{[]string{"ts", "query", good, "--threads", "-3"}, exitUsage, "", threads},
 		{[]string{"cat", good, "--threads", "2", "--limit", "1"}, exitOK, "l_orderkey", ""},
+		// (a count of hosts far past any benchmark's used to exhaust memory)
+		{[]string{"gen", "tsbs", "--hosts", "100000000000", filepath.Join(dir, "g.strata")}, exitUsage, "", "--hosts 100000000000: want 1 to 10000000"},
+		{[]string{"gen", "tsbs", "--hosts", "0", filepath.Join(dir, "g.strata")}, exitUsage, "", "--hosts 0: want 1"},
+		{[]string{"gen", "tsbs", "--duration", "-1h", filepath.Join(dir, "g.strata")}, exitUsage, "", "--duration -1h0m0s: want a span above zero"},
+		{[]string{"gen", "tsbs", "--interval", "0s", filepath.Join(dir, "g.strata")}, exitUsage, "", "--interval 0s: want an interval above zero"},
 	} {
 		out, _, err := capture(t, c.args[0], c.args[1:]...)
 		if code := exitCode(err); code != c.code {

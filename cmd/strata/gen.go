@@ -31,6 +31,14 @@ func runGen(args []string) error {
 		return err
 	}
 	if len(pos) == 2 && pos[0] == "tsbs" {
+		switch {
+		case *hosts < 1 || *hosts > tsbs.MaxHosts:
+			return usagef("--hosts %d: want 1 to %d", *hosts, tsbs.MaxHosts)
+		case *duration <= 0:
+			return usagef("--duration %v: want a span above zero", *duration)
+		case *interval <= 0:
+			return usagef("--interval %v: want an interval above zero", *interval)
+		}
 		return genTSBS(pos[1], tsbs.Options{Hosts: *hosts, Duration: *duration, Interval: *interval, Seed: *seed,
 			Precise: *precise, TimeMajor: *timeMajor}, pf)
 	}
