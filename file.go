@@ -78,7 +78,9 @@ type OpenOptions struct {
 	// (about 1-2 GiB per buffer).
 	MaxMemory int64
 	// Parallelism is how many goroutines a query decodes on: 0 means all
-	// cores, 1 the calling goroutine only (ScanOptions can override it).
+	// cores, 1 the calling goroutine only (ScanOptions can override it). A
+	// count past the larger of GOMAXPROCS and read.MinMaxParallelism (256)
+	// is taken as that bound.
 	Parallelism int
 	// PrefetchBytes bounds what a parallel scan holds ahead of its caller
 	// (fetched bytes and decoded batches not yet returned); 0 means

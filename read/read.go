@@ -48,7 +48,8 @@ type Options struct {
 	MetaCache   *MetaCache
 	NoMetaCache bool
 	// Parallelism is how many goroutines a query decodes on (0: all cores,
-	// 1: the calling goroutine only). ScanOptions can override it.
+	// 1: the calling goroutine only; at most the larger of GOMAXPROCS and
+	// MinMaxParallelism). ScanOptions can override it.
 	Parallelism int
 	// PrefetchBytes bounds what a parallel scan holds ahead of its caller:
 	// fetched chunk bytes plus decoded batches not yet returned (default

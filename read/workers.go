@@ -33,12 +33,22 @@ func newWorkers(n int) *workers {
 	return w
 }
 
-// parallelism resolves a Parallelism option: 0 means all cores.
+// MinMaxParallelism is the floor of the bound on a query's parallelism:
+// a Parallelism above both it and GOMAXPROCS is taken as the larger of
+// the two. Goroutines past the cores only queue for them, while a query
+// holds a token and queue slots per goroutine, so a count such as 10⁹
+// would otherwise allocate gigabytes (or spend seconds filling tokens)
+// before reading anything.
+const MinMaxParallelism = 256
+
+// parallelism resolves a Parallelism option: 0 (or less) means all cores,
+// and a count past max(GOMAXPROCS, MinMaxParallelism) is clamped to it.
 func parallelism(p int) int {
+	procs := runtime.GOMAXPROCS(0)
 	if p <= 0 {
-		return runtime.GOMAXPROCS(0)
+		return procs
 	}
-	return p
+	return min(p, max(procs, MinMaxParallelism))
 }
 
 // acquire waits for a token (or ctx's end).

@@ -3,6 +3,8 @@ package read
 import (
 	"context"
 	"errors"
+	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -100,4 +102,20 @@ func TestWorkersEach(t *testing.T) {
 		t.Fatal("each waited for a token")
 	}
 	gate.Unlock()
+}
+
+// TestParallelismBound: a Parallelism past the cores and MinMaxParallelism
+// is clamped, so a query does not allocate tokens and queue slots per
+// requested goroutine (10⁹ of them crashed a scan out of memory).
+func TestParallelismBound(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	bound := max(procs, MinMaxParallelism)
+	for _, c := range []struct{ in, want int }{
+		{0, procs}, {-3, procs}, {1, 1}, {2, 2}, {bound, bound},
+		{bound + 1, bound}, {1_000_000_000, bound}, {math.MaxInt, bound},
+	} {
+		if got := parallelism(c.in); got != c.want {
+			t.Errorf("parallelism(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
 }
