@@ -80,7 +80,8 @@ type Options struct {
 	// column, whose keys come with the data).
 	Bloom    []string
 	BloomFPP float64
-	// Parallel is the number of goroutines encoding streams (default GOMAXPROCS).
+	// Parallel is the number of goroutines encoding streams (default
+	// GOMAXPROCS; a stripe never starts more than it has streams).
 	Parallel int
 	// NoPipeline makes Write encode a full stripe before it returns. By
 	// default, with Parallel above 1 and no FlatMap column, a full stripe
@@ -600,6 +601,14 @@ type streamResult struct {
 	err    error
 }
 
+// encoders is the number of goroutines encodeStripe starts for streams
+// streams: Options.Parallel, but no more than there are streams to encode
+// (a Parallel of 10⁸ would otherwise start as many goroutines per stripe
+// and run out of memory).
+func encoders(parallel, streams int) int {
+	return max(1, min(parallel, streams))
+}
+
 // encodeStripe encodes streams, the buffered rows, as one stripe and
 // writes it. It reads fcuts and no state that Write changes, so that it
 // can run while Write shreds the next stripe.
@@ -624,7 +633,7 @@ func (w *Writer) encodeStripe(streams []shred.Stream, rows int) error {
 	results := make([]streamResult, len(streams))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for g := 0; g < w.opts.Parallel; g++ {
+	for g := 0; g < encoders(w.opts.Parallel, len(streams)); g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
