@@ -143,6 +143,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gen", "tsbs", "--hosts", "100000000000", filepath.Join(dir, "g.strata")}, exitUsage, "", "--hosts 100000000000: want 1 to 10000000"},
 		{[]string{"gen", "tsbs", "--hosts", "0", filepath.Join(dir, "g.strata")}, exitUsage, "", "--hosts 0: want 1"},
 		{[]string{"gen", "tsbs", "--duration", "-1h", filepath.Join(dir, "g.strata")}, exitUsage, "", "--duration -1h0m0s: want a span above zero"},
+		// (a size whose product with its unit wrapped around read as a negative one: a split per stripe)
+		{[]string{"splits", good, "--target", "8589934592GiB"}, exitUsage, "", `--target: size "8589934592GiB": at most 9223372036854775807 bytes`},
+		{[]string{"splits", good, "--target", "9223372036854775807"}, exitOK, `"first_stripe":0`, ""},
 		{[]string{"gen", "tsbs", "--interval", "0s", filepath.Join(dir, "g.strata")}, exitUsage, "", "--interval 0s: want an interval above zero"},
 	} {
 		out, _, err := capture(t, c.args[0], c.args[1:]...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -25,19 +26,23 @@ func parseSplit(arg string) (*strata.Split, error) {
 
 // parseBytes reads a size such as 64MiB, 512KiB, 1GiB or a plain number.
 func parseBytes(s string) (int64, error) {
-	mult := int64(1)
+	mult, unit := int64(1), ""
 	for _, u := range []struct {
 		suffix string
 		m      int64
 	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}} {
 		if v, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = v, u.m
+			s, mult, unit = v, u.m, u.suffix
 			break
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("size %q: want a number with an optional unit (KiB, MiB, GiB)", s)
+	}
+	if n > math.MaxInt64/mult {
+		// (the product would wrap around, to a negative size or a small one)
+		return 0, fmt.Errorf("size %q: at most %d bytes", s+unit, int64(math.MaxInt64))
 	}
 	return n * mult, nil
 }
