@@ -118,3 +118,37 @@ func TestSampleHugeWindowCount(t *testing.T) {
 		t.Fatalf("1,000 windows: %d, %v", len(ws), err)
 	}
 }
+
+// TestSampleValuesPastLimit: a sample whose windows × length values
+// would not fit the decode limits is refused with ErrLimit before its
+// buffers are allocated (10⁷ windows of 360 rows passed the count check
+// and died allocating 28 GB), while a smaller one is still read.
+func TestSampleValuesPastLimit(t *testing.T) {
+	recs, _ := tsbsData(t, 2, time.Hour, false)
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true})
+	dec := readDecodeOptions()
+	dec.MaxBytes = 1 << 20 // 128 Ki values of a float64 column
+	f, err := OpenSource(ctx, iox.Bytes(data), &Options{Read: read.Options{Decode: dec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	big := SampleOptions{Windows: 1000, Length: 200, Columns: []string{"usage_user"}}
+	if _, _, err := f.Sample(ctx, big); !errors.Is(err, encoding.ErrLimit) {
+		t.Errorf("Sample of 1,000 windows of 200 rows: %v, want ErrLimit", err)
+	}
+	ws := make([]Window, 1000)
+	if _, _, err := f.ReadWindows(ctx, ws, big); !errors.Is(err, encoding.ErrLimit) {
+		t.Errorf("ReadWindows of 1,000 windows of 200 rows: %v, want ErrLimit", err)
+	}
+	if err := f.checkWindowValues(math.MaxInt/2, 3, &projection{}); !errors.Is(err, encoding.ErrLimit) {
+		t.Errorf("windows × length overflowing int: %v, want ErrLimit", err)
+	}
+	recs2, _, err := f.Sample(ctx, SampleOptions{Windows: 10, Length: 200, Columns: []string{"usage_user"}})
+	if err != nil || len(recs2) != 10 {
+		t.Fatalf("10 windows of 200 rows: %d records, %v", len(recs2), err)
+	}
+	for _, r := range recs2 {
+		r.Release()
+	}
+}

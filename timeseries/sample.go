@@ -3,12 +3,14 @@ package timeseries
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"strata/encoding"
 	"strata/read"
 )
 
@@ -146,6 +148,9 @@ func (f *File) ReadWindows(ctx context.Context, ws []Window, o SampleOptions) ([
 	if o.Length <= 0 {
 		return nil, st, fmt.Errorf("timeseries: windows of %d rows: %w", o.Length, read.ErrInvalidArgument)
 	}
+	if err := f.checkWindowValues(len(ws), o.Length, proj); err != nil {
+		return nil, st, err
+	}
 	mem := f.takeStepMem()
 	defer f.putStepMem(mem)
 	wr, err := f.planWindows(ctx, ws, o.Length, &st, mem)
@@ -160,4 +165,22 @@ func (f *File) ReadWindows(ctx context.Context, ws []Window, o SampleOptions) ([
 	st.ValuesReturned += n * int64(len(proj.decoded)-boolToInt(!proj.wantTime))
 	recs, err := wr.records(f, proj, o.Stacked)
 	return recs, st, err
+}
+
+// checkWindowValues refuses (ErrLimit) windows whose values would not fit
+// the decode limits' allocation bound: the windows are decoded into one
+// buffer per column of windows × length values, allocated before anything
+// is read.
+func (f *File) checkWindowValues(windows, length int, p *projection) error {
+	if length > 0 && windows > math.MaxInt/length {
+		return encoding.Limitf("timeseries: sample of %d windows of %d rows", windows, length)
+	}
+	lim := *f.dec
+	lim.Allocated = nil
+	for _, c := range p.decoded {
+		if err := lim.CheckAlloc(windows*length, max(f.stypes[c].Size(), 4), "timeseries: sample values"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
