@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"errors"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -151,4 +152,31 @@ func TestSampleValuesPastLimit(t *testing.T) {
 	for _, r := range recs2 {
 		r.Release()
 	}
+}
+
+// TestWriterSizesPastModel: chunk rows, block size and page bytes past
+// what the model section's reader takes (math.MaxInt32) are refused when
+// the writer starts, instead of writing a file that every open rejects as
+// corrupt (or, for ChunkRows near math.MaxInt, panicking at Close); the
+// largest accepted values write a file that opens.
+func TestWriterSizesPastModel(t *testing.T) {
+	recs, _ := tsbsData(t, 2, time.Hour, false)
+	for _, o := range []WriterOptions{
+		{ChunkRows: math.MaxInt32 + 1}, {ChunkRows: math.MaxInt}, {BlockSize: math.MaxInt32 + 1},
+		{PageBytes: math.MaxInt32 + 1}, {PageBytes: math.MaxInt},
+	} {
+		for _, sorted := range []bool{false, true} {
+			o.Sorted = sorted
+			_, err := NewWriter(io.Discard, recs[0].Schema(), tsbsModel, &o)
+			if !errors.Is(err, read.ErrInvalidArgument) {
+				t.Errorf("%+v: %v, want ErrInvalidArgument", o, err)
+			}
+		}
+	}
+	data := writeFile(t, recs, tsbsModel, &WriterOptions{ChunkRows: math.MaxInt32, BlockSize: math.MaxInt32, PageBytes: math.MaxInt32})
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }

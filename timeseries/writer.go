@@ -27,8 +27,9 @@ import (
 
 // WriterOptions tune a time-series writer; zero fields take the defaults.
 type WriterOptions struct {
-	// ChunkRows is the most rows a chunk holds (default 8,192). A series
-	// longer than that is cut into equal chunks of at most ChunkRows rows.
+	// ChunkRows is the most rows a chunk holds (default 8,192; at most
+	// math.MaxInt32, like BlockSize and PageBytes). A series longer than
+	// that is cut into equal chunks of at most ChunkRows rows.
 	ChunkRows int
 	// MinChunkRows: series shorter than this share chunks with their
 	// neighbours, up to ChunkRows rows (default ChunkRows/8). Every other
@@ -80,6 +81,23 @@ func (o WriterOptions) withDefaults() WriterOptions {
 		o.BloomFPP = stats.DefaultFPP
 	}
 	return o
+}
+
+// check refuses sizes the file's model section cannot hold: its reader
+// takes chunk rows, block size and the page counts that follow from
+// PageBytes as at most math.MaxInt32, so a larger one would write a file
+// that every open rejects as corrupt (and ChunkRows near math.MaxInt
+// overflowed the chunk cuts).
+func (o WriterOptions) check() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"ChunkRows", o.ChunkRows}, {"BlockSize", o.BlockSize}, {"PageBytes", o.PageBytes}} {
+		if f.v > math.MaxInt32 {
+			return fmt.Errorf("timeseries: WriterOptions.%s %d: %w (at most %d)", f.name, f.v, read.ErrInvalidArgument, math.MaxInt32)
+		}
+	}
+	return nil
 }
 
 // Writer writes a time-series table: rows sorted by (series key, time),
@@ -185,6 +203,9 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 		return errors.New("timeseries: no schema")
 	}
 	o = o.withDefaults()
+	if err := o.check(); err != nil {
+		return err
+	}
 	t, err := resolve(m, sch)
 	if err != nil {
 		return err

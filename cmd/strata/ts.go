@@ -92,8 +92,8 @@ func runTSImport(args []string) error {
 	if len(pos) != 2 || *timeCol == "" {
 		return usagef("want: ts import SRC DST.strata --series k1,k2 --time COL")
 	}
-	if *chunkRows < 1 {
-		return usagef("--chunk-rows %d: want 1 or more", *chunkRows)
+	if *chunkRows < 1 || *chunkRows > math.MaxInt32 {
+		return usagef("--chunk-rows %d: want 1 to %d", *chunkRows, math.MaxInt32)
 	}
 	keys, err := splitColumns(*series)
 	if err != nil {

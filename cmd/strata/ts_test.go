@@ -327,7 +327,8 @@ func TestTSAggFirstLast(t *testing.T) {
 // TestTSKeysWithCommas: a key column whose name holds a comma is named
 // quoted in ts import --series, ts agg --keys and selectors (--series
 // split at every comma, and such a table could not be made or read by
-// its key); --chunk-rows below 1 is a usage error, not the default.
+// its key); --chunk-rows below 1 is a usage error, not the default, and
+// so is one past math.MaxInt32.
 func TestTSKeysWithCommas(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "in.csv"), filepath.Join(dir, "out.strata")
@@ -336,6 +337,11 @@ func TestTSKeysWithCommas(t *testing.T) {
 	}
 	if _, _, err := capture(t, "ts", "import", src, dst, "--series", `"site,id"`, "--time", "t", "--chunk-rows", "0"); exitCode(err) != exitUsage {
 		t.Errorf("--chunk-rows 0: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
+	}
+	// (chunks past math.MaxInt32 rows wrote a file every open refused as corrupt)
+	if _, _, err := capture(t, "ts", "import", src, dst, "--series", `"site,id"`, "--time", "t", "--chunk-rows", "1000000000000"); exitCode(err) != exitUsage ||
+		!strings.Contains(err.Error(), "--chunk-rows 1000000000000: want 1 to 2147483647") {
+		t.Errorf("--chunk-rows 1000000000000: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
 	}
 	if _, _, err := capture(t, "ts", "import", src, dst, "--series", `"site,id`, "--time", "t"); exitCode(err) != exitUsage {
 		t.Errorf("unclosed quote in --series: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
