@@ -143,6 +143,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gen", "tsbs", "--hosts", "100000000000", filepath.Join(dir, "g.strata")}, exitUsage, "", "--hosts 100000000000: want 1 to 10000000"},
 		{[]string{"gen", "tsbs", "--hosts", "0", filepath.Join(dir, "g.strata")}, exitUsage, "", "--hosts 0: want 1"},
 		{[]string{"gen", "tsbs", "--duration", "-1h", filepath.Join(dir, "g.strata")}, exitUsage, "", "--duration -1h0m0s: want a span above zero"},
+		// (import and sizes took a stripe or chunk size of zero or less as the default, and a --stripe-mb past 2^43 wrapped)
+		{[]string{"import", "--stripe-mb", "0", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", "--stripe-mb 0: want 1 to 8796093022207"},
+		{[]string{"import", "--stripe-mb", "9223372036854775807", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", "--stripe-mb 9223372036854775807: want 1 to"},
+		{[]string{"import", "--chunk-values", "-5", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", "--chunk-values -5: want 1 or more"},
+		{[]string{"import", "--chunk-target", "0", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", "--chunk-target 0: want encoded bytes above zero"},
+		{[]string{"import", "--chunk-target", "-1", "--chunk-values", "1000", csvPath, filepath.Join(dir, "c.strata")}, exitOK, "", ""},
 		// (a size whose product with its unit wrapped around read as a negative one: a split per stripe)
 		{[]string{"splits", good, "--target", "8589934592GiB"}, exitUsage, "", `--target: size "8589934592GiB": at most 9223372036854775807 bytes`},
 		{[]string{"splits", good, "--target", "9223372036854775807"}, exitOK, `"first_stripe":0`, ""},

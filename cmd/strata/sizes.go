@@ -248,6 +248,17 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
+	// (the writer takes zero or less as its default, and a MiB count past
+	// these wraps around to a negative byte count)
+	if *w.stripeMB < 1 || *w.stripeMB > math.MaxInt>>20 {
+		return nil, usagef("--stripe-mb %d: want 1 to %d", *w.stripeMB, math.MaxInt>>20)
+	}
+	if *w.chunkValues < 1 {
+		return nil, usagef("--chunk-values %d: want 1 or more", *w.chunkValues)
+	}
+	if *w.chunkTarget == 0 {
+		return nil, usagef("--chunk-target 0: want encoded bytes above zero, or a negative number to cut every chunk at --chunk-values")
+	}
 	o := &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
 		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap), Parallel: *w.threads}
 	if *w.layoutFrom != "" {
