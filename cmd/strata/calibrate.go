@@ -26,6 +26,9 @@ func runCalibrate(args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("calibrate takes no arguments")
 	}
+	if err := checkCalibrateFlags(*rows, *rounds, *reps); err != nil {
+		return err
+	}
 	reg := all.Measured()
 	var ks []encoding.Kind
 	if *kinds != "" {
@@ -42,6 +45,23 @@ func runCalibrate(args []string) error {
 		return err
 	}
 	fmt.Fprint(os.Stdout, res.Report())
+	return nil
+}
+
+// checkCalibrateFlags refuses counts calibrate.Run would take as its
+// defaults (zero or less), and a chunk past the decoders' row limit, which
+// measures nothing a file can hold and is allocated up front (10¹² rows
+// ran out of memory).
+func checkCalibrateFlags(rows, rounds, reps int) error {
+	if rows < 1 || rows > encoding.DefaultMaxRows {
+		return usagef("--rows %d: want 1 to %d", rows, encoding.DefaultMaxRows)
+	}
+	if rounds < 1 {
+		return usagef("--rounds %d: want 1 or more", rounds)
+	}
+	if reps < 1 {
+		return usagef("--reps %d: want 1 or more", reps)
+	}
 	return nil
 }
 

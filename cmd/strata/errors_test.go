@@ -166,3 +166,32 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateFlags: calibrate's counts are checked before a run (the
+// checks are tested directly: unchecked, --rows 10¹² ran out of memory and
+// --rows 0 ran a full calibration with the default).
+func TestCalibrateFlags(t *testing.T) {
+	for _, c := range []struct {
+		rows, rounds, reps int
+		msg                string
+	}{
+		{1_000_000_000_000, 15, 10, "--rows 1000000000000: want 1 to 268435456"},
+		{0, 15, 10, "--rows 0: want 1 to"},
+		{-1, 15, 10, "--rows -1: want 1 to"},
+		{8192, -1, 10, "--rounds -1: want 1 or more"},
+		{8192, 15, 0, "--reps 0: want 1 or more"},
+		{8192, 15, 10, ""},
+		{1 << 28, 1, 1, ""},
+	} {
+		err := checkCalibrateFlags(c.rows, c.rounds, c.reps)
+		if c.msg == "" {
+			if err != nil {
+				t.Errorf("%d, %d, %d: %v", c.rows, c.rounds, c.reps, err)
+			}
+			continue
+		}
+		if exitCode(err) != exitUsage || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%d, %d, %d: %v (exit %d), want a usage error %q", c.rows, c.rounds, c.reps, err, exitCode(err), c.msg)
+		}
+	}
+}
