@@ -33,6 +33,14 @@ func runDemo(args []string) error {
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
+	// (a median of no runs indexed an empty slice; --runs -1 panicked
+	// making it)
+	if *runs < 1 {
+		return usagef("--runs %d: want 1 or more", *runs)
+	}
+	if !(*sf > 0 && *sf <= tpch.MaxScaleFactor) {
+		return usagef("--sf %v: want a scale factor in (0, %d]", *sf, tpch.MaxScaleFactor)
+	}
 	dir := *keep
 	if dir == "" {
 		d, err := os.MkdirTemp("", "strata-demo-")

@@ -149,6 +149,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"import", "--chunk-values", "-5", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", "--chunk-values -5: want 1 or more"},
 		{[]string{"import", "--chunk-target", "0", csvPath, filepath.Join(dir, "b.strata")}, exitUsage, "", "--chunk-target 0: want encoded bytes above zero"},
 		{[]string{"import", "--chunk-target", "-1", "--chunk-values", "1000", csvPath, filepath.Join(dir, "c.strata")}, exitOK, "", ""},
+		// (a demo of no runs panicked taking the median of none)
+		{[]string{"demo", "--runs", "0"}, exitUsage, "", "--runs 0: want 1 or more"},
+		{[]string{"demo", "--runs", "-1"}, exitUsage, "", "--runs -1: want 1 or more"},
+		{[]string{"demo", "--sf", "NaN"}, exitUsage, "", "--sf NaN: want a scale factor in (0, 300]"},
 		// (a size whose product with its unit wrapped around read as a negative one: a split per stripe)
 		{[]string{"splits", good, "--target", "8589934592GiB"}, exitUsage, "", `--target: size "8589934592GiB": at most 9223372036854775807 bytes`},
 		{[]string{"splits", good, "--target", "9223372036854775807"}, exitOK, `"first_stripe":0`, ""},
