@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -106,7 +107,7 @@ func TestSampleHugeWindowCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for _, n := range []int{1 << 40, math.MaxInt} {
+	for _, n := range []int{math.MaxInt / 2, math.MaxInt} { // (past the limits with a 32-bit int too)
 		if _, err := f.DrawWindows(ctx, SampleOptions{Windows: n, Length: 4}); !errors.Is(err, encoding.ErrLimit) {
 			t.Errorf("DrawWindows of %d windows: %v, want ErrLimit", n, err)
 		}
@@ -160,10 +161,15 @@ func TestSampleValuesPastLimit(t *testing.T) {
 // corrupt (or, for ChunkRows near math.MaxInt, panicking at Close); the
 // largest accepted values write a file that opens.
 func TestWriterSizesPastModel(t *testing.T) {
+	if strconv.IntSize < 64 {
+		t.Skip("an int cannot pass math.MaxInt32")
+	}
+	one := 1 // (not a constant: the 32-bit build compiles this test too)
+	over := math.MaxInt32 + one
 	recs, _ := tsbsData(t, 2, time.Hour, false)
 	for _, o := range []WriterOptions{
-		{ChunkRows: math.MaxInt32 + 1}, {ChunkRows: math.MaxInt}, {BlockSize: math.MaxInt32 + 1},
-		{PageBytes: math.MaxInt32 + 1}, {PageBytes: math.MaxInt},
+		{ChunkRows: over}, {ChunkRows: math.MaxInt}, {BlockSize: over},
+		{PageBytes: over}, {PageBytes: math.MaxInt},
 	} {
 		for _, sorted := range []bool{false, true} {
 			o.Sorted = sorted

@@ -1,6 +1,7 @@
 package tsbs
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -9,9 +10,11 @@ import (
 // TestTooManyHosts: a count of hosts past MaxHosts is refused before the
 // generator allocates a slot per host.
 func TestTooManyHosts(t *testing.T) {
-	for _, tm := range []bool{false, true} {
-		if _, err := New(Options{Hosts: 1 << 40, TimeMajor: tm}); err == nil || !strings.Contains(err.Error(), "at most") {
-			t.Errorf("time-major %v: %v, want an error", tm, err)
+	for _, n := range []int{MaxHosts + 1, math.MaxInt} {
+		for _, tm := range []bool{false, true} {
+			if _, err := New(Options{Hosts: n, TimeMajor: tm}); err == nil || !strings.Contains(err.Error(), "at most") {
+				t.Errorf("%d hosts, time-major %v: %v, want an error", n, tm, err)
+			}
 		}
 	}
 	if g, err := New(Options{Hosts: 3, Duration: time.Minute}); err != nil || g.Rows() != 18 {

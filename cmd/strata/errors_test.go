@@ -179,7 +179,7 @@ func TestCalibrateFlags(t *testing.T) {
 		rows, rounds, reps int
 		msg                string
 	}{
-		{1_000_000_000_000, 15, 10, "--rows 1000000000000: want 1 to 268435456"},
+		{1 << 30, 15, 10, "--rows 1073741824: want 1 to 268435456"}, // (1 << 30 fits a 32-bit int)
 		{0, 15, 10, "--rows 0: want 1 to"},
 		{-1, 15, 10, "--rows -1: want 1 to"},
 		{8192, -1, 10, "--rounds -1: want 1 or more"},
