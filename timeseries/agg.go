@@ -346,20 +346,7 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 		proj := &projection{decoded: eo.cols}
 		// read steps of bounded size
 		for lo := 0; lo < len(group.idx); {
-			hi := lo
-			var size int64
-			for hi < len(group.idx) && (hi == lo || size < batchBytes) {
-				size += f.taskBytes(tasks[group.idx[hi]], proj)
-				hi++
-			}
-			ts := make([]*task, hi-lo)
-			for k := range ts {
-				ts[k] = tasks[group.idx[lo+k]]
-			}
-			pos := make(map[*task]int, len(ts))
-			for k, t := range ts {
-				pos[t] = group.idx[lo+k]
-			}
+			ts, pos, hi := f.aggStep(tasks, group.idx, lo, proj)
 			units, err := f.fetchTasks(ctx, ts, eo.cols, &st.Stats, nil)
 			if err != nil {
 				return nil, st, err
@@ -754,23 +741,10 @@ func (f *File) unitEnds(ctx context.Context, tasks []*task, idx, cols []int, par
 	proj := &projection{decoded: fcols}
 	var back []int
 	for lo := 0; lo < len(idx); {
-		hi := lo
-		var size int64
-		for hi < len(idx) && (hi == lo || size < batchBytes) {
-			size += f.taskBytes(tasks[idx[hi]], proj)
-			hi++
-		}
-		ts := make([]*task, hi-lo)
-		for k := range ts {
-			ts[k] = tasks[idx[lo+k]]
-		}
+		ts, pos, hi := f.aggStep(tasks, idx, lo, proj)
 		units, err := f.fetchTasks(ctx, ts, fcols, &st.Stats, nil)
 		if err != nil {
 			return nil, err
-		}
-		pos := make(map[*task]int, len(ts))
-		for k, t := range ts {
-			pos[t] = idx[lo+k]
 		}
 		type job struct {
 			ud   *unitData
@@ -814,6 +788,25 @@ func (f *File) unitEnds(ctx context.Context, tasks []*task, idx, cols []int, par
 	}
 	st.UnitsFromStats += len(idx) - len(back)
 	return back, nil
+}
+
+// aggStep returns the next read step of an aggregate from position lo of
+// idx (task numbers): tasks up to batchBytes of proj's chunks, with the
+// number of each, and the position after them.
+func (f *File) aggStep(tasks []*task, idx []int, lo int, proj *projection) ([]*task, map[*task]int, int) {
+	hi := lo
+	var size int64
+	for hi < len(idx) && (hi == lo || size < batchBytes) {
+		size += f.taskBytes(tasks[idx[hi]], proj)
+		hi++
+	}
+	ts := make([]*task, hi-lo)
+	pos := make(map[*task]int, hi-lo)
+	for k := range ts {
+		ts[k] = tasks[idx[lo+k]]
+		pos[ts[k]] = idx[lo+k]
+	}
+	return ts, pos, hi
 }
 
 // readEnds sets the first and last of task t's bucket b (its only one)
