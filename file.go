@@ -170,8 +170,12 @@ func Open(path string, opts ...OpenOption) (*File, error) {
 }
 
 // OpenContext is Open whose reading of the file's metadata (and, for a
-// remote object, its first request) stops when ctx ends.
+// remote object, its first request) stops when ctx ends. A nil ctx is
+// context.Background(), as it is for ScanContext and the other queries.
 func OpenContext(ctx context.Context, path string, opts ...OpenOption) (*File, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var c openConfig
 	for _, o := range opts {
 		o.apply(&c)
@@ -258,7 +262,8 @@ func (f *File) BytesRead() int64 { return f.r.BytesRead() }
 func (f *File) OpenBytes() int64 { return f.r.OpenBytes() }
 
 // Verify checks every stored checksum of the file, reading all of it, and
-// returns the first mismatch, naming the stripe, column and chunk.
+// returns the first mismatch, naming the stripe, column and chunk. A nil
+// ctx is context.Background().
 func (f *File) Verify(ctx context.Context) error {
 	if err := f.open("strata: Verify"); err != nil {
 		return err

@@ -117,7 +117,11 @@ func (f *File) Reads() int64 { return f.fetch.Stats().Reads }
 
 // Open reads the metadata of a Strata file, or takes it from the metadata
 // cache when the source has an identity (iox.Identifier) already opened.
+// A nil ctx is context.Background(), as it is for the queries.
 func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if opts.Decode == nil {
 		opts.Decode = all.Options()
 	}

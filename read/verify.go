@@ -13,8 +13,12 @@ import (
 // group, every named section, and finally the file checksum in the
 // postscript, which covers every byte the others do not (chunk headers,
 // the leading magic, the footer). Open has already checked the footer.
-// Verify reads the whole file; it does not decode any chunk.
+// Verify reads the whole file; it does not decode any chunk. A nil ctx is
+// context.Background(), as it is for the queries.
 func (f *File) Verify(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	for s := 0; s < f.f.NumStripes(); s++ {
 		streams, err := f.f.Streams(ctx, s) // loads and checks the stripe group
 		if err != nil {
