@@ -884,7 +884,12 @@ func (w *Writer) chunkEnd(s *shred.Stream, lo int, z *sizer) int {
 	}
 	b, isBinary := s.Values.(*encoding.Bytes)
 	if z.target <= 0 {
-		hi := min(end, lo+z.ceil)
+		// end-lo, not lo+ceil, which a ChunkValues near math.MaxInt
+		// ("no count limit") overflows
+		hi := end
+		if end-lo > z.ceil {
+			hi = lo + z.ceil
+		}
 		if isBinary {
 			limit := int64(b.Offsets[lo]) + int64(w.opts.ChunkBytes)
 			if int64(b.Offsets[hi]) > limit {
