@@ -3,15 +3,18 @@ package write_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"strata/encoding"
 	"strata/format"
 	"strata/iox"
 	"strata/read"
@@ -104,5 +107,33 @@ func TestChunkValuesMaxInt(t *testing.T) {
 		{"MaxInt-1", write.Options{ChunkValues: math.MaxInt - 1, ChunkTarget: -1, ChunkBytes: 1000}, []int{7}},
 	} {
 		t.Run(c.name, func(t *testing.T) { edgeRows(t, c.opts, 5000, c.cuts...) })
+	}
+}
+
+// TestNaNOptions: a NaN in a float option is an invalid argument naming
+// the option, where it used to act as another value without a word (a
+// NaN BloomFPP sized every filter for a rate of 1e-6); infinities and
+// values out of range keep their documented meaning and write a file that
+// reads back.
+func TestNaNOptions(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	nan := math.NaN()
+	for name, o := range map[string]write.Options{
+		"BloomFPP":             {Bloom: []string{"a"}, BloomFPP: nan},
+		"MinSaving":            {MinSaving: nan},
+		"CorrelationRefWeight": {CorrelationRefWeight: nan},
+		"ForceYield":           {ForceYield: nan},
+	} {
+		_, err := write.New(format.NewWriter(io.Discard, format.WriterOptions{}), sch, o)
+		if !errors.Is(err, encoding.ErrInvalidArgument) || !strings.Contains(err.Error(), name+" is NaN") {
+			t.Errorf("%s NaN: %v, want an invalid argument naming it", name, err)
+		}
+	}
+	inf := math.Inf(1)
+	for _, o := range []write.Options{
+		{Bloom: []string{"s"}, BloomFPP: inf}, {Bloom: []string{"s"}, BloomFPP: -inf}, {Bloom: []string{"s"}, BloomFPP: 1e-300},
+		{MinSaving: inf}, {MinSaving: 2}, {CorrelationRefWeight: inf}, {CorrelationRefWeight: -inf}, {ForceYield: inf},
+	} {
+		edgeRows(t, o, 3000)
 	}
 }

@@ -63,7 +63,8 @@ type Options struct {
 	ChunkBytes int
 	// NoZstd disables leaf compression.
 	NoZstd bool
-	// MinSaving is the fraction of a leaf's size zstd must save to be kept.
+	// MinSaving is the fraction of a leaf's size zstd must save to be kept
+	// (0 or less: 0.02; 1 or more keeps no zstd). New refuses NaN.
 	MinSaving float64
 	// Optimize says how encoding selection trades bytes for decode time:
 	// encoding.OptimizeBalanced (the default) takes a larger encoding only
@@ -78,7 +79,11 @@ type Options struct {
 	// other columns they only cost space, so they are opt-in as in Parquet.
 	// New refuses a path that names no leaf column (but one under a FlatMap
 	// column, whose keys come with the data).
-	Bloom    []string
+	Bloom []string
+	// BloomFPP is the false-positive rate the filters are sized for: 0, or
+	// a value outside (0, 1), takes stats.DefaultFPP (1 %); rates below
+	// 1e-6 are sized as 1e-6 and above 0.5 as 0.5, and a stripe's filter
+	// takes at most stats.MaxBloomBytes. New refuses NaN.
 	BloomFPP float64
 	// Parallel is the number of goroutines encoding streams (default
 	// GOMAXPROCS; a stripe never starts more than it has streams).
@@ -114,7 +119,7 @@ type Options struct {
 	// column stored relative to another is charged the weighted decode
 	// time of its reference's rows (encoding.Optimize); a positive
 	// CorrelationRefWeight charges that share of the reference's bytes
-	// instead, and a negative one charges nothing.
+	// instead, and a negative one charges nothing. New refuses NaN.
 	NoCorrelated         bool
 	CorrelationRefWeight float64
 	// Force maps a column path ("ts", "s.a") to the encoding tree every
@@ -129,7 +134,7 @@ type Options struct {
 	// forces DeltaOfDelta on its time column, which costs a few hundredths
 	// of a bit per value at a regular interval, but tens of bits on
 	// irregular times that selection stores far smaller (runs of equal
-	// minutes in flight records).
+	// minutes in flight records). New refuses NaN.
 	ForceYield float64
 	// Layouts maps a leaf column path to the layout a previous write chose
 	// for it (read.File.Layouts; strata import --layout-from): every chunk
@@ -322,13 +327,25 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 
 // checkOptions refuses options that would otherwise be ignored without a
 // word: an Optimize value that names no trade-off (selection would treat
-// it as balanced), and a Bloom path that names no leaf column (the filter
-// the caller asked for would be missing from the file, and lookups on the
-// column would read every stripe). A Bloom path under a FlatMap column
-// may name a key the data adds later.
+// it as balanced), a NaN float option, and a Bloom path that names no
+// leaf column (the filter the caller asked for would be missing from the
+// file, and lookups on the column would read every stripe). A Bloom path
+// under a FlatMap column may name a key the data adds later.
 func checkOptions(s *schema.Schema, opts Options) error {
 	if opts.Optimize > encoding.OptimizeSpeed {
 		return fmt.Errorf("write: Optimize %v is none of balanced, size and speed: %w", opts.Optimize, encoding.ErrInvalidArgument)
+	}
+	// A NaN compares false with every bound, so each of these would
+	// otherwise act as some other value without a word: the tightest
+	// bloom filters, never keeping zstd, the default weight, no yield.
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"BloomFPP", opts.BloomFPP}, {"MinSaving", opts.MinSaving},
+		{"CorrelationRefWeight", opts.CorrelationRefWeight}, {"ForceYield", opts.ForceYield}} {
+		if math.IsNaN(f.v) {
+			return fmt.Errorf("write: %s is NaN: %w", f.name, encoding.ErrInvalidArgument)
+		}
 	}
 	leaves := map[string]bool{}
 	for id := range s.NumStreams() {
