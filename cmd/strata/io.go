@@ -18,6 +18,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"strata"
+	"strata/format"
 	"strata/interop"
 	"strata/iox"
 )
@@ -740,12 +741,31 @@ func printScanStats(f *openedFile, st strata.ScanStats, path string, named bool,
 	if named {
 		fmt.Fprintf(os.Stderr, "%s:\n", path)
 	}
-	total := f.BytesRead()
-	fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the file)\nelapsed %v\n",
-		st.String(), total, 100*float64(total)/float64(max(f.Size(), 1)), el.Round(time.Microsecond))
+	fmt.Fprintf(os.Stderr, "%s\n%s\nelapsed %v\n", st.String(), bytesReadLines(f.OpenBytes(), f.BytesRead(), f.Size(), -1, "the file's"), el.Round(time.Microsecond))
 	if rl := f.requestLine(); rl != "" {
 		fmt.Fprintln(os.Stderr, rl)
 	}
+}
+
+// bytesReadLines describes the bytes read from a file, or from the files
+// of a pattern (whose is "the file's" or "the 3 files'"), of size bytes:
+// total in all, opened of them by opening it, in reads requests (none said
+// when negative). Opening reads the file's tail (format.DefaultTailSize
+// bytes, or all of a smaller file: postscript, footer and metadata, and
+// the data before them), and the reads after it fetch their ranges from
+// the file again whether or not the tail held them, so the two can add up
+// past the file's size: the share of the file is that of the reads after
+// opening, the figure that says how selective the read was.
+func bytesReadLines(opened, total, size, reads int64, whose string) string {
+	after := max(total-opened, 0)
+	in := ""
+	if reads >= 0 {
+		in = fmt.Sprintf(" in %d reads", reads)
+	}
+	return fmt.Sprintf("bytes read in all, metadata included: %d%s (%d opening, %d after)\n"+
+		"bytes read after opening: %d, %.2f%% of %s %d bytes; opening reads the last %d KiB or less, "+
+		"data included, which later reads fetch again, so the sum can pass the size",
+		total, in, opened, after, after, 100*float64(after)/float64(max(size, 1)), whose, size, format.DefaultTailSize>>10)
 }
 
 func fileSize(path string) int64 {
@@ -804,12 +824,12 @@ func scanByName(ctx context.Context, files []*openedFile, paths []string, opts s
 		}
 	}
 	if stats {
-		var read, size int64
+		var opened, read, size int64
 		for _, f := range files {
-			read, size = read+f.BytesRead(), size+f.Size()
+			opened, read, size = opened+f.OpenBytes(), read+f.BytesRead(), size+f.Size()
 		}
-		fmt.Fprintf(os.Stderr, "%s\nbytes read in all, metadata included: %d (%.2f%% of the %d files)\nelapsed %v\n",
-			sc.Stats().String(), read, 100*float64(read)/float64(max(size, 1)), len(files), time.Since(start).Round(time.Microsecond))
+		fmt.Fprintf(os.Stderr, "%s\n%s\nelapsed %v\n", sc.Stats().String(),
+			bytesReadLines(opened, read, size, -1, fmt.Sprintf("the %d files'", len(files))), time.Since(start).Round(time.Microsecond))
 	}
 	if err := pr.empty(sc.Schema()); err != nil {
 		return err

@@ -220,6 +220,8 @@ func addTSFlags(fs *flag.FlagSet) *tsFlags {
 type tsFile struct {
 	*timeseries.File
 	src iox.Source
+	// opened is what opening the file read (BytesRead then)
+	opened int64
 }
 
 func (f *tsFile) Close() error {
@@ -246,7 +248,7 @@ func openTS(pos []string, threads int, sf *storeFlags) (*tsFile, error) {
 	if err == nil {
 		var f *timeseries.File
 		if f, err = timeseries.OpenSource(ctx, src, &timeseries.Options{Threads: threads}); err == nil {
-			return &tsFile{File: f, src: src}, nil
+			return &tsFile{File: f, src: src, opened: f.BytesRead()}, nil
 		}
 		if c, ok := src.(io.Closer); ok {
 			c.Close()
@@ -410,9 +412,8 @@ func printRecords(format string, recs ...arrow.Record) error {
 }
 
 func printTSStats(f *tsFile, st fmt.Stringer, start time.Time) {
-	total := f.BytesRead()
-	fmt.Fprintf(os.Stderr, "%s\nbytes read in all, Open included: %d in %d reads (%.3f%% of the file)\nelapsed %v\n",
-		st.String(), total, f.Reads(), 100*float64(total)/float64(f.src.Size()), time.Since(start).Round(time.Microsecond))
+	fmt.Fprintf(os.Stderr, "%s\n%s\nelapsed %v\n", st.String(),
+		bytesReadLines(f.opened, f.BytesRead(), f.src.Size(), f.Reads(), "the file's"), time.Since(start).Round(time.Microsecond))
 }
 
 func runTSQuery(args []string) error {
