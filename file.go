@@ -129,7 +129,10 @@ func WithDecoderCache(bytes int64) OpenOption {
 }
 
 // WithCoalesceGap merges byte ranges closer than this into one read (a
-// larger gap suits object storage, where a request costs more than bytes).
+// larger gap suits object storage, where a request costs more than bytes):
+// 0 takes the source's preference (else iox.DefaultGap), a negative gap
+// merges only touching ranges, and any gap, math.MaxInt64 included, merges
+// no read past the source's largest read size.
 func WithCoalesceGap(bytes int64) OpenOption {
 	return optionFunc(func(c *openConfig) { c.gap = bytes })
 }

@@ -164,7 +164,10 @@ func (f *Fetcher) plan(ranges []Range, part func(i, read int, at int), reads *[]
 		if cur >= 0 {
 			c := &(*reads)[cur]
 			end := max(c.End(), r.End())
-			if r.Off <= c.End()+f.gap && (end-c.Off <= f.maxRead || r.End() <= c.End()) {
+			// the hole (negative where they overlap) against the gap, not
+			// the read's end plus the gap, which a gap near math.MaxInt64
+			// (WithCoalesceGap's "always merge") overflows into "never"
+			if r.Off-c.End() <= f.gap && (end-c.Off <= f.maxRead || r.End() <= c.End()) {
 				c.Len = end - c.Off
 				part(i, cur, int(r.Off-c.Off))
 				continue

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -395,6 +397,21 @@ func TestLocalPath(t *testing.T) {
 	for in, want := range map[string]string{"a/b.strata": "a/b.strata", "file:///tmp/x": "/tmp/x", "FILE:///tmp/x": "/tmp/x", "s3://b/k": "s3://b/k"} {
 		if got := LocalPath(in); got != want {
 			t.Errorf("LocalPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPlanHugeGap: a gap near math.MaxInt64 merges every range within
+// MaxRead, as any gap larger than the holes does, where the read's end
+// plus the gap overflowed and merged none.
+func TestPlanHugeGap(t *testing.T) {
+	ranges := []Range{{0, 10}, {20, 10}, {1000, 10}, {5000, 1}}
+	want := []Range{{0, 1010}, {5000, 1}} // MaxRead 2000 keeps the last apart
+	for _, gap := range []int64{1 << 40, math.MaxInt64 - 1000, math.MaxInt64} {
+		f := NewFetcher(Bytes(make([]byte, 1<<14)), FetcherOptions{Gap: gap, MaxRead: 2000})
+		got := f.Plan(ranges)
+		if !slices.Equal(got, want) {
+			t.Errorf("gap %d: plan %v, want %v", gap, got, want)
 		}
 	}
 }
