@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/schema"
 )
 
 // aggRecord returns the results of an aggregate as one row, a column per
@@ -39,7 +40,7 @@ func aggRecord(vals []strata.AggValue, schemas []*arrow.Schema) arrow.Record {
 			if v.Null {
 				b.AppendNull()
 			} else {
-				b.(*array.StringBuilder).Append(v.String())
+				b.(*array.StringBuilder).Append(aggText(v, aggType(v, schemas)))
 			}
 		}
 		fields[k] = arrow.Field{Name: v.Name, Type: t, Nullable: true}
@@ -49,6 +50,19 @@ func aggRecord(vals []strata.AggValue, schemas []*arrow.Schema) arrow.Record {
 	rec := array.NewRecord(arrow.NewSchema(fields, nil), cols, 1)
 	releaseArrays(cols)
 	return rec
+}
+
+// aggText is the text of a value no builder of its type t can hold (t may
+// be nil): a duration sum past the int64 range is its count of the
+// column's unit with the unit written after it ("12345678901234567890s"),
+// as schema.FormatDuration writes a duration past time.Duration's range,
+// so that it does not read as a bare number; other values are as
+// AggValue.String gives them.
+func aggText(v strata.AggValue, t arrow.DataType) string {
+	if d, ok := t.(*arrow.DurationType); ok && v.Wide {
+		return v.Big().String() + schema.TimeUnit(d.Unit).String()
+	}
+	return v.String()
 }
 
 // aggType is the type of an aggregate's value (see aggRecord), its
