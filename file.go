@@ -75,7 +75,11 @@ type OpenOptions struct {
 	// an error wrapping encoding.ErrLimit. A read holds a few such buffers
 	// at once, about one per column it decodes, so its peak is a small
 	// multiple of the limit per projected column. Zero keeps the defaults
-	// (about 1-2 GiB per buffer).
+	// (about 1-2 GiB per buffer); a negative budget is refused by Open
+	// (ErrInvalidArgument), and one past 1 TiB acts as 1 TiB. A budget
+	// below what the file needs is honoured, not raised: Open fails when
+	// the footer or metadata does not fit, and a read of a chunk or stripe
+	// that does not fit fails with ErrLimit, however small the budget.
 	MaxMemory int64
 	// Parallelism is how many goroutines a query decodes on: 0 means all
 	// cores, 1 the calling goroutine only (ScanOptions can override it). A
@@ -84,19 +88,22 @@ type OpenOptions struct {
 	Parallelism int
 	// PrefetchBytes bounds what a parallel scan holds ahead of its caller
 	// (fetched bytes and decoded batches not yet returned); 0 means
-	// read.DefaultPrefetchBytes.
+	// read.DefaultPrefetchBytes, and a negative budget is refused by Open
+	// (ErrInvalidArgument). A budget below one batch's bytes (or one
+	// stripe's, for a filtered scan) still lets that one batch through,
+	// decoded alone: the scan then holds one batch at a time.
 	PrefetchBytes int64
 }
 
 func (o OpenOptions) apply(c *openConfig) {
 	c.Verify = c.Verify || o.Verify
-	if o.MaxMemory > 0 {
+	if o.MaxMemory != 0 {
 		c.MaxMemory = o.MaxMemory
 	}
 	if o.Parallelism != 0 {
 		c.Parallelism = o.Parallelism
 	}
-	if o.PrefetchBytes > 0 {
+	if o.PrefetchBytes != 0 {
 		c.PrefetchBytes = o.PrefetchBytes
 	}
 }
@@ -105,7 +112,7 @@ func (o OpenOptions) apply(c *openConfig) {
 func WithVerify() OpenOption { return optionFunc(func(c *openConfig) { c.Verify = true }) }
 
 // WithMaxMemory bounds what reading may allocate on the file's say-so
-// (OpenOptions.MaxMemory).
+// (OpenOptions.MaxMemory: 0 the defaults, negative refused by Open).
 func WithMaxMemory(bytes int64) OpenOption {
 	return optionFunc(func(c *openConfig) { c.MaxMemory = bytes })
 }
@@ -117,7 +124,7 @@ func WithParallelism(n int) OpenOption {
 }
 
 // WithPrefetch bounds what a parallel scan holds ahead of its caller
-// (OpenOptions.PrefetchBytes).
+// (OpenOptions.PrefetchBytes: 0 the default, negative refused by Open).
 func WithPrefetch(bytes int64) OpenOption {
 	return optionFunc(func(c *openConfig) { c.PrefetchBytes = bytes })
 }
@@ -149,7 +156,9 @@ func (c *openConfig) readOptions() read.Options {
 	ro := read.Options{Verify: c.Verify, DecoderCacheBytes: c.cacheBytes, CoalesceGap: c.gap,
 		Parallelism: c.Parallelism, PrefetchBytes: c.PrefetchBytes}
 	if m := c.MaxMemory; m > 0 {
-		lim := int(min(m, 1<<40))
+		// at most what an int holds: 1<<40 wraps to 0 in a 32-bit int,
+		// which would refuse every chunk
+		lim := int(min(m, 1<<40, math.MaxInt))
 		dec := *all.Options()
 		dec.MaxBytes = lim
 		dec.MaxRows = max(lim/32, 1) // a stripe of int64 values and a child of as many fit in half the limit
@@ -182,6 +191,14 @@ func OpenContext(ctx context.Context, path string, opts ...OpenOption) (*File, e
 	var c openConfig
 	for _, o := range opts {
 		o.apply(&c)
+	}
+	for _, b := range []struct {
+		name string
+		v    int64
+	}{{"MaxMemory", c.MaxMemory}, {"PrefetchBytes", c.PrefetchBytes}} {
+		if b.v < 0 {
+			return nil, fmt.Errorf("strata: %s %d: %w (a budget may not be negative; 0 keeps the default)", b.name, b.v, read.ErrInvalidArgument)
+		}
 	}
 	src := c.src
 	var closer io.Closer

@@ -1,9 +1,12 @@
 package strata_test
 
 import (
+	"errors"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/encoding"
 )
 
 // edgeFile writes n rows of column "a" holding 0..n-1 to a file on disk
@@ -88,6 +92,68 @@ func TestNilContext(t *testing.T) {
 		}
 		if got := scanA(t, f, strata.ScanOptions{}); !slices.Equal(got, want) {
 			t.Errorf("scan after OpenContext(nil): %d values, want 0..2999", len(got))
+		}
+		f.Close()
+	}
+}
+
+// TestBudgets: a negative MaxMemory or PrefetchBytes is an invalid
+// argument naming the budget, given as an option or in OpenOptions, where
+// it used to be taken as "the default" without a word (MaxMemory -1 read
+// with the 1-2 GiB default limits). Budgets below what the file needs are
+// honoured: a MaxMemory smaller than the footer refuses Open, one smaller
+// than a stripe's rows lets Open through and fails the read with ErrLimit;
+// a PrefetchBytes of 1 byte reads every value in order, a batch at a time.
+// A MaxMemory past what a 32-bit int holds (5 GiB) reads as a large budget
+// (it wrapped to a tiny or negative limit on 32-bit platforms).
+func TestBudgets(t *testing.T) {
+	path := edgeFile(t, 20000, 5000)
+	want := make([]int64, 20000)
+	for i := range want {
+		want[i] = int64(i)
+	}
+	for name, opt := range map[string]strata.OpenOption{
+		"MaxMemory":     strata.WithMaxMemory(-1),
+		"PrefetchBytes": strata.WithPrefetch(-1),
+	} {
+		for _, o := range []strata.OpenOption{opt, strata.OpenOptions{MaxMemory: -1 << 40}, strata.OpenOptions{PrefetchBytes: math.MinInt64}} {
+			f, err := strata.Open(path, o)
+			if err == nil {
+				f.Close()
+			}
+			if !errors.Is(err, encoding.ErrInvalidArgument) || !strings.Contains(err.Error(), "may not be negative") {
+				t.Errorf("%s negative: %v, want an invalid argument", name, err)
+			}
+		}
+	}
+	if _, err := strata.Open(path, strata.WithMaxMemory(1)); !errors.Is(err, encoding.ErrLimit) {
+		t.Errorf("MaxMemory 1: Open %v, want ErrLimit", err)
+	}
+	f, err := strata.Open(path, strata.WithMaxMemory(4<<10))
+	if err != nil {
+		t.Fatalf("MaxMemory 4 KiB: Open %v", err)
+	}
+	sc, err := f.Scan(strata.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Next(); !errors.Is(err, encoding.ErrLimit) {
+		t.Errorf("MaxMemory 4 KiB, stripes of 5000 rows: scan %v, want ErrLimit", err)
+	}
+	sc.Close()
+	f.Close()
+	for _, o := range []strata.OpenOptions{
+		{MaxMemory: 5 << 30},
+		{MaxMemory: math.MaxInt64},
+		{PrefetchBytes: 1, Parallelism: 4},
+		{PrefetchBytes: math.MaxInt64, Parallelism: 4},
+	} {
+		f, err := strata.OpenWith(t.Context(), path, o)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		if got := scanA(t, f, strata.ScanOptions{}); !slices.Equal(got, want) {
+			t.Errorf("%+v: scan read %d values, want 0..19999 in order", o, len(got))
 		}
 		f.Close()
 	}

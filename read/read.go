@@ -52,9 +52,11 @@ type Options struct {
 	// MinMaxParallelism). ScanOptions can override it.
 	Parallelism int
 	// PrefetchBytes bounds what a parallel scan holds ahead of its caller:
-	// fetched chunk bytes plus decoded batches not yet returned (default
-	// DefaultPrefetchBytes). It is a bound on the scan's own buffers, not on
-	// batches the caller keeps.
+	// fetched chunk bytes plus decoded batches not yet returned (0:
+	// DefaultPrefetchBytes; negative: refused by Open). It is a bound on
+	// the scan's own buffers, not on batches the caller keeps, and a job
+	// (a batch, or a filtered scan's stripe) larger than it still runs,
+	// alone.
 	PrefetchBytes int64
 	Mem           memory.Allocator
 	// Verify makes Open read the whole file and check its checksum (in the
@@ -133,7 +135,10 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
-	if opts.PrefetchBytes <= 0 {
+	if opts.PrefetchBytes < 0 {
+		return nil, fmt.Errorf("read: PrefetchBytes %d: %w (a budget may not be negative; 0 keeps the default)", opts.PrefetchBytes, ErrInvalidArgument)
+	}
+	if opts.PrefetchBytes == 0 {
 		opts.PrefetchBytes = DefaultPrefetchBytes
 	}
 	mc := opts.MetaCache

@@ -30,7 +30,8 @@ type ScanOptions struct {
 	Split *Split
 	// Parallelism overrides the file's Options.Parallelism for this scan.
 	Parallelism int
-	// PrefetchBytes overrides the file's Options.PrefetchBytes.
+	// PrefetchBytes overrides the file's Options.PrefetchBytes (0 keeps
+	// it; negative is ErrInvalidArgument).
 	PrefetchBytes int64
 }
 
@@ -138,6 +139,9 @@ func (f *File) Scan(opts ScanOptions) (*Scanner, error) {
 func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, error) {
 	if opts.Offset < 0 || opts.Limit < 0 {
 		return nil, fmt.Errorf("read: scan with offset %d and limit %d: %w (neither may be negative)", opts.Offset, opts.Limit, ErrInvalidArgument)
+	}
+	if opts.PrefetchBytes < 0 {
+		return nil, fmt.Errorf("read: scan with PrefetchBytes %d: %w (a budget may not be negative; 0 keeps the file's)", opts.PrefetchBytes, ErrInvalidArgument)
 	}
 	cols, err := f.columnIndexes(opts.Columns)
 	if err != nil {

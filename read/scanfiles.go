@@ -51,6 +51,8 @@ func ScanFiles(ctx context.Context, files []*File, opts ScanOptions, byName bool
 		return nil, fmt.Errorf("read: a split names stripes of one file, not of %d: %w", len(files), ErrInvalidArgument)
 	case opts.Offset < 0 || opts.Limit < 0:
 		return nil, fmt.Errorf("read: scan with offset %d and limit %d: %w (neither may be negative)", opts.Offset, opts.Limit, ErrInvalidArgument)
+	case opts.PrefetchBytes < 0:
+		return nil, fmt.Errorf("read: scan with PrefetchBytes %d: %w (a budget may not be negative; 0 keeps the file's)", opts.PrefetchBytes, ErrInvalidArgument)
 	}
 	s := &FilesScanner{ctx: ctx, files: files, opts: opts, byName: byName, skip: opts.Offset, left: -1}
 	if opts.Limit > 0 {
