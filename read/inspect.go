@@ -169,12 +169,19 @@ func (f *File) valuesStream(col int) int {
 
 // formatBounds renders the min and max of chunk or stripe statistics in the
 // logical type of the stream's column (dates as dates, decimals with their
-// scale, text as text).
+// scale, text as text). A decimal of more than 18 digits has none: its
+// values are stored as 16 little-endian bytes whose statistics are the
+// least and greatest in byte order, which is not the numbers' order
+// (1.00 to 24.00 give 18.00 and 23.00), so neither would be the least or
+// greatest number, whether shown as bytes or as a decimal.
 func (f *File) formatBounds(stream int, cs *stats.ColumnStats) (lo, hi string) {
 	if stream < 0 || !cs.HasMinMax {
 		return "", ""
 	}
 	n := f.sch.Stream(stream).Node
+	if n.Kind == schema.Decimal && n.Precision > schema.MaxDecimal64Precision {
+		return "", ""
+	}
 	return formatStat(n, cs.Min), formatStat(n, cs.Max)
 }
 
