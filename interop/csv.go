@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bufio"
 	"bytes"
 	stdcsv "encoding/csv"
 	"errors"
@@ -361,8 +362,122 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
-	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(cr, rsch, copts...), sch: sch, times: times, mem: opts.Mem,
+	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(newQuotedCRLF(cr, comma), rsch, copts...), sch: sch, times: times, mem: opts.Mem,
 		types: csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}}, nil
+}
+
+// quotedCRLF passes CSV text on with one more \r before each \r\n that
+// ends a physical line inside a quoted field. encoding/csv, which
+// arrow-go's reader parses with, reads every \r\n as \n, inside quotes
+// too, where a line break is data (RFC 4180): a value holding \r\n
+// would lose its \r. It reads \r\r\n as \r\n, so the doubled \r
+// gives the field its bytes back; a \r\n between records is passed on
+// as it is, a record separator either way.
+type quotedCRLF struct {
+	br   *bufio.Reader
+	q    csvQuotes
+	out  []byte // the part of the current line not yet passed on
+	more []byte // "\r\n" to pass on after out, or nothing
+	err  error  // of the underlying reader, once out and more are passed on
+	line []byte // a line longer than br's buffer, put together
+}
+
+func newQuotedCRLF(r io.Reader, comma rune) *quotedCRLF {
+	return &quotedCRLF{br: bufio.NewReaderSize(r, 64<<10), q: csvQuotes{comma: []byte(string(comma))}}
+}
+
+func (c *quotedCRLF) Read(p []byte) (int, error) {
+	for len(c.out) == 0 && len(c.more) == 0 {
+		if c.err != nil {
+			return 0, c.err
+		}
+		c.next()
+	}
+	n := copy(p, c.out)
+	c.out = c.out[n:]
+	if len(c.out) == 0 {
+		m := copy(p[n:], c.more)
+		c.more = c.more[m:]
+		n += m
+	}
+	return n, nil
+}
+
+// next reads the next physical line into out (and more), or the error
+// that ends the text into err.
+func (c *quotedCRLF) next() {
+	l, err := c.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		// a line longer than the buffer: put it together (encoding/csv
+		// holds a whole line too)
+		c.line = append(c.line[:0], l...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			l, err = c.br.ReadSlice('\n')
+			c.line = append(c.line, l...)
+		}
+		l = c.line
+	}
+	c.err = err
+	if len(l) == 0 {
+		return
+	}
+	c.out = l
+	if c.q.line(l) && bytes.HasSuffix(l, []byte("\r\n")) {
+		c.out, c.more = l[:len(l)-1], []byte("\r\n")
+	}
+}
+
+// csvQuotes follows CSV text a physical line at a time, as encoding/csv
+// reads it, to tell whether a line break is inside a quoted field: a
+// field is quoted when its first byte is a quote, and its quoted part
+// ends at a quote followed by the separator or by the end of the line;
+// two quotes are a quote, and a quote followed by anything else is a
+// quote of the text under lazy quotes (an error otherwise, which ends the
+// reading). An unquoted field ends at the separator or the line break.
+type csvQuotes struct {
+	comma  []byte // the separator, UTF-8
+	quoted bool   // the previous line ended inside a quoted field
+}
+
+// line reads l, a physical line with its line break (none for the last
+// line of the text), and reports whether l ends inside a quoted field.
+func (q *csvQuotes) line(l []byte) bool {
+	if bytes.IndexByte(l, '"') < 0 {
+		return q.quoted // no field starts or ends quoted: most lines
+	}
+	quoted, i := q.quoted, 0
+	for i < len(l) {
+		if !quoted { // at the start of a field
+			if l[i] == '"' {
+				quoted = true
+				i++
+				continue
+			}
+			j := bytes.Index(l[i:], q.comma)
+			if j < 0 {
+				break // an unquoted field to the end of the line
+			}
+			i += j + len(q.comma)
+			continue
+		}
+		j := bytes.IndexByte(l[i:], '"')
+		if j < 0 {
+			break // the line break is inside the quotes
+		}
+		i += j + 1
+		switch rest := l[i:]; {
+		case len(rest) > 0 && rest[0] == '"':
+			i++ // an escaped quote
+		case bytes.HasPrefix(rest, q.comma):
+			quoted = false
+			i += len(q.comma)
+		case len(rest) == 0 || string(rest) == "\n" || string(rest) == "\r\n" || string(rest) == "\r":
+			quoted = false // the record ends with the line
+			i = len(l)
+		}
+	}
+	q.quoted = quoted
+	return quoted
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -386,7 +501,7 @@ const (
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
 func inferCSVSchema(r io.Reader, d csvDialect, header bool, rows int) (*arrow.Schema, []int, error) {
-	cr := stdcsv.NewReader(r)
+	cr := stdcsv.NewReader(newQuotedCRLF(r, d.comma)) // names keep their \r\n
 	cr.Comma = d.comma
 	cr.LazyQuotes = d.lazy
 	cr.ReuseRecord = true

@@ -128,6 +128,11 @@ func (c *csvParallel) split(header bool, batchRows int, work chan<- *csvPiece) {
 				if bytes.Count(chunk, []byte{'"'})%2 == 1 {
 					inQuote = !inQuote
 				}
+				if whole && inQuote && bytes.HasSuffix(buf, []byte("\r\n")) {
+					// a \r\n inside quotes is data, which encoding/csv
+					// would read as \n: see quotedCRLF
+					buf = append(buf[:len(buf)-1], '\r', '\n')
+				}
 				if whole && !inQuote {
 					if skipHeader { // the header ends here: drop it
 						buf, skipHeader, start = buf[:0], false, line+1
