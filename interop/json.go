@@ -984,6 +984,11 @@ func JSONValue(a arrow.Array, i int) any {
 		return jsonFloat(v.Value(i), v.Value(i))
 	case *array.String:
 		return v.Value(i)
+	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
+		// the number's digits, its scale kept (1.00, not arrow-go's "1"
+		// string, nor 1e-05 for 0.00001)
+		s, _ := DecimalText(a, i)
+		return json.RawMessage(s)
 	case array.ExtensionArray:
 		if _, ok := v.DataType().(*extensions.JSONType); ok {
 			if s, ok := v.Storage().(*array.String); ok {
@@ -1003,6 +1008,25 @@ func JSONValue(a arrow.Array, i int) any {
 		return a.ValueStr(i)
 	}
 	return json.RawMessage(b)
+}
+
+// DecimalText renders value i of a decimal array exactly, with as many
+// digits after the point as its scale (1.00 for 100 at scale 2), as
+// Parquet readers and CSV export write decimals; ok is false for arrays of
+// other types. (arrow-go's ValueStr goes through a binary float and drops
+// trailing zeros: "1" for 1.00, "1e-05" for 0.00001.)
+func DecimalText(a arrow.Array, i int) (s string, ok bool) {
+	switch v := a.(type) {
+	case *array.Decimal32:
+		return v.Value(i).ToString(v.DataType().(arrow.DecimalType).GetScale()), true
+	case *array.Decimal64:
+		return v.Value(i).ToString(v.DataType().(arrow.DecimalType).GetScale()), true
+	case *array.Decimal128:
+		return v.Value(i).ToString(v.DataType().(arrow.DecimalType).GetScale()), true
+	case *array.Decimal256:
+		return v.Value(i).ToString(v.DataType().(arrow.DecimalType).GetScale()), true
+	}
+	return "", false
 }
 
 // jsonFloat is v as JSONValue returns it: nil for NaN and the infinities,

@@ -401,6 +401,9 @@ func cellText(col arrow.Array, i int) string {
 	if s, ok := interop.TimeText(col, i); ok {
 		return s
 	}
+	if s, ok := interop.DecimalText(col, i); ok {
+		return s
+	}
 	return tableText(col.ValueStr(i))
 }
 
