@@ -84,7 +84,8 @@ type OpenOptions struct {
 	// Parallelism is how many goroutines a query decodes on: 0 means all
 	// cores, 1 the calling goroutine only (ScanOptions can override it). A
 	// count past the larger of GOMAXPROCS and read.MinMaxParallelism (256)
-	// is taken as that bound.
+	// is taken as that bound; a negative one is refused by Open
+	// (ErrInvalidArgument).
 	Parallelism int
 	// PrefetchBytes bounds what a parallel scan holds ahead of its caller
 	// (fetched bytes and decoded batches not yet returned); 0 means
@@ -118,7 +119,8 @@ func WithMaxMemory(bytes int64) OpenOption {
 }
 
 // WithParallelism sets how many goroutines a query decodes on
-// (OpenOptions.Parallelism): 0 all cores, 1 the calling goroutine only.
+// (OpenOptions.Parallelism): 0 all cores, 1 the calling goroutine only,
+// negative refused by Open.
 func WithParallelism(n int) OpenOption {
 	return optionFunc(func(c *openConfig) { c.Parallelism = n })
 }
@@ -434,7 +436,8 @@ type ScanOptions struct {
 	// Split limits the scan to the stripes of one split (File.Splits).
 	Split *Split
 	// Parallelism overrides the file's (OpenOptions.Parallelism) for this
-	// scan: 0 keeps it, 1 decodes on the calling goroutine only.
+	// scan: 0 keeps it, 1 decodes on the calling goroutine only; negative
+	// is refused (ErrInvalidArgument).
 	Parallelism int
 	// UnionByName makes ScanFiles read the files by column name (see
 	// ScanFiles); a scan of one file ignores it.
@@ -580,7 +583,7 @@ func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
 // it decodes on.
 type TakeOptions struct {
 	Columns     []string // all when empty
-	Parallelism int      // 0: the file's (OpenOptions.Parallelism)
+	Parallelism int      // 0: the file's (OpenOptions.Parallelism); negative: refused
 	// UnionByName makes TakeFiles read the files by column name: the
 	// union of their columns (UnionByName), null where a file lacks one.
 	UnionByName bool
@@ -668,7 +671,8 @@ type AggregateOptions struct {
 	Filter Filter
 	// Split limits the rows to one split's stripes (File.Splits).
 	Split *Split
-	// Parallelism overrides the file's for this aggregate (0 keeps it).
+	// Parallelism overrides the file's for this aggregate (0 keeps it;
+	// negative is refused, ErrInvalidArgument).
 	Parallelism int
 	// UnionByName makes AggregateFiles read the files by column name, as
 	// a table whose files gained columns over time: an aggregate of a

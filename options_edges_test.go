@@ -158,3 +158,73 @@ func TestBudgets(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestNegativeParallelism: a negative Parallelism is an invalid argument
+// wherever it is given (Open, a scan, a lookup, an aggregate, and their
+// forms over several files), where it used to mean all cores, also in a
+// query of a file opened with Parallelism 1, whose own 0 keeps the file's
+// count. Counts of 0, 1 and far above the cores read every value.
+func TestNegativeParallelism(t *testing.T) {
+	path := edgeFile(t, 6000, 2000)
+	want := make([]int64, 6000)
+	for i := range want {
+		want[i] = int64(i)
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, encoding.ErrInvalidArgument) || !strings.Contains(err.Error(), "Parallelism -") {
+			t.Errorf("%s: %v, want an invalid argument naming Parallelism", what, err)
+		}
+	}
+	for _, p := range []int{-1, math.MinInt} {
+		_, err := strata.Open(path, strata.WithParallelism(p))
+		refused("Open", err)
+		_, err = strata.OpenWith(t.Context(), path, strata.OpenOptions{Parallelism: p})
+		refused("OpenWith", err)
+	}
+	f, err := strata.Open(path, strata.WithParallelism(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files := []*strata.File{f, f}
+	for _, p := range []int{-1, -1000, math.MinInt} {
+		_, err := f.Scan(strata.ScanOptions{Parallelism: p})
+		refused("Scan", err)
+		_, err = strata.ScanFiles(t.Context(), files, strata.ScanOptions{Parallelism: p})
+		refused("ScanFiles", err)
+		_, _, err = f.TakeContext(t.Context(), []int64{1}, strata.TakeOptions{Parallelism: p})
+		refused("TakeContext", err)
+		_, _, err = strata.TakeFiles(t.Context(), files, nil, strata.TakeOptions{Parallelism: p})
+		refused("TakeFiles", err)
+		_, _, err = f.Aggregate(strata.AggregateOptions{Aggs: []strata.Agg{strata.CountAll()}, Parallelism: p})
+		refused("Aggregate", err)
+		_, _, err = strata.AggregateFiles(t.Context(), files, strata.AggregateOptions{Aggs: []strata.Agg{strata.CountAll()}, Parallelism: p})
+		refused("AggregateFiles", err)
+	}
+	rows := []int64{5999, 0, 3000, 3000, 1999, 2000}
+	for _, p := range []int{0, 1, 1000, math.MaxInt} {
+		if got := scanA(t, f, strata.ScanOptions{Parallelism: p}); !slices.Equal(got, want) {
+			t.Errorf("Parallelism %d: scan read %d values, want 0..5999 in order", p, len(got))
+		}
+		rec, _, err := f.TakeContext(t.Context(), rows, strata.TakeOptions{Parallelism: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.Column(0).(*array.Int64).Int64Values(); !slices.Equal(got, rows) {
+			t.Errorf("Parallelism %d: Take %v read %v", p, rows, got)
+		}
+		rec.Release()
+		vals, _, err := f.Aggregate(strata.AggregateOptions{Aggs: []strata.Agg{strata.Sum("a")}, Parallelism: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, v := range want {
+			sum += v
+		}
+		if vals[0].I != sum {
+			t.Errorf("Parallelism %d: sum %d, want %d", p, vals[0].I, sum)
+		}
+	}
+}

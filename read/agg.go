@@ -285,7 +285,8 @@ type AggregateOptions struct {
 	UnionByName bool
 	// Split limits the aggregate to the stripes of one split.
 	Split *Split
-	// Parallelism overrides the file's Parallelism.
+	// Parallelism overrides the file's Parallelism (0 keeps it; negative
+	// is ErrInvalidArgument).
 	Parallelism int
 }
 
@@ -324,6 +325,9 @@ func AggregateFiles(ctx context.Context, files []*File, exprs string, opts Aggre
 		return nil, st, fmt.Errorf("read: an aggregate over no file: %w", ErrInvalidArgument)
 	case len(files) > 1 && opts.Split != nil:
 		return nil, st, fmt.Errorf("read: a split names stripes of one file, not of %d: %w", len(files), ErrInvalidArgument)
+	}
+	if err := checkParallelism("aggregate", opts.Parallelism); err != nil {
+		return nil, st, err
 	}
 	if opts.UnionByName && len(files) > 1 {
 		return aggregateUnion(ctx, files, exprs, opts)
@@ -485,6 +489,9 @@ func sameAgg(f *File, a *aggSpec, g *File, b *aggSpec) error {
 // aggregate of exprs.
 func (f *File) aggregateStates(ctx context.Context, exprs string, opts AggregateOptions) ([]aggSpec, []aggState, ScanStats, error) {
 	var st ScanStats
+	if err := checkParallelism("aggregate", opts.Parallelism); err != nil {
+		return nil, nil, st, err
+	}
 	specs, err := f.parseAggs(exprs)
 	if err != nil {
 		return nil, nil, st, err

@@ -49,7 +49,8 @@ type Options struct {
 	NoMetaCache bool
 	// Parallelism is how many goroutines a query decodes on (0: all cores,
 	// 1: the calling goroutine only; at most the larger of GOMAXPROCS and
-	// MinMaxParallelism). ScanOptions can override it.
+	// MinMaxParallelism; negative: refused by Open). ScanOptions can
+	// override it.
 	Parallelism int
 	// PrefetchBytes bounds what a parallel scan holds ahead of its caller:
 	// fetched chunk bytes plus decoded batches not yet returned (0:
@@ -134,6 +135,9 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 	}
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
+	}
+	if err := checkParallelism("open", opts.Parallelism); err != nil {
+		return nil, err
 	}
 	if opts.PrefetchBytes < 0 {
 		return nil, fmt.Errorf("read: PrefetchBytes %d: %w (a budget may not be negative; 0 keeps the default)", opts.PrefetchBytes, ErrInvalidArgument)

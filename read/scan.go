@@ -28,7 +28,8 @@ type ScanOptions struct {
 	Offset, Limit int64
 	// Split limits the scan to the stripes of one split (see File.Splits).
 	Split *Split
-	// Parallelism overrides the file's Options.Parallelism for this scan.
+	// Parallelism overrides the file's Options.Parallelism for this scan
+	// (0 keeps it; negative is ErrInvalidArgument).
 	Parallelism int
 	// PrefetchBytes overrides the file's Options.PrefetchBytes (0 keeps
 	// it; negative is ErrInvalidArgument).
@@ -142,6 +143,9 @@ func (f *File) ScanContext(ctx context.Context, opts ScanOptions) (*Scanner, err
 	}
 	if opts.PrefetchBytes < 0 {
 		return nil, fmt.Errorf("read: scan with PrefetchBytes %d: %w (a budget may not be negative; 0 keeps the file's)", opts.PrefetchBytes, ErrInvalidArgument)
+	}
+	if err := checkParallelism("scan", opts.Parallelism); err != nil {
+		return nil, err
 	}
 	cols, err := f.columnIndexes(opts.Columns)
 	if err != nil {

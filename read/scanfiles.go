@@ -54,6 +54,9 @@ func ScanFiles(ctx context.Context, files []*File, opts ScanOptions, byName bool
 	case opts.PrefetchBytes < 0:
 		return nil, fmt.Errorf("read: scan with PrefetchBytes %d: %w (a budget may not be negative; 0 keeps the file's)", opts.PrefetchBytes, ErrInvalidArgument)
 	}
+	if err := checkParallelism("scan", opts.Parallelism); err != nil {
+		return nil, err
+	}
 	s := &FilesScanner{ctx: ctx, files: files, opts: opts, byName: byName, skip: opts.Offset, left: -1}
 	if opts.Limit > 0 {
 		s.left = opts.Limit

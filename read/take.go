@@ -21,7 +21,8 @@ type TakeOptions struct {
 	// (structs keep only the named fields, lists and maps their shape),
 	// reading only their streams; a column also named whole comes whole.
 	Columns []string
-	// Parallelism overrides the file's Parallelism for this lookup.
+	// Parallelism overrides the file's Parallelism for this lookup (0
+	// keeps it; negative is ErrInvalidArgument).
 	Parallelism int
 	// UnionByName makes TakeFiles read its files by column name
 	// (UnionByName): the result has the union's columns (those of
@@ -46,6 +47,9 @@ func (f *File) Take(rows []int64, columns []string) (arrow.Record, error) {
 // and are not in the decoder cache are fetched in one coalesced call.
 func (f *File) TakeContext(ctx context.Context, rows []int64, opts TakeOptions) (arrow.Record, ScanStats, error) {
 	var st ScanStats
+	if err := checkParallelism("lookup", opts.Parallelism); err != nil {
+		return nil, st, err
+	}
 	cols, err := f.columnIndexes(opts.Columns)
 	if err != nil {
 		return nil, st, err

@@ -21,6 +21,9 @@ func TakeFiles(ctx context.Context, files []*File, rows []int64, opts TakeOption
 	if len(files) == 0 {
 		return nil, st, fmt.Errorf("read: a lookup in no file: %w", ErrInvalidArgument)
 	}
+	if err := checkParallelism("lookup", opts.Parallelism); err != nil {
+		return nil, st, err
+	}
 	if len(files) == 1 {
 		return files[0].TakeContext(ctx, rows, opts)
 	}

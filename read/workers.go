@@ -2,6 +2,7 @@ package read
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -41,8 +42,18 @@ func newWorkers(n int) *workers {
 // before reading anything.
 const MinMaxParallelism = 256
 
-// parallelism resolves a Parallelism option: 0 (or less) means all cores,
-// and a count past max(GOMAXPROCS, MinMaxParallelism) is clamped to it.
+// checkParallelism refuses a negative Parallelism: a query's option of -1
+// would otherwise mean all cores, not the file's count that 0 keeps, and
+// neither is what a negative count asks for.
+func checkParallelism(what string, p int) error {
+	if p < 0 {
+		return fmt.Errorf("read: %s with Parallelism %d: %w (0 or more)", what, p, ErrInvalidArgument)
+	}
+	return nil
+}
+
+// parallelism resolves a Parallelism option: 0 means all cores, and a
+// count past max(GOMAXPROCS, MinMaxParallelism) is clamped to it.
 func parallelism(p int) int {
 	procs := runtime.GOMAXPROCS(0)
 	if p <= 0 {
