@@ -252,7 +252,9 @@ const DefaultMetaCacheBytes = 64 << 20
 var defaultMetaCache = NewMetaCache(DefaultMetaCacheBytes)
 
 // NewMetaCache returns a cache holding at most about limit bytes of
-// metadata.
+// metadata, but for the file opened last, which it keeps whatever its
+// size, so a limit below one file's metadata (0 or negative included)
+// caches that one file; Options.NoMetaCache caches none.
 func NewMetaCache(limit int64) *MetaCache {
 	return &MetaCache{limit: limit, lru: list.New(), byKey: map[string]*list.Element{}}
 }
