@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/mattn/go-runewidth"
 
 	"strata"
 )
@@ -281,7 +282,10 @@ func printReport(r *strata.Report) {
 		for i, k := range kinds {
 			parts[i] = fmt.Sprintf("%s %d", k, c.Encodings[k])
 		}
-		fmt.Printf("%-24s %-22s %12d %6.1f%%  %s\n", c.Name, c.Type, c.Bytes, share, strings.Join(parts, ", "))
+		// (the name as a table cell: one line, control characters
+		// escaped, padded by the columns a terminal gives it)
+		name := tableText(c.Name)
+		fmt.Printf("%s%s %-22s %12d %6.1f%%  %s\n", name, strings.Repeat(" ", max(24-runewidth.StringWidth(name), 0)), c.Type, c.Bytes, share, strings.Join(parts, ", "))
 		for _, t := range c.Trees {
 			fmt.Printf("%-24s   %s ×%d chunks\n", "", t.Tree, t.Chunks)
 		}
