@@ -100,11 +100,13 @@ type TSUnit struct {
 }
 
 // TSStat is one statistics entry: count of non-null values and the
-// float64 bits of their minimum, maximum and sum.
+// float64 bits of their minimum, maximum and sum, and from version 2 of
+// their first and last in row order (0 in a version 1 index).
 type TSStat struct {
-	Count            uint64
-	MinBits, MaxBits uint64
-	SumBits          uint64
+	Count               uint64
+	MinBits, MaxBits    uint64
+	SumBits             uint64
+	FirstBits, LastBits uint64
 }
 
 // TimeSeries is a parsed series index.
@@ -213,7 +215,7 @@ func (f *File) parseModel(ts *TimeSeries, b []byte) error {
 	if r.err != nil {
 		return r.err
 	}
-	if m.Version != 1 {
+	if m.Version != 1 && m.Version != 2 {
 		return fmt.Errorf("ts.model version %d: %w", m.Version, ErrUnsupported)
 	}
 	fields := f.Schema.Root.Fields
@@ -789,13 +791,21 @@ func (ts *TimeSeries) readStats() error {
 			for j := range st {
 				st[j].Count = r.uvarint()
 				if st[j].Count > 0 {
-					b := r.bytes(24)
+					size := 24
+					if m.Version >= 2 {
+						size = 40 // first and last follow
+					}
+					b := r.bytes(size)
 					if b == nil {
 						break
 					}
 					st[j].MinBits = binary.LittleEndian.Uint64(b)
 					st[j].MaxBits = binary.LittleEndian.Uint64(b[8:])
 					st[j].SumBits = binary.LittleEndian.Uint64(b[16:])
+					if m.Version >= 2 {
+						st[j].FirstBits = binary.LittleEndian.Uint64(b[24:])
+						st[j].LastBits = binary.LittleEndian.Uint64(b[32:])
+					}
 				}
 			}
 			ts.Stats = append(ts.Stats, st)
@@ -1382,14 +1392,15 @@ func (ts *TimeSeries) verifyUnitChunks(f *File, d *tsData, ui int, covered map[[
 
 // verifyUnitStats checks the statistics of unit ui (file rows [start,
 // end)): count of non-null values, and the float64 bits of their minimum,
-// maximum and sum, summed in row order.
+// maximum and sum, summed in row order, and (version 2) of the first and
+// last of them in row order.
 func (ts *TimeSeries) verifyUnitStats(f *File, d *tsData, ui int, start, end uint64, rep *TSReport) error {
 	fields := f.Schema.Root.Fields
 	for q, c := range ts.Numeric {
 		v := &d.cols[c]
 		cl := classOf(fields[c])
 		var want TSStat
-		var lo, hi, sum float64
+		var lo, hi, sum, first, last float64
 		for i := start; i < end; i++ {
 			if !v.Valid[i] {
 				continue
@@ -1404,20 +1415,25 @@ func (ts *TimeSeries) verifyUnitStats(f *File, d *tsData, ui int, start, end uin
 				x = rowValue(v, int(i), cl).(float64)
 			}
 			if want.Count == 0 {
-				lo, hi = x, x
+				lo, hi, first = x, x, x
 			}
 			lo, hi = math.Min(lo, x), math.Max(hi, x)
 			sum += x
+			last = x
 			want.Count++
 		}
 		if want.Count > 0 {
 			want.MinBits, want.MaxBits, want.SumBits = math.Float64bits(lo), math.Float64bits(hi), math.Float64bits(sum)
+			if ts.Model.Version >= 2 {
+				want.FirstBits, want.LastBits = math.Float64bits(first), math.Float64bits(last)
+			}
 		}
 		got := ts.Stats[ui][q]
 		if got != want {
-			return fmt.Errorf("unit %d column %q: statistics count %d min %g max %g sum %g, values %d %g %g %g: %w", ui, fields[c].Name,
+			return fmt.Errorf("unit %d column %q: statistics count %d min %g max %g sum %g first %g last %g, values %d %g %g %g %g %g: %w", ui, fields[c].Name,
 				got.Count, math.Float64frombits(got.MinBits), math.Float64frombits(got.MaxBits), math.Float64frombits(got.SumBits),
-				want.Count, lo, hi, sum, ErrCorrupt)
+				math.Float64frombits(got.FirstBits), math.Float64frombits(got.LastBits),
+				want.Count, lo, hi, sum, first, last, ErrCorrupt)
 		}
 		rep.Stats++
 	}

@@ -936,7 +936,8 @@ func TestTSModelRules(t *testing.T) {
 		t.Fatalf("the file is too small to break every rule: %+v", ts.Model)
 	}
 	rules := map[string]func(m *TSModel){
-		"version 2":                  func(m *TSModel) { m.Version = 2 },
+		"version 3":                  func(m *TSModel) { m.Version = 3 },
+		"version 1 over version 2":   func(m *TSModel) { m.Version = 1 }, // statistics records longer than version 1's
 		"no time role":               func(m *TSModel) { m.Roles[m.Time] = RoleMeasurement },
 		"two time roles":             func(m *TSModel) { m.Roles[m.Measurements[0]] = RoleTime },
 		"role 3":                     func(m *TSModel) { m.Roles[m.Measurements[0]] = 3 },

@@ -274,13 +274,28 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 				return nil, st, err
 			}
 			accs := make([]acc, len(cols))
-			exact := true
+			exact, indexEnds := true, true
 			for j := range cols {
 				if statIdx[j] >= len(us) {
 					return nil, st, fmt.Errorf("timeseries: unit %d has %d statistics: %w", t.uo, len(us), encoding.ErrCorrupt)
 				}
 				s := us[statIdx[j]]
+				if s.count > t.u.rows {
+					return nil, st, fmt.Errorf("timeseries: unit %d: statistics count %d values of column %q in %d rows: %w",
+						t.uo, s.count, f.t.sch.Field(cols[j]).Name, t.u.rows, encoding.ErrCorrupt)
+				}
 				accs[j] = acc{count: s.count, min: s.min, max: s.max, sum: s.sum}
+				if s.ends && s.count > 0 {
+					// The unit's first and last values in row order, which
+					// are what the row-by-row fold keeps: rows are in time
+					// order, and of rows of one time first keeps the
+					// earliest stored and last the latest. Their times
+					// are taken as the unit's ends: buckets merge in row
+					// order, where those compare as the rows' own would.
+					a := &accs[j]
+					a.first, a.firstT, a.last, a.lastT, a.ends = s.first, t.u.tmin, s.last, t.u.tmax, true
+				}
+				indexEnds = indexEnds && s.ends
 				// The index's minimum is NaN when any value is (IEEE
 				// minimum); the minimum of the other values takes a
 				// decode.
@@ -288,8 +303,8 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 			}
 			if exact {
 				parts[i] = []bucket{{start: bucketOf(t.u.tmin, o.Every), accs: accs}}
-				if ends {
-					endsIdx = append(endsIdx, i) // first and last: from the unit's first and last rows
+				if ends && !indexEnds {
+					endsIdx = append(endsIdx, i) // first and last: from the unit's first and last rows (index version 1)
 				} else {
 					st.UnitsFromStats++
 				}

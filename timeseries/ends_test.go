@@ -15,15 +15,23 @@ import (
 
 // TestAggregateEndsFromUnitRows aggregates bars (first, last with count,
 // min, max) over buckets that each cover whole units, so the units are
-// folded from their statistics and first and last come from each unit's
-// first and last rows. Series "b" has a null in the first row of its
-// second unit and series "c" one in the last row of its first unit: those
+// folded from their statistics. In an index of version 2 the statistics
+// hold each unit's first and last value, and every unit is folded from
+// them. In a version 1 file first and last come from each unit's first
+// and last rows: series "b" has a null in the first row of its second
+// unit and series "c" one in the last row of its first unit, so those
 // units must be decoded and folded whole (a value inside the unit is the
 // first or last), while nulls inside a unit ("a") and a unit with no
 // value at all ("c"'s last) keep the statistics path. Every figure is
 // checked against a fold of the rows by hand, with and without
 // statistics.
 func TestAggregateEndsFromUnitRows(t *testing.T) {
+	for _, version := range []int{1, 2} {
+		t.Run(fmt.Sprintf("index%d", version), func(t *testing.T) { testAggregateEnds(t, version) })
+	}
+}
+
+func testAggregateEnds(t *testing.T, version int) {
 	const unit, units = 100, 4
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "s", Type: arrow.BinaryTypes.String},
@@ -62,7 +70,7 @@ func TestAggregateEndsFromUnitRows(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"s"}, Time: "t"}, &WriterOptions{Sorted: true, ChunkRows: unit})
+	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"s"}, Time: "t"}, &WriterOptions{Sorted: true, ChunkRows: unit, indexVersion: version})
 	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +101,16 @@ func TestAggregateEndsFromUnitRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// 12 units; b's second and c's first are folded from their rows
-		if wantStats := map[bool]int{false: 3*units - 2, true: 0}[noStats]; st.UnitsFromStats != wantStats {
+		// 12 units; in version 1, b's second and c's first are folded
+		// from their rows
+		wantStats := 3 * units
+		if version == 1 {
+			wantStats -= 2
+		}
+		if noStats {
+			wantStats = 0
+		}
+		if st.UnitsFromStats != wantStats {
 			t.Errorf("noStats %v: %d units from statistics, want %d", noStats, st.UnitsFromStats, wantStats)
 		}
 		if int(got.NumRows()) != len(order) {
@@ -131,9 +147,10 @@ func TestAggregateEndsFromUnitRows(t *testing.T) {
 
 // TestAggregateEndsConcurrentColumnOrders runs bars concurrently on one
 // File with the columns named in opposite orders, over units whose
-// decoders the cache holds. Reading first and last must not hold one
-// column's decoders while it waits for another's: two reads that take
-// them in opposite orders would wait for each other forever.
+// decoders the cache holds. Reading first and last from a unit's rows (an
+// index of version 1) must not hold one column's decoders while it waits
+// for another's: two reads that take them in opposite orders would wait
+// for each other forever.
 func TestAggregateEndsConcurrentColumnOrders(t *testing.T) {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "s", Type: arrow.BinaryTypes.String},
@@ -153,7 +170,7 @@ func TestAggregateEndsConcurrentColumnOrders(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"s"}, Time: "t"}, &WriterOptions{Sorted: true, ChunkRows: 10})
+	data := writeFile(t, []arrow.Record{rec}, Model{Keys: []string{"s"}, Time: "t"}, &WriterOptions{Sorted: true, ChunkRows: 10, indexVersion: 1})
 	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"strata/iox"
 	"strata/tsbs"
 )
@@ -55,5 +57,37 @@ func TestGolden(t *testing.T) {
 		}
 		cols := []string{"usage_user", "usage_system", "usage_idle"}
 		sameRows(t, p, collect(t, rows, cols), r.expect(r.order, t0+600e6, t0+1800e6, cols))
+		// Bars over buckets that hold whole units come from the index's
+		// statistics (with first and last from the units' rows where the
+		// index predates them), and must equal the fold of every row.
+		sameBars(t, p, f, 20*60e6, cols)
+	}
+}
+
+// sameBars checks that bars of cols (count, min, max, first, last) over
+// buckets of every microseconds are the same folded from the index's
+// statistics as from every row (NoStats).
+func sameBars(t *testing.T, name string, f *File, every int64, cols []string) {
+	t.Helper()
+	funcs := []string{"count", "min", "max", "first", "last"}
+	var recs [2]arrow.Record
+	for i, noStats := range []bool{false, true} {
+		rec, _, err := f.Aggregate(ctx, AggOptions{Every: every, Columns: cols, Funcs: funcs, NoStats: noStats})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		defer rec.Release()
+		recs[i] = rec
+	}
+	a, b := recs[0], recs[1]
+	if a.NumRows() != b.NumRows() || a.NumCols() != b.NumCols() || a.NumRows() == 0 {
+		t.Fatalf("%s: bars of %dx%d from statistics, %dx%d from rows", name, a.NumRows(), a.NumCols(), b.NumRows(), b.NumCols())
+	}
+	for c := 0; c < int(a.NumCols()); c++ {
+		for i := 0; i < int(a.NumRows()); i++ {
+			if x, y := a.Column(c).ValueStr(i), b.Column(c).ValueStr(i); x != y {
+				t.Fatalf("%s: bar %d, %s: %s from statistics, %s from rows", name, i, a.ColumnName(c), x, y)
+			}
+		}
 	}
 }

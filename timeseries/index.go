@@ -33,8 +33,19 @@ const (
 	sectionModel = "ts.model"
 )
 
-// indexVersion is the version of both sections' layout.
-const indexVersion = 1
+// indexVersion is the version of both sections' layout the writer
+// writes. Version 2 added each unit's first and last value of every
+// numeric measurement to its statistics, so that bars (first, last, min,
+// max) over whole units come from the index alone, as TsFile's chunk
+// statistics give them; version 1 files stay readable and take their
+// first and last from the units' rows.
+const indexVersion = 2
+
+// minIndexVersion is the oldest version a reader accepts.
+const minIndexVersion = 1
+
+// endsVersion is the first version whose statistics hold first and last.
+const endsVersion = 2
 
 // Page kinds: the first byte of every page payload.
 const (
@@ -89,6 +100,10 @@ type colLoc struct {
 type unitStats struct {
 	count         int64 // non-null values
 	min, max, sum float64
+	// first and last are the unit's first and last non-null values in row
+	// order (version 2 on); ends is set when the record holds them.
+	first, last float64
+	ends        bool
 }
 
 // pageRef locates a page within the ts.index section.
@@ -102,6 +117,7 @@ type pageDir struct {
 
 // indexMeta is the decoded ts.model section.
 type indexMeta struct {
+	version      int
 	roles        []role
 	keyOrder     []int
 	series, rows int64
@@ -125,6 +141,8 @@ type layout struct {
 	ncols   int
 	classes []valueClass // per measurement
 	nnum    int          // numeric measurements
+	// ends: statistics records hold first and last (index version 2 on).
+	ends bool
 }
 
 func (t *table) layout() *layout {
@@ -284,7 +302,9 @@ func (c *colLoc) end() int64 {
 	return e
 }
 
-func appendStats(dst []byte, first int, st [][]unitStats) []byte {
+// appendStats appends a statistics page; ends writes each record's first
+// and last (index version 2 on).
+func appendStats(dst []byte, first int, st [][]unitStats, ends bool) []byte {
 	dst = append(dst, pageStats)
 	dst = binary.AppendUvarint(dst, uint64(first))
 	dst = binary.AppendUvarint(dst, uint64(len(st)))
@@ -295,6 +315,10 @@ func appendStats(dst []byte, first int, st [][]unitStats) []byte {
 				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.min))
 				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.max))
 				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.sum))
+				if ends {
+					dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.first))
+					dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.last))
+				}
 			}
 		}
 	}
@@ -302,7 +326,7 @@ func appendStats(dst []byte, first int, st [][]unitStats) []byte {
 }
 
 func appendMeta(dst []byte, m *indexMeta) []byte {
-	dst = append(dst, indexVersion)
+	dst = append(dst, byte(m.version))
 	dst = binary.AppendUvarint(dst, uint64(len(m.roles)))
 	for _, r := range m.roles {
 		dst = append(dst, byte(r))
@@ -699,6 +723,9 @@ func decodeStats(b []byte, l *layout) (*statsPage, error) {
 			s.count = d.int("count", maxRows)
 			if s.count > 0 {
 				s.min, s.max, s.sum = f64(d.u64("min")), f64(d.u64("max")), f64(d.u64("sum"))
+				if l.ends {
+					s.first, s.last, s.ends = f64(d.u64("first")), f64(d.u64("last")), true
+				}
 			}
 		}
 		p.stats[i] = rec
@@ -711,10 +738,11 @@ func decodeStats(b []byte, l *layout) (*statsPage, error) {
 
 func decodeMeta(b []byte) (*indexMeta, error) {
 	d := &dec{b: b, what: sectionModel}
-	if v := d.byte1("version"); d.err == nil && v != indexVersion {
-		return nil, encoding.Unsupportedf("timeseries: index version %d", v)
+	v := d.byte1("version")
+	if d.err == nil && (v < minIndexVersion || v > indexVersion) {
+		return nil, encoding.Unsupportedf("timeseries: index version %d (this reader reads %d to %d)", v, minIndexVersion, indexVersion)
 	}
-	m := &indexMeta{}
+	m := &indexMeta{version: int(v)}
 	nc := d.count("columns", 1)
 	m.roles = make([]role, nc)
 	for i := range m.roles {

@@ -139,6 +139,7 @@ func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, erro
 		return nil, fmt.Errorf("timeseries: index covers %d rows, file has %d: %w", f.meta.rows, rf.NumRows(), encoding.ErrCorrupt)
 	}
 	f.l = f.t.layout()
+	f.l.ends = f.meta.version >= endsVersion
 	ssch := rf.StrataSchema()
 	for c := range f.t.roles {
 		ids := ssch.ColumnStreams(c)

@@ -54,6 +54,11 @@ type WriterOptions struct {
 	// parallelism, metadata). Its ChunkValues, Force and Policy are set by
 	// this layer.
 	Table write.Options
+
+	// indexVersion, when not 0, is the index version written instead of
+	// the current one: tests write version 1 files to keep the reading
+	// of older files exercised.
+	indexVersion int
 }
 
 // Defaults.
@@ -723,7 +728,12 @@ func (tw *Writer) finish() error {
 func (tw *Writer) buildIndex() (idx, meta []byte) {
 	t, o := tw.t, tw.opts
 	l := t.layout()
-	m := &indexMeta{roles: t.roles, keyOrder: t.keys, series: int64(len(tw.series)), rows: tw.nextRow,
+	version := indexVersion
+	if o.indexVersion != 0 {
+		version = o.indexVersion
+	}
+	l.ends = version >= endsVersion
+	m := &indexMeta{version: version, roles: t.roles, keyOrder: t.keys, series: int64(len(tw.series)), rows: tw.nextRow,
 		units: len(tw.units), chunkRows: o.ChunkRows, minChunkRows: o.MinChunkRows, blockSize: o.BlockSize}
 	var sec bytes.Buffer
 	put := func(payload []byte) pageRef {
@@ -793,14 +803,18 @@ func (tw *Writer) buildIndex() (idx, meta []byte) {
 		m.unitPages = append(m.unitPages, pageDir{lo, put(page)})
 		lo = hi
 	}
-	perStats := max(1, o.PageBytes/max(1, 25*l.nnum))
+	statBytes := 25 // count and three float64s
+	if l.ends {
+		statBytes += 16
+	}
+	perStats := max(1, o.PageBytes/max(1, statBytes*l.nnum))
 	for lo := 0; lo < len(tw.units); lo += perStats {
 		hi := min(len(tw.units), lo+perStats)
 		st := make([][]unitStats, 0, hi-lo)
 		for _, u := range tw.units[lo:hi] {
 			st = append(st, u.stats)
 		}
-		m.statPages = append(m.statPages, pageDir{lo, put(appendStats(nil, lo, st))})
+		m.statPages = append(m.statPages, pageDir{lo, put(appendStats(nil, lo, st, l.ends))})
 	}
 	// Bloom filter over every key prefix.
 	if len(tw.series) > 0 {
@@ -891,6 +905,7 @@ func (t *table) unitStats(rec arrow.Record) []unitStats {
 			s.count = int64(len(vs))
 			if len(vs) > 0 {
 				s.min, s.max = vs[0], vs[0]
+				s.first, s.last = vs[0], vs[len(vs)-1]
 			}
 			for _, v := range vs {
 				s.min, s.max, s.sum = math.Min(s.min, v), math.Max(s.max, v), s.sum+v
@@ -902,12 +917,14 @@ func (t *table) unitStats(rec arrow.Record) []unitStats {
 				}
 				v := numAt(a, cl, i)
 				if s.count == 0 {
-					s.min, s.max = v, v
+					s.min, s.max, s.first = v, v, v
 				}
 				s.min, s.max, s.sum = math.Min(s.min, v), math.Max(s.max, v), s.sum+v
+				s.last = v
 				s.count++
 			}
 		}
+		s.ends = true
 		out = append(out, s)
 	}
 	return out
