@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -135,5 +136,31 @@ func TestNaNOptions(t *testing.T) {
 		{MinSaving: inf}, {MinSaving: 2}, {CorrelationRefWeight: inf}, {CorrelationRefWeight: -inf}, {ForceYield: inf},
 	} {
 		edgeRows(t, o, 3000)
+	}
+}
+
+// TestRowsHintHugeStripe: a RowsHint far above the rows written, with a
+// StripeBytes of math.MaxInt ("one stripe") or of 512 MiB, reserves at
+// most a default stripe's buffers at the first record, where it reserved
+// the hinted rows' (a record of 1,001 rows and a hint of math.MaxInt64
+// asked for an impossible slice; a hint of 2^40 with 512 MiB stripes
+// reserved 512 MiB for 1,000 rows); the rows read back as written.
+func TestRowsHintHugeStripe(t *testing.T) {
+	for _, c := range []struct {
+		stripe int
+		hint   int64
+		rows   int
+	}{
+		{math.MaxInt, math.MaxInt64, 1001},
+		{math.MaxInt, 1 << 40, 1001},
+		{512 << 20, 1 << 40, 1000},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		edgeRows(t, write.Options{StripeBytes: c.stripe, RowsHint: c.hint}, c.rows)
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 2*write.DefaultStripeBytes {
+			t.Errorf("StripeBytes %d, RowsHint %d: writing %d rows allocated %d MiB", c.stripe, c.hint, c.rows, got>>20)
+		}
 	}
 }

@@ -43,9 +43,11 @@ type Options struct {
 	// RowsHint, when positive, is the number of rows the caller expects to
 	// write (an importer knows it from its source's metadata). The writer
 	// then sizes its stripe buffers once, after the first record, for the
-	// rows the first stripe will hold (never more than about StripeBytes
-	// plus one record, whatever the hint), instead of growing them a record
-	// at a time. A wrong hint costs memory or regrowth, never correctness.
+	// rows the first stripe will hold (never more than about StripeBytes,
+	// nor than DefaultStripeBytes, of raw values, plus one record, whatever
+	// the hint), instead of growing them a record at a time; a larger
+	// stripe's buffers grow as its rows arrive. A wrong hint costs memory
+	// or regrowth, never correctness.
 	RowsHint int64
 	// ChunkTarget is the encoded size a chunk aims at: each stream's chunks
 	// hold as many values as fit in about this many bytes, judged by the
@@ -720,18 +722,29 @@ func largestFirst(streams []shred.Stream) []int {
 // is fewer. A first record that fills a stripe by itself reserves
 // nothing: the stripe is flushed at once. Later stripes reuse the
 // buffers' capacity.
+//
+// What is reserved before the rows arrive is at most maxReserveBytes of
+// raw values: a StripeBytes of math.MaxInt ("one stripe") with a hint of
+// a billion rows reserved the billion rows' buffers (gigabytes, and a
+// fatal out-of-memory) at the first record of a thousand, and the product
+// of StripeBytes and the record's rows overflowed.
 func (w *Writer) reserve() {
 	w.reserved = true
 	raw := w.shred.RawSize()
 	if raw <= 0 || raw >= w.opts.StripeBytes || w.pending <= 0 {
 		return
 	}
+	budget := min(int64(w.opts.StripeBytes), maxReserveBytes)
 	want := w.opts.RowsHint
-	if fit := int64(w.opts.StripeBytes)*int64(w.pending)/int64(raw) + int64(w.pending); fit < want {
+	if fit := int64(float64(budget)/float64(raw)*float64(w.pending)) + int64(w.pending); fit < want {
 		want = fit
 	}
-	w.shred.Reserve(w.pending, int(want))
+	w.shred.Reserve(w.pending, int(min(want, math.MaxInt32)))
 }
+
+// maxReserveBytes bounds the raw bytes reserve sizes buffers for ahead of
+// the rows: a default stripe's.
+const maxReserveBytes = DefaultStripeBytes
 
 // encodeStream cuts one stream into chunks and encodes them.
 func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamResult) {
