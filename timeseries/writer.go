@@ -48,7 +48,8 @@ type WriterOptions struct {
 	// PageBytes is the target size of an index page (default 4 KiB).
 	PageBytes int
 	// BloomFPP is the false-positive rate of the series-path bloom filter
-	// (default 1 %).
+	// (default 1 %, also for a value outside (0, 1); rates below 1e-6 are
+	// sized as 1e-6 and above 0.5 as 0.5). NaN is refused.
 	BloomFPP float64
 	// Table passes options to the table writer (stripe size, zstd,
 	// parallelism, metadata). Its ChunkValues, Force and Policy are set by
@@ -92,8 +93,12 @@ func (o WriterOptions) withDefaults() WriterOptions {
 // takes chunk rows, block size and the page counts that follow from
 // PageBytes as at most math.MaxInt32, so a larger one would write a file
 // that every open rejects as corrupt (and ChunkRows near math.MaxInt
-// overflowed the chunk cuts).
+// overflowed the chunk cuts). A NaN BloomFPP, which every bound lets
+// through, would size the filter for 1e-6 without a word.
 func (o WriterOptions) check() error {
+	if math.IsNaN(o.BloomFPP) {
+		return fmt.Errorf("timeseries: WriterOptions.BloomFPP is NaN: %w", read.ErrInvalidArgument)
+	}
 	for _, f := range []struct {
 		name string
 		v    int
