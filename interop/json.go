@@ -978,6 +978,11 @@ func JSONValue(a arrow.Array, i int) any {
 		return v.Value(i)
 	case *array.Uint64:
 		return v.Value(i)
+	case *array.Float16:
+		// (as float32 and float64: NaN and ±Inf were the strings "NaN"
+		// and "+Inf" that arrow-go marshals them as)
+		f := v.Value(i).Float32()
+		return jsonFloat(float64(f), f)
 	case *array.Float32:
 		return jsonFloat(float64(v.Value(i)), v.Value(i))
 	case *array.Float64:
