@@ -43,6 +43,9 @@ type csvReader struct {
 	times []bool
 	mem   memory.Allocator
 	types csvTypes
+	// header: the file's first record is its header (valueError passes
+	// over it)
+	header bool
 }
 
 // csvReadSchema is sch with its times of day and dates, and its floats
@@ -363,7 +366,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
 	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(newQuotedCRLF(cr, comma), rsch, copts...), sch: sch, times: times, mem: opts.Mem,
-		types: csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}}, nil
+		types: csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}, header: !opts.CSVNoHeader}, nil
 }
 
 // quotedCRLF passes CSV text on with one more \r before each \r\n that
@@ -826,15 +829,44 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 	}()
 	if !c.r.Next() {
 		if err := c.r.Err(); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("interop: csv: %w%s", err, c.types.hint())
+			return nil, c.valueError(err)
 		}
 		return nil, io.EOF
 	}
 	rec, err = csvBatch(c.r.Record(), c.sch, c.times, c.mem)
 	if err != nil {
-		return nil, fmt.Errorf("interop: csv: %w%s", err, c.types.hint())
+		return nil, c.valueError(err)
 	}
 	return rec, nil
+}
+
+// locateLimit bounds the bytes the serial CSV reader reads again to find
+// the line and column of a value that does not parse (a file read from
+// remote storage is fetched again).
+const locateLimit = 1 << 30
+
+// valueError is err, met reading a batch, naming the line and the column
+// of the value that does not parse, as the parallel reader's errors do:
+// arrow-go's errors name neither, and a file of millions of lines gives no
+// way to find the value otherwise. The file is read again from its start
+// up to where reading got (the error ends the reading; at most
+// locateLimit bytes). A syntax error (a stray quote, a record of the
+// wrong count of fields) names its line already.
+func (c *csvReader) valueError(err error) error {
+	var perr *stdcsv.ParseError
+	if errors.As(err, &perr) {
+		return fmt.Errorf("interop: csv: %w%s", err, c.types.hint())
+	}
+	if n := c.cr.n.Load(); n <= locateLimit {
+		skip := 0
+		if c.header {
+			skip = 1
+		}
+		if at, ok := c.types.locate(newQuotedCRLF(io.NewSectionReader(c.f, 0, n), c.types.comma), 1, skip, c.sch); ok {
+			return fmt.Errorf("interop: csv: %s: %w%s", at, err, c.types.hint())
+		}
+	}
+	return fmt.Errorf("interop: csv: %w%s", err, c.types.hint())
 }
 
 // csvComma is the separator of a CSV file by its name: a tab for .tsv, a
@@ -957,16 +989,22 @@ func (t csvTypes) hint() string {
 	return fmt.Sprintf(" (column types were inferred from the first %d records: infer them from every record with ReadOptions.CSVInferRows = -1, strata import --infer-rows -1, or give ReadOptions.CSVSchema)", t.inferred)
 }
 
-// locate finds, in data (whole records starting on file line line), the
-// first value that does not parse as its column's type in sch, and
-// describes it: line 20002, column "a": "oops" does not parse as int64.
-func (t csvTypes) locate(data []byte, line int64, sch *arrow.Schema) (string, bool) {
-	r := stdcsv.NewReader(bytes.NewReader(data))
-	r.Comma = t.comma
-	r.LazyQuotes = t.lazy
-	r.FieldsPerRecord = -1
+// locate finds, in r (whole records starting on file line line, the
+// first skip of them passed over: a header), the first value that does
+// not parse as its column's type in sch, and describes it: line 20002,
+// column "a": "oops" does not parse as int64.
+func (t csvTypes) locate(r io.Reader, line int64, skip int, sch *arrow.Schema) (string, bool) {
+	cr := stdcsv.NewReader(r)
+	cr.Comma = t.comma
+	cr.LazyQuotes = t.lazy
+	cr.FieldsPerRecord = -1
+	for range skip {
+		if _, err := cr.Read(); err != nil {
+			return "", false
+		}
+	}
 	for {
-		rec, err := r.Read()
+		rec, err := cr.Read()
 		if err != nil {
 			return "", false
 		}
@@ -980,7 +1018,7 @@ func (t csvTypes) locate(data []byte, line int64, sch *arrow.Schema) (string, bo
 				p = decimalPoint(v)
 			}
 			if ok && narrowKinds(k, p) == 0 {
-				at, _ := r.FieldPos(i)
+				at, _ := cr.FieldPos(i)
 				return fmt.Sprintf("line %d, column %q: %q does not parse as %s", line+int64(at)-1, sch.Field(i).Name, v, sch.Field(i).Type), true
 			}
 		}

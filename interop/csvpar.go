@@ -67,7 +67,7 @@ func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, 
 			for p := range work {
 				p.rec, p.err = parseCSVPiece(p.data, sch, rsch, times, copts, mem)
 				if p.err != nil {
-					if at, ok := types.locate(p.data, p.line, sch); ok {
+					if at, ok := types.locate(bytes.NewReader(p.data), p.line, 0, sch); ok {
 						p.err = fmt.Errorf("interop: csv: %s: %w%s", at, p.err, types.hint())
 					} else {
 						p.err = fmt.Errorf("interop: csv: in the records from line %d: %w%s", p.line, p.err, types.hint())
