@@ -325,7 +325,14 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	if f, size, err = skipBOM(f, size); err != nil {
 		return nil, err
 	}
-	comma, err := csvSeparator(path, f, opts.CSVComma, opts.CSVLazyQuotes)
+	sample, err := csvSample(f)
+	if err != nil {
+		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	if err := checkLineBreaks(sample); err != nil {
+		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	comma, err := csvSeparator(path, sample, opts.CSVComma, opts.CSVLazyQuotes)
 	if err != nil {
 		return nil, err
 	}
@@ -880,7 +887,7 @@ func csvComma(path string) rune {
 
 // csvSeparator is the field separator a CSV file is read with: comma when
 // the caller gave one (checked), a tab for .tsv, else sniffComma's.
-func csvSeparator(path string, f io.ReaderAt, comma rune, lazy bool) (rune, error) {
+func csvSeparator(path string, sample []byte, comma rune, lazy bool) (rune, error) {
 	switch {
 	case comma != 0:
 		if !ValidCSVComma(comma) {
@@ -890,11 +897,7 @@ func csvSeparator(path string, f io.ReaderAt, comma rune, lazy bool) (rune, erro
 	case strings.EqualFold(filepath.Ext(path), ".tsv"):
 		return '\t', nil
 	}
-	c, err := sniffComma(f, lazy)
-	if err != nil {
-		return 0, fmt.Errorf("interop: %s: %w", path, err)
-	}
-	return c, nil
+	return sniffComma(sample, lazy), nil
 }
 
 // ValidCSVComma reports whether c can separate CSV fields: one character,
@@ -904,8 +907,8 @@ func ValidCSVComma(c rune) bool {
 	return c != 0 && c != '"' && c != '\r' && c != '\n' && c != utf8.RuneError && utf8.ValidRune(c)
 }
 
-// Sniffing reads at most sniffBytes from the start of a file and parses
-// at most sniffRecords records with each candidate separator.
+// Sniffing reads at most sniffBytes from the start of a file (csvSample)
+// and parses at most sniffRecords records with each candidate separator.
 const (
 	sniffBytes   = 64 << 10
 	sniffRecords = 50
@@ -919,15 +922,10 @@ const (
 // on commas has a varying count of fields, reads as three columns instead
 // of failing on its second record. The sample is cut after its last
 // line break, and a record the cut leaves inside quotes does not count
-// against a separator.
-func sniffComma(f io.ReaderAt, lazy bool) (rune, error) {
-	buf := make([]byte, sniffBytes)
-	n, err := f.ReadAt(buf, 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, fmt.Errorf("csv: sniffing the separator: %w", err)
-	}
-	cut := n == len(buf)
-	buf = buf[:n]
+// against a separator. sample is csvSample's.
+func sniffComma(sample []byte, lazy bool) rune {
+	buf := sample
+	cut := len(buf) == sniffBytes
 	if cut {
 		buf = buf[:bytes.LastIndexByte(buf, '\n')+1]
 	}
@@ -951,10 +949,45 @@ func sniffComma(f io.ReaderAt, lazy bool) (rune, error) {
 			recs++
 		}
 		if ok && recs > 0 && fields > 1 {
-			return c, nil
+			return c
 		}
 	}
-	return ',', nil
+	return ','
+}
+
+// csvSample is the first sniffBytes of a CSV file, or all of a shorter
+// one, which the separator and the line breaks are told from.
+func csvSample(f io.ReaderAt) ([]byte, error) {
+	buf := make([]byte, sniffBytes)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("csv: reading the first %d bytes: %w", sniffBytes, err)
+	}
+	return buf[:n], nil
+}
+
+// checkLineBreaks refuses a CSV file whose lines break at a lone \r (as
+// classic Mac OS, and Excel's "CSV (Macintosh)" export, write them):
+// encoding/csv, which reads CSV here, breaks lines at \n only, so the
+// whole file would be one record, a header of run-together names and no
+// rows, imported without a word. It looks at the first line of the first
+// of sample (csvSample's): a \r outside quotes there followed by anything
+// but \n (a \r at the very end of the file ends its last line, as a
+// reader takes it).
+func checkLineBreaks(sample []byte) error {
+	quoted := false
+	for i, c := range sample {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '\n':
+			return nil
+		case c == '\r' && i+1 < len(sample) && sample[i+1] != '\n':
+			return errors.New("csv: line 1 breaks at a lone \\r, not \\n or \\r\\n (classic Mac OS line breaks): CSV import would read the file as one line; convert its line breaks to \\n or \\r\\n")
+		}
+	}
+	return nil
 }
 
 // DefaultCSVInferRows is how many records CSV import samples to infer

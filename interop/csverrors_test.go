@@ -43,3 +43,37 @@ func TestCSVValueErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVLoneCRLineBreaks checks that a file whose lines break at a lone
+// \r (classic Mac OS) is an error, not a table of one header line of
+// run-together names and no rows, while a \r inside quotes, in a later
+// line or ending the file reads as before, value by value.
+func TestCSVLoneCRLineBreaks(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		ro := ReadOptions{Parallel: parallel, Threads: 2}
+		for _, text := range []string{"a,b\r1,2\r3,4\r", "a\rb", "\"a\",b\r1,2\r"} {
+			names, rows, err := readCSVText(t, "mac.csv", text, ro)
+			if err == nil || !strings.Contains(err.Error(), `line 1 breaks at a lone \r`) {
+				t.Errorf("parallel %v, %q: columns %q, rows %q, error %v; want the lone \\r refused", parallel, text, names, rows, err)
+			}
+		}
+		for _, c := range []struct {
+			text  string
+			names []string
+			rows  [][]string
+		}{
+			{"a,\"x\ry\"\r\n1,2\r\n", []string{"a", "x\ry"}, [][]string{{"1", "2"}}},
+			{"a,b\r\n1,x\ry\n", []string{"a", "b"}, [][]string{{"1", "x\ry"}}},
+			{"a,b\r", []string{"a", "b"}, nil},
+			{"a,b\n1,2\r", []string{"a", "b"}, [][]string{{"1", "2"}}},
+		} {
+			names, rows, err := readCSVText(t, "ok.csv", c.text, ro)
+			if err != nil {
+				t.Fatalf("parallel %v, %q: %v", parallel, c.text, err)
+			}
+			if fmt.Sprintf("%q", names) != fmt.Sprintf("%q", c.names) || fmt.Sprintf("%q", rows) != fmt.Sprintf("%q", c.rows) {
+				t.Errorf("parallel %v, %q: columns %q, rows %q; want %q, %q", parallel, c.text, names, rows, c.names, c.rows)
+			}
+		}
+	}
+}
