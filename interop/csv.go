@@ -560,6 +560,12 @@ func inferCSVSchema(r io.Reader, d csvDialect, header bool, rows int) (*arrow.Sc
 				v = decimalPoint(v)
 			}
 			kinds[i] = narrowKinds(kinds[i], v)
+			if kinds[i]&inferFloat != 0 && !floatHolds(v) {
+				// an integer float64 would round (past 2^53): a
+				// column of it and of floats is text, as one of an
+				// integer past int64 is
+				kinds[i] &^= inferFloat
+			}
 		}
 	}
 	if kinds == nil {

@@ -184,9 +184,10 @@ func TestCSVDecimalComma(t *testing.T) {
 
 // TestCSVInferenceKeepsText checks inference on values whose text a type
 // would change: single letters that strconv.ParseBool reads as booleans
-// (F, T, f, t) and integers past int64, which as floats would be rounded
-// along with every other value of the column. Both stay text; true and
-// false in the spellings the reader parses are booleans.
+// (F, T, f, t), integers past int64, which as floats would be rounded
+// along with every other value of the column, and integers a float64
+// would round beside floats. They stay text; true and false in the
+// spellings the reader parses are booleans.
 func TestCSVInferenceKeepsText(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"s\nF\nF\nT\n", "utf8"},
@@ -196,8 +197,9 @@ func TestCSVInferenceKeepsText(t *testing.T) {
 		{"s\n1\n0\n", "int64"},
 		{"a\n9223372036854775807\n9223372036854775808\n", "utf8"},
 		{"a\n-9223372036854775809\n", "utf8"},
-		{"a\n9223372036854775807\n1.5\n", "float64"},
-		{"a\n1e400\n", "utf8"}, // not a float64 either
+		{"a\n9223372036854775807\n1.5\n", "utf8"}, // a float64 would round it
+		{"a\n9007199254740992\n1.5\n", "float64"}, // 2^53: a float64 holds it
+		{"a\n1e400\n", "utf8"},                    // not a float64 either
 	}
 	for _, c := range cases {
 		for _, par := range []bool{false, true} {

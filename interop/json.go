@@ -30,7 +30,7 @@ import (
 // are stored as such, as CSV inference reads them. A key whose values disagree (a number here, a string
 // there; an object and an array) becomes a JSON column (the arrow.json
 // extension over strings) holding each value's JSON text, so nothing is
-// lost; a key seen only with nulls is a string column. A later record
+// lost (integers beside floats too, when float64 would round one); a key seen only with nulls is a string column. A later record
 // whose value does not fit its inferred type fails the read naming the
 // record and the key, with the hint to infer from every record.
 
@@ -47,6 +47,9 @@ type jtype struct {
 	// temporal (jString): the kinds of CSV inference among dates,
 	// timestamps and times of day that every string seen parses as.
 	temporal int
+	// wideInt: an integer seen that float64 would round (past 2^53): a
+	// column of it and of floats is JSON text, not float64.
+	wideInt bool
 }
 
 // temporalKinds are the kinds a column of JSON strings may be stored as
@@ -78,6 +81,9 @@ func (t *jtype) merge(v any) {
 		return
 	}
 	k := kindOf(v)
+	if k == jInt && !floatHolds(string(v.(json.Number))) {
+		t.wideInt = true
+	}
 	switch {
 	case t.kind == jNull:
 		t.kind = k
@@ -91,6 +97,12 @@ func (t *jtype) merge(v any) {
 	case t.kind == jInt && k == jFloat, t.kind == jFloat && k == jInt:
 		t.kind = jFloat
 	default:
+		*t = jtype{kind: jText}
+		return
+	}
+	if t.kind == jFloat && t.wideInt {
+		// as float64 an integer would lose digits: the numbers keep
+		// their text, as an integer past int64 does
 		*t = jtype{kind: jText}
 		return
 	}
@@ -145,6 +157,24 @@ func kindOf(v any) jkind {
 		return jArray
 	}
 	return jText
+}
+
+// floatHolds reports whether float64 holds the number s exactly when s is
+// an integer (digits, a minus sign perhaps: JSON's and CSV's integers);
+// true for other numbers, whose decimal fractions a float rounds as any
+// reader of floats expects. An integer of up to 15 digits always fits;
+// a longer one fits when the float, written back with all its digits, is
+// s (2^60 fits, 2^53+1 does not).
+func floatHolds(s string) bool {
+	d := strings.TrimLeft(s, "+-")
+	if len(d) <= 15 || strings.ContainsAny(d, ".eE") {
+		return true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return true // not a number float64 takes: its parser says
+	}
+	return strconv.FormatFloat(f, 'f', 0, 64) == strings.TrimPrefix(s, "+")
 }
 
 // arrowType is the Arrow type of t.
@@ -838,6 +868,9 @@ func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 		f, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil {
 			return fmt.Errorf("%s is not a float64", raw)
+		}
+		if !floatHolds(string(raw)) {
+			return fmt.Errorf("%s is an integer a float64 would round", raw)
 		}
 		b.Append(f)
 	case *array.Date32Builder, *array.TimestampBuilder, *array.Time32Builder:
