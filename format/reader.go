@@ -161,6 +161,11 @@ type Meta struct {
 	loaded atomic.Int64
 }
 
+// Tail returns the last bytes of the file that opening it read, from
+// offset off (the footer's head included when it began before them). The
+// bytes are shared: the caller must not change them.
+func (m *Meta) Tail() (off int64, b []byte) { return m.tailOff, m.tail }
+
 // Bind returns a File reading the bytes m describes from src. The caller
 // vouches that src holds the same bytes as the source m was read from.
 func (m *Meta) Bind(src iox.Source) *File { return &File{src: src, Meta: m} }

@@ -52,6 +52,48 @@ type Fetcher struct {
 	gap, maxRead                        int64
 	parallel                            int
 	reads, bytesRead, ranges, requested atomic.Int64
+	// resident holds bytes of the source already in memory (Keep).
+	resident atomic.Pointer[resident]
+}
+
+// resident is a run of the source's bytes held in memory, from off.
+type resident struct {
+	off int64
+	b   []byte
+}
+
+// Keep tells the Fetcher that b holds the source's bytes from offset off,
+// as the tail a file's open read does: a read that lies wholly inside
+// them is copied from b instead of sent to the source, and counts no read.
+// A file smaller than the tail an open reads is then read once in all,
+// whatever is queried after (one request on an object store instead of
+// one more per query), and a query of the last stripe of a larger one
+// finds part of its chunks there. b must not change afterwards; a later
+// Keep replaces an earlier one.
+func (f *Fetcher) Keep(off int64, b []byte) {
+	if off < 0 || len(b) == 0 {
+		f.resident.Store(nil)
+		return
+	}
+	f.resident.Store(&resident{off: off, b: b})
+}
+
+// fromResident copies the bytes of p (at off) that the kept bytes hold,
+// when they hold its end, and returns how many leading bytes of p remain
+// to be read from the source: 0 when the kept bytes hold all of p, len(p)
+// when they do not hold its end (a read ending past them is read whole).
+func (f *Fetcher) fromResident(p []byte, off int64) int {
+	r := f.resident.Load()
+	if r == nil {
+		return len(p)
+	}
+	end, kend := off+int64(len(p)), r.off+int64(len(r.b))
+	if end <= r.off || end > kend {
+		return len(p)
+	}
+	head := max(r.off-off, 0)
+	copy(p[head:], r.b[off+head-r.off:end-r.off])
+	return int(head)
 }
 
 // NewFetcher returns a Fetcher over src.
@@ -98,8 +140,24 @@ func (f *Fetcher) Hints() Hints {
 	return Hints{Gap: gap, MaxRead: f.maxRead, InFlight: f.parallel}
 }
 
-// ReadAt reads from the underlying source and counts one read.
+// ReadAt reads from the underlying source and counts one read. Bytes kept
+// in memory (Keep) that end the range are copied from there, and only the
+// bytes before them are read (none, and no read counted, when they hold
+// the whole range).
 func (f *Fetcher) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if len(p) > 0 {
+		head := f.fromResident(p, off)
+		if head == 0 {
+			return len(p), nil
+		}
+		if head < len(p) {
+			n, err := f.ReadAt(ctx, p[:head], off)
+			if n < head {
+				return n, err
+			}
+			return len(p), nil
+		}
+	}
 	n, err := f.src.ReadAt(ctx, p, off)
 	f.reads.Add(1)
 	if n > 0 {

@@ -415,3 +415,84 @@ func TestPlanHugeGap(t *testing.T) {
 		}
 	}
 }
+
+// countingSource records the ranges read from the source it wraps.
+type countingSource struct {
+	Source
+	mu    sync.Mutex
+	reads []Range
+}
+
+func (c *countingSource) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	c.mu.Lock()
+	c.reads = append(c.reads, Range{off, int64(len(p))})
+	c.mu.Unlock()
+	return c.Source.ReadAt(ctx, p, off)
+}
+
+// TestFetchKeep checks that reads lying wholly inside the bytes a Fetcher
+// keeps (a file's tail) are copied from them and not sent to the source,
+// that a read ending inside them sends only its bytes before them, and
+// that the bytes are right either way.
+func TestFetchKeep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]byte, 1<<18)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	const keepOff = 200_000
+	for iter := range 200 {
+		src := &countingSource{Source: noSlice{Bytes(data)}}
+		f := NewFetcher(src, FetcherOptions{Gap: int64(rng.IntN(3000)) - 100, Parallel: rng.IntN(3)})
+		f.Keep(keepOff, data[keepOff:])
+		rs := make([]Range, 1+rng.IntN(20))
+		for i := range rs {
+			// half the ranges near or inside the kept bytes
+			lo := int64(0)
+			if i%2 == 0 {
+				lo = keepOff - 4000
+			}
+			off := lo + rng.Int64N(int64(len(data))-lo)
+			rs[i] = Range{off, rng.Int64N(min(int64(len(data))-off, 5000) + 1)}
+		}
+		out, err := f.Fetch(context.Background(), rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rs {
+			if !bytes.Equal(out[i], data[r.Off:r.End()]) {
+				t.Fatalf("iter %d range %d %v: wrong bytes", iter, i, r)
+			}
+		}
+		var sent int
+		for _, p := range f.Plan(rs) {
+			if p.Off < keepOff {
+				sent++
+			}
+		}
+		for _, r := range src.reads {
+			if r.End() > keepOff {
+				t.Fatalf("iter %d: read %v sent to the source, into the kept bytes from %d", iter, r, keepOff)
+			}
+		}
+		if len(src.reads) != sent || f.Stats().Reads != int64(sent) {
+			t.Fatalf("iter %d: %d reads sent (%d counted), want %d: the reads of the plan not wholly kept", iter, len(src.reads), f.Stats().Reads, sent)
+		}
+	}
+	// ReadRange, and Keep of nothing, which keeps nothing.
+	src := &countingSource{Source: noSlice{Bytes(data)}}
+	f := NewFetcher(src, FetcherOptions{})
+	f.Keep(keepOff, data[keepOff:])
+	if b, err := f.ReadRange(context.Background(), Range{keepOff + 10, 100}); err != nil || !bytes.Equal(b, data[keepOff+10:keepOff+110]) || len(src.reads) != 0 {
+		t.Fatalf("ReadRange inside the kept bytes: %v, %d source reads", err, len(src.reads))
+	}
+	if b, err := f.ReadRange(context.Background(), Range{keepOff - 1, 100}); err != nil || !bytes.Equal(b, data[keepOff-1:keepOff+99]) ||
+		len(src.reads) != 1 || src.reads[0] != (Range{keepOff - 1, 1}) || f.Stats().BytesRead != 1 {
+		t.Fatalf("ReadRange across the kept bytes' start: %v, source reads %v, %d bytes counted, want the one byte before them",
+			err, src.reads, f.Stats().BytesRead)
+	}
+	f.Keep(0, nil)
+	if _, err := f.ReadRange(context.Background(), Range{keepOff + 10, 100}); err != nil || len(src.reads) != 2 {
+		t.Fatalf("after Keep of nothing: %v, %d source reads, want 2", err, len(src.reads))
+	}
+}

@@ -179,6 +179,9 @@ func Open(ctx context.Context, src iox.Source, opts Options) (*File, error) {
 			ff = m.c.Bind(fetch)
 		}
 	}
+	// The chunks in the tail that opening read (all of a small file's)
+	// are read from it, not requested again.
+	fetch.Keep(ff.Tail())
 	f := &File{src: src, fetch: fetch, f: ff, m: m, sch: m.sch, arrow: m.arrow, opts: opts, dec: opts.Decode,
 		adapt: map[string]*filterCost{}, pool: newBufferPool(), key: key}
 	switch {

@@ -162,8 +162,9 @@ func TestLast(t *testing.T) {
 	if st.BytesRead != 0 || st.UnitsRead != 0 {
 		t.Fatalf("last read data: %v", &st)
 	}
-	if read := f.BytesRead() - before; read != st.IndexBytes {
-		t.Fatalf("last read %d bytes, %d of them index pages", read, st.IndexBytes)
+	// (pages inside the tail opening read are taken from it, not read)
+	if read := f.BytesRead() - before; read > st.IndexBytes || st.IndexBytes == 0 {
+		t.Fatalf("last read %d bytes, want at most its %d bytes of index pages", read, st.IndexBytes)
 	}
 	if int(rec.NumRows()) != len(r.order) {
 		t.Fatalf("%d rows, want %d", rec.NumRows(), len(r.order))

@@ -73,7 +73,7 @@ type QueryOptions struct {
 type Stats struct {
 	SeriesMatched       int
 	SeriesRejectedBloom int // lookups the bloom filter answered alone
-	IndexPages          int // index pages read from the file
+	IndexPages          int // index pages read from the file (those in the tail opening read cost no read)
 	IndexPageHits       int // index pages served by the metadata cache
 	IndexBytes          int64
 	UnitsTotal          int // units holding rows of the matched series

@@ -111,6 +111,9 @@ func OpenSource(ctx context.Context, src iox.Source, opts *Options) (*File, erro
 	if err != nil {
 		return nil, err
 	}
+	// Index pages and chunks in the tail opening read (all of a small
+	// file) are taken from it, not requested again.
+	fetch.Keep(rf.Container().Tail())
 	f := &File{rf: rf, fc: rf.Container(), fetch: fetch, opts: o, cache: newPageCache(o.CacheBytes), decs: newDecCache(o.DecoderCacheBytes),
 		dec: o.Read.Decode}
 	if f.dec == nil {

@@ -755,10 +755,11 @@ func printScanStats(f *openedFile, st strata.ScanStats, path string, named bool,
 // total in all, opened of them by opening it, in reads requests (none said
 // when negative). Opening reads the file's tail (format.DefaultTailSize
 // bytes, or all of a smaller file: postscript, footer and metadata, and
-// the data before them), and the reads after it fetch their ranges from
-// the file again whether or not the tail held them, so the two can add up
-// past the file's size: the share of the file is that of the reads after
-// opening, the figure that says how selective the read was.
+// the data before them); the reads after it take what the tail holds from
+// memory and fetch the rest. A range fetched twice (a chunk whose decoder
+// was evicted and is read again) can still bring the sum past the file's
+// size, so the share of the file is that of the reads after opening, the
+// figure that says how selective the read was.
 func bytesReadLines(opened, total, size, reads int64, whose string) string {
 	after := max(total-opened, 0)
 	in := ""
@@ -767,7 +768,7 @@ func bytesReadLines(opened, total, size, reads int64, whose string) string {
 	}
 	return fmt.Sprintf("bytes read in all, metadata included: %d%s (%d opening, %d after)\n"+
 		"bytes read after opening: %d, %.2f%% of %s %d bytes; opening reads the last %d KiB or less, "+
-		"data included, which later reads fetch again, so the sum can pass the size",
+		"data included, which later reads take from memory",
 		total, in, opened, after, after, 100*float64(after)/float64(max(size, 1)), whose, size, format.DefaultTailSize>>10)
 }
 
