@@ -296,10 +296,16 @@ func (f *File) Aggregate(ctx context.Context, o AggOptions) (arrow.Record, AggSt
 					a.first, a.firstT, a.last, a.lastT, a.ends = s.first, t.u.tmin, s.last, t.u.tmax, true
 				}
 				indexEnds = indexEnds && s.ends
-				// The index's minimum is NaN when any value is (IEEE
-				// minimum); the minimum of the other values takes a
-				// decode.
-				exact = exact && s.min == s.min
+				// A NaN among the values makes the index's minimum NaN,
+				// and the minimum of the other values takes a decode. But
+				// the index folds with math.Min and math.Max, where an
+				// infinity wins over a NaN: a NaN after a -Inf leaves the
+				// minimum -Inf, and one before a +Inf leaves the maximum
+				// +Inf, where the fold's maximum is NaN. So a unit whose
+				// minimum is -Inf and maximum +Inf may hide a NaN and is
+				// decoded too. (With a NaN present and the minimum -Inf,
+				// a NaN maximum is the fold's answer.)
+				exact = exact && s.min == s.min && !(math.IsInf(s.min, -1) && math.IsInf(s.max, 1))
 			}
 			if exact {
 				parts[i] = []bucket{{start: bucketOf(t.u.tmin, o.Every), accs: accs}}
