@@ -532,16 +532,19 @@ func foldT[T encoding.Number](a *acc, v []T, times []int64, valid []bool) {
 	if valid == nil {
 		// Plain comparisons, which a NaN never wins; NaN then orders
 		// above every number as in minNaN and maxNaN (what the
-		// row-at-a-time path uses).
+		// row-at-a-time path uses). Of the two zeros, which compare
+		// equal, -0 is the minimum and +0 the maximum, as math.Min and
+		// math.Max (the row-at-a-time path and the index statistics)
+		// have them.
 		mn, mx := math.Inf(1), math.Inf(-1)
 		var sum float64
 		nans := 0
 		for _, x := range v {
 			f := float64(x)
-			if f < mn {
+			if f < mn || f == 0 && mn == 0 && math.Signbit(f) {
 				mn = f
 			}
-			if f > mx {
+			if f > mx || f == 0 && mx == 0 && !math.Signbit(f) {
 				mx = f
 			}
 			if f != f {

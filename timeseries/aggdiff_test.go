@@ -114,7 +114,7 @@ func TestAggregateStatsEqualFold(t *testing.T) {
 					for _, tr := range ranges {
 						for _, threads := range []int{1, 3} {
 							name := fmt.Sprintf("seed %d index%d chunk %d every %d range %v threads %d", seed, version, wo.ChunkRows, every, tr, threads)
-							o := AggOptions{Every: every, Time: tr, Funcs: funcs, Threads: threads, Columns: []string{"f", "g", "i", "u"}}
+							o := AggOptions{Every: every, Time: tr, Funcs: funcs, Threads: threads, Columns: []string{"f", "g", "i", "u", "z"}}
 							got, st, err := f.Aggregate(ctx, o)
 							if err != nil {
 								t.Fatalf("%s: %v", name, err)
