@@ -726,6 +726,9 @@ func decodeStats(b []byte, l *layout) (*statsPage, error) {
 				if l.ends {
 					s.first, s.last, s.ends = f64(d.u64("first")), f64(d.u64("last")), true
 				}
+				if d.err == nil && !s.plausible() {
+					d.fail("unit %d statistic %d: min %g, max %g, first %g, last %g: a value outside the minimum and maximum", p.first+i, j, s.min, s.max, s.first, s.last)
+				}
 			}
 		}
 		p.stats[i] = rec
@@ -734,6 +737,21 @@ func decodeStats(b []byte, l *layout) (*statsPage, error) {
 		}
 	}
 	return p, d.end()
+}
+
+// plausible reports whether a record of values holds together: where
+// the minimum and maximum are numbers (a NaN among the values makes them
+// NaN, unless an infinity stands in for it), every value lies between
+// them, so the minimum is at most the maximum and a first or last that is
+// a number lies between them. A record read with the other version's
+// layout (a version byte of 2 on a version 1 body) fails it but by
+// chance, where it would give wrong first and last values.
+func (s *unitStats) plausible() bool {
+	if s.min != s.min || s.max != s.max {
+		return true
+	}
+	in := func(v float64) bool { return v != v || s.min <= v && v <= s.max }
+	return s.min <= s.max && (!s.ends || in(s.first) && in(s.last))
 }
 
 func decodeMeta(b []byte) (*indexMeta, error) {
