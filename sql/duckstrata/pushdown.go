@@ -83,7 +83,9 @@ type Pushed struct {
 //     sub-unit digits included); nanosecond ones are not pushed, since the
 //     scan gives DuckDB them rounded to microseconds, and neither is
 //     TIME '24:00:00', which DuckDB holds and Strata does not;
-//   - NULL constants are never pushed; IS [NOT] NULL is pushed for any column.
+//   - NULL constants are never pushed; IS [NOT] NULL is pushed for any
+//     column or field that is not itself a struct, list or map (Strata's
+//     filters take primitive values only; DuckDB tests those itself).
 //
 // Only references whose rows reach the WHERE clause unchanged qualify: a
 // file alone in its FROM, or joined by INNER or CROSS joins or as the
@@ -501,6 +503,16 @@ type colInfo struct {
 	name string
 	kind colKind
 	duck string // DuckDB type name, for casts of string literals
+	// nested: a struct, list or map (FlatMaps included), which Strata's
+	// filters do not take, not even IS NULL.
+	nested bool
+}
+
+// isNested reports whether t holds other values (struct, list, map), a
+// type Strata's filters refuse: they test primitive columns and fields.
+func isNested(t arrow.DataType) bool {
+	_, ok := t.(arrow.NestedType)
+	return ok
 }
 
 func kindOf(t arrow.DataType) (colKind, string) {
@@ -591,7 +603,7 @@ func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
 		}
 	}
 	k, duck := kindOf(fields[idx].Type)
-	return colInfo{name: fields[idx].Name, kind: k, duck: duck}, true
+	return colInfo{name: fields[idx].Name, kind: k, duck: duck, nested: isNested(fields[idx].Type)}, true
 }
 
 // fieldPath resolves a COLUMN_REF of several names (properties.mag) to a
@@ -624,7 +636,7 @@ func (p *pusher) fieldPath(r *tableRef, parts []any) (colInfo, bool) {
 		return colInfo{}, false // a struct, not a value
 	}
 	k, duck := kindOf(t)
-	return colInfo{name: strings.Join(path, "."), kind: k, duck: duck}, true
+	return colInfo{name: strings.Join(path, "."), kind: k, duck: duck, nested: isNested(t)}, true
 }
 
 // fieldNamed finds the field called name: exactly, or without case when
@@ -698,7 +710,7 @@ func (p *pusher) expr(r *tableRef, e any) (filter.Expr, bool) {
 			return nil, false
 		}
 		c, ok := p.column(r, kids[0])
-		if !ok {
+		if !ok || c.nested {
 			return nil, false
 		}
 		op := filter.OpIsNull
