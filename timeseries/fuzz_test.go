@@ -10,9 +10,14 @@ import (
 
 // fuzzFile is a small time-series file with small pages, so its index has
 // inner pages, several unit and statistics pages and a bloom filter.
-func fuzzFile(t testing.TB) []byte {
+func fuzzFile(t testing.TB) []byte { return fuzzFileVersion(t, 0) }
+
+// fuzzFileVersion is fuzzFile with an index of the given version (0: the
+// current one), so the fuzz targets start from the statistics records of
+// every version a reader takes.
+func fuzzFileVersion(t testing.TB, version int) []byte {
 	recs, _ := tsbsData(t, 12, 2*time.Hour, false)
-	return writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 200, PageBytes: 256})
+	return writeFile(t, recs, tsbsModel, &WriterOptions{Sorted: true, ChunkRows: 200, PageBytes: 256, indexVersion: version})
 }
 
 // indexPages returns the model section and every page payload of a file.
@@ -39,15 +44,19 @@ func indexPages(t testing.TB, data []byte) (model []byte, pages [][]byte) {
 	return model, pages
 }
 
-// parseAll runs every index parser on b with the TSBS layout.
+// parseAll runs every index parser on b with the TSBS layout and a small
+// one, each with the statistics records of index version 1 and of
+// version 2 (first and last).
 func parseAll(b []byte) {
 	l := &layout{nkeys: 10, ncols: 21, nnum: 10}
 	for range 10 {
 		l.classes = append(l.classes, classFloat)
 	}
 	small := &layout{nkeys: 1, ncols: 3, classes: []valueClass{classBytes, classInt}, nnum: 1}
+	l2, small2 := *l, *small
+	l2.ends, small2.ends = true, true
 	_, _ = decodeMeta(b)
-	for _, x := range []*layout{l, small} {
+	for _, x := range []*layout{l, small, &l2, &small2} {
 		_, _ = decodeLeaf(b, x)
 		_, _ = decodeInner(b, x.nkeys)
 		_, _ = decodeUnits(b, x)
@@ -56,20 +65,41 @@ func parseAll(b []byte) {
 	_, _ = decodeBloomPage(b, 8)
 }
 
-// TestIndexParsersRoundTrip checks that every page of a real index parses,
-// and that truncated pages fail with an error rather than a panic.
+// TestIndexParsersRoundTrip checks, for an index of each version, that
+// its model parses with that version and its statistics pages with that
+// version's layout, and that truncated pages fail with an error rather
+// than a panic under every layout.
 func TestIndexParsersRoundTrip(t *testing.T) {
-	data := fuzzFile(t)
-	model, pages := indexPages(t, data)
-	if _, err := decodeMeta(model); err != nil {
-		t.Fatal(err)
-	}
-	if len(pages) < 10 {
-		t.Fatalf("only %d index pages", len(pages))
-	}
-	for _, p := range append(pages, model) {
-		for cut := 0; cut < len(p); cut++ {
-			parseAll(p[:cut])
+	for _, version := range []int{1, 2} {
+		data := fuzzFileVersion(t, version)
+		model, pages := indexPages(t, data)
+		m, err := decodeMeta(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.version != version {
+			t.Fatalf("index version %d, want %d", m.version, version)
+		}
+		if len(pages) < 10 {
+			t.Fatalf("only %d index pages", len(pages))
+		}
+		l := &layout{nkeys: 10, ncols: 21, nnum: 10, ends: version >= endsVersion}
+		stats := 0
+		for _, p := range pages {
+			if p[0] == pageStats {
+				stats++
+				if _, err := decodeStats(p, l); err != nil {
+					t.Fatalf("version %d: %v", version, err)
+				}
+			}
+		}
+		if stats < 2 {
+			t.Fatalf("version %d: %d statistics pages", version, stats)
+		}
+		for _, p := range append(pages, model) {
+			for cut := 0; cut < len(p); cut++ {
+				parseAll(p[:cut])
+			}
 		}
 	}
 }
@@ -81,10 +111,12 @@ func TestIndexParsersRoundTrip(t *testing.T) {
 //
 //	go test -run '^$' -fuzz FuzzIndexPages -fuzztime 60s ./timeseries
 func FuzzIndexPages(f *testing.F) {
-	model, pages := indexPages(f, fuzzFile(f))
-	f.Add(model)
-	for _, p := range pages {
-		f.Add(p)
+	for _, version := range []int{1, 2} {
+		model, pages := indexPages(f, fuzzFileVersion(f, version))
+		f.Add(model)
+		for _, p := range pages {
+			f.Add(p)
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { parseAll(b) })
 }
@@ -95,9 +127,12 @@ func FuzzIndexPages(f *testing.F) {
 //
 //	go test -run '^$' -fuzz FuzzOpen -fuzztime 60s ./timeseries
 func FuzzOpen(f *testing.F) {
-	data := fuzzFile(f)
-	f.Add(data)
-	f.Add(data[:len(data)/2])
+	// (files of both index versions: their statistics records differ)
+	for _, version := range []int{1, 2} {
+		data := fuzzFileVersion(f, version)
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tf, err := OpenSource(ctx, iox.Bytes(b), nil)
 		if err != nil {
