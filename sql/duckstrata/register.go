@@ -106,7 +106,9 @@ func newConfig(opts []Option) *config {
 // and decimals map to the DuckDB types of the same meaning; structs are
 // STRUCTs of their fields (so s.a reaches a field); list and map columns,
 // and lists and maps inside structs, arrive as VARCHAR holding JSON text.
-// filter is a Strata WHERE
+// A string that is not UTF-8, which DuckDB's VARCHAR cannot hold, fails the
+// query that reads it (as DuckDB's Parquet reader fails), naming the column
+// and the value. filter is a Strata WHERE
 // expression (see package strata/filter) applied inside the scan.
 func Register(ctx context.Context, conn *sql.Conn, opts ...Option) error {
 	return conn.Raw(func(dc any) error {

@@ -608,7 +608,11 @@ func strataFunction(infoPtr, chunkPtr unsafe.Pointer) {
 		a := pc.rec.Column(at)
 		c := &s.b.cols[s.cols[at]]
 		fillValidity(vec, a, int(pc.lo), n)
-		c.fill(vec, a, int(pc.lo), n)
+		if err := c.fill(vec, a, int(pc.lo), n); err != nil {
+			pc.rec.Release()
+			mapping.FunctionSetError(info, fmt.Sprintf("strata_scan %s: column %s: %v", s.b.path, quoteIdent(c.name), err))
+			return
+		}
 	}
 	if pc.rec != nil {
 		pc.rec.Release()

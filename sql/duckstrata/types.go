@@ -24,8 +24,20 @@ type column struct {
 	// logical builds the DuckDB type (the caller destroys it).
 	logical func() mapping.LogicalType
 	// fill copies rows [lo, lo+n) of a into rows [0, n) of vec; validity
-	// is handled by the caller.
-	fill func(vec mapping.Vector, a arrow.Array, lo, n int)
+	// is handled by the caller. It fails on a value the DuckDB type cannot
+	// hold (a VARCHAR that is not UTF-8).
+	fill func(vec mapping.Vector, a arrow.Array, lo, n int) error
+}
+
+// fillFunc is a column's fill for a type that holds every value.
+type fillFunc = func(vec mapping.Vector, a arrow.Array, lo, n int)
+
+// always makes a fill that cannot fail a column's fill.
+func always(f fillFunc) func(vec mapping.Vector, a arrow.Array, lo, n int) error {
+	return func(vec mapping.Vector, a arrow.Array, lo, n int) error {
+		f(vec, a, lo, n)
+		return nil
+	}
 }
 
 func simple(t mapping.Type) func() mapping.LogicalType {
@@ -37,12 +49,12 @@ func columnOf(f arrow.Field) (column, error) {
 	c := column{name: f.Name, arrow: f.Type}
 	fixed := func(sql string, t mapping.Type, width int) (column, error) {
 		c.sql, c.logical = sql, simple(t)
-		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { copyFixed(vec, a, lo, n, width) }
+		c.fill = always(func(vec mapping.Vector, a arrow.Array, lo, n int) { copyFixed(vec, a, lo, n, width) })
 		return c, nil
 	}
 	switch t := f.Type.(type) {
 	case *arrow.BooleanType:
-		c.sql, c.logical, c.fill = "BOOLEAN", simple(mapping.TypeBoolean), fillBool
+		c.sql, c.logical, c.fill = "BOOLEAN", simple(mapping.TypeBoolean), always(fillBool)
 		return c, nil
 	case *arrow.Int8Type:
 		return fixed("TINYINT", mapping.TypeTinyInt, 1)
@@ -70,7 +82,7 @@ func columnOf(f arrow.Field) (column, error) {
 		if t.TimeZone != "" {
 			// DuckDB's TIMESTAMPTZ is an instant in microseconds.
 			c.sql, c.logical = "TIMESTAMPTZ", simple(mapping.TypeTimestampTZ)
-			c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillMicros(vec, a, lo, n, t.Unit) }
+			c.fill = always(func(vec mapping.Vector, a arrow.Array, lo, n int) { fillMicros(vec, a, lo, n, t.Unit) })
 			return c, nil
 		}
 		switch t.Unit {
@@ -85,7 +97,7 @@ func columnOf(f arrow.Field) (column, error) {
 		}
 	case *arrow.Time32Type:
 		c.sql, c.logical = "TIME", simple(mapping.TypeTime)
-		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillTime32(vec, a, lo, n, t.Unit) }
+		c.fill = always(func(vec mapping.Vector, a arrow.Array, lo, n int) { fillTime32(vec, a, lo, n, t.Unit) })
 		return c, nil
 	case *arrow.Time64Type:
 		if t.Unit == arrow.Microsecond {
@@ -97,19 +109,19 @@ func columnOf(f arrow.Field) (column, error) {
 		// query over it sees what the same query over the Parquet file
 		// with that cast sees.
 		c.sql, c.logical = "TIME", simple(mapping.TypeTime)
-		c.fill = fillTimeNanos
+		c.fill = always(fillTimeNanos)
 		return c, nil
 	case *arrow.DurationType:
 		// DuckDB has no duration type; its INTERVAL holds one in its
 		// microseconds part, as DuckDB's own Arrow import does.
 		c.sql, c.logical = "INTERVAL", simple(mapping.TypeInterval)
-		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillInterval(vec, a, lo, n, t.Unit) }
+		c.fill = always(func(vec mapping.Vector, a arrow.Array, lo, n int) { fillInterval(vec, a, lo, n, t.Unit) })
 		return c, nil
 	case *arrow.NullType:
 		// A column with no values (pandas' all-None columns): NULL rows
 		// of DuckDB's default type for an untyped NULL.
 		c.sql, c.logical = "INTEGER", simple(mapping.TypeInteger)
-		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillNull(vec, n) }
+		c.fill = always(func(vec mapping.Vector, a arrow.Array, lo, n int) { fillNull(vec, n) })
 		return c, nil
 	case *arrow.Decimal128Type:
 		if t.Precision < 1 || t.Precision > 38 || t.Scale < 0 || t.Scale > t.Precision {
@@ -118,7 +130,7 @@ func columnOf(f arrow.Field) (column, error) {
 		w, s := uint8(t.Precision), uint8(t.Scale)
 		c.sql = fmt.Sprintf("DECIMAL(%d,%d)", w, s)
 		c.logical = func() mapping.LogicalType { return mapping.CreateDecimalType(w, s) }
-		c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) { fillDecimal(vec, a, lo, n, int(w)) }
+		c.fill = always(func(vec mapping.Vector, a arrow.Array, lo, n int) { fillDecimal(vec, a, lo, n, int(w)) })
 		return c, nil
 	case *arrow.StringType:
 		c.sql, c.logical, c.fill = "VARCHAR", simple(mapping.TypeVarchar), fillStrings
@@ -176,15 +188,18 @@ func structColumn(c column, t *arrow.StructType) (column, error) {
 		}
 		return lt
 	}
-	c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) {
+	c.fill = func(vec mapping.Vector, a arrow.Array, lo, n int) error {
 		s := a.(*array.Struct)
 		for k := range kids {
 			cv := mapping.StructVectorGetChild(vec, mapping.IdxT(k))
 			ca := s.Field(k)
 			// a field of a null struct is null, whatever the field holds
 			fillValidityUnder(cv, ca, s, lo, n)
-			kids[k].fill(cv, ca, lo, n)
+			if err := kids[k].fill(cv, ca, lo, n); err != nil {
+				return fmt.Errorf("field %s: %w", quoteIdent(names[k]), err)
+			}
 		}
+		return nil
 	}
 	return c, nil
 }
