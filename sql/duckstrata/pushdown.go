@@ -573,31 +573,16 @@ func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
 		return colInfo{}, false
 	}
 	fields := r.schema.Fields()
-	idx := -1
-	for i, f := range fields {
-		if f.Name == name {
-			idx = i
-			break
-		}
-	}
-	if idx < 0 {
-		for i, f := range fields {
-			if strings.EqualFold(f.Name, name) {
-				if idx >= 0 {
-					return colInfo{}, false // ambiguous without case
-				}
-				idx = i
-			}
-		}
-	}
+	names := duckNames(fieldNames(fields))
+	idx := duckIndex(names, name)
 	if idx < 0 {
 		return colInfo{}, false
 	}
 	if len(parts) == 2 {
 		// "alias.x" where alias is also a column name could be a struct
 		// field: leave it.
-		for _, f := range fields {
-			if strings.EqualFold(f.Name, r.alias) {
+		for _, d := range names {
+			if strings.EqualFold(d, r.alias) {
 				return colInfo{}, false
 			}
 		}
@@ -609,8 +594,8 @@ func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
 // fieldPath resolves a COLUMN_REF of several names (properties.mag) to a
 // primitive field reached through structs from a top-level column of r's
 // file: DuckDB reads such a name as a field of the struct column named
-// first when no table is named so. Names match exactly, or without case
-// when that is unambiguous, as DuckDB binds them.
+// first when no table is named so. Names match as DuckDB binds them
+// (fieldNamed).
 func (p *pusher) fieldPath(r *tableRef, parts []any) (colInfo, bool) {
 	fields := r.schema.Fields()
 	path := make([]string, 0, len(parts))
@@ -639,21 +624,36 @@ func (p *pusher) fieldPath(r *tableRef, parts []any) (colInfo, bool) {
 	return colInfo{name: strings.Join(path, "."), kind: k, duck: duck, nested: isNested(t)}, true
 }
 
-// fieldNamed finds the field called name: exactly, or without case when
-// only one matches.
+// fieldNamed finds the field DuckDB calls name (see duckIndex).
 func fieldNamed(fields []arrow.Field, name string) (arrow.Field, bool) {
-	for _, f := range fields {
-		if f.Name == name {
-			return f, true
+	i := duckIndex(duckNames(fieldNames(fields)), name)
+	if i < 0 {
+		return arrow.Field{}, false
+	}
+	return fields[i], true
+}
+
+// duckIndex returns the index of the column (or field) a query's name
+// binds to, among the names DuckDB gave the file's (duck, from duckNames:
+// a name differing from an earlier one only by case is renamed there, so
+// "X" beside "x" is DuckDB's X_1, and the query's X is x): exactly, or
+// without case when only one matches, as DuckDB binds names; -1 for none.
+func duckIndex(duck []string, name string) int {
+	for i, d := range duck {
+		if d == name {
+			return i
 		}
 	}
-	found, n := arrow.Field{}, 0
-	for _, f := range fields {
-		if strings.EqualFold(f.Name, name) {
-			found, n = f, n+1
+	idx := -1
+	for i, d := range duck {
+		if strings.EqualFold(d, name) {
+			if idx >= 0 {
+				return -1 // ambiguous without case
+			}
+			idx = i
 		}
 	}
-	return found, n == 1
+	return idx
 }
 
 var flipOp = map[string]string{

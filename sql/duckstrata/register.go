@@ -108,7 +108,10 @@ func newConfig(opts []Option) *config {
 // and lists and maps inside structs, arrive as VARCHAR holding JSON text.
 // A string that is not UTF-8, which DuckDB's VARCHAR cannot hold, fails the
 // query that reads it (as DuckDB's Parquet reader fails), naming the column
-// and the value. filter is a Strata WHERE
+// and the value. Names that differ from an earlier column's (or struct
+// field's) only by case, which DuckDB cannot tell apart, are renamed as
+// DuckDB's Parquet reader renames them: "x" and "X" read as x and X_1.
+// filter is a Strata WHERE
 // expression (see package strata/filter) applied inside the scan.
 func Register(ctx context.Context, conn *sql.Conn, opts ...Option) error {
 	return conn.Raw(func(dc any) error {

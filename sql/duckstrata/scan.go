@@ -120,7 +120,7 @@ func strataBind(p unsafe.Pointer) {
 	}
 	for _, c := range b.cols {
 		lt := c.logical()
-		mapping.BindAddResultColumn(info, c.name, lt)
+		mapping.BindAddResultColumn(info, c.duck, lt)
 		mapping.DestroyLogicalType(&lt)
 	}
 	mapping.BindSetCardinality(info, mapping.IdxT(b.rows), b.where == "")
@@ -209,11 +209,13 @@ func (b *bindData) open(cfg *config, paths []string) error {
 		}
 		first = b.schema
 	}
-	for _, fl := range first.Fields() {
+	duck := duckNames(fieldNames(first.Fields()))
+	for i, fl := range first.Fields() {
 		c, err := columnOf(fl)
 		if err != nil {
 			return fmt.Errorf("strata_scan %s: %w", b.paths[0], err)
 		}
+		c.duck = duck[i]
 		b.cols = append(b.cols, c)
 	}
 	for i, f := range b.files[1:] {

@@ -2,6 +2,7 @@ package duckstrata
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -14,7 +15,8 @@ import (
 // and the routine that copies a slice of an Arrow array into a DuckDB
 // vector.
 type column struct {
-	name  string
+	name  string // in the file
+	duck  string // in DuckDB (see duckNames)
 	sql   string // DuckDB type name, for messages and tests
 	arrow arrow.DataType
 	// nested: the column is, or holds, a list or map, which DuckDB gets
@@ -153,21 +155,71 @@ func columnOf(f arrow.Field) (column, error) {
 	return c, fmt.Errorf("column %q: type %s has no DuckDB mapping", f.Name, f.Type)
 }
 
+// duckNames returns the names DuckDB gets for columns (or the fields of a
+// struct) named names. DuckDB tells names apart without case, and refuses a
+// table whose names differ only so ("x" and "X", which Strata stores);
+// DuckDB's Parquet reader renames a later such name to name_1 (or name_2,
+// and so on, past names already taken), and so does the scan, so that such a
+// file reads, with the names it would have as Parquet.
+func duckNames(names []string) []string {
+	out := make([]string, len(names))
+	used := map[string]int{} // by lowerASCII name: how many took it (the next suffix)
+	for i, n := range names {
+		low := lowerASCII(n)
+		if used[low] == 0 {
+			used[low] = 1
+			out[i] = n
+			continue
+		}
+		for {
+			alt := n + "_" + strconv.Itoa(used[low])
+			if l := lowerASCII(alt); used[l] == 0 {
+				used[l] = 1
+				out[i] = alt
+				break
+			}
+			used[low]++
+		}
+	}
+	return out
+}
+
+// lowerASCII lower-cases the ASCII letters of s, as DuckDB compares
+// identifiers (other letters keep their case).
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// fieldNames returns the names of fields.
+func fieldNames(fields []arrow.Field) []string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
 // structColumn maps a struct to a DuckDB STRUCT of its fields' types, so
 // that SQL reaches its fields (properties.mag); lists and maps inside it
 // are JSON text as at the top level (nested is then set: the scan converts
 // them, see duckArray).
 func structColumn(c column, t *arrow.StructType) (column, error) {
 	kids := make([]column, t.NumFields())
-	names := make([]string, t.NumFields())
+	names := duckNames(fieldNames(t.Fields()))
 	sqls := make([]string, t.NumFields())
 	for k, f := range t.Fields() {
 		kc, err := columnOf(f)
 		if err != nil {
 			return c, fmt.Errorf("column %q: %w", c.name, err)
 		}
-		kids[k], names[k] = kc, f.Name
-		sqls[k] = quoteIdent(f.Name) + " " + kc.sql
+		kids[k] = kc
+		sqls[k] = quoteIdent(names[k]) + " " + kc.sql
 		c.nested = c.nested || kc.nested
 	}
 	if len(kids) == 0 {
@@ -196,7 +248,7 @@ func structColumn(c column, t *arrow.StructType) (column, error) {
 			// a field of a null struct is null, whatever the field holds
 			fillValidityUnder(cv, ca, s, lo, n)
 			if err := kids[k].fill(cv, ca, lo, n); err != nil {
-				return fmt.Errorf("field %s: %w", quoteIdent(names[k]), err)
+				return fmt.Errorf("field %s: %w", quoteIdent(t.Field(k).Name), err)
 			}
 		}
 		return nil
