@@ -17,19 +17,23 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/encoding"
 )
 
-// csvNulls are the CSV field values read as null. Export writes nulls as
-// empty fields, so an empty string does not survive a CSV round trip.
-//
-// NULL and null are nulls too, as many exporters write them; the price is
-// that those words cannot be string values (ReadOptions.CSVSchema does not
-// change this, arrow-go applies one null list to every column).
+// csvNulls are the CSV field values read as null, NULL and null beside the
+// empty field as many exporters write them. In a string column only an
+// unquoted field is null: a quoted "" or "NULL" is that text
+// (csvNullScan), as export writes such strings, so they survive a round
+// trip; in other columns a null word or an empty field is null, quoted or
+// not.
 var csvNulls = []string{"", "NULL", "null"}
+
+// csvNullsLen is the length of the longest of csvNulls.
+const csvNullsLen = 4
 
 type csvReader struct {
 	f    input
@@ -46,6 +50,11 @@ type csvReader struct {
 	// header: the file's first record is its header (valueError passes
 	// over it)
 	header bool
+	// scan finds the nulls of string columns as the text is read (arrow-go
+	// reads their fields as they are); rows is how many records the
+	// batches so far hold
+	scan *csvNullScan
+	rows int
 }
 
 // csvReadSchema is sch with its times of day and dates, and its floats
@@ -71,27 +80,27 @@ func csvReadSchema(sch *arrow.Schema, decimalComma bool) (*arrow.Schema, []bool)
 // (time32, time64, or date32 as parseDate32 reads it), or of numbers with
 // a decimal comma to float64 or float32 (csvReadSchema); a value that does
 // not parse is an error naming it.
-func parseTimes(a *array.String, t arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
+func parseTimes(a *array.String, t arrow.DataType, nulls []string, mem memory.Allocator) (arrow.Array, error) {
 	switch tt := t.(type) {
 	case *arrow.Float64Type:
-		return parseInto(a, array.NewFloat64Builder(mem), tt, func(s string) (float64, error) { return strconv.ParseFloat(decimalPoint(s), 64) })
+		return parseInto(a, array.NewFloat64Builder(mem), tt, nulls, func(s string) (float64, error) { return strconv.ParseFloat(decimalPoint(s), 64) })
 	case *arrow.Float32Type:
-		return parseInto(a, array.NewFloat32Builder(mem), tt, func(s string) (float32, error) {
+		return parseInto(a, array.NewFloat32Builder(mem), tt, nulls, func(s string) (float32, error) {
 			f, err := strconv.ParseFloat(decimalPoint(s), 32)
 			return float32(f), err
 		})
 	case *arrow.Time32Type:
-		return parseInto(a, array.NewTime32Builder(mem, tt), tt, func(s string) (arrow.Time32, error) { return arrow.Time32FromString(s, tt.Unit) })
+		return parseInto(a, array.NewTime32Builder(mem, tt), tt, nulls, func(s string) (arrow.Time32, error) { return arrow.Time32FromString(s, tt.Unit) })
 	case *arrow.Time64Type:
-		return parseInto(a, array.NewTime64Builder(mem, tt), tt, func(s string) (arrow.Time64, error) { return arrow.Time64FromString(s, tt.Unit) })
+		return parseInto(a, array.NewTime64Builder(mem, tt), tt, nulls, func(s string) (arrow.Time64, error) { return arrow.Time64FromString(s, tt.Unit) })
 	case *arrow.Date32Type:
-		return parseInto(a, array.NewDate32Builder(mem), tt, parseDate32)
+		return parseInto(a, array.NewDate32Builder(mem), tt, nulls, parseDate32)
 	case *arrow.TimestampType:
 		loc, err := tt.GetZone()
 		if err != nil {
 			return nil, err
 		}
-		return parseInto(a, array.NewTimestampBuilder(mem, tt), tt, func(s string) (arrow.Timestamp, error) { return parseTimestamp(s, tt, loc) })
+		return parseInto(a, array.NewTimestampBuilder(mem, tt), tt, nulls, func(s string) (arrow.Timestamp, error) { return parseTimestamp(s, tt, loc) })
 	}
 	return nil, fmt.Errorf("%s is not a time of day, a date or a timestamp: %w", t, encoding.ErrUnsupported)
 }
@@ -274,15 +283,17 @@ func daysFromCivil(y, m, d int) int {
 	return era*146097 + doe - 719468
 }
 
-// parseInto appends every value of a, parsed, to b and returns the array.
+// parseInto appends every value of a, parsed, to b and returns the array;
+// a value among nulls is null (arrow-go reads the text of the column
+// whole: see csvNullScan).
 func parseInto[T any, B interface {
 	array.Builder
 	Append(T)
-}](a *array.String, b B, t arrow.DataType, parse func(string) (T, error)) (arrow.Array, error) {
+}](a *array.String, b B, t arrow.DataType, nulls []string, parse func(string) (T, error)) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(a.Len())
 	for i := range a.Len() {
-		if a.IsNull(i) {
+		if a.IsNull(i) || isCSVNull(a.Value(i), nulls) {
 			b.AppendNull()
 			continue
 		}
@@ -360,7 +371,7 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		opts.BatchRows = typedBatchRows(sch)
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
-		csv.WithAllocator(opts.Mem), csv.WithNullReader(true, nulls...), csv.WithComma(comma)}
+		csv.WithAllocator(opts.Mem), csv.WithNullReader(false, nulls...), csv.WithComma(comma)}
 	rsch, times := csvReadSchema(sch, opts.CSVDecimalComma)
 	if opts.CSVLazyQuotes {
 		copts = append(copts, csv.WithLazyQuotes(true))
@@ -372,7 +383,9 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
-	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(newQuotedCRLF(cr, comma), rsch, copts...), sch: sch, times: times, mem: opts.Mem,
+	text := newQuotedCRLF(cr, comma)
+	text.scan = newCSVNullScan(sch, comma, nulls, !opts.CSVNoHeader)
+	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(text, rsch, copts...), sch: sch, times: times, mem: opts.Mem, scan: text.scan,
 		types: csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}, header: !opts.CSVNoHeader}, nil
 }
 
@@ -390,6 +403,9 @@ type quotedCRLF struct {
 	more []byte // "\r\n" to pass on after out, or nothing
 	err  error  // of the underlying reader, once out and more are passed on
 	line []byte // a line longer than br's buffer, put together
+	// scan, when set, finds the nulls of the string columns in the lines
+	// passed on
+	scan *csvNullScan
 }
 
 func newQuotedCRLF(r io.Reader, comma rune) *quotedCRLF {
@@ -430,6 +446,9 @@ func (c *quotedCRLF) next() {
 	c.err = err
 	if len(l) == 0 {
 		return
+	}
+	if c.scan != nil {
+		c.scan.line(l)
 	}
 	c.out = l
 	if c.q.line(l) && bytes.HasSuffix(l, []byte("\r\n")) {
@@ -488,6 +507,157 @@ func (q *csvQuotes) line(l []byte) bool {
 	}
 	q.quoted = quoted
 	return quoted
+}
+
+// csvNullScan finds the nulls of the string columns of CSV text, which
+// arrow-go's reader reads as they are (it reads fields through
+// encoding/csv, which cannot tell a quoted field from an unquoted one):
+// in a string column an unquoted field that is empty or one of the null
+// words is null, and a quoted one, "" or "NULL", is the value it
+// holds, as PostgreSQL and DuckDB read CSV and as export writes it, so
+// that a CSV round trip keeps empty strings, nulls and the string NULL
+// apart. (Columns of other types read a null word or an empty field as
+// null, quoted or not.) It reads the text a physical line at a time, as
+// encoding/csv does: a line with no field, an empty line, is no record.
+type csvNullScan struct {
+	comma   []byte   // the separator, UTF-8
+	str     []bool   // per column: a string column
+	last    int      // the last string column, +1: no later field is looked at
+	nulls   []string // the null words
+	longest int      // the length of the longest
+	quoted  bool     // the previous line ended inside a quoted field
+	field   int      // the field that line ended in, from 0
+	record  int      // the record of that line, from 0 (the header is -1)
+	found   []csvCell
+}
+
+// csvCell is a field of CSV text: its record, from 0, and its column.
+type csvCell struct{ record, col int }
+
+// newCSVNullScan returns a csvNullScan for a file of the columns of sch,
+// fields separated by comma, nulls the null words; header: its first
+// record is a header, whose fields are not looked at.
+func newCSVNullScan(sch *arrow.Schema, comma rune, nulls []string, header bool) *csvNullScan {
+	s := &csvNullScan{comma: []byte(string(comma)), str: make([]bool, sch.NumFields()), nulls: nulls}
+	for i, f := range sch.Fields() {
+		if id := f.Type.ID(); id == arrow.STRING || id == arrow.LARGE_STRING {
+			s.str[i], s.last = true, i+1
+		}
+	}
+	for _, n := range nulls {
+		s.longest = max(s.longest, len(n))
+	}
+	if header {
+		s.record = -1
+	}
+	return s
+}
+
+// isNull reports whether an unquoted field is a null word.
+func (s *csvNullScan) isNull(v []byte) bool {
+	for _, n := range s.nulls {
+		if string(v) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// lineBreak is the length of the line break that ends l: \n, \r\n, or a \r
+// that ends the text (encoding/csv drops it), else 0.
+func lineBreak(l []byte) int {
+	switch {
+	case bytes.HasSuffix(l, []byte("\r\n")):
+		return 2
+	case bytes.HasSuffix(l, []byte("\n")), bytes.HasSuffix(l, []byte("\r")):
+		return 1
+	}
+	return 0
+}
+
+// line reads l, a physical line with its line break (none for the last
+// line of the text), adding the null fields of string columns it holds
+// to found.
+func (s *csvNullScan) line(l []byte) {
+	body := l[:len(l)-lineBreak(l)]
+	if !s.quoted {
+		if len(body) == 0 {
+			return // an empty line: no record
+		}
+		s.field = 0
+	}
+	i := 0
+	for i <= len(body) {
+		if s.quoted {
+			j := bytes.IndexByte(body[i:], '"')
+			if j < 0 {
+				return // the line break is inside the quotes: the record goes on
+			}
+			i += j + 1
+			switch rest := body[i:]; {
+			case len(rest) > 0 && rest[0] == '"':
+				i++ // an escaped quote
+			case bytes.HasPrefix(rest, s.comma):
+				s.quoted = false
+				i += len(s.comma)
+				s.field++
+			case len(rest) == 0:
+				s.quoted = false
+				i++ // the record ends with the line
+			}
+			// (a quote followed by anything else is a quote of the text
+			// under lazy quotes, and an error otherwise)
+			continue
+		}
+		// at the start of field s.field
+		if s.field >= s.last && bytes.IndexByte(body[i:], '"') < 0 {
+			break // no string column from here on, and the record ends with the line
+		}
+		rest := body[i:]
+		if len(rest) > 0 && rest[0] == '"' {
+			s.quoted = true
+			i++
+			continue
+		}
+		j := bytes.Index(rest, s.comma)
+		if j < 0 {
+			j = len(rest)
+		}
+		if s.record >= 0 && s.field < s.last && s.str[s.field] && j <= s.longest && s.isNull(rest[:j]) {
+			s.found = append(s.found, csvCell{s.record, s.field})
+		}
+		i += j + len(s.comma)
+		s.field++
+	}
+	s.record++
+}
+
+// take removes the cells found in records before end from found and
+// returns them, their records counted from start.
+func (s *csvNullScan) take(start, end int) []csvCell {
+	n := 0
+	for n < len(s.found) && s.found[n].record < end {
+		n++
+	}
+	out := slices.Clone(s.found[:n])
+	for k := range out {
+		out[k].record -= start
+	}
+	s.found = slices.Delete(s.found, 0, n)
+	return out
+}
+
+// text reads data, whole lines from the start of a record, as line reads
+// each.
+func (s *csvNullScan) text(data []byte) {
+	for p := 0; p < len(data); {
+		end := len(data)
+		if j := bytes.IndexByte(data[p:], '\n'); j >= 0 {
+			end = p + j + 1
+		}
+		s.line(data[p:end])
+		p = end
+	}
 }
 
 // Column kinds tried by inference, narrowest first; a column gets the
@@ -846,7 +1016,11 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 		}
 		return nil, io.EOF
 	}
-	rec, err = csvBatch(c.r.Record(), c.sch, c.times, c.mem)
+	got := c.r.Record()
+	n := int(got.NumRows())
+	cells := c.scan.take(c.rows, c.rows+n)
+	c.rows += n
+	rec, err = csvBatch(got, c.sch, c.times, c.types.nulls, cells, c.mem)
 	if err != nil {
 		return nil, c.valueError(err)
 	}
@@ -1089,30 +1263,74 @@ func typeKind(t arrow.DataType) (int, bool) {
 
 // csvBatch returns a batch arrow-go's reader parsed (into the schema of
 // csvReadSchema) as a batch of sch: the same columns, its times of day
-// and dates converted from their text.
-func csvBatch(got arrow.Record, sch *arrow.Schema, times []bool, mem memory.Allocator) (arrow.Record, error) {
+// and dates converted from their text (a null word null), the fields of
+// string columns at cells (csvNullScan: rows of the batch) null.
+func csvBatch(got arrow.Record, sch *arrow.Schema, times []bool, nulls []string, cells []csvCell, mem memory.Allocator) (arrow.Record, error) {
 	if int(got.NumCols()) != sch.NumFields() {
 		return nil, fmt.Errorf("batch has %d columns, schema %d", got.NumCols(), sch.NumFields())
 	}
 	cols := got.Columns()
-	if slices.Contains(times, true) {
+	if slices.Contains(times, true) || len(cells) > 0 {
 		cols = slices.Clone(cols)
 		if mem == nil {
 			mem = memory.DefaultAllocator
 		}
-		for i, isTime := range times {
-			if !isTime {
+	}
+	for i, isTime := range times {
+		if !isTime {
+			continue
+		}
+		a, err := parseTimes(cols[i].(*array.String), sch.Field(i).Type, nulls, mem)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", sch.Field(i).Name, err)
+		}
+		defer a.Release()
+		cols[i] = a
+	}
+	if len(cells) > 0 {
+		rows := make([][]int, len(cols))
+		for _, c := range cells {
+			if c.record >= int(got.NumRows()) {
+				return nil, fmt.Errorf("a null of record %d past the batch's %d (a bug)", c.record, got.NumRows())
+			}
+			rows[c.col] = append(rows[c.col], c.record)
+		}
+		for i, r := range rows {
+			if r == nil {
 				continue
 			}
-			a, err := parseTimes(cols[i].(*array.String), sch.Field(i).Type, mem)
-			if err != nil {
-				return nil, fmt.Errorf("column %q: %w", sch.Field(i).Name, err)
-			}
+			a := withNulls(cols[i], r, mem)
 			defer a.Release()
 			cols[i] = a
 		}
 	}
 	return array.NewRecord(sch, cols, got.NumRows()), nil
+}
+
+// withNulls is a with the values at rows (distinct) null too: the same
+// buffers under a new validity bitmap.
+func withNulls(a arrow.Array, rows []int, mem memory.Allocator) arrow.Array {
+	d := a.Data()
+	off, n := d.Offset(), d.Len()
+	bits := memory.NewResizableBuffer(mem)
+	bits.Resize(int(bitutil.BytesForBits(int64(off + n))))
+	defer bits.Release()
+	if old := d.Buffers()[0]; old != nil && d.NullN() > 0 {
+		copy(bits.Bytes(), old.Bytes())
+	} else {
+		bitutil.SetBitsTo(bits.Bytes(), int64(off), int64(n), true)
+	}
+	for _, r := range rows {
+		if bitutil.BitIsSet(bits.Bytes(), off+r) {
+			bitutil.ClearBit(bits.Bytes(), off+r)
+		}
+	}
+	nulls := n - bitutil.CountSetBits(bits.Bytes(), off, n)
+	bufs := slices.Clone(d.Buffers())
+	bufs[0] = bits
+	nd := array.NewData(d.DataType(), n, bufs, d.Children(), nulls, off)
+	defer nd.Release()
+	return array.MakeFromData(nd)
 }
 
 func (c *csvReader) Close() error { c.r.Release(); return c.f.Close() }

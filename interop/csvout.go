@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bytes"
+	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +26,6 @@ type csvParallelSink struct {
 	f     io.WriteCloser
 	sch   *arrow.Schema
 	text  []csvText
-	null  string
 	comma rune
 	mem   memory.Allocator
 
@@ -57,12 +57,12 @@ var errCSVClosed = errors.New("interop: csv: sink already closed")
 // maxCSVWriters bounds the formatting goroutines of a CSV export.
 const maxCSVWriters = 8
 
-func newCSVParallelSink(f io.WriteCloser, sch *arrow.Schema, text []csvText, null string, comma rune, threads int, mem memory.Allocator) *csvParallelSink {
+func newCSVParallelSink(f io.WriteCloser, sch *arrow.Schema, text []csvText, comma rune, threads int, mem memory.Allocator) *csvParallelSink {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = min(threads, maxCSVWriters)
-	s := &csvParallelSink{f: f, sch: sch, text: text, null: null, comma: comma, mem: mem,
+	s := &csvParallelSink{f: f, sch: sch, text: text, comma: comma, mem: mem,
 		work: make(chan csvJob), order: make(chan chan csvOut, threads+1), written: make(chan struct{})}
 	for range threads {
 		s.wg.Add(1)
@@ -95,12 +95,7 @@ func (s *csvParallelSink) formatOne(buf *bytes.Buffer, j csvJob) (b []byte, err 
 	}
 	defer out.Release()
 	buf.Reset()
-	w := csv.NewWriter(csvOutput(buf, s.sch), s.sch, csv.WithHeader(j.header), csv.WithNullWriter(s.null), csv.WithComma(s.comma))
-	if err := w.Write(out); err != nil {
-		return nil, err
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
+	if err := formatCSV(buf, out, s.sch, s.comma, j.header); err != nil {
 		return nil, err
 	}
 	return bytes.Clone(buf.Bytes()), nil
@@ -194,14 +189,54 @@ func emptyRecord(sch *arrow.Schema, mem memory.Allocator) arrow.Record {
 	return array.NewRecord(sch, cols, 0)
 }
 
-// NewCSVWriter returns arrow-go's CSV writer for records of sch (the
-// string columns CSVRecord returns) set as export writes a file: a header,
-// nulls as empty fields, and in a table of one column nulls as NULL and
-// empty strings as "", so that no row becomes an empty line, which CSV
-// readers skip.
-func NewCSVWriter(w io.Writer, sch *arrow.Schema, comma rune) *csv.Writer {
-	return csv.NewWriter(csvOutput(w, sch), sch, csv.WithHeader(true), csv.WithNullWriter(csvNull(sch)), csv.WithComma(comma))
+// CSVWriter writes records as CSV export writes a file: a header, then a
+// line per row, a null as an empty unquoted field and an empty string (or
+// empty binary value) as "", the way DuckDB and PostgreSQL write them, and
+// a string that is a null word of import (NULL, null) quoted, "NULL", so
+// that import reads each back as what it was (csvNullScan). In a table
+// of one column a null is NULL instead, as an empty field there is an
+// empty line, which CSV readers skip. Records are of the schema CSVRecord
+// returns.
+type CSVWriter struct {
+	w      io.Writer
+	sch    *arrow.Schema
+	comma  rune
+	header bool // the header is still to be written
+	buf    bytes.Buffer
+	err    error // sticky: the first error
 }
+
+// NewCSVWriter returns a CSVWriter of records of sch writing to w, fields
+// separated by comma.
+func NewCSVWriter(w io.Writer, sch *arrow.Schema, comma rune) *CSVWriter {
+	return &CSVWriter{w: w, sch: sch, comma: comma, header: true}
+}
+
+// Write writes rec's rows (after the header, on the first call); each call
+// writes its text to the underlying writer before it returns.
+func (c *CSVWriter) Write(rec arrow.Record) error {
+	if c.err != nil {
+		return c.err
+	}
+	c.buf.Reset()
+	if err := formatCSV(&c.buf, rec, c.sch, c.comma, c.header); err != nil {
+		c.err = err
+		return err
+	}
+	c.header = false
+	if _, err := c.w.Write(c.buf.Bytes()); err != nil {
+		c.err = fmt.Errorf("interop: csv: %w", err)
+	}
+	return c.err
+}
+
+// Flush returns the first error of a Write: each Write writes its text
+// through, so there is nothing to flush (the method matches arrow-go's
+// CSV writer, which this type replaces).
+func (c *CSVWriter) Flush() error { return c.err }
+
+// Error returns the first error of a Write.
+func (c *CSVWriter) Error() error { return c.err }
 
 // csvNull is how a CSV file of sch writes a null: an empty field, or NULL
 // in a file of one column, where an empty field is an empty line (read
@@ -213,40 +248,204 @@ func csvNull(sch *arrow.Schema) string {
 	return ""
 }
 
-// csvOutput is where a CSV writer of sch writes for w: w itself, or for a
-// table of one column an emptyRecords over it.
-func csvOutput(w io.Writer, sch *arrow.Schema) io.Writer {
-	if sch.NumFields() == 1 {
-		return &emptyRecords{w: w, start: true}
-	}
-	return w
-}
-
-// emptyRecords passes CSV text on to w with every empty record written as
-// "". In a file of one column an empty string is an empty line, which CSV
-// readers skip (a null is written NULL there, see Create), so the row would
-// be lost; encoding/csv quotes no empty field. Quotes are followed so that
-// empty lines inside a quoted value stay as they are.
-type emptyRecords struct {
-	w             io.Writer
-	start, quoted bool // at the start of a record; inside quotes
-	out           []byte
-}
-
-func (e *emptyRecords) Write(p []byte) (int, error) {
-	e.out = e.out[:0]
-	for _, c := range p {
-		switch {
-		case c == '"':
-			e.quoted = !e.quoted
-		case c == '\n' && !e.quoted && e.start:
-			e.out = append(e.out, '"', '"')
+// formatCSV appends rec's rows as CSV text to dst, after the header when
+// header is set. arrow-go's writer formats the values; it writes an empty
+// string as an empty field, as a null, and NULL unquoted, as a null of a
+// table of one column, since encoding/csv quotes neither, so the fields of
+// those values are then quoted (see quoteCells). An empty column name is
+// written "" too.
+func formatCSV(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune, header bool) error {
+	if header {
+		names := make([]string, sch.NumFields())
+		for i, f := range sch.Fields() {
+			names[i] = f.Name
 		}
-		e.out = append(e.out, c)
-		e.start = c == '\n' && !e.quoted
+		if err := csvHeader(dst, names, comma); err != nil {
+			return err
+		}
 	}
-	if _, err := e.w.Write(e.out); err != nil {
-		return 0, err
+	quote, rows := quotedCells(rec)
+	if rows == nil {
+		return csvRows(dst, rec, sch, comma)
 	}
-	return len(p), nil
+	var text bytes.Buffer
+	if err := csvRows(&text, rec, sch, comma); err != nil {
+		return err
+	}
+	return quoteCells(dst, text.Bytes(), quote, rows, []byte(string(comma)))
+}
+
+// csvHeader appends the header line of names to dst, an empty name as "".
+func csvHeader(dst *bytes.Buffer, names []string, comma rune) error {
+	var line bytes.Buffer
+	w := stdcsv.NewWriter(&line)
+	w.Comma = comma
+	if err := w.Write(names); err != nil {
+		return fmt.Errorf("interop: csv: header: %w", err)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("interop: csv: header: %w", err)
+	}
+	empty := make([]func(int) bool, len(names))
+	some := false
+	for i, name := range names {
+		if name == "" {
+			empty[i], some = func(int) bool { return true }, true
+		}
+	}
+	if !some {
+		dst.Write(line.Bytes())
+		return nil
+	}
+	return quoteCells(dst, line.Bytes(), empty, []bool{true}, []byte(string(comma)))
+}
+
+// csvRows appends rec's rows, formatted by arrow-go's writer (no header,
+// nulls as csvNull), to dst.
+func csvRows(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune) error {
+	w := csv.NewWriter(dst, sch, csv.WithHeader(false), csv.WithNullWriter(csvNull(sch)), csv.WithComma(comma))
+	if err := w.Write(rec); err != nil {
+		return fmt.Errorf("interop: csv: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("interop: csv: %w", err)
+	}
+	return nil
+}
+
+// quotedCells finds rec's values that CSV must write quoted to tell them
+// from nulls: those whose text is empty (empty strings and binary values,
+// values of extension types of empty text) or one of the null words of
+// import (csvNulls). It returns per column a test of a row, nil for
+// columns of none, and which rows hold any (nil when none does).
+func quotedCells(rec arrow.Record) (quote []func(int) bool, rows []bool) {
+	n := int(rec.NumRows())
+	quote = make([]func(int) bool, rec.NumCols())
+	for c, a := range rec.Columns() {
+		var f func(int) bool
+		switch a := a.(type) {
+		case *array.String:
+			f = func(i int) bool { return a.IsValid(i) && nullText(a.ValueLen(i), a.Value, i) }
+		case *array.LargeString:
+			f = func(i int) bool { return a.IsValid(i) && nullText(a.ValueLen(i), a.Value, i) }
+		case *array.Binary:
+			f = func(i int) bool { return a.IsValid(i) && a.ValueLen(i) == 0 }
+		case *array.LargeBinary:
+			f = func(i int) bool { return a.IsValid(i) && a.ValueLen(i) == 0 }
+		case array.ExtensionArray:
+			f = func(i int) bool { return a.IsValid(i) && isCSVNull(a.ValueStr(i), csvNulls) }
+		default:
+			continue
+		}
+		for i := range n {
+			if f(i) {
+				if rows == nil {
+					rows = make([]bool, n)
+				}
+				rows[i] = true
+				quote[c] = f
+			}
+		}
+	}
+	return quote, rows
+}
+
+// nullText reports whether value i of a string array, of length n, is
+// empty or a null word of import (csvNulls); value is read only when its
+// length is at most a null word's.
+func nullText(n int, value func(int) string, i int) bool {
+	if n == 0 {
+		return true
+	}
+	if n > csvNullsLen {
+		return false
+	}
+	return isCSVNull(value(i), csvNulls)
+}
+
+// quoteCells appends text, CSV records as encoding/csv writes them (a
+// record a row, each ending with \n, a field quoted when it holds a
+// quote, the separator or a line break), to dst with the field of each
+// value quote marks quoted: quote[c](r) reports whether row r's value in
+// column c is one (nil: none in column c), and rows[r] whether row r
+// holds any; encoding/csv wrote those fields unquoted (empty, NULL,
+// null). Rows of none are copied whole: a \n ends a record when the
+// quotes before it in the record are even in number.
+func quoteCells(dst *bytes.Buffer, text []byte, quote []func(int) bool, rows []bool, comma []byte) error {
+	bad := func(r int) error {
+		return fmt.Errorf("interop: csv: the text of row %d does not have the fields of its %d columns (a bug)", r, len(quote))
+	}
+	p := 0
+	for r, some := range rows {
+		if !some {
+			start := p
+			for {
+				j := bytes.IndexByte(text[p:], '\n')
+				if j < 0 {
+					return bad(r)
+				}
+				p += j + 1
+				if bytes.Count(text[start:p], []byte{'"'})%2 == 0 {
+					break
+				}
+			}
+			dst.Write(text[start:p])
+			continue
+		}
+		for c, f := range quote {
+			if c > 0 {
+				if !bytes.HasPrefix(text[p:], comma) {
+					return bad(r)
+				}
+				dst.Write(comma)
+				p += len(comma)
+			}
+			start := p
+			marked := f != nil && f(r)
+			if !marked && p < len(text) && text[p] == '"' {
+				// to the closing quote: one not doubled
+				p++
+				for {
+					j := bytes.IndexByte(text[p:], '"')
+					if j < 0 {
+						return bad(r)
+					}
+					p += j + 1
+					if p < len(text) && text[p] == '"' {
+						p++
+						continue
+					}
+					break
+				}
+			} else {
+				// to the separator or the line break, neither of which an
+				// unquoted field holds
+				end := bytes.IndexByte(text[p:], '\n')
+				if j := bytes.Index(text[p:], comma); j >= 0 && (end < 0 || j < end) {
+					end = j
+				}
+				if end < 0 {
+					return bad(r)
+				}
+				p += end
+			}
+			if marked {
+				dst.WriteByte('"')
+				dst.Write(text[start:p])
+				dst.WriteByte('"')
+				continue
+			}
+			dst.Write(text[start:p])
+		}
+		if p >= len(text) || text[p] != '\n' {
+			return bad(r)
+		}
+		dst.WriteByte('\n')
+		p++
+	}
+	if p != len(text) {
+		return fmt.Errorf("interop: csv: %d bytes of text past the last of %d rows (a bug)", len(text)-p, len(rows))
+	}
+	return nil
 }

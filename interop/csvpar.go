@@ -65,7 +65,9 @@ func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, 
 		go func() {
 			defer c.wg.Done()
 			for p := range work {
-				p.rec, p.err = parseCSVPiece(p.data, sch, rsch, times, copts, mem)
+				scan := newCSVNullScan(sch, types.comma, types.nulls, false)
+				scan.text(p.data)
+				p.rec, p.err = parseCSVPiece(p.data, sch, rsch, times, types.nulls, scan.found, copts, mem)
 				if p.err != nil {
 					if at, ok := types.locate(bytes.NewReader(p.data), p.line, 0, sch); ok {
 						p.err = fmt.Errorf("interop: csv: %s: %w%s", at, p.err, types.hint())
@@ -180,8 +182,9 @@ func isEmptyLine(l []byte, whole bool) bool {
 }
 
 // parseCSVPiece parses whole records into one batch of schema sch
-// (arrow-go parses into rsch, whose times of day are text).
-func parseCSVPiece(data []byte, sch, rsch *arrow.Schema, times []bool, copts []csv.Option, mem memory.Allocator) (rec arrow.Record, err error) {
+// (arrow-go parses into rsch, whose times of day are text), the fields of
+// string columns at cells null (csvNullScan).
+func parseCSVPiece(data []byte, sch, rsch *arrow.Schema, times []bool, nulls []string, cells []csvCell, copts []csv.Option, mem memory.Allocator) (rec arrow.Record, err error) {
 	defer func() {
 		// arrow-go's reader panics on some malformed input
 		if r := recover(); r != nil {
@@ -198,7 +201,7 @@ func parseCSVPiece(data []byte, sch, rsch *arrow.Schema, times []bool, copts []c
 			out.Release()
 			return nil, fmt.Errorf("more records than a batch")
 		}
-		if out, err = csvBatch(got, sch, times, mem); err != nil {
+		if out, err = csvBatch(got, sch, times, nulls, cells, mem); err != nil {
 			return nil, err
 		}
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -102,7 +101,10 @@ type ReadOptions struct {
 	CSVComma rune
 	// CSVNulls are field values read as null besides the empty field,
 	// NULL and null (csvNulls): "NA", "\N", "-" as some exporters write.
-	// A value in the list cannot be a string value of any column.
+	// In a string column only an unquoted field is null: a quoted one
+	// ("NA", "") is the text it holds, as PostgreSQL and DuckDB read it
+	// and as export writes such strings; in columns of other types a
+	// value in the list is null quoted or not.
 	CSVNulls []string
 	// CSVDecimalComma reads numbers written with a decimal comma ("2,5",
 	// as European exports with a semicolon separator write them) as
@@ -711,7 +713,7 @@ func create(path string, obj iox.Sink, sch *arrow.Schema, opts WriteOptions) (Si
 		// a .tsv file is tab-separated, as import reads it
 		comma := csvComma(path)
 		if opts.Threads != 1 {
-			s = newCSVParallelSink(f, flat, text, csvNull(flat), comma, opts.Threads, opts.Mem)
+			s = newCSVParallelSink(f, flat, text, comma, opts.Threads, opts.Mem)
 			break
 		}
 		s = &csvSink{f: f, w: NewCSVWriter(f, flat, comma), sch: flat, text: text, mem: opts.Mem}
@@ -867,7 +869,7 @@ func (p *parquetSink) Close() error {
 
 type csvSink struct {
 	f    io.WriteCloser
-	w    *csv.Writer
+	w    *CSVWriter
 	sch  *arrow.Schema // the columns CSV cannot hold as strings
 	text []csvText     // per column: how it becomes text, nil if it need not
 	mem  memory.Allocator

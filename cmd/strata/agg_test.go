@@ -140,7 +140,7 @@ func TestAggPrintsAsCat(t *testing.T) {
 	}{
 		{"min(s), max(s)", "", "min(s) = \nmax(s) = b\n"},
 		{"min(s), max(s)", "json", `{"min(s)":"","max(s)":"b"}` + "\n"},
-		{"min(s), max(s)", "csv", "min(s),max(s)\n,b\n"},
+		{"min(s), max(s)", "csv", "min(s),max(s)\n\"\",b\n"}, // an empty string, not null
 		{"min(b), max(b)", "", "min(b) = false\nmax(b) = true\n"},
 		{"min(b), max(b)", "json", `{"min(b)":false,"max(b)":true}` + "\n"},
 		{"min(ts)", "csv", "min(ts)\n2024-01-01 00:00:00\n"},

@@ -13,7 +13,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/mattn/go-runewidth"
 
@@ -258,7 +257,7 @@ func runExport(args []string) error {
 type printer struct {
 	format string
 	w      io.Writer
-	csv    *csv.Writer
+	csv    *interop.CSVWriter
 	rows   int
 	header bool
 	// width is each table column's width so far: a batch is printed at
@@ -320,8 +319,8 @@ func (p *printer) print(rec arrow.Record) error {
 		}
 		defer out.Release()
 		if p.csv == nil {
-			// as export writes a CSV file (NewCSVWriter: a table of one
-			// column writes nulls NULL and empty strings "")
+			// as export writes a CSV file (NewCSVWriter: nulls as empty
+			// fields, NULL in a table of one column, and empty strings "")
 			p.csv = interop.NewCSVWriter(p.w, out.Schema(), ',')
 		}
 		return p.csv.Write(out)
@@ -453,8 +452,7 @@ func emptyColumns(sch *arrow.Schema) []arrow.Array {
 
 func (p *printer) flush() error {
 	if p.csv != nil {
-		p.csv.Flush()
-		return p.csv.Error()
+		return p.csv.Flush()
 	}
 	return nil
 }
@@ -856,7 +854,7 @@ func addReadFlags(fs *flag.FlagSet) *readFlags {
 		inferRows: fs.Int("infer-rows", 0, fmt.Sprintf("CSV and JSON: records sampled to infer column types (0: %d for CSV, %d for JSON; -1: every record, one more pass over the file)", interop.DefaultCSVInferRows, interop.DefaultJSONInferRows)),
 		delimiter: fs.String("delimiter", "", "CSV: the field separator, one character or 'tab' (default: a tab for .tsv, else sniffed from the first records: comma, semicolon, tab or '|')"),
 		noHeader:  fs.Bool("no-header", false, "CSV: the file has no header line (columns are named f0, f1, ...)"),
-		null:      fs.String("null", "", "CSV: comma-separated values read as null besides empty fields, NULL and null (e.g. 'NA,\\N')"),
+		null:      fs.String("null", "", "CSV: comma-separated values read as null besides empty fields, NULL and null (e.g. 'NA,\\N'); in a string column only unquoted: a quoted \"NA\" or \"\" is that text"),
 		decimal:   fs.Bool("decimal-comma", false, "CSV: numbers are written with a decimal comma (2,5), as with a semicolon separator"),
 		lazy:      fs.Bool("lazy-quotes", false, "CSV: take quotes inside fields as text (12\" pizza) instead of refusing the file (read on one goroutine)"),
 	}

@@ -44,7 +44,8 @@ usage:
                                            --layout-from replays the encodings an earlier file of the same table chose;
                                            --union-by-name imports SRCs of different columns by column name;
                                            CSV: --delimiter C|tab (default: sniffed), --no-header, --null 'NA,\N', --decimal-comma, --lazy-quotes
-  strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines)
+  strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines); CSV writes a null as an empty field
+                                           and an empty string as "" (import reads them back apart)
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]
