@@ -463,9 +463,13 @@ func (f *File) DecodeChunk(raw []byte) ([]byte, error) {
 func (f *File) CheckChunk(raw []byte) error { return checkChunk(raw, f.ps.minor) }
 
 // Verify reads the whole file and checks its leading magic and the file
-// checksum in the postscript.
+// checksum in the postscript. It reads the source beneath any Fetchers
+// (iox.Underlying), so the tail a Fetcher keeps from opening, possibly an
+// earlier open's through a metadata cache, cannot stand in for the bytes
+// the source holds now.
 func (f *File) Verify(ctx context.Context) error {
-	head, err := iox.ReadRange(ctx, f.src, iox.Range{Off: 0, Len: int64(len(Magic))})
+	src := iox.Underlying(f.src)
+	head, err := iox.ReadRange(ctx, src, iox.Range{Off: 0, Len: int64(len(Magic))})
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
@@ -477,7 +481,7 @@ func (f *File) Verify(ctx context.Context) error {
 	buf := make([]byte, min(end, 1<<20))
 	for off := int64(0); off < end; {
 		n := min(int64(len(buf)), end-off)
-		if err := iox.ReadFull(ctx, f.src, buf[:n], off); err != nil {
+		if err := iox.ReadFull(ctx, src, buf[:n], off); err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
 		h.Write(buf[:n])

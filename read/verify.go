@@ -13,12 +13,16 @@ import (
 // group, every named section, and finally the file checksum in the
 // postscript, which covers every byte the others do not (chunk headers,
 // the leading magic, the footer). Open has already checked the footer.
-// Verify reads the whole file; it does not decode any chunk. A nil ctx is
+// Verify reads the whole file; it does not decode any chunk. It reads the
+// source beneath any Fetchers (iox.Underlying): the tail a Fetcher keeps
+// from opening (an earlier open's, when the metadata came from the cache)
+// must not stand in for the bytes the source holds now. A nil ctx is
 // context.Background(), as it is for the queries.
 func (f *File) Verify(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	src := iox.Underlying(f.src)
 	for s := 0; s < f.f.NumStripes(); s++ {
 		streams, err := f.f.Streams(ctx, s) // loads and checks the stripe group
 		if err != nil {
@@ -30,7 +34,7 @@ func (f *File) Verify(ctx context.Context) error {
 				if err != nil {
 					return fmt.Errorf("verify: %w", err)
 				}
-				raw, err := iox.ReadRange(ctx, f.src, r)
+				raw, err := iox.ReadRange(ctx, src, r)
 				if err != nil {
 					return fmt.Errorf("verify: stripe %d, %s, chunk %d: %w", s, f.streamName(id), c, err)
 				}
