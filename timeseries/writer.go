@@ -26,6 +26,9 @@ import (
 )
 
 // WriterOptions tune a time-series writer; zero fields take the defaults.
+// NewWriter and Create refuse a negative ChunkRows, MinChunkRows,
+// BlockSize or PageBytes (and Table's negative sizes, as write.New does),
+// which have no meaning.
 type WriterOptions struct {
 	// ChunkRows is the most rows a chunk holds (default 8,192; at most
 	// math.MaxInt32, like BlockSize and PageBytes). A series longer than
@@ -45,7 +48,8 @@ type WriterOptions struct {
 	// read of a few rows decodes at most a block of Delta differences or
 	// of BlockFOR values before and after them.
 	BlockSize int
-	// PageBytes is the target size of an index page (default 4 KiB).
+	// PageBytes is the target size of an index page (default 4 KiB; a
+	// smaller one is taken as at least 256 bytes).
 	PageBytes int
 	// BloomFPP is the false-positive rate of the series-path bloom filter
 	// (default 1 %, also for a value outside (0, 1); rates below 1e-6 are
@@ -87,6 +91,21 @@ func (o WriterOptions) withDefaults() WriterOptions {
 		o.BloomFPP = stats.DefaultFPP
 	}
 	return o
+}
+
+// checkCounts refuses a negative size or count, before the defaults
+// replace it: 0 is the documented way to take a default, and a negative
+// value, which means nothing, would take it too without a word.
+func (o WriterOptions) checkCounts() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"ChunkRows", o.ChunkRows}, {"MinChunkRows", o.MinChunkRows}, {"BlockSize", o.BlockSize}, {"PageBytes", o.PageBytes}} {
+		if f.v < 0 {
+			return fmt.Errorf("timeseries: WriterOptions.%s is %d: %w (0 takes the default, negative values mean nothing)", f.name, f.v, read.ErrInvalidArgument)
+		}
+	}
+	return nil
 }
 
 // check refuses sizes the file's model section cannot hold: its reader
@@ -211,6 +230,9 @@ func start(sch *arrow.Schema, m Model, opts *WriterOptions, open func(format.Wri
 func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOptions) error {
 	if sch == nil {
 		return errors.New("timeseries: no schema")
+	}
+	if err := o.checkCounts(); err != nil {
+		return err
 	}
 	o = o.withDefaults()
 	if err := o.check(); err != nil {

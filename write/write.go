@@ -28,7 +28,11 @@ import (
 	"strata/stats"
 )
 
-// Options tune the writer. The zero value selects the defaults.
+// Options tune the writer. The zero value selects the defaults: a size or
+// count field of 0 takes its default. New refuses a negative StripeBytes,
+// ChunkValues, ChunkBytes, Parallel or StripeGroup, which has no meaning
+// (it took the default without a word before); a negative ChunkTarget is
+// a setting of its own (see below).
 type Options struct {
 	// StripeBytes flushes a stripe once this many raw bytes are buffered:
 	// after the batch that reaches it, or, for a batch that would fill the
@@ -39,6 +43,7 @@ type Options struct {
 	// one more stripe of buffers when stripes are encoded in the
 	// background (NoPipeline). Generating lineitem SF 1 with the default
 	// took about 400 MB resident one stripe at a time, 550 MB pipelined.
+	// 0: DefaultStripeBytes.
 	StripeBytes int
 	// RowsHint, when positive, is the number of rows the caller expects to
 	// write (an importer knows it from its source's metadata). The writer
@@ -57,11 +62,13 @@ type Options struct {
 	// writers before byte-sized chunks did.
 	ChunkTarget int
 	// ChunkValues is the most values a chunk holds, whatever its bytes:
-	// the granularity of chunk statistics and of point lookups.
+	// the granularity of chunk statistics and of point lookups (0:
+	// DefaultChunkValues).
 	ChunkValues int
 	// ChunkBytes cuts binary chunks at this many raw value bytes, bounding
 	// the memory a chunk's decoder needs. Values past 2 GiB - 1 (the most
-	// a stripe's binary values hold) act as that limit.
+	// a stripe's binary values hold) act as that limit (0:
+	// DefaultChunkBytes).
 	ChunkBytes int
 	// NoZstd disables leaf compression.
 	NoZstd bool
@@ -104,7 +111,7 @@ type Options struct {
 	// stripes on its own goroutine sets NoPipeline, as the time-series
 	// writer does.
 	NoPipeline bool
-	// StripeGroup is the number of stripes per stripe group.
+	// StripeGroup is the number of stripes per stripe group (0: 8).
 	StripeGroup int
 	// FlatMap lists top-level map columns to store as FlatMap.
 	FlatMap []string
@@ -281,6 +288,9 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 	if sch == nil {
 		return nil, errors.New("write: no schema")
 	}
+	if err := checkCounts(opts); err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	if err := sameNames(sch.Fields(), ""); err != nil {
 		return nil, err
@@ -325,6 +335,24 @@ func New(fw *format.Writer, sch *arrow.Schema, opts Options) (*Writer, error) {
 	// the encode reads.
 	w.pipeline = !opts.NoPipeline && opts.Parallel > 1 && !hasFlatMap(s.Root)
 	return w, nil
+}
+
+// checkCounts refuses a negative size or count, before the defaults
+// replace it: 0 is the documented way to take a default, and a negative
+// value, which means nothing, would take it too without a word (as a
+// mistaken computation, a subtraction gone below zero, would). ChunkTarget
+// is not checked: a negative one cuts every chunk at ChunkValues.
+func checkCounts(o Options) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"StripeBytes", o.StripeBytes}, {"ChunkValues", o.ChunkValues}, {"ChunkBytes", o.ChunkBytes},
+		{"Parallel", o.Parallel}, {"StripeGroup", o.StripeGroup}} {
+		if f.v < 0 {
+			return fmt.Errorf("write: Options.%s is %d: %w (0 takes the default, negative values mean nothing)", f.name, f.v, encoding.ErrInvalidArgument)
+		}
+	}
+	return nil
 }
 
 // checkOptions refuses options that would otherwise be ignored without a
