@@ -78,22 +78,46 @@ func (f *Fetcher) Keep(off int64, b []byte) {
 	f.resident.Store(&resident{off: off, b: b})
 }
 
-// fromResident copies the bytes of p (at off) that the kept bytes hold,
-// when they hold its end, and returns how many leading bytes of p remain
-// to be read from the source: 0 when the kept bytes hold all of p, len(p)
-// when they do not hold its end (a read ending past them is read whole).
-func (f *Fetcher) fromResident(p []byte, off int64) int {
+// residentHead returns how many leading bytes of the n at off the kept
+// bytes leave to the source: 0 when they hold all of them, n when they do
+// not hold their end (a read ending past them is read whole), else the
+// bytes before them; and the kept bytes.
+func (f *Fetcher) residentHead(off, n int64) (int64, *resident) {
 	r := f.resident.Load()
 	if r == nil {
-		return len(p)
+		return n, nil
 	}
-	end, kend := off+int64(len(p)), r.off+int64(len(r.b))
+	end, kend := off+n, r.off+int64(len(r.b))
 	if end <= r.off || end > kend {
-		return len(p)
+		return n, nil
 	}
-	head := max(r.off-off, 0)
-	copy(p[head:], r.b[off+head-r.off:end-r.off])
+	return max(r.off-off, 0), r
+}
+
+// fromResident copies the bytes of p (at off) that the kept bytes hold,
+// when they hold its end, and returns how many leading bytes of p remain
+// to be read from the source (residentHead).
+func (f *Fetcher) fromResident(p []byte, off int64) int {
+	head, r := f.residentHead(off, int64(len(p)))
+	if r != nil {
+		copy(p[head:], r.b[off+head-r.off:off+int64(len(p))-r.off])
+	}
 	return int(head)
+}
+
+// Cost returns what reading r through the Fetcher sends to its source:
+// one read of its bytes, one of fewer bytes when the bytes kept in memory
+// (Keep) hold its end, or nothing when they hold all of it. A query
+// counts its requests with it.
+func (f *Fetcher) Cost(r Range) (reads, bytes int64) {
+	if r.Len <= 0 {
+		return 0, 0
+	}
+	head, _ := f.residentHead(r.Off, r.Len)
+	if head == 0 {
+		return 0, 0
+	}
+	return 1, head
 }
 
 // NewFetcher returns a Fetcher over src.
@@ -276,8 +300,9 @@ func (f *Fetcher) FetchInto(ctx context.Context, ranges []Range, alloc func(read
 	if sl, ok := f.src.(Slicer); ok {
 		for k, r := range reads {
 			bufs[k] = sl.Slice(r)
-			f.reads.Add(1)
-			f.bytesRead.Add(r.Len)
+			n, b := f.Cost(r) // what a file source would have read
+			f.reads.Add(n)
+			f.bytesRead.Add(b)
 		}
 	} else if err := f.readAll(ctx, reads, bufs, alloc); err != nil {
 		return nil, err

@@ -465,10 +465,20 @@ func TestFetchKeep(t *testing.T) {
 			}
 		}
 		var sent int
+		var sentBytes int64
 		for _, p := range f.Plan(rs) {
 			if p.Off < keepOff {
 				sent++
+				sentBytes += min(p.End(), keepOff) - p.Off
 			}
+		}
+		var costReads, costBytes int64
+		for _, p := range f.Plan(rs) {
+			n, b := f.Cost(p)
+			costReads, costBytes = costReads+n, costBytes+b
+		}
+		if costReads != int64(sent) || costBytes != sentBytes || f.Stats().BytesRead != sentBytes {
+			t.Fatalf("iter %d: Cost says %d reads of %d bytes, %d bytes counted; the source got %d reads of %d bytes", iter, costReads, costBytes, f.Stats().BytesRead, sent, sentBytes)
 		}
 		for _, r := range src.reads {
 			if r.End() > keepOff {

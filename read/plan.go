@@ -347,11 +347,14 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 	if err != nil {
 		return inStripe(s.stripe, "", err)
 	}
-	s.requests.Add(int64(len(reads)))
-	var n int64
+	// what the reads sent to the source: none for the bytes opening read
+	// and the Fetcher keeps (Fetcher.Keep)
+	var nreads, n int64
 	for _, r := range reads {
-		n += r.Len
+		k, b := s.f.fetch.Cost(r)
+		nreads, n = nreads+k, n+b
 	}
+	s.requests.Add(nreads)
 	s.bytes.Add(n)
 	for i, ch := range todo {
 		ch.raw = bufs[i]

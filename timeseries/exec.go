@@ -341,8 +341,9 @@ func (f *File) fetchRanges(ctx context.Context, ranges []iox.Range, st *Stats) (
 		idx[i] = j
 	}
 	for _, r := range f.fetch.Plan(want) {
-		st.BytesRead += r.Len
-		st.Reads++
+		n, b := f.fetch.Cost(r) // what goes to the source: not the tail opening read
+		st.BytesRead += b
+		st.Reads += int(n)
 	}
 	bufs, err := f.fetch.Fetch(ctx, want)
 	if err != nil {

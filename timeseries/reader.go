@@ -256,13 +256,15 @@ func (f *File) page(ctx context.Context, ref pageRef, kind byte, st *Stats) (any
 	if ref.off < 0 || ref.size <= 0 || ref.off > f.sec.Size || ref.size > f.sec.Size-ref.off {
 		return nil, errPage(pageName(kind), ref, encoding.Corruptf("outside the %d-byte index", f.sec.Size))
 	}
-	raw, err := f.fetch.ReadRange(ctx, iox.Range{Off: f.sec.Offset + ref.off, Len: ref.size})
+	rng := iox.Range{Off: f.sec.Offset + ref.off, Len: ref.size}
+	reads, _ := f.fetch.Cost(rng) // none for a page in the tail opening read
+	raw, err := f.fetch.ReadRange(ctx, rng)
 	if err != nil {
 		return nil, errPage(pageName(kind), ref, err)
 	}
 	st.IndexPages++
 	st.IndexBytes += ref.size
-	st.Reads++
+	st.Reads += int(reads)
 	payload, err := f.fc.DecodeChunk(raw)
 	if err != nil {
 		return nil, errPage(pageName(kind), ref, err)
