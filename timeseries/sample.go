@@ -30,7 +30,9 @@ type SampleOptions struct {
 	Seed  uint64
 	Epoch int
 	// Stacked returns one record of all windows, one after another, with
-	// a leading int32 "window" column, instead of one record per window.
+	// a leading int32 "window" column, instead of one record per window;
+	// for 0 windows it is a record of no rows with those columns (and an
+	// unstacked sample of 0 windows is no record).
 	Stacked bool
 	// Threads decode in parallel (default: the file's Options.Threads).
 	Threads int
@@ -124,7 +126,7 @@ func (f *File) Sample(ctx context.Context, o SampleOptions) ([]arrow.Record, Sta
 // chunk start) and the part it shares with the previous window is copied
 // rather than decoded again. Every window is decoded straight into its
 // place in one buffer per column; the records (one per window, or one
-// stacked record) are views of those buffers. Stats report values decoded
+// stacked record, of no rows for no windows) are views of those buffers. Stats report values decoded
 // and returned, so read amplification is Stats.Amplification().
 func (f *File) ReadWindows(ctx context.Context, ws []Window, o SampleOptions) ([]arrow.Record, Stats, error) {
 	var st Stats

@@ -525,8 +525,10 @@ func copyValues(vals any, dst, src, m int) {
 // leading int32 "window" column, or one record per window viewing its
 // rows of the stacked arrays.
 func (wr *winRead) records(f *File, p *projection, stacked bool) ([]arrow.Record, error) {
+	// (no windows: no per-window records, or one stacked record of no
+	// rows, so that a caller sees the columns either way)
 	if stacked && len(wr.ws) == 0 {
-		return nil, nil
+		return []arrow.Record{emptyStacked(p.sch)}, nil
 	}
 	mem := memory.DefaultAllocator
 	ssch := f.rf.StrataSchema()
@@ -637,4 +639,19 @@ func (wr *winRead) records(f *File, p *projection, stacked bool) ([]arrow.Record
 		release(part)
 	}
 	return recs, nil
+}
+
+// emptyStacked is the stacked record of no windows: the window column and
+// the columns of sch, of no rows.
+func emptyStacked(sch *arrow.Schema) arrow.Record {
+	fields := append([]arrow.Field{{Name: "window", Type: arrow.PrimitiveTypes.Int32}}, sch.Fields()...)
+	cols := make([]arrow.Array, len(fields))
+	for i, fd := range fields {
+		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, fd.Type, 0)
+	}
+	rec := array.NewRecord(arrow.NewSchema(fields, nil), cols, 0)
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
 }

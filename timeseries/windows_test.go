@@ -176,9 +176,14 @@ func TestReadWindowsPieces(t *testing.T) {
 			r.Release()
 		}
 	}
-	// no windows
-	if recs, _, err := f.ReadWindows(ctx, nil, SampleOptions{Length: L, Stacked: true}); err != nil || len(recs) != 0 {
+	// no windows: no record, or stacked one of no rows
+	if recs, _, err := f.ReadWindows(ctx, nil, SampleOptions{Length: L}); err != nil || len(recs) != 0 {
 		t.Fatalf("no windows: %d records, %v", len(recs), err)
+	}
+	if recs, _, err := f.ReadWindows(ctx, nil, SampleOptions{Length: L, Stacked: true}); err != nil || len(recs) != 1 || recs[0].NumRows() != 0 {
+		t.Fatalf("no windows, stacked: %d records, %v", len(recs), err)
+	} else {
+		recs[0].Release()
 	}
 	// windows out of their series
 	for _, w := range []Window{{0, -1}, {1, int64(lens[1]) - L + 1}, {3, 0}, {-1, 0}} {
