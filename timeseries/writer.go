@@ -49,7 +49,7 @@ type WriterOptions struct {
 	// of BlockFOR values before and after them.
 	BlockSize int
 	// PageBytes is the target size of an index page (default 4 KiB; a
-	// smaller one is taken as at least 256 bytes).
+	// value under 256 is taken as 256).
 	PageBytes int
 	// BloomFPP is the false-positive rate of the series-path bloom filter
 	// (default 1 %, also for a value outside (0, 1); rates below 1e-6 are
