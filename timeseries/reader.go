@@ -229,6 +229,10 @@ func (f *File) CacheStats() CacheStats {
 
 // IndexInfo describes the index.
 type IndexInfo struct {
+	// Version is the index layout's version (docs/FORMAT.md): 2 and later
+	// keep each unit's first and last value in its statistics, so bars
+	// over whole units need no decode.
+	Version                           int
 	Series, Units                     int
 	Height                            int
 	UnitPages, StatPages, BloomBlocks int
@@ -240,7 +244,7 @@ type IndexInfo struct {
 // Index describes the series index.
 func (f *File) Index() IndexInfo {
 	m := f.meta
-	return IndexInfo{Series: int(m.series), Units: m.units, Height: m.height, UnitPages: len(m.unitPages),
+	return IndexInfo{Version: m.version, Series: int(m.series), Units: m.units, Height: m.height, UnitPages: len(m.unitPages),
 		StatPages: len(m.statPages), BloomBlocks: m.bloomBlocks, IndexBytes: f.sec.Size,
 		ChunkRows: m.chunkRows, MinChunkRows: m.minChunkRows, BlockSize: m.blockSize}
 }

@@ -678,7 +678,11 @@ func runTSInfo(args []string) error {
 	fmt.Printf("series keys %s, time %s; %d series, %d rows, time [%d, %d]\n", strings.Join(m.Keys, ","), m.Time, ix.Series, f.NumRows(), lo, hi)
 	fmt.Printf("units %d (chunks of at most %d rows, small series share below %d), time blocks of %d rows\n",
 		ix.Units, ix.ChunkRows, ix.MinChunkRows, ix.BlockSize)
-	fmt.Printf("index %d bytes: directory height %d, %d unit pages, %d statistics pages, bloom %d blocks; Open read %d bytes\n",
-		ix.IndexBytes, ix.Height, ix.UnitPages, ix.StatPages, ix.BloomBlocks, f.BytesRead())
+	ends := "first and last in the statistics"
+	if ix.Version < 2 {
+		ends = "first and last read from each unit's rows"
+	}
+	fmt.Printf("index version %d (%s), %d bytes: directory height %d, %d unit pages, %d statistics pages, bloom %d blocks; Open read %d bytes\n",
+		ix.Version, ends, ix.IndexBytes, ix.Height, ix.UnitPages, ix.StatPages, ix.BloomBlocks, f.BytesRead())
 	return nil
 }
