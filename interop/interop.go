@@ -320,8 +320,9 @@ type parquetReader struct {
 func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
 	var pf *file.Reader
 	defer func() {
-		// arrow-go panics on some malformed footers and schemas (for
-		// example an unknown logical type); report those as errors.
+		// arrow-go panics on some malformed footers and schemas; report
+		// those as errors (a logical type it does not know is read as
+		// its physical type instead: openParquetFile).
 		if r := recover(); r != nil {
 			err = fmt.Errorf("interop: %s: malformed parquet file: %v", path, r)
 		}
@@ -339,7 +340,7 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	if props.BufferSize <= 0 {
 		props.BufferSize = localParquetBuffer
 	}
-	pf, err = file.NewParquetReader(f, file.WithReadProps(props))
+	pf, err = openParquetFile(f, props)
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
