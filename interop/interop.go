@@ -134,7 +134,16 @@ type ReadOptions struct {
 	// Threads bounds the goroutines parsing a CSV or JSON-lines file with
 	// Parallel (0: GOMAXPROCS; at most eight either way).
 	Threads int
-	Mem     memory.Allocator
+	// ParquetMaxPageBytes is the largest page, compressed or uncompressed,
+	// a Parquet source may declare (0: arrow-go's limits, 64 MiB
+	// compressed and 256 MiB uncompressed). A page is decompressed and
+	// decoded whole, so its header decides what the reader allocates: a
+	// few kilobytes of compressed bytes can claim gigabytes. arrow-go
+	// and parquet-java cut pages at 1 MiB by default, so only a file of
+	// huge single values nears the default; raise it to read one from a
+	// trusted source (see ErrPageLimit).
+	ParquetMaxPageBytes int64
+	Mem                 memory.Allocator
 
 	parquetBuffer int64 // bytes of a column chunk read at a time
 	autoBatch     bool  // BatchRows was 0: size Parquet batches by bytes
@@ -314,7 +323,22 @@ func batchRowsFor(perRow float64) int {
 type parquetReader struct {
 	pf   *file.Reader // owns the os.File
 	rr   pqarrow.RecordReader
-	done int64 // rows returned
+	done int64  // rows returned
+	path string // for errors
+}
+
+// ErrPageLimit reports a Parquet page larger than
+// ReadOptions.ParquetMaxPageBytes allows.
+var ErrPageLimit = errors.New("Parquet page over the size limit")
+
+// pageLimitError explains arrow-go's refusal of a page over its size
+// limit, or returns nil for other errors.
+func pageLimitError(path string, err error) error {
+	if err == nil || !strings.Contains(err.Error(), "page size") || !strings.Contains(err.Error(), "exceeds configured limit") {
+		return nil
+	}
+	return fmt.Errorf("interop: %s: %w: %v; a reader decodes a page whole, so this limit keeps a small file from making it allocate gigabytes; "+
+		"if the file is trusted and memory allows, raise the limit (ReadOptions.ParquetMaxPageBytes, strata import --max-page-bytes)", path, ErrPageLimit, err)
 }
 
 func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err error) {
@@ -340,6 +364,10 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	if props.BufferSize <= 0 {
 		props.BufferSize = localParquetBuffer
 	}
+	if opts.ParquetMaxPageBytes > 0 {
+		props.MaxCompressedPageSize = opts.ParquetMaxPageBytes
+		props.MaxUncompressedPageSize = opts.ParquetMaxPageBytes
+	}
 	pf, err = openParquetFile(f, props)
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
@@ -355,7 +383,7 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	pr := &parquetReader{pf: pf, rr: rr}
+	pr := &parquetReader{pf: pf, rr: rr, path: path}
 	sch, changed, err := parquetLogicalTypes(fr, rr.Schema())
 	if err != nil {
 		rr.Release()
@@ -380,6 +408,9 @@ func (p *parquetReader) Next() (rec arrow.Record, err error) {
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF
+		}
+		if perr := pageLimitError(p.path, err); perr != nil {
+			return nil, perr
 		}
 		return nil, fmt.Errorf("interop: parquet: %w", err)
 	}

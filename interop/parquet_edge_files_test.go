@@ -1,14 +1,19 @@
 package interop_test
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"strata/interop"
 )
 
 // ownTest names the parquet-testing files that arrow-go cannot read by
@@ -123,4 +128,59 @@ func TestParquetUnknownLogicalType(t *testing.T) {
 	if lt := pf.MetaData().Schema.Column(1).LogicalType(); !lt.Equals(schema.NoLogicalType{}) {
 		t.Errorf("export: the column of unknown type has logical type %s, want none", lt)
 	}
+}
+
+// TestParquetPageLimit imports large_string_map.brotli.parquet, whose
+// 4 KB hold two pages that each decompress to 1 GiB (a map of one string
+// of 2^30 bytes per row, as its README says). interop keeps arrow-go's
+// limit of 256 MiB a page, which a page cut at the writers' usual 1 MiB
+// never nears: the error must name the page's size, the limit and how to
+// raise it. A file of 10 KB pages shows that ParquetMaxPageBytes sets the
+// limit both ways.
+func TestParquetPageLimit(t *testing.T) {
+	src := filepath.Join(parquetTesting(t), "data", "large_string_map.brotli.parquet")
+	err := importFile(src, filepath.Join(t.TempDir(), "t.strata"), testRead)
+	if !errors.Is(err, interop.ErrPageLimit) {
+		t.Fatalf("import: %v, want ErrPageLimit", err)
+	}
+	for _, s := range []string{"large_string_map.brotli.parquet", "uncompressed page size 1073741828", "limit 268435456", "ParquetMaxPageBytes", "--max-page-bytes"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q lacks %q", err, s)
+		}
+	}
+
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := range 100 {
+		b.Append(fmt.Sprintf("%03d%s", i, strings.Repeat("x", 97)))
+	}
+	col := b.NewArray()
+	defer col.Release()
+	sch := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	rec := array.NewRecord(sch, []arrow.Array{col}, int64(col.Len()))
+	defer rec.Release()
+	pq := filepath.Join(t.TempDir(), "pages.parquet")
+	if err := exportWith(pq, sch, []arrow.Record{rec}, interop.WriteOptions{ParquetNoDictionary: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		limit int64
+		fails bool
+	}{{4 << 10, true}, {1 << 20, false}, {0, false}} {
+		err := drainWith(pq, interop.ReadOptions{ParquetMaxPageBytes: c.limit})
+		if c.fails != errors.Is(err, interop.ErrPageLimit) || (!c.fails && err != nil) {
+			t.Errorf("ParquetMaxPageBytes %d: %v", c.limit, err)
+		}
+	}
+}
+
+// drainWith reads every batch of src with opts.
+func drainWith(src string, opts interop.ReadOptions) error {
+	r, err := interop.Open(src, opts)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	recs, err := drain(r.Next)
+	release(recs)
+	return err
 }

@@ -37,7 +37,7 @@ var (
 	encrypted      = unsupported{"arrow-go: encrypted; interop passes no decryption keys", "decrypt"}
 	int96Range     = unsupported{"arrow-go: INT96 timestamp outside the int64 nanosecond range", "INT96 timestamp is outside"}
 	mapKeys        = unsupported{"arrow-go: MAP with optional keys (non-conforming schema) refused", "MAP keys must be required"}
-	pageLimit      = unsupported{"arrow-go: 1 GiB page exceeds the 256 MiB page-size limit", "exceeds configured limit"}
+	pageLimit      = unsupported{"interop: 1 GiB page over the 256 MiB page-size limit (ReadOptions.ParquetMaxPageBytes, import --max-page-bytes raise it; TestParquetPageLimit)", "exceeds configured limit 268435456"}
 	variantInvalid = unsupported{"arrow-go: invalid shredded variant (typed_value not a valid nested type)", "typed_value field must be a valid nested type"}
 	variantNoValue = unsupported{"arrow-go: shredded variant without a value field cannot be written back (export refused)", "variant 'value' field is required"}
 )

@@ -839,7 +839,7 @@ func scanByName(ctx context.Context, files []*openedFile, paths []string, opts s
 	return pr.flush()
 }
 
-// readFlags are how import reads a CSV or JSON source.
+// readFlags are how import reads a CSV, JSON or Parquet source.
 type readFlags struct {
 	inferRows *int
 	delimiter *string
@@ -847,6 +847,7 @@ type readFlags struct {
 	null      *string
 	decimal   *bool
 	lazy      *bool
+	maxPage   *string
 }
 
 func addReadFlags(fs *flag.FlagSet) *readFlags {
@@ -857,6 +858,7 @@ func addReadFlags(fs *flag.FlagSet) *readFlags {
 		null:      fs.String("null", "", "CSV: comma-separated values read as null besides empty fields, NULL and null (e.g. 'NA,\\N'); in a string column only unquoted: a quoted \"NA\" or \"\" is that text"),
 		decimal:   fs.Bool("decimal-comma", false, "CSV: numbers are written with a decimal comma (2,5), as with a semicolon separator"),
 		lazy:      fs.Bool("lazy-quotes", false, "CSV: take quotes inside fields as text (12\" pizza) instead of refusing the file (read on one goroutine)"),
+		maxPage:   fs.String("max-page-bytes", "", "Parquet: the largest page a source may declare, compressed or not, e.g. 2GiB (default: 64MiB compressed, 256MiB uncompressed); a page is decoded whole, so raise it only for a trusted file"),
 	}
 }
 
@@ -879,6 +881,13 @@ func (r *readFlags) options() (interop.ReadOptions, error) {
 	}
 	if *r.null != "" {
 		ro.CSVNulls = strings.Split(*r.null, ",")
+	}
+	if *r.maxPage != "" {
+		n, err := parseBytes(*r.maxPage)
+		if err != nil || n <= 0 {
+			return ro, usagef("--max-page-bytes %q: want a size such as 512MiB or 2GiB", *r.maxPage)
+		}
+		ro.ParquetMaxPageBytes = n
 	}
 	return ro, nil
 }
