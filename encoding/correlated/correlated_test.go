@@ -241,8 +241,10 @@ func TestHostile(t *testing.T) {
 }
 
 // FuzzDecode decodes arbitrary Correlated nodes against arbitrary
-// reference nodes (split in two pieces at an arbitrary skip): errors are
-// fine, panics are not.
+// reference nodes (split in two pieces at an arbitrary skip): a refusal
+// (an error wrapping ErrCorrupt, ErrLimit or ErrUnsupported) is fine; a
+// panic, an error that wraps no sentinel or read paths that disagree are
+// not.
 func FuzzDecode(f *testing.F) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for _, n := range []int{3, 100, 1100} {
@@ -272,6 +274,8 @@ func FuzzDecode(f *testing.F) {
 			pieces = append(pieces, b)
 		}
 		opts.Resolver = &refResolver{stream: 2, pieces: pieces, skip: int(skip), opts: encodingtest.FuzzOptions(all.Registry())}
-		_ = encodingtest.Exercise(node, opts)
+		if err := encodingtest.Exercise(node, opts); !encodingtest.IsRefusal(err) {
+			t.Fatal(err)
+		}
 	})
 }

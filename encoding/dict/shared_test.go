@@ -272,7 +272,9 @@ func TestSharedHostile(t *testing.T) {
 }
 
 // FuzzShared decodes arbitrary reference nodes against arbitrary
-// definitions through a resolver: errors are fine, panics are not.
+// definitions through a resolver: a refusal (an error wrapping
+// ErrCorrupt, ErrLimit or ErrUnsupported) is fine; a panic, an error that
+// wraps no sentinel or read paths that disagree are not.
 func FuzzShared(f *testing.F) {
 	for i, vals := range []any{
 		encodingtest.Gen[int32](encodingtest.ShapeLowCard, 600, 1),
@@ -287,8 +289,12 @@ func FuzzShared(f *testing.F) {
 	f.Fuzz(func(t *testing.T, def, ref []byte) {
 		opts := encodingtest.FuzzOptions(all.Registry())
 		opts.Resolver = &fakeResolver{def: def}
-		_ = encodingtest.Exercise(ref, opts)
-		_ = encodingtest.Exercise(def, opts)
+		if err := encodingtest.Exercise(ref, opts); !encodingtest.IsRefusal(err) {
+			t.Fatalf("reference: %v", err)
+		}
+		if err := encodingtest.Exercise(def, opts); !encodingtest.IsRefusal(err) {
+			t.Fatalf("definition: %v", err)
+		}
 	})
 }
 

@@ -419,6 +419,31 @@ func preds[T encoding.Number](c *checker, ops []T) []*encoding.Pred[T] {
 	return out
 }
 
+// checkBlocks checks the BlockBounder contract: the blocks are
+// consecutive and cover the node, even for nodes of unknown origin (the
+// time-series reader skips to a block's first row and sizes reads by its
+// row count), and every value of a node the suite wrote lies within its
+// block's bounds.
+func checkBlocks[T encoding.Number](c *checker, bb encoding.BlockBounder[T], want []T, valid []bool) error {
+	next := 0
+	for b := 0; b < bb.Blocks(); b++ {
+		first, rows, lo, hi := bb.BlockBounds(b)
+		if first != next || rows < 0 || rows > len(want)-first {
+			return mismatchf("block %d: rows [%d, +%d) after row %d of %d", b, first, rows, next, len(want))
+		}
+		next = first + rows
+		for i := first; i < next && !c.lenient; i++ {
+			if v := want[i]; (valid == nil || valid[i]) && !isNaN(v) && (v < lo || v > hi) {
+				return mismatchf("value %d = %v outside block %d's bounds [%v, %v]", i, v, b, lo, hi)
+			}
+		}
+	}
+	if next != len(want) {
+		return mismatchf("%d blocks cover %d of %d rows", bb.Blocks(), next, len(want))
+	}
+	return nil
+}
+
 func numberCaps[T encoding.Number](c *checker, r any, want []T, valid []bool) error {
 	if b, ok := r.(encoding.Bounder[T]); ok {
 		mn, mx, ok := b.Bounds()
@@ -428,6 +453,11 @@ func numberCaps[T encoding.Number](c *checker, r any, want []T, valid []bool) er
 					return mismatchf("value %d = %v outside Bounds [%v, %v]", i, v, mn, mx)
 				}
 			}
+		}
+	}
+	if bb, ok := r.(encoding.BlockBounder[T]); ok {
+		if err := checkBlocks(c, bb, want, valid); err != nil {
+			return err
 		}
 	}
 	f, ok := r.(encoding.Filterer[T])

@@ -219,11 +219,32 @@ func seedShapesFor(typ encoding.Type) []Shape {
 	return seedShapes
 }
 
+// longSeedRows is the row count of the long fuzz seeds: past two batches
+// of the 1,024 rows most decoders read at a time, so state a decoder
+// carries from one batch to the next (slot positions, block cursors,
+// running sums) is reached without the fuzzer having to grow every
+// child's row count in step.
+const longSeedRows = 2*1024 + 53
+
 // seeds returns small nodes of c for every type and seed shape, plain and
-// as the values of a Nullable node.
+// as the values of a Nullable node, and long nodes of longSeedRows rows:
+// one shape per type, and for Binary every text shape (the text codecs
+// fit only their own).
 func (s *suite) seeds() [][]byte {
 	var out [][]byte
-	for _, typ := range s.types() {
+	for ti, typ := range s.types() {
+		if s.c.Encoder != nil {
+			long := []Shape{seedShapes[ti%len(seedShapes)]}
+			if typ == encoding.Binary {
+				long = append(long, TextShapes...)
+			}
+			for _, shape := range long {
+				vals := Values(typ, shape, longSeedRows, seedOf(typ, shape, longSeedRows))
+				if node, _, err := s.p.EncodeWith(nil, vals, s.c.Kind); err == nil {
+					out = append(out, node)
+				}
+			}
+		}
 		for i, shape := range seedShapesFor(typ) {
 			vals := Values(typ, shape, 100+50*i, seedOf(typ, shape, i))
 			if s.c.Encoder != nil {
