@@ -1,11 +1,15 @@
 package timeseries
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"testing"
 	"time"
 
 	"strata/format"
 	"strata/iox"
+	"strata/write"
 )
 
 // fuzzFile is a small time-series file with small pages, so its index has
@@ -176,3 +180,101 @@ func exerciseFile(f *File) {
 	}
 	_, _ = f.Select(ctx, Selector{})
 }
+
+// patchFrames returns the file offsets and sizes of the uncompressed chunk
+// frames of data: every stream chunk and every index page. Each frame
+// carries its own checksum and is read alone (a page by its range), so a
+// frame's payload can be overwritten in place and its checksum fixed up
+// without touching the rest of the file.
+func patchFrames(t testing.TB, data []byte) [][2]int64 {
+	fc, err := format.Open(ctx, iox.Bytes(data), format.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames [][2]int64
+	add := func(off, size int64) {
+		if size > format.ChunkHeaderSize && data[off+4] == byte(format.CompressionNone) {
+			frames = append(frames, [2]int64{off, size})
+		}
+	}
+	for s := range fc.NumStripes() {
+		streams, err := fc.Streams(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range streams {
+			for _, ch := range st.Chunks {
+				add(ch.Offset, ch.Size)
+			}
+		}
+	}
+	si, _ := fc.SectionInfo(sectionIndex)
+	for off := si.Offset; off+format.ChunkHeaderSize <= si.Offset+si.Size; {
+		size := format.ChunkHeaderSize + int64(binary.LittleEndian.Uint32(data[off:]))
+		add(off, size)
+		off += size
+	}
+	return frames
+}
+
+// patchSeeds returns the files FuzzPatched damages, with their frames:
+// both index versions, and the current one without zstd in its leaves.
+func patchSeeds(t testing.TB) (out []patchSeed) {
+	recs, _ := tsbsData(t, 12, 2*time.Hour, false)
+	for _, o := range []WriterOptions{
+		{Sorted: true, ChunkRows: 200, PageBytes: 256, indexVersion: 1},
+		{Sorted: true, ChunkRows: 200, PageBytes: 256, indexVersion: 2},
+		{Sorted: true, ChunkRows: 150, PageBytes: 256, Table: write.Options{NoZstd: true}},
+	} {
+		data := writeFile(t, recs, tsbsModel, &o)
+		out = append(out, patchSeed{data, patchFrames(t, data)})
+	}
+	return out
+}
+
+// patchSeed is a seed file of FuzzPatched and its uncompressed frames.
+type patchSeed struct {
+	data   []byte
+	frames [][2]int64
+}
+
+// FuzzPatched overwrites bytes of one uncompressed frame (a stream chunk
+// or an index page) of a seed file and fixes up the frame's checksum, so
+// the damage reaches the index parsers and the decoders through every
+// kind of read instead of stopping at a checksum as FuzzOpen's mutations
+// do. Any error is fine; a panic, a hang or an unbounded allocation is
+// not.
+//
+//	go test -run '^$' -fuzz FuzzPatched -fuzztime 60s ./timeseries
+func FuzzPatched(f *testing.F) {
+	seeds := patchSeeds(f)
+	for i, s := range seeds {
+		f.Logf("seed %d: %d bytes, %d uncompressed frames", i, len(s.data), len(s.frames))
+		f.Add(uint8(i), uint16(0), uint16(0), []byte{})
+		f.Add(uint8(i), uint16(3), uint16(1), []byte{0xff})
+		f.Add(uint8(i), uint16(40), uint16(9), []byte{0, 0, 0, 0x80})
+		f.Add(uint8(i), uint16(1000), uint16(20), []byte{0x7f, 0x7f})
+	}
+	f.Fuzz(func(t *testing.T, seed uint8, frame, at uint16, patch []byte) {
+		s := seeds[int(seed)%len(seeds)]
+		data := bytes.Clone(s.data)
+		fr := s.frames[int(frame)%len(s.frames)]
+		stored := data[fr[0]+format.ChunkHeaderSize : fr[0]+fr[1]]
+		copy(stored[int(at)%len(stored):], patch)
+		binary.LittleEndian.PutUint32(data[fr[0]+5:], format.Checksum32(stored))
+		stop := time.AfterFunc(patchTimeout, func() {
+			panic(fmt.Sprintf("reading a file patched at frame %d byte %d took over %v", frame, at, patchTimeout))
+		})
+		defer stop.Stop()
+		tf, err := OpenSource(ctx, iox.Bytes(data), nil)
+		if err != nil {
+			return
+		}
+		exerciseFile(tf)
+	})
+}
+
+// patchTimeout is how long FuzzPatched lets one input read before it
+// crashes the process, so the fuzzer records it: generous, as the
+// machine may be busy.
+const patchTimeout = 20 * time.Second
