@@ -22,6 +22,7 @@ import (
 // values against another reading of the file.
 var ownTest = map[string]string{
 	"data/unknown-logical-type.parquet": "TestParquetUnknownLogicalType",
+	"data/incorrect_map_schema.parquet": "TestParquetIncorrectMapSchema",
 }
 
 // columnValues returns the values of column i of recs as text (nulls as

@@ -271,6 +271,11 @@ func restoreData(mem memory.Allocator, d arrow.ArrayData, to arrow.DataType) (ar
 	if from.ID() == arrow.STRUCT && (to.ID() == arrow.INTERVAL_DAY_TIME || to.ID() == arrow.INTERVAL_MONTH_DAY_NANO) {
 		return restoreInterval(mem, d, to)
 	}
+	if from.ID() == arrow.LIST && to.ID() == arrow.MAP {
+		if err := checkMapKeys(d); err != nil { // (mapkeys.go)
+			return nil, err
+		}
+	}
 	switch from.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP:
 		out, err := convertChildren(mem, d, to, restoreData)
@@ -756,6 +761,10 @@ func parquetLogicalTypes(fr *pqarrow.FileReader, sch *arrow.Schema) (*arrow.Sche
 			}
 			kids[i] = k
 			any = any || !arrow.TypeEqual(k, c.Field.Type)
+		}
+		if m, ok := optionalKeyMapType(sf, kids, colSchema); ok { // (mapkeys.go)
+			changed = true
+			return m, nil
 		}
 		if !any {
 			return t, nil

@@ -22,16 +22,17 @@ import (
 // GH-607; arrow C++ and parquet-java do so). arrow-go 18 instead panics
 // ("invalid logical type") while parsing such a footer. openParquetFile
 // then parses the footer again without the unknown annotations
-// (dropUnknownLogicalTypes), so the columns read as their physical types.
+// (rewriteFooter), so the columns read as their physical types.
 
 // Field ids of the Parquet footer's Thrift structures (parquet.thrift).
 const (
-	fileMetaDataSchema       = 2  // FileMetaData.schema: list<SchemaElement>
-	fileMetaDataRowGroups    = 4  // FileMetaData.row_groups: list<RowGroup>
-	schemaElementLogicalType = 10 // SchemaElement.logicalType: LogicalType
-	rowGroupColumns          = 1  // RowGroup.columns: list<ColumnChunk>
-	columnChunkMetaData      = 3  // ColumnChunk.meta_data: ColumnMetaData
-	columnMetaDataStatistics = 12 // ColumnMetaData.statistics: Statistics
+	fileMetaDataSchema         = 2  // FileMetaData.schema: list<SchemaElement>
+	fileMetaDataRowGroups      = 4  // FileMetaData.row_groups: list<RowGroup>
+	schemaElementConvertedType = 6  // SchemaElement.converted_type: ConvertedType
+	schemaElementLogicalType   = 10 // SchemaElement.logicalType: LogicalType
+	rowGroupColumns            = 1  // RowGroup.columns: list<ColumnChunk>
+	columnChunkMetaData        = 3  // ColumnChunk.meta_data: ColumnMetaData
+	columnMetaDataStatistics   = 12 // ColumnMetaData.statistics: Statistics
 )
 
 // knownLogicalTypes are the members of the LogicalType union that arrow-go
@@ -52,16 +53,33 @@ const thriftMaxDepth = 64
 const errUnknownLogicalType = "invalid logical type"
 
 // openParquetFile opens f with arrow-go; a footer with a logical type
-// arrow-go does not know is read again without it (see above).
+// arrow-go does not know is read again without it (see above), and one
+// with a MAP whose key is optional is read again with that map annotated
+// as a LIST (mapkeys.go).
 func openParquetFile(f parquet.ReaderAtSeeker, props *parquet.ReaderProperties) (*file.Reader, error) {
 	pf, err := newParquetReader(f, props, nil)
 	var p unknownTypePanic
-	if !errors.As(err, &p) {
-		return pf, err
+	unknown := errors.As(err, &p)
+	if err != nil && !unknown {
+		return nil, err
 	}
-	md, err := readFooterWithoutUnknownTypes(f)
+	if unknown {
+		md, err := readFooterRewritten(f, nil)
+		if err != nil {
+			return nil, fmt.Errorf("footer with a logical type arrow-go does not know (%v): %w", p.v, err)
+		}
+		if pf, err = newParquetReader(f, props, md); err != nil {
+			return nil, err
+		}
+	}
+	relabel := findOptionalKeyMaps(pf.MetaData().Schema)
+	if relabel == nil {
+		return pf, nil
+	}
+	// pf is dropped, not closed: closing it would close f
+	md, err := readFooterRewritten(f, relabel)
 	if err != nil {
-		return nil, fmt.Errorf("footer with a logical type arrow-go does not know (%v): %w", p.v, err)
+		return nil, fmt.Errorf("footer with a MAP whose key is optional: %w", err)
 	}
 	return newParquetReader(f, props, md)
 }
@@ -92,11 +110,12 @@ func newParquetReader(f parquet.ReaderAtSeeker, props *parquet.ReaderProperties,
 	return file.NewParquetReader(f, opts...)
 }
 
-// readFooterWithoutUnknownTypes reads the plaintext footer of a Parquet
-// file and parses it without the logical types arrow-go does not know,
-// and without the statistics of their columns, which were ordered by the
-// unknown type.
-func readFooterWithoutUnknownTypes(f parquet.ReaderAtSeeker) (*metadata.FileMetaData, error) {
+// readFooterRewritten reads the plaintext footer of a Parquet file and
+// parses it without the logical types arrow-go does not know, and without
+// the statistics of their columns, which were ordered by the unknown
+// type; the schema elements relabel names get the annotations it gives
+// (relabelKind).
+func readFooterRewritten(f parquet.ReaderAtSeeker, relabel map[int]relabelKind) (*metadata.FileMetaData, error) {
 	size, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return nil, err
@@ -119,7 +138,7 @@ func readFooterWithoutUnknownTypes(f parquet.ReaderAtSeeker) (*metadata.FileMeta
 	if _, err := f.ReadAt(buf, size-8-n); err != nil {
 		return nil, err
 	}
-	out, err := dropUnknownLogicalTypes(buf)
+	out, err := rewriteFooter(buf, relabel)
 	if err != nil {
 		return nil, err
 	}
@@ -131,25 +150,26 @@ func readFooterWithoutUnknownTypes(f parquet.ReaderAtSeeker) (*metadata.FileMeta
 	return md, nil
 }
 
-// dropUnknownLogicalTypes returns a copy of the Thrift compact encoding of
-// a FileMetaData without the logicalType of every schema element whose
-// type is not in knownLogicalTypes, nor the statistics of those leaf
-// columns. It fails if there is none.
-func dropUnknownLogicalTypes(footer []byte) ([]byte, error) {
+// rewriteFooter returns a copy of the Thrift compact encoding of a
+// FileMetaData without the logicalType of every schema element whose type
+// is not in knownLogicalTypes, nor the statistics of those leaf columns,
+// and with the schema elements relabel names annotated as it says. It
+// fails if there is nothing to change.
+func rewriteFooter(footer []byte, relabel map[int]relabelKind) ([]byte, error) {
 	ctx := context.Background()
 	// first pass: which schema elements have an unknown type
 	w := &footerWalk{in: compactReader(footer)}
 	if err := w.copyStruct(ctx, 0, fileMetaDataPath); err != nil {
 		return nil, fmt.Errorf("parsing the footer: %w", err)
 	}
-	if len(w.unknown) == 0 {
+	if len(w.unknown) == 0 && len(relabel) == 0 {
 		return nil, errors.New("no logical type unknown to arrow-go found in the footer")
 	}
 	drop := w.unknown
 	leaves := w.unknownLeaves
 	// second pass: copy without them
 	mem := thrift.NewTMemoryBufferLen(len(footer))
-	w = &footerWalk{in: compactReader(footer), out: thrift.NewTCompactProtocolConf(mem, &thrift.TConfiguration{}), drop: drop, dropStats: leaves}
+	w = &footerWalk{in: compactReader(footer), out: thrift.NewTCompactProtocolConf(mem, &thrift.TConfiguration{}), drop: drop, dropStats: leaves, relabel: relabel}
 	if err := w.copyStruct(ctx, 0, fileMetaDataPath); err != nil {
 		return nil, fmt.Errorf("rewriting the footer: %w", err)
 	}
@@ -197,6 +217,8 @@ type footerWalk struct {
 	drop      map[int]bool // schema elements whose logical type is left out
 	dropStats map[int]bool // leaf columns whose statistics are left out
 
+	relabel map[int]relabelKind // schema elements whose annotations are replaced
+
 	// per schema element
 	children bool
 	members  []int16 // field ids set in a LogicalType union
@@ -243,9 +265,7 @@ func (w *footerWalk) copyStruct(ctx context.Context, depth int, path footerPath)
 		case path == logicalTypePath:
 			w.members = append(w.members, id)
 		}
-		skip := (path == schemaElementPath && id == schemaElementLogicalType && w.drop[w.element]) ||
-			(path == columnMetaDataPath && id == columnMetaDataStatistics && w.dropStats[w.column])
-		if skip || w.out == nil {
+		if w.skipped(path, id) || w.out == nil {
 			if err := w.readValue(ctx, typ, depth+1, path, id, child); err != nil {
 				return err
 			}
@@ -258,6 +278,11 @@ func (w *footerWalk) copyStruct(ctx context.Context, depth int, path footerPath)
 			return err
 		}
 		if err := w.out.WriteFieldEnd(ctx); err != nil {
+			return err
+		}
+	}
+	if path == schemaElementPath && w.out != nil && w.relabel[w.element] != 0 {
+		if err := writeAnnotation(ctx, w.out, w.relabel[w.element]); err != nil {
 			return err
 		}
 	}
@@ -291,6 +316,19 @@ func (w *footerWalk) copyStruct(ctx context.Context, depth int, path footerPath)
 	return w.out.WriteStructEnd(ctx)
 }
 
+// skipped tells whether field id of a structure at path is read but not
+// copied.
+func (w *footerWalk) skipped(path footerPath, id int16) bool {
+	switch path {
+	case schemaElementPath:
+		return id == schemaElementLogicalType && (w.drop[w.element] || w.relabel[w.element] != 0) ||
+			id == schemaElementConvertedType && w.relabel[w.element] != 0
+	case columnMetaDataPath:
+		return id == columnMetaDataStatistics && w.dropStats[w.column]
+	}
+	return false
+}
+
 // slicesAnyKnown tells whether one of the union members ids is a logical
 // type arrow-go knows.
 func slicesAnyKnown(ids []int16) bool {
@@ -312,8 +350,7 @@ func (w *footerWalk) readValue(ctx context.Context, typ thrift.TType, depth int,
 		return errors.New("structures nested too deeply")
 	}
 	out := w.out
-	if parent == schemaElementPath && id == schemaElementLogicalType && w.drop[w.element] ||
-		parent == columnMetaDataPath && id == columnMetaDataStatistics && w.dropStats[w.column] {
+	if w.skipped(parent, id) {
 		out = nil // read, not copied
 	}
 	switch typ {
