@@ -325,6 +325,13 @@ type parquetReader struct {
 	rr   pqarrow.RecordReader
 	done int64  // rows returned
 	path string // for errors
+	// With INT96 columns read as timestamp[us] (int96.go): those
+	// columns' readers by field position (nil for the fields rr reads,
+	// and rr nil when it reads none), the whole schema, and the rows of
+	// a batch when rr does not size it.
+	micros    []*int96Column
+	sch       *arrow.Schema
+	batchRows int64
 }
 
 // ErrPageLimit reports a Parquet page larger than
@@ -379,15 +386,42 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	// INT96 columns beyond timestamp[ns] are read as timestamp[us], by
+	// interop rather than arrow-go (int96.go).
+	micros, err := int96MicroColumns(pf, fr.Manifest)
 	if err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
+	var rr pqarrow.RecordReader
+	if cols := otherLeaves(fr.Manifest, micros); len(micros) == 0 || len(cols) > 0 {
+		if len(micros) == 0 {
+			cols = nil // every column
+		}
+		if rr, err = fr.GetRecordReader(context.Background(), cols, nil); err != nil {
+			return nil, fmt.Errorf("interop: %s: %w", path, err)
+		}
+	}
 	pr := &parquetReader{pf: pf, rr: rr, path: path}
-	sch, changed, err := parquetLogicalTypes(fr, rr.Schema())
+	if len(micros) > 0 {
+		fsch, err := fr.Schema()
+		if err != nil {
+			pr.release()
+			return nil, fmt.Errorf("interop: %s: %w", path, err)
+		}
+		pr.useMicros(fsch, fr.Manifest, micros, opts.BatchRows, opts.Mem)
+	}
+	sch, changed, err := parquetLogicalTypes(fr, pr.Schema())
 	if err != nil {
-		rr.Release()
+		pr.release()
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
+	}
+	if changed && len(micros) > 0 { // (parquetLogicalTypes gives them arrow-go's type)
+		fields := sch.Fields()
+		for i := range micros {
+			fields[i].Type = arrow.FixedWidthTypes.Timestamp_us
+		}
+		md := sch.Metadata()
+		sch = arrow.NewSchema(fields, &md)
 	}
 	if changed {
 		return &retypingReader{RecordReader: pr, sch: sch, mem: opts.Mem}, nil
@@ -395,7 +429,12 @@ func openParquet(path string, f input, opts ReadOptions) (_ RecordReader, err er
 	return pr, nil
 }
 
-func (p *parquetReader) Schema() *arrow.Schema { return p.rr.Schema() }
+func (p *parquetReader) Schema() *arrow.Schema {
+	if p.sch != nil {
+		return p.sch
+	}
+	return p.rr.Schema()
+}
 
 func (p *parquetReader) Next() (rec arrow.Record, err error) {
 	defer func() {
@@ -404,7 +443,11 @@ func (p *parquetReader) Next() (rec arrow.Record, err error) {
 			rec, err = nil, fmt.Errorf("interop: parquet: %v", r)
 		}
 	}()
-	rec, err = p.rr.Read()
+	if p.micros != nil {
+		rec, err = p.nextWithMicros() // a batch of the caller's
+	} else {
+		rec, err = p.rr.Read()
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF
@@ -414,13 +457,22 @@ func (p *parquetReader) Next() (rec arrow.Record, err error) {
 		}
 		return nil, fmt.Errorf("interop: parquet: %w", err)
 	}
-	rec.Retain()
+	if p.micros == nil {
+		rec.Retain() // (arrow-go's reader releases its batch on the next Read)
+	}
 	p.done += rec.NumRows()
 	return rec, nil
 }
 
+// release releases arrow-go's record reader, if p has one.
+func (p *parquetReader) release() {
+	if p.rr != nil {
+		p.rr.Release()
+	}
+}
+
 func (p *parquetReader) Close() error {
-	p.rr.Release()
+	p.release()
 	return p.pf.Close()
 }
 

@@ -22,6 +22,7 @@ import (
 // values against another reading of the file.
 var ownTest = map[string]string{
 	"data/unknown-logical-type.parquet": "TestParquetUnknownLogicalType",
+	"data/int96_from_spark.parquet":     "TestParquetInt96Spark",
 	"data/incorrect_map_schema.parquet": "TestParquetIncorrectMapSchema",
 }
 

@@ -35,7 +35,6 @@ type unsupported struct{ reason, match string }
 
 var (
 	encrypted      = unsupported{"arrow-go: encrypted; interop passes no decryption keys", "decrypt"}
-	int96Range     = unsupported{"arrow-go: INT96 timestamp outside the int64 nanosecond range", "INT96 timestamp is outside"}
 	pageLimit      = unsupported{"interop: 1 GiB page over the 256 MiB page-size limit (ReadOptions.ParquetMaxPageBytes, import --max-page-bytes raise it; TestParquetPageLimit)", "exceeds configured limit 268435456"}
 	variantInvalid = unsupported{"arrow-go: invalid shredded variant (typed_value not a valid nested type)", "typed_value field must be a valid nested type"}
 	variantNoValue = unsupported{"arrow-go: shredded variant without a value field cannot be written back (export refused)", "variant 'value' field is required"}
@@ -58,7 +57,6 @@ var notImported = map[string]unsupported{
 	"data/encrypt_columns_plaintext_footer.parquet.encrypted":                      encrypted,
 	"data/external_key_material_java.parquet.encrypted":                            encrypted,
 	"data/uniform_encryption.parquet.encrypted":                                    encrypted,
-	"data/int96_from_spark.parquet":                                                int96Range,
 	"data/large_string_map.brotli.parquet":                                         pageLimit,
 	"shredded_variant/case-084-INVALID.parquet":                                    variantInvalid,
 	"shredded_variant/case-041.parquet":                                            variantNoValue,
