@@ -45,7 +45,7 @@ const (
 // number of them (arrow-go's nanosecond reading refuses those past the
 // day). Spark's writer adds the Julian epoch to the microseconds in
 // int64, which wraps for an instant within 2,440,588 days of int64's last
-// microsecond (year 287,569 on): such a value, and no other past int64,
+// microsecond (from 287564-12-03): such a value, and no other past int64,
 // is read back by undoing the wrap, as Spark's and DuckDB's readers do
 // (the year-290000 value of int96_from_spark.parquet).
 func int96Micros(v parquet.Int96) (int64, string) {
