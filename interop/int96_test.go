@@ -71,14 +71,7 @@ func TestParquetInt96Spark(t *testing.T) {
 	us := arrow.FixedWidthTypes.Timestamp_us
 	dir := t.TempDir()
 	st := filepath.Join(dir, "t.strata")
-	if err := importFile(src, st, interop.ReadOptions{BatchRows: 4}); err != nil {
-		t.Fatal(err)
-	}
-	got, sch, err := scanRestored(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release(got)
+	got, sch := importScanned(t, src, st, interop.ReadOptions{BatchRows: 4})
 	if sch.NumFields() != 1 || sch.Field(0).Name != "a" {
 		t.Fatalf("schema %s", sch)
 	}
@@ -252,14 +245,7 @@ func TestParquetInt96Units(t *testing.T) {
 
 	// through Strata and back to Parquet
 	st := filepath.Join(dir, "t.strata")
-	if err := importFile(src, st, testRead); err != nil {
-		t.Fatal(err)
-	}
-	got, sch, err := scanRestored(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release(got)
+	got, sch := importScanned(t, src, st, testRead)
 	sameInt64s(t, "strata ns", timestampValues(t, got, sch, 1, arrow.FixedWidthTypes.Timestamp_ns), wantNs)
 	sameInt64s(t, "strata us", timestampValues(t, got, sch, 2, arrow.FixedWidthTypes.Timestamp_us), wantUs)
 	pq := filepath.Join(dir, "t.parquet")
@@ -379,14 +365,7 @@ func TestParquetInt96Nanos(t *testing.T) {
 	}
 	pf.Close()
 	st := filepath.Join(dir, "t.strata")
-	if err := importFile(src, st, testRead); err != nil {
-		t.Fatal(err)
-	}
-	got, gotSch, err := scanRestored(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release(got)
+	got, gotSch := importScanned(t, src, st, testRead)
 	sameInt64s(t, "import", timestampValues(t, got, gotSch, 0, arrow.FixedWidthTypes.Timestamp_ns), want)
 }
 

@@ -98,14 +98,7 @@ func TestParquetIncorrectMapSchema(t *testing.T) {
 		t.Log("arrow-go now reads the file itself: ownTest and this test may go")
 	}
 	st := filepath.Join(t.TempDir(), "t.strata")
-	if err := importFile(src, st, testRead); err != nil {
-		t.Fatal(err)
-	}
-	got, sch, err := scanRestored(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release(got)
+	got, sch := importScanned(t, src, st, testRead)
 	wantType := arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
 	if sch.NumFields() != 1 || sch.Field(0).Name != "my_map" || !arrow.TypeEqual(sch.Field(0).Type, wantType) {
 		t.Fatalf("schema %s, want my_map: %s", sch, wantType)
@@ -322,14 +315,7 @@ func TestParquetOptionalMapKeys(t *testing.T) {
 				t.Errorf("arrow-go on the file: %v, want its refusal of optional keys", err)
 			}
 			st := filepath.Join(dir, "t.strata")
-			if err := importFile(src, st, testRead); err != nil {
-				t.Fatal(err)
-			}
-			got, sch, err := scanRestored(st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer release(got)
+			got, sch := importScanned(t, src, st, testRead)
 			if n := countBatches(t, src); n != 3 {
 				t.Errorf("import read %d batches, want 3", n)
 			}
@@ -365,7 +351,7 @@ func TestParquetOptionalMapKeys(t *testing.T) {
 
 			bad := filepath.Join(dir, "nullkey.parquet")
 			writeOptionalKeyMaps(t, bad, rows, 2417, version) // in the third batch
-			err = importFile(bad, filepath.Join(dir, "bad.strata"), testRead)
+			err := importFile(bad, filepath.Join(dir, "bad.strata"), testRead)
 			if !errors.Is(err, interop.ErrNullMapKey) || !strings.Contains(err.Error(), `"m1"`) {
 				t.Errorf("import of a null key: %v, want ErrNullMapKey naming m1", err)
 			}

@@ -79,14 +79,7 @@ func TestParquetUnknownLogicalType(t *testing.T) {
 	}
 	dir := t.TempDir()
 	st := filepath.Join(dir, "t.strata")
-	if err := importFile(src, st, testRead); err != nil {
-		t.Fatal(err)
-	}
-	got, sch, err := scanRestored(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release(got)
+	got, sch := importScanned(t, src, st, testRead)
 	wantTypes := []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.Binary}
 	want := [][]string{
 		{"known string 1", "known string 2", "known string 3"},

@@ -217,6 +217,22 @@ func scanAll(path string) ([]arrow.Record, *arrow.Schema, error) {
 	return scanFile(f)
 }
 
+// importScanned imports the Parquet file src into the Strata file st
+// with ro and returns its scan back in the source's types (scanRestored),
+// released when the test ends.
+func importScanned(t *testing.T, src, st string, ro interop.ReadOptions) ([]arrow.Record, *arrow.Schema) {
+	t.Helper()
+	if err := importFile(src, st, ro); err != nil {
+		t.Fatal(err)
+	}
+	got, sch, err := scanRestored(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(got) })
+	return got, sch
+}
+
 // scanRestored reads a whole Strata file with the source types import
 // kept (what export writes).
 func scanRestored(path string) ([]arrow.Record, *arrow.Schema, error) {
