@@ -32,9 +32,6 @@ import (
 // not.
 var csvNulls = []string{"", "NULL", "null"}
 
-// csvNullsLen is the length of the longest of csvNulls.
-const csvNullsLen = 4
-
 type csvReader struct {
 	f    input
 	cr   *countingReader

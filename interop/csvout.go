@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,6 +29,7 @@ type csvParallelSink struct {
 	sch   *arrow.Schema
 	text  []csvText
 	comma rune
+	nulls *csvNullOut
 	mem   memory.Allocator
 
 	work    chan csvJob
@@ -57,12 +60,12 @@ var errCSVClosed = errors.New("interop: csv: sink already closed")
 // maxCSVWriters bounds the formatting goroutines of a CSV export.
 const maxCSVWriters = 8
 
-func newCSVParallelSink(f io.WriteCloser, sch *arrow.Schema, text []csvText, comma rune, threads int, mem memory.Allocator) *csvParallelSink {
+func newCSVParallelSink(f io.WriteCloser, sch *arrow.Schema, text []csvText, comma rune, nulls *csvNullOut, threads int, mem memory.Allocator) *csvParallelSink {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = min(threads, maxCSVWriters)
-	s := &csvParallelSink{f: f, sch: sch, text: text, comma: comma, mem: mem,
+	s := &csvParallelSink{f: f, sch: sch, text: text, comma: comma, nulls: nulls, mem: mem,
 		work: make(chan csvJob), order: make(chan chan csvOut, threads+1), written: make(chan struct{})}
 	for range threads {
 		s.wg.Add(1)
@@ -95,7 +98,7 @@ func (s *csvParallelSink) formatOne(buf *bytes.Buffer, j csvJob) (b []byte, err 
 	}
 	defer out.Release()
 	buf.Reset()
-	if err := formatCSV(buf, out, s.sch, s.comma, j.header); err != nil {
+	if err := formatCSV(buf, out, s.sch, s.comma, s.nulls, j.header); err != nil {
 		return nil, err
 	}
 	return bytes.Clone(buf.Bytes()), nil
@@ -195,12 +198,13 @@ func emptyRecord(sch *arrow.Schema, mem memory.Allocator) arrow.Record {
 // a string that is a null word of import (NULL, null) quoted, "NULL", so
 // that import reads each back as what it was (csvNullScan). In a table
 // of one column a null is NULL instead, as an empty field there is an
-// empty line, which CSV readers skip. Records are of the schema CSVRecord
-// returns.
+// empty line, which CSV readers skip. NewCSVWriterNulls adds null words
+// of the caller's. Records are of the schema CSVRecord returns.
 type CSVWriter struct {
 	w      io.Writer
 	sch    *arrow.Schema
 	comma  rune
+	nulls  *csvNullOut
 	header bool // the header is still to be written
 	buf    bytes.Buffer
 	err    error // sticky: the first error
@@ -209,7 +213,24 @@ type CSVWriter struct {
 // NewCSVWriter returns a CSVWriter of records of sch writing to w, fields
 // separated by comma.
 func NewCSVWriter(w io.Writer, sch *arrow.Schema, comma rune) *CSVWriter {
-	return &CSVWriter{w: w, sch: sch, comma: comma, header: true}
+	return &CSVWriter{w: w, sch: sch, comma: comma, nulls: newCSVNullOut(sch, nil), header: true}
+}
+
+// NewCSVWriterNulls is NewCSVWriter for a file read back with null words
+// of its own (import's ReadOptions.CSVNulls, DuckDB's nullstr, R's NA):
+// a null is written as the first of words, bare, and a string equal to
+// any of them quoted, as the standard null words are, so that an
+// importer given the same words reads a null back as null and the string
+// as text. A value of a column of another type whose text is one of the
+// words (a float NaN with the word NaN) fails the Write: an importer
+// reads it as null quoted or not. With no words it is NewCSVWriter. A
+// word holding a quote, comma or line break cannot be written bare and
+// is refused.
+func NewCSVWriterNulls(w io.Writer, sch *arrow.Schema, comma rune, words []string) (*CSVWriter, error) {
+	if err := checkCSVNullWords(words, comma); err != nil {
+		return nil, err
+	}
+	return &CSVWriter{w: w, sch: sch, comma: comma, nulls: newCSVNullOut(sch, words), header: true}, nil
 }
 
 // Write writes rec's rows (after the header, on the first call); each call
@@ -219,7 +240,7 @@ func (c *CSVWriter) Write(rec arrow.Record) error {
 		return c.err
 	}
 	c.buf.Reset()
-	if err := formatCSV(&c.buf, rec, c.sch, c.comma, c.header); err != nil {
+	if err := formatCSV(&c.buf, rec, c.sch, c.comma, c.nulls, c.header); err != nil {
 		c.err = err
 		return err
 	}
@@ -238,14 +259,43 @@ func (c *CSVWriter) Flush() error { return c.err }
 // Error returns the first error of a Write.
 func (c *CSVWriter) Error() error { return c.err }
 
-// csvNull is how a CSV file of sch writes a null: an empty field, or NULL
-// in a file of one column, where an empty field is an empty line (read
-// back as null: csvNulls).
-func csvNull(sch *arrow.Schema) string {
-	if sch.NumFields() == 1 {
-		return "NULL"
+// csvNullOut is how a CSV writer writes nulls and which strings it
+// quotes so that they do not read back as nulls.
+type csvNullOut struct {
+	null   string   // a null's field text
+	words  []string // the null words of the reader: csvNulls and custom
+	custom []string // the caller's words (checked in columns of other types)
+	maxLen int      // the length of the longest of words
+}
+
+// newCSVNullOut is how a CSV file of sch writes nulls when its reader
+// takes custom (nil: none) for null besides csvNulls: as the first of
+// custom, else as an empty field, or NULL in a file of one column, where
+// an empty field is an empty line (read back as null: csvNulls).
+func newCSVNullOut(sch *arrow.Schema, custom []string) *csvNullOut {
+	n := &csvNullOut{words: append(slices.Clip(csvNulls), custom...), custom: custom}
+	for _, w := range n.words {
+		n.maxLen = max(n.maxLen, len(w))
 	}
-	return ""
+	switch {
+	case len(custom) > 0 && custom[0] != "":
+		n.null = custom[0]
+	case sch.NumFields() == 1:
+		n.null = "NULL"
+	}
+	return n
+}
+
+// checkCSVNullWords returns an error for a null word a CSV file separated
+// by comma cannot hold as a bare field: one holding a quote, the
+// separator or a line break.
+func checkCSVNullWords(words []string, comma rune) error {
+	for _, w := range words {
+		if strings.ContainsAny(w, "\"\r\n"+string(comma)) {
+			return fmt.Errorf("interop: csv: null word %q: a null word may not hold a quote, the separator %q or a line break", w, comma)
+		}
+	}
+	return nil
 }
 
 // formatCSV appends rec's rows as CSV text to dst, after the header when
@@ -254,7 +304,7 @@ func csvNull(sch *arrow.Schema) string {
 // table of one column, since encoding/csv quotes neither, so the fields of
 // those values are then quoted (see quoteCells). An empty column name is
 // written "" too.
-func formatCSV(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune, header bool) error {
+func formatCSV(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune, nulls *csvNullOut, header bool) error {
 	if header {
 		names := make([]string, sch.NumFields())
 		for i, f := range sch.Fields() {
@@ -264,12 +314,15 @@ func formatCSV(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma run
 			return err
 		}
 	}
-	quote, rows := quotedCells(rec)
+	quote, rows, err := quotedCells(rec, nulls)
+	if err != nil {
+		return err
+	}
 	if rows == nil {
-		return csvRows(dst, rec, sch, comma)
+		return csvRows(dst, rec, sch, comma, nulls.null)
 	}
 	var text bytes.Buffer
-	if err := csvRows(&text, rec, sch, comma); err != nil {
+	if err := csvRows(&text, rec, sch, comma, nulls.null); err != nil {
 		return err
 	}
 	return quoteCells(dst, text.Bytes(), quote, rows, []byte(string(comma)))
@@ -302,9 +355,9 @@ func csvHeader(dst *bytes.Buffer, names []string, comma rune) error {
 }
 
 // csvRows appends rec's rows, formatted by arrow-go's writer (no header,
-// nulls as csvNull), to dst.
-func csvRows(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune) error {
-	w := csv.NewWriter(dst, sch, csv.WithHeader(false), csv.WithNullWriter(csvNull(sch)), csv.WithComma(comma))
+// nulls as null), to dst.
+func csvRows(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune, null string) error {
+	w := csv.NewWriter(dst, sch, csv.WithHeader(false), csv.WithNullWriter(null), csv.WithComma(comma))
 	if err := w.Write(rec); err != nil {
 		return fmt.Errorf("interop: csv: %w", err)
 	}
@@ -317,25 +370,30 @@ func csvRows(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune)
 // quotedCells finds rec's values that CSV must write quoted to tell them
 // from nulls: those whose text is empty (empty strings and binary values,
 // values of extension types of empty text) or one of the null words of
-// import (csvNulls). It returns per column a test of a row, nil for
-// columns of none, and which rows hold any (nil when none does).
-func quotedCells(rec arrow.Record) (quote []func(int) bool, rows []bool) {
+// the reader (nulls.words: csvNulls and the caller's). It returns per
+// column a test of a row, nil for columns of none, and which rows hold
+// any (nil when none does). A value of another type whose text is one of
+// the caller's words is an error: quoted or not, it reads back as null.
+func quotedCells(rec arrow.Record, nulls *csvNullOut) (quote []func(int) bool, rows []bool, err error) {
 	n := int(rec.NumRows())
 	quote = make([]func(int) bool, rec.NumCols())
 	for c, a := range rec.Columns() {
 		var f func(int) bool
 		switch a := a.(type) {
 		case *array.String:
-			f = func(i int) bool { return a.IsValid(i) && nullText(a.ValueLen(i), a.Value, i) }
+			f = func(i int) bool { return a.IsValid(i) && nulls.isNullText(a.ValueLen(i), a.Value, i) }
 		case *array.LargeString:
-			f = func(i int) bool { return a.IsValid(i) && nullText(a.ValueLen(i), a.Value, i) }
+			f = func(i int) bool { return a.IsValid(i) && nulls.isNullText(a.ValueLen(i), a.Value, i) }
 		case *array.Binary:
 			f = func(i int) bool { return a.IsValid(i) && a.ValueLen(i) == 0 }
 		case *array.LargeBinary:
 			f = func(i int) bool { return a.IsValid(i) && a.ValueLen(i) == 0 }
 		case array.ExtensionArray:
-			f = func(i int) bool { return a.IsValid(i) && isCSVNull(a.ValueStr(i), csvNulls) }
+			f = func(i int) bool { return a.IsValid(i) && isCSVNull(a.ValueStr(i), nulls.words) }
 		default:
+			if err := nulls.checkValues(a, rec.ColumnName(c)); err != nil {
+				return nil, nil, err
+			}
 			continue
 		}
 		for i := range n {
@@ -348,20 +406,39 @@ func quotedCells(rec arrow.Record) (quote []func(int) bool, rows []bool) {
 			}
 		}
 	}
-	return quote, rows
+	return quote, rows, nil
 }
 
-// nullText reports whether value i of a string array, of length n, is
-// empty or a null word of import (csvNulls); value is read only when its
-// length is at most a null word's.
-func nullText(n int, value func(int) string, i int) bool {
+// isNullText reports whether value i of a string array, of length n, is
+// empty or a null word of the reader (nulls.words); value is read only
+// when its length is at most a null word's.
+func (nulls *csvNullOut) isNullText(n int, value func(int) string, i int) bool {
 	if n == 0 {
 		return true
 	}
-	if n > csvNullsLen {
+	if n > nulls.maxLen {
 		return false
 	}
-	return isCSVNull(value(i), csvNulls)
+	return isCSVNull(value(i), nulls.words)
+}
+
+// checkValues returns an error for the first value of a, a column of a
+// type CSV does not quote (numbers, times, booleans), whose text is one
+// of the caller's null words: an importer reads such a field as null,
+// quoted or not. Without custom words there is nothing to check (no
+// value of those types has the text of a standard null word).
+func (nulls *csvNullOut) checkValues(a arrow.Array, name string) error {
+	if len(nulls.custom) == 0 {
+		return nil
+	}
+	for i := range a.Len() {
+		if a.IsValid(i) {
+			if s := a.ValueStr(i); isCSVNull(s, nulls.custom) {
+				return fmt.Errorf("interop: csv: column %q: value %s is a null word; it would read back as null (choose another null word)", name, s)
+			}
+		}
+	}
+	return nil
 }
 
 // quoteCells appends text, CSV records as encoding/csv writes them (a

@@ -723,7 +723,12 @@ type WriteOptions struct {
 	// CSV file as text (0: GOMAXPROCS, at most eight; 1: the calling
 	// goroutine). The file's bytes are the same whatever the number.
 	Threads int
-	Mem     memory.Allocator
+	// CSVNulls are null words of the file's reader (ReadOptions.CSVNulls
+	// of an import that reads it back, DuckDB's nullstr): a null is
+	// written as the first, bare, and a string equal to any of them quoted
+	// (see NewCSVWriterNulls). Empty: nulls are empty fields.
+	CSVNulls []string
+	Mem      memory.Allocator
 }
 
 // Row group limits of exported Parquet files (WriteOptions).
@@ -796,11 +801,15 @@ func create(path string, obj iox.Sink, sch *arrow.Schema, opts WriteOptions) (Si
 		flat, text := csvSchema(sch)
 		// a .tsv file is tab-separated, as import reads it
 		comma := csvComma(path)
-		if opts.Threads != 1 {
-			s = newCSVParallelSink(f, flat, text, comma, opts.Threads, opts.Mem)
+		if err = checkCSVNullWords(opts.CSVNulls, comma); err != nil {
 			break
 		}
-		s = &csvSink{f: f, w: NewCSVWriter(f, flat, comma), sch: flat, text: text, mem: opts.Mem}
+		nulls := newCSVNullOut(flat, opts.CSVNulls)
+		if opts.Threads != 1 {
+			s = newCSVParallelSink(f, flat, text, comma, nulls, opts.Threads, opts.Mem)
+			break
+		}
+		s = &csvSink{f: f, w: &CSVWriter{w: f, sch: flat, comma: comma, nulls: nulls, header: true}, sch: flat, text: text, mem: opts.Mem}
 	case JSON:
 		s = &jsonSink{f: f, w: bufio.NewWriterSize(f, 1<<16)}
 	default:

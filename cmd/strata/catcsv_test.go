@@ -84,3 +84,60 @@ func TestCSVEmptyStringsRoundTrip(t *testing.T) {
 		t.Fatalf("the import of the export holds %q, %v, want %q\n%s", text, err, wantJSON, stderr)
 	}
 }
+
+// TestCSVNullWordRoundTrip checks --null on the commands that write CSV:
+// a CSV imported with --null NA, whose quoted "NA" is a string, is
+// written by export and by cat, scan and take --format csv with nulls as
+// NA and the string NA quoted, so that import --null NA reads back an
+// empty string, a null, the string NA and the string NULL apart; and that
+// --null with another output is refused.
+func TestCSVNullWordRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(src, []byte("id,s\n1,\"\"\n2,NA\n3,\"NA\"\n4,\"NULL\"\n5,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "t.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", "--null", "NA", src, first); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	wantJSON, stderr, err := capture(t, "cat", first, "--format", "json")
+	if err != nil {
+		t.Fatalf("cat: %v\n%s", err, stderr)
+	}
+	if want := `{"id":1,"s":""}` + "\n" + `{"id":2,"s":null}` + "\n" + `{"id":3,"s":"NA"}` + "\n" + `{"id":4,"s":"NULL"}` + "\n" + `{"id":5,"s":"x"}` + "\n"; wantJSON != want {
+		t.Fatalf("import --null NA read %q, want %q", wantJSON, want)
+	}
+	want := "id,s\n1,\"\"\n2,NA\n3,\"NA\"\n4,\"NULL\"\n5,x\n"
+	for _, cmd := range [][]string{{"cat"}, {"scan"}, {"take", "0,1,2,3,4"}} {
+		args := append([]string{first}, cmd[1:]...)
+		text, stderr, err := capture(t, cmd[0], append(args, "--format", "csv", "--null", "NA")...)
+		if err != nil || text != want {
+			t.Errorf("%s --format csv --null NA wrote %q, %v, want %q\n%s", cmd[0], text, err, want, stderr)
+		}
+	}
+	csv := filepath.Join(dir, "out.csv")
+	if _, stderr, err := capture(t, "export", "--null", "NA", first, csv); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	if got, err := os.ReadFile(csv); err != nil || string(got) != want {
+		t.Fatalf("export --null NA wrote %q, %v, want %q", got, err, want)
+	}
+	second := filepath.Join(dir, "again.strata")
+	if _, stderr, err := capture(t, "import", "--quiet", "--null", "NA", csv, second); err != nil {
+		t.Fatalf("import of the export: %v\n%s", err, stderr)
+	}
+	if got, stderr, err := capture(t, "cat", second, "--format", "json"); err != nil || got != wantJSON {
+		t.Fatalf("export, import --null NA read back %q, %v, want %q\n%s", got, err, wantJSON, stderr)
+	}
+	for _, args := range [][]string{
+		{"cat", first, "--null", "NA"},
+		{"cat", first, "--format", "json", "--null", "NA"},
+		{"export", "--null", "NA", first, filepath.Join(dir, "t.parquet")},
+		{"cat", first, "--format", "csv", "--null", `"x"`},
+	} {
+		if _, _, err := capture(t, args[0], args[1:]...); exitCode(err) != 2 {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+}

@@ -128,6 +128,7 @@ func runExport(args []string) error {
 	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding, and formatting CSV text (0: all cores)")
 	byName := fs.Bool("union-by-name", false, "write the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
+	null := nullOutFlag(fs)
 	pf := addProgressFlags(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -137,6 +138,12 @@ func runExport(args []string) error {
 	if len(pos) != 2 {
 		return usagef("want SRC.strata (or a pattern of files) and DST, got %d arguments", len(pos))
 	}
+	fm, _ := interop.FormatOf(pos[1])
+	nulls, err := nullWords(*null, fm == interop.CSV)
+	if err != nil {
+		return err
+	}
+	wopts := interop.WriteOptions{Threads: *threads, CSVNulls: nulls}
 	ctx := context.Background()
 	paths, err := globPaths(ctx, pos[0], sf)
 	if err != nil {
@@ -210,7 +217,7 @@ func runExport(args []string) error {
 				rec = out
 			}
 			if sink == nil {
-				if sink, err = createExport(ctx, pos[1], sf, rec.Schema(), interop.WriteOptions{Threads: *threads}); err != nil {
+				if sink, err = createExport(ctx, pos[1], sf, rec.Schema(), wopts); err != nil {
 					rec.Release()
 					return err
 				}
@@ -240,7 +247,7 @@ func runExport(args []string) error {
 		}
 	}
 	if sink == nil {
-		if sink, err = createExport(ctx, pos[1], sf, outSch, interop.WriteOptions{Threads: *threads}); err != nil {
+		if sink, err = createExport(ctx, pos[1], sf, outSch, wopts); err != nil {
 			return err
 		}
 	}
@@ -258,6 +265,9 @@ type printer struct {
 	format string
 	w      io.Writer
 	csv    *interop.CSVWriter
+	// nulls are the null words CSV output writes for its reader
+	// (nullWords): nulls as the first, strings equal to one quoted
+	nulls  []string
 	rows   int
 	header bool
 	// width is each table column's width so far: a batch is printed at
@@ -320,8 +330,12 @@ func (p *printer) print(rec arrow.Record) error {
 		defer out.Release()
 		if p.csv == nil {
 			// as export writes a CSV file (NewCSVWriter: nulls as empty
-			// fields, NULL in a table of one column, and empty strings "")
-			p.csv = interop.NewCSVWriter(p.w, out.Schema(), ',')
+			// fields, NULL in a table of one column, and empty strings "";
+			// or nulls as the first of --null's words, strings equal to
+			// one of them quoted)
+			if p.csv, err = interop.NewCSVWriterNulls(p.w, out.Schema(), ',', p.nulls); err != nil {
+				return err
+			}
 		}
 		return p.csv.Write(out)
 	case "json":
@@ -469,6 +483,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "scan one split only: its JSON (from 'strata splits') or @FILE")
 	byName := fs.Bool("union-by-name", false, "read the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")
+	null := nullOutFlag(fs)
 	var where *string
 	var showStats *bool
 	if withWhere {
@@ -505,6 +520,9 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	}
 	pr, err := newPrinter(*format, os.Stdout)
 	if err != nil {
+		return err
+	}
+	if pr.nulls, err = nullWords(*null, *format == "csv"); err != nil {
 		return err
 	}
 	if *byName && len(paths) > 1 {
@@ -837,6 +855,34 @@ func scanByName(ctx context.Context, files []*openedFile, paths []string, opts s
 		return err
 	}
 	return pr.flush()
+}
+
+// nullOutFlag defines --null of the commands that write CSV (export, and
+// cat, scan, take and agg with --format csv): the null words of the
+// program that reads the CSV back, as import's --null takes them.
+func nullOutFlag(fs *flag.FlagSet) *string {
+	return fs.String("null", "", "CSV output: comma-separated `words` its reader takes for null, as import's --null (e.g. 'NA' or '\\N'): "+
+		"a null is written as the first word, and a string equal to any word, or to NULL, null or \"\", quoted, so that "+
+		"import --null with the same words reads each back as it was (default: a null is an empty field)")
+}
+
+// nullWords returns the words of --null (see nullOutFlag), or a usage
+// error when there are words and the output is not CSV, or a word cannot
+// be written as a bare CSV field.
+func nullWords(s string, csv bool) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if !csv {
+		return nil, usagef("--null %q: null words apply to CSV output only", s)
+	}
+	words := strings.Split(s, ",")
+	for _, w := range words {
+		if strings.ContainsAny(w, "\"\r\n") {
+			return nil, usagef("--null: null word %q may not hold a quote or a line break", w)
+		}
+	}
+	return words, nil
 }
 
 // readFlags are how import reads a CSV, JSON or Parquet source.

@@ -45,7 +45,8 @@ usage:
                                            --union-by-name imports SRCs of different columns by column name;
                                            CSV: --delimiter C|tab (default: sniffed), --no-header, --null 'NA,\N', --decimal-comma, --lazy-quotes
   strata export SRC.strata DST             DST is .parquet, .csv, .arrow or .jsonl (JSON lines); CSV writes a null as an empty field
-                                           and an empty string as "" (import reads them back apart)
+                                           and an empty string as "" (import reads them back apart); --null 'NA,\N' writes a null
+                                           as NA and quotes a string NA, for a reader of those null words (import --null 'NA,\N')
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]

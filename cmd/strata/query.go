@@ -25,6 +25,7 @@ func runTake(args []string) error {
 	format := fs.String("format", "table", "table, csv or json (JSON lines, as export writes them: NaN and ±Inf as null)")
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	byName := fs.Bool("union-by-name", false, "look rows up in the files of a pattern as one table by column name: every column of any file, null where a file lacks one")
+	null := nullOutFlag(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -32,6 +33,10 @@ func runTake(args []string) error {
 	}
 	if len(pos) < 2 {
 		return usagef("want FILE (or a pattern of files) and at least one ROW")
+	}
+	nulls, err := nullWords(*null, *format == "csv")
+	if err != nil {
+		return err
 	}
 	var rows []int64
 	for _, s := range pos[1:] {
@@ -91,6 +96,7 @@ func runTake(args []string) error {
 	if err != nil {
 		return err
 	}
+	pr.nulls = nulls
 	pr.setSource(files[0].Metadata())
 	if err := pr.print(rec); err != nil {
 		return err
@@ -115,6 +121,7 @@ func runAgg(args []string) error {
 	split := fs.String("split", "", "aggregate one split only: its JSON (from 'strata splits') or @FILE")
 	byName := fs.Bool("union-by-name", false, "aggregate the files of a pattern as one table by column name: a file lacking a column holds nulls there (columns added over time)")
 	format := fs.String("format", "", "table, csv or json: one row, a column per aggregate (default: a line 'name = value' each); values print as cat prints their column's type")
+	null := nullOutFlag(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -128,6 +135,13 @@ func runAgg(args []string) error {
 		if pr, err = newPrinter(*format, os.Stdout); err != nil {
 			return err
 		}
+	}
+	nulls, err := nullWords(*null, *format == "csv")
+	if err != nil {
+		return err
+	}
+	if pr != nil {
+		pr.nulls = nulls
 	}
 	ctx := context.Background()
 	paths, err := globPaths(ctx, pos[0], sf)
