@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"strata/encoding"
 )
@@ -346,14 +347,12 @@ func (d *binaryDec) grow(dst *encoding.Bytes, n int) error {
 	return nil
 }
 
-func growCap[E any](s []E, n int) []E {
-	if cap(s)-len(s) >= n {
-		return s
-	}
-	ns := make([]E, len(s), len(s)+n)
-	copy(ns, s)
-	return ns
-}
+// growCap makes room for n more elements of s, growing its capacity
+// geometrically (slices.Grow): a stream read a chunk at a time appends
+// each chunk's values to one buffer, and growing it by exactly n copied
+// the whole buffer at every chunk, quadratic in the stream's chunks (a
+// file written with ChunkValues 1 took 2 GB to scan 40,000 rows).
+func growCap[E any](s []E, n int) []E { return slices.Grow(s, n) }
 
 func (d *binaryDec) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	if err := checkRows(rows, d.n); err != nil {

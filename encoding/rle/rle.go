@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 
 	"strata/encoding"
 	"strata/encoding/internal/cascade"
@@ -415,14 +416,11 @@ func (r *binaryReader) ReadBinary(dst *encoding.Bytes, n int) error {
 	return nil
 }
 
-func grow[T any](s []T, extra int) []T {
-	if cap(s)-len(s) >= extra {
-		return s
-	}
-	ns := make([]T, len(s), len(s)+extra)
-	copy(ns, s)
-	return ns
-}
+// grow makes room for extra more elements of s, growing its capacity
+// geometrically (slices.Grow): the values of a stream's chunks are
+// appended to one buffer a chunk at a time, and growing it by exactly
+// extra copied the whole buffer at every chunk, quadratic in the chunks.
+func grow[T any](s []T, extra int) []T { return slices.Grow(s, extra) }
 
 // GatherBinary appends the values at rows; the cursor does not move.
 func (r *binaryReader) GatherBinary(rows []int32, dst *encoding.Bytes) error {
