@@ -26,13 +26,16 @@ const (
 	LogicalTime                     // Int32 or Int64 count of Unit since midnight
 	LogicalDuration                 // Int64 count of Unit
 	// LogicalWideDecimal is a decimal of precision above MaxDecimalPrecision,
-	// stored as 16-byte binary whose byte order is not the numbers' order:
-	// only IS [NOT] NULL binds on it.
+	// stored as Binary values of 16 bytes, the unscaled value in little
+	// endian two's complement. Their byte order is not the numbers' order,
+	// so comparisons bind to a WideDecimalPred, which compares signed
+	// 128-bit integers, and the bytewise min/max statistics the writer
+	// keeps for them settle nothing (see Leaf.prune).
 	LogicalWideDecimal
 )
 
-// MaxDecimalPrecision is the widest decimal filters compare: decimals of up
-// to 18 digits are stored as integers.
+// MaxDecimalPrecision is the widest decimal stored as an integer column
+// (LogicalDecimal); wider ones are LogicalWideDecimal.
 const MaxDecimalPrecision = 18
 
 // TimeUnit is the unit of a timestamp, time or duration column.
@@ -64,7 +67,9 @@ type ColumnInfo struct {
 	Logical Logical
 	Scale   int      // LogicalDecimal, LogicalWideDecimal: digits after the point (0..38)
 	Unit    TimeUnit // LogicalTimestamp, LogicalTime, LogicalDuration
-	// Precision is a LogicalWideDecimal's digits (for messages).
+	// Precision is a LogicalWideDecimal's digits (for messages; literals
+	// are bound to the range 16 bytes hold, as those of a narrower decimal
+	// are bound to its integer type's range).
 	Precision int
 	// ID is not used by this package; it travels with bound leaves so the
 	// caller can map them to its columns without another lookup.
@@ -121,7 +126,10 @@ func (c *ColumnInfo) validate(path string) error {
 		}
 	case LogicalWideDecimal:
 		if c.Type != encoding.Binary {
-			return fmt.Errorf("filter: column %s: wide decimal stored as %v", path, c.Type)
+			return fmt.Errorf("filter: column %s: wide decimal stored as %v: %w", path, c.Type, encoding.ErrUnsupported)
+		}
+		if c.Scale < 0 || c.Scale > 38 {
+			return fmt.Errorf("filter: column %s: decimal scale %d: %w", path, c.Scale, encoding.ErrUnsupported)
 		}
 	default:
 		return fmt.Errorf("filter: column %s: logical kind %d: %w", path, c.Logical, encoding.ErrUnsupported)
@@ -229,14 +237,6 @@ func bindLeaf(l *Leaf, lookup func(*Leaf) (ColumnInfo, bool)) (Expr, error) {
 	if n, ok := want[l.Op]; ok && len(l.Lits) != n {
 		return nil, &BindError{l.Path, l.Pos, fmt.Sprintf("%s %s needs %d literal(s), has %d", l.Path, l.Op, n, len(l.Lits))}
 	}
-	if info.Logical == LogicalWideDecimal && l.Op != OpIsNull && l.Op != OpIsNotNull {
-		pos := l.Pos
-		if len(l.Lits) > 0 {
-			pos = l.Lits[0].Pos
-		}
-		return nil, &BindError{l.Path, pos, fmt.Sprintf("%s is %s; decimals of precision above %d cannot be compared (IS NULL and IS NOT NULL apply)",
-			l.Path, info.describe(), MaxDecimalPrecision)}
-	}
 	var err error
 	switch l.Op {
 	case OpIsNull, OpIsNotNull:
@@ -246,7 +246,9 @@ func bindLeaf(l *Leaf, lookup func(*Leaf) (ColumnInfo, bool)) (Expr, error) {
 		if l.Op == OpIn && len(l.Lits) == 0 {
 			return nil, &BindError{l.Path, l.Pos, fmt.Sprintf("%s IN needs at least one literal", l.Path)}
 		}
-		if info.Type == encoding.Binary {
+		if info.Logical == LogicalWideDecimal {
+			err = bindWide(out)
+		} else if info.Type == encoding.Binary {
 			err = bindBinary(out)
 		} else if info.Type.IsFloat() {
 			err = bindFloat(out)
@@ -283,7 +285,7 @@ func (c *ColumnInfo) literalHint(lit Literal) string {
 		return " (write durations as a number in the column's unit or as '1h30m', '250ms')"
 	case c.Type == encoding.Bool && lit.Kind != LitBool:
 		return " (write TRUE or FALSE)"
-	case lit.Kind == LitString && c.Logical != LogicalString && c.Type != encoding.Binary && c.Type != encoding.Bool:
+	case lit.Kind == LitString && c.Logical != LogicalString && (c.Type != encoding.Binary || c.Logical == LogicalWideDecimal) && c.Type != encoding.Bool:
 		// Only text that would be a number literal unquoted; there is
 		// none for NaN or the infinities.
 		if isNumberText(lit.Text) {
@@ -311,7 +313,7 @@ func isNumberText(s string) bool {
 
 func bindPrefix(l *Leaf) error {
 	lit := l.Lits[0]
-	if l.Col.Type != encoding.Binary {
+	if l.Col.Type != encoding.Binary || l.Col.Logical == LogicalWideDecimal {
 		return &BindError{l.Path, l.Pos, fmt.Sprintf("LIKE needs a string column; %s is %s", l.Path, l.Col.describe())}
 	}
 	if lit.Kind != LitString {
@@ -429,7 +431,7 @@ func (l *Leaf) rat(lit Literal) (*big.Rat, error) {
 			return new(big.Rat).SetFrac(new(big.Int).Mul(big.NewInt(ns), big.NewInt(c.Unit.perSecond())), big.NewInt(1e9)), nil
 		}
 		return nil, l.litErr(lit)
-	case LogicalDecimal:
+	case LogicalDecimal, LogicalWideDecimal:
 		if lit.Kind != LitNumber {
 			return nil, l.litErr(lit)
 		}
@@ -538,6 +540,32 @@ func intValue(t encoding.Type, v *big.Int) stats.Value {
 }
 
 func bindInteger(l *Leaf) error {
+	t := l.Col.Type
+	lo, hi := domain(t)
+	return bindIntegers(l, lo, hi, func(v *big.Int) stats.Value { return intValue(t, v) })
+}
+
+// bindWide binds a comparison on a wide decimal: its literals are scaled
+// and rounded exactly as a narrower decimal's are (bindInteger), against
+// the range of a signed 128-bit integer, the values 16 bytes can hold
+// (every decimal of up to 38 digits, and whatever else a file stores), so
+// that a literal beyond it matches every value or none. The bound values
+// are stored encodings (wideValue); WideDecimalPred compares them.
+func bindWide(l *Leaf) error {
+	if err := bindIntegers(l, minInt128, maxInt128, wideValue); err != nil {
+		return err
+	}
+	// The set in the numbers' order (sortedSet ordered the encodings by
+	// their bytes), so that its ends bound it as for other columns.
+	slices.SortFunc(l.Set, func(a, b stats.Value) int { return wideBig(a.Bytes()).Cmp(wideBig(b.Bytes())) })
+	return nil
+}
+
+// bindIntegers converts the literals of a comparison on an integer domain
+// [lo, hi] (the column's values) into values made by mk: to the nearest
+// integers that keep the comparison's meaning, or to OpAll or OpNone when
+// the literal lies outside the domain.
+func bindIntegers(l *Leaf, lo, hi *big.Int, mk func(*big.Int) stats.Value) error {
 	rs := make([]*big.Rat, len(l.Lits))
 	for i, lit := range l.Lits {
 		r, err := l.rat(lit)
@@ -546,12 +574,10 @@ func bindInteger(l *Leaf) error {
 		}
 		rs[i] = r
 	}
-	t := l.Col.Type
-	lo, hi := domain(t)
 	set := func(op Op, v *big.Int) {
 		l.Op = op
 		if v != nil {
-			l.A = intValue(t, v)
+			l.A = mk(v)
 		}
 	}
 	switch l.Op {
@@ -606,13 +632,13 @@ func bindInteger(l *Leaf) error {
 		case a.Cmp(lo) == 0 && b.Cmp(hi) == 0:
 			set(OpAll, nil)
 		default:
-			l.A, l.B = intValue(t, a), intValue(t, b)
+			l.A, l.B = mk(a), mk(b)
 		}
 	case OpIn:
 		var vals []stats.Value
 		for _, r := range rs {
 			if r.IsInt() && r.Num().Cmp(lo) >= 0 && r.Num().Cmp(hi) <= 0 {
-				vals = append(vals, intValue(t, r.Num()))
+				vals = append(vals, mk(r.Num()))
 			}
 		}
 		if len(vals) == 0 {

@@ -248,8 +248,8 @@ func TestColumns(t *testing.T) {
 
 // TestBindErrorHints: a quoted literal on a numeric column gets the hint
 // to write it unquoted only when unquoted it is a number literal of the
-// syntax; a decimal too wide to compare says so rather than that it is
-// binary.
+// syntax; a decimal stored as 16-byte binary is named as the decimal it
+// is, not as binary.
 func TestBindErrorHints(t *testing.T) {
 	look := func(p string) (ColumnInfo, bool) {
 		if p == "dec" {
@@ -273,10 +273,9 @@ func TestBindErrorHints(t *testing.T) {
 		{"f32 = 'nan'", "no NaN literal", false},
 		{"f64 = 'Infinity'", "cannot compare with 'Infinity'", false},
 		{"i64 IN (1, 'two')", "cannot compare with 'two'", false},
-		{"dec > 0", "dec is a decimal(38,10); decimals of precision above 18 cannot be compared", false},
-		{"dec = '1.5'", "dec is a decimal(38,10)", false},
-		{"dec BETWEEN 1 AND 2", "dec is a decimal(38,10)", false},
-		{"dec LIKE '1%'", "dec is a decimal(38,10)", false},
+		{"dec = '1.5'", "dec is a decimal(38,10); cannot compare with '1.5' (numbers are written without quotes: 1.5)", true},
+		{"dec BETWEEN 1 AND DATE '2020-01-01'", "dec is a decimal(38,10); cannot compare with DATE", false},
+		{"dec LIKE '1%'", "LIKE needs a string column; dec is a decimal(38,10)", false},
 	} {
 		e, err := Parse(c.where)
 		if err != nil {
@@ -288,7 +287,7 @@ func TestBindErrorHints(t *testing.T) {
 			t.Errorf("Bind(%q) = %v, want %q, hint %v", c.where, err, c.frag, c.hint)
 		}
 	}
-	for _, where := range []string{"dec IS NULL", "NOT dec IS NOT NULL"} {
+	for _, where := range []string{"dec IS NULL", "NOT dec IS NOT NULL", "dec > 0", "dec BETWEEN 1 AND 2.5"} {
 		e, err := Parse(where)
 		if err != nil {
 			t.Fatal(err)

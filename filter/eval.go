@@ -8,9 +8,10 @@ import (
 )
 
 // Pred returns the leaf as a decoder predicate on the column's Go type:
-// *encoding.Pred[T] (int32 for Int32 columns, float64 for Float64, ...) or
-// *encoding.BytesPred for Binary. Literals have already been converted and
-// clamped by Bind: OpAll becomes a predicate every value satisfies (>= the
+// *encoding.Pred[T] (int32 for Int32 columns, float64 for Float64, ...),
+// *encoding.BytesPred for Binary, or *WideDecimalPred for a wide decimal
+// (Binary whose bytes must not be compared as bytes). Literals have
+// already been converted and clamped by Bind: OpAll becomes a predicate every value satisfies (>= the
 // type's minimum) and OpNone one none does (IN with an empty set). Pred
 // returns nil for IS NULL / IS NOT NULL (a validity question, not a value
 // one), for Bool columns (no encoding predicate exists; use Match) and for
@@ -118,6 +119,12 @@ func makePred(l *Leaf) any {
 	case encoding.Float64:
 		return nilIfNil(numPred[float64](l, 0))
 	case encoding.Binary:
+		if l.Col.Logical == LogicalWideDecimal {
+			if p := widePred(l); p != nil {
+				return p
+			}
+			return nil
+		}
 		if p := bytesPred(l); p != nil {
 			return p
 		}
@@ -166,6 +173,8 @@ func (l *Leaf) Match(v stats.Value) bool {
 		return p.Match(conv[float64](v))
 	case *encoding.BytesPred:
 		return p.Match(v.Bytes())
+	case *WideDecimalPred:
+		return p.Match(v.Bytes())
 	}
 	return false
 }
@@ -202,6 +211,7 @@ func (l *Leaf) rangeMatch(lo, hi stats.Value) (may, all bool) {
 	case *encoding.BytesPred:
 		return p.MayMatchRange(lo.Bytes(), hi.Bytes()), p.AllMatchRange(lo.Bytes(), hi.Bytes())
 	}
+	// *WideDecimalPred among others: bounds that settle nothing.
 	return true, false
 }
 
@@ -329,6 +339,15 @@ func (l *Leaf) prune(s *stats.ColumnStats) triPair {
 	if nonNull <= 0 {
 		return triPair{None, None} // every comparison is unknown
 	}
+	if l.Col.Logical == LogicalWideDecimal {
+		// The writer's bounds of a wide decimal are the least and greatest
+		// 16-byte encodings bytewise (docs/FORMAT.md, "Column
+		// statistics"), not the least and greatest numbers: -1 (ff…ff) is
+		// the greatest encoding, 256 (00 01 00…) sorts below 1. They can
+		// neither rule a chunk out nor accept it whole; only the counts
+		// above (nulls, rows) settle anything.
+		return triPair{Some, Some}
+	}
 	anyMatch, allMatch := false, true // over the non-null values
 	if s.Ordered() > 0 {
 		if !s.HasMinMax {
@@ -395,6 +414,8 @@ func MayContain(e Expr, bloomOf func(path string) (*stats.Bloom, bool)) bool {
 		if !ok || f == nil {
 			return true
 		}
+		// A wide decimal's bound values are its stored 16-byte encodings,
+		// one per number, so their hashes are those of equal stored values.
 		if x.Op == OpEq {
 			return f.MayContain(x.A.Hash())
 		}

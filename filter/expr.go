@@ -8,7 +8,7 @@
 //	b, err := filter.Bind(e, lookup)     // literals → each column's physical domain
 //	filter.Prune(b, statsOf)             // None / Some / All per chunk, stripe or file
 //	filter.MayContain(b, bloomOf)        // bloom filters for = and IN
-//	leaf.Pred()                          // *encoding.Pred[T] / *encoding.BytesPred for decoders
+//	leaf.Pred()                          // *encoding.Pred[T] / *encoding.BytesPred / *filter.WideDecimalPred for decoders
 //	filter.EvalRow(b, get)               // reference row evaluation and residual filters
 //
 // Semantics are SQL's three-valued logic: a comparison with a null value is
@@ -238,7 +238,7 @@ func (l *Leaf) String() string {
 		if i < len(l.Lits) {
 			return l.Lits[i].String()
 		}
-		return valueSQL(v)
+		return l.valueSQL(v)
 	}
 	switch l.Op {
 	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
@@ -253,7 +253,7 @@ func (l *Leaf) String() string {
 			}
 		} else {
 			for _, v := range l.Set {
-				parts = append(parts, valueSQL(v))
+				parts = append(parts, l.valueSQL(v))
 			}
 		}
 		return col + " IN (" + strings.Join(parts, ", ") + ")"
@@ -268,11 +268,14 @@ func (l *Leaf) String() string {
 	return col + " " + l.Op.String()
 }
 
-// valueSQL renders a bound value as a literal.
-func valueSQL(v stats.Value) string {
+// valueSQL renders a bound value of the leaf's column as a literal: a
+// wide decimal's stored bytes as the number they hold.
+func (l *Leaf) valueSQL(v stats.Value) string {
 	switch {
 	case !v.Valid():
 		return "?"
+	case l.Col != nil && l.Col.Logical == LogicalWideDecimal && v.Type == encoding.Binary:
+		return wideText(v.Bytes(), l.Col.Scale)
 	case v.Type == encoding.Binary:
 		return quote(string(v.Bytes()))
 	case v.Type == encoding.Bool:
