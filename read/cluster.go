@@ -137,6 +137,13 @@ func (f *File) indexRows(ctx context.Context, q *query) (lo, hi int64, ok bool) 
 			lo, hi, ok = 0, 0, true
 			return
 		}
+		if l.Col.Logical == filter.LogicalWideDecimal {
+			// Its chunk bounds are bytewise (docs/FORMAT.md, "Column
+			// statistics"), not numeric: chunks that look sorted by them
+			// are not sorted by value, and a bound value's bytes do not
+			// order like its number. No row range follows from them.
+			return
+		}
 		a, b, hasA, hasB, has := leafInterval(l)
 		if !has || !f.streamRowAligned(q.stream[l]) {
 			return

@@ -18,7 +18,7 @@ import (
 type query struct {
 	expr   filter.Expr
 	stream map[*filter.Leaf]int // values stream of each leaf's column
-	preds  map[*filter.Leaf]any // *encoding.Pred[T] or *encoding.BytesPred
+	preds  map[*filter.Leaf]any // *encoding.Pred[T], *encoding.BytesPred or *filter.WideDecimalPred
 	paths  map[string]int       // column path → values stream
 	// anc lists, per leaf, the nulls streams of its nullable struct
 	// ancestors: a field of a null struct is null whatever its own stream
@@ -709,8 +709,45 @@ func filterChunk(d encoding.Decoder, l *filter.Leaf, pred any, sel encoding.Bitm
 			}
 		}
 		return nil
+	case *filter.WideDecimalPred:
+		return filterWide(d, l, p, sel, n)
 	}
 	return fmt.Errorf("read: no predicate for %s", l.Path)
+}
+
+// filterWide evaluates a comparison on a wide decimal: the chunk's values
+// are decoded and compared as signed 128-bit integers. It deliberately
+// skips BinaryFilterer, whose implementations compare bytes (dictionary id
+// ranges, sorted alphabets, front-coded prefixes): the bytes of these
+// values do not order like the numbers. A non-null value that is not 16
+// bytes long is corrupt.
+func filterWide(d encoding.Decoder, l *filter.Leaf, p *filter.WideDecimalPred, sel encoding.Bitmap, n int) error {
+	r, ok := d.(encoding.BinaryReader)
+	if !ok {
+		return encoding.Corruptf("%v node of wide decimal %s is not binary", d.Kind(), l.Path)
+	}
+	var b encoding.Bytes
+	valid := make([]bool, n)
+	if err := encoding.ReadBinaryNullable(r, &b, valid, n); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		if !sel.Get(i) {
+			continue
+		}
+		if !valid[i] {
+			sel.Clear(i)
+			continue
+		}
+		v := b.Value(i)
+		if len(v) != filter.WideDecimalBytes {
+			return encoding.Corruptf("wide decimal %s: a value of %d bytes, not %d", l.Path, len(v), filter.WideDecimalBytes)
+		}
+		if !p.Match(v) {
+			sel.Clear(i)
+		}
+	}
+	return nil
 }
 
 func filterTyped[T encoding.Number](d encoding.Decoder, p *encoding.Pred[T], sel encoding.Bitmap, n int) error {
@@ -834,9 +871,8 @@ func columnInfo(n *schema.Node) filter.ColumnInfo {
 			ci.Logical = filter.LogicalDecimal
 			ci.Scale = n.Scale
 		}
-		// Decimals wider than 18 digits are stored as 16-byte binary:
-		// they bind for IS [NOT] NULL; comparisons report an error naming
-		// the decimal's type.
+		// Decimals wider than 18 digits are stored as 16-byte binary,
+		// compared as the 128-bit integers they hold (never as bytes).
 		if ci.Type == encoding.Binary {
 			ci.Logical, ci.Precision, ci.Scale = filter.LogicalWideDecimal, n.Precision, n.Scale
 		}
