@@ -15,7 +15,6 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -72,7 +71,7 @@ func (u usageError) Error() string { return u.msg }
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("strata-sql", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "table", "output: table, csv or json (one object per row)")
+	format := fs.String("format", "table", "output: table, csv (as strata export writes it: a null an empty field, or NULL in a result of one column; an empty string \"\"; the strings NULL and null quoted) or json (one object per row)")
 	threads := fs.Int("threads", 0, "DuckDB threads (0: one per core)")
 	noPush := fs.Bool("no-pushdown", false, "do not pass WHERE conjuncts to the Strata scans")
 	explain := fs.Bool("explain", false, "print the query as rewritten for pushdown, and what was pushed, to stderr")
@@ -164,7 +163,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// printRows writes a result as an aligned table, CSV or JSON lines.
+// printRows writes a result as an aligned table, CSV or JSON lines. CSV
+// is written as strata export writes it, so that strata import (or
+// DuckDB) reads every value back as it was: a null as an empty field, or
+// NULL in a result of one column (an empty field there is an empty line,
+// which CSV readers skip), and an empty string as "", a string that is a
+// null word (NULL, null) as "NULL" and "null" (see csvWriter).
 func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 	cols, err := rows.ColumnTypes()
 	if err != nil {
@@ -176,12 +180,19 @@ func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 	}
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	var cw *csv.Writer
+	var cw *csvWriter
 	var table [][]string
 	switch format {
 	case "csv":
-		cw = csv.NewWriter(w)
-		cw.Write(names)
+		cw = &csvWriter{w: w, null: "", fields: make([]string, len(cols)), quote: make([]bool, len(cols))}
+		if len(cols) == 1 {
+			cw.null = "NULL"
+		}
+		for i, name := range names {
+			// (an empty name quoted: an empty header line would be skipped)
+			cw.fields[i], cw.quote[i] = name, name == ""
+		}
+		cw.writeRow()
 	case "table":
 		table = append(table, names)
 	}
@@ -204,33 +215,74 @@ func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 				obj[i] = string(k) + ":" + jsonValue(v, cols[i].DatabaseTypeName())
 			}
 			fmt.Fprintf(w, "{%s}\n", strings.Join(obj, ","))
+		case "csv":
+			for i, v := range vals {
+				cw.fields[i], cw.quote[i] = cw.null, false
+				if v != nil {
+					s := text(v, cols[i].DatabaseTypeName())
+					_, str := v.(string)
+					// (only a string's text can be empty or a null word)
+					cw.fields[i], cw.quote[i] = s, str && (s == "" || s == "NULL" || s == "null")
+				}
+			}
+			cw.writeRow()
 		default:
 			row := make([]string, len(cols))
 			for i, v := range vals {
-				if v == nil && cw != nil {
-					continue // CSV: an empty field
-				}
 				row[i] = text(v, cols[i].DatabaseTypeName())
 			}
-			if cw != nil {
-				cw.Write(row)
-			} else {
-				table = append(table, row)
-			}
+			table = append(table, row)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return n, err
 	}
 	if cw != nil {
-		cw.Flush()
-		return n, cw.Error()
+		return n, w.Flush()
 	}
 	if table != nil {
 		writeTable(w, table)
 		fmt.Fprintf(w, "(%d rows)\n", n)
 	}
 	return n, nil
+}
+
+// csvWriter writes CSV records: fields separated by commas, a record a
+// line ending in \n. encoding/csv cannot be told to quote a field, and
+// writes an empty string and a null word bare, as a null; this writer
+// quotes a field when told to, and when its text needs it (it holds a
+// comma, a quote or a line break, or begins with a space or tab, which
+// some readers trim, or is \., which PostgreSQL reads as the end of the
+// data), doubling its quotes.
+type csvWriter struct {
+	w      *bufio.Writer
+	null   string   // a null's field text
+	fields []string // the next record's fields
+	quote  []bool   // per field: write it quoted whatever its text
+}
+
+// writeRow writes fields as a record; errors are bufio.Writer's, sticky,
+// and returned by its Flush.
+func (c *csvWriter) writeRow() {
+	for i, f := range c.fields {
+		if i > 0 {
+			c.w.WriteByte(',')
+		}
+		if !c.quote[i] && !csvNeedsQuotes(f) {
+			c.w.WriteString(f)
+			continue
+		}
+		c.w.WriteByte('"')
+		c.w.WriteString(strings.ReplaceAll(f, `"`, `""`))
+		c.w.WriteByte('"')
+	}
+	c.w.WriteByte('\n')
+}
+
+// csvNeedsQuotes reports whether a CSV field of text s must be quoted for
+// a reader to read s back (see csvWriter).
+func csvNeedsQuotes(s string) bool {
+	return strings.ContainsAny(s, ",\"\r\n") || s == `\.` || s != "" && (s[0] == ' ' || s[0] == '\t')
 }
 
 func writeTable(w io.Writer, t [][]string) {
