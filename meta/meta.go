@@ -65,24 +65,45 @@ func UnmarshalFileStats(b []byte) (map[int]stats.ColumnStats, error) {
 	return m, d.err
 }
 
-// MarshalStripeStats encodes the statistics of every stripe.
+// MarshalStripeStats encodes the statistics of every stripe: their count,
+// then each stripe's entry (AppendStripeStats).
 func MarshalStripeStats(ss []StripeStats) []byte {
-	out := binary.AppendUvarint(nil, uint64(len(ss)))
+	var entries []byte
 	for _, s := range ss {
-		out = binary.AppendUvarint(out, uint64(s.Rows))
-		out = binary.AppendUvarint(out, uint64(len(s.Columns)))
-		for _, id := range sortedKeys(s.Columns) {
-			out = binary.AppendUvarint(out, uint64(id))
-			cs := s.Columns[id]
-			out = appendBlob(out, cs.AppendBinary(nil))
-		}
-		out = binary.AppendUvarint(out, uint64(len(s.Blooms)))
-		for _, id := range sortedKeys(s.Blooms) {
-			out = binary.AppendUvarint(out, uint64(id))
-			out = appendBlob(out, s.Blooms[id])
-		}
+		entries = AppendStripeStats(entries, s)
 	}
-	return out
+	return Counted(len(ss), entries)
+}
+
+// AppendStripeStats appends one stripe's entry of MarshalStripeStats to
+// dst. A writer encodes each stripe's statistics when the stripe ends and
+// keeps these bytes, instead of the maps of StripeStats (over a kilobyte
+// a stripe of a few columns, gigabytes for a file of a million small
+// stripes), and joins them with Counted at the end.
+func AppendStripeStats(dst []byte, s StripeStats) []byte {
+	dst = binary.AppendUvarint(dst, uint64(s.Rows))
+	dst = binary.AppendUvarint(dst, uint64(len(s.Columns)))
+	var scratch []byte
+	for _, id := range sortedKeys(s.Columns) {
+		dst = binary.AppendUvarint(dst, uint64(id))
+		cs := s.Columns[id]
+		scratch = cs.AppendBinary(scratch[:0])
+		dst = appendBlob(dst, scratch)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(s.Blooms)))
+	for _, id := range sortedKeys(s.Blooms) {
+		dst = binary.AppendUvarint(dst, uint64(id))
+		dst = appendBlob(dst, s.Blooms[id])
+	}
+	return dst
+}
+
+// Counted returns the section of n entries encoded back to back in
+// entries (AppendStripeStats, AppendBloomIndex): their count, then them.
+func Counted(n int, entries []byte) []byte {
+	out := make([]byte, 0, binary.MaxVarintLen64+len(entries))
+	out = binary.AppendUvarint(out, uint64(n))
+	return append(out, entries...)
 }
 
 // UnmarshalStripeStats decodes MarshalStripeStats output.
@@ -127,20 +148,29 @@ type BloomRef struct {
 }
 
 // MarshalBloomIndex encodes, per stripe, where its bloom filters lie in
-// the stats.bloom section (refs[stripe][streamID]).
+// the stats.bloom section (refs[stripe][streamID]): the count of stripes,
+// then each stripe's entry (AppendBloomIndex).
 func MarshalBloomIndex(refs []map[int]BloomRef) []byte {
-	out := binary.AppendUvarint(nil, uint64(len(refs)))
+	var entries []byte
 	for _, m := range refs {
-		out = binary.AppendUvarint(out, uint64(len(m)))
-		for _, id := range sortedKeys(m) {
-			r := m[id]
-			out = binary.AppendUvarint(out, uint64(id))
-			out = binary.AppendUvarint(out, uint64(r.Off))
-			out = binary.AppendUvarint(out, uint64(r.Len))
-			out = binary.LittleEndian.AppendUint32(out, r.Sum)
-		}
+		entries = AppendBloomIndex(entries, m)
 	}
-	return out
+	return Counted(len(refs), entries)
+}
+
+// AppendBloomIndex appends one stripe's entry of MarshalBloomIndex to dst
+// (refs by stream id), so that a writer need not keep every stripe's
+// references until the file closes.
+func AppendBloomIndex(dst []byte, refs map[int]BloomRef) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(refs)))
+	for _, id := range sortedKeys(refs) {
+		r := refs[id]
+		dst = binary.AppendUvarint(dst, uint64(id))
+		dst = binary.AppendUvarint(dst, uint64(r.Off))
+		dst = binary.AppendUvarint(dst, uint64(r.Len))
+		dst = binary.LittleEndian.AppendUint32(dst, r.Sum)
+	}
+	return dst
 }
 
 // UnmarshalBloomIndex decodes MarshalBloomIndex output; every range must

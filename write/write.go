@@ -227,8 +227,15 @@ type Writer struct {
 	// reserved is set once the stripe buffers were sized from RowsHint
 	reserved bool
 	stripe   int
-	stripes  []meta.StripeStats
-	file     map[int]*stats.ColumnStats
+	// The stats.stripe and stats.bloom.index entries of the stripes
+	// written (meta.AppendStripeStats, meta.AppendBloomIndex) and their
+	// bloom filters, encoded as each stripe ends: kept as maps until
+	// Close, a file of many small stripes (StripeBytes 1 writes a stripe
+	// a row) held over a kilobyte a stripe.
+	stripeStats []byte
+	bloomIndex  []byte
+	blooms      []byte
+	file        map[int]*stats.ColumnStats
 	cuts     []int  // rows of the pending stripe at which Cut ended a chunk
 	aligned  []bool // per stream: one entry per row (Cut applies)
 	err      error
@@ -694,7 +701,8 @@ func (w *Writer) encodeStripe(streams []shred.Stream, rows int) error {
 	}
 	close(next)
 	wg.Wait()
-	st := meta.StripeStats{Rows: int64(rows), Columns: map[int]stats.ColumnStats{}, Blooms: map[int][]byte{}}
+	st := meta.StripeStats{Rows: int64(rows), Columns: map[int]stats.ColumnStats{}}
+	refs := map[int]meta.BloomRef{}
 	for i, r := range results {
 		if r.err != nil {
 			return fmt.Errorf("write: stripe %d, stream %d: %w", w.stripe, streams[i].ID, r.err)
@@ -715,13 +723,16 @@ func (w *Writer) encodeStripe(streams []shred.Stream, rows int) error {
 			}
 		}
 		if r.bloom != nil {
-			st.Blooms[streams[i].ID] = r.bloom
+			// (streams in id order: the filters lie in that order)
+			refs[streams[i].ID] = meta.BloomRef{Off: int64(len(w.blooms)), Len: int64(len(r.bloom)), Sum: format.Checksum32(r.bloom)}
+			w.blooms = append(w.blooms, r.bloom...)
 		}
 	}
 	if err := w.fw.FinishStripe(rows); err != nil {
 		return fmt.Errorf("write: stripe %d: %w", w.stripe, err)
 	}
-	w.stripes = append(w.stripes, st)
+	w.stripeStats = meta.AppendStripeStats(w.stripeStats, st)
+	w.bloomIndex = meta.AppendBloomIndex(w.bloomIndex, refs)
 	w.stripe++
 	return nil
 }
@@ -1009,27 +1020,13 @@ func (w *Writer) Close() error {
 	// Bloom filters go to a section of their own, stored uncompressed, with
 	// an index of where each lies: a reader reads the index when it opens
 	// the file and a stripe's filter only when a predicate needs it.
-	var blooms []byte
-	refs := make([]map[int]meta.BloomRef, len(w.stripes))
-	for i := range w.stripes {
-		refs[i] = map[int]meta.BloomRef{}
-		ids := make([]int, 0, len(w.stripes[i].Blooms))
-		for id := range w.stripes[i].Blooms {
-			ids = append(ids, id)
-		}
-		sort.Ints(ids) // deterministic bytes
-		for _, id := range ids {
-			b := w.stripes[i].Blooms[id]
-			refs[i][id] = meta.BloomRef{Off: int64(len(blooms)), Len: int64(len(b)), Sum: format.Checksum32(b)}
-			blooms = append(blooms, b...)
-		}
-		w.stripes[i].Blooms = nil
+	w.fw.AddSection("stats.stripe", meta.Counted(w.stripe, w.stripeStats))
+	w.stripeStats = nil
+	if len(w.blooms) > 0 {
+		w.fw.AddSectionRaw("stats.bloom", w.blooms)
+		w.fw.AddSection("stats.bloom.index", meta.Counted(w.stripe, w.bloomIndex))
 	}
-	w.fw.AddSection("stats.stripe", meta.MarshalStripeStats(w.stripes))
-	if len(blooms) > 0 {
-		w.fw.AddSectionRaw("stats.bloom", blooms)
-		w.fw.AddSection("stats.bloom.index", meta.MarshalBloomIndex(refs))
-	}
+	w.blooms, w.bloomIndex = nil, nil
 	if len(w.opts.Metadata) > 0 {
 		w.fw.AddSection("user", meta.MarshalKV(w.opts.Metadata))
 	}
