@@ -236,9 +236,9 @@ type Writer struct {
 	bloomIndex  []byte
 	blooms      []byte
 	file        map[int]*stats.ColumnStats
-	cuts     []int  // rows of the pending stripe at which Cut ended a chunk
-	aligned  []bool // per stream: one entry per row (Cut applies)
-	err      error
+	cuts        []int  // rows of the pending stripe at which Cut ended a chunk
+	aligned     []bool // per stream: one entry per row (Cut applies)
+	err         error
 	// closed is set by Close and Abort: the container is finished or
 	// abandoned, so rows written after it would be lost (see errClosed).
 	closed bool
