@@ -698,7 +698,9 @@ type AggValue struct {
 	// Text give the number).
 	I int64
 	F float64
-	// Wide reports an integer sum beyond the int64 range (Big has it).
+	// Wide reports an integer sum, or the min or max of a decimal of
+	// precision above 18, beyond the int64 range (Big has it, unscaled
+	// for a decimal).
 	Wide bool
 	// Text is the value formatted for the column's logical type (a date,
 	// a decimal, a string); empty when the plain number says it all.

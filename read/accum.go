@@ -1,6 +1,7 @@
 package read
 
 import (
+	"encoding/binary"
 	"math"
 	"math/big"
 	"math/bits"
@@ -208,4 +209,81 @@ func (s *floatSum) value() float64 {
 		}
 	}
 	return hi
+}
+
+// wideDecimalBytes is the size of a stored wide decimal (a decimal of
+// precision above 18): its unscaled value in 128-bit little-endian two's
+// complement.
+const wideDecimalBytes = 16
+
+// wideInt reads a stored wide decimal; ok is false when b is not 16 bytes.
+func wideInt(b []byte) (v Int128, ok bool) {
+	if len(b) != wideDecimalBytes {
+		return Int128{}, false
+	}
+	return Int128{Hi: int64(binary.LittleEndian.Uint64(b[8:])), Lo: binary.LittleEndian.Uint64(b[:8])}, true
+}
+
+// cmp orders two values as signed integers: the high words signed, then
+// the low words unsigned (the bytes of the stored form do not order so).
+func (v Int128) cmp(o Int128) int {
+	switch {
+	case v.Hi != o.Hi:
+		return cmpOrder(v.Hi < o.Hi)
+	case v.Lo != o.Lo:
+		return cmpOrder(v.Lo < o.Lo)
+	}
+	return 0
+}
+
+func cmpOrder(less bool) int {
+	if less {
+		return -1
+	}
+	return 1
+}
+
+// int192 is a two's complement 192-bit integer: the running sum of wide
+// decimals. Each value has at most 128 bits, so fewer than 2^63 of them
+// cannot leave its range, and the sum is exact however the values cancel
+// along the way; whether it fits the column's 38 digits is asked once, of
+// the total (see maxDecimal38).
+type int192 struct {
+	hi      int64
+	mid, lo uint64
+}
+
+// add128 adds a 128-bit value, sign-extended.
+func (s *int192) add128(v Int128) {
+	lo, c := bits.Add64(s.lo, v.Lo, 0)
+	mid, c := bits.Add64(s.mid, uint64(v.Hi), c)
+	s.lo, s.mid = lo, mid
+	s.hi += v.Hi>>63 + int64(c)
+}
+
+// add adds another 192-bit value.
+func (s *int192) add(o int192) {
+	lo, c := bits.Add64(s.lo, o.lo, 0)
+	mid, c := bits.Add64(s.mid, o.mid, c)
+	s.lo, s.mid = lo, mid
+	s.hi += o.hi + int64(c)
+}
+
+// Big returns the value as a big.Int.
+func (s int192) Big() *big.Int {
+	b := big.NewInt(s.hi)
+	b.Lsh(b, 64)
+	b.Add(b, new(big.Int).SetUint64(s.mid))
+	b.Lsh(b, 64)
+	return b.Add(b, new(big.Int).SetUint64(s.lo))
+}
+
+// maxDecimal38 is 10^38 − 1, the largest unscaled value of a decimal of 38
+// digits, the widest Strata stores as a number (and Arrow's decimal128).
+var maxDecimal38 = new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(38), nil), big.NewInt(1))
+
+// int128 returns the value as an Int128, ok false when it needs more bits.
+func (s int192) int128() (v Int128, ok bool) {
+	v = Int128{Hi: int64(s.mid), Lo: s.lo}
+	return v, s.hi == v.Hi>>63
 }

@@ -35,7 +35,11 @@ import (
 // selected value is NaN, min only when all are), as DuckDB does. min and
 // max return a value the column holds, with -0 ordered below +0 (as
 // math.Min and math.Max order them; DuckDB compares them equal and may
-// return either).
+// return either). A decimal of precision above 18 (a wide decimal, stored
+// as 16-byte binary) has min, max, sum and avg like a narrower one's,
+// computed from its values as 128-bit integers, never from its statistics
+// (bytewise bounds); its sum is exact, and one beyond 38 digits is
+// ErrOverflow.
 type AggValue struct {
 	Name string
 	// Column is the aggregated column's path: its top-level name, then
@@ -49,7 +53,8 @@ type AggValue struct {
 	Float  bool // the value is a float
 	I      int64
 	F      float64
-	// Wide reports an integer sum beyond the int64 range; W holds it.
+	// Wide reports an integer sum, or the min or max of a wide decimal,
+	// beyond the int64 range; W holds it (unscaled, for a decimal).
 	Wide bool
 	W    Int128
 	// Text is the value formatted for the column's logical type (a date,
@@ -113,6 +118,11 @@ func (v AggValue) String() string {
 	return fmt.Sprint(v.I)
 }
 
+// ErrOverflow reports an aggregate whose exact result does not fit the
+// type it is returned as: the sum of a decimal of precision above 18
+// beyond the 38 digits of a decimal(38,s).
+var ErrOverflow = errors.New("numeric overflow")
+
 type aggSpec struct {
 	fn string // count, sum, min, max (avg folds as sum, see avg)
 	// avg: the result is the sum over the count of the values folded
@@ -121,6 +131,10 @@ type aggSpec struct {
 	node   *schema.Node
 	stream int
 	name   string
+	// wide marks a decimal of precision above 18, stored as 16-byte
+	// binary: its values fold as 128-bit integers (wmin, wmax, wsum of
+	// aggState), and its bytewise chunk bounds answer nothing.
+	wide bool
 	// anc are the nulls streams of the leaf's nullable struct ancestors: a
 	// row where one of them is null holds no value of the leaf, whatever
 	// its own stream holds there.
@@ -233,14 +247,11 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			if s.avg {
 				verb = "average"
 			}
-			if n := s.node; n.Kind == schema.Decimal && t == encoding.Binary && fn != "count" {
-				// Wide decimals are 16-byte little-endian values: their
-				// byte order (and their byte statistics) is not their
-				// numeric order.
-				return nil, fmt.Errorf("read: aggregate %q: %s is a decimal(%d,%d); decimals of precision above %d cannot be summed or compared (%s): %w",
-					part, arg, n.Precision, n.Scale, filter.MaxDecimalPrecision, verb, encoding.ErrUnsupported)
-			}
-			if fn == "sum" && !(t.IsInteger() || t.IsFloat()) {
+			// Wide decimals are 16-byte little-endian values: their byte
+			// order (and their byte statistics) is not their numeric
+			// order, so they fold from their values as 128-bit integers.
+			s.wide = s.node.Kind == schema.Decimal && t == encoding.Binary
+			if fn == "sum" && !(t.IsInteger() || t.IsFloat() || s.wide) {
 				return nil, fmt.Errorf("read: aggregate %q: cannot %s %s values (column %s): %w", part, verb, shred.DataType(s.node), arg, ErrInvalidArgument)
 			}
 			if k := s.node.Kind; fn == "sum" && (k == schema.Date || k == schema.Timestamp || k == schema.Time) {
@@ -269,6 +280,13 @@ type aggState struct {
 	nan        bool // a selected float value is NaN (min and max exclude it)
 	min        stats.Value
 	max        stats.Value
+	// A wide decimal's values fold here instead of into min, max and
+	// sumI: as 128-bit integers, whose stored bytes do not order like
+	// them, and into a sum that cannot wrap (int192). wmin and wmax are
+	// set when have is.
+	wide       bool
+	wmin, wmax Int128
+	wsum       int192
 }
 
 // AggregateOptions select the rows an aggregate folds.
@@ -307,7 +325,8 @@ func (f *File) AggregateContext(ctx context.Context, exprs string, opts Aggregat
 	if err != nil {
 		return nil, st, err
 	}
-	return f.aggValues(specs, total), st, nil
+	vals, err := f.aggValues(specs, total)
+	return vals, st, err
 }
 
 // AggregateFiles is AggregateContext over several files read as one table,
@@ -351,7 +370,8 @@ func AggregateFiles(ctx context.Context, files []*File, exprs string, opts Aggre
 			total[j].merge(&states[j])
 		}
 	}
-	return files[0].aggValues(specs, total), st, nil
+	vals, err := files[0].aggValues(specs, total)
+	return vals, st, err
 }
 
 // aggregateUnion is AggregateFiles by column name (UnionByName): each
@@ -433,7 +453,11 @@ func aggregateUnion(ctx context.Context, files []*File, exprs string, opts Aggre
 			}
 			owner[k], specs[k] = sp.f, sp.spec
 		}
-		out[k] = owner[k].aggValues(specs[k:k+1], total[k:k+1])[0]
+		v, err := owner[k].aggValues(specs[k:k+1], total[k:k+1])
+		if err != nil {
+			return nil, st, err
+		}
+		out[k] = v[0]
 	}
 	return out, st, nil
 }
@@ -674,8 +698,9 @@ func (f *File) pathText(col []string, node *schema.Node) string {
 	return filter.PathText(col, true)
 }
 
-// aggValues turns the folded states into results.
-func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
+// aggValues turns the folded states into results. The sum of a wide
+// decimal beyond 38 digits is ErrOverflow.
+func (f *File) aggValues(specs []aggSpec, states []aggState) ([]AggValue, error) {
 	out := make([]AggValue, len(specs))
 	for k, s := range specs {
 		v := AggValue{Name: s.name, Column: structPath(s.node)}
@@ -683,6 +708,13 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 			v.Name = s.name[:strings.IndexByte(s.name, '(')+1] + f.pathText(v.Column, s.node) + ")"
 		}
 		a := &states[k]
+		if s.wide && s.fn != "count" {
+			if err := wideValue(&v, s, a); err != nil {
+				return nil, err
+			}
+			out[k] = v
+			continue
+		}
 		switch s.fn {
 		case "count":
 			v.I = a.count
@@ -738,7 +770,48 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) []AggValue {
 		}
 		out[k] = v
 	}
-	return out
+	return out, nil
+}
+
+// wideValue forms the min, max, sum or avg of a wide decimal from its
+// state: an unscaled 128-bit value in I (when it fits an int64) or W
+// (Wide), and the decimal's text; avg a float. A sum beyond 38 digits,
+// which no decimal(38,s) holds, is ErrOverflow rather than a value the
+// column's type cannot carry.
+func wideValue(v *AggValue, s aggSpec, a *aggState) error {
+	if !a.have || s.avg && a.count == 0 {
+		v.Null = true
+		return nil
+	}
+	var x Int128
+	switch {
+	case s.avg:
+		sum := new(big.Float).SetInt(a.wsum.Big())
+		if s.node.Scale > 0 {
+			sum.Quo(sum, new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s.node.Scale)), nil)))
+		}
+		v.Float = true
+		v.F, _ = sum.Quo(sum, new(big.Float).SetInt64(a.count)).Float64()
+		return nil
+	case s.fn == "sum":
+		b := a.wsum.Big()
+		if new(big.Int).Abs(b).Cmp(maxDecimal38) > 0 {
+			return fmt.Errorf("read: aggregate %s: the sum of %d values of decimal(%d,%d) is %s, beyond the 38 digits a decimal holds: %w",
+				v.Name, a.count, s.node.Precision, s.node.Scale, formatWide(s.node, b), ErrOverflow)
+		}
+		x, _ = a.wsum.int128() // 38 digits fit in 128 bits
+	case s.fn == "min":
+		x = a.wmin
+	default:
+		x = a.wmax
+	}
+	if x.IsInt64() {
+		v.I = int64(x.Lo)
+	} else {
+		v.Wide, v.W = true, x
+	}
+	v.Text = formatWide(s.node, x.Big())
+	return nil
 }
 
 // avgOf is the mean of the values a sum folded: their exact sum over
@@ -779,7 +852,9 @@ func (f *File) aggChunks(io *stripeIO, s aggSpec, sel encoding.Bitmap, st *ScanS
 		}
 		whole := sel == nil || allIn(sel, lo, hi)
 		if whole && s.fn != "sum" && ci < len(cstats) && cstats[ci].ok {
-			if cs := cstats[ci].cs; s.fn == "count" || cs.HasMinMax && !cs.MinTruncated && !cs.MaxTruncated && !zeroBound(cs) {
+			// A wide decimal's bounds are bytewise (docs/FORMAT.md,
+			// "Column statistics"): only its counts answer.
+			if cs := cstats[ci].cs; s.fn == "count" || !s.wide && cs.HasMinMax && !cs.MinTruncated && !cs.MaxTruncated && !zeroBound(cs) {
 				out = append(out, aggChunk{ci: ci, fromStats: true, stats: cs})
 				continue
 			}
@@ -807,7 +882,7 @@ func (f *File) aggColumn(x *exec, io *stripeIO, s aggSpec, sel encoding.Bitmap, 
 		if c.fromStats {
 			st.ChunksAllMatch++
 			a.count += c.stats.Rows - c.stats.Nulls
-			if c.stats.HasMinMax {
+			if c.stats.HasMinMax && !s.wide {
 				a.fold(c.stats.Min, c.stats.Max)
 			}
 			if c.stats.NaNs > 0 {
@@ -850,8 +925,13 @@ func (a *aggState) merge(o *aggState) {
 	a.count += o.count
 	a.sumI.add(o.sumI)
 	a.sumF.merge(&o.sumF)
+	a.wsum.add(o.wsum)
 	a.nan = a.nan || o.nan
 	if !o.have {
+		return
+	}
+	if o.wide {
+		a.foldWide(o.wmin, o.wmax)
 		return
 	}
 	if o.min.Valid() {
@@ -890,6 +970,17 @@ func (a *aggState) fold(mn, mx stats.Value) {
 	a.have = true
 }
 
+// foldWide folds the least and greatest of some wide decimals into a.
+func (a *aggState) foldWide(mn, mx Int128) {
+	if !a.have || !a.wide || mn.cmp(a.wmin) < 0 {
+		a.wmin = mn
+	}
+	if !a.have || !a.wide || mx.cmp(a.wmax) > 0 {
+		a.wmax = mx
+	}
+	a.have, a.wide = true, true
+}
+
 // signedZeroBelow reports float zeros x = -0 and y = +0, which compare
 // equal but order -0 first for min and max, as math.Min and math.Max do.
 func signedZeroBelow(x, y stats.Value) bool {
@@ -899,6 +990,9 @@ func signedZeroBelow(x, y stats.Value) bool {
 
 // aggDecoder folds the selected rows of an opened chunk decoder into a.
 func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggSpec, a *aggState) error {
+	if s.wide {
+		return foldWide(d, n, sel, s, a)
+	}
 	if d.Kind() != encoding.KindNullable {
 		done, err := aggCompressed(d, n, sel, a)
 		if err != nil || done {
@@ -962,6 +1056,49 @@ func (f *File) aggDecoder(d encoding.Decoder, n int, sel encoding.Bitmap, s aggS
 			}
 		}
 	}
+	return nil
+}
+
+// foldWide folds the selected values of a wide decimal's chunk into a as
+// 128-bit integers (count, min, max and an exact sum). It decodes the
+// values rather than fold dictionary ids or runs, whose order and bounds
+// are the bytes'. A non-null value that is not 16 bytes long is corrupt.
+func foldWide(d encoding.Decoder, n int, sel encoding.Bitmap, s aggSpec, a *aggState) error {
+	r, ok := d.(encoding.BinaryReader)
+	if !ok {
+		return encoding.Corruptf("%v node of wide decimal %s is not binary", d.Kind(), s.name)
+	}
+	var b encoding.Bytes
+	valid := make([]bool, n)
+	if err := encoding.ReadBinaryNullable(r, &b, valid, n); err != nil {
+		return err
+	}
+	var sum int192
+	var mn, mx Int128
+	var cnt int64
+	for i := 0; i < n; i++ {
+		if !valid[i] || sel != nil && !sel.Get(i) {
+			continue
+		}
+		x, ok := wideInt(b.Value(i))
+		if !ok {
+			return encoding.Corruptf("%s: a wide decimal of %d bytes, not %d", s.name, len(b.Value(i)), wideDecimalBytes)
+		}
+		sum.add128(x)
+		if cnt == 0 || x.cmp(mn) < 0 {
+			mn = x
+		}
+		if cnt == 0 || x.cmp(mx) > 0 {
+			mx = x
+		}
+		cnt++
+	}
+	if cnt == 0 {
+		return nil
+	}
+	a.count += cnt
+	a.wsum.add(sum)
+	a.foldWide(mn, mx)
 	return nil
 }
 

@@ -3,8 +3,10 @@ package read_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"strings"
@@ -477,5 +479,184 @@ func TestWideDecimalNotClustered(t *testing.T) {
 		if got := scanIDs(t, f, c.where); !equalIDs(got, want) {
 			t.Errorf("%s: rows %v, want %v", c.where, got, want)
 		}
+	}
+}
+
+// wideAggRef is the reference of the aggregates of column c over the rows
+// q selects (nil: every row): count, min, max and sum of the unscaled
+// values, with math/big.
+func wideAggRef(t *testing.T, cols []wideCol, c int, q *wideQ) (count int64, mn, mx, sum *big.Int) {
+	sum = new(big.Int)
+	for i, v := range cols[c].vals {
+		if v == nil || q != nil && q.eval(t, cols, i) != 1 {
+			continue
+		}
+		count++
+		sum.Add(sum, v)
+		if mn == nil || v.Cmp(mn) < 0 {
+			mn = v
+		}
+		if mx == nil || v.Cmp(mx) > 0 {
+			mx = v
+		}
+	}
+	return count, mn, mx, sum
+}
+
+// decText writes an unscaled value as a decimal of the given scale.
+func decText(v *big.Int, scale int32) string {
+	return new(big.Rat).SetFrac(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)).FloatString(int(scale))
+}
+
+// checkWideAgg checks one aggregate value against an unscaled reference
+// (nil: NULL): the exact number (Big), I or W as it fits an int64, and the
+// decimal text.
+func checkWideAgg(t *testing.T, what string, got read.AggValue, want *big.Int, scale int32) {
+	t.Helper()
+	if want == nil {
+		if !got.Null {
+			t.Errorf("%s = %v, want NULL", what, got)
+		}
+		return
+	}
+	if got.Null || got.Float || got.Big() == nil || got.Big().Cmp(want) != 0 {
+		t.Errorf("%s = %+v, want %v (unscaled)", what, got, want)
+		return
+	}
+	if got.Wide != !want.IsInt64() {
+		t.Errorf("%s: Wide %v for %v", what, got.Wide, want)
+	}
+	if text := decText(want, scale); got.Text != text || got.String() != text {
+		t.Errorf("%s: text %q, want %q", what, got.Text, text)
+	}
+}
+
+// TestWideDecimalAggregates computes count, min, max, sum and avg of wide
+// decimals over the whole file (where chunk statistics, bytewise, must not
+// answer min and max) and under random filters, against math/big: a sum
+// beyond 38 digits must be ErrOverflow, any other sum exact.
+func TestWideDecimalAggregates(t *testing.T) {
+	for _, noShared := range []bool{false, true} {
+		t.Run(fmt.Sprintf("noShared=%v", noShared), func(t *testing.T) { testWideAggs(t, write.Options{NoShared: noShared}) })
+	}
+}
+
+func testWideAggs(t *testing.T, opts write.Options) {
+	const n = 3000
+	f, cols, structNull := wideTable(t, 4, n, opts)
+	for i, null := range structNull {
+		if null {
+			cols[2].vals[i] = nil
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	rounds := 60
+	if raceEnabled {
+		rounds = 15
+	}
+	sums, overflows := 0, 0
+	for round := range rounds {
+		var q *wideQ
+		where := ""
+		if round > 0 {
+			q = randWideQ(r, cols, n)
+			where = q.sql(cols)
+		}
+		for c, col := range cols {
+			count, mn, mx, sum := wideAggRef(t, cols, c, q)
+			what := fmt.Sprintf("%s where %q", col.name, where)
+			got, _, err := f.Aggregate(fmt.Sprintf("count(%[1]s), min(%[1]s), max(%[1]s), avg(%[1]s)", col.name), where)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if got[0].I != count {
+				t.Errorf("count %s = %d, want %d", what, got[0].I, count)
+			}
+			checkWideAgg(t, "min "+what, got[1], mn, col.scale)
+			checkWideAgg(t, "max "+what, got[2], mx, col.scale)
+			if count == 0 {
+				if !got[3].Null {
+					t.Errorf("avg %s = %v, want NULL", what, got[3])
+				}
+			} else {
+				want, _ := new(big.Rat).SetFrac(sum, new(big.Int).Mul(big.NewInt(count),
+					new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(col.scale)), nil))).Float64()
+				if !got[3].Float || math.Abs(got[3].F-want) > 1e-14*math.Abs(want) {
+					t.Errorf("avg %s = %v, want %v", what, got[3], want)
+				}
+			}
+
+			got, _, err = f.Aggregate("sum("+col.name+")", where)
+			max38 := new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(38), nil), big.NewInt(1))
+			switch {
+			case new(big.Int).Abs(sum).Cmp(max38) > 0:
+				overflows++
+				if !errors.Is(err, read.ErrOverflow) || !strings.Contains(err.Error(), "sum("+col.name+")") {
+					t.Errorf("sum %s = %v, %v; want ErrOverflow naming the aggregate (sum %v)", what, got, err, sum)
+				}
+			case err != nil:
+				t.Errorf("sum %s: %v", what, err)
+			case count == 0:
+				if !got[0].Null {
+					t.Errorf("sum %s = %v, want NULL", what, got[0])
+				}
+			default:
+				sums++
+				checkWideAgg(t, "sum "+what, got[0], sum, col.scale)
+			}
+		}
+	}
+	if sums == 0 || overflows == 0 {
+		t.Errorf("%d exact sums, %d overflows: the test data no longer tries both", sums, overflows)
+	}
+}
+
+// TestWideDecimalSumCancels: a sum whose running total passes 128 bits
+// (hundreds of values of 38 nines) and comes back comes out exact, across
+// chunks; one that stays beyond 38 digits, or ends just past them, is
+// ErrOverflow, and one that ends at exactly 38 nines is not.
+func TestWideDecimalSumCancels(t *testing.T) {
+	max38 := new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(38), nil), big.NewInt(1))
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "d", Type: &arrow.Decimal128Type{Precision: 38, Scale: 4}, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	add := func(v *big.Int, times int) {
+		for range times {
+			b.Field(0).(*array.Int64Builder).Append(int64(b.Field(0).Len()))
+			b.Field(1).(*array.Decimal128Builder).Append(decimal128.FromBigInt(v))
+		}
+	}
+	add(max38, 250)                   // rows 0..249
+	add(new(big.Int).Neg(max38), 250) // rows 250..499
+	add(big.NewInt(5), 1)             // row 500
+	add(big.NewInt(-5), 1)            // row 501
+	rec := b.NewRecord()
+	defer rec.Release()
+	f := aggFile(t, rec)
+	for _, c := range []struct {
+		where string
+		want  *big.Int // nil: ErrOverflow
+	}{
+		{"", big.NewInt(0)},
+		{"id <= 500", big.NewInt(5)},
+		{"id < 250 OR id >= 500", nil}, // 250 × max38
+		{"id = 0 OR id = 500", nil},    // max38 + 5
+		{"id = 0 OR id = 501 OR id = 500", max38},
+		{"id >= 249 AND id <= 251", new(big.Int).Neg(max38)},
+	} {
+		got, _, err := f.Aggregate("sum(d)", c.where)
+		if c.want == nil {
+			if !errors.Is(err, read.ErrOverflow) || !strings.Contains(err.Error(), "38 digits") {
+				t.Errorf("sum where %q = %v, %v; want ErrOverflow", c.where, got, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("sum where %q: %v", c.where, err)
+		}
+		checkWideAgg(t, "sum where "+c.where, got[0], c.want, 4)
 	}
 }
