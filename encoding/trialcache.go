@@ -33,12 +33,19 @@ type TrialCache struct {
 	bytes   int
 }
 
-// trialCacheBytes bounds the node bytes a cache holds; past it the cache
-// is emptied, so it stays small whatever is written. Nodes over
-// trialCacheMaxNode bytes are not kept.
+// trialCacheBytes bounds the bytes a cache holds, each entry counted as
+// its node's bytes plus trialEntryBytes; past it the cache is emptied, so
+// it stays small whatever is written. Nodes over trialCacheMaxNode bytes
+// are not kept.
+//
+// trialEntryBytes is about what an entry takes beside its node: its map
+// slot, key and encoding tree. Counting the nodes alone let a writer of
+// tiny chunks (ChunkValues 1: nodes of a few bytes) keep a million
+// entries, some 100 MB for 8 MiB of nodes.
 const (
 	trialCacheBytes   = 8 << 20
 	trialCacheMaxNode = 1 << 20
+	trialEntryBytes   = 384
 )
 
 type trialKey struct {
@@ -88,15 +95,16 @@ func (tc *TrialCache) put(k trialKey, node []byte, tree *Tree, err error) {
 	}
 	e := trialEntry{node: append([]byte(nil), node...), tree: tree, err: err}
 	tc.mu.Lock()
-	if tc.bytes+len(e.node) > trialCacheBytes {
-		clear(tc.entries)
+	if tc.bytes+len(e.node)+trialEntryBytes > trialCacheBytes {
+		// a fresh map: clear keeps the buckets of every entry it held
+		tc.entries = map[trialKey]trialEntry{}
 		tc.bytes = 0
 	}
 	if old, ok := tc.entries[k]; ok {
-		tc.bytes -= len(old.node)
+		tc.bytes -= len(old.node) + trialEntryBytes
 	}
 	tc.entries[k] = e
-	tc.bytes += len(e.node)
+	tc.bytes += len(e.node) + trialEntryBytes
 	tc.mu.Unlock()
 }
 
