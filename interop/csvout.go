@@ -314,6 +314,10 @@ func formatCSV(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma run
 			return err
 		}
 	}
+	// (a timestamp or date of a year past 9999 or before 0 as text with
+	// a signed year, not arrow-go's raw integer)
+	rec, sch = csvFarYears(rec, sch, memory.DefaultAllocator)
+	defer rec.Release()
 	quote, rows, err := quotedCells(rec, nulls)
 	if err != nil {
 		return err

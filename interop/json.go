@@ -992,6 +992,10 @@ func JSONValue(a arrow.Array, i int) any {
 	if s, ok := TimeText(a, i); ok {
 		return s
 	}
+	if s, ok := ExtendedYearText(a, i, 'T'); ok {
+		// (not arrow-go's raw integer)
+		return s
+	}
 	switch v := a.(type) {
 	case *array.Boolean:
 		return v.Value(i)

@@ -417,6 +417,11 @@ func cellText(col arrow.Array, i int) string {
 	if s, ok := interop.DecimalText(col, i); ok {
 		return s
 	}
+	if s, ok := interop.ExtendedYearText(col, i, 'T'); ok {
+		// a year past 9999 or before 0 signed (+290000-01-01T00:00:00),
+		// as JSON and CSV output write it, not arrow-go's raw integer
+		return s
+	}
 	return tableText(col.ValueStr(i))
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -216,5 +217,48 @@ func TestPrinterTableHeaderEscaped(t *testing.T) {
 		"1     2\n"
 	if out := printAll(t, "table", rec); out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestPrinterFarYears prints timestamps and dates of years past 9999 and
+// before 0 in every format: with a signed ISO 8601 year, the same in all
+// three (the table's and JSON's with T between date and time, as they
+// print every timestamp, CSV's with a space), where arrow-go printed a
+// timestamp as its raw integer; years within 0000-9999 as before.
+func TestPrinterFarYears(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Second}},
+		{Name: "tz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for _, tm := range []time.Time{
+		time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC),
+		time.Date(290000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-100, 3, 1, 12, 0, 0, 500000000, time.UTC),
+	} {
+		b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(tm.Unix()))
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixMicro()))
+		b.Field(2).(*array.Date32Builder).Append(arrow.Date32FromTime(tm))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	for format, want := range map[string]string{
+		"csv": "ts,tz,d\n2024-01-02 03:04:05,2024-01-02 03:04:05Z,2024-01-02\n" +
+			"+290000-01-01 00:00:00,+290000-01-01 00:00:00Z,+290000-01-01\n" +
+			"-0100-03-01 12:00:00,-0100-03-01 12:00:00.5Z,-0100-03-01\n",
+		"json": `{"ts":"2024-01-02T03:04:05","tz":"2024-01-02T03:04:05Z","d":"2024-01-02"}` + "\n" +
+			`{"ts":"+290000-01-01T00:00:00","tz":"+290000-01-01T00:00:00Z","d":"+290000-01-01"}` + "\n" +
+			`{"ts":"-0100-03-01T12:00:00","tz":"-0100-03-01T12:00:00.5Z","d":"-0100-03-01"}` + "\n",
+		"table": "ts                      tz                       d\n" +
+			"----------------------  -----------------------  -------------\n" +
+			"2024-01-02T03:04:05     2024-01-02T03:04:05Z     2024-01-02\n" +
+			"+290000-01-01T00:00:00  +290000-01-01T00:00:00Z  +290000-01-01\n" +
+			"-0100-03-01T12:00:00    -0100-03-01T12:00:00.5Z  -0100-03-01\n",
+	} {
+		if out := printAll(t, format, rec); out != want {
+			t.Errorf("%s: got\n%s\nwant\n%s", format, out, want)
+		}
 	}
 }
