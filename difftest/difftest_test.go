@@ -43,6 +43,7 @@ func TestDifferential(t *testing.T) {
 		{"read from memory, over HTTP, through short reads, split and on many goroutines", ReadSeeds, max(tables/10, 2)},
 		{"with hex text (UUIDs, MAC addresses, ISO times)", HexSeeds, max(tables/10, 2)},
 		{"with text holding numbers (paths, logs, JSON)", FieldSeeds, max(tables/10, 2)},
+		{"with comparisons and aggregates of decimals above 18 digits", WideDecimalSeeds, max(tables/10, 2)},
 	} {
 		cases, fails := runSeeds(t, rg.from, rg.from+rg.count, 0)
 		t.Logf("%d cases on %d tables %s, %d failures", cases, rg.count, rg.what, len(fails))

@@ -612,11 +612,8 @@ func canonAgg(f arrow.Field, a Agg, v strata.AggValue) string {
 		return canonInstant(tsInstant(arrow.Timestamp(v.I), t.(*arrow.TimestampType).Unit))
 	case arrow.TIME32, arrow.TIME64:
 		return canonMicros(v.I, t.(arrow.TemporalWithUnit).TimeUnit())
-	case arrow.DECIMAL128:
-		if t.(*arrow.Decimal128Type).Precision > 18 {
-			return "<wide decimal " + fmt.Sprintf("%q", v.Text) + ">"
-		}
 	}
+	// Decimals, wide ones included, as their unscaled integer.
 	if b := v.Big(); b != nil {
 		return b.String()
 	}

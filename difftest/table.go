@@ -153,6 +153,14 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 			leaves = append(leaves, arrow.BinaryTypes.String)
 		}
 	}
+	if seed >= WideDecimalSeeds {
+		// decimals above 18 digits (16-byte binary in Strata), which
+		// these tables' filters and aggregates compare
+		for range 4 {
+			leaves = append(leaves, &arrow.Decimal128Type{Precision: 38, Scale: 10},
+				&arrow.Decimal128Type{Precision: 19, Scale: 4}, &arrow.Decimal128Type{Precision: 28, Scale: 2})
+		}
+	}
 	g := randtable.New(seed, randtable.Options{
 		MaxDepth:    int(seed % 3),
 		FlatMapKey:  flatMapKey,
