@@ -12,8 +12,8 @@ import (
 )
 
 // TestInspectColumnNames inspects columns named with a tab, a newline,
-// accents and wide characters: each name is one line with its control
-// characters escaped, and the type after it starts in the same terminal
+// accents and wide characters: each name is one line, a name with control
+// characters a quoted Go string literal as in a table (tableText), and the type after it starts in the same terminal
 // column on every line (a raw tab or newline broke the table, and names
 // were padded by bytes, not by the columns they take).
 func TestInspectColumnNames(t *testing.T) {
@@ -35,7 +35,7 @@ func TestInspectColumnNames(t *testing.T) {
 	if err != nil {
 		t.Fatalf("inspect: %v\n%s", err, stderr)
 	}
-	want := map[string]bool{"plain": true, `t\tab`: true, `two\nlines`: true, "ünïcödé": true, "日本語": true}
+	want := map[string]bool{"plain": true, `"t\tab"`: true, `"two\nlines"`: true, "ünïcödé": true, "日本語": true}
 	for _, line := range strings.Split(out, "\n") {
 		at := strings.Index(line, "int64")
 		if at < 0 {

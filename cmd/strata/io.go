@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -406,7 +407,18 @@ func (p *printer) table(rec arrow.Record) error {
 	return err
 }
 
-// cellText is value i of col as a table cell.
+// tableFormatHelp is the convention of table output, which --format's
+// help gives: the table is for reading, so each cell must say what it
+// holds, one line a row. psql and DuckDB print a null and the string NULL
+// alike (NULL, or nothing), and a newline either raw, breaking the row,
+// or as \n, like a backslash and an n; here a cell that could be read
+// as something else is quoted instead.
+const tableFormatHelp = "table: a null is NULL; a value that could read as something else (the string NULL, text holding a newline, tab " +
+	"or other character that does not print, beginning with a quote, or beginning or ending with a space) is a double-quoted " +
+	"Go string literal (\"a\\nb\", \"NULL\"); other text, backslashes included, as it is"
+
+// cellText is value i of col as a table cell (see tableFormatHelp): a null
+// is NULL, the string NULL "NULL".
 func cellText(col arrow.Array, i int) string {
 	if col.IsNull(i) || col.DataType().ID() == arrow.NULL { // arrow-go's null arrays report IsValid
 		return "NULL"
@@ -422,23 +434,47 @@ func cellText(col arrow.Array, i int) string {
 		// as JSON and CSV output write it, not arrow-go's raw integer
 		return s
 	}
-	return tableText(col.ValueStr(i))
+	s := col.ValueStr(i)
+	if s == "NULL" {
+		return strconv.Quote(s)
+	}
+	return tableText(s)
 }
 
-// tableText is a value, or a column name, as a table cell: one line, so
-// control characters (a newline inside a text value, a tab) are written
-// as Go escapes; and valid UTF-8, so other bytes are too. CSV and JSON
-// output keep values exact.
+// tableText is a value's text, or a column name, as a table cell: as it
+// is, or quoted as a Go string literal when it could be read as something
+// else: when it holds a character that does not print (a newline or tab,
+// which would break the row; a zero-width space or a direction mark,
+// which would not show) or bytes that are not UTF-8; when it begins with
+// a double quote, so that a quoted cell is always a literal; when it
+// begins or ends with a space, which the padding of the column hides. A
+// backslash alone is not quoted: a\nb bare is those four characters,
+// "a\nb" three, one a newline. CSV and JSON output keep values exact.
 func tableText(s string) string {
-	clean := utf8.ValidString(s)
-	for i := 0; clean && i < len(s); i++ {
-		clean = s[i] >= 0x20 && s[i] != 0x7f
+	if tableQuoted(s) {
+		return strconv.Quote(s)
 	}
-	if clean {
-		return s
+	return s
+}
+
+// tableQuoted reports whether tableText quotes s.
+func tableQuoted(s string) bool {
+	if s == "" {
+		return false
 	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if first == '"' || unicode.IsSpace(first) || unicode.IsSpace(last) {
+		return true
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || !strconv.IsPrint(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // empty prints the header of sch when no batch was printed (a table or
@@ -484,7 +520,7 @@ func scanCommand(name string, args []string, withWhere bool) error {
 	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows (0: all)")
-	format := fs.String("format", "table", "table, csv or json (JSON lines, as export writes them: NaN and ±Inf as null)")
+	format := fs.String("format", "table", "table, csv or json (JSON lines, as export writes them: NaN and ±Inf as null); "+tableFormatHelp)
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "scan one split only: its JSON (from 'strata splits') or @FILE")
 	byName := fs.Bool("union-by-name", false, "read the files of a pattern as one table by column name: every column of any file, nulls where a file lacks one (columns added over time)")

@@ -49,6 +49,8 @@ usage:
                                            as NA and quotes a string NA, for a reader of those null words (import --null 'NA,\N')
   strata inspect FILE [--json | --html]    rows, stripes, bytes and encodings per column (--html: a self-contained page)
   strata cat FILE [--columns a,b] [--offset N] [--limit N] [--format table|csv|json]
+                                           (table: a null is NULL; text that could read as something else, the string
+                                           NULL or text holding a newline, is a quoted Go string literal: "NULL", "a\nb")
   strata scan FILE [--columns a,b] [--where EXPR] [--limit N] [--stats] [--split JSON|@F] [--format table|csv|json]
   strata take FILE ROW...                  whole rows by row number
   strata agg FILE "count(*), sum(c), avg(c), min(c), max(c)" [--where EXPR] [--split JSON|@F] [--format table|csv|json]

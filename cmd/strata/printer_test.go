@@ -154,7 +154,7 @@ func TestPrinterTableText(t *testing.T) {
 	if len(lines) != 6 {
 		t.Fatalf("%d lines for a header, a rule and 4 rows:\n%s", len(lines), out)
 	}
-	if !strings.Contains(lines[2], `multi\nline`) || !strings.Contains(lines[4], `tab\there`) {
+	if !strings.Contains(lines[2], `"multi\nline"`) || !strings.Contains(lines[4], `"tab\there"`) {
 		t.Errorf("control characters not escaped:\n%s", out)
 	}
 	// column b starts at the same character in every line
@@ -198,9 +198,10 @@ func TestPrinterTableWideText(t *testing.T) {
 }
 
 // TestPrinterTableHeaderEscaped: a column name holding a newline or a tab
-// (a CSV header can) is written escaped in a table's header, as such
-// values are in its cells, so the header stays one line above its rule.
-// The name was written raw, breaking the table in two.
+// (a CSV header can) is written as a quoted Go string literal in a
+// table's header, as such values are in its cells, so the header stays
+// one line above its rule. The name was written raw, breaking the table
+// in two.
 func TestPrinterTableHeaderEscaped(t *testing.T) {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "a\nb", Type: arrow.PrimitiveTypes.Int64},
@@ -212,9 +213,9 @@ func TestPrinterTableHeaderEscaped(t *testing.T) {
 	b.Field(1).(*array.Int64Builder).Append(2)
 	rec := b.NewRecord()
 	defer rec.Release()
-	want := "a\\nb  c\\td\n" +
-		"----  ----\n" +
-		"1     2\n"
+	want := "\"a\\nb\"  \"c\\td\"\n" +
+		"------  ------\n" +
+		"1       2\n"
 	if out := printAll(t, "table", rec); out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
@@ -260,5 +261,49 @@ func TestPrinterFarYears(t *testing.T) {
 		if out := printAll(t, format, rec); out != want {
 			t.Errorf("%s: got\n%s\nwant\n%s", format, out, want)
 		}
+	}
+}
+
+// TestPrinterTableUnambiguous checks the table's one convention (see
+// tableFormatHelp): a null is NULL, and a value that would read as
+// something else is a double-quoted Go string literal: the string NULL,
+// text holding a newline, a tab or another character that does not
+// print, text beginning with a quote, and text beginning or ending with a
+// space. So a newline and a backslash followed by n, the string NULL and
+// a null, print apart; other text (a backslash, an empty string) prints
+// as it is. CSV and JSON output keep the values as they were.
+func TestPrinterTableUnambiguous(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	vals := []string{"a\nb", `a\nb`, "NULL", "", "", `"a\nb"`, " x", "x ", "null", "zero\u200bwidth", "c:\\dir", "e\u0301"}
+	valid := make([]bool, len(vals))
+	for i := range valid {
+		valid[i] = i != 4
+	}
+	b.Field(0).(*array.StringBuilder).AppendValues(vals, valid)
+	for i := range vals {
+		b.Field(1).(*array.Int64Builder).Append(int64(i))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	want := []string{`"a\nb"`, `a\nb`, `"NULL"`, ``, `NULL`, `"\"a\\nb\""`, `" x"`, `"x "`, `null`, `"zero\u200bwidth"`, `c:\dir`, "e\u0301"}
+	out := printAll(t, "table", rec)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want)+2 {
+		t.Fatalf("%d lines for a header, a rule and %d rows:\n%s", len(lines), len(want), out)
+	}
+	for i, w := range want {
+		cell := lines[i+2]
+		cell = strings.TrimRight(cell[:strings.LastIndex(cell, "  ")], " ")
+		if cell != w {
+			t.Errorf("row %d, %q: printed %s, want %s", i, vals[i], cell, w)
+		}
+	}
+	if csv := printAll(t, "csv", rec); !strings.Contains(csv, "\n\"a\nb\",0\n") || !strings.Contains(csv, "\n\"NULL\",2\n") || !strings.Contains(csv, "\n,4\n") {
+		t.Errorf("CSV changed the values:\n%s", csv)
+	}
+	if js := printAll(t, "json", rec); !strings.Contains(js, `{"s":"a\nb","n":0}`) || !strings.Contains(js, `{"s":"NULL","n":2}`) {
+		t.Errorf("JSON changed the values:\n%s", js)
 	}
 }

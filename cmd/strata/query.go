@@ -22,7 +22,7 @@ import (
 func runTake(args []string) error {
 	fs := flag.NewFlagSet("take", flag.ContinueOnError)
 	cols := columnsFlag(fs, "comma-separated `columns` or paths of nested fields (s.a), default all; quote a name holding a comma: \"a,b\"")
-	format := fs.String("format", "table", "table, csv or json (JSON lines, as export writes them: NaN and ±Inf as null)")
+	format := fs.String("format", "table", "table, csv or json (JSON lines, as export writes them: NaN and ±Inf as null); "+tableFormatHelp)
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	byName := fs.Bool("union-by-name", false, "look rows up in the files of a pattern as one table by column name: every column of any file, null where a file lacks one")
 	null := nullOutFlag(fs)
@@ -120,7 +120,7 @@ func runAgg(args []string) error {
 	threads := threadsFlag(fs, 0, "`N` goroutines decoding (0: all cores)")
 	split := fs.String("split", "", "aggregate one split only: its JSON (from 'strata splits') or @FILE")
 	byName := fs.Bool("union-by-name", false, "aggregate the files of a pattern as one table by column name: a file lacking a column holds nulls there (columns added over time)")
-	format := fs.String("format", "", "table, csv or json: one row, a column per aggregate (default: a line 'name = value' each); values print as cat prints their column's type")
+	format := fs.String("format", "", "table, csv or json: one row, a column per aggregate (default: a line 'name = value' each); values print as cat prints their column's type; "+tableFormatHelp)
 	null := nullOutFlag(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
