@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -441,41 +440,10 @@ func cellText(col arrow.Array, i int) string {
 	return tableText(s)
 }
 
-// tableText is a value's text, or a column name, as a table cell: as it
-// is, or quoted as a Go string literal when it could be read as something
-// else: when it holds a character that does not print (a newline or tab,
-// which would break the row; a zero-width space or a direction mark,
-// which would not show) or bytes that are not UTF-8; when it begins with
-// a double quote, so that a quoted cell is always a literal; when it
-// begins or ends with a space, which the padding of the column hides. A
-// backslash alone is not quoted: a\nb bare is those four characters,
-// "a\nb" three, one a newline. CSV and JSON output keep values exact.
-func tableText(s string) string {
-	if tableQuoted(s) {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-// tableQuoted reports whether tableText quotes s.
-func tableQuoted(s string) bool {
-	if s == "" {
-		return false
-	}
-	first, _ := utf8.DecodeRuneInString(s)
-	last, _ := utf8.DecodeLastRuneInString(s)
-	if first == '"' || unicode.IsSpace(first) || unicode.IsSpace(last) {
-		return true
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || !strconv.IsPrint(r) {
-			return true
-		}
-		i += size
-	}
-	return false
-}
+// tableText is a value's text, or a column name, as a table cell
+// (interop.TableText): as it is, or a quoted Go string literal when it
+// could be read as something else. CSV and JSON output keep values exact.
+func tableText(s string) string { return interop.TableText(s) }
 
 // empty prints the header of sch when no batch was printed (a table or
 // CSV of no rows still names its columns).
