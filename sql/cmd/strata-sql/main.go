@@ -28,6 +28,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"strata/interop"
 	_ "strata/iox/s3" // s3:// and https:// locations
 	"strata/sql/duckstrata"
 )
@@ -71,7 +72,7 @@ func (u usageError) Error() string { return u.msg }
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("strata-sql", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "table", "output: table, csv (as strata export writes it: a null an empty field, or NULL in a result of one column; an empty string \"\"; the strings NULL and null quoted) or json (one object per row)")
+	format := fs.String("format", "table", "output: table, csv (as strata export writes it: a null an empty field, or NULL in a result of one column; an empty string \"\"; the strings NULL and null quoted) or json (one object per row); the table prints a null as NULL, and text that could read as something else (the string NULL, text holding a newline or other character that does not print, beginning with a quote or beginning or ending with a space) as a double-quoted Go string literal (\"NULL\", \"a\\nb\")")
 	threads := fs.Int("threads", 0, "DuckDB threads (0: one per core)")
 	noPush := fs.Bool("no-pushdown", false, "do not pass WHERE conjuncts to the Strata scans")
 	explain := fs.Bool("explain", false, "print the query as rewritten for pushdown, and what was pushed, to stderr")
@@ -194,7 +195,11 @@ func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 		}
 		cw.writeRow()
 	case "table":
-		table = append(table, names)
+		head := make([]string, len(names))
+		for i, name := range names {
+			head[i] = interop.TableText(name)
+		}
+		table = append(table, head)
 	}
 	n := 0
 	vals := make([]any, len(cols))
@@ -229,7 +234,7 @@ func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 		default:
 			row := make([]string, len(cols))
 			for i, v := range vals {
-				row[i] = text(v, cols[i].DatabaseTypeName())
+				row[i] = tableCell(v, cols[i].DatabaseTypeName())
 			}
 			table = append(table, row)
 		}
@@ -283,6 +288,22 @@ func (c *csvWriter) writeRow() {
 // a reader to read s back (see csvWriter).
 func csvNeedsQuotes(s string) bool {
 	return strings.ContainsAny(s, ",\"\r\n") || s == `\.` || s != "" && (s[0] == ' ' || s[0] == '\t')
+}
+
+// tableCell is a value as a table cell, as strata cat prints one: a null
+// is NULL, the string NULL "NULL", and text that could read as something
+// else (a newline, a leading quote, an edge space) a quoted Go string
+// literal (interop.TableText), so that no two values print alike and a
+// row stays one line.
+func tableCell(v any, dbType string) string {
+	if v == nil {
+		return "NULL"
+	}
+	s := text(v, dbType)
+	if _, str := v.(string); str && s == "NULL" {
+		return `"NULL"`
+	}
+	return interop.TableText(s)
 }
 
 func writeTable(w io.Writer, t [][]string) {

@@ -114,3 +114,34 @@ func TestCSVNullsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestTableUnambiguous checks that the table output prints as strata cat
+// does (interop.TableText): a null as NULL and the string NULL as "NULL",
+// text with a newline as a quoted Go literal on one line, apart from a
+// backslash followed by n; CSV and JSON keep the values as they are.
+func TestTableUnambiguous(t *testing.T) {
+	q := `SELECT * FROM (VALUES (1, 'a' || chr(10) || 'b'), (2, 'a\nb'), (3, 'NULL'), (4, NULL), (5, ''), (6, ' x')) t(k, s) ORDER BY k`
+	var out bytes.Buffer
+	if err := run([]string{q}, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	want := "k  s\n" +
+		"-  ------\n" +
+		"1  \"a\\nb\"\n" +
+		"2  a\\nb\n" +
+		"3  \"NULL\"\n" +
+		"4  NULL\n" +
+		"5  \n" +
+		"6  \" x\"\n" +
+		"(6 rows)\n"
+	if out.String() != want {
+		t.Errorf("table:\n%s\nwant\n%s", out.String(), want)
+	}
+	out.Reset()
+	if err := run([]string{"--format", "csv", q}, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if want := "k,s\n1,\"a\nb\"\n2,a\\nb\n3,\"NULL\"\n4,\n5,\"\"\n6,\" x\"\n"; out.String() != want {
+		t.Errorf("csv:\n%q\nwant\n%q", out.String(), want)
+	}
+}
