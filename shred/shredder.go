@@ -294,6 +294,15 @@ func (sh *Shredder) RawSize() int {
 	return total
 }
 
+// EachLen calls f with the id, buffered entries and binary data bytes of
+// every stream, in id order, without building Streams: the writer bounds
+// the chunks a stripe will make by them after every append.
+func (sh *Shredder) EachLen(f func(id, n, data int)) {
+	for id, b := range sh.bufs {
+		f(id, b.n, len(b.bin.Data))
+	}
+}
+
 // RawSize is the stream's share of Shredder.RawSize.
 func (s *Stream) RawSize() int {
 	data := 0

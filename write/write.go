@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -43,7 +44,12 @@ type Options struct {
 	// one more stripe of buffers when stripes are encoded in the
 	// background (NoPipeline). Generating lineitem SF 1 with the default
 	// took about 400 MB resident one stripe at a time, 550 MB pipelined.
-	// 0: DefaultStripeBytes.
+	// 0: DefaultStripeBytes. Any positive value is taken as it is: 1
+	// ends a stripe at every row, each stripe keeping some hundred bytes
+	// of metadata in the writer until Close, and a stripe also ends once
+	// its rows could make MaxStripeChunks chunks (reached only with
+	// small ChunkValues or ChunkBytes, or stripes of over a hundred
+	// million values).
 	StripeBytes int
 	// RowsHint, when positive, is the number of rows the caller expects to
 	// write (an importer knows it from its source's metadata). The writer
@@ -63,12 +69,19 @@ type Options struct {
 	ChunkTarget int
 	// ChunkValues is the most values a chunk holds, whatever its bytes:
 	// the granularity of chunk statistics and of point lookups (0:
-	// DefaultChunkValues).
+	// DefaultChunkValues). Any positive value is taken as it is, down to
+	// 1 (a chunk a value), which is legal but costly: every chunk takes
+	// about 20 bytes of the file and a few hundred of memory while its
+	// stripe is written and read, so stripes of small chunks end at
+	// MaxStripeChunks chunks whatever StripeBytes says. A single row
+	// holding more values of one stream than format.DefaultMaxChunks
+	// chunks take (a list of millions) fails the write with ErrLimit.
 	ChunkValues int
 	// ChunkBytes cuts binary chunks at this many raw value bytes, bounding
 	// the memory a chunk's decoder needs. Values past 2 GiB - 1 (the most
 	// a stripe's binary values hold) act as that limit (0:
-	// DefaultChunkBytes).
+	// DefaultChunkBytes). 1 makes a chunk of every non-empty binary
+	// value, with the costs ChunkValues 1 has.
 	ChunkBytes int
 	// NoZstd disables leaf compression.
 	NoZstd bool
@@ -111,7 +124,10 @@ type Options struct {
 	// stripes on its own goroutine sets NoPipeline, as the time-series
 	// writer does.
 	NoPipeline bool
-	// StripeGroup is the number of stripes per stripe group (0: 8).
+	// StripeGroup is the number of stripes per stripe group (0: 8). A
+	// group's chunk tables are held until the group is written, so a
+	// large value with many small stripes holds their tables longer;
+	// values past the stripes a file has make one group.
 	StripeGroup int
 	// FlatMap lists top-level map columns to store as FlatMap.
 	FlatMap []string
@@ -222,8 +238,10 @@ type Writer struct {
 	rows    int64
 	pending int // rows buffered for the current stripe
 	// rowBytes is the raw bytes a row took in the last append (see
-	// pieceRows); 0 before the first.
-	rowBytes float64
+	// pieceRows); 0 before the first. rowChunks is what a row added to
+	// the stripe's chunkEstimate in the last append.
+	rowBytes  float64
+	rowChunks float64
 	// reserved is set once the stripe buffers were sized from RowsHint
 	reserved bool
 	stripe   int
@@ -528,29 +546,86 @@ const stripeOverfill = 4
 // pieceRows returns how many of the rem rows left of a batch to append
 // next: all of them while that keeps the stripe within stripeOverfill
 // times its target, else those that fill the stripe (at least one).
+//
+// Nor may a piece take the stripe's chunkEstimate past MaxStripeChunks:
+// with tiny chunks (ChunkValues 1) a batch of 64 Ki rows makes hundreds
+// of thousands of chunks, each with memory of its own until the stripe
+// is written.
 func (w *Writer) pieceRows(rem int64) int64 {
 	if w.rowBytes <= 0 {
 		return min(rem, probeRows)
 	}
 	raw := float64(w.shred.RawSize())
 	target := float64(w.opts.StripeBytes)
-	if raw+float64(rem)*w.rowBytes <= target*stripeOverfill {
-		return rem
+	k := rem
+	if raw+float64(rem)*w.rowBytes > target*stripeOverfill {
+		k = int64(math.Ceil((target - raw) / w.rowBytes))
 	}
-	k := int64(math.Ceil((target - raw) / w.rowBytes))
+	if w.rowChunks > 0 {
+		room := float64(maxStripeChunks - w.chunkEstimate())
+		if float64(k)*w.rowChunks > room {
+			k = int64(math.Ceil(room / w.rowChunks))
+		}
+	}
 	return max(1, min(k, rem))
+}
+
+// MaxStripeChunks bounds the chunks of one stripe, all streams together:
+// a stripe ends, like at Options.StripeBytes, once its buffered rows
+// could make this many (chunkEstimate). Every chunk holds memory of its
+// own in the writer until its stripe is written (its node, statistics
+// and place in the container's chunk table: about 250 bytes), and in a
+// reader a stripe's chunks are opened together; without a bound, a
+// default stripe of 64 MiB written with ChunkValues 1 made millions of
+// chunks (gigabytes of heap), and a stream of more than
+// format.DefaultMaxChunks chunks in one stripe, which readers refuse by
+// default. With the default chunk sizes the bound is reached only by
+// stripes of over a hundred million values.
+const MaxStripeChunks = 1 << 18
+
+// maxStripeChunks is MaxStripeChunks, lowered by tests.
+var maxStripeChunks = MaxStripeChunks
+
+// chunkEstimate returns about the most chunks the buffered rows make once
+// the stripe is encoded: per stream, its values over the smallest chunk
+// the sizer cuts (ChunkValues>>minChunkShift, or ChunkValues when
+// ChunkTarget is negative), doubled for chunks that end early where the
+// size class changes, plus a definition chunk; for binary values, up to
+// one more chunk per value, for cuts at ChunkBytes (two chunks hold more
+// than ChunkBytes, each cut halving the size class up to its bits); and
+// a chunk per Cut of each row-aligned stream.
+func (w *Writer) chunkEstimate() int {
+	least := w.opts.ChunkValues
+	if w.opts.ChunkTarget > 0 {
+		least = max(1, least>>minChunkShift)
+	}
+	halvings := bits.Len(uint(w.opts.ChunkValues)) + 1
+	est := 0
+	w.shred.EachLen(func(id, n, data int) {
+		c := 2*(n/least) + 2
+		if data > 0 {
+			c += min(n+1, (2*(data/w.opts.ChunkBytes)+2)*halvings)
+		}
+		if id < len(w.aligned) && w.aligned[id] {
+			c += len(w.cuts)
+		}
+		est += c
+	})
+	return est
 }
 
 // append shreds rec, learns the bytes a row takes, and hands the stripe to
 // encoding when it is full.
 func (w *Writer) append(rec arrow.Record) error {
-	before := w.shred.RawSize()
+	before, chunksBefore := w.shred.RawSize(), w.chunkEstimate()
 	if err := w.shred.Append(rec); err != nil {
 		w.err = fmt.Errorf("write: %w", err)
 		return w.err
 	}
+	chunks := w.chunkEstimate()
 	if n := rec.NumRows(); n > 0 {
 		w.rowBytes = float64(w.shred.RawSize()-before) / float64(n)
+		w.rowChunks = float64(chunks-chunksBefore) / float64(n)
 	}
 	w.rows += rec.NumRows()
 	w.pending += int(rec.NumRows())
@@ -558,7 +633,7 @@ func (w *Writer) append(rec arrow.Record) error {
 	if w.pending > 0 && w.pending == int(w.rows) && !w.reserved && w.opts.RowsHint > w.rows {
 		w.reserve()
 	}
-	if w.shred.RawSize() >= w.opts.StripeBytes {
+	if w.shred.RawSize() >= w.opts.StripeBytes || chunks >= maxStripeChunks {
 		if err := w.flush(w.pipeline); err != nil {
 			w.err = err
 			return err
@@ -850,6 +925,8 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 			return &all
 		}
 	}
+	// the chunks whose trees shareTable replays
+	keepTree := w.tableCodec(s)
 	for lo := 0; lo < n || (n == 0 && lo == 0); {
 		hi := w.chunkEnd(s, lo, sizer)
 		vals := sliceValues(s.Values, lo, hi)
@@ -879,8 +956,22 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 				return
 			}
 		}
+		if len(res.chunks) >= format.DefaultMaxChunks-1 {
+			// (one more for a shared definition) a file readers refuse
+			// by default: a row of a stream holding more values than
+			// chunks of ChunkValues fit (a list of millions of values)
+			res.err = fmt.Errorf("over %d chunks in one stripe (ChunkValues %d, ChunkBytes %d): %w",
+				format.DefaultMaxChunks-1, w.opts.ChunkValues, w.opts.ChunkBytes, encoding.ErrLimit)
+			return
+		}
 		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last),
-			time: enc.last.Time(), tree: enc.last}
+			time: enc.last.Time()}
+		if keepTree != nil && len(node) > 0 && encoding.Kind(node[0]) == keepTree.Replaces {
+			// shareTable replays it to refer to the stripe's table; no
+			// other chunk's tree is read again, and a tree a chunk takes
+			// as much memory as a small chunk's node and statistics
+			c.tree = enc.last
+		}
 		sizer.observe(hi-lo, len(node))
 		if valuesRole {
 			cs := stats.FromValues(vals, valid)
