@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -145,7 +147,7 @@ func appendAgg(b array.Builder, v strata.AggValue) bool {
 	if v.Wide {
 		d, ok := b.(*array.Decimal128Builder)
 		if ok {
-			d.Append(decimal128.FromBigInt(v.Big()))
+			d.Append(decimalNum(v.Big()))
 		}
 		return ok
 	}
@@ -206,4 +208,15 @@ func appendAgg(b array.Builder, v strata.AggValue) bool {
 		return false
 	}
 	return true
+}
+
+// decimalNum returns x, an integer of at most 128 bits in two's
+// complement, as a decimal128.Num. decimal128.FromBigInt refuses -2^127,
+// which the min of a wide decimal may be: its 16 bytes can hold any
+// 128-bit integer, whatever its type's 38 digits allow.
+func decimalNum(x *big.Int) decimal128.Num {
+	mask := new(big.Int).SetUint64(math.MaxUint64)
+	lo := new(big.Int).And(x, mask).Uint64() // And and Rsh act on two's complement
+	hi := new(big.Int).Rsh(x, 64).Int64()
+	return decimal128.New(hi, lo)
 }
