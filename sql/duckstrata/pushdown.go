@@ -67,7 +67,11 @@ type Pushed struct {
 //
 //   - integer and decimal columns compare with integer and decimal constants
 //     (exact in both; a DOUBLE constant makes DuckDB compare in floating
-//     point, so it is not pushed);
+//     point, so it is not pushed); decimals of 19 to 38 digits as well
+//     (DuckDB's HUGEINT-backed DECIMAL, Strata's 16-byte values compared
+//     as 128-bit integers), except against a constant with more
+//     fractional digits than the column when DuckDB's comparison could
+//     fail on a large value of the column (see wideLiteralOK);
 //   - DOUBLE columns compare with the constant as DuckDB casts it to DOUBLE;
 //     DuckDB orders NaN above every number and Strata follows IEEE 754, so
 //     column > c and column >= c are pushed as NOT (column <= c) and NOT
@@ -491,6 +495,10 @@ const (
 	kNone colKind = iota // IS [NOT] NULL only
 	kInt
 	kDecimal
+	// kWideDecimal is a decimal of precision 19-38, which Strata stores
+	// as 16-byte binary and compares as 128-bit integers (filter's
+	// LogicalWideDecimal); colInfo holds its precision and scale.
+	kWideDecimal
 	kDouble
 	kString
 	kBool
@@ -506,6 +514,20 @@ type colInfo struct {
 	// nested: a struct, list or map (FlatMaps included), which Strata's
 	// filters do not take, not even IS NULL.
 	nested bool
+	// prec and scale are a kWideDecimal's DECIMAL(prec,scale), which
+	// decide which constants DuckDB compares with it without error
+	// (wideLiteralOK).
+	prec, scale int
+}
+
+// infoOf describes the column or field name of type t.
+func infoOf(name string, t arrow.DataType) colInfo {
+	k, duck := kindOf(t)
+	c := colInfo{name: name, kind: k, duck: duck, nested: isNested(t)}
+	if d, ok := t.(*arrow.Decimal128Type); ok && k == kWideDecimal {
+		c.prec, c.scale = int(d.Precision), int(d.Scale)
+	}
+	return c
 }
 
 // isNested reports whether t holds other values (struct, list, map), a
@@ -521,8 +543,13 @@ func kindOf(t arrow.DataType) (colKind, string) {
 		*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type:
 		return kInt, ""
 	case *arrow.Decimal128Type:
-		if t.Precision <= 18 { // wider decimals Strata stores as binary
+		switch {
+		case t.Precision <= filter.MaxDecimalPrecision: // stored as integers
 			return kDecimal, ""
+		case t.Precision <= 38 && t.Scale >= 0 && t.Scale <= t.Precision:
+			// stored as 16-byte binary; the scan gives DuckDB a
+			// HUGEINT-backed DECIMAL(p,s) of the same unscaled values
+			return kWideDecimal, ""
 		}
 	case *arrow.Float64Type:
 		return kDouble, "DOUBLE"
@@ -587,8 +614,7 @@ func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
 			}
 		}
 	}
-	k, duck := kindOf(fields[idx].Type)
-	return colInfo{name: fields[idx].Name, kind: k, duck: duck, nested: isNested(fields[idx].Type)}, true
+	return infoOf(fields[idx].Name, fields[idx].Type), true
 }
 
 // fieldPath resolves a COLUMN_REF of several names (properties.mag) to a
@@ -620,8 +646,7 @@ func (p *pusher) fieldPath(r *tableRef, parts []any) (colInfo, bool) {
 	if fields != nil {
 		return colInfo{}, false // a struct, not a value
 	}
-	k, duck := kindOf(t)
-	return colInfo{name: strings.Join(path, "."), kind: k, duck: duck, nested: isNested(t)}, true
+	return infoOf(strings.Join(path, "."), t), true
 }
 
 // fieldNamed finds the field DuckDB calls name (see duckIndex).
@@ -883,7 +908,7 @@ func (p *pusher) literal(c colInfo, e any) (filter.Literal, bool) {
 		if !ok || v["is_null"] == true || c.kind != kDouble {
 			return filter.Literal{}, false
 		}
-		return literalOf(kDouble, "DOUBLE", string(num))
+		return literalOf(c, "DOUBLE", string(num))
 	}
 	if !isConst(e) {
 		return filter.Literal{}, false
@@ -902,22 +927,22 @@ func (p *pusher) literal(c colInfo, e any) (filter.Literal, bool) {
 	if typ, text, ok := foldGo(e); ok {
 		switch {
 		case cast == "":
-			return literalOf(c.kind, typ, text)
+			return literalOf(c, typ, text)
 		case c.kind == kDouble && isIntType(typ):
 			// Integers within 2^53 convert to DOUBLE exactly.
 			if v, ok := new(big.Int).SetString(text, 10); ok && v.IsInt64() && v.Int64() <= 1<<53 && v.Int64() >= -(1<<53) {
-				return literalOf(kDouble, "DOUBLE", strconv.FormatFloat(float64(v.Int64()), 'e', -1, 64))
+				return literalOf(c, "DOUBLE", strconv.FormatFloat(float64(v.Int64()), 'e', -1, 64))
 			}
 		case typ == "VARCHAR" && plainDate(text) && validDate(text):
 			// A string literal compared with a date or timestamp column:
 			// DuckDB casts it to the column's type, midnight of that day.
-			return literalOf(c.kind, "DATE", text)
+			return literalOf(c, "DATE", text)
 		case typ == "VARCHAR" && c.kind == kTimestamp && plainTimestamp(text) && len(text) == 19 && validDate(text[:10]):
-			return literalOf(c.kind, "TIMESTAMP", text)
+			return literalOf(c, "TIMESTAMP", text)
 		case typ == "VARCHAR" && c.kind == kTime && plainTime(text) && len(text) == 8:
 			// A string literal compared with a time column: DuckDB casts
 			// it to TIME.
-			return literalOf(c.kind, "TIME", text)
+			return literalOf(c, "TIME", text)
 		}
 	}
 	b, err := json.Marshal(e)
@@ -939,12 +964,13 @@ func (p *pusher) literal(c colInfo, e any) (filter.Literal, bool) {
 	if !v.ok {
 		return filter.Literal{}, false
 	}
-	return literalOf(c.kind, v.typ, v.text)
+	return literalOf(c, v.typ, v.text)
 }
 
 // literalOf maps DuckDB's rendering of a constant of type typ to a Strata
-// literal for a column of kind k (see Pushdown for why these pairs).
-func literalOf(k colKind, typ, text string) (filter.Literal, bool) {
+// literal for column c (see Pushdown for why these pairs).
+func literalOf(c colInfo, typ, text string) (filter.Literal, bool) {
+	k := c.kind
 	isInt := func() bool {
 		switch typ {
 		case "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
@@ -959,6 +985,10 @@ func literalOf(k colKind, typ, text string) (filter.Literal, bool) {
 	case kInt, kDecimal:
 		if isInt() || isDecimal {
 			return num, validNumber(text)
+		}
+	case kWideDecimal:
+		if isInt() || isDecimal {
+			return num, validNumber(text) && wideLiteralOK(c, typ)
 		}
 	case kDouble:
 		if typ == "DOUBLE" {
@@ -992,6 +1022,33 @@ func literalOf(k colKind, typ, text string) (filter.Literal, bool) {
 		}
 	}
 	return filter.Literal{}, false
+}
+
+// wideLiteralOK reports whether DuckDB compares a wide decimal column c
+// with a constant of type typ (an integer or DECIMAL type) without a
+// runtime error, so that a Strata filter computing the same comparison
+// exactly (filter's bindWide scales the literal's text to the column's
+// scale, rounding only where that keeps every answer) gives the rows
+// DuckDB would.
+//
+// DuckDB compares DECIMAL(p,s) with DECIMAL(w,ls) (an integer type is
+// DECIMAL(w,0)) in DECIMAL(min(38, max(p-s, w-ls) + max(s,ls)),
+// max(s,ls)), exactly. When ls <= s the column's values all fit that type
+// (a constant that does not is refused when the query is planned, pushed
+// or not). When ls > s the column is cast to scale ls, and if p-s+ls > 38
+// a value of more than 38-ls integer digits fails that cast at run time
+// ("DECIMAL(38,2) < 1.005" fails on 10^36-1); a pushed filter could drop
+// such rows before DuckDB sees them and turn the error into a result, so
+// those comparisons stay with DuckDB.
+func wideLiteralOK(c colInfo, typ string) bool {
+	ls := 0
+	if strings.HasPrefix(typ, "DECIMAL(") {
+		var w int
+		if _, err := fmt.Sscanf(typ, "DECIMAL(%d,%d)", &w, &ls); err != nil {
+			return false
+		}
+	}
+	return ls <= c.scale || c.prec-c.scale+ls <= 38
 }
 
 // validNumber accepts DuckDB's rendering of an integer or decimal:
