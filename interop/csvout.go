@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -225,7 +227,8 @@ func NewCSVWriter(w io.Writer, sch *arrow.Schema, comma rune) *CSVWriter {
 // words (a float NaN with the word NaN) fails the Write: an importer
 // reads it as null quoted or not. With no words it is NewCSVWriter. A
 // word holding a quote, comma or line break cannot be written bare and
-// is refused.
+// is refused, as is a first word CSV quotes on its own (beginning with a
+// space, or \.).
 func NewCSVWriterNulls(w io.Writer, sch *arrow.Schema, comma rune, words []string) (*CSVWriter, error) {
 	if err := checkCSVNullWords(words, comma); err != nil {
 		return nil, err
@@ -288,14 +291,27 @@ func newCSVNullOut(sch *arrow.Schema, custom []string) *csvNullOut {
 
 // checkCSVNullWords returns an error for a null word a CSV file separated
 // by comma cannot hold as a bare field: one holding a quote, the
-// separator or a line break.
+// separator or a line break; and for a first word, the one nulls are
+// written as, that encoding/csv quotes on its own (one beginning with a
+// space, or \.): quoted, a reader takes it for a string.
 func checkCSVNullWords(words []string, comma rune) error {
 	for _, w := range words {
 		if strings.ContainsAny(w, "\"\r\n"+string(comma)) {
 			return fmt.Errorf("interop: csv: null word %q: a null word may not hold a quote, the separator %q or a line break", w, comma)
 		}
 	}
+	if len(words) > 0 && csvQuotesAlone(words[0]) {
+		return fmt.Errorf("interop: csv: first null word %q: nulls are written as the first word, and CSV writes one beginning with a space, or \\., quoted, which reads back as a string (put another word first)", words[0])
+	}
 	return nil
+}
+
+// csvQuotesAlone reports whether encoding/csv writes s quoted though it
+// holds no quote, separator or line break: s is \. (a PostgreSQL end of
+// data marker) or begins with a Unicode space.
+func csvQuotesAlone(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return s == `\.` || s != "" && unicode.IsSpace(r)
 }
 
 // formatCSV appends rec's rows as CSV text to dst, after the header when
@@ -484,7 +500,11 @@ func quoteCells(dst *bytes.Buffer, text []byte, quote []func(int) bool, rows []b
 			}
 			start := p
 			marked := f != nil && f(r)
-			if !marked && p < len(text) && text[p] == '"' {
+			// encoding/csv quoted the field already (a quote begins no
+			// bare field): a marked one beginning with a space or equal
+			// to \. is quoted once, as it is
+			quoted := p < len(text) && text[p] == '"'
+			if quoted {
 				// to the closing quote: one not doubled
 				p++
 				for {
@@ -511,7 +531,7 @@ func quoteCells(dst *bytes.Buffer, text []byte, quote []func(int) bool, rows []b
 				}
 				p += end
 			}
-			if marked {
+			if marked && !quoted {
 				dst.WriteByte('"')
 				dst.Write(text[start:p])
 				dst.WriteByte('"')
