@@ -198,7 +198,7 @@ func result(ctx context.Context, conn *sql.Conn, q string) (string, error) {
 	}
 	defer rows.Close()
 	var b strings.Builder
-	if _, err := printRows(rows, "csv", &b); err != nil {
+	if _, err := printRows(rows, "csv", nil, &b); err != nil {
 		return "", err
 	}
 	return b.String(), nil

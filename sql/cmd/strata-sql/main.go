@@ -2,6 +2,7 @@
 //
 //	strata-sql "SELECT l_returnflag, count(*) FROM 'lineitem.strata' GROUP BY 1"
 //	strata-sql --format csv "SELECT * FROM strata_scan('s3://b/t.strata') LIMIT 10"
+//	strata-sql --format csv --null NA "SELECT * FROM 't.strata'"   nulls as NA, for import --null NA
 //	echo "SELECT 42" | strata-sql
 //	strata-sql bench --sf 0.1      TPC-H Q1 and Q6: Strata in DuckDB, DuckDB on Parquet, DuckDB native
 //
@@ -22,6 +23,7 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -77,6 +79,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	noPush := fs.Bool("no-pushdown", false, "do not pass WHERE conjuncts to the Strata scans")
 	explain := fs.Bool("explain", false, "print the query as rewritten for pushdown, and what was pushed, to stderr")
 	timer := fs.Bool("timer", false, "print the query's time to stderr")
+	null := fs.String("null", "", "CSV output: comma-separated `words` its reader takes for null, as strata import's --null (e.g. 'NA' or '\\N'): "+
+		"a null is written as the first word, and a string equal to any word, or to NULL, null or \"\", quoted, so that "+
+		"strata import --null with the same words reads each back as it was (default: a null is an empty field)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -114,6 +119,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case "table", "csv", "json":
 	default:
 		return usageError{fmt.Sprintf("unknown --format %q (table, csv or json)", *format)}
+	}
+	words, err := nullWords(*null, *format == "csv")
+	if err != nil {
+		return err
 	}
 	ctx := context.Background()
 	db, err := duckstrata.Open("")
@@ -154,7 +163,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer rows.Close()
-	n, err := printRows(rows, *format, stdout)
+	n, err := printRows(rows, *format, words, stdout)
 	if err != nil {
 		return err
 	}
@@ -164,13 +173,43 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// nullWords returns the words of --null, as strata's nullWords does for
+// its CSV output: none for an empty flag, and a usage error when there
+// are words and the output is not CSV, or a word cannot be written as a
+// bare CSV field (it holds a quote or a line break; the separator, a
+// comma, cannot be in a word of a comma-separated list).
+func nullWords(s string, csv bool) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if !csv {
+		return nil, usageError{fmt.Sprintf("--null %q: null words apply to CSV output only (--format csv)", s)}
+	}
+	words := strings.Split(s, ",")
+	for _, w := range words {
+		if strings.ContainsAny(w, "\"\r\n") {
+			return nil, usageError{fmt.Sprintf("--null: null word %q may not hold a quote or a line break", w)}
+		}
+	}
+	return words, nil
+}
+
+// csvNullWords are the fields strata import (and DuckDB) read as null
+// whatever --null says: a string with one of these texts is quoted.
+var csvNullWords = []string{"", "NULL", "null"}
+
 // printRows writes a result as an aligned table, CSV or JSON lines. CSV
 // is written as strata export writes it, so that strata import (or
 // DuckDB) reads every value back as it was: a null as an empty field, or
 // NULL in a result of one column (an empty field there is an empty line,
 // which CSV readers skip), and an empty string as "", a string that is a
-// null word (NULL, null) as "NULL" and "null" (see csvWriter).
-func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
+// null word (NULL, null) as "NULL" and "null" (see csvWriter). With null
+// words of the reader (--null, words), a null is written as the first of
+// them, unless it is empty, and a string equal to any of them is quoted
+// too; a value of another type whose text is one of them fails, since an
+// importer reads such a field as null quoted or not (as strata export
+// --null does).
+func printRows(rows *sql.Rows, format string, words []string, out io.Writer) (int, error) {
 	cols, err := rows.ColumnTypes()
 	if err != nil {
 		return 0, err
@@ -185,8 +224,11 @@ func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 	var table [][]string
 	switch format {
 	case "csv":
-		cw = &csvWriter{w: w, null: "", fields: make([]string, len(cols)), quote: make([]bool, len(cols))}
-		if len(cols) == 1 {
+		cw = &csvWriter{w: w, null: "", fields: make([]string, len(cols)), quote: make([]bool, len(cols)), bare: make([]bool, len(cols))}
+		switch {
+		case len(words) > 0 && words[0] != "":
+			cw.null = words[0]
+		case len(cols) == 1:
 			cw.null = "NULL"
 		}
 		for i, name := range names {
@@ -222,13 +264,22 @@ func printRows(rows *sql.Rows, format string, out io.Writer) (int, error) {
 			fmt.Fprintf(w, "{%s}\n", strings.Join(obj, ","))
 		case "csv":
 			for i, v := range vals {
-				cw.fields[i], cw.quote[i] = cw.null, false
-				if v != nil {
-					s := text(v, cols[i].DatabaseTypeName())
-					_, str := v.(string)
-					// (only a string's text can be empty or a null word)
-					cw.fields[i], cw.quote[i] = s, str && (s == "" || s == "NULL" || s == "null")
+				cw.fields[i], cw.quote[i], cw.bare[i] = cw.null, false, v == nil
+				if v == nil {
+					continue
 				}
+				s := text(v, cols[i].DatabaseTypeName())
+				custom := slices.Contains(words, s)
+				if !isText(v) {
+					// (no number, time or boolean has the text of a
+					// standard null word; a custom one may)
+					if custom {
+						return n, fmt.Errorf("column %q: value %s is a null word of --null; it would read back as null (choose another null word)", names[i], s)
+					}
+					cw.fields[i] = s
+					continue
+				}
+				cw.fields[i], cw.quote[i] = s, custom || slices.Contains(csvNullWords, s)
 			}
 			cw.writeRow()
 		default:
@@ -264,6 +315,10 @@ type csvWriter struct {
 	null   string   // a null's field text
 	fields []string // the next record's fields
 	quote  []bool   // per field: write it quoted whatever its text
+	// bare, per field: write it as it is, a null's word (which a reader
+	// takes for null only unquoted; nullWords refused the words that
+	// cannot be written so)
+	bare []bool
 }
 
 // writeRow writes fields as a record; errors are bufio.Writer's, sticky,
@@ -273,7 +328,7 @@ func (c *csvWriter) writeRow() {
 		if i > 0 {
 			c.w.WriteByte(',')
 		}
-		if !c.quote[i] && !csvNeedsQuotes(f) {
+		if c.bare != nil && c.bare[i] || !c.quote[i] && !csvNeedsQuotes(f) {
 			c.w.WriteString(f)
 			continue
 		}
@@ -282,6 +337,17 @@ func (c *csvWriter) writeRow() {
 		c.w.WriteByte('"')
 	}
 	c.w.WriteByte('\n')
+}
+
+// isText reports whether a value is written to CSV as text, which strata
+// import reads back as a string when quoted: a string, or a list, map or
+// struct as JSON text (which import reads as a string column).
+func isText(v any) bool {
+	switch v.(type) {
+	case string, map[string]any, []any, duckdb.Map:
+		return true
+	}
+	return false
 }
 
 // csvNeedsQuotes reports whether a CSV field of text s must be quoted for

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
+	"strata/interop"
 )
 
 func TestRun(t *testing.T) {
@@ -144,4 +147,156 @@ func TestTableUnambiguous(t *testing.T) {
 	if want := "k,s\n1,\"a\nb\"\n2,a\\nb\n3,\"NULL\"\n4,\n5,\"\"\n6,\" x\"\n"; out.String() != want {
 		t.Errorf("csv:\n%q\nwant\n%q", out.String(), want)
 	}
+}
+
+// TestCSVNullWordsRoundTrip checks --null as strata export --null writes
+// it: a null as the first word, a string equal to any word (or to NULL,
+// null or "") quoted, so that strata's CSV import given the same words
+// reads every value back as it was; a value of another type whose text is
+// a word fails, and --null with other output, or with a word holding a
+// quote or a line break, is a usage error (exit status 2).
+func TestCSVNullWordsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.strata")
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	strs := []string{"NA", "", "", `\N`, "NULL", "null", "x", "na", "NA "}
+	valid := []bool{true, false, true, true, true, true, true, true, true}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := range strs {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		if i%3 == 1 {
+			b.Field(2).AppendNull()
+		} else {
+			b.Field(2).(*array.Int64Builder).Append(int64(10 * i))
+		}
+	}
+	b.Field(1).(*array.StringBuilder).AppendValues(strs, valid)
+	rec := b.NewRecord()
+	defer rec.Release()
+	w, err := strata.Create(p, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	words := []string{"NA", `\N`}
+	for _, tc := range []struct {
+		q, want string
+		cols    []int // the file's columns the result holds
+	}{
+		{"SELECT k, s, n FROM '" + p + "' ORDER BY k",
+			"k,s,n\n0,\"NA\",0\n1,NA,NA\n2,\"\",20\n3,\"\\N\",30\n4,\"NULL\",NA\n5,\"null\",50\n6,x,60\n7,na,NA\n8,NA ,80\n", []int{0, 1, 2}},
+		{"SELECT s FROM '" + p + "' ORDER BY k",
+			"s\n\"NA\"\nNA\n\"\"\n\"\\N\"\n\"NULL\"\n\"null\"\nx\nna\nNA \n", []int{1}},
+	} {
+		var out bytes.Buffer
+		if err := run([]string{"--format", "csv", "--null", strings.Join(words, ","), tc.q}, nil, &out, io.Discard); err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if out.String() != tc.want {
+			t.Errorf("%s: wrote\n%q\nwant\n%q", tc.q, out.String(), tc.want)
+		}
+		// Strata's CSV import, given the same words, reads every value
+		// back: nulls as nulls, the strings NA, \N, NULL, null and "" as
+		// those strings.
+		csvPath := filepath.Join(dir, "out.csv")
+		if err := os.WriteFile(csvPath, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back := readCSV(t, csvPath, interop.ReadOptions{CSVNulls: words})
+		if int(back.NumCols()) != len(tc.cols) || back.NumRows() != rec.NumRows() {
+			t.Fatalf("%s: read back %d columns, %d rows", tc.q, back.NumCols(), back.NumRows())
+		}
+		for j, c := range tc.cols {
+			orig, got := rec.Column(c), back.Column(j)
+			for i := range int(rec.NumRows()) {
+				if orig.IsNull(i) != got.IsNull(i) || orig.IsValid(i) && orig.ValueStr(i) != got.ValueStr(i) {
+					t.Errorf("%s: column %s row %d read back as %q (null %v), want %q (null %v)",
+						tc.q, sch.Field(c).Name, i, got.ValueStr(i), got.IsNull(i), orig.ValueStr(i), orig.IsNull(i))
+				}
+			}
+		}
+		back.Release()
+	}
+
+	// A first word "" keeps the default null (an empty field, NULL in a
+	// result of one column) and still quotes the other words.
+	var out bytes.Buffer
+	if err := run([]string{"--format", "csv", "--null", ",NA", "SELECT s FROM '" + p + "' WHERE k < 3 ORDER BY k"}, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if want := "s\n\"NA\"\nNULL\n\"\"\n"; out.String() != want {
+		t.Errorf("--null ,NA wrote %q, want %q", out.String(), want)
+	}
+	// A word CSV would otherwise quote (a leading space) is still
+	// written bare for a null, as the reader takes only the bare word for
+	// null.
+	out.Reset()
+	if err := run([]string{"--format", "csv", "--null", " NA", "SELECT s FROM '" + p + "' WHERE k < 3 ORDER BY k"}, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if want := "s\nNA\n NA\n\"\"\n"; out.String() != want {
+		t.Errorf("--null ' NA' wrote %q, want %q", out.String(), want)
+	}
+	// A number whose text is a word would read back as null: refused.
+	err = run([]string{"--format", "csv", "--null", "20", "SELECT n FROM '" + p + "' ORDER BY k"}, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "null word") {
+		t.Errorf("a value equal to a null word: %v", err)
+	}
+	for _, args := range [][]string{
+		{"--null", "NA", "SELECT 1"},
+		{"--format", "json", "--null", "NA", "SELECT 1"},
+		{"--format", "csv", "--null", `N"A`, "SELECT 1"},
+		{"--format", "csv", "--null", "NA,a\nb", "SELECT 1"},
+	} {
+		err := run(args, nil, io.Discard, io.Discard)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+}
+
+// readCSV reads a CSV file with strata's import reader into one record.
+func readCSV(t *testing.T, path string, opts interop.ReadOptions) arrow.Record {
+	t.Helper()
+	r, err := interop.Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []arrow.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Release()
+		recs = append(recs, rec)
+	}
+	if len(recs) == 0 {
+		t.Fatalf("%s: no rows", path)
+	}
+	tbl := array.NewTableFromRecords(r.Schema(), recs)
+	defer tbl.Release()
+	tr := array.NewTableReader(tbl, tbl.NumRows())
+	defer tr.Release()
+	if !tr.Next() {
+		t.Fatalf("%s: no rows", path)
+	}
+	out := tr.Record()
+	out.Retain()
+	return out
 }
