@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -173,11 +174,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// nullWords returns the words of --null, as strata's nullWords does for
-// its CSV output: none for an empty flag, and a usage error when there
-// are words and the output is not CSV, or a word cannot be written as a
-// bare CSV field (it holds a quote or a line break; the separator, a
-// comma, cannot be in a word of a comma-separated list).
+// nullWords returns the words of --null, as strata's nullWords and
+// interop's NewCSVWriterNulls take them for strata's CSV output: none for
+// an empty flag, and a usage error when there are words and the output is
+// not CSV, or a word cannot be written as a bare CSV field (it holds a
+// quote or a line break; the separator, a comma, cannot be in a word of a
+// comma-separated list), or the first word, which nulls are written as,
+// is one CSV quotes on its own (beginning with a space, or \.), which a
+// reader would take for a string.
 func nullWords(s string, csv bool) ([]string, error) {
 	if s == "" {
 		return nil, nil
@@ -190,6 +194,9 @@ func nullWords(s string, csv bool) ([]string, error) {
 		if strings.ContainsAny(w, "\"\r\n") {
 			return nil, usageError{fmt.Sprintf("--null: null word %q may not hold a quote or a line break", w)}
 		}
+	}
+	if r, _ := utf8.DecodeRuneInString(words[0]); words[0] == `\.` || words[0] != "" && unicode.IsSpace(r) {
+		return nil, usageError{fmt.Sprintf("--null: first null word %q: nulls are written as the first word, and CSV writes one beginning with a space, or \\., quoted, which reads back as a string (put another word first)", words[0])}
 	}
 	return words, nil
 }
@@ -224,7 +231,7 @@ func printRows(rows *sql.Rows, format string, words []string, out io.Writer) (in
 	var table [][]string
 	switch format {
 	case "csv":
-		cw = &csvWriter{w: w, null: "", fields: make([]string, len(cols)), quote: make([]bool, len(cols)), bare: make([]bool, len(cols))}
+		cw = &csvWriter{w: w, null: "", fields: make([]string, len(cols)), quote: make([]bool, len(cols))}
 		switch {
 		case len(words) > 0 && words[0] != "":
 			cw.null = words[0]
@@ -264,7 +271,7 @@ func printRows(rows *sql.Rows, format string, words []string, out io.Writer) (in
 			fmt.Fprintf(w, "{%s}\n", strings.Join(obj, ","))
 		case "csv":
 			for i, v := range vals {
-				cw.fields[i], cw.quote[i], cw.bare[i] = cw.null, false, v == nil
+				cw.fields[i], cw.quote[i] = cw.null, false
 				if v == nil {
 					continue
 				}
@@ -315,10 +322,6 @@ type csvWriter struct {
 	null   string   // a null's field text
 	fields []string // the next record's fields
 	quote  []bool   // per field: write it quoted whatever its text
-	// bare, per field: write it as it is, a null's word (which a reader
-	// takes for null only unquoted; nullWords refused the words that
-	// cannot be written so)
-	bare []bool
 }
 
 // writeRow writes fields as a record; errors are bufio.Writer's, sticky,
@@ -328,7 +331,7 @@ func (c *csvWriter) writeRow() {
 		if i > 0 {
 			c.w.WriteByte(',')
 		}
-		if c.bare != nil && c.bare[i] || !c.quote[i] && !csvNeedsQuotes(f) {
+		if !c.quote[i] && !csvNeedsQuotes(f) {
 			c.w.WriteString(f)
 			continue
 		}

@@ -153,8 +153,10 @@ func TestTableUnambiguous(t *testing.T) {
 // it: a null as the first word, a string equal to any word (or to NULL,
 // null or "") quoted, so that strata's CSV import given the same words
 // reads every value back as it was; a value of another type whose text is
-// a word fails, and --null with other output, or with a word holding a
-// quote or a line break, is a usage error (exit status 2).
+// a word fails, and --null with other output, with a word holding a
+// quote or a line break, or with a first word CSV quotes on its own (a
+// leading space, \.; nulls are written as it and must be bare), is a
+// usage error (exit status 2).
 func TestCSVNullWordsRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "t.strata")
@@ -237,15 +239,14 @@ func TestCSVNullWordsRoundTrip(t *testing.T) {
 	if want := "s\n\"NA\"\nNULL\n\"\"\n"; out.String() != want {
 		t.Errorf("--null ,NA wrote %q, want %q", out.String(), want)
 	}
-	// A word CSV would otherwise quote (a leading space) is still
-	// written bare for a null, as the reader takes only the bare word for
-	// null.
+	// A string equal to a later word CSV quotes on its own is quoted
+	// once.
 	out.Reset()
-	if err := run([]string{"--format", "csv", "--null", " NA", "SELECT s FROM '" + p + "' WHERE k < 3 ORDER BY k"}, nil, &out, io.Discard); err != nil {
+	if err := run([]string{"--format", "csv", "--null", "NA, x", "SELECT * FROM (VALUES (' x'), (NULL)) t(s)"}, nil, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if want := "s\nNA\n NA\n\"\"\n"; out.String() != want {
-		t.Errorf("--null ' NA' wrote %q, want %q", out.String(), want)
+	if want := "s\n\" x\"\nNA\n"; out.String() != want {
+		t.Errorf("--null 'NA, x' wrote %q, want %q", out.String(), want)
 	}
 	// A number whose text is a word would read back as null: refused.
 	err = run([]string{"--format", "csv", "--null", "20", "SELECT n FROM '" + p + "' ORDER BY k"}, nil, io.Discard, io.Discard)
@@ -257,6 +258,9 @@ func TestCSVNullWordsRoundTrip(t *testing.T) {
 		{"--format", "json", "--null", "NA", "SELECT 1"},
 		{"--format", "csv", "--null", `N"A`, "SELECT 1"},
 		{"--format", "csv", "--null", "NA,a\nb", "SELECT 1"},
+		{"--format", "csv", "--null", " NA", "SELECT 1"},
+		{"--format", "csv", "--null", "\u00a0NA,NA", "SELECT 1"},
+		{"--format", "csv", "--null", `\.`, "SELECT 1"},
 	} {
 		err := run(args, nil, io.Discard, io.Discard)
 		var ue usageError
