@@ -6,6 +6,7 @@ package meta
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 
 	"strata/encoding"
@@ -106,35 +107,171 @@ func Counted(n int, entries []byte) []byte {
 	return append(out, entries...)
 }
 
-// UnmarshalStripeStats decodes MarshalStripeStats output.
+// UnmarshalStripeStats decodes MarshalStripeStats output into a
+// StripeStats per stripe. A reader holding a file open keeps the section
+// as ParseStripeStats returns it instead: these maps take over a kilobyte
+// a stripe.
 func UnmarshalStripeStats(b []byte) ([]StripeStats, error) {
+	sec, err := ParseStripeStats(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]StripeStats, sec.Len())
+	for i := range out {
+		if out[i], err = sec.Stripe(i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// StripeStatsSection is a stats.stripe section (MarshalStripeStats) held
+// as its bytes, with where each stripe's entry begins, so that an open
+// file costs the section's bytes and a word a stripe rather than a
+// decoded StripeStats a stripe. ParseStripeStats checks the framing of
+// every entry; a stripe's ColumnStats blobs are decoded when asked for,
+// so an undecodable blob is reported by the accessor that meets it, as
+// an error naming the stripe and stream. It is immutable and safe for
+// concurrent use.
+type StripeStatsSection struct {
+	b []byte
+	// offs[i] is where stripe i's entry begins in b, offs[len-1] where
+	// the last one ends.
+	offs []int
+}
+
+// ParseStripeStats checks the framing of a stats.stripe section: the
+// count of stripes, each stripe's counts, stream ids strictly ascending
+// (as docs/FORMAT.md requires; lookups rely on it) and blob lengths
+// within the section. It keeps b, which the caller must not change. Bytes
+// after the last stripe are ignored, as they always were.
+func ParseStripeStats(b []byte) (*StripeStatsSection, error) {
 	d := dec{b: b, what: "stripe stats"}
-	n := d.count(2)
-	out := make([]StripeStats, 0, n)
+	n := d.count(3) // a stripe takes at least rows, ncols and nblooms
+	offs := make([]int, 0, n+1)
 	for i := 0; i < n && d.err == nil; i++ {
-		s := StripeStats{Rows: int64(d.uvarint()), Columns: map[int]stats.ColumnStats{}, Blooms: map[int][]byte{}}
-		nc := d.count(2)
-		for j := 0; j < nc && d.err == nil; j++ {
-			id := d.count(0)
-			blob := d.blob()
-			if d.err != nil {
-				break
+		offs = append(offs, len(b)-len(d.b))
+		d.uvarint() // rows
+		for part := 0; part < 2 && d.err == nil; part++ {
+			k := d.count(2)
+			last := -1
+			for j := 0; j < k && d.err == nil; j++ {
+				id := d.count(0)
+				d.blob()
+				if d.err == nil && id <= last {
+					d.err = encoding.Corruptf("%s: stripe %d: stream %d after stream %d, ids must ascend", d.what, i, id, last)
+				}
+				last = id
 			}
-			cs, err := DecodeStats(blob)
-			if err != nil {
-				return nil, fmt.Errorf("stripe %d stats, stream %d: %w", i, id, err)
-			}
-			s.Columns[id] = cs
 		}
-		nb := d.count(2)
-		for j := 0; j < nb && d.err == nil; j++ {
-			id := d.count(0)
-			s.Blooms[id] = d.blob()
-		}
-		out = append(out, s)
 	}
 	if d.err != nil {
 		return nil, d.err
+	}
+	offs = append(offs, len(b)-len(d.b))
+	return &StripeStatsSection{b: b, offs: offs}, nil
+}
+
+// Len returns the number of stripes the section describes.
+func (s *StripeStatsSection) Len() int { return len(s.offs) - 1 }
+
+// Bytes returns the memory s holds: the section and its offsets.
+func (s *StripeStatsSection) Bytes() int64 {
+	return int64(cap(s.b)) + 8*int64(cap(s.offs))
+}
+
+// entry returns a decoder over stripe i's entry, past its row count, and
+// that row count. (Its errors do not name the stripe: formatting the name
+// for every lookup would cost a pruning scan more than the lookup; see
+// framingErr.)
+func (s *StripeStatsSection) entry(i int) (dec, int64) {
+	d := dec{b: s.b[s.offs[i]:s.offs[i+1]], what: "stripe stats"}
+	rows := int64(d.uvarint())
+	return d, rows
+}
+
+// framingErr places an error of an entry's framing, which ParseStripeStats
+// has checked and so should never occur, in stripe i.
+func framingErr(i int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("stripe %d: %w", i, err)
+}
+
+// Column returns stripe i's statistics of a stream, decoded from its
+// blob; ok is false when the stripe has none for the stream. An error
+// names the stripe and stream.
+func (s *StripeStatsSection) Column(i, stream int) (cs stats.ColumnStats, ok bool, err error) {
+	d, _ := s.entry(i)
+	k := d.count(2)
+	for j := 0; j < k && d.err == nil; j++ {
+		id := d.count(0)
+		blob := d.blob()
+		if d.err != nil || id < stream {
+			continue
+		}
+		if id > stream {
+			break
+		}
+		if cs, err = DecodeStats(blob); err != nil {
+			return cs, false, fmt.Errorf("stripe %d stats, stream %d: %w", i, id, err)
+		}
+		return cs, true, nil
+	}
+	return cs, false, framingErr(i, d.err)
+}
+
+// Bloom returns the bloom filter stripe i keeps inline for a stream
+// (files written before the stats.bloom section), undecoded and aliasing
+// the section; ok is false when there is none.
+func (s *StripeStatsSection) Bloom(i, stream int) (b []byte, ok bool, err error) {
+	d, _ := s.entry(i)
+	k := d.count(2)
+	for j := 0; j < k && d.err == nil; j++ { // the column statistics
+		d.count(0)
+		d.blob()
+	}
+	k = d.count(2)
+	for j := 0; j < k && d.err == nil; j++ {
+		id := d.count(0)
+		blob := d.blob()
+		if d.err != nil || id < stream {
+			continue
+		}
+		if id > stream {
+			break
+		}
+		return blob, true, nil
+	}
+	return nil, false, framingErr(i, d.err)
+}
+
+// Stripe decodes stripe i's whole entry. Its bloom filters alias the
+// section. An error names the stripe and stream.
+func (s *StripeStatsSection) Stripe(i int) (StripeStats, error) {
+	d, rows := s.entry(i)
+	out := StripeStats{Rows: rows, Columns: map[int]stats.ColumnStats{}, Blooms: map[int][]byte{}}
+	k := d.count(2)
+	for j := 0; j < k && d.err == nil; j++ {
+		id := d.count(0)
+		blob := d.blob()
+		if d.err != nil {
+			break
+		}
+		cs, err := DecodeStats(blob)
+		if err != nil {
+			return StripeStats{}, fmt.Errorf("stripe %d stats, stream %d: %w", i, id, err)
+		}
+		out.Columns[id] = cs
+	}
+	k = d.count(2)
+	for j := 0; j < k && d.err == nil; j++ {
+		id := d.count(0)
+		out.Blooms[id] = d.blob()
+	}
+	if d.err != nil {
+		return StripeStats{}, framingErr(i, d.err)
 	}
 	return out, nil
 }
@@ -174,30 +311,58 @@ func AppendBloomIndex(dst []byte, refs map[int]BloomRef) []byte {
 }
 
 // UnmarshalBloomIndex decodes MarshalBloomIndex output; every range must
-// lie within a section of sectionSize bytes.
+// lie within a section of sectionSize bytes. A reader holding a file open
+// keeps the index as ParseBloomIndex returns it instead of a map a stripe.
 func UnmarshalBloomIndex(b []byte, sectionSize int64) ([]map[int]BloomRef, error) {
+	x, err := ParseBloomIndex(b, sectionSize)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[int]BloomRef, x.Len())
+	for i := range out {
+		out[i] = x.Stripe(i)
+	}
+	return out, nil
+}
+
+// BloomIndex is a stats.bloom.index section (MarshalBloomIndex) held as
+// its bytes, with where each stripe's entry begins: a file of many
+// stripes costs the index's bytes and a word a stripe instead of a map a
+// stripe. ParseBloomIndex checks all of it, so lookups cannot fail. It is
+// immutable and safe for concurrent use.
+type BloomIndex struct {
+	b    []byte
+	offs []int // as in StripeStatsSection
+}
+
+// bloomRefBytes is the least an index record takes: a one-byte stream
+// id, offset and length, and the checksum.
+const bloomRefBytes = 7
+
+// ParseBloomIndex checks a stats.bloom.index section: its counts, stream
+// ids strictly ascending within each stripe, every range within a
+// stats.bloom section of sectionSize bytes, and no bytes after the last
+// stripe. It keeps b, which the caller must not change.
+func ParseBloomIndex(b []byte, sectionSize int64) (*BloomIndex, error) {
 	d := dec{b: b, what: "bloom index"}
 	n := d.count(1)
-	out := make([]map[int]BloomRef, 0, n)
+	offs := make([]int, 0, n+1)
 	for i := 0; i < n && d.err == nil; i++ {
-		k := d.count(7)
-		m := make(map[int]BloomRef, k)
+		offs = append(offs, len(b)-len(d.b))
+		k := d.count(bloomRefBytes)
+		last := -1
 		for j := 0; j < k && d.err == nil; j++ {
-			id := d.count(0)
-			off, ln := d.uvarint(), d.uvarint()
-			var sum uint32
-			if len(d.b) >= 4 {
-				sum = binary.LittleEndian.Uint32(d.b)
-				d.b = d.b[4:]
-			} else if d.err == nil {
-				d.err = encoding.Corruptf("%s: truncated checksum", d.what)
+			id, r := d.bloomRef()
+			if d.err != nil {
+				break
 			}
-			if d.err == nil && (off > uint64(sectionSize) || ln > uint64(sectionSize)-off) {
-				d.err = encoding.Corruptf("%s: stripe %d, stream %d: bloom [%d,+%d) outside the %d-byte section", d.what, i, id, off, ln, sectionSize)
+			if id <= last {
+				d.err = encoding.Corruptf("%s: stripe %d: stream %d after stream %d, ids must ascend", d.what, i, id, last)
+			} else if r.Off < 0 || r.Len < 0 || r.Off > sectionSize || r.Len > sectionSize-r.Off {
+				d.err = encoding.Corruptf("%s: stripe %d, stream %d: bloom [%d,+%d) outside the %d-byte section", d.what, i, id, r.Off, r.Len, sectionSize)
 			}
-			m[id] = BloomRef{Off: int64(off), Len: int64(ln), Sum: sum}
+			last = id
 		}
-		out = append(out, m)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -205,7 +370,69 @@ func UnmarshalBloomIndex(b []byte, sectionSize int64) ([]map[int]BloomRef, error
 	if len(d.b) > 0 {
 		return nil, encoding.Corruptf("%s: %d trailing bytes", d.what, len(d.b))
 	}
-	return out, nil
+	offs = append(offs, len(b))
+	return &BloomIndex{b: b, offs: offs}, nil
+}
+
+// bloomRef reads one record of a stripe's entry in the bloom index. An
+// offset or length past MaxInt64 is made -1, which the range check of
+// ParseBloomIndex refuses.
+func (d *dec) bloomRef() (int, BloomRef) {
+	id := d.count(0)
+	off, ln := d.uvarint(), d.uvarint()
+	var sum uint32
+	if len(d.b) >= 4 {
+		sum = binary.LittleEndian.Uint32(d.b)
+		d.b = d.b[4:]
+	} else if d.err == nil {
+		d.err = encoding.Corruptf("%s: truncated checksum", d.what)
+	}
+	return id, BloomRef{Off: clampInt64(off), Len: clampInt64(ln), Sum: sum}
+}
+
+// clampInt64 returns v as an int64, or -1 when it does not fit.
+func clampInt64(v uint64) int64 {
+	if v > 1<<63-1 {
+		return -1
+	}
+	return int64(v)
+}
+
+// Len returns the number of stripes the index describes.
+func (x *BloomIndex) Len() int { return len(x.offs) - 1 }
+
+// Bytes returns the memory x holds: the section and its offsets.
+func (x *BloomIndex) Bytes() int64 {
+	return int64(cap(x.b)) + 8*int64(cap(x.offs))
+}
+
+// Ref returns where stripe i's bloom filter of a stream lies; ok is
+// false when the stripe has none for the stream.
+func (x *BloomIndex) Ref(i, stream int) (BloomRef, bool) {
+	d := dec{b: x.b[x.offs[i]:x.offs[i+1]], what: "bloom index"}
+	k := d.count(bloomRefBytes)
+	for j := 0; j < k && d.err == nil; j++ {
+		id, r := d.bloomRef()
+		if id == stream && d.err == nil {
+			return r, true
+		}
+		if id > stream {
+			break
+		}
+	}
+	return BloomRef{}, false
+}
+
+// Stripe returns every bloom reference of stripe i, by stream id.
+func (x *BloomIndex) Stripe(i int) map[int]BloomRef {
+	d := dec{b: x.b[x.offs[i]:x.offs[i+1]], what: "bloom index"}
+	k := d.count(bloomRefBytes)
+	m := make(map[int]BloomRef, k)
+	for j := 0; j < k && d.err == nil; j++ {
+		id, r := d.bloomRef()
+		m[id] = r
+	}
+	return m
 }
 
 // MarshalKV encodes a string map, keys sorted.
@@ -267,7 +494,7 @@ func (d *dec) count(minBytes int) int {
 		d.err = encoding.Corruptf("%s: count %d exceeds remaining %d bytes", d.what, v, len(d.b))
 		return 0
 	}
-	if v > 1<<31 {
+	if v > math.MaxInt32 { // an int on every platform
 		d.err = encoding.Corruptf("%s: value %d too large", d.what, v)
 		return 0
 	}
