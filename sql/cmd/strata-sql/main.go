@@ -24,6 +24,7 @@ import (
 	"math/big"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -407,7 +408,9 @@ func writeTable(w io.Writer, t [][]string) {
 }
 
 // text renders a value as DuckDB's CLI would: dates as YYYY-MM-DD,
-// timestamps without a zone as local wall time, NULL as NULL.
+// timestamps without a zone as local wall time, NULL as NULL; a date or
+// timestamp of a year outside 0000-9999 with a signed ISO 8601 year of at
+// least four digits (see isoDate).
 func text(v any, dbType string) string {
 	switch x := v.(type) {
 	case nil:
@@ -415,13 +418,13 @@ func text(v any, dbType string) string {
 	case time.Time:
 		switch {
 		case dbType == "DATE":
-			return x.Format("2006-01-02")
+			return isoDate(x, "")
 		case strings.HasPrefix(dbType, "TIMESTAMP") && strings.Contains(dbType, "TIME ZONE") || dbType == "TIMESTAMPTZ":
-			return x.UTC().Format("2006-01-02 15:04:05.999999999Z07:00")
+			return isoDate(x.UTC(), " 15:04:05.999999999Z07:00")
 		case strings.HasPrefix(dbType, "TIME") && !strings.HasPrefix(dbType, "TIMESTAMP"):
 			return x.Format("15:04:05.999999")
 		}
-		return x.UTC().Format("2006-01-02 15:04:05.999999999")
+		return isoDate(x.UTC(), " 15:04:05.999999999")
 	case []byte:
 		return fmt.Sprintf("\\x%x", x)
 	case *big.Int:
@@ -437,6 +440,27 @@ func text(v any, dbType string) string {
 		}
 	}
 	return fmt.Sprint(v)
+}
+
+// isoDate writes t's date, then its time of day in the layout clock (""
+// for none). A year within 0000-9999 is four digits, as Go writes it; one
+// outside has a sign and at least four digits (+290000-01-01,
+// -0100-03-01: ISO 8601's expanded years, year 0 being 1 BC), as strata
+// cat, export and interop.ExtendedYearText write them, so that strata-sql
+// and strata print a far year alike and no year reads as another field
+// (Go writes year 290000 bare, as 290000-01-01).
+func isoDate(t time.Time, clock string) string {
+	y := t.Year()
+	var year string
+	switch {
+	case y > 9999:
+		year = "+" + strconv.Itoa(y)
+	case y < 0:
+		year = "-" + fmt.Sprintf("%04d", -y)
+	default:
+		year = fmt.Sprintf("%04d", y)
+	}
+	return year + t.Format("-01-02"+clock)
 }
 
 func jsonValue(v any, dbType string) string {

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -303,4 +305,94 @@ func readCSV(t *testing.T, path string, opts interop.ReadOptions) arrow.Record {
 	out := tr.Record()
 	out.Retain()
 	return out
+}
+
+// TestFarYears checks that dates and timestamps of years outside
+// 0000-9999 print with a signed year of at least four digits in table,
+// CSV and JSON output, as strata cat prints them
+// (interop.ExtendedYearText; strata-sql keeps its space between date and
+// time), and years within it as before.
+func TestFarYears(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "tz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+	}, nil)
+	times := []time.Time{
+		time.Date(1994, 8, 22, 1, 2, 3, 0, time.UTC),
+		time.Date(12000, 3, 4, 5, 6, 7, 500e6, time.UTC),
+		time.Date(290000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-100, 3, 1, 12, 0, 0, 0, time.UTC),
+		time.Date(0, 6, 1, 0, 0, 0, 0, time.UTC),
+		{},
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i, tm := range times {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		if tm.IsZero() {
+			for f := 1; f < 4; f++ {
+				b.Field(f).AppendNull()
+			}
+			continue
+		}
+		b.Field(1).(*array.Date32Builder).Append(arrow.Date32FromTime(tm))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixMicro()))
+		b.Field(3).(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixMicro()))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	p := filepath.Join(t.TempDir(), "t.strata")
+	w, err := strata.Create(p, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q := "SELECT k, d, ts, tz FROM '" + p + "' ORDER BY k"
+	rows := [][]string{
+		{"0", "1994-08-22", "1994-08-22 01:02:03", "1994-08-22 01:02:03Z"},
+		{"1", "+12000-03-04", "+12000-03-04 05:06:07.5", "+12000-03-04 05:06:07.5Z"},
+		{"2", "+290000-01-01", "+290000-01-01 00:00:00", "+290000-01-01 00:00:00Z"},
+		{"3", "-0100-03-01", "-0100-03-01 12:00:00", "-0100-03-01 12:00:00Z"},
+		{"4", "0000-06-01", "0000-06-01 00:00:00", "0000-06-01 00:00:00Z"},
+	}
+	// The far years as strata cat writes them in CSV (its table and JSON
+	// put a T between date and time; strata-sql a space throughout).
+	for i := 1; i <= 3; i++ {
+		for c := 1; c < 4; c++ {
+			want, ok := interop.ExtendedYearText(rec.Column(c), i, ' ')
+			if !ok || want != rows[i][c] {
+				t.Fatalf("row %d column %d: strata writes %q (%v), the test expects %q", i, c, want, ok, rows[i][c])
+			}
+		}
+	}
+	var csvWant, jsonWant strings.Builder
+	csvWant.WriteString("k,d,ts,tz\n")
+	tableWant := [][]string{{"k", "d", "ts", "tz"}}
+	for _, r := range rows {
+		csvWant.WriteString(strings.Join(r, ",") + "\n")
+		fmt.Fprintf(&jsonWant, "{\"k\":%s,\"d\":%q,\"ts\":%q,\"tz\":%q}\n", r[0], r[1], r[2], r[3])
+		tableWant = append(tableWant, r)
+	}
+	csvWant.WriteString("5,,,\n")
+	jsonWant.WriteString("{\"k\":5,\"d\":null,\"ts\":null,\"tz\":null}\n")
+	tableWant = append(tableWant, []string{"5", "NULL", "NULL", "NULL"})
+	var tw bytes.Buffer
+	writeTable(&tw, tableWant)
+	tw.WriteString("(6 rows)\n")
+	for format, want := range map[string]string{"csv": csvWant.String(), "json": jsonWant.String(), "table": tw.String()} {
+		var out bytes.Buffer
+		if err := run([]string{"--format", format, q}, nil, &out, io.Discard); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if out.String() != want {
+			t.Errorf("%s:\n%s\nwant\n%s", format, out.String(), want)
+		}
+	}
 }
