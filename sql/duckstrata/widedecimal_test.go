@@ -41,7 +41,7 @@ func wideNumbers() []*big.Int {
 	return append(out, max38, new(big.Int).Neg(max38))
 }
 
-// wideScales are the columns' DECIMAL(precision, scale).
+// wideCols are the columns' DECIMAL(precision, scale).
 var wideCols = []struct {
 	name        string
 	prec, scale int32
