@@ -513,6 +513,15 @@ func (w *Writer) Write(rec arrow.Record) error {
 	n := rec.NumRows()
 	for off := int64(0); off < n; {
 		k := w.pieceRows(n - off)
+		if w.rowBytes <= 0 && k > 1 {
+			// the probe: what a row takes is not known yet
+			var err error
+			if k, err = w.appendProbe(rec, off, k); err != nil {
+				return err
+			}
+			off += k
+			continue
+		}
 		piece := rec
 		if k < n {
 			piece = rec.NewSlice(off, off+k)
@@ -527,6 +536,42 @@ func (w *Writer) Write(rec arrow.Record) error {
 		off += k
 	}
 	return nil
+}
+
+// appendProbe appends the probe, rows off to off+k of rec, the first rows
+// appended, before anything is known of what a row takes: its first row
+// alone, then as many of the others as the chunks that row made leave
+// room for under maxStripeChunks (as pieceRows bounds later pieces). A
+// probe of rows of long lists written with tiny chunks would otherwise
+// make a stripe of many times the bound, or a stream of more chunks than
+// readers take (ErrLimit), however short each row. It returns the rows
+// appended. The rows shred as they would in one append: splitting the
+// probe changes no byte of the file.
+func (w *Writer) appendProbe(rec arrow.Record, off, k int64) (int64, error) {
+	before, chunksBefore := w.shred.RawSize(), w.chunkEstimate()
+	first := rec.NewSlice(off, off+1)
+	err := w.shred.Append(first)
+	first.Release()
+	if err != nil {
+		w.err = fmt.Errorf("write: %w", err)
+		return 0, w.err
+	}
+	if c := w.chunkEstimate() - chunksBefore; c > 0 {
+		room := maxStripeChunks - w.chunkEstimate()
+		k = max(1, min(k, 1+int64(math.Ceil(float64(room)/float64(c)))))
+	}
+	if k > 1 {
+		rest := rec.NewSlice(off+1, off+k)
+		err := w.shred.Append(rest)
+		rest.Release()
+		if err != nil {
+			// (the shredder rolled back the rest, not the first row:
+			// the writer fails from here on, w.err)
+			w.err = fmt.Errorf("write: %w", err)
+			return 0, w.err
+		}
+	}
+	return k, w.appended(k, before, chunksBefore)
 }
 
 // BufferedBytes returns the raw bytes of the rows buffered for the
@@ -622,13 +667,20 @@ func (w *Writer) append(rec arrow.Record) error {
 		w.err = fmt.Errorf("write: %w", err)
 		return w.err
 	}
+	return w.appended(rec.NumRows(), before, chunksBefore)
+}
+
+// appended accounts for n rows just shredded, the raw bytes and chunk
+// estimate before them given, and hands the stripe to encoding when it
+// is full.
+func (w *Writer) appended(n int64, before, chunksBefore int) error {
 	chunks := w.chunkEstimate()
-	if n := rec.NumRows(); n > 0 {
+	if n > 0 {
 		w.rowBytes = float64(w.shred.RawSize()-before) / float64(n)
 		w.rowChunks = float64(chunks-chunksBefore) / float64(n)
 	}
-	w.rows += rec.NumRows()
-	w.pending += int(rec.NumRows())
+	w.rows += n
+	w.pending += int(n)
 	// (pending equal to rows: no stripe was handed to encoding yet)
 	if w.pending > 0 && w.pending == int(w.rows) && !w.reserved && w.opts.RowsHint > w.rows {
 		w.reserve()
