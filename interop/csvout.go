@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bytes"
+	"encoding/base64"
 	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
@@ -390,7 +391,8 @@ func csvRows(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune,
 // quotedCells finds rec's values that CSV must write quoted to tell them
 // from nulls: those whose text is empty (empty strings and binary values,
 // values of extension types of empty text) or one of the null words of
-// the reader (nulls.words: csvNulls and the caller's). It returns per
+// the reader (nulls.words: csvNulls and the caller's), binary values in
+// the base64 CSV writes them in. It returns per
 // column a test of a row, nil for columns of none, and which rows hold
 // any (nil when none does). A value of another type whose text is one of
 // the caller's words is an error: quoted or not, it reads back as null.
@@ -405,9 +407,9 @@ func quotedCells(rec arrow.Record, nulls *csvNullOut) (quote []func(int) bool, r
 		case *array.LargeString:
 			f = func(i int) bool { return a.IsValid(i) && nulls.isNullText(a.ValueLen(i), a.Value, i) }
 		case *array.Binary:
-			f = func(i int) bool { return a.IsValid(i) && a.ValueLen(i) == 0 }
+			f = func(i int) bool { return a.IsValid(i) && nulls.isBase64Null(a.Value(i)) }
 		case *array.LargeBinary:
-			f = func(i int) bool { return a.IsValid(i) && a.ValueLen(i) == 0 }
+			f = func(i int) bool { return a.IsValid(i) && nulls.isBase64Null(a.Value(i)) }
 		case array.ExtensionArray:
 			f = func(i int) bool { return a.IsValid(i) && isCSVNull(a.ValueStr(i), nulls.words) }
 		default:
@@ -442,6 +444,18 @@ func (nulls *csvNullOut) isNullText(n int, value func(int) string, i int) bool {
 	return isCSVNull(value(i), nulls.words)
 }
 
+// isBase64Null reports whether binary value v, which CSV writes in
+// base64, is written as empty or as a null word.
+func (nulls *csvNullOut) isBase64Null(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	if base64.StdEncoding.EncodedLen(len(v)) > nulls.maxLen {
+		return false
+	}
+	return isCSVNull(base64.StdEncoding.EncodeToString(v), nulls.words)
+}
+
 // checkValues returns an error for the first value of a, a column of a
 // type CSV does not quote (numbers, times, booleans), whose text is one
 // of the caller's null words: an importer reads such a field as null,
@@ -451,9 +465,20 @@ func (nulls *csvNullOut) checkValues(a arrow.Array, name string) error {
 	if len(nulls.custom) == 0 {
 		return nil
 	}
+	text := a.ValueStr
+	if ts, ok := a.(*array.Timestamp); ok {
+		// as arrow-go's CSV writer writes it, a space before the time
+		// and no Z in a timestamp without a zone; ValueStr differs
+		text = func(i int) string {
+			if t, ok := calendarTime(ts, i); ok {
+				return calendarText(ts, t, ' ')
+			}
+			return ts.ValueStr(i)
+		}
+	}
 	for i := range a.Len() {
 		if a.IsValid(i) {
-			if s := a.ValueStr(i); isCSVNull(s, nulls.custom) {
+			if s := text(i); isCSVNull(s, nulls.custom) {
 				return fmt.Errorf("interop: csv: column %q: value %s is a null word; it would read back as null (choose another null word)", name, s)
 			}
 		}
