@@ -786,12 +786,7 @@ func wideValue(v *AggValue, s aggSpec, a *aggState) error {
 	var x Int128
 	switch {
 	case s.avg:
-		sum := new(big.Float).SetInt(a.wsum.Big())
-		if s.node.Scale > 0 {
-			sum.Quo(sum, new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s.node.Scale)), nil)))
-		}
-		v.Float = true
-		v.F, _ = sum.Quo(sum, new(big.Float).SetInt64(a.count)).Float64()
+		v.Float, v.F = true, meanOf(a.wsum.Big(), s.node.Scale, a.count)
 		return nil
 	case s.fn == "sum":
 		b := a.wsum.Big()
@@ -814,18 +809,29 @@ func wideValue(v *AggValue, s aggSpec, a *aggState) error {
 	return nil
 }
 
-// avgOf is the mean of the values a sum folded: their exact sum over
-// their count, rounded once more to a float64 (a decimal's sum scaled
-// down by its scale first).
+// avgOf is the mean of the values a sum folded: for integers and
+// decimals their exact sum over their count (meanOf), for floats their
+// correctly rounded sum over it.
 func avgOf(n *schema.Node, t encoding.Type, a *aggState) float64 {
 	if t.IsFloat() {
 		return a.sumF.value() / float64(a.count)
 	}
-	sum := new(big.Float).SetInt(a.sumI.Big())
-	if n.Kind == schema.Decimal && n.Scale > 0 {
-		sum.Quo(sum, new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n.Scale)), nil)))
+	scale := 0
+	if n.Kind == schema.Decimal {
+		scale = n.Scale
 	}
-	v, _ := sum.Quo(sum, new(big.Float).SetInt64(a.count)).Float64()
+	return meanOf(a.sumI.Big(), scale, a.count)
+}
+
+// meanOf is sum / 10^scale / count, the mean of count values of an
+// integer or decimal column summing to sum (unscaled), rounded once to
+// the nearest float64. Dividing step by step in floats rounds at each
+// step and can miss it by one unit in the last place (six values summing
+// to 0.0000000000991020 averaged 1.6516999999999998e-11).
+func meanOf(sum *big.Int, scale int, count int64) float64 {
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
+	den.Mul(den, big.NewInt(count))
+	v, _ := new(big.Rat).SetFrac(sum, den).Float64()
 	return v
 }
 
