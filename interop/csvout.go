@@ -226,10 +226,12 @@ func NewCSVWriter(w io.Writer, sch *arrow.Schema, comma rune) *CSVWriter {
 // importer given the same words reads a null back as null and the string
 // as text. A value of a column of another type whose text is one of the
 // words (a float NaN with the word NaN) fails the Write: an importer
-// reads it as null quoted or not. With no words it is NewCSVWriter. A
-// word holding a quote, comma or line break cannot be written bare and
-// is refused, as is a first word CSV quotes on its own (beginning with a
-// space, or \.).
+// reads it as null quoted or not; so does a string, or a time of day,
+// equal to a word that reads as a value (a number, date, time), since
+// import types a column of such strings. With no words it is
+// NewCSVWriter. A word holding a quote, comma or line break cannot be
+// written bare and is refused, as is a first word CSV quotes on its own
+// (beginning with a space, or \.).
 func NewCSVWriterNulls(w io.Writer, sch *arrow.Schema, comma rune, words []string) (*CSVWriter, error) {
 	if err := checkCSVNullWords(words, comma); err != nil {
 		return nil, err
@@ -269,7 +271,12 @@ type csvNullOut struct {
 	null   string   // a null's field text
 	words  []string // the null words of the reader: csvNulls and custom
 	custom []string // the caller's words (checked in columns of other types)
-	maxLen int      // the length of the longest of words
+	// typed are the words of custom that import's inference reads as a
+	// value (a number, boolean, date, time or timestamp): in a column of
+	// strings that all read so, import types the column, and the word is
+	// null there quoted or not (checkTyped).
+	typed  []string
+	maxLen int // the length of the longest of words
 }
 
 // newCSVNullOut is how a CSV file of sch writes nulls when its reader
@@ -280,6 +287,11 @@ func newCSVNullOut(sch *arrow.Schema, custom []string) *csvNullOut {
 	n := &csvNullOut{words: append(slices.Clip(csvNulls), custom...), custom: custom}
 	for _, w := range n.words {
 		n.maxLen = max(n.maxLen, len(w))
+	}
+	for _, w := range custom {
+		if w != "" && narrowKinds(inferAll, w) != 0 {
+			n.typed = append(n.typed, w)
+		}
 	}
 	switch {
 	case len(custom) > 0 && custom[0] != "":
@@ -395,7 +407,8 @@ func csvRows(dst *bytes.Buffer, rec arrow.Record, sch *arrow.Schema, comma rune,
 // the base64 CSV writes them in. It returns per
 // column a test of a row, nil for columns of none, and which rows hold
 // any (nil when none does). A value of another type whose text is one of
-// the caller's words is an error: quoted or not, it reads back as null.
+// the caller's words is an error: quoted or not, it reads back as null;
+// so is a string equal to one of them that reads as a value (checkTyped).
 func quotedCells(rec arrow.Record, nulls *csvNullOut) (quote []func(int) bool, rows []bool, err error) {
 	n := int(rec.NumRows())
 	quote = make([]func(int) bool, rec.NumCols())
@@ -403,8 +416,14 @@ func quotedCells(rec arrow.Record, nulls *csvNullOut) (quote []func(int) bool, r
 		var f func(int) bool
 		switch a := a.(type) {
 		case *array.String:
+			if err := nulls.checkTyped(a, a.Value, rec.ColumnName(c)); err != nil {
+				return nil, nil, err
+			}
 			f = func(i int) bool { return a.IsValid(i) && nulls.isNullText(a.ValueLen(i), a.Value, i) }
 		case *array.LargeString:
+			if err := nulls.checkTyped(a, a.Value, rec.ColumnName(c)); err != nil {
+				return nil, nil, err
+			}
 			f = func(i int) bool { return a.IsValid(i) && nulls.isNullText(a.ValueLen(i), a.Value, i) }
 		case *array.Binary:
 			f = func(i int) bool { return a.IsValid(i) && nulls.isBase64Null(a.Value(i)) }
@@ -442,6 +461,27 @@ func (nulls *csvNullOut) isNullText(n int, value func(int) string, i int) bool {
 		return false
 	}
 	return isCSVNull(value(i), nulls.words)
+}
+
+// checkTyped returns an error for the first string of a, a text column
+// (strings, or times and durations as CSV writes them), equal to one of
+// the caller's words that reads as a value (nulls.typed). Quoting it
+// would not keep it: import types a column whose values all read as
+// numbers, times or the like, and reads a null word there as null,
+// quoted or not (a time 12:00:00 with the null word 12:00:00 came back
+// null).
+func (nulls *csvNullOut) checkTyped(a arrow.Array, value func(int) string, name string) error {
+	if len(nulls.typed) == 0 {
+		return nil
+	}
+	for i := range a.Len() {
+		if a.IsValid(i) {
+			if s := value(i); isCSVNull(s, nulls.typed) {
+				return fmt.Errorf("interop: csv: column %q: value %s is a null word that reads as a value; import may type the column and read it back as null, quoted or not (choose another null word)", name, s)
+			}
+		}
+	}
+	return nil
 }
 
 // isBase64Null reports whether binary value v, which CSV writes in
