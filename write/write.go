@@ -631,6 +631,11 @@ const MaxStripeChunks = 1 << 18
 // maxStripeChunks is MaxStripeChunks, lowered by tests.
 var maxStripeChunks = MaxStripeChunks
 
+// maxStreamChunks is the most chunks one stream of a stripe may have, a
+// file of more being one readers refuse by default: one fewer than
+// format.DefaultMaxChunks, for a shared definition chunk. Tests lower it.
+var maxStreamChunks = format.DefaultMaxChunks - 1
+
 // chunkEstimate returns about the most chunks the buffered rows make once
 // the stripe is encoded: per stream, its values over the smallest chunk
 // the sizer cuts (ChunkValues>>minChunkShift, or ChunkValues when
@@ -1008,12 +1013,12 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 				return
 			}
 		}
-		if len(res.chunks) >= format.DefaultMaxChunks-1 {
-			// (one more for a shared definition) a file readers refuse
-			// by default: a row of a stream holding more values than
-			// chunks of ChunkValues fit (a list of millions of values)
-			res.err = fmt.Errorf("over %d chunks in one stripe (ChunkValues %d, ChunkBytes %d): %w",
-				format.DefaultMaxChunks-1, w.opts.ChunkValues, w.opts.ChunkBytes, encoding.ErrLimit)
+		if len(res.chunks) >= maxStreamChunks {
+			// a file readers refuse by default: a row of a stream holding
+			// more values than chunks of ChunkValues fit (a list of
+			// millions of values)
+			res.err = fmt.Errorf("column %s (%v stream): over %d chunks in one stripe, more than readers take; a larger ChunkValues (%d) or ChunkBytes (%d) makes fewer: %w",
+				info.Node.Path(), info.Role, maxStreamChunks, w.opts.ChunkValues, w.opts.ChunkBytes, encoding.ErrLimit)
 			return
 		}
 		c := encodedChunk{node: append([]byte(nil), node...), rows: hi - lo, lo: lo, shared: usesShared(enc.last),
