@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -463,6 +464,39 @@ func (nulls *csvNullOut) isNullText(n int, value func(int) string, i int) bool {
 	return isCSVNull(value(i), nulls.words)
 }
 
+// wordsFor returns the caller's words that a value of type t may be
+// written as, those checkValues must look for: numbers, dates and
+// timestamps are written with digits, booleans as true or false, floats
+// also as NaN or ±Inf. Null words such as NA or \N then cost nothing in
+// those columns, whose every value checkValues would otherwise format.
+func (nulls *csvNullOut) wordsFor(t arrow.DataType) []string {
+	var keep func(w string) bool
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.DECIMAL128, arrow.DECIMAL256, arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP:
+		keep = hasDigit
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
+		keep = func(w string) bool {
+			_, err := strconv.ParseFloat(w, 64)
+			return hasDigit(w) || err == nil
+		}
+	case arrow.BOOL:
+		keep = func(w string) bool { return w == "true" || w == "false" }
+	default:
+		return nulls.custom
+	}
+	var out []string
+	for _, w := range nulls.custom {
+		if keep(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// hasDigit reports whether s holds an ASCII digit.
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
 // checkTyped returns an error for the first string of a, a text column
 // (strings, or times and durations as CSV writes them), equal to one of
 // the caller's words that reads as a value (nulls.typed). Quoting it
@@ -502,7 +536,8 @@ func (nulls *csvNullOut) isBase64Null(v []byte) bool {
 // quoted or not. Without custom words there is nothing to check (no
 // value of those types has the text of a standard null word).
 func (nulls *csvNullOut) checkValues(a arrow.Array, name string) error {
-	if len(nulls.custom) == 0 {
+	words := nulls.wordsFor(a.DataType())
+	if len(words) == 0 {
 		return nil
 	}
 	text := a.ValueStr
@@ -518,7 +553,7 @@ func (nulls *csvNullOut) checkValues(a arrow.Array, name string) error {
 	}
 	for i := range a.Len() {
 		if a.IsValid(i) {
-			if s := text(i); isCSVNull(s, nulls.custom) {
+			if s := text(i); isCSVNull(s, words) {
 				return fmt.Errorf("interop: csv: column %q: value %s is a null word; it would read back as null (choose another null word)", name, s)
 			}
 		}
