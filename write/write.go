@@ -640,9 +640,12 @@ var maxStreamChunks = format.DefaultMaxChunks - 1
 // the stripe is encoded: per stream, its values over the smallest chunk
 // the sizer cuts (ChunkValues>>minChunkShift, or ChunkValues when
 // ChunkTarget is negative), doubled for chunks that end early where the
-// size class changes, plus a definition chunk; for binary values, up to
-// one more chunk per value, for cuts at ChunkBytes (two chunks hold more
-// than ChunkBytes, each cut halving the size class up to its bits); and
+// size class changes, plus a definition chunk; for binary values of
+// more than ChunkBytes bytes, up to one more chunk per value, for cuts at
+// ChunkBytes (two chunks hold more than ChunkBytes, each cut halving the
+// size class up to its bits; a stream of fewer bytes is never cut by
+// them, and counting those cuts for every binary stream made a table of
+// thousands of short string columns reach the bound at a few rows); and
 // a chunk per Cut of each row-aligned stream.
 func (w *Writer) chunkEstimate() int {
 	least := w.opts.ChunkValues
@@ -653,7 +656,7 @@ func (w *Writer) chunkEstimate() int {
 	est := 0
 	w.shred.EachLen(func(id, n, data int) {
 		c := 2*(n/least) + 2
-		if data > 0 {
+		if data > w.opts.ChunkBytes {
 			c += min(n+1, (2*(data/w.opts.ChunkBytes)+2)*halvings)
 		}
 		if id < len(w.aligned) && w.aligned[id] {
