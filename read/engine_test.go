@@ -700,7 +700,11 @@ func TestBloomFiltersLazy(t *testing.T) {
 		t.Fatal("no bloom index")
 	}
 	for i := 0; i < ff.NumStripes(); i++ {
-		if n := len(f.StripeStats(i).Blooms); n != 0 {
+		ss, err := f.StripeStats(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(ss.Blooms); n != 0 {
 			t.Fatalf("stripe %d keeps %d bloom filters inline", i, n)
 		}
 	}

@@ -95,11 +95,11 @@ func (f *File) Inspect() (*Report, error) {
 				return nil, err
 			}
 			sc := StripeColumn{Stripe: s, Rows: f.f.Stripe(s).Rows}
-			if ss := f.StripeStats(s); ss != nil {
-				if cs, ok := ss.Columns[f.valuesStream(c)]; ok {
-					sc.Nulls = cs.Nulls
-					sc.Min, sc.Max = f.formatBounds(f.valuesStream(c), &cs)
-				}
+			if cs, ok, err := f.stripeColumnStats(s, f.valuesStream(c)); err != nil {
+				return nil, err
+			} else if ok {
+				sc.Nulls = cs.Nulls
+				sc.Min, sc.Max = f.formatBounds(f.valuesStream(c), &cs)
 			}
 			if err := f.needColumn(io, c); err != nil {
 				return nil, err

@@ -28,18 +28,24 @@ type fileMeta struct {
 	sch    *schema.Schema
 	arrow  *arrow.Schema
 	fstats map[int]stats.ColumnStats
-	sstats []meta.StripeStats
+	// sstats is the stats.stripe section, kept encoded (nil when the file
+	// has none): a file of many small stripes would otherwise hold a
+	// decoded map of statistics a stripe, over a kilobyte each. Queries
+	// decode the statistics they prune with (File.stripeColumnStats).
+	sstats *meta.StripeStatsSection
 	user   map[string]string
 	// aligned holds, per top-level column, the values stream of a
 	// primitive column (one entry per row), or -1 (see File.rowAligned).
 	aligned []int
 	// bloomIdx locates each stripe's bloom filters in the stats.bloom
-	// section (files written before it keep them inline in stats.stripe);
-	// bloomSec is that section.
-	bloomIdx []map[int]meta.BloomRef
+	// section (files written before it keep them inline in stats.stripe),
+	// kept encoded as sstats is; bloomSec is that section.
+	bloomIdx *meta.BloomIndex
 	bloomSec format.SectionInfo
-	// sections counts the bytes of the metadata sections read at open.
-	sections int64
+	// decoded counts the bytes of the sections decoded into Go values at
+	// open (schema, file statistics, user metadata); the sections kept
+	// encoded count for themselves (bytes).
+	decoded int64
 	// openBytes is what the first open read: postscript, footer, sections.
 	openBytes int64
 
@@ -74,7 +80,7 @@ func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 	if !ok {
 		return nil, fmt.Errorf("read: no schema section: %w", encoding.ErrCorrupt)
 	}
-	m.sections += int64(len(sb))
+	m.decoded += int64(len(sb))
 	if m.sch, err = schema.Unmarshal(sb); err != nil {
 		return nil, fmt.Errorf("read: schema section: %w", err)
 	}
@@ -90,7 +96,7 @@ func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 	if b, ok, err := ff.Section(ctx, "stats.file"); err != nil {
 		return nil, fmt.Errorf("read: file stats section: %w", err)
 	} else if ok {
-		m.sections += int64(len(b))
+		m.decoded += int64(len(b))
 		if m.fstats, err = meta.UnmarshalFileStats(b); err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
@@ -98,12 +104,11 @@ func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 	if b, ok, err := ff.Section(ctx, "stats.stripe"); err != nil {
 		return nil, fmt.Errorf("read: stripe stats section: %w", err)
 	} else if ok {
-		m.sections += int64(len(b))
-		if m.sstats, err = meta.UnmarshalStripeStats(b); err != nil {
+		if m.sstats, err = meta.ParseStripeStats(b); err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
-		if len(m.sstats) != ff.NumStripes() {
-			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", len(m.sstats), ff.NumStripes(), encoding.ErrCorrupt)
+		if m.sstats.Len() != ff.NumStripes() {
+			return nil, fmt.Errorf("read: stripe stats for %d stripes, file has %d: %w", m.sstats.Len(), ff.NumStripes(), encoding.ErrCorrupt)
 		}
 	}
 	if sec, ok := ff.SectionInfo("stats.bloom"); ok {
@@ -112,18 +117,17 @@ func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 			return nil, fmt.Errorf("read: bloom index section: %w", err)
 		}
 		if ok {
-			m.sections += int64(len(b))
-			if m.bloomIdx, err = meta.UnmarshalBloomIndex(b, sec.Size); err != nil {
+			if m.bloomIdx, err = meta.ParseBloomIndex(b, sec.Size); err != nil {
 				return nil, fmt.Errorf("read: %w", err)
 			}
-			if len(m.bloomIdx) != ff.NumStripes() {
-				return nil, fmt.Errorf("read: bloom index for %d stripes, file has %d: %w", len(m.bloomIdx), ff.NumStripes(), encoding.ErrCorrupt)
+			if m.bloomIdx.Len() != ff.NumStripes() {
+				return nil, fmt.Errorf("read: bloom index for %d stripes, file has %d: %w", m.bloomIdx.Len(), ff.NumStripes(), encoding.ErrCorrupt)
 			}
 			m.bloomSec = sec
 		}
 	}
 	if b, ok, err := ff.Section(ctx, "user"); err == nil && ok {
-		m.sections += int64(len(b))
+		m.decoded += int64(len(b))
 		m.user, _ = meta.UnmarshalKV(b)
 	}
 	return m, nil
@@ -131,8 +135,31 @@ func readMeta(ctx context.Context, ff *format.File) (*fileMeta, error) {
 
 // bytes estimates the memory m holds, for the metadata cache's budget.
 func (m *fileMeta) bytes() int64 {
-	// Decoded sections take a few times their encoded size (maps, values).
-	return m.c.Bytes() + 4*m.sections + m.derived.Load()
+	// Decoded sections take a few times their encoded size (maps, values);
+	// the stripe statistics and bloom index are held as their bytes.
+	n := m.c.Bytes() + 4*m.decoded + m.derived.Load()
+	if m.sstats != nil {
+		n += m.sstats.Bytes()
+	}
+	if m.bloomIdx != nil {
+		n += m.bloomIdx.Bytes()
+	}
+	return n
+}
+
+// stripeColumnStats returns the statistics of a stream in a stripe, decoded
+// from the stripe statistics section for the query that asks; ok is false
+// when the file or stripe has none for the stream. A blob that does not
+// decode is an error naming the stripe and stream: the section's framing
+// was checked at open, its blobs are checked here.
+func (f *File) stripeColumnStats(stripe, stream int) (cs stats.ColumnStats, ok bool, err error) {
+	if f.m.sstats == nil || stripe >= f.m.sstats.Len() {
+		return cs, false, nil
+	}
+	if cs, ok, err = f.m.sstats.Column(stripe, stream); err != nil {
+		return cs, false, fmt.Errorf("read: %w", err)
+	}
+	return cs, ok, nil
 }
 
 // chunkStats returns the decoded statistics of every chunk of a stream in
@@ -186,11 +213,11 @@ func (f *File) bloom(ctx context.Context, stripe, stream int, st *ScanStats) *st
 		return b
 	}
 	var raw []byte
-	if ss := f.StripeStats(stripe); ss != nil {
-		raw = ss.Blooms[stream] // files that keep them inline
+	if f.m.sstats != nil && stripe < f.m.sstats.Len() {
+		raw, _, _ = f.m.sstats.Bloom(stripe, stream) // files that keep them inline
 	}
-	if raw == nil && stripe < len(f.m.bloomIdx) {
-		if ref, ok := f.m.bloomIdx[stripe][stream]; ok {
+	if raw == nil && f.m.bloomIdx != nil && stripe < f.m.bloomIdx.Len() {
+		if ref, ok := f.m.bloomIdx.Ref(stripe, stream); ok {
 			if f.m.bloomSec.Compression == format.CompressionNone {
 				bufs, err := f.fetchRanges(ctx, []iox.Range{{Off: f.m.bloomSec.Offset + ref.Off, Len: ref.Len}})
 				if err != nil {

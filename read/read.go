@@ -239,12 +239,19 @@ func (f *File) FileStats(stream int) (stats.ColumnStats, bool) {
 	return s, ok
 }
 
-// StripeStats returns the statistics of one stripe.
-func (f *File) StripeStats(i int) *meta.StripeStats {
-	if i < len(f.m.sstats) {
-		return &f.m.sstats[i]
+// StripeStats decodes the statistics of one stripe (nil when the file
+// has none, or no stripe i). The file keeps its stripe statistics encoded,
+// so each call decodes anew; an error names the stripe and stream whose
+// statistics do not decode.
+func (f *File) StripeStats(i int) (*meta.StripeStats, error) {
+	if f.m.sstats == nil || i < 0 || i >= f.m.sstats.Len() {
+		return nil, nil
 	}
-	return nil
+	ss, err := f.m.sstats.Stripe(i)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return &ss, nil
 }
 
 // ErrUnknownColumn reports a column name the file does not have; the

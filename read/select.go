@@ -22,8 +22,19 @@ import (
 func (f *File) stripeSelection(x *exec, io *stripeIO, q *query, lo, hi int, st *ScanStats) (encoding.Bitmap, error) {
 	i := io.stripe
 	rows := int(f.f.Stripe(i).Rows)
-	if ss := f.StripeStats(i); ss != nil {
-		switch q.prune(q.expr, func(s int) (stats.ColumnStats, bool) { c, ok := ss.Columns[s]; return c, ok }) {
+	if f.m.sstats != nil {
+		var serr error
+		verdict := q.prune(q.expr, func(s int) (stats.ColumnStats, bool) {
+			c, ok, err := f.stripeColumnStats(i, s)
+			if err != nil && serr == nil {
+				serr = err
+			}
+			return c, ok
+		})
+		if serr != nil {
+			return nil, serr
+		}
+		switch verdict {
 		case filter.None:
 			st.StripesPrunedStats++
 			return nil, nil
