@@ -294,12 +294,13 @@ func (sh *Shredder) RawSize() int {
 	return total
 }
 
-// EachLen calls f with the id, buffered entries and binary data bytes of
-// every stream, in id order, without building Streams: the writer bounds
-// the chunks a stripe will make by them after every append.
-func (sh *Shredder) EachLen(f func(id, n, data int)) {
+// EachLen calls f with the id, buffered entries, binary data bytes and
+// raw size (Stream.RawSize) of every stream, in id order, without
+// building Streams: the writer bounds the chunks a stripe will make by
+// them after every append.
+func (sh *Shredder) EachLen(f func(id, n, data, raw int)) {
 	for id, b := range sh.bufs {
-		f(id, b.n, len(b.bin.Data))
+		f(id, b.n, len(b.bin.Data), rawSize(b.typ, b.n, len(b.bin.Data), b.hasNull))
 	}
 }
 

@@ -84,3 +84,78 @@ func TestStripeChunkBound(t *testing.T) {
 		t.Fatalf("%d rows read, want %d", at, rows)
 	}
 }
+
+// TestStripeChunkBoundNotEarly writes chunks of a thousand values, a
+// setting a table read by point lookups may take: the bound must not end
+// its stripes early. The estimate once took every stream's chunks at the
+// smallest size class (ChunkValues>>minChunkShift, 15 values here) and
+// ended such stripes at a sixtieth of the rows StripeBytes gives them;
+// with the bound lowered to 2,000 chunks, 100,000 rows of four columns
+// (about 400 chunks) must stay one stripe, and read back.
+func TestStripeChunkBoundNotEarly(t *testing.T) {
+	defer func(m int) { maxStripeChunks = m }(maxStripeChunks)
+	maxStripeChunks = 2000
+	const rows = 100000
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "b", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "c", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "s", Type: arrow.BinaryTypes.String},
+	}, nil)
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer bld.Release()
+	x := uint64(1)
+	for r := range rows {
+		x = x*6364136223846793005 + 1442695040888963407
+		bld.Field(0).(*array.Int64Builder).Append(int64(x >> 1))
+		bld.Field(1).(*array.Int64Builder).Append(int64(r))
+		bld.Field(2).(*array.Float64Builder).Append(float64(x>>11) / (1 << 53))
+		bld.Field(3).(*array.StringBuilder).Append("value-" + string(rune('a'+x>>60)))
+	}
+	rec := bld.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := New(format.NewWriter(&buf, format.WriterOptions{}), sch, Options{ChunkValues: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Container().NumStripes(); n != 1 {
+		t.Errorf("%d stripes, want 1: the chunk bound ended the stripe early", n)
+	}
+	sc, err := f.Scan(read.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := 0
+	for {
+		got, err := sc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := 0; c < int(got.NumCols()); c++ {
+			exp := array.NewSlice(rec.Column(c), int64(at), int64(at)+got.NumRows())
+			if !array.Equal(exp, got.Column(c)) {
+				t.Fatalf("rows %d..: column %s differs", at, sch.Field(c).Name)
+			}
+			exp.Release()
+		}
+		at += int(got.NumRows())
+		got.Release()
+	}
+	if at != rows {
+		t.Fatalf("%d rows read, want %d", at, rows)
+	}
+}

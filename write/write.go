@@ -637,25 +637,37 @@ var maxStripeChunks = MaxStripeChunks
 var maxStreamChunks = format.DefaultMaxChunks - 1
 
 // chunkEstimate returns about the most chunks the buffered rows make once
-// the stripe is encoded: per stream, its values over the smallest chunk
-// the sizer cuts (ChunkValues>>minChunkShift, or ChunkValues when
-// ChunkTarget is negative), doubled for chunks that end early where the
-// size class changes, plus a definition chunk; for binary values of
+// the stripe is encoded: per stream, its values over the smallest size
+// class the sizer can give them, doubled for chunks that end early where
+// the size class changes, plus a definition chunk; for binary values of
 // more than ChunkBytes bytes, up to one more chunk per value, for cuts at
 // ChunkBytes (two chunks hold more than ChunkBytes, each cut halving the
 // size class up to its bits; a stream of fewer bytes is never cut by
 // them, and counting those cuts for every binary stream made a table of
 // thousands of short string columns reach the bound at a few rows); and
 // a chunk per Cut of each row-aligned stream.
+//
+// The sizer halves a chunk's size class from ChunkValues while the
+// class times the stream's encoded bytes per value exceeds ChunkTarget,
+// down to ChunkValues>>minChunkShift (sizer.size), so a class is never
+// below ChunkTarget / (2 * encoded bytes per value). Encoded values take
+// at most about their raw width (a Trivial fallback, lengths as varints),
+// so twice the raw bytes per value plus one bounds them, and the bound
+// stays close to the chunks a stripe really makes: taking the smallest
+// class for every stream (as a first version did) ended stripes of
+// ChunkValues 1000 at a sixtieth of the rows they hold.
 func (w *Writer) chunkEstimate() int {
-	least := w.opts.ChunkValues
-	if w.opts.ChunkTarget > 0 {
-		least = max(1, least>>minChunkShift)
-	}
+	ceil := w.opts.ChunkValues
+	floor := max(1, ceil>>minChunkShift)
 	halvings := bits.Len(uint(w.opts.ChunkValues)) + 1
 	est := 0
-	w.shred.EachLen(func(id, n, data int) {
-		c := 2*(n/least) + 2
+	w.shred.EachLen(func(id, n, data, raw int) {
+		k := ceil
+		if w.opts.ChunkTarget > 0 && n > 0 {
+			bpv := 2*float64(raw)/float64(n) + 1
+			k = min(ceil, max(floor, int(float64(w.opts.ChunkTarget)/(2*bpv))))
+		}
+		c := 2*(n/k) + 2
 		if data > w.opts.ChunkBytes {
 			c += min(n+1, (2*(data/w.opts.ChunkBytes)+2)*halvings)
 		}
