@@ -279,6 +279,24 @@ func runInspect(args []string) error {
 	return nil
 }
 
+// encodingOrder lists the encodings of a column's report by the bytes
+// they hold, most first, and by name where bytes tie, so that inspect
+// prints a file the same way every time (map order broke ties at random:
+// Constant 88, Trivial 88 came out either way).
+func encodingOrder(enc map[string]int64) []string {
+	kinds := make([]string, 0, len(enc))
+	for k := range enc {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if a, b := enc[kinds[i]], enc[kinds[j]]; a != b {
+			return a > b
+		}
+		return kinds[i] < kinds[j]
+	})
+	return kinds
+}
+
 func printReport(r *strata.Report) {
 	fmt.Printf("rows %d, stripes %d, bytes %d\n\n", r.Rows, r.Stripes, r.Bytes)
 	fmt.Printf("%-24s %-22s %12s %7s  %s\n", "column", "type", "bytes", "share", "encodings (bytes)")
@@ -287,11 +305,7 @@ func printReport(r *strata.Report) {
 		if r.Bytes > 0 {
 			share = 100 * float64(c.Bytes) / float64(r.Bytes)
 		}
-		kinds := make([]string, 0, len(c.Encodings))
-		for k := range c.Encodings {
-			kinds = append(kinds, k)
-		}
-		sort.Slice(kinds, func(i, j int) bool { return c.Encodings[kinds[i]] > c.Encodings[kinds[j]] })
+		kinds := encodingOrder(c.Encodings)
 		parts := make([]string, len(kinds))
 		for i, k := range kinds {
 			parts[i] = fmt.Sprintf("%s %d", k, c.Encodings[k])
