@@ -1,7 +1,6 @@
 package write
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
@@ -9,8 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"strata/format"
-	"strata/iox"
 	"strata/read"
 )
 
@@ -39,21 +36,7 @@ func TestStripeChunkBoundProbe(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := New(format.NewWriter(&buf, format.WriterOptions{}), sch, Options{ChunkValues: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, rec, Options{ChunkValues: 1})
 	c := f.Container()
 	for s := range c.NumStripes() {
 		streams, err := c.Streams(context.Background(), s)

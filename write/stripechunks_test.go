@@ -36,21 +36,7 @@ func TestStripeChunkBound(t *testing.T) {
 	rec := array.NewRecordBatch(sch, []arrow.Array{col}, rows)
 	col.Release()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := New(format.NewWriter(&buf, format.WriterOptions{}), sch, Options{ChunkValues: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, rec, Options{ChunkValues: 1})
 	// chunkEstimate counts two chunks a value of this stream, and two
 	// more: stripes of at most 499 rows, but for the first, the probe of
 	// probeRows rows appended before a row's chunks are known
@@ -114,21 +100,7 @@ func TestStripeChunkBoundNotEarly(t *testing.T) {
 	}
 	rec := bld.NewRecordBatch()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := New(format.NewWriter(&buf, format.WriterOptions{}), sch, Options{ChunkValues: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, rec, Options{ChunkValues: 1000})
 	if n := f.Container().NumStripes(); n != 1 {
 		t.Errorf("%d stripes, want 1: the chunk bound ended the stripe early", n)
 	}
@@ -158,4 +130,27 @@ func TestStripeChunkBoundNotEarly(t *testing.T) {
 	if at != rows {
 		t.Fatalf("%d rows read, want %d", at, rows)
 	}
+}
+
+// writeOpen writes rec as a file with opts and opens it: the tests of the
+// stripe chunk bound, inside the package to lower maxStripeChunks, each
+// need one.
+func writeOpen(t *testing.T, rec arrow.Record, opts Options) *read.File {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := New(format.NewWriter(&buf, format.WriterOptions{}), rec.Schema(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -1,18 +1,12 @@
 package write
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"strata/format"
-	"strata/iox"
-	"strata/read"
 )
 
 // TestStripeChunkBoundWideStrings: the chunk bound counts the chunks a
@@ -43,21 +37,7 @@ func TestStripeChunkBoundWideStrings(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := New(format.NewWriter(&buf, format.WriterOptions{}), sch, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, rec, Options{})
 	if n := f.Container().NumStripes(); n != 1 {
 		t.Errorf("%d stripes for %d rows of %d short strings, want 1", n, rows, cols)
 	}
