@@ -85,7 +85,13 @@ var lineitemCache = map[float64][2]string{}
 // options, and returns path.
 func writeRecord(t testing.TB, path string, rec arrow.RecordBatch) string {
 	t.Helper()
-	w, err := strata.Create(path, rec.Schema(), nil)
+	return writeRecordWith(t, path, rec, nil)
+}
+
+// writeRecordWith is writeRecord with write options (nil: the defaults).
+func writeRecordWith(t testing.TB, path string, rec arrow.RecordBatch, opts *strata.WriteOptions) string {
+	t.Helper()
+	w, err := strata.Create(path, rec.Schema(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

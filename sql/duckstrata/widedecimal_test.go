@@ -119,17 +119,7 @@ func TestWidePushdown(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	p := filepath.Join(t.TempDir(), "wide.strata")
-	w, err := strata.Create(p, sch, &strata.WriteOptions{StripeBytes: 16 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	p := writeRecordWith(t, filepath.Join(t.TempDir(), "wide.strata"), rec, &strata.WriteOptions{StripeBytes: 16 << 10})
 	_, conn := openDB(t)
 	ctx := context.Background()
 	if got := rowsOf(t, conn, "SELECT typeof(w38), typeof(w20), typeof(w30) FROM "+quoted(p)+" LIMIT 1"); got[0][0] != "DECIMAL(38,2)" || got[0][2] != "DECIMAL(30,0)" {
@@ -334,17 +324,7 @@ func TestWidePushdownStruct(t *testing.T) {
 	}, nil)
 	rec := array.NewRecord(sch, []arrow.Array{ids, sArr, tArr}, rows)
 	defer rec.Release()
-	p := filepath.Join(t.TempDir(), "widestruct.strata")
-	w, err := strata.Create(p, sch, &strata.WriteOptions{StripeBytes: 16 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	p := writeRecordWith(t, filepath.Join(t.TempDir(), "widestruct.strata"), rec, &strata.WriteOptions{StripeBytes: 16 << 10})
 	_, conn := openDB(t)
 	ctx := context.Background()
 	if got := rowsOf(t, conn, "SELECT typeof(s.amount), typeof(s.inner.d), typeof(t.w) FROM "+quoted(p)+" LIMIT 1"); got[0][0] != "DECIMAL(38,2)" || got[0][1] != "DECIMAL(30,0)" || got[0][2] != "DECIMAL(20,4)" {
