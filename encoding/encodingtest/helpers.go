@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -351,4 +352,43 @@ func checkGolden[T float32 | float64](t testing.TB, node []byte, want []T) {
 		t.Fatal(err)
 	}
 	CheckReader(t, r, want, 1)
+}
+
+// CheckBinaryOneAtATime opens node and reads its binary values one per
+// call into one buffer, as a reader appends the values of a stream's
+// one-value chunks (a file written with ChunkValues 1): the values must be
+// want's, and the reads must allocate under maxAlloc bytes in all. A
+// buffer grown by exactly each call's values is copied whole every time,
+// quadratic in the calls.
+func CheckBinaryOneAtATime(t testing.TB, node []byte, want *encoding.Bytes, maxAlloc uint64) {
+	t.Helper()
+	d, err := encoding.Open(node, all.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := d.(encoding.BinaryReader)
+	if !ok {
+		t.Fatalf("%v node reads no binary values", d.Kind())
+	}
+	n := want.Len()
+	var dst encoding.Bytes
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		if err := r.ReadBinary(&dst, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > maxAlloc {
+		t.Errorf("%d one-value reads allocated %d bytes, want under %d", n, got, maxAlloc)
+	}
+	if dst.Len() != n {
+		t.Fatalf("%d values read, want %d", dst.Len(), n)
+	}
+	for i := range n {
+		if !bytes.Equal(dst.Value(i), want.Value(i)) {
+			t.Fatalf("value %d is %q, want %q", i, dst.Value(i), want.Value(i))
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package rle_test
 
 import (
-	"runtime"
 	"testing"
 
 	"strata/encoding"
@@ -30,29 +29,5 @@ func TestReadBinaryGrowsGeometrically(t *testing.T) {
 	if encoding.Kind(node[0]) != kRLE {
 		t.Fatalf("node of kind %v, want RLE", encoding.Kind(node[0]))
 	}
-	d, err := encoding.Open(node, all.Options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := d.(encoding.BinaryReader)
-	var dst encoding.Bytes
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range n {
-		if err := r.ReadBinary(&dst, 1); err != nil {
-			t.Fatal(err)
-		}
-	}
-	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
-		t.Errorf("%d one-value reads allocated %d bytes, want under 16 MiB", n, got)
-	}
-	if dst.Len() != n {
-		t.Fatalf("%d values read, want %d", dst.Len(), n)
-	}
-	for i := range n {
-		if string(dst.Value(i)) != string(vals.Value(i)) {
-			t.Fatalf("value %d is %q, want %q", i, dst.Value(i), vals.Value(i))
-		}
-	}
+	encodingtest.CheckBinaryOneAtATime(t, node, &vals, 16<<20)
 }
