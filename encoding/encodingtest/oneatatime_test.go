@@ -22,7 +22,7 @@ func TestBinaryOneAtATimeEveryShape(t *testing.T) {
 		"lowcard": func(i int) string { return fmt.Sprintf("city%d", (i*7)%13) },
 		"sorted":  func(i int) string { return fmt.Sprintf("prefix/common/%08d", i) },
 		"digits":  func(i int) string { return fmt.Sprintf("%05d", (i*37)%99999) },
-		"hex":     func(i int) string { return fmt.Sprintf("%08x-%04x", uint32(i*2654435761), i%65536) },
+		"hex":     func(i int) string { return fmt.Sprintf("%08x-%04x", uint32(i)*2654435761, i%65536) },
 		"nums":    func(i int) string { return fmt.Sprintf("-%d.%02d", i%1000, i%100) },
 		"fields":  func(i int) string { return fmt.Sprintf("GET /api/%d/item/%d HTTP", i%50, i) },
 	}
