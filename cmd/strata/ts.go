@@ -196,10 +196,13 @@ func timeColumnSchema(sch *arrow.Schema, col string) (*arrow.Schema, func(arrow.
 // tsFlags are the flags every ts read command shares.
 type tsFlags struct {
 	series, from, to, format *string
-	cols                     *[]string
-	threads                  *int
-	stats                    *bool
-	store                    *storeFlags
+	null                     *string
+	// nulls are the words of --null, set by parse
+	nulls   []string
+	cols    *[]string
+	threads *int
+	stats   *bool
+	store   *storeFlags
 }
 
 func addTSFlags(fs *flag.FlagSet) *tsFlags {
@@ -209,10 +212,24 @@ func addTSFlags(fs *flag.FlagSet) *tsFlags {
 		to:      fs.String("to", "", "end time (exclusive)"),
 		cols:    columnsFlag(fs, "comma-separated `columns` (default all); quote a name holding a comma: \"a,b\""),
 		format:  fs.String("format", "table", "table, csv or json"),
+		null:    nullOutFlag(fs),
 		threads: threadsFlag(fs, 1, "`N` goroutines decoding columns in parallel"),
 		stats:   fs.Bool("stats", false, "print what was read and decoded on stderr"),
 		store:   addStoreFlags(fs),
 	}
+}
+
+// parse parses the command line of a ts read command and checks --null
+// against --format before any file is opened.
+func (fl *tsFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if fl.nulls, err = nullWords(*fl.null, *fl.format == "csv"); err != nil {
+		return nil, err
+	}
+	return pos, nil
 }
 
 // tsFile is an open time-series file and the source it reads, a local
@@ -395,14 +412,15 @@ func (fl *tsFlags) timeRange(f *timeseries.File) (*timeseries.TimeRange, error) 
 	return &tr, nil
 }
 
-func printRecords(format string, recs ...arrow.Record) error {
-	if format == "none" {
+func printRecords(fl *tsFlags, recs ...arrow.Record) error {
+	if *fl.format == "none" {
 		return nil
 	}
-	pr, err := newPrinter(format, os.Stdout)
+	pr, err := newPrinter(*fl.format, os.Stdout)
 	if err != nil {
 		return err
 	}
+	pr.nulls = fl.nulls
 	for _, r := range recs {
 		if err := pr.print(r); err != nil {
 			return err
@@ -422,7 +440,7 @@ func runTSQuery(args []string) error {
 	offset := fs.Int64("offset", 0, "skip N rows")
 	limit := fs.Int64("limit", 0, "return at most N rows")
 	eager := fs.Bool("eager", false, "decode value columns before filtering time (no late materialization)")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := fl.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -440,6 +458,9 @@ func runTSQuery(args []string) error {
 	pr, err := newPrinter(*fl.format, os.Stdout)
 	if err != nil && *fl.format != "none" {
 		return err
+	}
+	if pr != nil {
+		pr.nulls = fl.nulls
 	}
 	for {
 		rec, err := rows.Next()
@@ -480,7 +501,7 @@ func runTSAgg(args []string) error {
 	funcs := fs.String("funcs", "count,min,max,avg", "aggregates: count, min, max, sum, avg, first, last (first and last: the values of the earliest and latest time in a bucket)")
 	noStats := fs.Bool("no-index-stats", false, "decode every row instead of folding whole units from the index statistics")
 	keys := fs.String("keys", "", "key columns naming each series in the result (default all); quote a name holding a comma: \"a,b\"")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := fl.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -509,7 +530,7 @@ func runTSAgg(args []string) error {
 		return err
 	}
 	defer rec.Release()
-	if err := printRecords(*fl.format, rec); err != nil {
+	if err := printRecords(fl, rec); err != nil {
 		return err
 	}
 	if *fl.stats {
@@ -534,7 +555,7 @@ func runTSSample(args []string) error {
 	epoch := fs.Int("epoch", 0, "first epoch")
 	epochs := fs.Int("epochs", 1, "epochs to draw (the metadata cache stays warm between them)")
 	stacked := fs.Bool("stacked", false, "one record of all windows with a window column")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := fl.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -569,7 +590,7 @@ func runTSSample(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := printRecords(*fl.format, recs...); err != nil {
+		if err := printRecords(fl, recs...); err != nil {
 			return err
 		}
 		for _, r := range recs {
@@ -593,7 +614,7 @@ func runTSSample(args []string) error {
 func runTSLast(args []string) error {
 	fs := flag.NewFlagSet("ts last", flag.ContinueOnError)
 	fl := addTSFlags(fs)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := fl.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -612,7 +633,7 @@ func runTSLast(args []string) error {
 		return err
 	}
 	defer rec.Release()
-	if err := printRecords(*fl.format, rec); err != nil {
+	if err := printRecords(fl, rec); err != nil {
 		return err
 	}
 	if *fl.stats {
@@ -625,7 +646,7 @@ func runTSPaths(args []string) error {
 	fs := flag.NewFlagSet("ts paths", flag.ContinueOnError)
 	fl := addTSFlags(fs)
 	paths := fs.String("paths", "", "comma-separated device.measurement paths; quote a path holding a comma: \"a,b.cpu\"")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := fl.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -651,7 +672,7 @@ func runTSPaths(args []string) error {
 		return err
 	}
 	defer rec.Release()
-	if err := printRecords(*fl.format, rec); err != nil {
+	if err := printRecords(fl, rec); err != nil {
 		return err
 	}
 	if *fl.stats {
