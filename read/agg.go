@@ -829,9 +829,17 @@ func avgOf(n *schema.Node, t encoding.Type, a *aggState) float64 {
 // step and can miss it by one unit in the last place (six values summing
 // to 0.0000000000991020 averaged 1.6516999999999998e-11).
 func meanOf(sum *big.Int, scale int, count int64) float64 {
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
-	den.Mul(den, big.NewInt(count))
-	v, _ := new(big.Rat).SetFrac(sum, den).Float64()
+	num := sum
+	den := big.NewInt(count)
+	// A negative scale -s multiplies by 10^s (big.Int.Exp of a negative
+	// exponent is 1, not a fraction).
+	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(scale, -scale))), nil)
+	if scale >= 0 {
+		den.Mul(den, p)
+	} else {
+		num = new(big.Int).Mul(sum, p)
+	}
+	v, _ := new(big.Rat).SetFrac(num, den).Float64()
 	return v
 }
 
@@ -1198,9 +1206,13 @@ func foldFloats[T float32 | float64](a *aggState, v []T, valid []bool, sel encod
 }
 
 // formatWide renders an integer sum beyond int64 in the column's logical
-// type (a decimal keeps its scale).
+// type (a decimal keeps its scale; one of negative scale -s is its
+// unscaled value with s zeros after it, as Arrow writes it).
 func formatWide(n *schema.Node, v *big.Int) string {
 	if n.Kind != schema.Decimal || n.Scale <= 0 {
+		if n.Kind == schema.Decimal && n.Scale < 0 && v.Sign() != 0 {
+			return v.String() + strings.Repeat("0", -n.Scale)
+		}
 		return v.String()
 	}
 	digits := new(big.Int).Abs(v).String()
@@ -1221,6 +1233,9 @@ func formatLogical(n *schema.Node, v int64, text string) string {
 		return time.Unix(v*86400, 0).UTC().Format("2006-01-02")
 	case schema.Decimal:
 		if n.Scale <= 0 {
+			if n.Scale < 0 && v != 0 {
+				return fmt.Sprint(v) + strings.Repeat("0", -n.Scale)
+			}
 			return fmt.Sprint(v)
 		}
 		neg := v < 0
