@@ -42,29 +42,25 @@ const minChunkShift = 6
 // its bytes per value before its first chunk.
 const trialValues = 8 << 10
 
-// newSizer starts the sizing of a stream; trialN is the length of its
-// trial (trialLen), computed by newSizer when it is 0.
-func (w *Writer) newSizer(s *shred.Stream, enc *chunkEncoder, trialN int) *sizer {
+// newSizer starts the sizing of a stream whose trial (trialLen) looks at
+// its first n values and, when whole, selects the stream's whole length.
+func (w *Writer) newSizer(s *shred.Stream, enc *chunkEncoder, n int, whole bool) *sizer {
 	z := &sizer{ceil: w.opts.ChunkValues, floor: max(1, w.opts.ChunkValues>>minChunkShift),
 		target: w.opts.ChunkTarget, enc: enc}
 	if z.target > 0 && enc.bpvEst <= 0 && s.Len > z.floor {
-		n := trialN
-		if n <= 0 {
-			n = w.trialLen(s, enc)
-		}
 		vals := sliceValues(s.Values, 0, n)
 		var valid []bool
 		if s.Valid != nil {
 			valid = s.Valid[:n]
 		}
-		if n < s.Len && enc.fixed == nil {
-			// The start of a longer stream only sizes its first chunk,
-			// which is selected on its own values anyway: selection's
-			// estimate (the candidates' sampled trials, without the whole
-			// encodes) is enough. On the 17 data sets and the 37 held-out
-			// ones this left every file within 0.12 % of its size with a
-			// full selection of the start, and took a sixth off the
-			// writes of zipcodes and oui.
+		if !whole && enc.fixed == nil {
+			// The start of a stream of several chunks only sizes its first
+			// chunk, which is selected on its own values anyway:
+			// selection's estimate (the candidates' sampled trials,
+			// without the whole encodes) is enough. On the 17 data sets
+			// and the 37 held-out ones this left every file within 0.12 %
+			// of its size with a full selection of the start, and took a
+			// sixth off the writes of zipcodes and oui.
 			if est, err := enc.estimate(vals, valid); err == nil && n > 0 {
 				enc.bpvEst = est / float64(n)
 			}
@@ -105,10 +101,18 @@ func (z *sizer) observe(n, size int) {
 	}
 }
 
-// trialLen is the number of values the sizer's trial encodes: the first
-// trialValues, or the whole stream when it is at most twice as long, so
-// that a short stream cut as one chunk is selected once (its trial is its
-// chunk) rather than on a trial and again whole.
+// trialLen returns the number of values n at the start of a stream that
+// the sizer's trial looks at, and whether the trial selects the stream
+// whole (n is its length), so that a stream cut as one chunk is selected
+// once (its trial is its chunk) rather than on a trial and again whole.
+// Otherwise the trial estimates the size of the first n values.
+//
+// A stream whose first chunk ends before it whatever its bytes per value
+// (cutInside) is never trialled whole: its trial would be thrown away and
+// its chunks selected again (species' item_id, 12,360 values of 296 KB
+// cut by ChunkBytes, was selected whole twice, without and with its
+// shared alphabet, for 12 % of the set's write). Any other stream of at
+// most twice trialValues values is trialled whole.
 //
 // A longer stream of at most ChunkValues values that will clearly be one
 // chunk is trialled whole too, for the same reason: its trial of the first
@@ -119,29 +123,41 @@ func (z *sizer) observe(n, size int) {
 // power-of-two size class under half of ChunkTarget: a factor of two for
 // the estimate's error. On the real data sets this is every stream of
 // unicode (35 Ki rows) and the narrow streams of zipcodes and oui.
-func (w *Writer) trialLen(s *shred.Stream, enc *chunkEncoder) int {
+func (w *Writer) trialLen(s *shred.Stream, enc *chunkEncoder) (n int, whole bool) {
+	if w.opts.ChunkTarget > 0 && enc.fixed == nil && w.cutInside(s) {
+		return min(s.Len, trialValues), false
+	}
 	if s.Len <= 2*trialValues {
-		return s.Len
+		return s.Len, true
 	}
 	if s.Len <= w.opts.ChunkValues && w.opts.ChunkTarget > 0 && enc.fixed == nil && w.clearlyOneChunk(s, enc) {
-		return s.Len
+		return s.Len, true
 	}
-	return trialValues
+	return trialValues, false
 }
 
-// clearlyOneChunk reports whether a stream of at most ChunkValues values
-// will clearly be cut as one chunk: no Cut falls inside it, its raw bytes
-// stay under ChunkBytes, and its estimated encoded size, scaled to its
-// power-of-two size class, is under half of ChunkTarget.
-func (w *Writer) clearlyOneChunk(s *shred.Stream, enc *chunkEncoder) bool {
+// cutInside reports whether a stream's first chunk ends before the stream
+// does whatever its encoded size: it holds more than ChunkValues values, a
+// Cut falls inside it, or it holds binary values of more than ChunkBytes
+// raw bytes (chunkEnd).
+func (w *Writer) cutInside(s *shred.Stream) bool {
+	if s.Len > w.opts.ChunkValues {
+		return true
+	}
 	if s.ID < len(w.aligned) && w.aligned[s.ID] {
 		if i, _ := slices.BinarySearch(w.fcuts, 1); i < len(w.fcuts) && w.fcuts[i] < s.Len {
-			return false
+			return true
 		}
 	}
-	if b, ok := s.Values.(*encoding.Bytes); ok && int64(b.Offsets[s.Len]-b.Offsets[0]) > int64(w.opts.ChunkBytes) {
-		return false
-	}
+	b, ok := s.Values.(*encoding.Bytes)
+	return ok && s.Len > 1 && int64(b.Offsets[s.Len]-b.Offsets[0]) > int64(w.opts.ChunkBytes)
+}
+
+// clearlyOneChunk reports whether a stream of at most ChunkValues values,
+// not cut inside (cutInside), will clearly be cut as one chunk: its
+// estimated encoded size, scaled to its power-of-two size class, is under
+// half of ChunkTarget.
+func (w *Writer) clearlyOneChunk(s *shred.Stream, enc *chunkEncoder) bool {
 	k := 1
 	for k < s.Len {
 		k <<= 1

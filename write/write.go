@@ -955,14 +955,13 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 	// weighed whole against it after its chunks are encoded (tryShared).
 	var whole encoding.SharedAlphabet
 	first := enc.bpvEst <= 0
-	trialN := 0
+	trialN, wholeTrial := 0, false
 	if first {
-		trialN = w.trialLen(s, enc)
+		trialN, wholeTrial = w.trialLen(s, enc)
 	}
-	wholeTrial := first && trialN == s.Len
 	var sizer *sizer
 	if wholeTrial {
-		sizer = w.newSizer(s, enc, trialN)
+		sizer = w.newSizer(s, enc, trialN, true)
 	}
 	if valuesRole && enc.layout && enc.fixed.Kind == encoding.KindSharedDictionary {
 		// the layout refers to the stripe's alphabet: build it and keep it
@@ -987,7 +986,7 @@ func (w *Writer) encodeStream(s *shred.Stream, enc *chunkEncoder) (res streamRes
 		}
 	}
 	if sizer == nil {
-		sizer = w.newSizer(s, enc, trialN)
+		sizer = w.newSizer(s, enc, trialN, wholeTrial)
 	}
 	enc.table, enc.tableSaved, enc.tablePerRow, enc.tableCodec = nil, 0, 0, nil
 	if valuesRole && enc.shared == nil && !enc.layout && enc.fixed == nil && enc.corr == nil {
