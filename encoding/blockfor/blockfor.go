@@ -187,14 +187,21 @@ func appendBody[T encoding.Integer](dst []byte, vals []T, bs int) []byte {
 		// wraps into the window (a block holding values near both ends
 		// of its type's range, whose window runs past the maximum).
 		lowOff := p.base - p.min
-		for i, v := range blk {
-			o := wide(v) - p.base
-			if o > mask || wide(v)-p.min < lowOff {
-				pos = append(pos, uint64(i))
-				exc = append(exc, wide(v)-p.min)
-				o = 0
+		if p.nexc == 0 {
+			// plan counted every value inside the window: no checks
+			for i, v := range blk {
+				slots[i] = wide(v) - p.base
 			}
-			slots[i] = o
+		} else {
+			for i, v := range blk {
+				o := wide(v) - p.base
+				if o > mask || wide(v)-p.min < lowOff {
+					pos = append(pos, uint64(i))
+					exc = append(exc, wide(v)-p.min)
+					o = 0
+				}
+				slots[i] = o
+			}
 		}
 		dst = bitpack.Pack(dst, slots, p.w)
 		dst = bitpack.Pack(dst, pos, bits.Len(uint(len(blk)-1)))
@@ -211,6 +218,9 @@ type planScratch struct {
 	// values
 	plans    []blockPlan
 	pos, exc []uint64
+	// hist is plan's histogram of a block's offsets (histUniq), all zero
+	// between blocks.
+	hist []int32
 }
 
 func newPlanScratch(n int) *planScratch {
@@ -276,24 +286,30 @@ func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 	if !narrowerMayPay(parts[:1<<k], n, excBits, rangeBits, k) {
 		return p
 	}
-	sortOffsets(offs, sc.tmp[:n], rangeBits)
-	// The distinct offsets (uniq, ascending) and where each starts in offs;
-	// windows are counted over them, which is the same count in fewer steps
-	// when values repeat.
-	uniq, starts := sc.tmp[:0], sc.starts[:0]
-	for i, o := range offs {
-		if i == 0 || o != offs[i-1] {
-			uniq = append(uniq, o)
-			starts = append(starts, int32(i))
+	// The distinct offsets (uniq, ascending) and how many values lie below
+	// each (starts, with n last); windows are counted over them, which is
+	// the same count in fewer steps when values repeat.
+	var uniq []uint64
+	var starts []int32
+	if rangeBits < 32 && 1<<uint(rangeBits) <= histSlots*n {
+		uniq, starts = sc.histUniq(offs, rangeBits)
+	} else {
+		sortOffsets(offs, sc.tmp[:n], rangeBits)
+		uniq, starts = sc.tmp[:0], sc.starts[:0]
+		for i, o := range offs {
+			if i == 0 || o != offs[i-1] {
+				uniq = append(uniq, o)
+				starts = append(starts, int32(i))
+			}
 		}
+		starts = append(starts, int32(n))
 	}
 	u := len(uniq)
-	starts = append(starts, int32(n))
 	best := n * rangeBits
 	// count returns how many values the best window [base, base+2^w) holds
-	// and where it starts in offs (the first such window in value order);
+	// and the offset it starts at (the first such window in value order);
 	// values outside it become exceptions.
-	count := func(w int) (cnt, at int) {
+	count := func(w int) (cnt int, at uint64) {
 		win := uint64(1)<<uint(w) - 1
 		lo := 0
 		for hi := 0; hi < u; hi++ {
@@ -301,16 +317,16 @@ func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 				lo++
 			}
 			if c := int(starts[hi+1] - starts[lo]); c > cnt {
-				cnt, at = c, int(starts[lo])
+				cnt, at = c, uniq[lo]
 			}
 		}
 		return cnt, at
 	}
-	consider := func(w, cnt, at int) {
+	consider := func(w, cnt int, at uint64) {
 		// Ties keep the wider width, which has fewer exceptions to patch.
 		if cost := n*w + (n-cnt)*excBits; cost < best || (cost == best && w > p.w) {
 			best = cost
-			p.w, p.nexc, p.base = w, n-cnt, p.min+offs[at]
+			p.w, p.nexc, p.base = w, n-cnt, p.min+at
 		}
 	}
 	// The window count c(w) grows with w, so over widths (lo, hi) the cost
@@ -332,6 +348,42 @@ func plan[T encoding.Integer](blk []T, sc *planScratch) blockPlan {
 	consider(0, c0, at0)
 	visit(0, c0, rangeBits, n)
 	return p
+}
+
+// histSlots bounds the histogram plan counts a block's offsets in, in
+// slots per value: a block whose offsets span at most that many slots is
+// counted into one (a pass over the values and one over the slots)
+// instead of being radix-sorted (two passes per byte of the range and one
+// more to find the distinct offsets). Lengths, codes and small-range ids,
+// most of the integers selection trials BlockFOR on, span a few slots per
+// value.
+const histSlots = 4
+
+// histUniq returns the distinct offsets of offs, all below 2^rangeBits,
+// in ascending order and, for each, how many offsets lie below it (with
+// len(offs) appended): what sorting offs and walking it gives, from a
+// histogram of the offsets. The histogram is left cleared for the next
+// block.
+func (sc *planScratch) histUniq(offs []uint64, rangeBits int) ([]uint64, []int32) {
+	slots := 1 << uint(rangeBits)
+	if cap(sc.hist) < slots {
+		sc.hist = make([]int32, slots)
+	}
+	hist := sc.hist[:slots]
+	for _, o := range offs {
+		hist[o]++
+	}
+	uniq, starts := sc.tmp[:0], sc.starts[:0]
+	below := int32(0)
+	for o, c := range hist {
+		if c != 0 {
+			uniq = append(uniq, uint64(o))
+			starts = append(starts, below)
+			below += c
+			hist[o] = 0
+		}
+	}
+	return uniq, append(starts, below)
 }
 
 // maxPartBits: plan counts a block's offsets in up to 2^maxPartBits parts
