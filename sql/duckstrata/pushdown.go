@@ -71,7 +71,9 @@ type Pushed struct {
 //     (DuckDB's HUGEINT-backed DECIMAL, Strata's 16-byte values compared
 //     as 128-bit integers), except against a constant with more
 //     fractional digits than the column when DuckDB's comparison could
-//     fail on a large value of the column (see wideLiteralOK);
+//     fail on a large value of the column, or against a constant too
+//     large for the type DuckDB compares in, which fails as soon as a row
+//     reaches the comparison (see wideLiteralOK);
 //   - DOUBLE columns compare with the constant as DuckDB casts it to DOUBLE;
 //     DuckDB orders NaN above every number and Strata follows IEEE 754, so
 //     column > c and column >= c are pushed as NOT (column <= c) and NOT
@@ -518,6 +520,10 @@ type colInfo struct {
 	// decide which constants DuckDB compares with it without error
 	// (wideLiteralOK).
 	prec, scale int
+	// cmpScale is, for a constant of an IN list or BETWEEN, the largest
+	// scale among the other constants there: DuckDB compares the column
+	// with all of them in one type, of at least that scale.
+	cmpScale int
 }
 
 // infoOf describes the column or field name of type t.
@@ -785,6 +791,15 @@ func (p *pusher) expr(r *tableRef, e any) (filter.Expr, bool) {
 		if !ok1 || !ok2 {
 			return nil, false
 		}
+		if c.kind == kWideDecimal {
+			// one comparison type for both bounds (wideLiteralOK)
+			c.cmpScale = max(fracDigits(lo.Text), fracDigits(hi.Text))
+			lo, ok1 = p.literal(c, n["lower"])
+			hi, ok2 = p.literal(c, n["upper"])
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+		}
 		return &filter.Leaf{Path: c.name, Op: filter.OpBetween, Lits: []filter.Literal{lo, hi}}, true
 	case "COMPARE_IN", "COMPARE_NOT_IN":
 		kids, _ := n["children"].([]any)
@@ -802,6 +817,19 @@ func (p *pusher) expr(r *tableRef, e any) (filter.Expr, bool) {
 				return nil, false
 			}
 			lits = append(lits, l)
+		}
+		if c.kind == kWideDecimal {
+			// one comparison type for the whole list (wideLiteralOK)
+			for _, l := range lits {
+				c.cmpScale = max(c.cmpScale, fracDigits(l.Text))
+			}
+			for i, k := range kids[1:] {
+				l, ok := p.literal(c, k)
+				if !ok {
+					return nil, false
+				}
+				lits[i] = l
+			}
 		}
 		var out filter.Expr = &filter.Leaf{Path: c.name, Op: filter.OpIn, Lits: lits}
 		if typ == "COMPARE_NOT_IN" {
@@ -988,7 +1016,7 @@ func literalOf(c colInfo, typ, text string) (filter.Literal, bool) {
 		}
 	case kWideDecimal:
 		if isInt() || isDecimal {
-			return num, validNumber(text) && wideLiteralOK(c, typ)
+			return num, validNumber(text) && wideLiteralOK(c, typ, text)
 		}
 	case kDouble:
 		if typ == "DOUBLE" {
@@ -1025,22 +1053,30 @@ func literalOf(c colInfo, typ, text string) (filter.Literal, bool) {
 }
 
 // wideLiteralOK reports whether DuckDB compares a wide decimal column c
-// with a constant of type typ (an integer or DECIMAL type) without a
+// with the constant text of type typ (an integer or DECIMAL type) without a
 // runtime error, so that a Strata filter computing the same comparison
 // exactly (filter's bindWide scales the literal's text to the column's
 // scale, rounding only where that keeps every answer) gives the rows
 // DuckDB would.
 //
 // DuckDB compares DECIMAL(p,s) with DECIMAL(w,ls) (an integer type is
-// DECIMAL(w,0)) in DECIMAL(min(38, max(p-s, w-ls) + max(s,ls)),
-// max(s,ls)), exactly. When ls <= s the column's values all fit that type
-// (a constant that does not is refused when the query is planned, pushed
-// or not). When ls > s the column is cast to scale ls, and if p-s+ls > 38
-// a value of more than 38-ls integer digits fails that cast at run time
-// ("DECIMAL(38,2) < 1.005" fails on 10^36-1); a pushed filter could drop
-// such rows before DuckDB sees them and turn the error into a result, so
-// those comparisons stay with DuckDB.
-func wideLiteralOK(c colInfo, typ string) bool {
+// DECIMAL(w,0): HUGEINT is DECIMAL(38,0)) in DECIMAL(min(38, max(p-s,
+// w-ls) + max(s,ls)), max(s,ls)), exactly, casting both sides to it; an IN
+// list or BETWEEN casts the column and all its constants to one such type,
+// of scale S = max(s, every constant's scale) (c.cmpScale holds the
+// others'). Where the sum exceeds 38 the type is DECIMAL(38,S), and a cast
+// to it fails at run time, but only for the rows that reach the
+// comparison:
+//
+//   - the column's, when S > s and p-s+S > 38 ("DECIMAL(38,2) < 1.005"
+//     fails on 10^36-1);
+//   - the constant's, when its integer digits and S exceed 38
+//     (DECIMAL(20,4) = 10^35 fails on any row, as does DECIMAL(30,0) IN
+//     (0.001, 10^35)).
+//
+// A pushed filter could drop those rows before DuckDB sees them and turn
+// the error into a result, so those comparisons stay with DuckDB.
+func wideLiteralOK(c colInfo, typ, text string) bool {
 	ls := 0
 	if strings.HasPrefix(typ, "DECIMAL(") {
 		var w int
@@ -1048,7 +1084,22 @@ func wideLiteralOK(c colInfo, typ string) bool {
 			return false
 		}
 	}
-	return ls <= c.scale || c.prec-c.scale+ls <= 38
+	S := max(c.scale, ls, c.cmpScale)
+	return (S <= c.scale || c.prec-c.scale+S <= 38) && intDigits(text)+S <= 38
+}
+
+// intDigits counts the digits of a number's integer part, leading zeros
+// not counted (0.5 has none).
+func intDigits(num string) int {
+	ip, _, _ := strings.Cut(strings.TrimPrefix(num, "-"), ".")
+	return len(strings.TrimLeft(ip, "0"))
+}
+
+// fracDigits counts the digits after a number's point: the scale of
+// DuckDB's rendering of a DECIMAL (0 for an integer).
+func fracDigits(num string) int {
+	_, fp, _ := strings.Cut(num, ".")
+	return len(fp)
 }
 
 // validNumber accepts DuckDB's rendering of an integer or decimal:
