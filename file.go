@@ -364,8 +364,9 @@ func goValue(n *schema.Node, v stats.Value) any {
 		return time.Unix(sec, rem*(1e9/per)).UTC()
 	case schema.Decimal:
 		if t.IsSigned() {
-			r := new(big.Rat).SetFrac(big.NewInt(v.Int()), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n.Scale)), nil))
-			return Decimal(r.FloatString(n.Scale))
+			// in the column's units: a negative scale -s multiplies the
+			// stored value by 10^s
+			return Decimal(read.FormatDecimal(n, v.Int()))
 		}
 	}
 	switch {

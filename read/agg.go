@@ -1226,6 +1226,11 @@ func formatWide(n *schema.Node, v *big.Int) string {
 	return s
 }
 
+// FormatDecimal renders the unscaled value v of the decimal column n in
+// the column's units, as its aggregates are rendered: scale digits after
+// the point, or for a negative scale -s the value followed by s zeros.
+func FormatDecimal(n *schema.Node, v int64) string { return formatLogical(n, v, "") }
+
 // formatLogical renders an integer aggregate in the column's logical type.
 func formatLogical(n *schema.Node, v int64, text string) string {
 	switch n.Kind {
