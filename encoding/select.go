@@ -490,7 +490,9 @@ func (c *Ctx) needsDistinct(k Kind) bool {
 
 func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	var st *Stats
-	if c.force != nil && !c.needsDistinct(c.force.Kind) {
+	if c.force != nil && c.force.Kind == KindTrivial && TypeOf(vals) != Binary {
+		st = bareStats(vals)
+	} else if c.force != nil && !c.needsDistinct(c.force.Kind) {
 		st = ComputeStatsNoDistinct(vals)
 	} else {
 		st = ComputeStats(vals)
@@ -522,6 +524,17 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 		return append(dst, best.node...), best.tree, nil
 	}
 	return c.encodeWith(dst, vals, st, best.cd, nil)
+}
+
+// bareStats returns the statistics of fixed-width values that a forced
+// Trivial node is encoded with: the type and the count, all that Trivial's
+// Fit and Encode and encodeWith's decode estimate read for such values.
+// FrontCoding forces its suffix bytes (EncodeChildWith), and a writer
+// replays Trivial on later chunks; a full pass over the values (bounds,
+// runs, differences, step) cost a few percent of a small table's write.
+// A forced kind that does not fit is selected with full statistics.
+func bareStats(vals any) *Stats {
+	return &Stats{Type: TypeOf(vals), N: LenOf(vals), skipDistinct: true}
 }
 
 // decodedBytes is the size of the values of a sequence stored plainly.

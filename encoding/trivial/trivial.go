@@ -34,6 +34,10 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 type encoder struct{}
 
+// Fit accepts every valid type. It and Encode read no statistics of
+// fixed-width values but their type: selection encodes a forced Trivial
+// node of such values with the type and count alone (encoding's
+// bareStats).
 func (encoder) Fit(st *encoding.Stats) bool { return st.Type.Valid() }
 
 func (encoder) Estimate(st *encoding.Stats) (int, bool) {
