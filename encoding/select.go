@@ -29,6 +29,10 @@ type Tree struct {
 	// readWhole: the root node's encoder read Ctx.Whole, so the node
 	// depends on more than the values it encodes (TrialCache).
 	readWhole bool
+	// readMode: the root node's encoder asked whether it was in a trial
+	// (Ctx.Trial, Ctx.Sampled), so its node may differ from a real
+	// encode's of the same values (choose's reuse of a leaf's trial).
+	readMode bool
 	// fixedLength: the root node's encoder reported values of one length
 	// (Ctx.FixedLength).
 	fixedLength bool
@@ -341,6 +345,8 @@ type Ctx struct {
 	rank bool
 	// readWhole: the encoder asked for Whole while encoding its node.
 	readWhole bool
+	// readMode: the encoder asked for Trial or Sampled.
+	readMode bool
 	// fixedLength: the encoder reported binary values of one length.
 	fixedLength bool
 	// altForm: the encoder wrote its codec's second form.
@@ -396,7 +402,10 @@ func (c *Ctx) Shared() SharedAlphabet { return c.p.Shared }
 
 // Trial reports whether this is a size-estimation encode of a sample, whose
 // output is discarded; encoders may skip expensive refinements.
-func (c *Ctx) Trial() bool { return c.trial }
+func (c *Ctx) Trial() bool {
+	c.readMode = true
+	return c.trial
+}
 
 // Sampled reports whether this is a trial encode of a sample drawn from a
 // longer sequence, whose size selection scales into an estimate: an
@@ -404,7 +413,10 @@ func (c *Ctx) Trial() bool { return c.trial }
 // values the candidates that estimate well are then encoded whole before
 // one is kept; below them the estimate decides.) A trial of a whole short
 // sequence is not sampled: its size is exact and decides.
-func (c *Ctx) Sampled() bool { return c.trial && c.scale > 1 }
+func (c *Ctx) Sampled() bool {
+	c.readMode = true
+	return c.trial && c.scale > 1
+}
 
 // EncodeChild selects and encodes a child sequence, appending it to dst as a
 // length-prefixed node.
@@ -523,6 +535,10 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	if best.node != nil {
 		return append(dst, best.node...), best.tree, nil
 	}
+	if best.leaf != nil {
+		t := *best.leafTree
+		return c.finishNode(append(dst, best.leaf...), len(dst), &t, best.cd, nil)
+	}
 	return c.encodeWith(dst, vals, st, best.cd, nil)
 }
 
@@ -558,8 +574,8 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		return dst[:start], nil, fmt.Errorf("%v<%v>: %w", cd.Kind, st.Type, err)
 	}
 	hdr := headerLen(out[start:])
-	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole, fixedLength: nc.fixedLength,
-		altForm: nc.altForm, fixed: hdr + nc.childFixed}
+	t := &Tree{Kind: cd.Kind, Children: nc.children, exceptions: nc.exceptions, readWhole: nc.readWhole, readMode: nc.readMode,
+		fixedLength: nc.fixedLength, altForm: nc.altForm, fixed: hdr + nc.childFixed}
 	cost := cd.Decode
 	if nc.altForm && cost.Alt != nil {
 		cost = *cost.Alt
@@ -575,6 +591,14 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		t.time += ch.time
 		t.cheapZstd = t.cheapZstd || ch.cheapZstd
 	}
+	return c.finishNode(out, start, t, cd, force)
+}
+
+// finishNode compresses the body of the node out[start:] that codec cd
+// encoded, whose tree t holds its decode estimate so far, where zstd pays
+// at c (encodeWith).
+func (c *Ctx) finishNode(out []byte, start int, t *Tree, cd *Codec, force *Tree) ([]byte, *Tree, error) {
+	hdr := headerLen(out[start:])
 	wantZstd := c.p.Zstd && cd.Zstd
 	if force != nil && force.Kind == cd.Kind {
 		wantZstd = force.Zstd && c.p.Zstd
@@ -584,7 +608,7 @@ func (c *Ctx) encodeWith(dst []byte, vals any, st *Stats, cd *Codec, force *Tree
 		if need := c.zstdNeed(float64(len(node)) * c.scale); need < 1 {
 			z, cheap, err := compress(node, need, c.p.Optimize == OptimizeSize, c.trial || c.rank, nil, c.p.ZstdCache)
 			if err != nil {
-				return dst[:start], nil, err
+				return out[:start], nil, err
 			}
 			if len(z) < len(node) {
 				out = append(out[:start], z...)
@@ -635,6 +659,13 @@ type candidate struct {
 	// exact: size is the whole sequence's (Estimate on its statistics,
 	// or node holds it), not scaled from a sample.
 	exact bool
+	// leaf, when set, is the candidate's trial node on the whole sequence
+	// before any zstd, of a leaf whose encoder did not ask whether it was
+	// in a trial, and leafTree its tree: the node a real encode at the
+	// selection's context makes before zstd (encode uses it in place of
+	// encoding the winner again).
+	leaf     []byte
+	leafTree *Tree
 }
 
 func (c *Ctx) cost(size, time float64) float64 { return size + c.p.Optimize.Weight()*time }
@@ -737,6 +768,9 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 		k.time = tree.time
 		k.zstd = hasZstd(tree)
 		k.sure = scale == 1 || (len(tree.Children) == 0 && !tree.Zstd)
+		if scale == 1 && len(tree.Children) == 0 && !tree.Zstd && !tree.readMode && !tree.readWhole {
+			k.leaf, k.leafTree = node, tree
+		}
 		exact, sampleEst := -1, -1
 		if size, ok := cd.Encoder.Estimate(st); ok {
 			if e, ok := cd.Encoder.Estimate(sampleSt); ok {
