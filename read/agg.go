@@ -201,6 +201,7 @@ func (f *File) aggLeaf(s *aggSpec, part, arg string, path []filter.PathPart) err
 
 func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 	var out []aggSpec
+	td := &textDecimals{f: f}
 	for _, part := range splitAggs(exprs) {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -246,6 +247,17 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 			verb := fn
 			if s.avg {
 				verb = "average"
+			}
+			if fn != "count" {
+				// a decimal256 of over 38 digits, stored as its text,
+				// would order as text (textdecimal.go)
+				name := fn
+				if s.avg {
+					name = "avg"
+				}
+				if err := td.agg(part, name, arg, s.node); err != nil {
+					return nil, err
+				}
 			}
 			// Wide decimals are 16-byte little-endian values: their byte
 			// order (and their byte statistics) is not their numeric

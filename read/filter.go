@@ -80,6 +80,11 @@ func (f *File) compile(where string) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	// decimals of over 38 digits stored as text: equality exact, order
+	// refused (textdecimal.go)
+	if err := f.textDecimalFilter(e); err != nil {
+		return nil, err
+	}
 	missing := map[string]bool{}
 	nested := map[string]*schema.Node{} // paths naming a struct, list or map
 	e, err = filter.BindLeaves(e, func(l *filter.Leaf) (filter.ColumnInfo, bool) {

@@ -17,6 +17,7 @@ import (
 
 	"strata"
 	"strata/filter"
+	"strata/interop"
 )
 
 // Pushed describes one reference to a Strata file in a query and the filter
@@ -197,6 +198,10 @@ type tableRef struct {
 	loc    int    // byte offset of the reference in the query
 	where  any    // the WHERE clause
 	schema *arrow.Schema
+	// textDec holds the paths of the columns and fields stored as
+	// decimal text (textDecimals): DuckDB compares them as text, Strata
+	// as numbers, so only IS [NOT] NULL is pushed for them.
+	textDec map[string]bool
 }
 
 type edit struct {
@@ -477,6 +482,7 @@ func (p *pusher) convertRef(r *tableRef) ([]filter.Expr, int) {
 		if r.union {
 			r.schema = p.unions[key]
 		}
+		r.textDec = textDecimals(f)
 	}
 	var out []filter.Expr
 	kept := 0
@@ -488,6 +494,62 @@ func (p *pusher) convertRef(r *tableRef) ([]filter.Expr, int) {
 		}
 	}
 	return out, kept
+}
+
+// textDecimals returns the paths (names joined by dots) of the columns
+// and struct fields of f that import stored as their decimal text: Arrow
+// decimal256 of more than 38 digits, whose source type the file's
+// metadata keeps (interop.RestoreSchema). DuckDB reads them as VARCHAR and
+// compares text; Strata's filters compare them as numbers or refuse to
+// (strata.arrow.schema in docs/interop.md), so a pushed comparison would
+// not be DuckDB's.
+func textDecimals(f *strata.File) map[string]bool {
+	src, changed, err := interop.RestoreSchema(f.Metadata(), f.Schema())
+	if err != nil || !changed {
+		return nil
+	}
+	out := map[string]bool{}
+	var walk func(path string, stored, source arrow.DataType)
+	walk = func(path string, stored, source arrow.DataType) {
+		for {
+			switch x := source.(type) {
+			case arrow.ExtensionType:
+				source = x.StorageType()
+				continue
+			case *arrow.DictionaryType:
+				source = x.ValueType
+				continue
+			case *arrow.RunEndEncodedType:
+				source = x.Encoded()
+				continue
+			}
+			break
+		}
+		switch st := stored.(type) {
+		case *arrow.StringType, *arrow.LargeStringType:
+			if d, ok := source.(*arrow.Decimal256Type); ok && d.Precision > 38 {
+				out[path] = true
+			}
+		case *arrow.StructType:
+			so, ok := source.(*arrow.StructType)
+			if !ok {
+				return
+			}
+			for _, fd := range st.Fields() {
+				if i, ok := so.FieldIdx(fd.Name); ok {
+					walk(path+"."+fd.Name, fd.Type, so.Field(i).Type)
+				}
+			}
+		}
+	}
+	stored := f.Schema()
+	if stored.NumFields() != src.NumFields() {
+		return nil
+	}
+	for i, fd := range stored.Fields() {
+		walk(fd.Name, fd.Type, src.Field(i).Type)
+	}
+	return out
 }
 
 // colKind is what Pushdown knows of a column's type.
@@ -620,7 +682,17 @@ func (p *pusher) column(r *tableRef, e any) (colInfo, bool) {
 			}
 		}
 	}
-	return infoOf(fields[idx].Name, fields[idx].Type), true
+	return r.info(fields[idx].Name, fields[idx].Type), true
+}
+
+// info is infoOf for a column or field of r's file: one stored as decimal
+// text (textDec) compares as nothing Pushdown pushes.
+func (r *tableRef) info(name string, t arrow.DataType) colInfo {
+	c := infoOf(name, t)
+	if r.textDec[name] {
+		c.kind = kNone
+	}
+	return c
 }
 
 // fieldPath resolves a COLUMN_REF of several names (properties.mag) to a
@@ -652,7 +724,7 @@ func (p *pusher) fieldPath(r *tableRef, parts []any) (colInfo, bool) {
 	if fields != nil {
 		return colInfo{}, false // a struct, not a value
 	}
-	return infoOf(strings.Join(path, "."), t), true
+	return r.info(strings.Join(path, "."), t), true
 }
 
 // fieldNamed finds the field DuckDB calls name (see duckIndex).
