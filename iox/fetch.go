@@ -216,7 +216,7 @@ func (f *Fetcher) ReadRange(ctx context.Context, r Range) ([]byte, error) {
 // MaxRead long unless a single range is longer. Empty ranges need no read.
 // Plan does not validate the ranges against the source.
 func (f *Fetcher) Plan(ranges []Range) []Range {
-	var reads []Range
+	reads := make([]Range, 0, len(ranges)) // (at most a read a range)
 	f.plan(ranges, func(int, int, int) {}, &reads)
 	return reads
 }
@@ -293,7 +293,7 @@ func (f *Fetcher) FetchInto(ctx context.Context, ranges []Range, alloc func(read
 
 	type slot struct{ read, at int }
 	slots := make([]slot, len(ranges))
-	var reads []Range
+	reads := make([]Range, 0, len(ranges))
 	f.plan(ranges, func(i, read, at int) { slots[i] = slot{read, at} }, &reads)
 
 	bufs := make([][]byte, len(reads))

@@ -1,7 +1,6 @@
 package read
 
 import (
-	"container/list"
 	"sync"
 	"sync/atomic"
 
@@ -45,9 +44,9 @@ type decoderCache struct {
 	limit int64
 	// prob and prot are the segments' LRU lists (front = most recent) and
 	// their costs.
-	prob, prot         *list.List // of *cacheEntry
+	prob, prot         entryList
 	probUsed, protUsed int64
-	byKey              map[chunkKey]*list.Element
+	byKey              map[chunkKey]*cacheEntry
 	// free keeps the chunk memory of lookups' decoders once released, for
 	// the next lookups (lease.go), up to half the budget.
 	free freeList
@@ -65,9 +64,13 @@ func (c *decoderCache) freeList() *freeList {
 type cacheEntry struct {
 	key  chunkKey
 	cost int64
-	prot bool       // in the protected segment
-	mu   sync.Mutex // held while a reader uses dec: decoders are not concurrent
-	dec  encoding.Decoder
+	prot bool // in the protected segment
+	// prev and next link the entry into its segment's list (the entries
+	// carry their links: a cold lookup caches a dozen decoders a row, and
+	// a list element apiece was one more allocation each).
+	prev, next *cacheEntry
+	mu         sync.Mutex // held while a reader uses dec: decoders are not concurrent
+	dec        encoding.Decoder
 	// leases are the recycled buffers dec aliases (lease.go), each held
 	// once by the entry; holders counts who holds the entry (the cache
 	// while it is listed, and each query using it), and the last to let
@@ -95,7 +98,7 @@ func (e *cacheEntry) release() {
 }
 
 func newDecoderCache(limit int64) *decoderCache {
-	c := &decoderCache{limit: limit, prob: list.New(), prot: list.New(), byKey: map[chunkKey]*list.Element{}}
+	c := &decoderCache{limit: limit, byKey: map[chunkKey]*cacheEntry{}}
 	c.free.budget = limit / 2
 	return c
 }
@@ -110,11 +113,10 @@ func (c *decoderCache) get(k chunkKey, recycle bool) *cacheEntry {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.byKey[k]
+	e, ok := c.byKey[k]
 	if !ok {
 		return nil
 	}
-	e := el.Value.(*cacheEntry)
 	if e.leased() {
 		if !recycle {
 			return nil
@@ -122,13 +124,13 @@ func (c *decoderCache) get(k chunkKey, recycle bool) *cacheEntry {
 		e.holders.Add(1)
 	}
 	if e.prot {
-		c.prot.MoveToFront(el)
+		c.prot.moveToFront(e)
 		return e
 	}
-	c.prob.Remove(el)
+	c.prob.remove(e)
 	c.probUsed -= e.cost
 	e.prot = true
-	c.byKey[k] = c.prot.PushFront(e)
+	c.prot.pushFront(e)
 	c.protUsed += e.cost
 	c.evict()
 	return e
@@ -151,13 +153,12 @@ func (c *decoderCache) put(k chunkKey, dec encoding.Decoder, cost int64, lookup 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.byKey[k]; ok {
-		old := el.Value.(*cacheEntry)
+	if old, ok := c.byKey[k]; ok {
 		if !old.leased() || recycle {
 			if old.prot {
-				c.prot.MoveToFront(el)
+				c.prot.moveToFront(old)
 			} else {
-				c.prob.MoveToFront(el)
+				c.prob.moveToFront(old)
 			}
 			if old.leased() {
 				old.holders.Add(1)
@@ -165,16 +166,17 @@ func (c *decoderCache) put(k chunkKey, dec encoding.Decoder, cost int64, lookup 
 			e.release()
 			return old
 		}
-		c.remove(el)
+		c.remove(old)
 	}
 	if e.leased() {
 		e.holders.Add(1) // the cache's hold
 	}
+	c.byKey[k] = e
 	if e.prot {
-		c.byKey[k] = c.prot.PushFront(e)
+		c.prot.pushFront(e)
 		c.protUsed += cost
 	} else {
-		c.byKey[k] = c.prob.PushFront(e)
+		c.prob.pushFront(e)
 		c.probUsed += cost
 	}
 	c.evict()
@@ -187,27 +189,70 @@ func (c *decoderCache) put(k chunkKey, dec encoding.Decoder, cost int64, lookup 
 // The caller holds c.mu.
 func (c *decoderCache) evict() {
 	for c.probUsed+c.protUsed > c.limit {
-		l := c.prot
+		l := &c.prot
 		if c.probUsed > c.limit/4 || c.prot.Len() == 0 {
-			l = c.prob
+			l = &c.prob
 		}
-		c.remove(l.Back())
+		c.remove(l.tail)
 	}
 }
 
 // remove unlists an entry and drops the cache's hold of it. The caller
 // holds c.mu.
-func (c *decoderCache) remove(el *list.Element) {
-	e := el.Value.(*cacheEntry)
+func (c *decoderCache) remove(e *cacheEntry) {
 	delete(c.byKey, e.key)
 	if e.prot {
-		c.prot.Remove(el)
+		c.prot.remove(e)
 		c.protUsed -= e.cost
 	} else {
-		c.prob.Remove(el)
+		c.prob.remove(e)
 		c.probUsed -= e.cost
 	}
 	e.release()
+}
+
+// entryList is a doubly linked list of cache entries through their own
+// links (head = most recent).
+type entryList struct {
+	head, tail *cacheEntry
+	n          int
+}
+
+// Len returns the number of entries listed.
+func (l *entryList) Len() int { return l.n }
+
+func (l *entryList) pushFront(e *cacheEntry) {
+	e.prev, e.next = nil, l.head
+	if l.head != nil {
+		l.head.prev = e
+	} else {
+		l.tail = e
+	}
+	l.head = e
+	l.n++
+}
+
+func (l *entryList) remove(e *cacheEntry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		l.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		l.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+	l.n--
+}
+
+func (l *entryList) moveToFront(e *cacheEntry) {
+	if l.head == e {
+		return
+	}
+	l.remove(e)
+	l.pushFront(e)
 }
 
 // dropFile removes every decoder of one file.
@@ -217,13 +262,13 @@ func (c *decoderCache) dropFile(m *fileMeta) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, l := range []*list.List{c.prob, c.prot} {
-		for el := l.Front(); el != nil; {
-			next := el.Next()
-			if e := el.Value.(*cacheEntry); e.key.m == m {
-				c.remove(el)
+	for _, l := range []*entryList{&c.prob, &c.prot} {
+		for e := l.head; e != nil; {
+			next := e.next
+			if e.key.m == m {
+				c.remove(e)
 			}
-			el = next
+			e = next
 		}
 	}
 }

@@ -199,7 +199,7 @@ func (l *lease) holds(b []byte) bool {
 func (s *stripeIO) newLease(n int) *lease {
 	l := newLease(n, s.f.cache.freeList())
 	s.leaseMu.Lock()
-	s.leases = append(s.leases, l)
+	s.leases = appendHinted(s.leases, l, 2*s.hint)
 	s.leaseMu.Unlock()
 	return l
 }
@@ -210,7 +210,7 @@ func (s *stripeIO) hold(e *cacheEntry) {
 		return
 	}
 	s.leaseMu.Lock()
-	s.held = append(s.held, e)
+	s.held = appendHinted(s.held, e, s.hint)
 	s.leaseMu.Unlock()
 }
 

@@ -3,6 +3,7 @@ package read
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -81,10 +82,17 @@ type stripeIO struct {
 	stripe int
 	infos  []format.StreamInfo
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// few lists the chunks registered while they are few (findChunk);
+	// chunks indexes them once there are more.
+	few     []*chunk
 	chunks  map[chunkKey]*chunk
+	slab    []chunk // where lookup places the next chunks (newChunk)
 	pending []*chunk
-	defs    map[int]bool // streams whose shared definitions are declared
+	defs    []bool // per stream: its shared definitions are declared
+	// hint is how many chunks the query declared it would use (reserve):
+	// the capacity the lists below start with.
+	hint int
 	// lookup is set for a point lookup's stripeIO: the decoders it caches
 	// enter the decoder cache's probationary segment (cache.go).
 	pointLookup bool
@@ -104,7 +112,7 @@ func (f *File) newStripeIO(ctx context.Context, stripe int) (*stripeIO, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stripeIO{f: f, ctx: ctx, stripe: stripe, infos: infos, chunks: map[chunkKey]*chunk{}}, nil
+	return &stripeIO{f: f, ctx: ctx, stripe: stripe, infos: infos}, nil
 }
 
 // stream returns the chunk table of a stream (empty when the stripe does
@@ -120,7 +128,7 @@ func (s *stripeIO) stream(id int) *format.StreamInfo {
 // cache) on first sight. The caller holds s.mu.
 func (s *stripeIO) lookup(stream, c int) (*chunk, error) {
 	k := chunkKey{s.f.m, s.stripe, stream, c}
-	if ch, ok := s.chunks[k]; ok {
+	if ch := s.findChunk(k); ch != nil {
 		return ch, nil
 	}
 	info := s.stream(stream)
@@ -128,13 +136,80 @@ func (s *stripeIO) lookup(stream, c int) (*chunk, error) {
 		return nil, inStripe(s.stripe, fmt.Sprintf("stream %d, chunk %d of %d", stream, c, len(info.Chunks)), format.ErrIndex)
 	}
 	ci := &info.Chunks[c]
-	ch := &chunk{key: k, rows: int(ci.Rows), rng: iox.Range{Off: ci.Offset, Len: ci.Size}}
+	ch := s.newChunk()
+	ch.key, ch.rows, ch.rng = k, int(ci.Rows), iox.Range{Off: ci.Offset, Len: ci.Size}
 	if e := s.f.cache.get(k, s.recycle); e != nil {
 		ch.entry, ch.dec = e, e.dec
 		s.hold(e)
 	}
-	s.chunks[k] = ch
+	s.addChunk(ch)
 	return ch, nil
+}
+
+// fewChunks is how many chunks a stripeIO finds by a linear search before
+// it indexes them in a map: a lookup declares a chunk or two a column, and
+// comparing their keys costs less than hashing them (and building the map).
+const fewChunks = 24
+
+// findChunk returns the registered chunk of key k, or nil. The caller
+// holds s.mu.
+func (s *stripeIO) findChunk(k chunkKey) *chunk {
+	if s.chunks != nil {
+		return s.chunks[k]
+	}
+	for _, ch := range s.few {
+		// (every chunk of the stripeIO has its file and stripe)
+		if ch.key.chunk == k.chunk && ch.key.stream == k.stream {
+			return ch
+		}
+	}
+	return nil
+}
+
+// addChunk registers a chunk. The caller holds s.mu.
+func (s *stripeIO) addChunk(ch *chunk) {
+	if s.chunks == nil && len(s.few) < fewChunks {
+		s.few = appendHinted(s.few, ch, min(s.hint, fewChunks))
+		return
+	}
+	if s.chunks == nil {
+		s.chunks = make(map[chunkKey]*chunk, 2*fewChunks)
+		for _, c := range s.few {
+			s.chunks[c.key] = c
+		}
+		s.few = nil
+	}
+	s.chunks[ch.key] = ch
+}
+
+// reserve sizes the stripeIO for about n chunks, which a query that knows
+// how many it will declare (a lookup: a chunk a column, and a shared
+// definition or reference for some) states before declaring them.
+func (s *stripeIO) reserve(n int) {
+	s.slab = make([]chunk, n)
+	s.hint = n
+}
+
+// newChunk returns a zero chunk from the slab, which it refills eight at a
+// time: a lookup's chunks cost one allocation rather than one each. The
+// caller holds s.mu.
+func (s *stripeIO) newChunk() *chunk {
+	if len(s.slab) == 0 {
+		s.slab = make([]chunk, 8)
+	}
+	ch := &s.slab[0]
+	s.slab = s.slab[1:]
+	return ch
+}
+
+// appendHinted appends x to list, giving a list that has no room the
+// capacity of hint more (a query's declared chunk count) at once instead of
+// growing it step by step.
+func appendHinted[T any](list []T, x T, hint int) []T {
+	if len(list) == cap(list) && hint > 0 {
+		list = slices.Grow(list, hint)
+	}
+	return append(list, x)
 }
 
 // allOpen reports whether every chunk of rows declared so far has its
@@ -143,6 +218,11 @@ func (s *stripeIO) lookup(stream, c int) (*chunk, error) {
 func (s *stripeIO) allOpen() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, ch := range s.few {
+		if ch.rows > 0 && ch.dec == nil {
+			return false
+		}
+	}
 	for _, ch := range s.chunks {
 		if ch.rows > 0 && ch.dec == nil {
 			return false
@@ -190,19 +270,20 @@ func (s *stripeIO) declare(stream, c int, leased bool) error {
 				mark(rch, leased)
 				if rch.raw == nil && rch.payload == nil && !rch.queued {
 					rch.queued = true
-					s.pending = append(s.pending, rch)
+					s.pending = appendHinted(s.pending, rch, s.hint)
 				}
 			}
 		}
 	}
-	if ch.rows > 0 && ch.dec == nil && !s.defs[stream] {
+	if ch.rows > 0 && ch.dec == nil && (stream >= len(s.defs) || !s.defs[stream]) {
 		// Chunks of no rows define what the stream's chunks share (a
 		// stripe's dictionary alphabet): a chunk that refers to one reads
 		// it when it opens, so it is fetched with the plan — unless the
 		// chunk is opened already (its decoder holds what it refers to)
 		// or the definition's built object is in the file's shared cache.
-		if s.defs == nil {
-			s.defs = map[int]bool{}
+		if stream >= len(s.defs) {
+			// (lookup checked the stream is one of the stripe's)
+			s.defs = append(s.defs, make([]bool, len(s.infos)-len(s.defs))...)
 		}
 		s.defs[stream] = true
 		for k, ci := range s.stream(stream).Chunks {
@@ -237,7 +318,7 @@ func mark(ch *chunk, leased bool) {
 func (s *stripeIO) queue(ch *chunk) {
 	if ch.dec == nil && ch.raw == nil && !ch.queued {
 		ch.queued = true
-		s.pending = append(s.pending, ch)
+		s.pending = appendHinted(s.pending, ch, s.hint)
 	}
 }
 
@@ -337,7 +418,7 @@ func (s *stripeIO) fetchChunks(todo []*chunk) error {
 		s.leaseMu.Lock()
 		for _, l := range leased {
 			if l != nil {
-				s.leases = append(s.leases, l)
+				s.leases = appendHinted(s.leases, l, 2*s.hint)
 			}
 		}
 		s.leaseMu.Unlock()
@@ -415,7 +496,10 @@ func (s *stripeIO) use(stream, c int, cache bool, fn func(encoding.Decoder) erro
 		if err != nil {
 			return err
 		}
-		d, alloc, leases, err := s.openChunk(stream, c, p, ch.rows, ch.lease != nil)
+		// A chunk declared for recycled memory opens into it even when its
+		// bytes are not (a source in memory hands out slices of itself):
+		// what opening inflates is as short-lived as recycled bytes would be.
+		d, alloc, leases, err := s.openChunk(stream, c, p, ch.rows, ch.lease != nil || (s.recycle && ch.leasedRead()))
 		if err != nil {
 			return inStripe(s.stripe, chunkWhere(stream, c), err)
 		}
@@ -510,8 +594,9 @@ func (s *stripeIO) flush(st *ScanStats) {
 // openChunk opens the decoder of chunk c of a stream from its payload and
 // checks its row count. It also returns what opening allocated from the
 // sizes the nodes declare (encoding.Options.Allocated) and, when leased
-// (the chunk's bytes are recycled memory), the recycled buffers the
-// decoder aliases besides them (inflated bodies, references' bytes). Every chunk any query reads is opened here, with a
+// (the chunk was declared for recycled memory: its bytes lie in it, or in
+// a source's own memory), the recycled buffers the decoder aliases
+// besides them (inflated bodies, references' bytes). Every chunk any query reads is opened here, with a
 // resolver (resolve.go) that gives the decoder what lies outside its own
 // bytes: a dictionary shared between the stream's chunks, the column it is
 // stored relative to.
@@ -523,20 +608,13 @@ func (s *stripeIO) openChunk(stream, c int, payload []byte, rows int, leased boo
 	// decoder that allocates later (Delta's gathers open their differences
 	// again, inflating a zstd body) outlives the query in the cache, so
 	// from then on its buffers and references' bytes are its own.
-	opened := false
 	if leased {
 		r.leased = true
-		o.Alloc = func(n int) []byte {
-			if opened {
-				return make([]byte, n)
-			}
-			l := s.newLease(n)
-			r.leases = append(r.leases, l)
-			return l.buf[:n]
-		}
+		r.leases = r.leaseBuf[:0] // (and the chunk's own lease, which use adds)
+		o.Alloc = r.allocLeased
 	}
 	d, err := encoding.Open(payload, o)
-	opened, r.leased = true, false
+	r.opened, r.leased = true, false
 	if err != nil {
 		return nil, 0, nil, err
 	}

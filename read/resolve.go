@@ -16,15 +16,26 @@ import (
 // references (false for the chunks of a reference: references do not
 // chain).
 func (s *stripeIO) chunkOptions(stream, c int, refs bool) *encoding.Options {
-	o := *s.f.dec
-	r := &chunkResolver{io: s, stream: stream, chunk: c, refs: refs}
-	o.Resolver = r
+	// One allocation for the options, their resolver and its count: a cold
+	// lookup opens a dozen chunks a row, each with options of its own
+	// (decoders keep them).
+	co := &chunkOpen{o: *s.f.dec}
+	r := &co.r
+	*r = chunkResolver{io: s, stream: stream, chunk: c, refs: refs}
+	co.o.Resolver = r
 	if refs {
 		// Set by openChunk: the resolver adds a reference's cost to it.
-		r.alloc = new(int64)
-		o.Allocated = r.alloc
+		r.alloc = &co.alloc
+		co.o.Allocated = r.alloc
 	}
-	return &o
+	return &co.o
+}
+
+// chunkOpen holds what chunkOptions returns and what it points to.
+type chunkOpen struct {
+	o     encoding.Options
+	r     chunkResolver
+	alloc int64
 }
 
 // chunkResolver resolves what the nodes of one chunk refer to.
@@ -34,9 +45,27 @@ type chunkResolver struct {
 	refs          bool
 	alloc         *int64 // the opening chunk's allocation count (see openChunk)
 	// leased is set when the opening chunk lies in recycled memory; leases
-	// collects the recycled buffers its decoder aliases besides it.
-	leased bool
-	leases []*lease
+	// collects the recycled buffers its decoder aliases besides it (in
+	// leaseBuf while they are few). opened is set once the chunk's decoder
+	// is open: what it allocates later is its own (openChunk).
+	leased, opened bool
+	leases         []*lease
+	leaseBuf       [3]*lease
+}
+
+// allocLeased is the Alloc of a leased chunk's options (openChunk): until
+// the decoder is open, buffers come from recycled memory, held by the
+// stripeIO and collected for the cache entry.
+func (r *chunkResolver) allocLeased(n int) []byte {
+	if r.opened {
+		return make([]byte, n)
+	}
+	l := r.io.newLease(n)
+	if r.leases == nil {
+		r.leases = r.leaseBuf[:0]
+	}
+	r.leases = append(r.leases, l)
+	return l.buf[:n]
 }
 
 // Shared implements encoding.Resolver: the built object of chunk k of the

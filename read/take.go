@@ -175,9 +175,10 @@ func (t *taker) stripe(s int, first int64, i, j int) (err error) {
 	io.recycle = true
 	defer io.close()
 	// Sized for what a lookup declares, a chunk per column and a shared
-	// definition or reference for some: growing the map cost a warm
-	// one-row Take of 16 columns about a twentieth of its time.
-	io.chunks = make(map[chunkKey]*chunk, len(t.cols)+2)
+	// definition or reference for some: growing a map of them cost a warm
+	// one-row Take of 16 columns about a twentieth of its time, and a
+	// chunk apiece another allocation.
+	io.reserve(len(t.cols) + 2)
 	defer io.flush(t.st)
 	rows := t.sorted[i:j]
 	for _, c := range t.cols {
@@ -340,10 +341,9 @@ func (f *File) rowAligned(col int) int {
 }
 
 // gatherFrom reads the values at rel (sorted, unique, chunk-relative) from
-// an opened decoder and stores them for every requested row (rows may
-// repeat) at out positions.
+// an opened decoder, reset (stripeIO.use resets it), and stores them for
+// every requested row (rows may repeat) at out positions.
 func gatherFrom(d encoding.Decoder, rel []int32, rows []int64, base int64, at int, vals any, valid *[]bool) error {
-	d.Reset()
 	nullable := d.Kind() == encoding.KindNullable
 	if nullable && *valid == nil {
 		*valid = make([]bool, lenOfBuf(vals))

@@ -48,8 +48,13 @@ func main() {
 	scanFirst := flag.Bool("scanfirst", false, "with -mode cold: one full scan before the rounds (a process whose heap other queries grew)")
 	ballast := flag.Int("ballast", 0, "MiB of live heap to hold while measuring (a process that keeps other data)")
 	recycledBytes := flag.Int64("recycled", read.DefaultRecycledBytes, "bytes of released chunk memory kept for lookups (read.SetRecycledBytes)")
+	verbose := flag.Bool("v", false, "with -mode cold or warm: print every round's CPU time and chunks opened")
 	cacheBytes := flag.Int64("cache", 0, "decoder cache budget of the file in bytes (0: the process-wide default; negative: none)")
 	flag.Parse()
+	if *allocProf != "" {
+		// Every allocation, so that the profile counts them exactly.
+		runtime.MemProfileRate = 1
+	}
 	read.SetRecycledBytes(*recycledBytes)
 	var hold [][]byte
 	for range *ballast {
@@ -263,7 +268,7 @@ func main() {
 		pprof.StartCPUProfile(pf)
 		defer pprof.StopCPUProfile()
 	}
-	var per, cpus []float64
+	var per, cpus, allocs, allocBytes []float64
 	var req, bytes int64
 	var chunks int
 	if *scanFirst {
@@ -281,6 +286,8 @@ func main() {
 			}
 		}
 		req, bytes, chunks = 0, 0, 0
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
 		t0 := time.Now()
 		c0 := cpuNow()
 		one := []int64{0}
@@ -297,6 +304,12 @@ func main() {
 		}
 		per = append(per, float64(time.Since(t0).Microseconds())/float64(len(cold)))
 		cpus = append(cpus, float64((cpuNow()-c0).Microseconds())/float64(len(cold)))
+		if *verbose {
+			fmt.Printf("round %d: cpu %.1f µs/row, %d chunks opened\n", len(cpus), cpus[len(cpus)-1], chunks)
+		}
+		runtime.ReadMemStats(&ms1)
+		allocs = append(allocs, float64(ms1.Mallocs-ms0.Mallocs)/float64(len(cold)))
+		allocBytes = append(allocBytes, float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(len(cold)))
 	}
 	if *allocProf != "" {
 		af, err := os.Create(*allocProf)
@@ -327,7 +340,9 @@ func main() {
 	}
 	sort.Float64s(per)
 	sort.Float64s(cpus)
-	fmt.Printf("%s take: %d rows, median %.1f µs/row [%.1f–%.1f]; cpu %.1f [%.1f–%.1f]; last run: %d requests, %d bytes, %d chunks opened\n", *mode, len(cold), per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1], req, bytes, chunks)
+	sort.Float64s(allocs)
+	sort.Float64s(allocBytes)
+	fmt.Printf("%s take: %d rows, median %.1f µs/row [%.1f–%.1f]; cpu %.1f [%.1f–%.1f]; %.0f allocations, %.1f KiB allocated a row (medians); last run: %d requests, %d bytes, %d chunks opened\n", *mode, len(cold), per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1], allocs[len(allocs)/2], allocBytes[len(allocBytes)/2]/1024, req, bytes, chunks)
 }
 
 // objShaped is a local source that states an object store's read shape,
