@@ -1166,7 +1166,11 @@ func sampleSlice[T any](v []T, runs, runLen, step int) []T {
 }
 
 func sampleBytes(b *Bytes, runs, runLen, step int) Bytes {
-	var out Bytes
+	size := 0
+	for r := 0; r < runs; r++ {
+		size += int(b.Offsets[r*step+runLen] - b.Offsets[r*step])
+	}
+	out := Bytes{Offsets: make([]int32, 0, runs*runLen+1), Data: make([]byte, 0, size)}
 	for r := 0; r < runs; r++ {
 		for i := r * step; i < r*step+runLen; i++ {
 			out.Append(b.Value(i))
