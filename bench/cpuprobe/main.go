@@ -268,7 +268,7 @@ func main() {
 		pprof.StartCPUProfile(pf)
 		defer pprof.StopCPUProfile()
 	}
-	var per, cpus, allocs, allocBytes []float64
+	var per, cpus, users, allocs, allocBytes []float64
 	var req, bytes int64
 	var chunks int
 	if *scanFirst {
@@ -289,7 +289,7 @@ func main() {
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
 		t0 := time.Now()
-		c0 := cpuNow()
+		c0, u0 := cpuNow(), userNow()
 		one := []int64{0}
 		for _, r := range cold {
 			one[0] = r
@@ -304,6 +304,7 @@ func main() {
 		}
 		per = append(per, float64(time.Since(t0).Microseconds())/float64(len(cold)))
 		cpus = append(cpus, float64((cpuNow()-c0).Microseconds())/float64(len(cold)))
+		users = append(users, float64((userNow()-u0).Microseconds())/float64(len(cold)))
 		if *verbose {
 			fmt.Printf("round %d: cpu %.1f µs/row, %d chunks opened\n", len(cpus), cpus[len(cpus)-1], chunks)
 		}
@@ -340,9 +341,10 @@ func main() {
 	}
 	sort.Float64s(per)
 	sort.Float64s(cpus)
+	sort.Float64s(users)
 	sort.Float64s(allocs)
 	sort.Float64s(allocBytes)
-	fmt.Printf("%s take: %d rows, median %.1f µs/row [%.1f–%.1f]; cpu %.1f [%.1f–%.1f]; %.0f allocations, %.1f KiB allocated a row (medians); last run: %d requests, %d bytes, %d chunks opened\n", *mode, len(cold), per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1], allocs[len(allocs)/2], allocBytes[len(allocBytes)/2]/1024, req, bytes, chunks)
+	fmt.Printf("%s take: %d rows, median %.1f µs/row [%.1f–%.1f]; cpu %.1f [%.1f–%.1f] (user %.1f); %.0f allocations, %.1f KiB allocated a row (medians); last run: %d requests, %d bytes, %d chunks opened\n", *mode, len(cold), per[len(per)/2], per[0], per[len(per)-1], cpus[len(cpus)/2], cpus[0], cpus[len(cpus)-1], users[len(users)/2], allocs[len(allocs)/2], allocBytes[len(allocBytes)/2]/1024, req, bytes, chunks)
 }
 
 // objShaped is a local source that states an object store's read shape,
@@ -363,6 +365,14 @@ func drain(sc *read.Scanner) {
 		rec.Release()
 	}
 	sc.Close()
+}
+
+// userNow is the process's CPU time in user mode: cpuNow without the
+// system calls (a lookup's preads).
+func userNow() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano())
 }
 
 func cpuNow() time.Duration {
