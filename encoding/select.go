@@ -282,7 +282,7 @@ func (p *Policy) EstimateSize(vals any) (float64, error) {
 		return 0, fmt.Errorf("encoding: cannot estimate %T", vals)
 	}
 	c := &Ctx{p: p, scale: 1, estimate: true}
-	best, err := c.choose(vals, ComputeStats(vals))
+	best, err := c.choose(vals, c.stats(vals, true))
 	if err != nil {
 		return 0, err
 	}
@@ -505,9 +505,9 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 	if c.force != nil && c.force.Kind == KindTrivial && TypeOf(vals) != Binary {
 		st = bareStats(vals)
 	} else if c.force != nil && !c.needsDistinct(c.force.Kind) {
-		st = ComputeStatsNoDistinct(vals)
+		st = c.stats(vals, false)
 	} else {
-		st = ComputeStats(vals)
+		st = c.stats(vals, true)
 	}
 	if c.force != nil {
 		// A forced kind is taken where it fits and where a reader will
@@ -525,7 +525,7 @@ func (c *Ctx) encode(dst []byte, vals any) ([]byte, *Tree, error) {
 			}
 		}
 		if st.skipDistinct {
-			st = ComputeStats(vals) // the replayed kind does not fit: select with full statistics
+			st = c.stats(vals, true) // the replayed kind does not fit: select with full statistics
 		}
 	}
 	best, err := c.choose(vals, st)
@@ -700,7 +700,7 @@ func (c *Ctx) choose(vals any, st *Stats) (candidate, error) {
 			// slice of the same length keeps the order
 			sample = Sample(vals, 1, c.p.SampleRuns*c.p.SampleLen)
 		}
-		sampleSt = ComputeStats(sample)
+		sampleSt = c.stats(sample, true)
 		scale = float64(st.N) / float64(max(sampleSt.N, 1))
 	}
 	whole := scale != 1 && !c.trial && !c.estimate && (c.ownValues() || c.whole) && c.p.Finalists > 0
