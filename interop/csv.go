@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +20,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/encoding"
@@ -54,17 +57,20 @@ type csvReader struct {
 	rows int
 }
 
-// csvReadSchema is sch with its times of day and dates, and its floats
-// when they are written with a decimal comma, as strings, the schema
-// arrow-go's reader parses into, and which columns those are (parseTimes
-// converts them).
-func csvReadSchema(sch *arrow.Schema, decimalComma bool) (*arrow.Schema, []bool) {
+// csvReadSchema is sch with its times of day and dates, its decimals, and
+// its floats when they are written with a decimal comma or must be held
+// exactly (csvTypes.exactFloats), as strings, the schema arrow-go's reader
+// parses into, and which columns those are (parseTimes converts them).
+// arrow-go's reader rounds a decimal with more digits after the point
+// than the column's scale.
+func csvReadSchema(sch *arrow.Schema, t csvTypes) (*arrow.Schema, []bool) {
 	fields := sch.Fields()
 	times := make([]bool, len(fields))
 	for i, f := range fields {
 		id := f.Type.ID()
 		if id == arrow.TIME32 || id == arrow.TIME64 || id == arrow.DATE32 || id == arrow.TIMESTAMP ||
-			decimalComma && (id == arrow.FLOAT64 || id == arrow.FLOAT32) {
+			id == arrow.DECIMAL128 || id == arrow.DECIMAL256 ||
+			t.decimal && (id == arrow.FLOAT64 || id == arrow.FLOAT32) || t.exactFloats() && id == arrow.FLOAT64 {
 			times[i] = true
 			fields[i].Type = arrow.BinaryTypes.String
 		}
@@ -74,17 +80,41 @@ func csvReadSchema(sch *arrow.Schema, decimalComma bool) (*arrow.Schema, []bool)
 }
 
 // parseTimes converts a column of time-of-day or date text to type t
-// (time32, time64, or date32 as parseDate32 reads it), or of numbers with
-// a decimal comma to float64 or float32 (csvReadSchema); a value that does
-// not parse is an error naming it.
-func parseTimes(a *array.String, t arrow.DataType, nulls []string, mem memory.Allocator) (arrow.Array, error) {
+// (time32, time64, or date32 as parseDate32 reads it), of decimals to
+// decimal128 or decimal256 exactly (parseDecimal128), or of floats to
+// float64 or float32 (csvReadSchema: with a decimal comma, and when the
+// type was inferred from a sample, refusing a value a float64 would round:
+// floatExact); a value that does not parse is an error naming it. types is
+// the file's.
+func parseTimes(a *array.String, t arrow.DataType, types csvTypes, mem memory.Allocator) (arrow.Array, error) {
+	nulls := types.nulls
+	point := func(s string) string { return s }
+	if types.decimal {
+		point = decimalPoint
+	}
 	switch tt := t.(type) {
 	case *arrow.Float64Type:
-		return parseInto(a, array.NewFloat64Builder(mem), tt, nulls, func(s string) (float64, error) { return strconv.ParseFloat(decimalPoint(s), 64) })
+		exact := types.exactFloats()
+		return parseInto(a, array.NewFloat64Builder(mem), tt, nulls, func(s string) (float64, error) {
+			s = point(s)
+			f, err := strconv.ParseFloat(s, 64)
+			if err == nil && exact && !floatHeld(s, f) {
+				err = errors.New("a float64 would round it (it has more digits than a float64 holds)")
+			}
+			return f, err
+		})
 	case *arrow.Float32Type:
 		return parseInto(a, array.NewFloat32Builder(mem), tt, nulls, func(s string) (float32, error) {
-			f, err := strconv.ParseFloat(decimalPoint(s), 32)
+			f, err := strconv.ParseFloat(point(s), 32)
 			return float32(f), err
+		})
+	case *arrow.Decimal128Type:
+		return parseInto(a, array.NewDecimal128Builder(mem, tt), tt, nulls, func(s string) (decimal128.Num, error) {
+			return parseDecimal128(point(s), tt.Precision, tt.Scale)
+		})
+	case *arrow.Decimal256Type:
+		return parseInto(a, array.NewDecimal256Builder(mem, tt), tt, nulls, func(s string) (decimal256.Num, error) {
+			return parseDecimal256(point(s), tt.Precision, tt.Scale)
 		})
 	case *arrow.Time32Type:
 		return parseInto(a, array.NewTime32Builder(mem, tt), tt, nulls, func(s string) (arrow.Time32, error) { return arrow.Time32FromString(s, tt.Unit) })
@@ -99,7 +129,7 @@ func parseTimes(a *array.String, t arrow.DataType, nulls []string, mem memory.Al
 		}
 		return parseInto(a, array.NewTimestampBuilder(mem, tt), tt, nulls, func(s string) (arrow.Timestamp, error) { return parseTimestamp(s, tt, loc) })
 	}
-	return nil, fmt.Errorf("%s is not a time of day, a date or a timestamp: %w", t, encoding.ErrUnsupported)
+	return nil, fmt.Errorf("%s is not a time of day, a date, a timestamp or a number: %w", t, encoding.ErrUnsupported)
 }
 
 // parseTimestamp reads a timestamp as arrow-go's CSV reader would
@@ -369,21 +399,22 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(false, nulls...), csv.WithComma(comma)}
-	rsch, times := csvReadSchema(sch, opts.CSVDecimalComma)
+	types := csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}
+	rsch, times := csvReadSchema(sch, types)
 	if opts.CSVLazyQuotes {
 		copts = append(copts, csv.WithLazyQuotes(true))
 	}
 	if opts.Parallel && !opts.CSVLazyQuotes {
 		// the pieces hold no header: the splitter skips it
 		copts = append(copts, csv.WithHeader(false))
-		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}), nil
+		return openCSVParallel(f, size, !opts.CSVNoHeader, sch, rsch, times, copts, opts.BatchRows, opts.Threads, opts.Mem, types), nil
 	}
 	copts = append(copts, csv.WithHeader(!opts.CSVNoHeader))
 	cr := &countingReader{r: f}
 	text := newQuotedCRLF(cr, comma)
 	text.scan = newCSVNullScan(sch, comma, nulls, !opts.CSVNoHeader)
 	return &csvReader{f: f, cr: cr, size: size, r: csv.NewReader(text, rsch, copts...), sch: sch, times: times, mem: opts.Mem, scan: text.scan,
-		types: csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}, header: !opts.CSVNoHeader}, nil
+		types: types, header: !opts.CSVNoHeader}, nil
 }
 
 // quotedCRLF passes CSV text on with one more \r before each \r\n that
@@ -659,6 +690,7 @@ func (s *csvNullScan) text(data []byte) {
 
 // Column kinds tried by inference, narrowest first; a column gets the
 // first kind every sampled non-null value parses as, else string.
+// inferDecimal is taken only when a value needs it (inferExact).
 const (
 	inferInt = 1 << iota
 	inferFloat
@@ -667,14 +699,103 @@ const (
 	inferTimestamp   // no zone offset in any value
 	inferTimestampTZ // a zone offset in every value
 	inferTime        // HH:MM[:SS[.fff]], a time of day to the millisecond
-	inferAll         = inferInt | inferFloat | inferBool | inferDate | inferTimestamp | inferTimestampTZ | inferTime
+	inferDecimal     // a plain decimal number (plainDecimal): no exponent
+	inferAll         = inferInt | inferFloat | inferBool | inferDate | inferTimestamp | inferTimestampTZ | inferTime | inferDecimal
+	kindBits         = 1<<8 - 1
+
+	// Beside the kinds, what inference saw of a column's numbers: a
+	// value that is not an integer and that a float64 would round
+	// (floatExact), and the most digits before (past leading zeros) and
+	// after the point of its plain decimals (7 bits each, at most 127):
+	// such a column is decimal128 of those digits when every value is
+	// a plain decimal and they fit 38 digits, else text.
+	inferExact    = 1 << 8
+	decIntShift   = 9
+	decScaleShift = 16
+	decDigitsMask = 1<<7 - 1
 )
 
+// decimalKinds returns set with the digits of a plain decimal of intDigits
+// and fracDigits digits counted (the most of each seen).
+func decimalKinds(set, intDigits, fracDigits int) int {
+	i := max(set>>decIntShift&decDigitsMask, min(intDigits, decDigitsMask))
+	f := max(set>>decScaleShift&decDigitsMask, min(fracDigits, decDigitsMask))
+	return set&^(decDigitsMask<<decIntShift|decDigitsMask<<decScaleShift) | i<<decIntShift | f<<decScaleShift
+}
+
+// decimalOf is the decimal128 type inference gives a column of kinds set:
+// ok when a value needs an exact type (inferExact), every value is a
+// plain decimal (inferDecimal) and precision, the most integer digits
+// plus the most fraction digits, is at most 38.
+func decimalOf(set int) (*arrow.Decimal128Type, bool) {
+	if set < 0 || set&(inferExact|inferDecimal) != inferExact|inferDecimal {
+		return nil, false
+	}
+	i, f := set>>decIntShift&decDigitsMask, set>>decScaleShift&decDigitsMask
+	if i+f > maxInferDecimal {
+		return nil, false
+	}
+	return &arrow.Decimal128Type{Precision: int32(max(i+f, 1)), Scale: int32(f)}, true
+}
+
+// mergeKinds is the inference of two samples of a column taken together,
+// a and b each -1 (no value) or what inferCSVSchema found: the kinds of
+// both, a value needing an exact type in either, the most digits of each.
+func mergeKinds(a, b int) int {
+	switch {
+	case a < 0:
+		return b
+	case b < 0:
+		return a
+	}
+	out := a&b&kindBits | (a|b)&inferExact
+	for _, k := range []int{a, b} {
+		out = decimalKinds(out, k>>decIntShift&decDigitsMask, k>>decScaleShift&decDigitsMask)
+	}
+	return out
+}
+
+// numberKinds narrows set, the kinds of a column, by v, a value of it
+// (narrowKinds has narrowed them already), for what a float64 cannot hold:
+// a value that would round as a float (floatExact) rules out float64
+// and, when it is not an integer, needs an exact type (inferExact: a
+// decimal, or text); an integer past int64 (a float would round it too,
+// and narrowKinds has ruled float64 out) stays text as before. The digits
+// of a plain decimal are counted.
+func numberKinds(set int, v string) int {
+	if set&(inferFloat|inferDecimal) == 0 {
+		return set
+	}
+	id, fd, plain := plainDecimal(v)
+	if set&inferDecimal != 0 {
+		if plain {
+			set = decimalKinds(set, id, fd)
+		} else {
+			set &^= inferDecimal
+		}
+	}
+	if !floatExact(v) {
+		set &^= inferFloat
+		if !plain || fd > 0 || strings.HasSuffix(v, ".") {
+			set |= inferExact
+		}
+	}
+	if plain && fd == 0 && !strings.HasSuffix(v, ".") && set&inferDecimal != 0 {
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			// an integer past int64 keeps the column text, as
+			// before (and in JSON)
+			set &^= inferDecimal
+		}
+	}
+	return set
+}
+
 // inferCSVSchema reads up to rows records and picks each column's type:
-// int64, float64, bool, date32 (YYYY-MM-DD), timestamp[us] (ISO 8601
-// without zone offsets), timestamp[us, UTC] (ISO 8601, every value with a
-// zone offset), time32[ms] (HH:MM, HH:MM:SS or HH:MM:SS.fff, as arrow-go's
-// reader parses times) or, failing those, string. Columns that are
+// int64, float64, decimal128 (plain decimals some of which a float64
+// would round: numberKinds), bool, date32 (YYYY-MM-DD), timestamp[us]
+// (ISO 8601 without zone offsets), timestamp[us, UTC] (ISO 8601, every
+// value with a zone offset), time32[ms] (HH:MM, HH:MM:SS or HH:MM:SS.fff,
+// as arrow-go's reader parses times) or, failing those, string. Columns that are
 // null in every sampled row are strings. Unlike arrow-go's inferring
 // reader, which looks at the first row only, every sampled row counts.
 func inferCSVSchema(r io.Reader, d csvDialect, header bool, rows int) (*arrow.Schema, []int, error) {
@@ -726,13 +847,7 @@ func inferCSVSchema(r io.Reader, d csvDialect, header bool, rows int) (*arrow.Sc
 			if d.decimal {
 				v = decimalPoint(v)
 			}
-			kinds[i] = narrowKinds(kinds[i], v)
-			if kinds[i]&inferFloat != 0 && !floatHolds(v) {
-				// an integer float64 would round (past 2^53): a
-				// column of it and of floats is text, as one of an
-				// integer past int64 is
-				kinds[i] &^= inferFloat
-			}
+			kinds[i] = numberKinds(narrowKinds(kinds[i], v), v)
 		}
 	}
 	if kinds == nil {
@@ -754,9 +869,10 @@ func kindsSchema(names []string, kinds []int) *arrow.Schema {
 }
 
 // CSVInference is what type inference found in the sample of a CSV file:
-// for each column, the kinds (int64, float64, bool, date, timestamp with
-// or without zone, time of day) that every sampled value parses as, or
-// that no value was seen.
+// for each column, the kinds (int64, float64, plain decimal, bool, date,
+// timestamp with or without zone, time of day) that every sampled value
+// parses as, whether a value needs an exact decimal and the most digits
+// of its decimals, or that no value was seen.
 type CSVInference struct {
 	names []string
 	kinds []int // -1: no value
@@ -802,14 +918,7 @@ func (a CSVInference) Merge(b CSVInference) (CSVInference, error) {
 		if a.names[i] != b.names[i] {
 			return CSVInference{}, fmt.Errorf("column %d is %s against %s", i+1, a.names[i], b.names[i])
 		}
-		switch kb := b.kinds[i]; {
-		case ka < 0:
-			out.kinds[i] = kb
-		case kb < 0:
-			out.kinds[i] = ka
-		default:
-			out.kinds[i] = ka & kb // none left: string
-		}
+		out.kinds[i] = mergeKinds(ka, b.kinds[i]) // no kind left: string
 	}
 	return out, nil
 }
@@ -827,12 +936,7 @@ func (a CSVInference) MergeByName(b CSVInference) CSVInference {
 			out.kinds = append(out.kinds, b.kinds[i])
 			continue
 		}
-		switch ka, kb := out.kinds[j], b.kinds[i]; {
-		case ka < 0:
-			out.kinds[j] = kb
-		case kb >= 0:
-			out.kinds[j] = ka & kb // none left: string
-		}
+		out.kinds[j] = mergeKinds(out.kinds[j], b.kinds[i]) // no kind left: string
 	}
 	return out
 }
@@ -908,7 +1012,7 @@ func narrowKinds(set int, v string) int {
 	if leadingZero(v) {
 		// Codes such as zip codes or ids ("00501") are text: a number
 		// would drop the zeros.
-		set &^= inferInt | inferFloat
+		set &^= inferInt | inferFloat | inferDecimal
 	}
 	if set&inferInt != 0 {
 		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
@@ -925,6 +1029,11 @@ func narrowKinds(set int, v string) int {
 	if set&inferFloat != 0 {
 		if _, err := strconv.ParseFloat(v, 64); err != nil {
 			set &^= inferFloat
+		}
+	}
+	if set&inferDecimal != 0 {
+		if _, _, ok := plainDecimal(v); !ok {
+			set &^= inferDecimal
 		}
 	}
 	if set&inferBool != 0 && !boolWord(v) {
@@ -985,6 +1094,11 @@ func kindType(set int) arrow.DataType {
 		return arrow.PrimitiveTypes.Int64
 	case set&inferFloat != 0:
 		return arrow.PrimitiveTypes.Float64
+	}
+	if d, ok := decimalOf(set); ok {
+		return d
+	}
+	switch {
 	case set&inferBool != 0:
 		return arrow.FixedWidthTypes.Boolean
 	case set&inferDate != 0:
@@ -1017,7 +1131,7 @@ func (c *csvReader) Next() (rec arrow.Record, err error) {
 	n := int(got.NumRows())
 	cells := c.scan.take(c.rows, c.rows+n)
 	c.rows += n
-	rec, err = csvBatch(got, c.sch, c.times, c.types.nulls, cells, c.mem)
+	rec, err = csvBatch(got, c.sch, c.times, c.types, cells, c.mem)
 	if err != nil {
 		return nil, c.valueError(err)
 	}
@@ -1222,18 +1336,46 @@ func (t csvTypes) locate(r io.Reader, line int64, skip int, sch *arrow.Schema) (
 			if i >= sch.NumFields() || isCSVNull(v, t.nulls) {
 				continue
 			}
-			k, ok := typeKind(sch.Field(i).Type)
 			p := v
 			if t.decimal {
 				p = decimalPoint(v)
 			}
-			if ok && narrowKinds(k, p) == 0 {
+			if !t.parses(sch.Field(i).Type, p) {
 				at, _ := cr.FieldPos(i)
 				return fmt.Sprintf("line %d, column %q: %q does not parse as %s", line+int64(at)-1, sch.Field(i).Name, v, sch.Field(i).Type), true
 			}
 		}
 	}
 }
+
+// parses reports whether v (its decimal comma made a point) is a value of
+// a column of type typ as the reader reads it: a number a decimal column
+// holds exactly, one a float64 holds when float columns take only those
+// (exactFloats), what narrowKinds takes for an inferred type; any text
+// for other types.
+func (t csvTypes) parses(typ arrow.DataType, v string) bool {
+	switch tt := typ.(type) {
+	case *arrow.Decimal128Type:
+		_, _, err := exactUnscaled(v, tt.Precision, tt.Scale)
+		return err == nil
+	case *arrow.Decimal256Type:
+		_, _, err := exactUnscaled(v, tt.Precision, tt.Scale)
+		return err == nil
+	case *arrow.Float64Type:
+		if t.exactFloats() && !floatExact(v) {
+			return false
+		}
+	}
+	k, ok := typeKind(typ)
+	return !ok || narrowKinds(k, v) != 0
+}
+
+// exactFloats reports whether a float64 column takes only the values a
+// float64 holds (floatExact), failing the read on another: when its type
+// was inferred from a sample of the file, which had no such value (else
+// inference would have made the column decimal or text). A type given,
+// or inferred from every record, takes any float.
+func (t csvTypes) exactFloats() bool { return t.kinds != nil && t.inferred != math.MaxInt }
 
 // typeKind is the inference kind a column type was inferred as (false for
 // strings, which take any text, and for types inference never picks).
@@ -1259,10 +1401,11 @@ func typeKind(t arrow.DataType) (int, bool) {
 }
 
 // csvBatch returns a batch arrow-go's reader parsed (into the schema of
-// csvReadSchema) as a batch of sch: the same columns, its times of day
-// and dates converted from their text (a null word null), the fields of
-// string columns at cells (csvNullScan: rows of the batch) null.
-func csvBatch(got arrow.Record, sch *arrow.Schema, times []bool, nulls []string, cells []csvCell, mem memory.Allocator) (arrow.Record, error) {
+// csvReadSchema) as a batch of sch: the same columns, its times of day,
+// dates and the numbers csvReadSchema reads as text converted from their
+// text (a null word null), the fields of string columns at cells
+// (csvNullScan: rows of the batch) null. types is the file's.
+func csvBatch(got arrow.Record, sch *arrow.Schema, times []bool, types csvTypes, cells []csvCell, mem memory.Allocator) (arrow.Record, error) {
 	if int(got.NumCols()) != sch.NumFields() {
 		return nil, fmt.Errorf("batch has %d columns, schema %d", got.NumCols(), sch.NumFields())
 	}
@@ -1277,7 +1420,7 @@ func csvBatch(got arrow.Record, sch *arrow.Schema, times []bool, nulls []string,
 		if !isTime {
 			continue
 		}
-		a, err := parseTimes(cols[i].(*array.String), sch.Field(i).Type, nulls, mem)
+		a, err := parseTimes(cols[i].(*array.String), sch.Field(i).Type, types, mem)
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", sch.Field(i).Name, err)
 		}
@@ -1331,3 +1474,259 @@ func withNulls(a arrow.Array, rows []int, mem memory.Allocator) arrow.Array {
 }
 
 func (c *csvReader) Close() error { c.r.Release(); return c.f.Close() }
+
+// Exact numbers. A number whose digits a float64 cannot hold (more
+// significant digits than a float64's 15 to 17, or past its range) would
+// be rounded as a float: CSV and JSON import give a column of such numbers
+// with fractions an exact decimal type, or keep their text, and refuse
+// such a value met after the inference sample in a float64 column.
+
+// maxInferDecimal is the widest decimal inference picks: decimal128's 38
+// digits.
+const maxInferDecimal = 38
+
+// plainDecimal reports whether v is a plain decimal number: an optional
+// sign, digits, and optionally a point and more digits (".5" and "5."
+// too, as float parsers read them), no exponent; intDigits is the count of
+// its integer digits past leading zeros (0 for "0.5"), fracDigits the
+// count of digits after the point, trailing zeros included (the scale it
+// is written with: 1.10 has 2).
+func plainDecimal(v string) (intDigits, fracDigits int, ok bool) {
+	if len(v) > 0 && (v[0] == '-' || v[0] == '+') {
+		v = v[1:]
+	}
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	ip := strings.TrimLeft(v[:i], "0")
+	digits := i
+	if i < len(v) {
+		if v[i] != '.' {
+			return 0, 0, false
+		}
+		j := i + 1
+		for j < len(v) && v[j] >= '0' && v[j] <= '9' {
+			j++
+		}
+		if j < len(v) {
+			return 0, 0, false
+		}
+		fracDigits = j - i - 1
+		digits += fracDigits
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	return len(ip), fracDigits, true
+}
+
+// decimalParts reads a decimal number, [sign] digits [. digits]
+// [e|E [sign] digits], as its significant digits (no leading or trailing
+// zeros; none for zero), appended to dst, and the power of ten they are
+// scaled by: the number is ±digits × 10^exp. ok is false for text of any
+// other form (NaN, Inf, hexadecimal floats). An exponent past a billion
+// is taken as a billion.
+func decimalParts[S string | []byte](dst []byte, v S) (neg bool, digits []byte, exp int, ok bool) {
+	if len(v) > 0 && (v[0] == '-' || v[0] == '+') {
+		neg = v[0] == '-'
+		v = v[1:]
+	}
+	digits = dst[:0]
+	n, frac := 0, 0 // digits read, of them after the point
+	point := false
+	i := 0
+	for ; i < len(v); i++ {
+		c := v[i]
+		if c >= '0' && c <= '9' {
+			if c != '0' || len(digits) > 0 {
+				digits = append(digits, c)
+			}
+			n++
+			if point {
+				frac++
+			}
+			continue
+		}
+		if c == '.' && !point {
+			point = true
+			continue
+		}
+		break
+	}
+	if n == 0 {
+		return false, nil, 0, false
+	}
+	if i < len(v) {
+		if v[i] != 'e' && v[i] != 'E' {
+			return false, nil, 0, false
+		}
+		i++
+		eneg := false
+		if i < len(v) && (v[i] == '-' || v[i] == '+') {
+			eneg = v[i] == '-'
+			i++
+		}
+		if i == len(v) {
+			return false, nil, 0, false
+		}
+		for ; i < len(v); i++ {
+			c := v[i]
+			if c < '0' || c > '9' {
+				return false, nil, 0, false
+			}
+			if exp < 1e9 {
+				exp = exp*10 + int(c-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	exp -= frac
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	if len(digits) == 0 {
+		return false, digits, 0, true // zero, of either sign
+	}
+	return neg, digits, exp, true
+}
+
+// floatExact reports whether a float64 holds the number v exactly as far
+// as its text goes (floatHeld); text a float parser does not read counts
+// as held, its parser decides.
+func floatExact(v string) bool {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return true
+	}
+	return floatHeld(v, f)
+}
+
+// floatHeld reports whether f, v parsed as a float64, holds the number v
+// exactly as far as its text goes: f written back in its shortest form is
+// the same number as v (1.10 and 1.1, Python's 0.30000000000000004, 1e-05
+// are; 999999999999999999999999999999999999.99, which is 1e+36 as a
+// float, 0.99999999999999999999999999999999999999, which is 1, and
+// 1e-400, which is 0, are not); or v is f written with as many
+// significant digits as v has, correctly rounded, as C's %.17g and
+// NumPy's savetxt (%.18e) write floats (0.10000000000000001,
+// 1.000000000000000056e-01, 4.9406564584124654e-324): the digits past
+// the 17th of such text are the float's own; or v is f's exact value
+// (2^60, 1152921504606846976, whose shortest form is
+// 1.152921504606847e+18). A number of at most 15 digits is always held,
+// and so is text read as no decimal number (NaN, Inf, a hexadecimal
+// float).
+func floatHeld(v string, f float64) bool {
+	n := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			n++
+		case c == '-' || c == '+' || c == '.':
+		default:
+			n = 99 // an exponent or other text: look closer
+		}
+	}
+	if n <= 15 || math.IsNaN(f) {
+		return true
+	}
+	var tbuf [32]byte
+	if n < 99 && len(v) < len(tbuf) && !math.IsInf(f, 0) {
+		// the float's shortest text itself, as Python and Go write
+		// floats: most such values
+		if string(strconv.AppendFloat(tbuf[:0], f, 'f', -1, 64)) == strings.TrimPrefix(v, "+") {
+			return true
+		}
+	}
+	var vbuf, fbuf [40]byte
+	neg, digits, exp, ok := decimalParts(vbuf[:0], v)
+	if !ok {
+		return true // a word for NaN or infinity, or a hexadecimal float
+	}
+	if math.IsInf(f, 0) {
+		return false // past float64's range
+	}
+	same := func(text []byte) bool {
+		fneg, fdigits, fexp, _ := decimalParts(fbuf[:0], text)
+		return string(digits) == string(fdigits) && exp == fexp && (len(digits) == 0 || neg == fneg)
+	}
+	if same(strconv.AppendFloat(tbuf[:0], f, 'g', -1, 64)) || len(digits) > 0 && same(strconv.AppendFloat(tbuf[:0], f, 'e', len(digits)-1, 64)) {
+		return true
+	}
+	if f == 0 || exp < -1100 || exp > 400 {
+		return false // (a float's exact value has no digit past 10^-1075)
+	}
+	r, ok := new(big.Rat).SetString(v)
+	return ok && r.Cmp(new(big.Rat).SetFloat64(f)) == 0
+}
+
+// exactUnscaled is the number v as the unscaled value of a decimal of
+// precision prec and scale scale: its digits (no leading zeros, "" for
+// zero) and sign; an error when the decimal would round it (digits after
+// the point past the scale other than zeros) or cannot hold it (more
+// digits than prec). arrow-go's CSV reader rounds the first
+// (decimal128.FromString: 1.235 in decimal(10,2) is 1.24).
+func exactUnscaled(v string, prec, scale int32) (digits string, neg bool, err error) {
+	neg, db, exp, ok := decimalParts(nil, v)
+	if !ok {
+		return "", false, fmt.Errorf("not a decimal number")
+	}
+	if len(db) == 0 {
+		return "", false, nil
+	}
+	d := string(db)
+	shift := exp + int(scale)
+	if shift < 0 {
+		return "", false, fmt.Errorf("more digits after the point than decimal(%d,%d) holds: it would be rounded", prec, scale)
+	}
+	if len(d)+shift > int(prec) {
+		return "", false, fmt.Errorf("more digits than decimal(%d,%d) holds", prec, scale)
+	}
+	return d + strings.Repeat("0", shift), neg, nil
+}
+
+// parseDecimal128 reads v exactly as a decimal128 of precision prec and
+// scale scale (exactUnscaled).
+func parseDecimal128(v string, prec, scale int32) (decimal128.Num, error) {
+	d, neg, err := exactUnscaled(v, prec, scale)
+	if err != nil {
+		return decimal128.Num{}, err
+	}
+	var n decimal128.Num
+	if len(d) <= 18 {
+		u, _ := strconv.ParseUint("0"+d, 10, 64)
+		n = decimal128.FromU64(u)
+	} else {
+		b, _ := new(big.Int).SetString(d, 10)
+		n = decimal128.FromBigInt(b)
+	}
+	if neg {
+		n = n.Negate()
+	}
+	return n, nil
+}
+
+// parseDecimal256 reads v exactly as a decimal256 of precision prec and
+// scale scale (exactUnscaled).
+func parseDecimal256(v string, prec, scale int32) (decimal256.Num, error) {
+	d, neg, err := exactUnscaled(v, prec, scale)
+	if err != nil {
+		return decimal256.Num{}, err
+	}
+	var n decimal256.Num
+	if len(d) <= 18 {
+		u, _ := strconv.ParseUint("0"+d, 10, 64)
+		n = decimal256.FromU64(u)
+	} else {
+		b, _ := new(big.Int).SetString(d, 10)
+		n = decimal256.FromBigInt(b)
+	}
+	if neg {
+		n = n.Negate()
+	}
+	return n, nil
+}

@@ -67,7 +67,7 @@ func openCSVParallel(f input, size int64, header bool, sch, rsch *arrow.Schema, 
 			for p := range work {
 				scan := newCSVNullScan(sch, types.comma, types.nulls, false)
 				scan.text(p.data)
-				p.rec, p.err = parseCSVPiece(p.data, sch, rsch, times, types.nulls, scan.found, copts, mem)
+				p.rec, p.err = parseCSVPiece(p.data, sch, rsch, times, types, scan.found, copts, mem)
 				if p.err != nil {
 					if at, ok := types.locate(bytes.NewReader(p.data), p.line, 0, sch); ok {
 						p.err = fmt.Errorf("interop: csv: %s: %w%s", at, p.err, types.hint())
@@ -184,7 +184,7 @@ func isEmptyLine(l []byte, whole bool) bool {
 // parseCSVPiece parses whole records into one batch of schema sch
 // (arrow-go parses into rsch, whose times of day are text), the fields of
 // string columns at cells null (csvNullScan).
-func parseCSVPiece(data []byte, sch, rsch *arrow.Schema, times []bool, nulls []string, cells []csvCell, copts []csv.Option, mem memory.Allocator) (rec arrow.Record, err error) {
+func parseCSVPiece(data []byte, sch, rsch *arrow.Schema, times []bool, types csvTypes, cells []csvCell, copts []csv.Option, mem memory.Allocator) (rec arrow.Record, err error) {
 	defer func() {
 		// arrow-go's reader panics on some malformed input
 		if r := recover(); r != nil {
@@ -201,7 +201,7 @@ func parseCSVPiece(data []byte, sch, rsch *arrow.Schema, times []bool, nulls []s
 			out.Release()
 			return nil, fmt.Errorf("more records than a batch")
 		}
-		if out, err = csvBatch(got, sch, times, nulls, cells, mem); err != nil {
+		if out, err = csvBatch(got, sch, times, types, cells, mem); err != nil {
 			return nil, err
 		}
 	}

@@ -23,7 +23,9 @@ import (
 // array (.json, as many exports write it; a .json file of lines reads too).
 //
 // Types are inferred from the first JSONInferRows records: booleans,
-// integers (int64), other numbers (float64), strings, objects (structs of
+// integers (int64), other numbers (float64, or decimal128 when one has
+// more digits than a float64 holds and all are plain decimals of at most
+// 38 digits: jtype.number), strings, objects (structs of
 // every key seen, in order of first appearance) and arrays (lists of their
 // elements' type). Strings that all read as dates (YYYY-MM-DD), timestamps
 // (ISO 8601, with a zone offset in every value or in none) or times of day
@@ -48,8 +50,17 @@ type jtype struct {
 	// timestamps and times of day that every string seen parses as.
 	temporal int
 	// wideInt: an integer seen that float64 would round (past 2^53): a
-	// column of it and of floats is JSON text, not float64.
+	// column of it and of floats is JSON text, not float64 (or decimal,
+	// below).
 	wideInt bool
+	// Of the numbers seen: exact, one not an integer that float64 would
+	// round (floatExact), so the column is decimal128(intDigits+scale,
+	// scale) when every number is a plain decimal (not notPlain: no
+	// exponent) and that is at most 38 digits, else JSON text; intDigits
+	// and scale, the most digits before (past leading zeros) and after
+	// the point.
+	exact, notPlain  bool
+	intDigits, scale int
 }
 
 // temporalKinds are the kinds a column of JSON strings may be stored as
@@ -81,8 +92,8 @@ func (t *jtype) merge(v any) {
 		return
 	}
 	k := kindOf(v)
-	if k == jInt && !floatHolds(string(v.(json.Number))) {
-		t.wideInt = true
+	if n, ok := v.(json.Number); ok && (k == jInt || k == jFloat) {
+		t.number(string(n), k)
 	}
 	switch {
 	case t.kind == jNull:
@@ -100,12 +111,6 @@ func (t *jtype) merge(v any) {
 		*t = jtype{kind: jText}
 		return
 	}
-	if t.kind == jFloat && t.wideInt {
-		// as float64 an integer would lose digits: the numbers keep
-		// their text, as an integer past int64 does
-		*t = jtype{kind: jText}
-		return
-	}
 	switch x := v.(type) {
 	case map[string]any:
 		for _, kv := range orderedKeys(x) {
@@ -119,6 +124,24 @@ func (t *jtype) merge(v any) {
 		for _, e := range x {
 			t.elem.merge(e)
 		}
+	}
+}
+
+// number notes what float64 cannot hold of n, a JSON number of kind k
+// (jInt or jFloat): an integer it would round, a number with a fraction or
+// an exponent it would round, and the digits of a plain decimal
+// (floatHolds, floatExact, plainDecimal).
+func (t *jtype) number(n string, k jkind) {
+	if k == jInt && !floatHolds(n) {
+		t.wideInt = true
+	}
+	if k == jFloat && !floatExact(n) {
+		t.exact = true
+	}
+	if id, fd, ok := plainDecimal(n); ok {
+		t.intDigits, t.scale = max(t.intDigits, id), max(t.scale, fd)
+	} else {
+		t.notPlain = true
 	}
 }
 
@@ -185,6 +208,14 @@ func (t *jtype) arrowType() arrow.DataType {
 	case jInt:
 		return arrow.PrimitiveTypes.Int64
 	case jFloat:
+		switch {
+		case t.exact && !t.notPlain && t.intDigits+t.scale <= maxInferDecimal:
+			return &arrow.Decimal128Type{Precision: int32(max(t.intDigits+t.scale, 1)), Scale: int32(t.scale)}
+		case t.exact || t.wideInt:
+			// as float64 a number would lose digits: the numbers keep
+			// their text, as an integer past int64 does
+			return jsonTextType()
+		}
 		return arrow.PrimitiveTypes.Float64
 	case jObject:
 		fs := make([]arrow.Field, len(t.fields))
@@ -872,7 +903,20 @@ func appendRaw(b array.Builder, t arrow.DataType, raw json.RawMessage) error {
 		if !floatHolds(string(raw)) {
 			return fmt.Errorf("%s is an integer a float64 would round", raw)
 		}
+		if !floatExact(string(raw)) {
+			return fmt.Errorf("%s is a number a float64 would round (it has more digits than a float64 holds)", raw)
+		}
 		b.Append(f)
+	case *array.Decimal128Builder:
+		if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+			return fmt.Errorf("%s is not a number", describeRaw(raw))
+		}
+		dt := t.(*arrow.Decimal128Type)
+		n, err := parseDecimal128(string(raw), dt.Precision, dt.Scale)
+		if err != nil {
+			return fmt.Errorf("%s is not a %s value: %w", raw, dt, err)
+		}
+		b.Append(n)
 	case *array.Date32Builder, *array.TimestampBuilder, *array.Time32Builder:
 		return appendTemporal(b, t, raw)
 	case *array.StringBuilder:
