@@ -54,7 +54,14 @@ func writeTSFile(t *testing.T, path string, unit *arrow.TimeUnit, pts []tsPoint)
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	w, err := timeseries.Create(path, sch, timeseries.Model{Keys: []string{"k"}, Time: "t"}, nil)
+	writeTSRecord(t, path, rec)
+}
+
+// writeTSRecord writes rec as a time-series table keyed by its column k,
+// with time column t.
+func writeTSRecord(t *testing.T, path string, rec arrow.Record) {
+	t.Helper()
+	w, err := timeseries.Create(path, rec.Schema(), timeseries.Model{Keys: []string{"k"}, Time: "t"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

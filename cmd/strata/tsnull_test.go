@@ -8,8 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"strata/timeseries"
 )
 
 // TestTSNullWords: the ts read commands take --null as cat, scan and
@@ -32,16 +30,7 @@ func TestTSNullWords(t *testing.T) {
 	b.Field(3).(*array.StringBuilder).AppendValues([]string{"NA", "", "x"}, []bool{true, false, true})
 	rec := b.NewRecord()
 	defer rec.Release()
-	w, err := timeseries.Create(path, sch, timeseries.Model{Keys: []string{"k"}, Time: "t"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeTSRecord(t, path, rec)
 
 	out, stderr, err := capture(t, "ts", "query", path, "--format", "csv", "--null", "NA")
 	if want := "k,t,v,s\na,1,1,\"NA\"\na,2,NA,NA\nb,3,3,x\n"; err != nil || out != want {
