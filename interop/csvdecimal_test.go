@@ -204,27 +204,7 @@ func TestCSVDecimalRoundTrip(t *testing.T) {
 			t.Fatalf("export lacks %s", v)
 		}
 	}
-	for _, ro := range []ReadOptions{{}, {Parallel: true, Threads: 2, BatchRows: 500}, {BatchRows: 333, CSVInferRows: 10}, {CSVInferRows: -1}} {
-		sch, vals, valid, err := readAllRecords(t, csvPath, ro)
-		if err != nil {
-			t.Fatalf("%+v: %v", ro, err)
-		}
-		for c, f := range rec.Schema().Fields() {
-			if !arrow.TypeEqual(sch.Field(c).Type, f.Type) {
-				t.Errorf("%+v: column %s imported as %s", ro, f.Name, sch.Field(c).Type)
-				continue
-			}
-			want := rec.Column(c).(*array.Decimal128)
-			if len(vals[c]) != want.Len() {
-				t.Fatalf("%+v: column %s: %d values, want %d", ro, f.Name, len(vals[c]), want.Len())
-			}
-			for i := range want.Len() {
-				if valid[c][i] != want.IsValid(i) || want.IsValid(i) && vals[c][i] != want.Value(i) {
-					t.Fatalf("%+v: column %s row %d: %v (valid %v), want %v", ro, f.Name, i, vals[c][i], valid[c][i], decimalStrings(want)[i])
-				}
-			}
-		}
-	}
+	checkDecimalsRead(t, csvPath, rec, []ReadOptions{{}, {Parallel: true, Threads: 2, BatchRows: 500}, {BatchRows: 333, CSVInferRows: 10}, {CSVInferRows: -1}})
 }
 
 // TestCSVOrdinaryFloatsStayFloat64: columns of ordinary floats infer
@@ -508,6 +488,33 @@ func TestFloatExact(t *testing.T) {
 			t.Errorf("exactUnscaled(%q, %d, %d) = %s, %v; want an error of %s", c.v, c.prec, c.sc, got, err, c.fail)
 		case c.fail == "" && (err != nil || got != c.want):
 			t.Errorf("exactUnscaled(%q, %d, %d) = %s, %v; want %s", c.v, c.prec, c.sc, got, err, c.want)
+		}
+	}
+}
+
+// checkDecimalsRead reads path with each of ros and checks that every
+// column comes back with rec's decimal128 type and values, nulls included.
+func checkDecimalsRead(t *testing.T, path string, rec arrow.Record, ros []ReadOptions) {
+	t.Helper()
+	for _, ro := range ros {
+		sch, vals, valid, err := readAllRecords(t, path, ro)
+		if err != nil {
+			t.Fatalf("%+v: %v", ro, err)
+		}
+		for c, f := range rec.Schema().Fields() {
+			if !arrow.TypeEqual(sch.Field(c).Type, f.Type) {
+				t.Errorf("%+v: column %s imported as %s", ro, f.Name, sch.Field(c).Type)
+				continue
+			}
+			want := rec.Column(c).(*array.Decimal128)
+			if len(vals[c]) != want.Len() {
+				t.Fatalf("%+v: column %s: %d values, want %d", ro, f.Name, len(vals[c]), want.Len())
+			}
+			for i := range want.Len() {
+				if valid[c][i] != want.IsValid(i) || want.IsValid(i) && vals[c][i] != want.Value(i) {
+					t.Fatalf("%+v: column %s row %d: %v (valid %v), want %v", ro, f.Name, i, vals[c][i], valid[c][i], decimalStrings(want)[i])
+				}
+			}
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // TestJSONDecimalRoundTrip: decimal(38,2), decimal(38,38) and
@@ -21,27 +20,7 @@ func TestJSONDecimalRoundTrip(t *testing.T) {
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "dec.jsonl")
 	writeTable(t, path, rec)
-	for _, ro := range []ReadOptions{{}, {Parallel: true, Threads: 2, BatchRows: 500}, {BatchRows: 333, JSONInferRows: 10}, {JSONInferRows: -1}} {
-		sch, vals, valid, err := readAllRecords(t, path, ro)
-		if err != nil {
-			t.Fatalf("%+v: %v", ro, err)
-		}
-		for c, f := range rec.Schema().Fields() {
-			if !arrow.TypeEqual(sch.Field(c).Type, f.Type) {
-				t.Errorf("%+v: column %s imported as %s", ro, f.Name, sch.Field(c).Type)
-				continue
-			}
-			want := rec.Column(c).(*array.Decimal128)
-			if len(vals[c]) != want.Len() {
-				t.Fatalf("%+v: column %s: %d values, want %d", ro, f.Name, len(vals[c]), want.Len())
-			}
-			for i := range want.Len() {
-				if valid[c][i] != want.IsValid(i) || want.IsValid(i) && vals[c][i] != want.Value(i) {
-					t.Fatalf("%+v: column %s row %d: %v (valid %v), want %v", ro, f.Name, i, vals[c][i], valid[c][i], decimalStrings(want)[i])
-				}
-			}
-		}
-	}
+	checkDecimalsRead(t, path, rec, []ReadOptions{{}, {Parallel: true, Threads: 2, BatchRows: 500}, {BatchRows: 333, JSONInferRows: 10}, {JSONInferRows: -1}})
 }
 
 // TestJSONDecimalInference: JSON numbers infer as CSV values do: plain
