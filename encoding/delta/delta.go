@@ -172,6 +172,10 @@ type decoder[T encoding.Integer] struct {
 	gbuf   []T
 	ends   []int32  // gatherSums' scratch: child rows ending each sum
 	sums   []uint64 // and the sums
+	// endBuf and sumBuf hold ends and sums inside the decoder for a
+	// lookup of a few rows: no allocation.
+	endBuf [4]int32
+	sumBuf [4]uint64
 	filter filterkern.Scratch[T]
 	// blockBuf holds blocks inside the decoder for a node of one block
 	// (a short chunk, the heads of a LagDelta): one allocation fewer.
@@ -222,9 +226,11 @@ func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*deco
 	} else {
 		d.blocks = make([]dblock[T], nb)
 	}
-	type bounds struct{ dmin, dmax int64 }
-	dl := make([]bounds, nb)
+	// Block b's bounds need the next block's first value (or the last
+	// value), so they are set once that is parsed (bound); its difference
+	// bounds wait in pmin and pmax meanwhile.
 	var prev uint64
+	var pmin, pmax int64
 	for b := range d.blocks {
 		var first uint64
 		if b == 0 && !signed[T]() {
@@ -261,7 +267,10 @@ func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*deco
 			return nil, encoding.Corruptf("block %d: delta span %d overflows from %d", b, span, dmin)
 		}
 		d.blocks[b].first = first
-		dl[b] = bounds{dmin, dmax}
+		if b > 0 {
+			d.bound(b-1, first, 1, pmin, pmax)
+		}
+		pmin, pmax = dmin, dmax
 	}
 	var last uint64
 	if nb > 0 {
@@ -274,6 +283,7 @@ func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*deco
 		if wide(T(last)) != last {
 			return nil, encoding.Corruptf("last value out of range for %v", d.typ)
 		}
+		d.bound(nb-1, last, 0, pmin, pmax)
 	}
 	child, rest, err := encoding.Child(body, "deltas")
 	if err != nil {
@@ -292,23 +302,22 @@ func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*deco
 	d.node = child
 	d.cur = cursor[T]{d: d, child: r}
 	d.cur.summer, _ = r.(encoding.RangeSummer)
-	for b := range d.blocks {
-		// Anchor the end of the block at the next block's first value, one
-		// row past its end, or at the last value, on its last row.
-		g, past := last, 0
-		if b+1 < nb {
-			g, past = d.blocks[b+1].first, 1
-		}
-		bl := &d.blocks[b]
-		bl.lo, bl.hi = blockBounds[T](bl.first, g, past, d.rows(b), dl[b].dmin, dl[b].dmax)
-		if b == 0 || bl.lo < d.lo {
-			d.lo = bl.lo
-		}
-		if b == 0 || bl.hi > d.hi {
-			d.hi = bl.hi
-		}
-	}
 	return d, nil
+}
+
+// bound sets block b's value bounds from its difference bounds [dmin,
+// dmax], its end anchored at g: the next block's first value, one row past
+// its end (past 1), or the last value, on its last row (past 0); and
+// widens the node's bounds to them. Blocks are bound in order.
+func (d *decoder[T]) bound(b int, g uint64, past int, dmin, dmax int64) {
+	bl := &d.blocks[b]
+	bl.lo, bl.hi = blockBounds[T](bl.first, g, past, d.rows(b), dmin, dmax)
+	if b == 0 || bl.lo < d.lo {
+		d.lo = bl.lo
+	}
+	if b == 0 || bl.hi > d.hi {
+		d.hi = bl.hi
+	}
 }
 
 // rows returns the number of rows of block b.
@@ -414,9 +423,6 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 	if int(rows[0]) < g.pos {
 		g.reset()
 	}
-	if d.gbuf == nil {
-		d.gbuf = make([]T, min(d.bs, d.n))
-	}
 	prev := int32(-1)
 	for i := 0; i < len(rows); {
 		r := int(rows[i])
@@ -438,6 +444,10 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 			}
 		}
 		start := g.pos
+		// as long as the block's rows up to the last wanted one
+		if need := last - start + 1; len(d.gbuf) < need {
+			d.gbuf = make([]T, max(need, min(2*len(d.gbuf), d.bs, d.n)))
+		}
 		buf := d.gbuf[:last-start+1]
 		if err := g.read(buf); err != nil {
 			return err
@@ -459,9 +469,15 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 // touched. Nothing is unpacked into memory and the cursors do not move.
 func (d *decoder[T]) gatherSums(s encoding.RangeSummer, rows []int32, dst []T) error {
 	bs := d.bs
-	if cap(d.ends) < min(bs, d.n) {
-		d.ends = make([]int32, min(bs, d.n))
-		d.sums = make([]uint64, min(bs, d.n))
+	// A block's sums take at most as many entries as it has rows, and as
+	// rows are gathered.
+	if need := min(bs, d.n, len(rows)); cap(d.ends) < need {
+		if need <= len(d.endBuf) {
+			d.ends, d.sums = d.endBuf[:], d.sumBuf[:]
+		} else {
+			d.ends = make([]int32, need)
+			d.sums = make([]uint64, need)
+		}
 	}
 	prev := int32(-1)
 	for i := 0; i < len(rows); {
@@ -532,6 +548,16 @@ func (c *cursor[T]) reset() {
 	c.child.Reset()
 }
 
+// scratch makes c.buf hold the differences of k rows, or of batch rows
+// when k is more: a lookup that reads a few rows of a block does not
+// allocate a whole batch, and a scan grows it to one at its first read.
+func (c *cursor[T]) scratch(k int) {
+	want := min(batch, max(c.d.n, 1), max(k, 1))
+	if len(c.buf) < want {
+		c.buf = make([]int64, max(want, min(2*len(c.buf), batch)))
+	}
+}
+
 // skip advances n rows (checked by the caller).
 func (c *cursor[T]) skip(n int) error {
 	if n == 0 {
@@ -576,9 +602,7 @@ func (c *cursor[T]) skip(n int) error {
 		c.pos = target
 		return nil
 	}
-	if c.buf == nil {
-		c.buf = make([]int64, min(batch, max(d.n, 1)))
-	}
+	c.scratch(m)
 	acc := c.acc
 	for m > 0 {
 		k := min(m, len(c.buf))
@@ -604,9 +628,7 @@ func (c *cursor[T]) read(dst []T) error {
 	if unsafe.Sizeof(dst[0]) == 8 && len(dst) > 0 {
 		return c.readInPlace(dst)
 	}
-	if c.buf == nil {
-		c.buf = make([]int64, min(batch, max(d.n, 1)))
-	}
+	c.scratch(len(dst))
 	for len(dst) > 0 {
 		// Plan: how many rows fit with one buffer of differences.
 		nd, rows, p := 0, 0, c.pos
@@ -735,9 +757,7 @@ func (c *cursor[T]) readChildInto(dst []T) error {
 		}
 		return nil
 	}
-	if c.buf == nil {
-		c.buf = make([]int64, min(batch, max(c.d.n, 1)))
-	}
+	c.scratch(len(dst))
 	for len(dst) > 0 {
 		buf := c.buf[:min(len(dst), len(c.buf))]
 		if err := c.child.Read(buf); err != nil {

@@ -165,36 +165,69 @@ func openCodes(h encoding.Header, t *table, rest []byte, opts *encoding.Options,
 	if err != nil {
 		return nil, err
 	}
-	coff, err := cascade.ReadOffsets(lr, h.Rows, len(codes), opts, "fsst code lengths")
-	if err != nil {
-		return nil, err
+	// The code offsets, and the checks over every value that come with
+	// them, wait for the first read that needs them (offsets): a lookup of
+	// a few values sums only the code lengths (gatherFew).
+	return &decoder{kind: kind, t: t, n: h.Rows, raw: int(raw), codes: codes, lens: lr, child: child, opts: opts}, nil
+}
+
+// offsets builds the code offsets of every value on first use, with the
+// checks that cover the whole node: the code lengths add up to the code
+// bytes, and no value ends with a dangling escape. Every read but a
+// lookup of a few values goes through it before it returns a value.
+func (d *decoder) offsets() error {
+	if d.coff != nil {
+		return nil
 	}
-	total := uint64(coff[h.Rows])
-	for i := 0; i < h.Rows; i++ {
-		// A value may not end with a dangling escape. Its codes end in a
-		// run of 0xff bytes that starts at a code boundary (after a code,
-		// or a literal that is not 0xff), so the run is escape and literal
-		// pairs exactly when its length is even.
-		start, end := uint64(coff[i]), uint64(coff[i+1])
-		if end > start && codes[end-1] == escape {
-			run := uint64(1)
-			for run < end-start && codes[end-1-run] == escape {
-				run++
-			}
-			if run%2 == 1 {
-				return nil, encoding.Corruptf("fsst: value %d ends with an escape", i)
-			}
+	if d.bad != nil {
+		return d.bad
+	}
+	d.lens.Reset()
+	coff, err := cascade.ReadOffsets(d.lens, d.n, len(d.codes), d.opts, "fsst code lengths")
+	if err == nil {
+		err = d.checkTotal(uint64(coff[d.n]))
+	}
+	for i := 0; err == nil && i < d.n; i++ {
+		if danglingEscape(d.codes, coff[i], coff[i+1]) {
+			err = encoding.Corruptf("fsst: value %d ends with an escape", i)
 		}
 	}
-	if total != uint64(len(codes)) {
-		return nil, encoding.Corruptf("fsst: code lengths sum to %d, body holds %d code bytes", total, len(codes))
+	if err != nil {
+		d.bad = err
+		return err
 	}
-	return &decoder{kind: kind, t: t, n: h.Rows, raw: int(raw), codes: codes, coff: coff, child: child, opts: opts}, nil
+	d.coff = coff
+	return nil
+}
+
+// checkTotal refuses code lengths that do not add up to the code bytes.
+func (d *decoder) checkTotal(total uint64) error {
+	if total != uint64(len(d.codes)) {
+		return encoding.Corruptf("fsst: code lengths sum to %d, body holds %d code bytes", total, len(d.codes))
+	}
+	return nil
+}
+
+// danglingEscape reports whether the value of codes[start:end] ends with
+// an escape that has no literal. Its codes end in a run of 0xff bytes that
+// starts at a code boundary (after a code, or a literal that is not 0xff),
+// so the run is escape and literal pairs exactly when its length is even.
+func danglingEscape(codes []byte, start, end int32) bool {
+	if end <= start || codes[end-1] != escape {
+		return false
+	}
+	run := int32(1)
+	for run < end-start && codes[end-1-run] == escape {
+		run++
+	}
+	return run%2 == 1
 }
 
 // decoder reads an FSST node. coff holds the prefix sums of the code
-// lengths (value i's codes are codes[coff[i]:coff[i+1]]), computed once at
-// open, so Skip is O(1) and a gather decodes only its rows.
+// lengths (value i's codes are codes[coff[i]:coff[i+1]]), computed on the
+// first read that needs them (offsets), so Skip is O(1) and a gather
+// decodes only its rows; a lookup of a few rows does without them while
+// its code lengths child can sum ranges (gatherFew).
 type decoder struct {
 	kind   encoding.Kind
 	t      *table
@@ -202,9 +235,19 @@ type decoder struct {
 	raw    int
 	codes  []byte
 	coff   []int32
-	child  []byte
-	opts   *encoding.Options
-	buf    []byte // FilterBinary scratch
+	lens   encoding.Reader[uint32] // the code lengths child
+	bad    error                   // what offsets found wrong, returned again
+	// totalOK: the code lengths were found to add up to the code bytes
+	// (by gatherFew); fewSummed counts the lengths gatherFew has summed,
+	// which past a few times n builds the offsets instead.
+	totalOK   bool
+	fewSummed int
+	ends      []int32  // gatherFew's scratch
+	sums      []uint64 // and
+	spans     []int32
+	child     []byte
+	opts      *encoding.Options
+	buf       []byte // FilterBinary scratch
 	// FilterBinary operands with 8 bytes of padding
 	padA, padB []byte
 }
@@ -229,16 +272,17 @@ func (d *decoder) Skip(n int) error {
 	return nil
 }
 
-// estimate guesses the decoded size of values [i, j) from their share of
-// the code bytes; it only sizes buffers (decoding checks capacity itself).
-func (d *decoder) estimate(i, j int) int {
-	c := int(d.coff[j] - d.coff[i])
-	if i == 0 && j == d.n {
-		return d.raw
+// estimate guesses the decoded size of the values whose code offsets are
+// co from their share of the code bytes; it only sizes buffers (decoding
+// checks capacity itself).
+func (d *decoder) estimate(co []int32) int {
+	if len(co) == d.n+1 {
+		return d.raw // every value
 	}
 	if len(d.codes) == 0 {
 		return 0
 	}
+	c := int(co[len(co)-1] - co[0])
 	return int(uint64(c) * uint64(d.raw) / uint64(len(d.codes)))
 }
 
@@ -247,8 +291,11 @@ func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
 	if err := cascade.CheckRead(encoding.KindFSST, d.pos, n, d.n); err != nil {
 		return err
 	}
+	if err := d.offsets(); err != nil {
+		return err
+	}
 	start := len(dst.Data)
-	if err := d.appendRange(dst, d.pos, d.pos+n); err != nil {
+	if err := d.appendRange(dst, d.coff[d.pos:d.pos+n+1], d.pos); err != nil {
 		return err
 	}
 	if d.pos == 0 && n == d.n && len(dst.Data)-start != d.raw {
@@ -258,29 +305,32 @@ func (d *decoder) ReadBinary(dst *encoding.Bytes, n int) error {
 	return nil
 }
 
-// appendRange decodes values [i, j) onto dst.
-func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
+// appendRange decodes onto dst the len(co)-1 values from value first on,
+// whose code offsets are co (value first+k's codes are
+// codes[co[k]:co[k+1]]); no value among them ends with a dangling escape.
+func (d *decoder) appendRange(dst *encoding.Bytes, co []int32, first int) error {
+	j := len(co) - 1
 	if len(dst.Offsets) == 0 {
 		dst.Offsets = append(dst.Offsets, int32(len(dst.Data)))
 	}
-	dst.Offsets = cascade.Reserve(dst.Offsets, j-i)
+	dst.Offsets = cascade.Reserve(dst.Offsets, j)
 	no := len(dst.Offsets)
-	offs := dst.Offsets[no : no+j-i]
+	offs := dst.Offsets[no : no+j]
 	limit := cascade.OutLimit(d.opts)
 	w := len(dst.Data)
-	est := d.estimate(i, j)
+	est := d.estimate(co)
 	if w+est > limit {
 		return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
 	}
 	out := cascade.Reserve(dst.Data, est)
 	out = out[:cap(out)]
-	coff, codes := d.coff, d.codes
+	codes := d.codes
 	wp := wposPool.Get().(*[]int32)
 	defer wposPool.Put(wp)
 	wpos := *wp
 	defer func() { *wp = wpos[:0] }()
-	for a := i; a < j; {
-		ka := int(coff[a])
+	for a := 0; a < j; {
+		ka := int(co[a])
 		// The kernel may touch 8 bytes a code (and blockSlack more), so a
 		// piece takes at most pieceCodes codes and no more than the space
 		// left in out allows.
@@ -288,20 +338,20 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 		if free := len(out) - w - blockSlack; free >= 0 {
 			room = min(pieceCodes, free/maxSymbolLen)
 		}
-		if int(coff[a+1])-ka > room {
+		if int(co[a+1])-ka > room {
 			// Value a does not fit its worst case: decode it into scratch
 			// and append only its bytes, growing out if they need it (the
 			// estimate was short, or this is the end of a tight buffer).
-			cs := codes[ka:coff[a+1]]
+			cs := codes[ka:co[a+1]]
 			if need := bound(len(cs)); len(d.buf) < need {
 				d.buf = make([]byte, max(need, 256))
 			}
 			vw, ok := decodeSlow(d.buf, 0, cs, d.t)
 			if !ok {
-				if err := d.check(a); err != nil {
+				if err := d.check(first+a, cs); err != nil {
 					return err
 				}
-				return encoding.Corruptf("fsst: value %d does not decode", a)
+				return encoding.Corruptf("fsst: value %d does not decode", first+a)
 			}
 			if w+vw > limit {
 				return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
@@ -312,7 +362,7 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 				out = nb
 			}
 			w += copy(out[w:], d.buf[:vw])
-			offs[a-i] = int32(w)
+			offs[a] = int32(w)
 			a++
 			continue
 		}
@@ -321,14 +371,14 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 		lo, hi := a+1, j
 		for lo < hi {
 			m := int(uint(lo+hi+1) >> 1)
-			if int(coff[m])-ka <= room {
+			if int(co[m])-ka <= room {
 				lo = m
 			} else {
 				hi = m - 1
 			}
 		}
 		b := lo
-		kb := int(coff[b])
+		kb := int(co[b])
 		if cap(wpos) < kb-ka+9 {
 			wpos = make([]int32, kb-ka+9)
 		}
@@ -338,15 +388,15 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 		w, ok = decodeStream(out, w, codes[ka:kb], wpos[1:], d.t)
 		if !ok {
 			for v := a; v < b; v++ {
-				if err := d.check(v); err != nil {
+				if err := d.check(first+v, codes[co[v]:co[v+1]]); err != nil {
 					return err
 				}
 			}
-			return encoding.Corruptf("fsst: values %d..%d do not decode", a, b-1)
+			return encoding.Corruptf("fsst: values %d..%d do not decode", first+a, first+b-1)
 		}
 		// wpos[e] is the output end after the piece's first e codes.
 		for v := a; v < b; v++ {
-			offs[v-i] = wpos[int(coff[v+1])-ka]
+			offs[v] = wpos[int(co[v+1])-ka]
 		}
 		if w > limit {
 			return encoding.Limitf("fsst: binary values need more than %d bytes", limit)
@@ -354,13 +404,12 @@ func (d *decoder) appendRange(dst *encoding.Bytes, i, j int) error {
 		a = b
 	}
 	dst.Data = out[:w]
-	dst.Offsets = dst.Offsets[:no+j-i]
+	dst.Offsets = dst.Offsets[:no+j]
 	return nil
 }
 
-// check names what is wrong with value v, if anything.
-func (d *decoder) check(v int) error {
-	cs := d.codes[d.coff[v]:d.coff[v+1]]
+// check names what is wrong with value v, whose codes are cs, if anything.
+func (d *decoder) check(v int, cs []byte) error {
 	for k := 0; k < len(cs); k++ {
 		c := cs[k]
 		if c == escape {
@@ -533,12 +582,62 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 	if err := cascade.CheckGather(encoding.KindFSST, rows, len(rows), d.n); err != nil {
 		return err
 	}
+	if d.coff == nil && d.bad == nil && len(rows) <= fewRows && d.fewSummed <= fewBudget*d.n {
+		if ok, err := d.gatherFew(rows, dst); ok || err != nil {
+			return err
+		}
+	}
+	if err := d.offsets(); err != nil {
+		return err
+	}
 	for _, r := range rows {
-		if err := d.appendRange(dst, int(r), int(r)+1); err != nil {
+		if err := d.appendRange(dst, d.coff[r:r+2], int(r)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fewRows is the most rows gatherFew looks up; fewBudget times the node's
+// rows bounds the code lengths it sums over a decoder's life, past which
+// building the offsets once (offsets) is cheaper than summing again.
+const (
+	fewRows   = 16
+	fewBudget = 4
+)
+
+// gatherFew is GatherBinary for a few rows before the offsets are built:
+// each row's codes are found by summing the code lengths before it in the
+// lengths child (cascade.Spans), nothing decoded into memory. The checks
+// offsets makes over every value are made for what the lookup returns: the
+// first lookup sums all the lengths and refuses the node unless they add
+// up to the code bytes, and no returned value may end with a dangling
+// escape. ok is false when the lengths child cannot sum ranges.
+func (d *decoder) gatherFew(rows []int32, dst *encoding.Bytes) (bool, error) {
+	d.spans = cascade.Grow(d.spans, 2*len(rows))
+	total, ok, err := cascade.Spans(d.lens, d.n, rows, len(d.codes), !d.totalOK, &d.ends, &d.sums, d.spans, "fsst code lengths")
+	if !ok || err != nil {
+		return ok, err
+	}
+	if !d.totalOK {
+		if err := d.checkTotal(total); err != nil {
+			return true, err
+		}
+		d.totalOK = true
+		d.fewSummed += d.n
+	} else {
+		d.fewSummed += int(rows[len(rows)-1]) + 1
+	}
+	for k, r := range rows {
+		co := d.spans[2*k : 2*k+2]
+		if danglingEscape(d.codes, co[0], co[1]) {
+			return true, encoding.Corruptf("fsst: value %d ends with an escape", r)
+		}
+		if err := d.appendRange(dst, co, int(r)); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // FilterBinary tests the selected values among the next n; deselected
@@ -550,6 +649,9 @@ func (d *decoder) GatherBinary(rows []int32, dst *encoding.Bytes) error {
 // IN decodes each value and tests it.
 func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap) error {
 	if err := cascade.CheckRead(encoding.KindFSST, d.pos, n, d.n); err != nil {
+		return err
+	}
+	if err := d.offsets(); err != nil {
 		return err
 	}
 	coff := d.coff[d.pos : d.pos+n+1]
@@ -606,7 +708,7 @@ func (d *decoder) FilterBinary(p *encoding.BytesPred, n int, sel encoding.Bitmap
 			match = keep[1+c]
 		}
 		if !ok {
-			if err := d.check(d.pos + i); err != nil {
+			if err := d.check(d.pos+i, cs); err != nil {
 				return err
 			}
 			return encoding.Corruptf("fsst: value %d does not decode", d.pos+i)
