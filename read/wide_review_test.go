@@ -445,6 +445,8 @@ func rvRandQ(r *rand.Rand, cols []rvCol, depth int) *rvQ {
 	return x
 }
 
+// rvScanIDs returns the ids of the rows a filter selects, or the error
+// of the scan.
 func rvScanIDs(t *testing.T, f *read.File, where string) ([]int64, error) {
 	sc, err := f.Scan(read.ScanOptions{Where: where, Columns: []string{"id"}})
 	if err != nil {

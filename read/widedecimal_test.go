@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -326,23 +325,11 @@ func randWideQ(r *rand.Rand, cols []wideCol, n int) *wideQ {
 // scanIDs returns the ids of the rows a filter selects.
 func scanIDs(t *testing.T, f *read.File, where string) []int64 {
 	t.Helper()
-	sc, err := f.Scan(read.ScanOptions{Where: where, Columns: []string{"id"}})
+	ids, err := rvScanIDs(t, f, where)
 	if err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
-	defer sc.Close()
-	var ids []int64
-	for {
-		rec, err := sc.Next()
-		if err == io.EOF {
-			return ids
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		ids = append(ids, rec.Column(0).(*array.Int64).Int64Values()...)
-		rec.Release()
-	}
+	return ids
 }
 
 // TestWideDecimalFilters runs random filters on wide decimals (every
