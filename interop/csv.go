@@ -399,7 +399,8 @@ func openCSV(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 	}
 	copts := []csv.Option{csv.WithChunk(opts.BatchRows),
 		csv.WithAllocator(opts.Mem), csv.WithNullReader(false, nulls...), csv.WithComma(comma)}
-	types := csvTypes{csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred, kinds}
+	types := csvTypes{csvDialect: csvDialect{comma, nulls, opts.CSVDecimalComma, opts.CSVLazyQuotes}, inferred: inferred, kinds: kinds,
+		sampled: kinds != nil && inferred != math.MaxInt || opts.CSVSchema != nil && opts.CSVSchemaSampled}
 	rsch, times := csvReadSchema(sch, types)
 	if opts.CSVLazyQuotes {
 		copts = append(copts, csv.WithLazyQuotes(true))
@@ -1302,11 +1303,17 @@ type csvTypes struct {
 	csvDialect
 	inferred int
 	kinds    []int // what inference found (CSVInference); nil: given
+	// sampled: the types were inferred from a sample of the records, the
+	// file's own or of several files (ReadOptions.CSVSchemaSampled)
+	sampled bool
 }
 
 // hint tells how to get past a value that does not parse as its column's
 // type, when that type was inferred from a sample.
 func (t csvTypes) hint() string {
+	if t.sampled && t.inferred == 0 {
+		return " (column types were inferred from samples of the files: infer them from every record with ReadOptions.CSVInferRows = -1, strata import --infer-rows -1, or give ReadOptions.CSVSchema)"
+	}
 	if t.inferred <= 0 || t.inferred == math.MaxInt {
 		return ""
 	}
@@ -1372,10 +1379,11 @@ func (t csvTypes) parses(typ arrow.DataType, v string) bool {
 
 // exactFloats reports whether a float64 column takes only the values a
 // float64 holds (floatExact), failing the read on another: when its type
-// was inferred from a sample of the file, which had no such value (else
-// inference would have made the column decimal or text). A type given,
-// or inferred from every record, takes any float.
-func (t csvTypes) exactFloats() bool { return t.kinds != nil && t.inferred != math.MaxInt }
+// was inferred from a sample of the file, or of several files
+// (ReadOptions.CSVSchemaSampled), which had no such value (else inference
+// would have made the column decimal or text). A type given, or inferred
+// from every record, takes any float.
+func (t csvTypes) exactFloats() bool { return t.sampled }
 
 // typeKind is the inference kind a column type was inferred as (false for
 // strings, which take any text, and for types inference never picks).

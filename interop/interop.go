@@ -81,6 +81,12 @@ type ReadOptions struct {
 	BatchRows int
 	// CSVSchema, when set, is the schema of a CSV file; otherwise types are inferred.
 	CSVSchema *arrow.Schema
+	// CSVSchemaSampled tells that CSVSchema's types were inferred from
+	// samples of the data (CSVInference.Schema or SchemaFor of files read
+	// with CSVInferRows ≥ 0), not given: a float64 column then refuses a
+	// value a float64 would round, as a type inferred from the file's own
+	// sample does, instead of storing it rounded.
+	CSVSchemaSampled bool
 	// JSONInferRows is the number of records sampled to infer a JSON
 	// table's types (0: DefaultJSONInferRows; negative: every record).
 	JSONInferRows int

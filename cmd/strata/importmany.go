@@ -111,6 +111,7 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 		// read every file with the types of all the samples
 		sch = csvInf.Schema()
 		ro.CSVSchema = sch
+		ro.CSVSchemaSampled = ro.CSVInferRows >= 0
 	}
 	o := *opts
 	if rows > 0 && o.RowsHint == 0 {
@@ -129,6 +130,7 @@ func importFiles(srcs []string, dst string, sf *storeFlags, opts *strata.WriteOp
 		ro := ro
 		if csvSchemas != nil {
 			ro.CSVSchema = csvSchemas[i]
+			ro.CSVSchemaSampled = ro.CSVInferRows >= 0
 		}
 		if err := importInto(ctx, w, sch, src, sf, ro, p, &n, byName); err != nil {
 			w.Abort()

@@ -255,3 +255,46 @@ func TestImportCSVDialect(t *testing.T) {
 		t.Error("--delimiter '\"' accepted")
 	}
 }
+
+// TestImportManyCSVLaterFloat: CSV files read under the types of their
+// samples taken together (here int64 in one and float64 in the other make
+// float64) refuse, as one file read alone does, a value past the samples
+// that a float64 would round, naming its file and line; with every record
+// inferred the column is decimal and the value kept.
+func TestImportManyCSVLaterFloat(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a0.csv", "n,s\n1,x\n2,y\n3,z\n")
+	write("a1.csv", "n,s\n2.5,x\n3.5,y\n4.5,z\n3.14159265358979323846,w\n")
+	out := filepath.Join(dir, "t.strata")
+	for _, byName := range []bool{false, true} {
+		args := []string{"--quiet", "--infer-rows", "2"}
+		if byName {
+			args = append(args, "--union-by-name")
+		}
+		args = append(args, filepath.Join(dir, "a*.csv"), out)
+		_, stderr, err := capture(t, "import", args...)
+		if err == nil || !strings.Contains(err.Error(), "a1.csv") || !strings.Contains(err.Error(), "line 5") ||
+			!strings.Contains(err.Error(), "round") {
+			t.Errorf("by name %v: a float64 column took a value it rounds: %v\n%s", byName, err, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("by name %v: a refused import left a file", byName)
+			os.Remove(out)
+		}
+	}
+	if _, stderr, err := capture(t, "import", "--quiet", "--infer-rows", "-1", filepath.Join(dir, "a*.csv"), out); err != nil {
+		t.Fatalf("every record inferred: %v\n%s", err, stderr)
+	}
+	rows, stderr, err := capture(t, "cat", out, "--format", "csv")
+	if err != nil {
+		t.Fatalf("cat: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(rows, "3.14159265358979323846") {
+		t.Errorf("every record inferred: the value did not survive:\n%s", rows)
+	}
+}
