@@ -3,6 +3,7 @@ package encoding
 import (
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"unsafe"
 
@@ -31,6 +32,17 @@ type TrialCache struct {
 	mu      sync.Mutex
 	entries map[trialKey]trialEntry
 	bytes   int
+	// seed keys the content hashes of this cache's keys (contentHash): a
+	// hit is taken on the hash alone, so it must not be one that values
+	// can be made to collide in. Unseeded xxh3 is: two sequences of int64
+	// that differ by 2^32 in two values a stripe apart, whose low halves
+	// match the default secret there, hash alike (the lanes' multiplies
+	// are zero and the differences cancel in one accumulator), and a
+	// column of such values was stored with another column's cached node
+	// or packed with its statistics (review58_collide_test.go). A random
+	// seed of each cache keeps its secret unknown to whoever chose the
+	// values.
+	seed uint64
 	// stats holds the statistics selection computed, by the content of
 	// the values (Ctx.stats).
 	stats map[statsKey]Stats
@@ -67,7 +79,7 @@ func (c *Ctx) stats(vals any, withDistinct bool) *Stats {
 	if tc == nil {
 		return computeStats(vals, withDistinct)
 	}
-	lo, hi, ok := contentHash(vals)
+	lo, hi, ok := contentHash(vals, tc.seed)
 	if !ok {
 		return computeStats(vals, withDistinct)
 	}
@@ -116,8 +128,11 @@ type trialEntry struct {
 	err  error
 }
 
-// NewTrialCache returns an empty cache.
-func NewTrialCache() *TrialCache { return &TrialCache{entries: map[trialKey]trialEntry{}} }
+// NewTrialCache returns an empty cache, its content hashes keyed by a
+// seed of its own (TrialCache.seed).
+func NewTrialCache() *TrialCache {
+	return &TrialCache{entries: map[trialKey]trialEntry{}, seed: rand.Uint64()}
+}
 
 // Reset empties the cache, releasing its memory.
 func (tc *TrialCache) Reset() {
@@ -174,7 +189,7 @@ type trialSig struct {
 
 // trialSig hashes a selection's sample for the policy's trial cache.
 func (c *Ctx) trialSig(sample any) trialSig {
-	lo, hi, ok := contentHash(sample)
+	lo, hi, ok := contentHash(sample, c.p.Trials.seed)
 	if !ok {
 		return trialSig{}
 	}
@@ -225,8 +240,9 @@ func (p *Policy) trialHash() uint64 {
 	return xxh3.Hash(b[:])
 }
 
-// contentHash returns a 128-bit hash of the values of a sequence.
-func contentHash(vals any) (lo, hi uint64, ok bool) {
+// contentHash returns a 128-bit hash of the values of a sequence, keyed
+// by seed (TrialCache.seed).
+func contentHash(vals any, seed uint64) (lo, hi uint64, ok bool) {
 	var raw []byte
 	switch v := vals.(type) {
 	case []bool:
@@ -252,13 +268,13 @@ func contentHash(vals any) (lo, hi uint64, ok bool) {
 	case []float64:
 		raw = rawOf(v, 8)
 	case Bytes:
-		return bytesHash(&v)
+		return bytesHash(&v, seed)
 	case *Bytes:
-		return bytesHash(v)
+		return bytesHash(v, seed)
 	default:
 		return 0, 0, false
 	}
-	h := xxh3.Hash128(raw)
+	h := xxh3.Hash128Seed(raw, seed)
 	return h.Lo, h.Hi ^ uint64(len(raw)), true
 }
 
@@ -275,14 +291,14 @@ func rawOf[T any](v []T, size int) []byte {
 // hashed where they lie, the ends through a pooled scratch only when the
 // values are a slice of a longer sequence, rather than copied together
 // into a fresh buffer: the copy was 3 % of the bytes a small write
-// allocated.
-func bytesHash(b *Bytes) (lo, hi uint64, ok bool) {
+// allocated. Both are keyed by seed (the ends through the bytes' hash).
+func bytesHash(b *Bytes, seed uint64) (lo, hi uint64, ok bool) {
 	n := b.Len()
 	if n == 0 {
 		return 0, 0, true
 	}
 	base := b.Offsets[0]
-	d := xxh3.Hash128(b.Data[base:b.Offsets[n]])
+	d := xxh3.Hash128Seed(b.Data[base:b.Offsets[n]], seed)
 	ends := b.Offsets[1 : n+1]
 	var sc *[]int32
 	if base != 0 {
