@@ -381,6 +381,7 @@ func writeOptions(r *rand.Rand, rows int) strata.WriteOptions {
 		ChunkValues: []int{0, 7, 100, 1000}[r.IntN(4)],
 		NoZstd:      r.IntN(2) == 0,
 		Parallel:    1 + r.IntN(2),
+		StripeRows:  []int64{0, 0, 0, 1, 37, 500}[r.IntN(6)],
 	}
 	if rows <= 50 && r.IntN(2) == 0 {
 		o.ChunkValues = 1
@@ -389,7 +390,7 @@ func writeOptions(r *rand.Rand, rows int) strata.WriteOptions {
 }
 
 func optString(o strata.WriteOptions) string {
-	return fmt.Sprintf("stripe %dB group %d chunk %d nozstd %v bloom %v", o.StripeBytes, o.StripeGroup, o.ChunkValues, o.NoZstd, o.Bloom)
+	return fmt.Sprintf("stripe %dB %d rows group %d chunk %d nozstd %v bloom %v", o.StripeBytes, o.StripeRows, o.StripeGroup, o.ChunkValues, o.NoZstd, o.Bloom)
 }
 
 // TestRandomSchemas writes random nested tables with random options through

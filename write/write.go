@@ -51,6 +51,13 @@ type Options struct {
 	// small ChunkValues or ChunkBytes, or stripes of over a hundred
 	// million values).
 	StripeBytes int
+	// StripeRows, when positive, also ends a stripe after this many rows,
+	// wherever the batches that bring them end (Write appends a batch that
+	// crosses it in pieces), as Parquet writers bound a row group by rows:
+	// a stripe is the unit a split, a parallel scan and a reader's memory
+	// work by, and stripes of a fixed number of rows make them even.
+	// Stripes still end earlier at StripeBytes. 0: no bound by rows.
+	StripeRows int64
 	// RowsHint, when positive, is the number of rows the caller expects to
 	// write (an importer knows it from its source's metadata). The writer
 	// then sizes its stripe buffers once, after the first record, for the
@@ -372,7 +379,7 @@ func checkCounts(o Options) error {
 		name string
 		v    int
 	}{{"StripeBytes", o.StripeBytes}, {"ChunkValues", o.ChunkValues}, {"ChunkBytes", o.ChunkBytes},
-		{"Parallel", o.Parallel}, {"StripeGroup", o.StripeGroup}} {
+		{"Parallel", o.Parallel}, {"StripeGroup", o.StripeGroup}, {"StripeRows", int(min(o.StripeRows, math.MaxInt32))}} {
 		if f.v < 0 {
 			return fmt.Errorf("write: Options.%s is %d: %w (0 takes the default, negative values mean nothing)", f.name, f.v, encoding.ErrInvalidArgument)
 		}
@@ -597,6 +604,10 @@ const stripeOverfill = 4
 // of thousands of chunks, each with memory of its own until the stripe
 // is written.
 func (w *Writer) pieceRows(rem int64) int64 {
+	if r := w.opts.StripeRows; r > 0 {
+		// no piece crosses the end of a stripe by rows
+		rem = min(rem, r-int64(w.pending))
+	}
 	if w.rowBytes <= 0 {
 		return min(rem, probeRows)
 	}
@@ -705,7 +716,8 @@ func (w *Writer) appended(n int64, before, chunksBefore int) error {
 	if w.pending > 0 && w.pending == int(w.rows) && !w.reserved && w.opts.RowsHint > w.rows {
 		w.reserve()
 	}
-	if w.shred.RawSize() >= w.opts.StripeBytes || chunks >= maxStripeChunks {
+	if w.shred.RawSize() >= w.opts.StripeBytes || chunks >= maxStripeChunks ||
+		w.opts.StripeRows > 0 && int64(w.pending) >= w.opts.StripeRows {
 		if err := w.flush(w.pipeline); err != nil {
 			w.err = err
 			return err
@@ -922,6 +934,9 @@ func (w *Writer) reserve() {
 	}
 	budget := min(int64(w.opts.StripeBytes), maxReserveBytes)
 	want := w.opts.RowsHint
+	if r := w.opts.StripeRows; r > 0 {
+		want = min(want, r)
+	}
 	if fit := int64(float64(budget)/float64(raw)*float64(w.pending)) + int64(w.pending); fit < want {
 		want = fit
 	}

@@ -221,6 +221,7 @@ func shorten(s string, n int) string {
 // writeFlags are the writer options shared by import and sizes.
 type writeFlags struct {
 	stripeMB    *int
+	stripeRows  *int64
 	chunkValues *int
 	chunkTarget *int
 	noZstd      *bool
@@ -233,6 +234,7 @@ type writeFlags struct {
 func addWriteFlags(fs *flag.FlagSet) *writeFlags {
 	return &writeFlags{
 		stripeMB:    fs.Int("stripe-mb", write.DefaultStripeBytes>>20, "flush a stripe every N MiB of raw data"),
+		stripeRows:  fs.Int64("stripe-rows", 0, "also end a stripe every N rows, as a Parquet writer's row group size (0: no bound by rows)"),
 		chunkValues: fs.Int("chunk-values", write.DefaultChunkValues, "most values per chunk"),
 		chunkTarget: fs.Int("chunk-target", write.DefaultChunkTarget, "encoded bytes a chunk aims at (negative: cut every chunk at --chunk-values)"),
 		noZstd:      fs.Bool("no-zstd", false, "disable zstd on encoding leaves"),
@@ -253,13 +255,16 @@ func (w *writeFlags) options() (*strata.WriteOptions, error) {
 	if *w.stripeMB < 1 || *w.stripeMB > math.MaxInt>>20 {
 		return nil, usagef("--stripe-mb %d: want 1 to %d", *w.stripeMB, math.MaxInt>>20)
 	}
+	if *w.stripeRows < 0 {
+		return nil, usagef("--stripe-rows %d: want 0 (no bound) or more", *w.stripeRows)
+	}
 	if *w.chunkValues < 1 {
 		return nil, usagef("--chunk-values %d: want 1 or more", *w.chunkValues)
 	}
 	if *w.chunkTarget == 0 {
 		return nil, usagef("--chunk-target 0: want encoded bytes above zero, or a negative number to cut every chunk at --chunk-values")
 	}
-	o := &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
+	o := &strata.WriteOptions{StripeBytes: *w.stripeMB << 20, StripeRows: *w.stripeRows, ChunkValues: *w.chunkValues, ChunkTarget: *w.chunkTarget,
 		NoZstd: *w.noZstd, Optimize: opt, FlatMap: splitList(*w.flatmap), Parallel: *w.threads}
 	if *w.layoutFrom != "" {
 		f, err := strata.Open(*w.layoutFrom)
