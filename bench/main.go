@@ -106,6 +106,10 @@ type System interface {
 
 type config struct {
 	threads int
+	// stripeRows, when positive, ends Strata's stripes and arrow-go's row
+	// groups every stripeRows rows (--stripe-rows): files written in
+	// batches, compared at the same granularity
+	stripeRows int64
 }
 
 // allSystems lists every system in report order; the first is the baseline

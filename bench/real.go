@@ -29,18 +29,20 @@ import (
 
 // realFlags are the flags of the --real mode.
 type realFlags struct {
-	inputs   *string
-	budget   *time.Duration
-	minRuns  *int
-	markdown *bool
+	inputs     *string
+	stripeRows *int64
+	budget     *time.Duration
+	minRuns    *int
+	markdown   *bool
 }
 
 func addRealFlags(fs *flag.FlagSet) *realFlags {
 	return &realFlags{
-		inputs:   fs.String("real", "", "comma-separated Parquet files or directories of them: measure size, write and full scan of every system on each (see README)"),
-		budget:   fs.Duration("budget", 15*time.Second, "with --real: time budget of the timed runs of one phase (writes, scans) of one set; big sets get fewer runs"),
-		minRuns:  fs.Int("min-runs", 3, "with --real: fewest timed runs per figure, whatever the budget"),
-		markdown: fs.Bool("markdown", false, "with --real: print the summary tables as Markdown"),
+		inputs:     fs.String("real", "", "comma-separated Parquet files or directories of them: measure size, write and full scan of every system on each (see README)"),
+		stripeRows: fs.Int64("stripe-rows", 0, "with --real: end Strata's stripes and arrow-go's row groups every N rows, as a table written in batches is (strata and arrow-go systems only; 0: one stripe / row group as the writers choose)"),
+		budget:     fs.Duration("budget", 15*time.Second, "with --real: time budget of the timed runs of one phase (writes, scans) of one set; big sets get fewer runs"),
+		minRuns:    fs.Int("min-runs", 3, "with --real: fewest timed runs per figure, whatever the budget"),
+		markdown:   fs.Bool("markdown", false, "with --real: print the summary tables as Markdown"),
 	}
 }
 
@@ -105,6 +107,7 @@ type realSet struct {
 // realConfig is what runReal needs from the command line.
 type realConfig struct {
 	runs, minRuns, take, threads int
+	stripeRows                   int64
 	budget                       time.Duration
 	systems, jsonOut, dir        string
 	markdown                     bool
@@ -208,7 +211,7 @@ func runRealSet(log io.Writer, cfg realConfig, load sourceLoader) (*realSet, boo
 	}()
 	set := &realSet{Dataset: strings.TrimSuffix(src.Name, ".parquet"), Rows: src.Rows,
 		Columns: len(src.Schema.Fields()), LoadBefore: loadAvg()}
-	sel, err := selectSystems(allSystems(config{threads: cfg.threads}), cfg.systems)
+	sel, err := selectSystems(allSystems(config{threads: cfg.threads, stripeRows: cfg.stripeRows}), cfg.systems)
 	if err != nil {
 		fmt.Fprintln(log, "bench:", err)
 		return nil, false
@@ -678,6 +681,25 @@ func (rf *realFlags) run(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 		return 2
 	}
 	cfg.minRuns = min(cfg.minRuns, cfg.runs)
+	if cfg.stripeRows = *rf.stripeRows; cfg.stripeRows < 0 {
+		fmt.Fprintln(stderr, "bench: --stripe-rows must be >= 0")
+		return 2
+	}
+	if cfg.stripeRows > 0 {
+		// only these writers are given the bound: a figure of another
+		// would compare files of other shapes
+		sel, err := selectSystems(allSystems(config{}), cfg.systems)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 2
+		}
+		for _, s := range sel {
+			if s.Name() != "strata" && s.Name() != "arrow-go" {
+				fmt.Fprintf(stderr, "bench: --stripe-rows applies to the strata and arrow-go systems only; --systems names %s\n", key(s))
+				return 2
+			}
+		}
+	}
 	runtime.GOMAXPROCS(max(cfg.threads, runtime.GOMAXPROCS(0)))
 	inputs, err := realInputs(*rf.inputs)
 	if err != nil {
@@ -686,5 +708,8 @@ func (rf *realFlags) run(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	}
 	fmt.Fprintf(stderr, "real: %d sets, threads=%d, up to %d timed runs per figure (at least %d), budget %v per phase and set\n",
 		len(inputs), cfg.threads, cfg.runs, cfg.minRuns, cfg.budget)
+	if cfg.stripeRows > 0 {
+		fmt.Fprintf(stderr, "real: stripes and row groups of %d rows\n", cfg.stripeRows)
+	}
 	return runReal(stdout, stderr, cfg, inputs)
 }

@@ -57,7 +57,7 @@ func (s *strataSys) Write(dir string, src *Source) (string, error) {
 	for _, rec := range src.Records {
 		rows += rec.NumRows()
 	}
-	opts := &strata.WriteOptions{NoZstd: s.variant == "no-zstd", Parallel: s.cfg.threads, RowsHint: rows}
+	opts := &strata.WriteOptions{NoZstd: s.variant == "no-zstd", Parallel: s.cfg.threads, RowsHint: rows, StripeRows: s.cfg.stripeRows}
 	if s.variant == "layout" {
 		if s.src != src {
 			if s.layouts, err = firstHalfLayouts(src, rows, s.cfg.threads); err != nil {

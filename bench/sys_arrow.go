@@ -47,6 +47,10 @@ func (s *arrowSys) Write(dir string, src *Source) (string, error) {
 	if s.variant == "zstd" {
 		opts = append(opts, parquet.WithCompression(compress.Codecs.Zstd))
 	}
+	if s.cfg.stripeRows > 0 {
+		// WriteBuffered ends a row group at exactly this many rows
+		opts = append(opts, parquet.WithMaxRowGroupLength(s.cfg.stripeRows))
+	}
 	w, err := pqarrow.NewFileWriter(src.Schema, f, parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
 	if err != nil {
 		f.Close()
