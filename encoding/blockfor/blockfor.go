@@ -540,7 +540,7 @@ func open(h encoding.Header, opts *encoding.Options) (encoding.Decoder, error) {
 }
 
 func openT[T encoding.Integer](h encoding.Header, opts *encoding.Options) (*decoder[T], error) {
-	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, excBlock: -1, sums: excSums{block: -1}, inflated: h.Flags&encoding.FlagZstd != 0}
+	d := &decoder[T]{typ: h.Type, n: h.Rows, cached: -1, excBlock: -1, sums: excSums{block: -1, walked: -1}, inflated: h.Flags&encoding.FlagZstd != 0}
 	bs, body, err := encoding.Length(h.Body, MaxBlockSize, "block size")
 	if err != nil {
 		return nil, err
@@ -1069,7 +1069,8 @@ func (d *decoder[T]) Gather(rows []int32, dst []T) error {
 
 // excSums is what SumRanges needs of blocks' exceptions: their positions
 // (checked increasing and inside the block) and the running sums of their
-// corrections, the exception's value less the slot value it replaces. The
+// corrections, the exception's value less the slot value it replaces (both
+// as Read returns them: T(min + exc) and T(base + slot), widened). The
 // tables are kept, up to maxKeptExceptions entries per decoder, so that a
 // decoder the cache holds sums the same blocks again (a repeated query)
 // without rebuilding them; past that, one block's table is rebuilt as
@@ -1080,6 +1081,10 @@ type excSums struct {
 	cum   []uint64
 	// The last range ended at slot end; next exceptions lie before it.
 	end, next int
+	// walked is the last block whose exceptions a SumRanges call added
+	// in place without a table (-1: none); a later call into it builds
+	// the table.
+	walked int
 
 	at   []int32 // 1 + arena index of block b's kept table; 0 if not kept
 	apos []int32 // arena of kept positions
@@ -1097,11 +1102,17 @@ const minArena = 64
 
 // SumRanges implements encoding.RangeSummer: each block adds its rows'
 // base and its packed slots summed by bitpack.Sum, then the corrections of
-// the exceptions among the rows, from a table built once per block and
-// walked forward as the ranges advance. The table checks every exception
-// position of the block, as a read does. Narrower types whose slots could
-// wrap around T decode the block instead, so the sum is always that of the
-// values Read returns.
+// the exceptions among the rows. A block whose exceptions have a table
+// (kept, or the block a previous call walked: a Delta parent's skips and
+// gathers come back to a block) takes them from it, walked forward as the
+// ranges advance. Otherwise its packed exceptions are walked once for all
+// the ranges of the call that touch it, each correction added to the sum
+// of the range holding it: a cold lookup (FSST summing its code lengths
+// up to a row, to the next and to the end) allocates nothing and unpacks
+// no block. Either way every exception position of the block is checked,
+// as a read does. Narrower types whose packed window runs past T's range
+// wrap each slot as Read does, so the sum is always that of the values
+// Read returns.
 func (d *decoder[T]) SumRanges(from int, ends []int32, out []uint64) error {
 	if len(out) < len(ends) {
 		return fmt.Errorf("blockfor: %d sums into %d values", len(ends), len(out))
@@ -1110,7 +1121,11 @@ func (d *decoder[T]) SumRanges(from int, ends []int32, out []uint64) error {
 	if r < 0 || r > d.n {
 		return fmt.Errorf("blockfor: sums from row %d of %d: %w", r, d.n, encoding.ErrCorrupt)
 	}
+	// Corrections of walked blocks go to out ahead of the range loop.
+	out = out[:len(ends)]
+	clear(out)
 	b, bstart, bend := -1, 0, 0 // block of row r and its rows
+	walked := -1                // block this call walked, whose corrections are in out
 	for i, e32 := range ends {
 		e := int(e32)
 		if e < r || e > d.n {
@@ -1126,25 +1141,102 @@ func (d *decoder[T]) SumRanges(from int, ends []int32, out []uint64) error {
 			bl := &d.blocks[b]
 			k := r - bstart
 			m := min(bend, e) - r
+			s += d.sumSlots(bl, k, m)
+			if bl.nexc > 0 && b != walked {
+				if d.sums.kept(b) || d.sums.walked == b {
+					if err := d.loadSums(b); err != nil {
+						return err
+					}
+					s += d.sums.add(k, m)
+				} else {
+					if err := d.walkExceptions(b, r, i, ends, out); err != nil {
+						return err
+					}
+					walked, d.sums.walked = b, b
+				}
+			}
 			r += m
-			if !d.slotsExact(bl) {
-				if err := d.load(b); err != nil {
-					return err
-				}
-				for _, v := range d.cache[k : k+m] {
-					s += wide(v)
-				}
-				continue
-			}
-			s += uint64(m)*bl.base + bitpack.Sum(d.data[bl.data:bl.pos], int(bl.w), k, m)
-			if bl.nexc > 0 {
-				if err := d.loadSums(b); err != nil {
-					return err
-				}
-				s += d.sums.add(k, m)
-			}
 		}
-		out[i] = s
+		out[i] += s
+	}
+	return nil
+}
+
+// sumSlots returns the sum of T(base + slot), widened, over slots
+// [k, k+m) of block bl: m·base plus the slots summed in place where no
+// slot can carry base past T's range (slotsExact), else the slots
+// unpacked 64 at a time into a stack buffer and each wrapped.
+func (d *decoder[T]) sumSlots(bl *block, k, m int) uint64 {
+	slots, w := d.data[bl.data:bl.pos], int(bl.w)
+	if d.slotsExact(bl) {
+		return uint64(m)*bl.base + bitpack.Sum(slots, w, k, m)
+	}
+	var tmp [64]uint64
+	var s uint64
+	for m > 0 {
+		c := min(m, len(tmp))
+		bitpack.UnpackAdd(tmp[:c], slots, w, k, bl.base)
+		for _, x := range tmp[:c] {
+			s += wide(T(x))
+		}
+		k, m = k+c, m-c
+	}
+	return s
+}
+
+// walkExceptions adds the corrections of block b's exceptions at rows r
+// and after to the sums in out of the ranges that hold them, range i (which
+// r is in) and on, straight from the packed sections. Every position of
+// the block is checked as exceptions checks it, with the same error. The
+// ends past range i are checked by SumRanges as it reaches them (an error
+// then voids out); here they only place corrections, and a correction
+// past the last end is dropped.
+func (d *decoder[T]) walkExceptions(b, r, i int, ends []int32, out []uint64) error {
+	bl := &d.blocks[b]
+	// each section runs on to the end of the data
+	pos, exc, slots := d.data[bl.pos:], d.data[bl.exc:], d.data[bl.data:]
+	pw, ew, w := uint64(bl.pw), uint64(bl.ew), uint64(bl.w)
+	ne, rows, bstart := uint64(bl.nexc), uint64(bl.rows), b*d.bs
+	// Where every value is read with one 8-byte load that stays within
+	// its section (none wider than 56 bits, 8 bytes after the last
+	// position, value and slot), the loads are inline; else (the last
+	// block's exceptions, near the end of the data) through bitpack.Get.
+	fast := pw <= 56 && ew <= 56 && w <= 56 &&
+		((ne-1)*pw)>>3+8 <= uint64(len(pos)) && ((ne-1)*ew)>>3+8 <= uint64(len(exc)) &&
+		((rows-1)*w)>>3+8 <= uint64(len(slots))
+	pm, em, sm := lowMask(int(pw)), lowMask(int(ew)), lowMask(int(w))
+	prev := -1
+	for j := range ne {
+		var p uint64
+		if fast {
+			bit := j * pw
+			p = binary.LittleEndian.Uint64(pos[bit>>3:]) >> (bit & 7) & pm
+		} else {
+			p = bitpack.Get(pos, int(pw), int(j))
+		}
+		if int(p) <= prev || p >= rows {
+			return d.badException(b, int(j), int(p), prev)
+		}
+		prev = int(p)
+		at := bstart + int(p)
+		if at < r {
+			continue
+		}
+		for i < len(ends) && int(ends[i]) <= at {
+			i++
+		}
+		if i == len(ends) {
+			continue // past the ranges: checked only
+		}
+		var v, slot uint64
+		if fast {
+			vbit, sbit := j*ew, p*w
+			v = binary.LittleEndian.Uint64(exc[vbit>>3:]) >> (vbit & 7) & em
+			slot = binary.LittleEndian.Uint64(slots[sbit>>3:]) >> (sbit & 7) & sm
+		} else {
+			v, slot = bitpack.Get(exc, int(ew), int(j)), bitpack.Get(slots, int(w), int(p))
+		}
+		out[i] += wide(T(bl.min+v)) - wide(T(bl.base+slot))
 	}
 	return nil
 }
@@ -1183,16 +1275,15 @@ func (e *excSums) upTo(j int) uint64 {
 	return e.cum[j-1]
 }
 
-// slotsExact reports whether base + slot, widened, is the widened value of
-// every slot of block bl without exceptions: always for 64-bit types, and
-// for narrower ones when the widest slot cannot carry base past T's range.
+// slotsExact reports whether base + slot, widened, is the widened value
+// T(base + slot) for every slot value of block bl's width: always for
+// 64-bit types, and for narrower ones when the widest slot cannot carry
+// base past T's range. Exceptions do not matter: their corrections take
+// out T(base + slot) as summed and put in T(min + exc).
 func (d *decoder[T]) slotsExact(bl *block) bool {
 	var z T
 	if unsafe.Sizeof(z) == 8 {
 		return true
-	}
-	if bl.nexc > 0 {
-		return false
 	}
 	top := bl.base + lowMask(int(bl.w))
 	return wide(T(top)) == top && T(top) >= T(bl.base)
@@ -1252,7 +1343,11 @@ func (d *decoder[T]) loadSums(b int) error {
 	for j, p64 := range ps {
 		p := int(p64)
 		pos[j] = int32(p)
-		c += vs[j] - (bl.base + bitpack.Get(slots, w, p))
+		// as Read returns them: for narrower types both may wrap T (a
+		// corrupt exception past the block's maximum, a window past T's
+		// range); decodeAt adds the difference in T, where the widening
+		// makes no difference
+		c += wide(T(vs[j])) - wide(T(bl.base+bitpack.Get(slots, w, p)))
 		cum[j] = c
 	}
 	if keep {

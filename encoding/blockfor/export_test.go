@@ -11,3 +11,7 @@ func Retained(d encoding.Decoder) (held, bound int64) {
 		int64(4*cap(e.spos)) + int64(8*cap(e.scum))
 	return held, x.retainedBound()
 }
+
+// Exceptions returns the number of exceptions of all blocks of a decoder
+// of T values.
+func Exceptions[T encoding.Integer](d encoding.Decoder) int { return d.(*decoder[T]).totalExc }
