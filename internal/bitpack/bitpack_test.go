@@ -341,6 +341,31 @@ func TestSum(t *testing.T) {
 	}
 }
 
+// TestSumSaturated sums long streams of the largest value of every width
+// up to 8 (where sums of lanes within words would overflow first) over
+// ranges of every alignment, against the exact total.
+func TestSumSaturated(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for w := 1; w <= 8; w++ {
+		const n = 3000
+		vals := make([]uint64, n)
+		for i := range vals {
+			vals[i] = 1<<w - 1
+		}
+		src := Pack(nil, vals, w)
+		for trial := 0; trial < 200; trial++ {
+			start := r.IntN(n)
+			k := r.IntN(n - start + 1)
+			if trial < 2 {
+				start, k = trial, n-trial
+			}
+			if got, want := Sum(src, w, start, k), uint64(k)*(1<<w-1); got != want {
+				t.Fatalf("w=%d: Sum(%d, %d) = %d, want %d", w, start, k, got, want)
+			}
+		}
+	}
+}
+
 // FuzzSum holds Sum to the value-by-value sum on arbitrary streams.
 func FuzzSum(f *testing.F) {
 	f.Add([]byte{0xff, 0x0f, 0x33, 0x81, 0x00, 0x7e, 0x11, 0x22, 0x9a}, uint8(3), uint16(1), uint16(17))

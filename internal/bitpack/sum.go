@@ -28,7 +28,9 @@ var planeMasks = func() (m [maxPlaneWidth + 1][maxPlaneWidth][maxPlaneWidth]uint
 // planes: the sum is Σ_j 2^j·(number of values with bit j set), and each
 // count is a population count of the stream's words under a mask that
 // picks bit j of every value (w popcounts per word, so w²/64 per value: a
-// 1-bit stream costs one popcount per 64 values). Wider streams unpack
+// 1-bit stream costs one popcount per 64 values); 2- and 4-bit streams,
+// whose values lie within words, are added within each word instead
+// (sumLanes). Wider streams unpack
 // whole groups of 64 values into a stack buffer with the generated kernels
 // and add them; partial groups at either end read values one at a time.
 func Sum(src []byte, w, start, n int) uint64 {
@@ -90,6 +92,9 @@ func sumPlanes(src []byte, w, start, n int) uint64 {
 		}
 		return uint64(c)
 	}
+	if w == 2 || w == 4 {
+		return sumLanes(src, w, first, last, head, tail)
+	}
 	var cnt [maxPlaneWidth]int
 	masks := &planeMasks[w]
 	phase := int(first % uint64(w))
@@ -118,6 +123,63 @@ func sumPlanes(src []byte, w, start, n int) uint64 {
 		s += uint64(cnt[j]) << uint(j)
 	}
 	return s
+}
+
+// Masks of the low 2 bits of each nibble, of the low nibble of each byte
+// and of the low byte of each 16-bit lane.
+const (
+	low2s = 0x3333333333333333
+	low4s = 0x0F0F0F0F0F0F0F0F
+	low8s = 0x00FF00FF00FF00FF
+)
+
+// sumLanes is sumPlanes for widths 2 and 4, whose values never straddle
+// two words: each word's values are added within it (SWAR), pairs of
+// 2-bit values into nibbles, then nibbles into bytes (at most 30 each),
+// and the byte sums of up to 8 words (at most 240 each) folded into the
+// total. A word of 4-bit values costs five operations where bit planes
+// took four population counts.
+func sumLanes(src []byte, w int, first, last, head, tail uint64) uint64 {
+	if first == last {
+		return sumBytes(laneBytes(head&tail, w))
+	}
+	s := sumBytes(laneBytes(head, w) + laneBytes(word(src, last)&tail, w))
+	mid := src[8*(first+1) : 8*last]
+	for len(mid) >= 64 {
+		acc := laneBytes(binary.LittleEndian.Uint64(mid), w) +
+			laneBytes(binary.LittleEndian.Uint64(mid[8:]), w) +
+			laneBytes(binary.LittleEndian.Uint64(mid[16:]), w) +
+			laneBytes(binary.LittleEndian.Uint64(mid[24:]), w) +
+			laneBytes(binary.LittleEndian.Uint64(mid[32:]), w) +
+			laneBytes(binary.LittleEndian.Uint64(mid[40:]), w) +
+			laneBytes(binary.LittleEndian.Uint64(mid[48:]), w) +
+			laneBytes(binary.LittleEndian.Uint64(mid[56:]), w)
+		s += sumBytes(acc)
+		mid = mid[64:]
+	}
+	var acc uint64
+	for len(mid) >= 8 {
+		acc += laneBytes(binary.LittleEndian.Uint64(mid), w)
+		mid = mid[8:]
+	}
+	return s + sumBytes(acc)
+}
+
+// laneBytes returns, in each byte, the sum of the values of width w (2
+// or 4) that x holds in that byte: at most 30.
+func laneBytes(x uint64, w int) uint64 {
+	if w == 2 {
+		x = x&low2s + x>>2&low2s // nibbles of at most 6
+	}
+	return x&low4s + x>>4&low4s
+}
+
+// sumBytes returns the sum of the eight bytes of x: pairs into 16-bit
+// lanes (at most 510 each), whose sum (at most 2040) the multiplication
+// gathers in the top lane without a carry between lanes.
+func sumBytes(x uint64) uint64 {
+	x = x&low8s + x>>8&low8s
+	return x * 0x0001000100010001 >> 48
 }
 
 // word returns 64-bit word k of the stream, zero-padded past its end.
