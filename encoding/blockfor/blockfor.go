@@ -1193,29 +1193,33 @@ func (d *decoder[T]) sumSlots(bl *block, k, m int) uint64 {
 // past the last end is dropped.
 func (d *decoder[T]) walkExceptions(b, r, i int, ends []int32, out []uint64) error {
 	bl := &d.blocks[b]
-	// each section runs on to the end of the data
-	pos, exc, slots := d.data[bl.pos:], d.data[bl.exc:], d.data[bl.data:]
-	pw, ew, w := uint64(bl.pw), uint64(bl.ew), uint64(bl.w)
-	ne, rows, bstart := uint64(bl.nexc), uint64(bl.rows), b*d.bs
-	// Where every value is read with one 8-byte load that stays within
-	// its section (none wider than 56 bits, 8 bytes after the last
-	// position, value and slot), the loads are inline; else (the last
-	// block's exceptions, near the end of the data) through bitpack.Get.
-	fast := pw <= 56 && ew <= 56 && w <= 56 &&
-		((ne-1)*pw)>>3+8 <= uint64(len(pos)) && ((ne-1)*ew)>>3+8 <= uint64(len(exc)) &&
-		((rows-1)*w)>>3+8 <= uint64(len(slots))
-	pm, em, sm := lowMask(int(pw)), lowMask(int(ew)), lowMask(int(w))
+	pw, ew, w := int(bl.pw), int(bl.ew), int(bl.w)
+	pm, em, sm := lowMask(pw), lowMask(ew), lowMask(w)
+	rows, bstart := uint64(bl.rows), b*d.bs
+	// Each value is read with one 8-byte load at its byte when that stays
+	// within the data (open checked that the sections do) and no width
+	// passes 56 bits; else (the last exceptions of the data's last block,
+	// wide values: lim 0) through bitpack.Get.
+	data := unsafe.Pointer(unsafe.SliceData(d.data))
+	lim := uint64(len(d.data))
+	if pw > 56 || ew > 56 || w > 56 {
+		lim = 0
+	}
+	load := func(bit, m uint64) uint64 {
+		return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(data, bit>>3))[:]) >> (bit & 7) & m
+	}
+	pbit, vbit, sbit := uint64(bl.pos)*8, uint64(bl.exc)*8, uint64(bl.data)*8
 	prev := -1
-	for j := range ne {
+	for j := range int(bl.nexc) {
 		var p uint64
-		if fast {
-			bit := j * pw
-			p = binary.LittleEndian.Uint64(pos[bit>>3:]) >> (bit & 7) & pm
+		if pbit>>3+8 <= lim {
+			p = load(pbit, pm)
 		} else {
-			p = bitpack.Get(pos, int(pw), int(j))
+			p = bitpack.Get(d.data[bl.pos:], pw, j)
 		}
+		pbit += uint64(pw)
 		if int(p) <= prev || p >= rows {
-			return d.badException(b, int(j), int(p), prev)
+			return d.badException(b, j, int(p), prev)
 		}
 		prev = int(p)
 		at := bstart + int(p)
@@ -1229,12 +1233,15 @@ func (d *decoder[T]) walkExceptions(b, r, i int, ends []int32, out []uint64) err
 			continue // past the ranges: checked only
 		}
 		var v, slot uint64
-		if fast {
-			vbit, sbit := j*ew, p*w
-			v = binary.LittleEndian.Uint64(exc[vbit>>3:]) >> (vbit & 7) & em
-			slot = binary.LittleEndian.Uint64(slots[sbit>>3:]) >> (sbit & 7) & sm
+		if vb := vbit + uint64(j*ew); vb>>3+8 <= lim {
+			v = load(vb, em)
 		} else {
-			v, slot = bitpack.Get(exc, int(ew), int(j)), bitpack.Get(slots, int(w), int(p))
+			v = bitpack.Get(d.data[bl.exc:], ew, j)
+		}
+		if sb := sbit + p*uint64(w); sb>>3+8 <= lim {
+			slot = load(sb, sm)
+		} else {
+			slot = bitpack.Get(d.data[bl.data:], w, int(p))
 		}
 		out[i] += wide(T(bl.min+v)) - wide(T(bl.base+slot))
 	}
