@@ -63,9 +63,11 @@ usage:
   strata gen tsbs [--hosts 100] [--duration 24h] [--interval 10s] OUT
                                            the TSBS cpu-only DevOps workload (.strata: a time-series table)
   strata ts COMMAND ...                    time-series tables: import, query, agg, sample, last, paths, info
-  strata sizes DIR|FILE.parquet... [--optimize speed|balanced|size]
+  strata sizes DIR|FILE.parquet... [--optimize speed|balanced|size] [--stripe-rows N]
                                            Strata's bytes beside Parquet's, per set and per column
-                                           (a file it cannot import is reported, skipped, and exits 1)
+                                           (a file it cannot import is reported, skipped, and exits 1;
+                                           --stripe-rows: stripes of N rows beside the Parquet file
+                                           rewritten in row groups of N rows)
   strata bench [--sf 0.1 | --parquet FILE] [--runs 7] [--json F] [--svg F]
                                            Strata beside arrow-go, parquet-go and DuckDB (needs a checkout)
   strata calibrate [--rounds 15]           measure each encoding's decode cost and zstd's on this machine
