@@ -625,7 +625,9 @@ func (d *decoder) gatherFew(rows []int32, dst *encoding.Bytes) (bool, error) {
 		}
 		d.totalOK = true
 		d.fewSummed += d.n
-	} else {
+	} else if len(rows) > 0 {
+		// (a gather of no rows is legal: a Nullable parent makes one
+		// when every row it looks up is null)
 		d.fewSummed += int(rows[len(rows)-1]) + 1
 	}
 	for k, r := range rows {
