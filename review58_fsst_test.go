@@ -336,3 +336,76 @@ func TestReview58FSSTConcurrentLookups(t *testing.T) {
 		}
 	}
 }
+
+// TestReview58FSSTLookupOfNullsAfterValues: lookups of present rows, then
+// of null rows only, in a nullable FSST column on one File. A Nullable
+// decoder gathering only null rows gathers no row of its FSST values,
+// which panicked once a lookup had summed the code lengths in place
+// (encoding/fsst's TestReview58NullableLookupOfNulls); the file reader
+// reads a nullable chunk whole for a lookup, so this test, of the
+// public path, passed before that fix too.
+func TestReview58FSSTLookupOfNullsAfterValues(t *testing.T) {
+	const rows = 2000
+	words := strings.Fields("furiously carefully quickly blithely regular final ironic pending express " +
+		"packages deposits accounts requests theodolites instructions sleep haggle nag cajole among")
+	r := rand.New(rand.NewPCG(58, 2))
+	sch := arrow.NewSchema([]arrow.Field{{Name: "t", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	want := make([]string, rows)
+	for i := range want {
+		if i%3 == 1 {
+			b.Field(0).AppendNull()
+			continue
+		}
+		var sb strings.Builder
+		for j := 0; j < 2+r.IntN(5); j++ {
+			sb.WriteString(words[r.IntN(len(words))])
+			sb.WriteByte(' ')
+		}
+		want[i] = sb.String()
+		b.Field(0).(*array.StringBuilder).Append(want[i])
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := strata.NewWriter(&buf, sch, &strata.WriteOptions{NoZstd: true, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lay, err := f.Layouts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := lay["t"].Tree.String(); !strings.Contains(s, "FSST(") {
+		t.Fatalf("column stored as %s, want FSST values: the test no longer looks up what it was written for", s)
+	}
+	for _, req := range [][]int64{{3}, {1}, {4, 7}, {1, 4, 10}} {
+		got, err := f.Take(req, nil)
+		if err != nil {
+			t.Fatalf("take %v: %v", req, err)
+		}
+		col := got.Column(0).(*array.String)
+		for i, row := range req {
+			if row%3 == 1 {
+				if !col.IsNull(i) {
+					t.Errorf("row %d: %q, want null", row, col.Value(i))
+				}
+			} else if col.IsNull(i) || col.Value(i) != want[row] {
+				t.Errorf("row %d: %q, want %q", row, col.Value(i), want[row])
+			}
+		}
+		got.Release()
+	}
+}
