@@ -186,9 +186,13 @@ func review58Write(t *testing.T, rec arrow.RecordBatch, o strata.WriteOptions) [
 // worktree of its own with this file copied in) can be compared byte for
 // byte; REVIEW58_SEEDS sets the number of random tables (24) and
 // REVIEW58_ONLY a comma-separated list of table prefixes (rand48,adv1).
+// REVIEW58_MORE adds, for each table, a write with every top-level leaf
+// forced to Trivial and one in batches with flushes on two goroutines.
 // Without REVIEW58_HASHES the test is skipped. Review 58 compared the
 // parent of d3afc86 with 5c478ee on 150 tables: every file was
-// byte-identical but two, whose chunks d3afc86 sizes from an estimate.
+// byte-identical but two, whose chunks d3afc86 sizes from an estimate;
+// and d3afc86 with 5c478ee on 80 tables with REVIEW58_MORE: all 1,353
+// files byte-identical.
 func TestReview58DiffHashes(t *testing.T) {
 	out := os.Getenv("REVIEW58_HASHES")
 	if out == "" {
@@ -204,6 +208,43 @@ func TestReview58DiffHashes(t *testing.T) {
 			o.o.Parallel = 1
 			data := review58Write(t, tb.rec, o.o)
 			lines = append(lines, fmt.Sprintf("%s %s %x", tb.name, o.name, sha256.Sum256(data)))
+		}
+		// every top-level leaf forced to Trivial, with zstd and without
+		// (a forced Trivial node of fixed-width values: edac378), and
+		// written in batches with a flush between them on two goroutines
+		if os.Getenv("REVIEW58_MORE") != "" {
+			force := map[string]*encoding.Tree{}
+			for i, fd := range tb.rec.Schema().Fields() {
+				switch fd.Type.(type) {
+				case *arrow.StructType, *arrow.ListType, *arrow.MapType:
+					continue
+				}
+				force[fd.Name] = &encoding.Tree{Kind: encoding.KindTrivial, Zstd: i%2 == 0}
+			}
+			data := review58Write(t, tb.rec, strata.WriteOptions{Parallel: 1, Force: force})
+			lines = append(lines, fmt.Sprintf("%s forcetrivial %x", tb.name, sha256.Sum256(data)))
+			var buf bytes.Buffer
+			w, err := strata.NewWriter(&buf, tb.rec.Schema(), &strata.WriteOptions{Parallel: 2, StripeBytes: 32 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := tb.rec.NumRows()
+			for lo := int64(0); lo < n; lo += 1000 {
+				part := tb.rec.NewSlice(lo, min(n, lo+1000))
+				if err := w.Write(part); err != nil {
+					t.Fatal(err)
+				}
+				part.Release()
+				if lo%3000 == 0 {
+					if err := w.Flush(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf("%s batches %x", tb.name, sha256.Sum256(buf.Bytes())))
 		}
 		// replay the layouts a write of the first half chose
 		if tb.rec.NumRows() >= 4 {

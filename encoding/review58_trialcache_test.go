@@ -65,3 +65,39 @@ func TestReview58TrialCacheSeeded(t *testing.T) {
 		t.Errorf("one cache hashes the same values apart")
 	}
 }
+
+// TestReview58BytesHashFraming: binary values hash by their bytes and
+// where each ends (ffad902 hashes the two apart, in place): values cut in
+// other places, empty values moved, and one more empty value all hash
+// apart, and values hash alike wherever they lie in a longer sequence.
+func TestReview58BytesHashFraming(t *testing.T) {
+	of := func(vs ...string) Bytes {
+		var b Bytes
+		for _, v := range vs {
+			b.Append([]byte(v))
+		}
+		return b
+	}
+	seed := NewTrialCache().seed
+	hash := func(b Bytes) [2]uint64 {
+		lo, hi, _ := contentHash(b, seed)
+		return [2]uint64{lo, hi}
+	}
+	apart := [][2]Bytes{
+		{of("ab", "c"), of("a", "bc")},
+		{of("", "x"), of("x", "")},
+		{of(""), of("", "")},
+		{of("abc"), of("ab", "c")},
+		{of("a", "", "b"), of("a", "b", "")},
+	}
+	for _, p := range apart {
+		if hash(p[0]) == hash(p[1]) {
+			t.Errorf("%q and %q hash alike", p[0].Data, p[1].Data)
+		}
+	}
+	long := of("zz", "ab", "c", "")
+	mid := Bytes{Offsets: long.Offsets[1:4], Data: long.Data}
+	if hash(mid) != hash(of("ab", "c")) {
+		t.Errorf("values in the middle of a sequence hash apart from the same values alone")
+	}
+}
