@@ -1,6 +1,7 @@
 package read_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"strata/encoding"
+	"strata/format"
 	"strata/iox"
 	"strata/read"
 	"strata/write"
@@ -141,4 +143,69 @@ func TestReview58LookupsAfterCanceledTake(t *testing.T) {
 		t.Fatalf("%d buffers of chunk memory held after dropping the caches, want %d", n, live)
 	}
 	_ = arrow.PrimitiveTypes.Int64
+}
+
+// TestReview58LookupsAroundACorruptChunk: one chunk of one column fails
+// its checksum. Lookups that touch it fail, each a query whose chunks
+// come from one slab (da260ec) and whose other chunks may be cached, and
+// lookups of rows in other chunks, before and after, return the written
+// values; every buffer goes back once the caches are dropped.
+func TestReview58LookupsAroundACorruptChunk(t *testing.T) {
+	defer read.ScribbleReleased()()
+	const rows = 6000
+	data, recs := writeFile(t, 60, rows, write.Options{ChunkValues: 1000, Force: review58Force})
+	all := concat(t, recs)
+	defer all.Release()
+	ff, err := format.Open(context.Background(), iox.Bytes(data), format.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams, err := ff.Streams(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the third chunk of the stream with the most chunks of rows
+	best := 0
+	for id, s := range streams {
+		if len(s.Chunks) > len(streams[best].Chunks) {
+			best = id
+		}
+	}
+	ci := streams[best].Chunks[2]
+	bad := bytes.Clone(data)
+	bad[ci.Offset+ci.Size-1] ^= 0x40
+	live := read.LiveLeases()
+	f, err := read.Open(context.Background(), iox.Bytes(bad), read.Options{DecoderCacheBytes: 1 << 20, Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(6, 0))
+	failed := 0
+	for round := range 60 {
+		req := []int64{r.Int64N(rows), r.Int64N(rows)}
+		if round%5 == 0 {
+			req = append(req, ci.FirstRow+int64(r.IntN(int(ci.Rows))))
+		}
+		rec, _, err := f.TakeContext(context.Background(), req, read.TakeOptions{})
+		if err != nil {
+			if !errors.Is(err, format.ErrChecksum) {
+				t.Fatalf("round %d: %v, want a checksum error", round, err)
+			}
+			failed++
+			continue
+		}
+		for i, row := range req {
+			if err := sameRow(all, row, rec, int64(i)); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		rec.Release()
+	}
+	if failed == 0 {
+		t.Fatalf("no lookup met the corrupt chunk (stream %d, rows %d..%d)", best, ci.FirstRow, ci.FirstRow+ci.Rows)
+	}
+	f.DropCaches()
+	if n := read.LiveLeases(); n != live {
+		t.Fatalf("%d buffers of chunk memory held after dropping the caches, want %d", n, live)
+	}
 }
