@@ -14,18 +14,26 @@ import (
 	"strata/interop"
 )
 
-// TestImportStripeRows: import --stripe-rows ends a stripe every N rows;
-// a negative count is a usage error.
-func TestImportStripeRows(t *testing.T) {
-	dir := t.TempDir()
+// writeRowsTable writes dir/t.parquet, 2,500 rows of an int64 column and
+// a string column of 40 values, and returns its path.
+func writeRowsTable(t *testing.T, dir string) string {
+	t.Helper()
 	src := filepath.Join(dir, "t.parquet")
 	xs := make([]*int64, 2500)
 	ss := make([]string, len(xs))
 	for i := range xs {
 		v := int64(i * 7)
-		xs[i], ss[i] = &v, strings.Repeat("x", i%5)
+		xs[i], ss[i] = &v, fmt.Sprintf("name %d", i%40)
 	}
 	writeTable(t, src, false, xs, ss)
+	return src
+}
+
+// TestImportStripeRows: import --stripe-rows ends a stripe every N rows;
+// a negative count is a usage error.
+func TestImportStripeRows(t *testing.T) {
+	dir := t.TempDir()
+	src := writeRowsTable(t, dir)
 	dst := filepath.Join(dir, "t.strata")
 	if _, stderr, err := capture(t, "import", "--quiet", "--stripe-rows", "1000", src, dst); err != nil {
 		t.Fatalf("import: %v\n%s", err, stderr)
@@ -53,14 +61,7 @@ func TestImportStripeRows(t *testing.T) {
 // (kept beside it under --keep), not against the source's own groups.
 func TestSizesStripeRows(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(dir, "t.parquet")
-	xs := make([]*int64, 2500)
-	ss := make([]string, len(xs))
-	for i := range xs {
-		v := int64(i * 7)
-		xs[i], ss[i] = &v, fmt.Sprintf("name %d", i%40)
-	}
-	writeTable(t, src, false, xs, ss)
+	src := writeRowsTable(t, dir)
 	keep := filepath.Join(dir, "keep")
 	jsonPath := filepath.Join(dir, "r.json")
 	out, stderr, err := capture(t, "sizes", "--quiet", "--stripe-rows", "1000", "--keep", keep, "--json", jsonPath, src)
