@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -333,112 +334,136 @@ func TestCorruptionSweep(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var total sweepCounts
+	var (
+		mu    sync.Mutex
+		total sweepCounts
+	)
 	only := os.Getenv("STRATA_SWEEP_FILE")
-	for _, name := range names {
-		if only != "" && name != only {
-			continue
-		}
-		orig := files[name]
-		want, err := readAll(orig)
-		if err != nil {
-			t.Fatalf("%s: original does not read: %v", name, err)
-		}
-		var c sweepCounts
-		buf := make([]byte, len(orig))
-		for bit := 0; bit < len(orig)*8; bit++ {
-			byteAt := bit / 8
-			dense := full || len(orig) <= sweepDenseBytes || byteAt >= len(orig)-sweepTailBytes
-			if !dense && byteAt%sweepStride != 0 {
+	// The files are swept side by side (each alone is a few to tens of
+	// seconds of reads): the group returns when every one is done.
+	t.Run("files", func(t *testing.T) {
+		for _, name := range names {
+			if only != "" && name != only {
 				continue
 			}
-			copy(buf, orig)
-			buf[byteAt] ^= 1 << (bit % 8)
-			c.flips++
-			what := fmt.Sprintf("%s: bit %d (byte %d of %d)", name, bit, byteAt, len(orig))
-			var diff error
-			hostile := c.flips%2 == 0
-			what += fmt.Sprintf(" (hostile reader %v)", hostile)
-			err := withTimeout(t, what, func() error {
-				got, err := readAllWith(buf, hostile)
-				if err == nil {
-					diff = want.equal(got)
-					got.release()
-				}
-				return err
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				c := sweepFile(t, name, files[name], full)
+				mu.Lock()
+				total.add(c)
+				mu.Unlock()
 			})
-			switch {
-			case err != nil && strings.HasPrefix(err.Error(), "PANIC"):
-				t.Errorf("%s: %v", what, err)
-			case err != nil && !clearError(err):
-				t.Errorf("%s: error without a kind (ErrCorrupt/ErrUnsupported/ErrLimit): %v", what, err)
-			case err != nil && errors.Is(err, encoding.ErrUnsupported) && !errors.Is(err, encoding.ErrCorrupt) && !newerWriterField(len(orig), byteAt):
-				t.Errorf("%s: damage reported as unsupported: %v", what, err)
-			case err != nil:
-				c.readErr++
-			case diff != nil:
-				t.Errorf("%s: read returned different data without an error: %v", what, diff)
-			default:
-				c.harmless++
-			}
-			// Detection: a verifying open, or File.Verify after a plain open.
-			err = withTimeout(t, what+" (verify)", func() error {
-				f, err := strata.OpenSourceWith(iox.Bytes(buf), strata.OpenOptions{Verify: true})
-				if err == nil {
-					f.Close()
-					return nil
-				}
-				c.verifyOpen++
-				g, err := strata.OpenSource(iox.Bytes(buf))
-				if err != nil {
-					return err // the footer or postscript: Open itself reports it
-				}
-				defer g.Close()
-				return g.Verify(context.Background())
-			})
-			switch {
-			case err == nil:
-				t.Errorf("%s: not detected by a verifying open and File.Verify", what)
-			case !clearError(err):
-				t.Errorf("%s: verify error without a kind: %v", what, err)
-			default:
-				c.verifyLocated++
-			}
 		}
-		for n := 0; n < len(orig); n++ {
-			if !full && len(orig) > sweepDenseBytes && n < len(orig)-sweepTailBytes && n%sweepStride != 0 {
-				continue
-			}
-			c.truncations++
-			hostile := c.truncations%2 == 0
-			what := fmt.Sprintf("%s: truncated to %d of %d bytes (hostile reader %v)", name, n, len(orig), hostile)
-			err := withTimeout(t, what, func() error {
-				got, err := readAllWith(orig[:n], hostile)
-				if err == nil {
-					got.release()
-				}
-				return err
-			})
-			switch {
-			case err == nil:
-				t.Errorf("%s: read without an error", what)
-			case !clearError(err):
-				t.Errorf("%s: error without a kind: %v", what, err)
-			default:
-				c.truncErr++
-			}
-		}
-		want.release()
-		t.Logf("%-32s %6d bytes: %6d flips (%d read errors, %d harmless, %d refused by a verifying open, %d detected in all); %d truncations, %d refused",
-			name, len(orig), c.flips, c.readErr, c.harmless, c.verifyOpen, c.verifyLocated, c.truncations, c.truncErr)
-		total.flips += c.flips
-		total.readErr += c.readErr
-		total.harmless += c.harmless
-		total.verifyOpen += c.verifyOpen
-		total.verifyLocated += c.verifyLocated
-		total.truncations += c.truncations
-		total.truncErr += c.truncErr
-	}
+	})
 	t.Logf("TOTAL: %d flips: %d read errors, %d harmless (original data), 0 wrong answers; %d refused by a verifying open, %d detected by verifying open or File.Verify; %d truncations, %d refused",
 		total.flips, total.readErr, total.harmless, total.verifyOpen, total.verifyLocated, total.truncations, total.truncErr)
+}
+
+// sweepFile flips every bit of orig (every sweepStride-th byte's of a
+// large file, but its tail) and truncates it at every length likewise,
+// reading each copy every way: no panic, no hang, no wrong answer
+// without an error, and every flip detected by verification.
+func sweepFile(t *testing.T, name string, orig []byte, full bool) sweepCounts {
+	want, err := readAll(orig)
+	if err != nil {
+		t.Fatalf("%s: original does not read: %v", name, err)
+	}
+	var c sweepCounts
+	buf := make([]byte, len(orig))
+	for bit := 0; bit < len(orig)*8; bit++ {
+		byteAt := bit / 8
+		dense := full || len(orig) <= sweepDenseBytes || byteAt >= len(orig)-sweepTailBytes
+		if !dense && byteAt%sweepStride != 0 {
+			continue
+		}
+		copy(buf, orig)
+		buf[byteAt] ^= 1 << (bit % 8)
+		c.flips++
+		what := fmt.Sprintf("%s: bit %d (byte %d of %d)", name, bit, byteAt, len(orig))
+		var diff error
+		hostile := c.flips%2 == 0
+		what += fmt.Sprintf(" (hostile reader %v)", hostile)
+		err := withTimeout(t, what, func() error {
+			got, err := readAllWith(buf, hostile)
+			if err == nil {
+				diff = want.equal(got)
+				got.release()
+			}
+			return err
+		})
+		switch {
+		case err != nil && strings.HasPrefix(err.Error(), "PANIC"):
+			t.Errorf("%s: %v", what, err)
+		case err != nil && !clearError(err):
+			t.Errorf("%s: error without a kind (ErrCorrupt/ErrUnsupported/ErrLimit): %v", what, err)
+		case err != nil && errors.Is(err, encoding.ErrUnsupported) && !errors.Is(err, encoding.ErrCorrupt) && !newerWriterField(len(orig), byteAt):
+			t.Errorf("%s: damage reported as unsupported: %v", what, err)
+		case err != nil:
+			c.readErr++
+		case diff != nil:
+			t.Errorf("%s: read returned different data without an error: %v", what, diff)
+		default:
+			c.harmless++
+		}
+		// Detection: a verifying open, or File.Verify after a plain open.
+		err = withTimeout(t, what+" (verify)", func() error {
+			f, err := strata.OpenSourceWith(iox.Bytes(buf), strata.OpenOptions{Verify: true})
+			if err == nil {
+				f.Close()
+				return nil
+			}
+			c.verifyOpen++
+			g, err := strata.OpenSource(iox.Bytes(buf))
+			if err != nil {
+				return err // the footer or postscript: Open itself reports it
+			}
+			defer g.Close()
+			return g.Verify(context.Background())
+		})
+		switch {
+		case err == nil:
+			t.Errorf("%s: not detected by a verifying open and File.Verify", what)
+		case !clearError(err):
+			t.Errorf("%s: verify error without a kind: %v", what, err)
+		default:
+			c.verifyLocated++
+		}
+	}
+	for n := 0; n < len(orig); n++ {
+		if !full && len(orig) > sweepDenseBytes && n < len(orig)-sweepTailBytes && n%sweepStride != 0 {
+			continue
+		}
+		c.truncations++
+		hostile := c.truncations%2 == 0
+		what := fmt.Sprintf("%s: truncated to %d of %d bytes (hostile reader %v)", name, n, len(orig), hostile)
+		err := withTimeout(t, what, func() error {
+			got, err := readAllWith(orig[:n], hostile)
+			if err == nil {
+				got.release()
+			}
+			return err
+		})
+		switch {
+		case err == nil:
+			t.Errorf("%s: read without an error", what)
+		case !clearError(err):
+			t.Errorf("%s: error without a kind: %v", what, err)
+		default:
+			c.truncErr++
+		}
+	}
+	want.release()
+	t.Logf("%-32s %6d bytes: %6d flips (%d read errors, %d harmless, %d refused by a verifying open, %d detected in all); %d truncations, %d refused",
+		name, len(orig), c.flips, c.readErr, c.harmless, c.verifyOpen, c.verifyLocated, c.truncations, c.truncErr)
+	return c
+}
+
+func (c *sweepCounts) add(o sweepCounts) {
+	c.flips += o.flips
+	c.readErr += o.readErr
+	c.harmless += o.harmless
+	c.verifyOpen += o.verifyOpen
+	c.verifyLocated += o.verifyLocated
+	c.truncations += o.truncations
+	c.truncErr += o.truncErr
 }
