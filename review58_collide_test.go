@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata"
-	"strata/iox"
 )
 
 // review58Colliding returns two sequences of n 64-bit values (n >= 32)
@@ -67,21 +66,7 @@ func TestReview58CollidingColumnsKeepTheirValues(t *testing.T) {
 				defer rec.Release()
 				o := opt.o
 				o.Parallel = 1
-				var buf bytes.Buffer
-				w, err := strata.NewWriter(&buf, sch, &o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Write(rec); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-				f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
-				if err != nil {
-					t.Fatal(err)
-				}
+				f := openWritten(t, o, rec)
 				defer f.Close()
 				got, err := f.Take([]int64{0, 8}, []string{"a", "b", "sa", "sb"})
 				if err != nil {

@@ -368,21 +368,7 @@ func TestReview58FSSTLookupOfNullsAfterValues(t *testing.T) {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := strata.NewWriter(&buf, sch, &strata.WriteOptions{NoZstd: true, Parallel: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := strata.OpenSource(iox.Bytes(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openWritten(t, strata.WriteOptions{NoZstd: true, Parallel: 1}, rec)
 	defer f.Close()
 	lay, err := f.Layouts()
 	if err != nil {

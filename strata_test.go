@@ -957,6 +957,17 @@ func build(name string, dt arrow.DataType, nullable bool, meta arrow.Metadata, f
 	return array.NewRecordBatch(sch, []arrow.Array{a}, int64(a.Len()))
 }
 
+// openWritten writes recs with opts into memory and opens the file.
+func openWritten(t testing.TB, opts strata.WriteOptions, recs ...arrow.RecordBatch) *strata.File {
+	t.Helper()
+	tb := &table{sch: recs[0].Schema(), recs: recs, flats: opts.FlatMap}
+	f, err := strata.OpenSource(iox.Bytes(writeBytes(t, tb, opts)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // roundTrip writes recs and checks a full scan returns them.
 func roundTrip(t *testing.T, opts strata.WriteOptions, recs ...arrow.RecordBatch) *strata.File {
 	t.Helper()
@@ -966,10 +977,7 @@ func roundTrip(t *testing.T, opts strata.WriteOptions, recs ...arrow.RecordBatch
 		t.Fatal(err)
 	}
 	tb.all = all
-	f, err := strata.OpenSource(iox.Bytes(writeBytes(t, tb, opts)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openWritten(t, opts, recs...)
 	got, err := scan(f, strata.ScanOptions{})
 	if err != nil {
 		t.Fatalf("scan: %v", err)

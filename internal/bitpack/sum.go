@@ -30,9 +30,9 @@ var planeMasks = func() (m [maxPlaneWidth + 1][maxPlaneWidth][maxPlaneWidth]uint
 // picks bit j of every value (w popcounts per word, so w²/64 per value: a
 // 1-bit stream costs one popcount per 64 values); 2- and 4-bit streams,
 // whose values lie within words, are added within each word instead
-// (sumLanes). Wider streams unpack
-// whole groups of 64 values into a stack buffer with the generated kernels
-// and add them; partial groups at either end read values one at a time.
+// (sumLanes). Wider streams unpack whole groups of 64 values into a stack
+// buffer with the generated kernels and add them; partial groups at
+// either end read values one at a time.
 func Sum(src []byte, w, start, n int) uint64 {
 	if w == 0 || n <= 0 {
 		return 0
