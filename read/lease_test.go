@@ -100,17 +100,9 @@ func TestTakeRecyclesChunkMemory(t *testing.T) {
 					for i := range req {
 						req[i] = r.Int64N(rows)
 					}
-					rec, _, err := f.TakeContext(context.Background(), req, read.TakeOptions{})
-					if err != nil {
+					if err := takeSame(f, all, req); err != nil {
 						return err
 					}
-					for i, row := range req {
-						if err := sameRow(all, row, rec, int64(i)); err != nil {
-							rec.Release()
-							return fmt.Errorf("take %v: %w", req, err)
-						}
-					}
-					rec.Release()
 					if w == 0 {
 						lo := r.IntN(rows - 2000)
 						h, err := scanHeld(f, fmt.Sprintf("id >= %d AND id < %d", 3*lo, 3*(lo+1500)), int64(lo))
@@ -200,6 +192,21 @@ func scanHeld(f *read.File, where string, first int64) ([]heldRecord, error) {
 		out = append(out, heldRecord{rec, first})
 		first += rec.NumRows()
 	}
+}
+
+// takeSame looks rows up in f and compares each with its row of all.
+func takeSame(f *read.File, all arrow.Record, rows []int64) error {
+	rec, _, err := f.TakeContext(context.Background(), rows, read.TakeOptions{})
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	for i, row := range rows {
+		if err := sameRow(all, row, rec, int64(i)); err != nil {
+			return fmt.Errorf("take %v: %w", rows, err)
+		}
+	}
+	return nil
 }
 
 // sameRow compares row i of rec with row of all, column by column.

@@ -57,17 +57,9 @@ func TestReview58InMemoryLookupsRecycle(t *testing.T) {
 					for i := range req {
 						req[i] = r.Int64N(rows)
 					}
-					rec, _, err := f.TakeContext(context.Background(), req, read.TakeOptions{})
-					if err != nil {
+					if err := takeSame(f, all, req); err != nil {
 						return err
 					}
-					for i, row := range req {
-						if err := sameRow(all, row, rec, int64(i)); err != nil {
-							rec.Release()
-							return fmt.Errorf("take %v: %w", req, err)
-						}
-					}
-					rec.Release()
 					if w == 0 {
 						lo := r.IntN(rows - 2000)
 						h, err := scanHeld(f, fmt.Sprintf("id >= %d AND id < %d", 3*lo, 3*(lo+1500)), int64(lo))
@@ -126,16 +118,9 @@ func TestReview58LookupsAfterCanceledTake(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 9))
 	for round := range 20 {
 		req := []int64{r.Int64N(rows), r.Int64N(rows)}
-		rec, _, err := f.TakeContext(context.Background(), req, read.TakeOptions{})
-		if err != nil {
-			t.Fatal(err)
+		if err := takeSame(f, all, req); err != nil {
+			t.Fatalf("round %d: %v", round, err)
 		}
-		for i, row := range req {
-			if err := sameRow(all, row, rec, int64(i)); err != nil {
-				t.Fatalf("round %d: %v", round, err)
-			}
-		}
-		rec.Release()
 	}
 	f.DropCaches()
 
