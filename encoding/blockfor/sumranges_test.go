@@ -172,6 +172,22 @@ func TestSumRangesValues(t *testing.T) {
 	t.Run("uint64", func(t *testing.T) { testSumRanges[uint64](t) })
 }
 
+// readPart reads values [a, b) of d into got after a Reset and a Skip (the
+// window a Delta parent reads after a skip) and checks them against vals.
+func readPart[T encoding.Integer](t *testing.T, d encoding.Reader[T], vals, got []T, a, b int, what string) {
+	t.Helper()
+	d.Reset()
+	if err := d.Skip(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Read(got[a:b]); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[a:b], vals[a:b]) {
+		t.Fatalf("%s: part [%d, %d) read other values", what, a, b)
+	}
+}
+
 func testSumRanges[T encoding.Integer](t *testing.T) {
 	r := rand.New(rand.NewPCG(58, uint64(encoding.TypeFor[T]())))
 	withExc := 0
@@ -207,17 +223,7 @@ func testSumRanges[T encoding.Integer](t *testing.T) {
 					checkSums(t, warm, vals, from, ends, what+"/warm")
 					// a part read, as a window after a Delta skip
 					a := r.IntN(n)
-					b := min(n, a+1+r.IntN(2*bs))
-					mixed.Reset()
-					if err := mixed.Skip(a); err != nil {
-						t.Fatal(err)
-					}
-					if err := mixed.Read(got[a:b]); err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got[a:b], vals[a:b]) {
-						t.Fatalf("%s: part [%d, %d) read other values", what, a, b)
-					}
+					readPart(t, mixed, vals, got, a, min(n, a+1+r.IntN(2*bs)), what)
 					checkSums(t, mixed.(encoding.RangeSummer), vals, from, ends, what+"/mixed")
 				}
 			}
@@ -442,17 +448,7 @@ func testSumHostile[T encoding.Integer](t *testing.T) {
 			// a part of a good block read (tables built by reads), then the sums
 			a := r.IntN(n)
 			if !blocks[a/bs].bad {
-				b := min((a/bs+1)*bs, n, a+1+r.IntN(bs))
-				mixed.Reset()
-				if err := mixed.Skip(a); err != nil {
-					t.Fatal(err)
-				}
-				if err := mixed.Read(got[a:b]); err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got[a:b], vals[a:b]) {
-					t.Fatalf("%s: part [%d, %d) read other values", what, a, b)
-				}
+				readPart(t, mixed, vals, got, a, min((a/bs+1)*bs, n, a+1+r.IntN(bs)), what)
 			}
 			checkSums(t, mixed.(encoding.RangeSummer), vals, from, ends, what+"/mixed")
 		}
