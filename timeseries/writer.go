@@ -57,7 +57,9 @@ type WriterOptions struct {
 	BloomFPP float64
 	// Table passes options to the table writer (stripe size, zstd,
 	// parallelism, metadata). Its ChunkValues, Force and Policy are set by
-	// this layer.
+	// this layer. Table.StripeRows ends stripes between units, which the
+	// series index addresses whole within one stripe: a stripe holds at
+	// most that many rows, unless a single unit holds more.
 	Table write.Options
 
 	// indexVersion, when not 0, is the index version written instead of
@@ -156,6 +158,10 @@ type Writer struct {
 	openRow int64 // rows in open
 	openSer int   // first series in open
 	nextRow int64 // file row of the next series' first row
+	// stripeRows is Table.StripeRows, which this layer applies between
+	// units; unstriped counts the rows handed to the table writer that
+	// no stripe holds yet (onStripe takes them off).
+	stripeRows, unstriped int64
 }
 
 // unitInfo is a unit being written: its record and statistics.
@@ -282,6 +288,11 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	}
 	wo.Policy = p
 	wo.Force = map[string]*encoding.Tree{sch.Field(t.time).Name: {Kind: encoding.KindDeltaOfDelta}}
+	// The table writer would end a stripe by rows inside a unit (it
+	// appends a batch that crosses StripeRows in pieces), and onStripe
+	// needs every unit whole in one stripe: writeUnit ends stripes by rows
+	// between units instead.
+	tw.stripeRows, wo.StripeRows = wo.StripeRows, 0
 	// Irregular times (over half a byte per row in DeltaOfDelta) take
 	// whatever selection finds smaller; a time filter then decodes the
 	// time of the units it reads instead of settling blocks.
@@ -597,11 +608,27 @@ func (tw *Writer) writeUnit(recs []arrow.Record, firstSeries, nSeries int) error
 		u.rec.tmin, u.rec.tmax = min(u.rec.tmin, v), max(u.rec.tmax, v)
 	}
 	u.stats = tw.t.unitStats(rec)
+	n := rec.NumRows()
+	if tw.stripeRows > 0 && tw.unstriped > 0 && tw.unstriped+n > tw.stripeRows {
+		// the unit would take the stripe past StripeRows: end it first
+		if err := tw.w.Flush(); err != nil {
+			return err
+		}
+		if tw.err != nil {
+			return tw.err
+		}
+	}
 	tw.units = append(tw.units, u)
+	tw.unstriped += n
 	if err := tw.w.Write(rec); err != nil {
 		return err
 	}
 	tw.w.Cut()
+	if tw.err == nil && tw.stripeRows > 0 && tw.unstriped >= tw.stripeRows {
+		if err := tw.w.Flush(); err != nil {
+			return err
+		}
+	}
 	return tw.err
 }
 
@@ -639,6 +666,7 @@ func (tw *Writer) onStripe(stripe int, info format.StripeInfo, streams []format.
 	if tw.err != nil {
 		return
 	}
+	tw.unstriped -= info.Rows
 	next := make([]int, len(tw.stream)) // next chunk of each column
 	row := int64(0)
 	for row < info.Rows {
