@@ -681,7 +681,7 @@ func (f *File) ancestorsPresent(io *stripeIO, anc []int, sel encoding.Bitmap, ro
 		copy(out, sel)
 	}
 	for _, id := range anc {
-		present, err := f.readBools(io, id)
+		present, err := f.readBools(io, id, rows)
 		if err != nil {
 			return nil, err
 		}

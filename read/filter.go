@@ -33,6 +33,14 @@ type query struct {
 	// ordered marks the leaves whose cost is measured: arguments of an AND
 	// that orders its arguments by cost.
 	ordered map[*filter.Leaf]bool
+	// inmap holds, per leaf on the value of a FlatMap key (or on a field of
+	// a struct value), the key's inmap stream: the leaf's values stream and
+	// its anc streams then have one entry per row where the key is present,
+	// not one per row, and the leaf is evaluated on those entries and
+	// scattered to rows through the inmap stream (evalFlatLeaf). flat maps
+	// such a leaf's path to the same stream, for pruning.
+	inmap map[*filter.Leaf]int
+	flat  map[string]int
 }
 
 // markOrdered marks the leaves under every AND of two or more arguments.
@@ -52,6 +60,12 @@ func markOrdered(e filter.Expr, m map[*filter.Leaf]bool) {
 	case *filter.Not:
 		markOrdered(e.X, m)
 	}
+}
+
+// isFlat reports whether l is on the value of a FlatMap key.
+func (q *query) isFlat(l *filter.Leaf) bool {
+	_, ok := q.inmap[l]
+	return ok
 }
 
 // notNull returns the IS NOT NULL leaf on l's column.
@@ -103,10 +117,13 @@ func (f *File) compile(where string) (*query, error) {
 		if n := nested[be.Path]; n != nil {
 			// The column exists: say why it cannot be filtered on rather
 			// than call it unknown.
-			msg := fmt.Sprintf("%s is a %s: filters compare primitive columns and fields of structs", be.Path, n.TypeString())
-			if n.Kind == schema.Struct {
+			msg := fmt.Sprintf("%s is a %s: filters compare primitive columns, fields of structs and the values of FlatMap keys", be.Path, n.TypeString())
+			switch n.Kind {
+			case schema.Struct:
 				msg += f.columnHint(be.Path+".", true)
-			} else {
+			case schema.FlatMap:
+				msg += fmt.Sprintf(" (name a key: %s.<key>)", be.Path) + f.columnHint(be.Path+".", true)
+			default:
 				msg += " (values inside lists and maps cannot be filtered yet)"
 			}
 			return nil, &filter.BindError{Path: be.Path, Pos: be.Pos, Msg: msg}
@@ -118,6 +135,7 @@ func (f *File) compile(where string) (*query, error) {
 	}
 	q := &query{expr: e, stream: map[*filter.Leaf]int{}, preds: map[*filter.Leaf]any{}, paths: map[string]int{},
 		anc: map[*filter.Leaf][]int{}, noStats: map[string]bool{}}
+	q.inmap, q.flat = map[*filter.Leaf]int{}, map[string]int{}
 	var werr error
 	filter.Walk(e, func(l *filter.Leaf) {
 		n, err := f.findLeaf(l)
@@ -125,17 +143,38 @@ func (f *File) compile(where string) (*query, error) {
 			werr = err
 			return
 		}
-		for p := n.Parent(); p != nil; p = p.Parent() {
-			if p.Kind == schema.List || p.Kind == schema.Map || p.Kind == schema.FlatMap {
-				werr = fmt.Errorf("read: filter on %s: columns inside lists and maps cannot be filtered yet", l.Path)
+		// Walk up from the leaf: key is the FlatMap key the leaf is the
+		// value of or lies below, once passed. Nullable structs below the
+		// key are the leaf's ancestors on the key's entries; those above a
+		// FlatMap need no check, since a null slot of theirs is a null
+		// FlatMap slot, where every key's inmap entry is false (a writer
+		// guarantee, docs/FORMAT.md "Slots"), as is a null map's.
+		var key *schema.Node
+		for c := n; c.Parent() != nil; c = c.Parent() {
+			p := c.Parent()
+			if p.Kind == schema.List || p.Kind == schema.Map || key != nil && p.Kind == schema.FlatMap {
+				werr = fmt.Errorf("read: filter on %s: columns inside lists and maps (other than the values of a FlatMap's keys) cannot be filtered yet", l.Path)
 				return
 			}
-			if p.Nullable {
+			if p.Kind == schema.FlatMap {
+				key = c
+				continue
+			}
+			if p.Nullable && key == nil {
 				if id := p.StreamID(schema.RoleNulls); id >= 0 {
 					q.anc[l] = append(q.anc[l], id)
 					q.noStats[l.Key()] = true
 				}
 			}
+		}
+		if key != nil {
+			id := key.StreamID(schema.RoleInMap)
+			if id < 0 {
+				werr = fmt.Errorf("read: filter on %s: FlatMap key %q has no inmap stream", l.Path, key.Name)
+				return
+			}
+			q.inmap[l] = id
+			q.flat[l.Key()] = id
 		}
 		id := n.StreamID(schema.RoleValues)
 		if id < 0 {
@@ -162,6 +201,9 @@ func (f *File) compile(where string) (*query, error) {
 	filter.Walk(e, func(l *filter.Leaf) {
 		nn := &filter.Leaf{Path: l.Path, Parts: l.Parts, Op: filter.OpIsNotNull, Col: l.Col}
 		q.stream[nn], q.anc[nn] = q.stream[l], q.anc[l]
+		if id, ok := q.inmap[l]; ok {
+			q.inmap[nn] = id
+		}
 		q.nn[l] = nn
 	})
 	return q, nil
@@ -246,14 +288,33 @@ func numPred[T encoding.Number](l *filter.Leaf, conv func(stats.Value) T) *encod
 	return p
 }
 
-// prune evaluates e on statistics per column stream, three-valued.
-func (q *query) prune(e filter.Expr, statsOf func(stream int) (stats.ColumnStats, bool)) filter.Tri {
+// prune evaluates e on statistics per column stream, three-valued, over a
+// scope (a stripe, the file) of slots rows. The statistics of a FlatMap
+// key's values describe its entries only, one per row where the key is
+// present: the rows without it are NULL for the key, so they are added as
+// nulls (a null map's inmap entry is false, so its rows are among them).
+// absent reports a key whose streams the scope does not hold: all its rows
+// are NULL.
+func (q *query) prune(e filter.Expr, slots int64, statsOf func(stream int) (stats.ColumnStats, bool), absent func(inmap int) bool) filter.Tri {
 	return filter.Prune(e, func(path string) (stats.ColumnStats, bool) {
 		id, ok := q.paths[path]
 		if !ok || q.noStats[path] {
 			return stats.ColumnStats{}, false
 		}
-		return statsOf(id)
+		inmap, isFlat := q.flat[path]
+		if !isFlat {
+			return statsOf(id)
+		}
+		if absent(inmap) {
+			return stats.ColumnStats{Rows: slots, Nulls: slots}, true
+		}
+		cs, ok := statsOf(id)
+		if !ok || cs.Rows > slots || cs.Nulls > cs.Rows {
+			return stats.ColumnStats{}, false
+		}
+		cs.Nulls += slots - cs.Rows
+		cs.Rows = slots
+		return cs, true
 	})
 }
 
@@ -392,6 +453,17 @@ func anySet(b encoding.Bitmap) bool {
 // evalLeaf narrows sel by one single-column predicate, then accounts for
 // the nulls of the column's struct ancestors.
 func (f *File) evalLeaf(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+	if _, ok := q.inmap[l]; ok {
+		return f.evalFlatLeaf(x, io, q, l, sel, st)
+	}
+	return f.evalSlots(x, io, q, l, sel, int(f.f.Stripe(io.stripe).Rows), st)
+}
+
+// evalSlots narrows sel, a bitmap over the slots of the leaf's column in the
+// stripe (rows, or a FlatMap key's entries), by the leaf's predicate, then
+// accounts for the nulls of its struct ancestors, whose nulls streams hold
+// one entry per such slot (slots of them).
+func (f *File) evalSlots(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel encoding.Bitmap, slots int, st *ScanStats) error {
 	anc := q.anc[l]
 	if len(anc) == 0 {
 		return f.evalLeafOwn(x, io, q, l, sel, st)
@@ -404,7 +476,7 @@ func (f *File) evalLeaf(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel enc
 		}
 		ancNull := make(encoding.Bitmap, len(sel))
 		for _, id := range anc {
-			present, err := f.readBools(io, id)
+			present, err := f.readBools(io, id, slots)
 			if err != nil {
 				return err
 			}
@@ -426,7 +498,7 @@ func (f *File) evalLeaf(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel enc
 		if !anySet(sel) {
 			return nil
 		}
-		present, err := f.readBools(io, id)
+		present, err := f.readBools(io, id, slots)
 		if err != nil {
 			return err
 		}
@@ -439,8 +511,9 @@ func (f *File) evalLeaf(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel enc
 	return nil
 }
 
-// readBools reads a whole bool stream (a struct's nulls) of a stripe.
-func (f *File) readBools(io *stripeIO, stream int) ([]bool, error) {
+// readBools reads a whole bool stream (a struct's nulls, a FlatMap key's
+// inmap) of a stripe, which must hold slots entries.
+func (f *File) readBools(io *stripeIO, stream, slots int) ([]bool, error) {
 	s, err := f.readStream(io, stream)
 	if err != nil {
 		return nil, err
@@ -449,10 +522,83 @@ func (f *File) readBools(io *stripeIO, stream int) ([]bool, error) {
 	if !ok {
 		return nil, encoding.Corruptf("stream %d holds %v, want bool", stream, s.Type)
 	}
-	if rows := f.f.Stripe(io.stripe).Rows; int64(s.Len) != rows {
-		return nil, encoding.Corruptf("nulls stream %d holds %d entries for %d rows", stream, s.Len, rows)
+	if s.Len != slots {
+		return nil, encoding.Corruptf("%s stream %d holds %d entries for %d slots", f.sch.Stream(stream).Role, stream, s.Len, slots)
 	}
 	return v, nil
+}
+
+// evalFlatLeaf narrows sel (rows of the stripe) by a leaf on the value of
+// a FlatMap key. The key's values stream holds one entry per row where the
+// key is present (its inmap entry is true), so the rows of sel where it is
+// present become a bitmap over those entries (the entry of row r is the
+// number of true inmap entries before r), the leaf is evaluated on that as
+// on any column, and the result is scattered back to the rows. A row
+// without the key (a null map included) has a NULL value: it matches IS
+// NULL and nothing else. A stripe without the key's streams (a key first
+// seen in a later stripe) has the key in no row.
+func (f *File) evalFlatLeaf(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel encoding.Bitmap, st *ScanStats) error {
+	absentMatches := l.Op == filter.OpIsNull
+	inmap := q.inmap[l]
+	if len(io.stream(inmap).Chunks) == 0 {
+		if !absentMatches {
+			clear(sel)
+		}
+		return nil
+	}
+	lo, hi, ok := selBounds(sel)
+	if !ok {
+		return nil
+	}
+	rows := int(f.f.Stripe(io.stripe).Rows)
+	present, err := f.readBools(io, inmap, rows)
+	if err != nil {
+		return fmt.Errorf("read: filter on %s: %w", l.Path, err)
+	}
+	entries := 0
+	for _, c := range io.stream(q.stream[l]).Chunks {
+		entries += int(c.Rows)
+	}
+	before, total := 0, 0
+	for r, in := range present {
+		if in {
+			if r < lo {
+				before++
+			}
+			total++
+		}
+	}
+	if total != entries {
+		return fmt.Errorf("read: filter on %s: %w", l.Path,
+			encoding.Corruptf("stripe %d: the key is present in %d rows, its values stream holds %d entries", io.stripe, total, entries))
+	}
+	dsel := encoding.NewBitmap(entries, false)
+	k := before
+	for r := lo; r < hi; r++ {
+		if present[r] {
+			if sel.Get(r) {
+				dsel.Set(k)
+			}
+			k++
+		}
+	}
+	if anySet(dsel) {
+		if err := f.evalSlots(x, io, q, l, dsel, entries, st); err != nil {
+			return fmt.Errorf("read: filter on %s: %w", l.Path, err)
+		}
+	}
+	k = before
+	for r := lo; r < hi; r++ {
+		if present[r] {
+			if !dsel.Get(k) {
+				sel.Clear(r)
+			}
+			k++
+		} else if !absentMatches {
+			sel.Clear(r)
+		}
+	}
+	return nil
 }
 
 // leafChunks returns the chunks of a leaf's stream that hold selected rows
@@ -604,7 +750,7 @@ func (f *File) planFilter(io *stripeIO, q *query, sel encoding.Bitmap, st *ScanS
 	}
 	var scratch ScanStats
 	for _, c := range conj {
-		if l, ok := c.(*filter.Leaf); ok && len(q.anc[l]) == 0 {
+		if l, ok := c.(*filter.Leaf); ok && len(q.anc[l]) == 0 && !q.isFlat(l) {
 			if _, err := f.leafChunks(io, q, l, sel, &scratch); err != nil {
 				return err
 			}
@@ -637,7 +783,20 @@ func (f *File) planLeaves(io *stripeIO, q *query, e filter.Expr, negated bool, s
 		}
 		var scratch ScanStats
 		for _, l := range leaves {
-			todo, err := f.leafChunks(io, q, l, append(encoding.Bitmap(nil), sel...), &scratch)
+			lsel := sel
+			if inmap, ok := q.inmap[l]; ok {
+				// The key's entries are known once its inmap stream is
+				// read: plan every entry, the inmap stream whole.
+				if err := io.needAll(inmap); err != nil {
+					return err
+				}
+				entries := int64(0)
+				for _, c := range io.stream(q.stream[l]).Chunks {
+					entries += c.Rows
+				}
+				lsel = encoding.NewBitmap(int(entries), true)
+			}
+			todo, err := f.leafChunks(io, q, l, append(encoding.Bitmap(nil), lsel...), &scratch)
 			if err != nil {
 				return err
 			}

@@ -708,6 +708,9 @@ func (f *File) stripeBytes(ctx context.Context, i int, cols []int, q *query) (in
 		for _, id := range q.stream {
 			add(id)
 		}
+		for _, id := range q.inmap {
+			add(id)
+		}
 		for _, ids := range q.anc {
 			for _, id := range ids {
 				add(id)

@@ -24,13 +24,13 @@ func (f *File) stripeSelection(x *exec, io *stripeIO, q *query, lo, hi int, st *
 	rows := int(f.f.Stripe(i).Rows)
 	if f.m.sstats != nil {
 		var serr error
-		verdict := q.prune(q.expr, func(s int) (stats.ColumnStats, bool) {
+		verdict := q.prune(q.expr, int64(rows), func(s int) (stats.ColumnStats, bool) {
 			c, ok, err := f.stripeColumnStats(i, s)
 			if err != nil && serr == nil {
 				serr = err
 			}
 			return c, ok
-		})
+		}, func(inmap int) bool { return len(io.stream(inmap).Chunks) == 0 })
 		if serr != nil {
 			return nil, serr
 		}
@@ -88,7 +88,9 @@ func (f *File) filePruned(q *query) bool {
 	if f.m.fstats == nil {
 		return false
 	}
-	return q.prune(q.expr, func(s int) (stats.ColumnStats, bool) { c, ok := f.m.fstats[s]; return c, ok }) == filter.None
+	// A key absent from every stripe has no file record: no verdict on it.
+	return q.prune(q.expr, f.NumRows(), func(s int) (stats.ColumnStats, bool) { c, ok := f.m.fstats[s]; return c, ok },
+		func(int) bool { return false }) == filter.None
 }
 
 // scanStripe runs a filtered scan of one stripe: the filter chunks in one

@@ -145,9 +145,9 @@ func TestFilterOnNestedColumn(t *testing.T) {
 	defer rec.Release()
 	f := aggFile(t, rec)
 	for _, c := range []struct{ where, want string }{
-		{"st IS NULL", `st is a struct<x:int32?>: filters compare primitive columns and fields of structs (did you mean "st.x"?)`},
+		{"st IS NULL", `st is a struct<x:int32?>: filters compare primitive columns, fields of structs and the values of FlatMap keys (did you mean "st.x"?)`},
 		{"st.x = 1 OR st = 1", `at column 13: st is a struct<x:int32?>`},
-		{"l IS NOT NULL", `l is a list<int64?>: filters compare primitive columns and fields of structs (values inside lists and maps cannot be filtered yet)`},
+		{"l IS NOT NULL", `l is a list<int64?>: filters compare primitive columns, fields of structs and the values of FlatMap keys (values inside lists and maps cannot be filtered yet)`},
 		{"m IS NULL", `m is a map<string,int64?>`},
 	} {
 		_, err := f.Scan(read.ScanOptions{Where: c.where})
