@@ -9,11 +9,11 @@
 // ("device.measurement" paths merged by time) is a view over the same data.
 //
 // The layer uses write/ and read/ only through their public contracts —
-// write.Writer.Cut and Flush, write.Options.Force, format.WriterOptions.
-// OnStripe, encoding.BlockBounder — and stores its index in two named
-// sections of an ordinary Strata file, which every Strata reader can still
-// scan as a table. The byte layout is in docs/FORMAT.md, "Time-series
-// index".
+// write.Writer.Cut and Flush, write.Options.Force and WholeBatches,
+// format.WriterOptions.OnStripe, encoding.BlockBounder — and stores its
+// index in two named sections of an ordinary Strata file, which every
+// Strata reader can still scan as a table. The byte layout is in
+// docs/FORMAT.md, "Time-series index".
 package timeseries
 
 import (

@@ -57,9 +57,12 @@ type WriterOptions struct {
 	BloomFPP float64
 	// Table passes options to the table writer (stripe size, zstd,
 	// parallelism, metadata). Its ChunkValues, Force and Policy are set by
-	// this layer. Table.StripeRows ends stripes between units, which the
-	// series index addresses whole within one stripe: a stripe holds at
-	// most that many rows, unless a single unit holds more.
+	// this layer. Stripes end only between units, which the series index
+	// addresses whole within one stripe: Table.StripeRows bounds a
+	// stripe's rows, unless a single unit holds more, and a stripe ends
+	// after the unit that takes its buffered bytes to Table.StripeBytes
+	// (or the chunks its rows could make to write.MaxStripeChunks),
+	// exceeding the bound by at most that unit.
 	Table write.Options
 
 	// indexVersion, when not 0, is the index version written instead of
@@ -293,6 +296,12 @@ func (tw *Writer) init(fw *format.Writer, sch *arrow.Schema, m Model, o WriterOp
 	// needs every unit whole in one stripe: writeUnit ends stripes by rows
 	// between units instead.
 	tw.stripeRows, wo.StripeRows = wo.StripeRows, 0
+	// Nor may the table writer end a stripe inside a unit by bytes or
+	// chunks: it cuts a batch that would fill the stripe past four times
+	// StripeBytes, or take it past MaxStripeChunks chunks, in pieces, and
+	// a small StripeBytes or many small units failed Close as StripeRows
+	// did. Each unit is one batch, appended whole.
+	wo.WholeBatches = true
 	// Irregular times (over half a byte per row in DeltaOfDelta) take
 	// whatever selection finds smaller; a time filter then decodes the
 	// time of the units it reads instead of settling blocks.

@@ -38,8 +38,8 @@ type Options struct {
 	// StripeBytes flushes a stripe once this many raw bytes are buffered:
 	// after the batch that reaches it, or, for a batch that would fill the
 	// stripe past four times this, after the rows of the batch that reach
-	// it (Write appends such a batch in pieces). It bounds the writer's
-	// memory, which grows with it: the buffered
+	// it (Write appends such a batch in pieces, unless WholeBatches). It
+	// bounds the writer's memory, which grows with it: the buffered
 	// values, the encoders' trials and the encoded chunks of a stripe, and
 	// one more stripe of buffers when stripes are encoded in the
 	// background (NoPipeline). Generating lineitem SF 1 with the default
@@ -53,11 +53,28 @@ type Options struct {
 	StripeBytes int
 	// StripeRows, when positive, also ends a stripe after this many rows,
 	// wherever the batches that bring them end (Write appends a batch that
-	// crosses it in pieces), as Parquet writers bound a row group by rows:
-	// a stripe is the unit a split, a parallel scan and a reader's memory
-	// work by, and stripes of a fixed number of rows make them even.
-	// Stripes still end earlier at StripeBytes. 0: no bound by rows.
+	// crosses it in pieces, unless WholeBatches), as Parquet writers bound
+	// a row group by rows: a stripe is the unit a split, a parallel scan
+	// and a reader's memory work by, and stripes of a fixed number of rows
+	// make them even. Stripes still end earlier at StripeBytes. 0: no
+	// bound by rows.
 	StripeRows int64
+	// WholeBatches makes Write append every batch whole, so that a stripe
+	// ends only between batches: after the batch that takes it to
+	// StripeBytes, StripeRows or MaxStripeChunks chunks, which it may
+	// exceed by that batch. By default Write cuts a batch into pieces
+	// where it crosses StripeRows, would fill the stripe past four times
+	// StripeBytes or take it past MaxStripeChunks chunks, and appends the
+	// first rows of a file a probe at a time; a stripe can then end inside
+	// a batch. A caller whose batches are units a stripe must hold whole
+	// sets it: the time-series writer hands one unit of each column's
+	// chunks per batch, which its series index addresses within one
+	// stripe. Such a caller keeps its batches small, since a batch is
+	// buffered and encoded whole whatever the bounds; a batch whose rows
+	// make more chunks of one stream than readers take still fails with
+	// ErrLimit. The bytes of a file whose batches no bound cut are the
+	// same either way.
+	WholeBatches bool
 	// RowsHint, when positive, is the number of rows the caller expects to
 	// write (an importer knows it from its source's metadata). The writer
 	// then sizes its stripe buffers once, after the first record, for the
@@ -518,6 +535,9 @@ func (w *Writer) Write(rec arrow.Record) error {
 	// previous one encodes). Other batches are appended whole, so stripes
 	// end at batch boundaries as a caller that sizes its batches expects.
 	n := rec.NumRows()
+	if w.opts.WholeBatches && n > 0 {
+		return w.append(rec)
+	}
 	for off := int64(0); off < n; {
 		k := w.pieceRows(n - off)
 		if w.rowBytes <= 0 && k > 1 {
