@@ -1624,9 +1624,13 @@ func floatExact(v string) bool {
 // 1.000000000000000056e-01, 4.9406564584124654e-324): the digits past
 // the 17th of such text are the float's own; or v is f's exact value
 // (2^60, 1152921504606846976, whose shortest form is
-// 1.152921504606847e+18). A number of at most 15 digits is always held,
-// and so is text read as no decimal number (NaN, Inf, a hexadecimal
-// float).
+// 1.152921504606847e+18). A hexadecimal float (0x1.8p1) is held when f
+// is its value exactly, and not when a float64 rounds it: its mantissa
+// has more significant bits than a float64's 53 (0x1.fffffffffffff8p0,
+// which is 2 as a float), or its exponent takes it past float64's range
+// or below its least subnormal (hexHeld). A number of at most 15 digits
+// is always held, and so is text read as no number in either notation
+// (NaN, Inf).
 func floatHeld(v string, f float64) bool {
 	n := 0
 	for i := 0; i < len(v); i++ {
@@ -1653,7 +1657,10 @@ func floatHeld(v string, f float64) bool {
 	var vbuf, fbuf [40]byte
 	neg, digits, exp, ok := decimalParts(vbuf[:0], v)
 	if !ok {
-		return true // a word for NaN or infinity, or a hexadecimal float
+		if held, hex := hexHeld(v, f); hex {
+			return held
+		}
+		return true // a word for NaN or infinity
 	}
 	if math.IsInf(f, 0) {
 		return false // past float64's range
@@ -1670,6 +1677,96 @@ func floatHeld(v string, f float64) bool {
 	}
 	r, ok := new(big.Rat).SetString(v)
 	return ok && r.Cmp(new(big.Rat).SetFloat64(f)) == 0
+}
+
+// hexHeld reports, for v a hexadecimal float as Go and C write them
+// ([sign] 0x mantissa p [sign] exponent, the mantissa's hex digits with
+// an optional point, underscores between digits as Go allows) and f its
+// value parsed as a float64, whether f is v's value exactly; hex is false
+// when v is not of that form. v's value is its mantissa's digits as an
+// integer times two to the exponent less four a digit after the point,
+// computed exactly (an exponent past a billion is taken as a billion, as
+// decimalParts does, which no float64 reaches either way).
+func hexHeld(v string, f float64) (held, hex bool) {
+	neg := false
+	if len(v) > 0 && (v[0] == '-' || v[0] == '+') {
+		neg = v[0] == '-'
+		v = v[1:]
+	}
+	if len(v) < 2 || v[0] != '0' || v[1] != 'x' && v[1] != 'X' {
+		return false, false
+	}
+	v = v[2:]
+	var digits []byte // the mantissa's hex digits, no leading zeros
+	n, frac := 0, 0   // digits read, of them after the point
+	point := false
+	i := 0
+mantissa:
+	for ; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '_':
+		case c == '.' && !point:
+			point = true
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+			if c != '0' || len(digits) > 0 {
+				digits = append(digits, c)
+			}
+			n++
+			if point {
+				frac++
+			}
+		default:
+			break mantissa
+		}
+	}
+	if n == 0 || i == len(v) || v[i] != 'p' && v[i] != 'P' {
+		return false, false
+	}
+	i++
+	eneg := false
+	if i < len(v) && (v[i] == '-' || v[i] == '+') {
+		eneg = v[i] == '-'
+		i++
+	}
+	exp, edigits := 0, 0
+	for ; i < len(v); i++ {
+		c := v[i]
+		if c == '_' {
+			continue
+		}
+		if c < '0' || c > '9' {
+			return false, false
+		}
+		if exp < 1e8 {
+			exp = exp*10 + int(c-'0')
+		} else {
+			exp = 1e9 // (no overflow of a 32-bit int)
+		}
+		edigits++
+	}
+	if edigits == 0 {
+		return false, false
+	}
+	if eneg {
+		exp = -exp
+	}
+	if len(digits) == 0 {
+		return f == 0, true // zero, of either sign
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return false, true
+	}
+	m, ok := new(big.Int).SetString(string(digits), 16)
+	if !ok {
+		return false, false
+	}
+	x := new(big.Float).SetInt(m) // exact: its precision is m's bits
+	x.SetMantExp(x, exp-4*frac)
+	if neg {
+		x.Neg(x)
+	}
+	return x.Cmp(new(big.Float).SetFloat64(f)) == 0, true
 }
 
 // exactUnscaled is the number v as the unscaled value of a decimal of
