@@ -513,6 +513,7 @@ func checkIPCStreamStart(f input, fileSize int64) error {
 
 type ipcReader struct {
 	f       input
+	held    *ipcBlocks // what fr reads through
 	fr      *ipc.FileReader
 	sr      *ipc.Reader
 	i       int
@@ -526,9 +527,18 @@ func openIPC(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 			err = fmt.Errorf("interop: %s: malformed Arrow IPC data: %v", path, r)
 		}
 	}()
-	fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(opts.Mem))
+	// The metadata is checked first (ipcverify.go), so arrow-go's limits
+	// on a message's size can be the file's own.
+	blocks, err := verifyIPCFile(f, size)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("interop: %s: corrupt Arrow IPC file: %w", path, err)
+	}
+	limits := []ipc.Option{ipc.WithAllocator(opts.Mem), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size)}
+	held := &ipcBlocks{input: f, blocks: blocks}
+	fr, ferr := ipc.NewFileReader(held, limits...)
 	if ferr == nil {
-		return &ipcReader{f: f, fr: fr}, nil
+		return &ipcReader{f: f, fr: fr, held: held}, nil
 	}
 	if err := checkIPCStreamStart(f, size); err != nil {
 		f.Close()
@@ -537,7 +547,7 @@ func openIPC(path string, f input, size int64, opts ReadOptions) (_ RecordReader
 		}
 		return nil, fmt.Errorf("interop: %s: %w", path, err)
 	}
-	sr, err := ipc.NewReader(f, ipc.WithAllocator(opts.Mem))
+	sr, err := ipc.NewReaderFromMessageReader(newIPCMessages(f, size, opts.Mem), limits...)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("interop: %s is neither an Arrow IPC file nor stream: %w", path, err)
@@ -563,9 +573,16 @@ func (r *ipcReader) Next() (rec arrow.Record, err error) {
 		if r.i >= r.fr.NumRecords() {
 			return nil, io.EOF
 		}
+		if err := r.held.load(r.i); err != nil {
+			return nil, fmt.Errorf("interop: arrow: record batch %d: %w", r.i, err)
+		}
 		rec, err = r.fr.Record(r.i)
+		r.held.held = nil
 		if err != nil {
 			return nil, fmt.Errorf("interop: arrow: %w", err)
+		}
+		if err := validateBatch(rec); err != nil {
+			return nil, fmt.Errorf("interop: arrow: corrupt record batch %d: %w", r.i, err)
 		}
 		r.i++
 		rec.Retain()
@@ -578,6 +595,9 @@ func (r *ipcReader) Next() (rec arrow.Record, err error) {
 		return nil, io.EOF
 	}
 	rec = r.sr.Record()
+	if err := validateBatch(rec); err != nil {
+		return nil, fmt.Errorf("interop: arrow: corrupt record batch %d: %w", r.batches, err)
+	}
 	rec.Retain()
 	r.batches++
 	return rec, nil
