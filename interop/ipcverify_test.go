@@ -48,21 +48,18 @@ func ipcSample(t testing.TB, stream bool, opts ...ipc.Option) []byte {
 	defer rec.Release()
 	var buf bytes.Buffer
 	opts = append(opts, ipc.WithSchema(sch))
+	var w interface {
+		Write(arrow.Record) error
+		Close() error
+	}
 	if stream {
-		w := ipc.NewWriter(&buf, opts...)
-		for range 2 {
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
+		w = ipc.NewWriter(&buf, opts...)
+	} else {
+		fw, err := ipc.NewFileWriter(&buf, opts...)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return buf.Bytes()
-	}
-	w, err := ipc.NewFileWriter(&buf, opts...)
-	if err != nil {
-		t.Fatal(err)
+		w = fw
 	}
 	for range 2 {
 		if err := w.Write(rec); err != nil {
@@ -73,6 +70,42 @@ func ipcSample(t testing.TB, stream bool, opts ...ipc.Option) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// ipcFirstBuffers returns, for the first record batch of IPC file b,
+// where its body starts and its buffers' (offset, length) pairs.
+func ipcFirstBuffers(t *testing.T, b []byte) (bodyAt int, bufs [][2]int) {
+	t.Helper()
+	n := int(binary.LittleEndian.Uint32(b[len(b)-10:]))
+	footer := b[len(b)-10-n : len(b)-10]
+	f, err := fbRoot(footer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bstart, nb, err := f.vector(3, 24)
+	if err != nil || nb != 2 {
+		t.Fatalf("record batches: %d, %v", nb, err)
+	}
+	off := int(binary.LittleEndian.Uint64(footer[bstart:]))
+	metaLen := int(binary.LittleEndian.Uint32(footer[bstart+8:]))
+	meta := b[off+8 : off+metaLen]
+	m, err := fbRoot(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _, err := m.table(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, k, err := rb.vector(2, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range k {
+		p := start + 16*j
+		bufs = append(bufs, [2]int{int(binary.LittleEndian.Uint64(meta[p:])), int(binary.LittleEndian.Uint64(meta[p+8:]))})
+	}
+	return off + metaLen, bufs
 }
 
 // readIPC imports b whole (name's extension tells file or stream) and
@@ -211,41 +244,15 @@ func TestIPCHostileCompressedLength(t *testing.T) {
 	if rows, err := readIPC(good, "t.arrow"); err != nil || rows != 100 {
 		t.Fatalf("intact sample: %d rows, %v", rows, err)
 	}
-	// the first record batch and its first non-empty buffer
-	n := int(binary.LittleEndian.Uint32(good[len(good)-10:]))
-	footer := good[len(good)-10-n : len(good)-10]
-	f, err := fbRoot(footer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bstart, nb, err := f.vector(3, 24)
-	if err != nil || nb != 2 {
-		t.Fatalf("record batches: %d, %v", nb, err)
-	}
-	off := int(binary.LittleEndian.Uint64(footer[bstart:]))
-	metaLen := int(binary.LittleEndian.Uint32(footer[bstart+8:]))
-	meta := good[off+8 : off+metaLen]
-	m, err := fbRoot(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, _, err := m.table(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start, k, err := rb.vector(2, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for j := range k {
-		boff := int(binary.LittleEndian.Uint64(meta[start+16*j:]))
-		blen := int(binary.LittleEndian.Uint64(meta[start+16*j+8:]))
-		if blen == 0 {
+	// the first record batch's first non-empty buffer
+	bodyAt, bufs := ipcFirstBuffers(t, good)
+	for j, buf := range bufs {
+		if buf[1] == 0 {
 			continue
 		}
 		for _, declared := range []int64{1 << 40, -7} {
 			bad := bytes.Clone(good)
-			binary.LittleEndian.PutUint64(bad[off+metaLen+boff:], uint64(declared))
+			binary.LittleEndian.PutUint64(bad[bodyAt+buf[0]:], uint64(declared))
 			if _, err := readIPC(bad, "t.arrow"); !errors.Is(err, errIPCMeta) {
 				t.Errorf("buffer %d declaring %d bytes: %v, want a malformed-metadata error", j, declared, err)
 			}
@@ -270,23 +277,11 @@ func TestIPCCorruptOffsets(t *testing.T) {
 		// the offsets of column name are its record batch's third buffer
 		// (validity, offsets, data of id come first: id has no nulls, so
 		// its validity buffer is empty)
-		n := int(binary.LittleEndian.Uint32(good[len(good)-10:]))
-		footer := good[len(good)-10-n : len(good)-10]
-		f, _ := fbRoot(footer)
-		bstart, _, _ := f.vector(3, 24)
-		off := int(binary.LittleEndian.Uint64(footer[bstart:]))
-		metaLen := int(binary.LittleEndian.Uint32(footer[bstart+8:]))
-		meta := good[off+8 : off+metaLen]
-		m, _ := fbRoot(meta)
-		rb, _, _ := m.table(2)
-		start, _, err := rb.vector(2, 16)
-		if err != nil {
-			t.Fatal(err)
-		}
-		boff := int(binary.LittleEndian.Uint64(meta[start+16*3:])) // name's offsets
+		bodyAt, bufs := ipcFirstBuffers(t, good)
+		boff := bufs[3][0] // name's offsets
 		bad := bytes.Clone(good)
-		binary.LittleEndian.PutUint32(bad[off+metaLen+boff+4*v.index:], v.value)
-		_, err = readIPC(bad, "t.arrow")
+		binary.LittleEndian.PutUint32(bad[bodyAt+boff+4*v.index:], v.value)
+		_, err := readIPC(bad, "t.arrow")
 		// (arrow-go refuses a last offset past the data itself)
 		if err == nil || !strings.Contains(err.Error(), v.want) || strings.Contains(err.Error(), "panic") {
 			t.Errorf("%s offset: %v, want an error saying %q", v.name, err, v.want)
