@@ -38,6 +38,23 @@ func pointRecords(pts []point, size int) []arrow.Record {
 	return out
 }
 
+// writeSamePoints writes rs (and releases them) with o, opens the file and
+// checks that a query of everything returns pts; it returns the file and
+// its bytes.
+func writeSamePoints(t *testing.T, what string, rs []arrow.Record, o *WriterOptions, pts []point) (*File, []byte) {
+	t.Helper()
+	data := writeFile(t, rs, pointModel, o)
+	for _, r := range rs {
+		r.Release()
+	}
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
+	if err != nil {
+		t.Fatalf("%s: open: %v", what, err)
+	}
+	samePoints(t, what, queryPoints(t, f, QueryOptions{}), pts)
+	return f, data
+}
+
 // rawPointBytes returns the raw bytes the table writer buffers for pts,
 // its measure of a stripe against StripeBytes (write.Writer.BufferedBytes).
 func rawPointBytes(t *testing.T, pts []point) int {
@@ -129,16 +146,7 @@ func TestTableStripeBytes(t *testing.T) {
 				if !sorted {
 					in = shuffled
 				}
-				rs := pointRecords(in, size)
-				data := writeFile(t, rs, pointModel, o)
-				for _, r := range rs {
-					r.Release()
-				}
-				f, err := OpenSource(ctx, iox.Bytes(data), nil)
-				if err != nil {
-					t.Fatalf("%s: open: %v", what, err)
-				}
-				samePoints(t, what, queryPoints(t, f, QueryOptions{}), pts)
+				f, _ := writeSamePoints(t, what, pointRecords(in, size), o, pts)
 
 				// the units of each stripe, in file order (file rows are
 				// the rows of pts)

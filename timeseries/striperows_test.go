@@ -48,16 +48,7 @@ func TestTableStripeRows(t *testing.T) {
 				what := fmt.Sprintf("StripeRows %d, sorted %v, records of %d rows", sr, sorted, size)
 				o := &WriterOptions{Sorted: sorted, ChunkRows: 64, MinChunkRows: 8}
 				o.Table.StripeRows = sr
-				rs := recs(size)
-				data := writeFile(t, rs, pointModel, o)
-				for _, r := range rs {
-					r.Release()
-				}
-				f, err := OpenSource(ctx, iox.Bytes(data), nil)
-				if err != nil {
-					t.Fatalf("%s: open: %v", what, err)
-				}
-				samePoints(t, what, queryPoints(t, f, QueryOptions{}), pts)
+				f, data := writeSamePoints(t, what, recs(size), o, pts)
 				f.Close()
 				ff, err := format.Open(ctx, iox.Bytes(data), format.ReaderOptions{})
 				if err != nil {
