@@ -1583,8 +1583,13 @@ func decimalParts[S string | []byte](dst []byte, v S) (neg bool, digits []byte, 
 			if c < '0' || c > '9' {
 				return false, nil, 0, false
 			}
-			if exp < 1e9 {
+			// an exponent past a billion is kept as a billion, past
+			// every float's and decimal's range; exp*10 stays below
+			// 2^31 so a 32-bit int does not wrap
+			if exp < 1e8 {
 				exp = exp*10 + int(c-'0')
+			} else {
+				exp = 1e9
 			}
 		}
 		if eneg {
