@@ -106,6 +106,8 @@ func validateData(d arrow.ArrayData, depth int) error {
 		idx := array.MakeFromData(id)
 		defer idx.Release()
 		return checkIndices(idx, dd.Len())
+	case arrow.SPARSE_UNION, arrow.DENSE_UNION:
+		return validateUnion(d, dt.(arrow.UnionType), buf(1), buf(2), depth)
 	case arrow.STRING_VIEW, arrow.BINARY_VIEW, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.RUN_END_ENCODED:
 		a := array.MakeFromData(d)
 		defer a.Release()
@@ -124,6 +126,54 @@ func validateData(d arrow.ArrayData, depth int) error {
 			if w := fw.BitWidth(); w >= 8 && int64(len(buf(1))) < int64(end)*int64(w/8) {
 				return fmt.Errorf("%d bytes of %v for %d values", len(buf(1)), dt, end)
 			}
+		}
+	}
+	return nil
+}
+
+// validateUnion checks union data: a type code a value (codes), each
+// naming a member; for a dense union an offset a value (offs) inside the
+// member its code names, for a sparse one members of a value a row; and
+// the members themselves. Unchecked, a corrupt member (string offsets
+// running backwards) or a code naming no member made the union's
+// conversion to its struct stand-in (coerce.go) panic outside any
+// recover, ending the process.
+func validateUnion(d arrow.ArrayData, ut arrow.UnionType, codes, offs []byte, depth int) error {
+	off, end := d.Offset(), d.Offset()+d.Len()
+	ch := d.Children()
+	if len(ch) != len(ut.Fields()) {
+		return fmt.Errorf("%v with %d children", ut, len(ch))
+	}
+	if len(codes) < end {
+		return fmt.Errorf("%d bytes of union type codes for %d values", len(codes), end)
+	}
+	dense := ut.Mode() == arrow.DenseMode
+	if dense && int64(len(offs)) < 4*int64(end) {
+		return fmt.Errorf("%d bytes of union offsets for %d values", len(offs), end)
+	}
+	if !dense {
+		for k, c := range ch {
+			if c.Len() < end {
+				return fmt.Errorf("member %d: %d values under a sparse union of %d", k, c.Len(), end)
+			}
+		}
+	}
+	ids := ut.ChildIDs()
+	for i := off; i < end; i++ {
+		code := int8(codes[i])
+		if code < 0 || int(code) >= len(ids) || ids[code] < 0 || ids[code] >= len(ch) {
+			return fmt.Errorf("union type code %d at value %d names no member", code, i-off)
+		}
+		if dense {
+			m := ch[ids[code]]
+			if o := int32(binary.LittleEndian.Uint32(offs[4*i:])); o < 0 || int(o) >= m.Len() {
+				return fmt.Errorf("union offset %d at value %d outside member %d of %d values", o, i-off, ids[code], m.Len())
+			}
+		}
+	}
+	for k, c := range ch {
+		if err := validateData(c, depth+1); err != nil {
+			return fmt.Errorf("member %d: %w", k, err)
 		}
 	}
 	return nil
