@@ -167,12 +167,20 @@ func coerce(r RecordReader, mem memory.Allocator) RecordReader {
 
 func (c *coercingReader) Schema() *arrow.Schema { return c.sch }
 
-func (c *coercingReader) Next() (arrow.Record, error) {
+func (c *coercingReader) Next() (out arrow.Record, err error) {
 	rec, err := c.RecordReader.Next()
 	if err != nil {
 		return nil, err
 	}
 	defer rec.Release()
+	// The readers check what they return (ipcvalidate.go for Arrow IPC),
+	// but a batch that still fools a conversion must fail the import,
+	// not end the process.
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("interop: converting a batch to storable types: malformed data: %v", p)
+		}
+	}()
 	return CoerceRecord(c.mem, rec, c.sch)
 }
 
