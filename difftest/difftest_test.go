@@ -44,6 +44,7 @@ func TestDifferential(t *testing.T) {
 		{"with hex text (UUIDs, MAC addresses, ISO times)", HexSeeds, max(tables/10, 2)},
 		{"with text holding numbers (paths, logs, JSON)", FieldSeeds, max(tables/10, 2)},
 		{"with comparisons and aggregates of decimals above 18 digits", WideDecimalSeeds, max(tables/10, 2)},
+		{"with filters on the values of FlatMap keys", FlatMapFilterSeeds, max(tables/10, 2)},
 	} {
 		cases, fails := runSeeds(t, rg.from, rg.from+rg.count, 0)
 		t.Logf("%d cases on %d tables %s, %d failures", cases, rg.count, rg.what, len(fails))
@@ -279,4 +280,36 @@ func TestTimeSeries(t *testing.T) {
 		}
 	}
 	t.Logf("%d time-series cases on %d tables; %s", cases, tables, r.Stats)
+}
+
+// TestFlatMapFilterDrawn checks that the tables of FlatMapFilterSeeds draw
+// filters on FlatMap keys, whose paths and SQL name the key, and that the
+// tables just below it draw none (their queries stay what they were).
+func TestFlatMapFilterDrawn(t *testing.T) {
+	dir := t.TempDir()
+	flat := 0
+	for _, seed := range []uint64{FlatMapFilterSeeds - 2, FlatMapFilterSeeds - 1, FlatMapFilterSeeds + 5, FlatMapFilterSeeds + 10, FlatMapFilterSeeds + 31} {
+		tb, err := NewTable(seed, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for qi := range queriesPerTable {
+			q := NewQuery(tb, qi)
+			if q.FlatKeys == 0 {
+				continue
+			}
+			if seed < FlatMapFilterSeeds {
+				t.Errorf("case %d/%d below FlatMapFilterSeeds filters on a FlatMap key: %s", seed, qi, q)
+			}
+			if !strings.Contains(q.SQL, "map_extract_value(") {
+				t.Errorf("case %d/%d: %d comparisons on FlatMap keys, none in SQL: %s", seed, qi, q.FlatKeys, q)
+			}
+			flat++
+		}
+		tb.Release()
+	}
+	if flat == 0 {
+		t.Fatal("no filter on a FlatMap key drawn")
+	}
+	t.Logf("%d queries filter on FlatMap keys", flat)
 }

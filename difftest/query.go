@@ -24,6 +24,9 @@ type Query struct {
 	Limit   int64
 	Rows    []int64 // take
 	Aggs    []Agg   // agg
+	// FlatKeys counts the comparisons of Where on the values of FlatMap
+	// keys (FlatMapFilterSeeds).
+	FlatKeys int
 }
 
 // Agg is one aggregate of an agg query.
@@ -47,6 +50,14 @@ const NestedAggSeeds = 10_000_000
 // its own order); seeds below it draw what they always did.
 const AvgSeeds = 11_000_000
 
+// FlatMapFilterSeeds is the first seed whose filters also compare the
+// values of FlatMap keys (m.key3, m."-3", m.key3.value_0 for a field of a
+// struct value), against DuckDB's map_extract_value on the Parquet map:
+// NULL where the key is absent, the map null or the value null
+// (Table.flatLeaves). Seeds below it draw the filters they always did, so
+// the kept regressions name the same cases.
+const FlatMapFilterSeeds = 26_010_000
+
 // WideDecimalSeeds is the first seed whose filters compare decimals of
 // precision above 18 (stored as 16-byte binary) and whose aggregates draw
 // their min and max, and sum and avg where no sum can pass 38 digits
@@ -65,8 +76,10 @@ func (q *Query) String() string {
 	return fmt.Sprintf("scan columns %v where [%s] (SQL: %s) offset %d limit %d", q.Columns, q.Where, q.SQL, q.Offset, q.Limit)
 }
 
-// leafCol is a column a filter can name: a primitive top-level column or a
-// primitive field reached through structs only.
+// leafCol is a column a filter can name: a primitive top-level column, a
+// primitive field reached through structs only, or (Table.flatLeaves) the
+// value of a FlatMap key or a primitive field of a struct value, whose
+// values are then one per row, null where the row lacks the key.
 type leafCol struct {
 	path string // Strata path, "c0.c0_1"
 	sql  string // DuckDB expression
@@ -91,22 +104,25 @@ func (c leafCol) isNull(i int) bool {
 
 func leafCols(rec arrow.RecordBatch) []leafCol {
 	var out []leafCol
-	var walk func(path, sql string, f arrow.Field, a arrow.Array, anc []arrow.Array)
-	walk = func(path, sql string, f arrow.Field, a arrow.Array, anc []arrow.Array) {
-		switch f.Type.ID() {
-		case arrow.STRUCT:
-			st := f.Type.(*arrow.StructType)
-			inner := append(anc[:len(anc):len(anc)], a)
-			for k, cf := range st.Fields() {
-				walk(path+"."+cf.Name, "struct_extract("+sql+", '"+cf.Name+"')", cf, a.(*array.Struct).Field(k), inner)
-			}
-		case arrow.LIST, arrow.MAP:
-		default:
-			out = append(out, leafCol{path: path, sql: sql, f: f, vals: a, anc: anc})
-		}
-	}
 	for i, f := range rec.Schema().Fields() {
-		walk(f.Name, quoteIdent(f.Name), f, rec.Column(i), nil)
+		out = walkLeaves(out, f.Name, quoteIdent(f.Name), f, rec.Column(i), nil)
+	}
+	return out
+}
+
+// walkLeaves appends to out the primitive leaves of field f (values a,
+// enclosed by the structs anc) reached through structs only.
+func walkLeaves(out []leafCol, path, sql string, f arrow.Field, a arrow.Array, anc []arrow.Array) []leafCol {
+	switch f.Type.ID() {
+	case arrow.STRUCT:
+		st := f.Type.(*arrow.StructType)
+		inner := append(anc[:len(anc):len(anc)], a)
+		for k, cf := range st.Fields() {
+			out = walkLeaves(out, path+"."+cf.Name, "struct_extract("+sql+", '"+cf.Name+"')", cf, a.(*array.Struct).Field(k), inner)
+		}
+	case arrow.LIST, arrow.MAP:
+	default:
+		out = append(out, leafCol{path: path, sql: sql, f: f, vals: a, anc: anc})
 	}
 	return out
 }
@@ -117,6 +133,9 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 func NewQuery(t *Table, qi int) *Query {
 	r := rand.New(rand.NewPCG(t.Seed, uint64(qi)+0x9e3779b97f4a7c15))
 	g := &qgen{r: r, t: t, leaves: leafCols(t.Rec)}
+	if t.Seed >= FlatMapFilterSeeds {
+		g.flat = t.flatLeaves()
+	}
 	q := &Query{}
 	switch k := r.IntN(10); {
 	case k < 5:
@@ -151,7 +170,11 @@ func NewQuery(t *Table, qi int) *Query {
 type qgen struct {
 	r      *rand.Rand
 	t      *Table
-	leaves []leafCol
+	leaves []leafCol // primitive columns and struct fields: aggregates' and filters' columns
+	// flat are the values of FlatMap keys, which filters also compare from
+	// FlatMapFilterSeeds on (Table.flatLeaves); empty below it
+	flat  []leafCol
+	nflat int // comparisons drawn on flat
 }
 
 // columns draws a projection: all columns (nil), or a random subset in a
@@ -169,10 +192,11 @@ func (g *qgen) columns() []string {
 }
 
 func (g *qgen) where(q *Query) {
-	if len(g.leaves) == 0 || g.r.IntN(5) == 0 {
+	if len(g.leaves)+len(g.flat) == 0 || g.r.IntN(5) == 0 {
 		return
 	}
 	q.Where, q.SQL = g.expr(3)
+	q.FlatKeys = g.nflat
 }
 
 // expr draws a filter of at most depth levels of AND/OR/NOT.
@@ -205,7 +229,15 @@ func (g *qgen) join(depth int, op string) (string, string) {
 // leaf draws one comparison on a random filterable column.
 func (g *qgen) leaf() (string, string) {
 	r := g.r
-	c := g.leaves[r.IntN(len(g.leaves))]
+	pool := g.leaves
+	if len(g.flat) > 0 && (len(pool) == 0 || r.IntN(3) == 0) {
+		// a third of the comparisons on FlatMap keys, which are few
+		// beside a table's columns (no draw without them, so seeds
+		// below FlatMapFilterSeeds keep their queries)
+		pool = g.flat
+		g.nflat++
+	}
+	c := pool[r.IntN(len(pool))]
 	col, sqlCol := filterPath(c.path), c.sql
 	if r.IntN(8) == 0 || !g.comparable(c.f.Type) {
 		if r.IntN(2) == 0 {

@@ -216,6 +216,9 @@ func (r *Runner) runRead(t *Table, f *strata.File, q *Query, qr queryRead) error
 	if q.Where != "" {
 		r.Stats.Filtered++
 	}
+	if q.FlatKeys > 0 {
+		r.Stats.FlatFiltered++
+	}
 	if q.Kind == "take" {
 		r.Stats.Takes++
 		return r.take(t, f, q, qr.parallelism)

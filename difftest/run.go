@@ -31,6 +31,7 @@ type Runner struct {
 type Stats struct {
 	Scans, Takes, Aggs int
 	Filtered           int // cases with a WHERE
+	FlatFiltered       int // of Filtered, those comparing values of FlatMap keys
 	EmptyResults       int // scans whose answer had no row
 	Rows, Values       int // rows and values compared
 	AggValues          int
@@ -52,6 +53,9 @@ func (s Stats) String() string {
 	}
 	out := fmt.Sprintf("%d scans (%d with no row), %d takes, %d aggregate queries; %d with a filter; %d rows, %d values, %d aggregates (%d means) compared",
 		s.Scans, s.EmptyResults, s.Takes, s.Aggs, s.Filtered, s.Rows, s.Values, s.AggValues, s.Means)
+	if s.FlatFiltered > 0 {
+		out += fmt.Sprintf("; %d filters on FlatMap keys", s.FlatFiltered)
+	}
 	if s.ConcurrentReads > 0 {
 		out += fmt.Sprintf("; %d concurrent reads checked against the tables", s.ConcurrentReads)
 	}
@@ -149,6 +153,9 @@ func (r *Runner) RunTable(seed uint64, queries int, only []int) (int, []Failure,
 func (r *Runner) runQuery(t *Table, f *strata.File, q *Query) error {
 	if q.Where != "" {
 		r.Stats.Filtered++
+	}
+	if q.FlatKeys > 0 {
+		r.Stats.FlatFiltered++
 	}
 	switch q.Kind {
 	case "scan":

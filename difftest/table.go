@@ -60,6 +60,11 @@ type Table struct {
 	Parquet  string
 	// read says how the Strata file is opened (ReadSeeds).
 	read readPlan
+	// flat holds the leaves on the values of FlatMap keys, built on first
+	// use (flatLeaves, FlatMapFilterSeeds); flatArrs are their values.
+	flat     []leafCol
+	flatArrs []arrow.Array
+	flatDone bool
 }
 
 // Describe says how the table was made, for failure reports.
@@ -242,6 +247,9 @@ func NewTable(seed uint64, dir string) (*Table, error) {
 // Release frees the table's record and removes its files.
 func (t *Table) Release() {
 	t.Rec.Release()
+	for _, a := range t.flatArrs {
+		a.Release()
+	}
 	os.Remove(t.Strata)
 	os.Remove(t.Parquet)
 }

@@ -87,6 +87,9 @@ func (r *Runner) RunUnion(seed uint64, queries int) (int, []Failure, error) {
 		if q.Where != "" {
 			r.Stats.Filtered++
 		}
+		if q.FlatKeys > 0 {
+			r.Stats.FlatFiltered++
+		}
 		if err != nil {
 			if seed >= ReadSeeds {
 				err = fmt.Errorf("%w\n  read: %s", err, qr)
