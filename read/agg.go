@@ -365,8 +365,13 @@ func AggregateFiles(ctx context.Context, files []*File, exprs string, opts Aggre
 	}
 	var specs []aggSpec
 	var total []aggState
+	wheres := keyWheres(files, opts.Where)
 	for i, f := range files {
-		sp, states, fst, err := f.aggregateStates(ctx, exprs, opts)
+		fo := opts
+		if wheres != nil {
+			fo.Where = wheres[i]
+		}
+		sp, states, fst, err := f.aggregateStates(ctx, exprs, fo)
 		st.add(&fst)
 		if err != nil {
 			return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
@@ -404,7 +409,7 @@ func aggregateUnion(ctx context.Context, files []*File, exprs string, opts Aggre
 			return nil, st, err
 		}
 		for _, p := range filter.Columns(where) {
-			if !slices.ContainsFunc(files, func(f *File) bool { return HasColumn(f.Schema(), p) }) {
+			if !slices.ContainsFunc(files, func(f *File) bool { return !f.lacks(p) }) {
 				return nil, st, fmt.Errorf("read: filter: %w %q in none of the %d files", ErrUnknownColumn, p, len(files))
 			}
 		}
@@ -424,7 +429,7 @@ func aggregateUnion(ctx context.Context, files []*File, exprs string, opts Aggre
 			mine, sub = append(mine, k), append(sub, part)
 		}
 		fo := opts
-		w, none := WhereFor(opts.Where, where, f.Schema())
+		w, none := whereForFile(opts.Where, where, f)
 		if none {
 			continue // no row of the file passes
 		}

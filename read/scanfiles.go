@@ -24,6 +24,9 @@ type FilesScanner struct {
 	byName bool
 	names  []string
 	where  filter.Expr
+	// wheres, without byName: the filter each file reads, where some
+	// file lacks a FlatMap key another knows (keyWheres); nil otherwise
+	wheres []string
 	next   int      // the next file to open
 	cur    *Scanner // the open file's scanner, nil between files
 	skip   int64    // rows still to drop
@@ -82,6 +85,7 @@ func ScanFiles(ctx context.Context, files []*File, opts ScanOptions, byName bool
 		}
 		return s, nil
 	}
+	s.wheres = keyWheres(files, opts.Where)
 	first := files[0]
 	cols, err := first.columnIndexes(opts.Columns)
 	if err != nil {
@@ -107,7 +111,7 @@ func ScanFiles(ctx context.Context, files []*File, opts ScanOptions, byName bool
 // anyHas reports whether some file holds the column path p.
 func anyHas(files []*File, p string) bool {
 	for _, f := range files {
-		if HasColumn(f.Schema(), p) {
+		if !f.lacks(p) {
 			return true
 		}
 	}
@@ -167,11 +171,15 @@ func (s *FilesScanner) open() (bool, error) {
 		o.Offset, o.Limit = 0, 0
 		if s.byName {
 			o.Columns = ColumnsIn(f.Schema(), s.names)
-			w, none := WhereFor(s.opts.Where, s.where, f.Schema())
+			w, none := whereForFile(s.opts.Where, s.where, f)
 			if none {
 				continue
 			}
 			o.Where = w
+		} else if s.wheres != nil {
+			if o.Where = s.wheres[s.next-1]; o.Where == "FALSE" {
+				continue // no row of the file passes
+			}
 		}
 		if o.Where == "" {
 			// every row of the file passes: its offset goes to the

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/filter"
+	"strata/schema"
 )
 
 // UnionByName returns the schema of several files read as one table by
@@ -281,12 +282,103 @@ func HasColumn(sch *arrow.Schema, p string) bool {
 // columns the file lacks ("" when every row passes). none reports that no
 // row of the file can pass.
 func WhereFor(where string, e filter.Expr, sch *arrow.Schema) (w string, none bool) {
+	return whereFor(where, e, func(p string) bool { return !HasColumn(sch, p) })
+}
+
+// lacks reports whether f, a file of a table read by column name, lacks the
+// column at filter path p, whose values are then NULL in all its rows: a
+// top-level column f does not have (HasColumn), or a key of a FlatMap f has
+// that f's schema does not know. Such a key is in none of f's rows, while
+// another file's rows may hold it, as files written apart see different
+// keys. A key f knows, or a path that is no FlatMap key (a misspelt struct
+// field), is not lacked: f's own filter then binds it or reports it.
+func (f *File) lacks(p string) bool {
+	if !HasColumn(f.Schema(), p) {
+		return true
+	}
+	if _, err := f.sch.Find(p); err == nil {
+		return false
+	}
+	for i := strings.IndexByte(p, '.'); i >= 0; i = nextDot(p, i) {
+		n, err := f.sch.Find(p[:i])
+		if err != nil || n.Kind != schema.FlatMap {
+			continue
+		}
+		rest := p[i+1:]
+		for _, k := range n.Children {
+			if rest == k.Name || strings.HasPrefix(rest, k.Name+".") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// nextDot returns the index of the first '.' in p after index i, or -1.
+func nextDot(p string, i int) int {
+	j := strings.IndexByte(p[i+1:], '.')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+// keyWheres returns the filter each of files, of the same columns read one
+// after another, reads where as when some file's schema lacks a FlatMap key
+// where names that another file's knows (files written apart see different
+// keys): each file's rewrite for the keys it lacks (whereForFile), "FALSE"
+// where no row can pass. It returns nil when every file reads where as it
+// is, or when no file knows such a key (the files then report it as an
+// unknown column), or where does not parse (the files report that).
+func keyWheres(files []*File, where string) []string {
+	if where == "" || len(files) < 2 {
+		return nil
+	}
+	e, err := filter.Parse(where)
+	if err != nil {
+		return nil
+	}
+	rewrite := false
+	for _, p := range filter.Columns(e) {
+		some, all := false, true
+		for _, f := range files {
+			l := f.lacks(p)
+			some, all = some || l, all && l
+		}
+		if all {
+			return nil
+		}
+		rewrite = rewrite || some
+	}
+	if !rewrite {
+		return nil
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		w, none := whereForFile(where, e, f)
+		if none {
+			w = "FALSE"
+		}
+		out[i] = w
+	}
+	return out
+}
+
+// whereForFile is WhereFor for file f, which also lacks the FlatMap keys
+// its schema does not know (lacks).
+func whereForFile(where string, e filter.Expr, f *File) (w string, none bool) {
+	return whereFor(where, e, f.lacks)
+}
+
+// whereFor is WhereFor with absent reporting the columns the file lacks.
+func whereFor(where string, e filter.Expr, absent func(p string) bool) (w string, none bool) {
 	if e == nil {
 		return where, false
 	}
 	missing := false
 	r := filter.AssumeNull(e, func(p string) bool {
-		a := !HasColumn(sch, p)
+		a := absent(p)
 		missing = missing || a
 		return a
 	})
