@@ -46,8 +46,15 @@ func ipcSample(t testing.TB, stream bool, opts ...ipc.Option) []byte {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
+	return ipcBytes(t, stream, []arrow.Record{rec, rec}, opts...)
+}
+
+// ipcBytes writes recs (of one schema) as an Arrow IPC file, or stream,
+// with the given writer options.
+func ipcBytes(t testing.TB, stream bool, recs []arrow.Record, opts ...ipc.Option) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	opts = append(opts, ipc.WithSchema(sch))
+	opts = append(opts, ipc.WithSchema(recs[0].Schema()))
 	var w interface {
 		Write(arrow.Record) error
 		Close() error
@@ -61,7 +68,7 @@ func ipcSample(t testing.TB, stream bool, opts ...ipc.Option) []byte {
 		}
 		w = fw
 	}
-	for range 2 {
+	for _, rec := range recs {
 		if err := w.Write(rec); err != nil {
 			t.Fatal(err)
 		}
