@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/iox"
 )
@@ -34,20 +33,12 @@ var pointModel = Model{Keys: []string{"k"}, Time: "t"}
 // pointFile writes points (in any order) as a time-series table and opens it.
 func pointFile(t *testing.T, pts []point, o *WriterOptions) *File {
 	t.Helper()
-	b := array.NewRecordBuilder(memory.DefaultAllocator, pointSchema)
-	defer b.Release()
-	for _, p := range pts {
-		b.Field(0).(*array.StringBuilder).Append(p.k)
-		b.Field(1).(*array.Int64Builder).Append(p.t)
-		if p.null {
-			b.Field(2).AppendNull()
-		} else {
-			b.Field(2).(*array.Float64Builder).Append(p.v)
-		}
+	rs := pointRecords(pts, max(len(pts), 1))
+	data := writeFile(t, rs, pointModel, o)
+	for _, r := range rs {
+		r.Release()
 	}
-	rec := b.NewRecord()
-	defer rec.Release()
-	f, err := OpenSource(ctx, iox.Bytes(writeFile(t, []arrow.Record{rec}, pointModel, o)), nil)
+	f, err := OpenSource(ctx, iox.Bytes(data), nil)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

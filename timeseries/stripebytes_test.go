@@ -18,10 +18,13 @@ import (
 )
 
 // pointRecords builds records of pts (nulls included), size rows each
-// but the last.
+// but the last; no point gives one empty record.
 func pointRecords(pts []point, size int) []arrow.Record {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, pointSchema)
 	defer b.Release()
+	if len(pts) == 0 {
+		return []arrow.Record{b.NewRecord()}
+	}
 	var out []arrow.Record
 	for i, p := range pts {
 		b.Field(0).(*array.StringBuilder).Append(p.k)
