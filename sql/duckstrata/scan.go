@@ -89,10 +89,12 @@ type bindData struct {
 	cols   []column
 	splits []fileSplit
 	// union: the files are read by column name (union_by_name := true);
-	// schema is the union of their columns, and fileWhere[i] the filter
-	// as file i reads it (filter.AssumeNull for the columns it lacks).
-	union     bool
-	schema    *arrow.Schema
+	// schema is the union of their columns.
+	union  bool
+	schema *arrow.Schema
+	// fileWhere[i] is the filter as file i reads it where some file lacks
+	// a column or FlatMap key it names (filter.AssumeNull's rewrite;
+	// noRow: none of its rows passes); nil: every file reads where.
 	fileWhere []string
 }
 
@@ -227,18 +229,33 @@ func (b *bindData) open(cfg *config, paths []string) error {
 				b.path, b.paths[0], b.paths[i+1], err)
 		}
 	}
+	if err := b.fileWheres(); err != nil {
+		return err
+	}
 	if b.where != "" && !b.union {
 		// Compile the filter now, so a wrong one fails the query at bind
 		// time with the file's message (unknown column, bad literal). The
-		// files hold the same columns, so one file tells for all.
-		sc, err := b.files[0].Scan(strata.ScanOptions{Columns: []string{b.cols[0].name}, Where: b.where, Limit: 1})
-		if err != nil {
-			return fmt.Errorf("strata_scan %s: filter %q: %w", b.paths[0], b.where, err)
+		// files hold the same columns, so one file tells for all: the
+		// first whose rows the filter may pass, as that file reads it
+		// (its FlatMap keys may be others').
+		for i, f := range b.files {
+			where := b.where
+			if b.fileWhere != nil {
+				where = b.fileWhere[i]
+			}
+			if where == noRow {
+				continue
+			}
+			sc, err := f.Scan(strata.ScanOptions{Columns: []string{b.cols[0].name}, Where: where, Limit: 1})
+			if err != nil {
+				return fmt.Errorf("strata_scan %s: filter %q: %w", b.paths[i], b.where, err)
+			}
+			sc.Close()
+			break
 		}
-		sc.Close()
 	}
 	for i, f := range b.files {
-		if b.union && b.fileWhere[i] == noRow {
+		if b.skipped(i) {
 			continue // no row of it can pass the filter
 		}
 		for _, sp := range f.Splits(cfg.splitBytes) {

@@ -7,6 +7,7 @@ import (
 
 	"strata"
 	"strata/filter"
+	"strata/internal/facade"
 	"strata/read"
 )
 
@@ -15,8 +16,8 @@ const noRow = "\x00none"
 
 // unite makes the bound files one table by column name
 // (union_by_name := true): every column of any file, in the order first
-// met, a file's missing columns read as nulls, and the filter rewritten
-// for each file as filter.AssumeNull gives it for the columns it lacks.
+// met, a file's missing columns read as nulls (the filter is rewritten for
+// them by fileWheres).
 func (b *bindData) unite() error {
 	schemas := make([]*arrow.Schema, len(b.files))
 	for i, f := range b.files {
@@ -31,21 +32,56 @@ func (b *bindData) unite() error {
 		return fmt.Errorf("strata_scan %s: %w", b.path, err)
 	}
 	b.schema = sch
-	b.fileWhere = make([]string, len(b.files))
+	return nil
+}
+
+// fileWheres sets fileWhere, the filter as each file reads it, where some
+// file lacks a column the filter names that another file holds: with
+// union_by_name a top-level column, and either way a FlatMap key, as files
+// written apart know different keys. A file's rows are NULL for what it
+// lacks, so its filter is filter.AssumeNull's rewrite (read.WhereForFile),
+// as read.ScanFiles reads such files; before, the filter reached such a
+// file unchanged and failed its scan as naming an unknown column.
+// fileWhere stays nil when every file reads the filter as it is. A column
+// no file holds is an error with union_by_name; without it the filter is
+// left for the first file's compile to report with its own message.
+func (b *bindData) fileWheres() error {
+	b.fileWhere = nil
 	if b.where == "" {
 		return nil
 	}
 	e, err := filter.Parse(b.where)
 	if err != nil {
-		return fmt.Errorf("strata_scan %s: filter %q: %w", b.path, b.where, err)
-	}
-	for _, p := range filter.Columns(e) {
-		if !read.HasColumn(sch, p) {
-			return fmt.Errorf("strata_scan %s: filter %q: no file has a column %s", b.path, b.where, p)
+		if b.union {
+			return fmt.Errorf("strata_scan %s: filter %q: %w", b.path, b.where, err)
 		}
+		return nil
 	}
+	files := make([]*read.File, len(b.files))
 	for i, f := range b.files {
-		w, none := read.WhereFor(b.where, e, f.Schema())
+		files[i] = facade.ReadFile(f)
+	}
+	rewrite := false
+	for _, p := range filter.Columns(e) {
+		some, all := false, true
+		for _, f := range files {
+			l := f.Lacks(p)
+			some, all = some || l, all && l
+		}
+		if all {
+			if b.union {
+				return fmt.Errorf("strata_scan %s: filter %q: no file has a column %s", b.path, b.where, p)
+			}
+			return nil
+		}
+		rewrite = rewrite || some
+	}
+	if !rewrite {
+		return nil
+	}
+	b.fileWhere = make([]string, len(files))
+	for i, f := range files {
+		w, none := read.WhereForFile(b.where, e, f)
 		if none {
 			w = noRow
 		}
@@ -54,15 +90,22 @@ func (b *bindData) unite() error {
 	return nil
 }
 
+// skipped reports whether no row of file i can pass the filter.
+func (b *bindData) skipped(i int) bool {
+	return b.fileWhere != nil && b.fileWhere[i] == noRow
+}
+
 // options returns the scan options of one split: the columns DuckDB asked
 // for, of those its file holds (with union_by_name), and the filter as
 // that file reads it.
 func (s *scanState) options(sp *fileSplit) strata.ScanOptions {
 	opts := strata.ScanOptions{Columns: s.names, Where: s.b.where, Split: &sp.split}
+	if s.b.fileWhere != nil {
+		opts.Where = s.b.fileWhere[sp.file]
+	}
 	if !s.b.union {
 		return opts
 	}
-	opts.Where = s.b.fileWhere[sp.file]
 	opts.Columns = read.ColumnsIn(s.b.files[sp.file].Schema(), s.names)
 	return opts
 }
