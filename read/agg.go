@@ -43,8 +43,8 @@ import (
 type AggValue struct {
 	Name string
 	// Column is the aggregated column's path: its top-level name, then
-	// the names of the struct fields down to it (nil for count(*) and for
-	// a column under a list or map). Name writes it as a filter would,
+	// the names of the struct fields down to it (nil for count(*), for a
+	// column under a list or map, and for the value of a FlatMap key). Name writes it as a filter would,
 	// quoted where needed so that it names the same column again:
 	// sum("a.b") for a column "a.b", sum(a.b) for field b of a struct a,
 	// or sum("a"."b") when the schema also has a column "a.b".
@@ -137,15 +137,26 @@ type aggSpec struct {
 	wide bool
 	// anc are the nulls streams of the leaf's nullable struct ancestors: a
 	// row where one of them is null holds no value of the leaf, whatever
-	// its own stream holds there.
+	// its own stream holds there. For the value of a FlatMap key they are
+	// the structs from the key down, whose streams, like the leaf's, hold
+	// one entry per row where the key is present.
 	anc []int
+	// inmap is the inmap stream of the FlatMap key the leaf is the value
+	// of (or a field of), -1 for other columns: the leaf's values stream
+	// then holds one entry per row where the key is present, and the
+	// selected rows are mapped to those entries (flatEntries). path is
+	// the leaf's path, top-level column first, for the result's name.
+	inmap int
+	path  []string
 }
 
 // aggLeaf points s at the column an aggregate names: a top-level primitive
-// column, or a primitive field of structs by its dotted path
-// ("properties.mag"), whose nullable ancestors then gate its rows.
-// Fields inside lists and maps are not aggregated (their values are not
-// one a row). path is arg as a filter path (its parts as written, so that
+// column, a primitive field of structs by its dotted path
+// ("properties.mag"), whose nullable ancestors then gate its rows, or the
+// value of a FlatMap key ("features.clicks", "tags.\"7\"") or a field of
+// a struct value ("features.pos.x"), under structs only, which is NULL in
+// the rows without the key. Other values inside lists and maps are not
+// aggregated (they are not one a row). path is arg as a filter path (its parts as written, so that
 // "a"."b" is field b of a and "a.b" the column "a.b", as in filters), or
 // nil when arg is not one and names a column as it is.
 func (f *File) aggLeaf(s *aggSpec, part, arg string, path []filter.PathPart) error {
@@ -178,19 +189,36 @@ func (f *File) aggLeaf(s *aggSpec, part, arg string, path []filter.PathPart) err
 	if !n.Kind.IsLeaf() {
 		return fmt.Errorf("read: aggregate %q: %s is not a primitive column: %w", part, arg, ErrInvalidArgument)
 	}
+	// Walk up from the leaf: key is the FlatMap key the leaf is the value
+	// of or lies below, once passed. Nullable structs above the FlatMap
+	// need no check: a null slot of theirs is a null FlatMap slot, where
+	// every key's inmap entry is false (docs/FORMAT.md, "Slots").
 	top := n
-	for p := n.Parent(); p != nil && p != f.sch.Root; p = p.Parent() {
-		switch p.Kind {
-		case schema.Struct:
-		default:
-			return fmt.Errorf("read: aggregate %q: %s lies inside a %s; fields of lists and maps cannot be aggregated: %w", part, arg, p.Kind, encoding.ErrUnsupported)
-		}
-		if p.Nullable {
-			if id := p.StreamID(schema.RoleNulls); id >= 0 {
-				s.anc = append(s.anc, id)
+	var key *schema.Node
+	for c := n; c.Parent() != nil && c.Parent() != f.sch.Root; c = c.Parent() {
+		p := c.Parent()
+		switch {
+		case p.Kind == schema.FlatMap && key == nil:
+			key = c
+		case p.Kind == schema.Struct:
+			if p.Nullable && key == nil {
+				if id := p.StreamID(schema.RoleNulls); id >= 0 {
+					s.anc = append(s.anc, id)
+				}
 			}
+		default:
+			return fmt.Errorf("read: aggregate %q: %s lies inside a %s; values inside lists and maps (other than the values of a FlatMap's keys under structs, and their fields) cannot be aggregated: %w", part, arg, p.Kind, encoding.ErrUnsupported)
 		}
 		top = p
+	}
+	if key != nil {
+		if s.inmap = key.StreamID(schema.RoleInMap); s.inmap < 0 {
+			return encoding.Corruptf("aggregate %q: FlatMap key %q has no inmap stream", part, key.Name)
+		}
+		for c := n; c != f.sch.Root; c = c.Parent() {
+			s.path = append(s.path, c.Name)
+		}
+		slices.Reverse(s.path)
 	}
 	s.node, s.col = n, f.sch.ColumnIndex(top.Name)
 	if s.stream = n.StreamID(schema.RoleValues); s.stream < 0 || s.col < 0 {
@@ -229,7 +257,7 @@ func (f *File) parseAggs(exprs string) ([]aggSpec, error) {
 		default:
 			return nil, fmt.Errorf("read: aggregate %q: unknown function %q (count, sum, avg, min, max): %w", part, fn, ErrInvalidArgument)
 		}
-		s := aggSpec{fn: fn, col: -1, stream: -1, name: fn + "(" + arg + ")"}
+		s := aggSpec{fn: fn, col: -1, stream: -1, inmap: -1, name: fn + "(" + arg + ")"}
 		if fn == "avg" {
 			if arg == "*" {
 				return nil, fmt.Errorf("read: aggregate %q: avg needs a column: %w", part, ErrInvalidArgument)
@@ -348,7 +376,9 @@ func (f *File) AggregateContext(ctx context.Context, exprs string, opts Aggregat
 // files are merged before the values are formed, so the result is the one
 // a single file holding all their rows would give. The aggregated columns
 // must have the same types in every file; a Split, which names stripes of
-// one file, is refused with more than one.
+// one file, is refused with more than one. Files written apart may know
+// different FlatMap keys: a file whose schema lacks the key an aggregate
+// names folds nothing into it, as over NULLs.
 func AggregateFiles(ctx context.Context, files []*File, exprs string, opts AggregateOptions) ([]AggValue, ScanStats, error) {
 	var st ScanStats
 	switch {
@@ -363,32 +393,87 @@ func AggregateFiles(ctx context.Context, files []*File, exprs string, opts Aggre
 	if opts.UnionByName && len(files) > 1 {
 		return aggregateUnion(ctx, files, exprs, opts)
 	}
-	var specs []aggSpec
-	var total []aggState
+	var parts []string
+	for _, p := range splitAggs(exprs) {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, st, fmt.Errorf("read: no aggregates in %q: %w", exprs, ErrInvalidArgument)
+	}
+	specs := make([]aggSpec, len(parts))
+	total := make([]aggState, len(parts))
+	owner := make([]*File, len(parts)) // the first file holding each aggregate's column
 	wheres := keyWheres(files, opts.Where)
 	for i, f := range files {
 		fo := opts
 		if wheres != nil {
 			fo.Where = wheres[i]
 		}
-		sp, states, fst, err := f.aggregateStates(ctx, exprs, fo)
+		// A FlatMap key this file's schema lacks (files written apart
+		// know different keys) is NULL in all its rows: the file folds
+		// nothing into that aggregate.
+		var mine []int
+		var sub []string
+		for k, part := range parts {
+			if len(files) == 1 || !f.lacksKey(part) {
+				mine, sub = append(mine, k), append(sub, part)
+			}
+		}
+		if len(sub) == 0 {
+			continue
+		}
+		sp, states, fst, err := f.aggregateStates(ctx, strings.Join(sub, ", "), fo)
 		st.add(&fst)
 		if err != nil {
 			return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
 		}
-		if i == 0 {
-			specs, total = sp, states
-			continue
-		}
-		for j := range sp {
-			if err := sameAgg(files[0], &specs[j], f, &sp[j]); err != nil {
+		for j, k := range mine {
+			if owner[k] == nil {
+				owner[k], specs[k], total[k] = f, sp[j], states[j]
+				continue
+			}
+			if err := sameAgg(owner[k], &specs[k], f, &sp[j]); err != nil {
 				return nil, st, fmt.Errorf("file %d of %d: %w", i+1, len(files), err)
 			}
-			total[j].merge(&states[j])
+			total[k].merge(&states[j])
 		}
 	}
-	vals, err := files[0].aggValues(specs, total)
-	return vals, st, err
+	out := make([]AggValue, len(parts))
+	for k, part := range parts {
+		if owner[k] == nil {
+			// every file lacks the key: the first file says so
+			_, err := files[0].parseAggs(part)
+			if err == nil {
+				err = fmt.Errorf("read: aggregate %q: no file holds its column: %w", part, ErrUnknownColumn)
+			}
+			return nil, st, fmt.Errorf("file 1 of %d: %w", len(files), err)
+		}
+		v, err := owner[k].aggValues(specs[k:k+1], total[k:k+1])
+		if err != nil {
+			return nil, st, err
+		}
+		out[k] = v[0]
+	}
+	return out, st, nil
+}
+
+// lacksKey reports whether the aggregate part names the value of a FlatMap
+// key (or a field of it) that f's schema does not know, of a FlatMap f
+// holds (lacks): another file of the same columns, written apart, may know
+// the key.
+func (f *File) lacksKey(part string) bool {
+	open := strings.IndexByte(part, '(')
+	if open < 0 || !strings.HasSuffix(part, ")") {
+		return false
+	}
+	p, _, err := filter.ParsePath(strings.TrimSpace(part[open+1 : len(part)-1]))
+	if err != nil || !HasColumn(f.Schema(), p) || !f.lacks(p) {
+		return false
+	}
+	_, err = f.parseAggs(part)
+	return errors.Is(err, ErrUnknownColumn)
 }
 
 // aggregateUnion is AggregateFiles by column name (UnionByName): each
@@ -646,9 +731,21 @@ func (f *File) aggStripe(x *exec, i int, specs []aggSpec, q *query, lo, hi int, 
 			continue
 		}
 		sels[k] = sel
-		if len(s.anc) > 0 {
-			if sels[k], err = f.ancestorsPresent(io, s.anc, sel, rows); err != nil {
+		slots := rows
+		if s.inmap >= 0 {
+			// The value of a FlatMap key: its streams hold one entry per
+			// row holding the key, and the selected rows select entries.
+			// A stripe without the key's streams has no entry to fold.
+			if len(io.stream(s.inmap).Chunks) == 0 {
+				continue
+			}
+			if slots, sels[k], err = f.aggEntries(io, s, sel); err != nil {
 				return err
+			}
+		}
+		if len(s.anc) > 0 {
+			if sels[k], err = f.ancestorsPresent(io, s.anc, sels[k], slots); err != nil {
+				return fmt.Errorf("read: aggregate %s: %w", s.name, err)
 			}
 		}
 		plans[k] = f.aggChunks(io, s, sels[k], st)
@@ -668,12 +765,37 @@ func (f *File) aggStripe(x *exec, i int, specs []aggSpec, q *query, lo, hi int, 
 			states[k].count += int64(selected)
 			continue
 		}
+		if plans[k] == nil {
+			continue // a FlatMap key the stripe does not hold, or no chunk to fold
+		}
 		if err := f.aggColumn(x, io, s, sels[k], plans[k], &states[k], st); err != nil {
 			return err
 		}
 	}
 	st.RowsReturned += int64(selected)
 	return nil
+}
+
+// aggEntries returns how many entries the FlatMap key of s has in the
+// stripe of io and which of them the selected rows sel (nil: every row)
+// hold; nil when they are all selected, so that chunk statistics, which
+// describe exactly the key's entries, answer whole chunks.
+func (f *File) aggEntries(io *stripeIO, s aggSpec, sel encoding.Bitmap) (int, encoding.Bitmap, error) {
+	n := 0
+	for _, c := range io.stream(s.stream).Chunks {
+		n += int(c.Rows)
+	}
+	if sel == nil {
+		return n, nil, nil
+	}
+	e, err := f.flatEntries(io, s.inmap, s.stream, sel)
+	if err != nil {
+		return 0, nil, fmt.Errorf("read: aggregate %s: %w", s.name, err)
+	}
+	if e.present == nil {
+		return n, encoding.NewBitmap(n, false), nil // no row selected
+	}
+	return e.n, e.sel, nil
 }
 
 // ancestorsPresent returns sel (nil: every row) narrowed to the rows where
@@ -723,6 +845,10 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) ([]AggValue, error)
 		v := AggValue{Name: s.name, Column: structPath(s.node)}
 		if v.Column != nil {
 			v.Name = s.name[:strings.IndexByte(s.name, '(')+1] + f.pathText(v.Column, s.node) + ")"
+		} else if s.path != nil {
+			// the value of a FlatMap key, named so that it parses back
+			// (tags."7", not tags.7)
+			v.Name = s.name[:strings.IndexByte(s.name, '(')+1] + f.pathText(s.path, s.node) + ")"
 		}
 		a := &states[k]
 		if s.wide && s.fn != "count" {

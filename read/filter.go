@@ -528,11 +528,67 @@ func (f *File) readBools(io *stripeIO, stream, slots int) ([]bool, error) {
 	return v, nil
 }
 
+// keyEntries maps the selected rows of a stripe onto the entries of a
+// FlatMap key's values stream, which holds one entry per row where the
+// key is present (its inmap entry is true): the entry of row r is the
+// number of true inmap entries before r. Filters (evalFlatLeaf) and
+// aggregates (aggStripe) both select entries this way.
+type keyEntries struct {
+	present []bool          // the key's inmap stream, one entry per row
+	lo, hi  int             // the first and one past the last selected row
+	before  int             // entries of the rows before lo
+	n       int             // entries in the stripe
+	sel     encoding.Bitmap // over the n entries: those of selected rows
+}
+
+// flatEntries reads the inmap stream of a FlatMap key in the stripe of io
+// and maps sel (rows of the stripe, at least one set) onto the entries of
+// the key's values stream. It checks that the stream holds one entry per
+// row where the key is present. The caller checks that the stripe holds
+// the key's streams (a key first seen in a later stripe has none).
+func (f *File) flatEntries(io *stripeIO, inmap, values int, sel encoding.Bitmap) (keyEntries, error) {
+	var e keyEntries
+	lo, hi, ok := selBounds(sel)
+	if !ok {
+		return e, nil
+	}
+	e.lo, e.hi = lo, hi
+	present, err := f.readBools(io, inmap, int(f.f.Stripe(io.stripe).Rows))
+	if err != nil {
+		return e, err
+	}
+	e.present = present
+	for _, c := range io.stream(values).Chunks {
+		e.n += int(c.Rows)
+	}
+	total := 0
+	for r, in := range present {
+		if in {
+			if r < lo {
+				e.before++
+			}
+			total++
+		}
+	}
+	if total != e.n {
+		return e, encoding.Corruptf("stripe %d: the key is present in %d rows, its values stream holds %d entries", io.stripe, total, e.n)
+	}
+	e.sel = encoding.NewBitmap(e.n, false)
+	k := e.before
+	for r := lo; r < hi; r++ {
+		if present[r] {
+			if sel.Get(r) {
+				e.sel.Set(k)
+			}
+			k++
+		}
+	}
+	return e, nil
+}
+
 // evalFlatLeaf narrows sel (rows of the stripe) by a leaf on the value of
-// a FlatMap key. The key's values stream holds one entry per row where the
-// key is present (its inmap entry is true), so the rows of sel where it is
-// present become a bitmap over those entries (the entry of row r is the
-// number of true inmap entries before r), the leaf is evaluated on that as
+// a FlatMap key: the rows of sel where the key is present become a bitmap
+// over the key's entries (flatEntries), the leaf is evaluated on that as
 // on any column, and the result is scattered back to the rows. A row
 // without the key (a null map included) has a NULL value: it matches IS
 // NULL and nothing else. A stripe without the key's streams (a key first
@@ -546,51 +602,22 @@ func (f *File) evalFlatLeaf(x *exec, io *stripeIO, q *query, l *filter.Leaf, sel
 		}
 		return nil
 	}
-	lo, hi, ok := selBounds(sel)
-	if !ok {
-		return nil
-	}
-	rows := int(f.f.Stripe(io.stripe).Rows)
-	present, err := f.readBools(io, inmap, rows)
+	e, err := f.flatEntries(io, inmap, q.stream[l], sel)
 	if err != nil {
 		return fmt.Errorf("read: filter on %s: %w", l.Path, err)
 	}
-	entries := 0
-	for _, c := range io.stream(q.stream[l]).Chunks {
-		entries += int(c.Rows)
+	if e.present == nil {
+		return nil // no row selected
 	}
-	before, total := 0, 0
-	for r, in := range present {
-		if in {
-			if r < lo {
-				before++
-			}
-			total++
-		}
-	}
-	if total != entries {
-		return fmt.Errorf("read: filter on %s: %w", l.Path,
-			encoding.Corruptf("stripe %d: the key is present in %d rows, its values stream holds %d entries", io.stripe, total, entries))
-	}
-	dsel := encoding.NewBitmap(entries, false)
-	k := before
-	for r := lo; r < hi; r++ {
-		if present[r] {
-			if sel.Get(r) {
-				dsel.Set(k)
-			}
-			k++
-		}
-	}
-	if anySet(dsel) {
-		if err := f.evalSlots(x, io, q, l, dsel, entries, st); err != nil {
+	if anySet(e.sel) {
+		if err := f.evalSlots(x, io, q, l, e.sel, e.n, st); err != nil {
 			return fmt.Errorf("read: filter on %s: %w", l.Path, err)
 		}
 	}
-	k = before
-	for r := lo; r < hi; r++ {
-		if present[r] {
-			if !dsel.Get(k) {
+	k := e.before
+	for r := e.lo; r < e.hi; r++ {
+		if e.present[r] {
+			if !e.sel.Get(k) {
 				sel.Clear(r)
 			}
 			k++
