@@ -44,7 +44,8 @@ type AggValue struct {
 	Name string
 	// Column is the aggregated column's path: its top-level name, then
 	// the names of the struct fields down to it (nil for count(*), for a
-	// column under a list or map, and for the value of a FlatMap key). Name writes it as a filter would,
+	// column under a list or map, and for the value of a FlatMap key).
+	// Name writes it as a filter would,
 	// quoted where needed so that it names the same column again:
 	// sum("a.b") for a column "a.b", sum(a.b) for field b of a struct a,
 	// or sum("a"."b") when the schema also has a column "a.b".
@@ -156,9 +157,10 @@ type aggSpec struct {
 // value of a FlatMap key ("features.clicks", "tags.\"7\"") or a field of
 // a struct value ("features.pos.x"), under structs only, which is NULL in
 // the rows without the key. Other values inside lists and maps are not
-// aggregated (they are not one a row). path is arg as a filter path (its parts as written, so that
-// "a"."b" is field b of a and "a.b" the column "a.b", as in filters), or
-// nil when arg is not one and names a column as it is.
+// aggregated (they are not one a row). path is arg as a filter path (its
+// parts as written, so that "a"."b" is field b of a and "a.b" the column
+// "a.b", as in filters), or nil when arg is not one and names a column as
+// it is.
 func (f *File) aggLeaf(s *aggSpec, part, arg string, path []filter.PathPart) error {
 	c := -1
 	var n *schema.Node
