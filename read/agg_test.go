@@ -29,8 +29,15 @@ import (
 // sums cross chunk and stripe boundaries, and opens it.
 func aggFile(t *testing.T, rec arrow.Record) *read.File {
 	t.Helper()
+	return writeOpen(t, rec, format.WriterOptions{GroupSize: 2}, write.Options{ChunkValues: 100, StripeBytes: 4 << 10})
+}
+
+// writeOpen writes one record with the given container and writer
+// options into memory and opens the file.
+func writeOpen(t *testing.T, rec arrow.Record, fo format.WriterOptions, o write.Options) *read.File {
+	t.Helper()
 	var buf bytes.Buffer
-	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{GroupSize: 2}), rec.Schema(), write.Options{ChunkValues: 100, StripeBytes: 4 << 10})
+	w, err := write.New(format.NewWriter(&buf, fo), rec.Schema(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package read_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"strata/encoding"
 	"strata/format"
@@ -316,35 +313,7 @@ func TestFlatMapAggregateRefusals(t *testing.T) {
 // different keys, by name and one after another: a file lacking the key
 // folds nothing into it, as over NULLs.
 func TestFlatMapAggregateFiles(t *testing.T) {
-	sch := arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), Nullable: true},
-	}, nil)
-	// file 0: rows 0..9 with key a only; file 1: rows 10..19 with a, and
-	// b = 10·id in the even rows; row 15's map is null
-	part := func(lo, hi int) *read.File {
-		b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-		defer b.Release()
-		for id := lo; id < hi; id++ {
-			b.Field(0).(*array.Int32Builder).Append(int32(id))
-			mb := b.Field(1).(*array.MapBuilder)
-			if id == 15 {
-				mb.AppendNull()
-				continue
-			}
-			mb.Append(true)
-			mb.KeyBuilder().(*array.StringBuilder).Append("a")
-			mb.ItemBuilder().(*array.Int64Builder).Append(int64(id))
-			if id >= 10 && id%2 == 0 {
-				mb.KeyBuilder().(*array.StringBuilder).Append("b")
-				mb.ItemBuilder().(*array.Int64Builder).Append(int64(10 * id))
-			}
-		}
-		rec := b.NewRecord()
-		defer rec.Release()
-		return flatAggFile(t, rec)
-	}
-	files := []*read.File{part(0, 10), part(10, 20)}
+	files := twoKeyFiles(t, flatAggFile)
 	ctx := context.Background()
 	for _, c := range []struct {
 		where string
@@ -382,21 +351,5 @@ func TestFlatMapAggregateFiles(t *testing.T) {
 // of a few rows and chunks of fewer.
 func flatAggFile(t *testing.T, rec arrow.Record) *read.File {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{GroupSize: 2}), rec.Schema(),
-		write.Options{FlatMap: []string{"m"}, StripeRows: 6, ChunkValues: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return writeOpen(t, rec, format.WriterOptions{GroupSize: 2}, write.Options{FlatMap: []string{"m"}, StripeRows: 6, ChunkValues: 2})
 }

@@ -588,21 +588,17 @@ func TestFlatMapFilterRefusals(t *testing.T) {
 	}
 }
 
-// TestFlatMapFilterUnion filters on a FlatMap key in files read as one
-// table, by column name and one after another, where one file's maps never
-// hold the key: its schema does not know it, and its rows are NULL for it,
-// as for a column a file lacks. (Found by the differential tester on
-// tables cut into files read by column name: such a file refused the
-// filter as naming an unknown column, and so did the scan and aggregate of
-// files of the same columns.) A key no file knows stays an unknown column.
-func TestFlatMapFilterUnion(t *testing.T) {
+// twoKeyFiles writes, with open, two files of columns id and a FlatMap m
+// of int64 values whose keys differ: file 0 holds rows 0..9 with key a
+// only; file 1 rows 10..19 with a, and b = 10·id in the even rows; row
+// 15's map is null.
+func twoKeyFiles(t *testing.T, open func(*testing.T, arrow.Record) *read.File) []*read.File {
+	t.Helper()
 	flag := arrow.NewMetadata([]string{shred.FlatMapMetadataKey}, []string{"true"})
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), Nullable: true, Metadata: flag},
 	}, nil)
-	// file 0: rows 0..9 with key a only; file 1: rows 10..19 with a, and
-	// b = 10·id in the even rows; row 15's map is null
 	part := func(lo, hi int) *read.File {
 		b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 		defer b.Release()
@@ -623,9 +619,20 @@ func TestFlatMapFilterUnion(t *testing.T) {
 		}
 		rec := b.NewRecord()
 		defer rec.Release()
-		return aggFile(t, rec)
+		return open(t, rec)
 	}
-	files := []*read.File{part(0, 10), part(10, 20)}
+	return []*read.File{part(0, 10), part(10, 20)}
+}
+
+// TestFlatMapFilterUnion filters on a FlatMap key in files read as one
+// table, by column name and one after another, where one file's maps never
+// hold the key: its schema does not know it, and its rows are NULL for it,
+// as for a column a file lacks. (Found by the differential tester on
+// tables cut into files read by column name: such a file refused the
+// filter as naming an unknown column, and so did the scan and aggregate of
+// files of the same columns.) A key no file knows stays an unknown column.
+func TestFlatMapFilterUnion(t *testing.T) {
+	files := twoKeyFiles(t, aggFile)
 	ctx := context.Background()
 	ids := func(where string, byName bool) []int32 {
 		t.Helper()

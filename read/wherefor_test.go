@@ -1,8 +1,6 @@
 package read_test
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,7 +9,6 @@ import (
 
 	"strata/filter"
 	"strata/format"
-	"strata/iox"
 	"strata/read"
 	"strata/write"
 )
@@ -35,22 +32,7 @@ func flatKeyFile(t *testing.T, keys ...string) *read.File {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := write.New(format.NewWriter(&buf, format.WriterOptions{}), sch, write.Options{FlatMap: []string{"m"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := read.Open(context.Background(), iox.Bytes(buf.Bytes()), read.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return writeOpen(t, rec, format.WriterOptions{}, write.Options{FlatMap: []string{"m"}})
 }
 
 // TestWhereForFile checks the exported rewrite of a filter for a file that
