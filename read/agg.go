@@ -66,6 +66,9 @@ type AggValue struct {
 	// unsigned marks the min or max of an unsigned column: I holds the
 	// bits of a uint64.
 	unsigned bool
+	// text marks the min or max of a string or binary column, whose value
+	// is Text even when that is empty.
+	text bool
 }
 
 // Int returns the value as an integer. A Wide sum, and the min or max of
@@ -109,7 +112,7 @@ func (v AggValue) String() string {
 	switch {
 	case v.Null:
 		return "NULL"
-	case v.Text != "":
+	case v.Text != "" || v.text:
 		return v.Text
 	case v.Float:
 		return fmt.Sprint(v.F)
@@ -898,7 +901,7 @@ func (f *File) aggValues(specs []aggSpec, states []aggState) ([]AggValue, error)
 			case x.Type.IsSigned():
 				v.I = x.Int()
 			case x.Type == encoding.Binary:
-				v.Text = string(x.Bytes())
+				v.Text, v.text = string(x.Bytes()), true
 			default:
 				v.I, v.unsigned = int64(x.Uint()), true
 				if v.I < 0 {
