@@ -339,28 +339,11 @@ func keyWheres(files []*File, where string) []string {
 	if err != nil {
 		return nil
 	}
-	rewrite := false
-	for _, p := range filter.Columns(e) {
-		some, all := false, true
-		for _, f := range files {
-			l := f.lacks(p)
-			some, all = some || l, all && l
+	out, none, _ := FileWheres(files, where, e)
+	for i := range out {
+		if none[i] {
+			out[i] = "FALSE"
 		}
-		if all {
-			return nil
-		}
-		rewrite = rewrite || some
-	}
-	if !rewrite {
-		return nil
-	}
-	out := make([]string, len(files))
-	for i, f := range files {
-		w, none := whereForFile(where, e, f)
-		if none {
-			w = "FALSE"
-		}
-		out[i] = w
 	}
 	return out
 }

@@ -23,3 +23,32 @@ func WhereForFile(where string, e filter.Expr, f *File) (w string, none bool) {
 // lacks is an unknown column, not NULL everywhere) and whether files of
 // the same columns need WhereForFile's rewrites, as their keys may differ.
 func (f *File) Lacks(p string) bool { return f.lacks(p) }
+
+// FileWheres returns the filter where (e, its parse) as each of files, read
+// as one table, reads it (WhereForFile), with none[i] reporting that no row
+// of file i can pass, when some file lacks a column or FlatMap key where
+// names that another file holds (Lacks). wheres is nil when every file
+// reads where as it is, and also when some path of where is one that no
+// file holds: unknown names it, for the caller to report.
+func FileWheres(files []*File, where string, e filter.Expr) (wheres []string, none []bool, unknown string) {
+	rewrite := false
+	for _, p := range filter.Columns(e) {
+		some, all := false, true
+		for _, f := range files {
+			l := f.lacks(p)
+			some, all = some || l, all && l
+		}
+		if all {
+			return nil, nil, p
+		}
+		rewrite = rewrite || some
+	}
+	if !rewrite {
+		return nil, nil, ""
+	}
+	wheres, none = make([]string, len(files)), make([]bool, len(files))
+	for i, f := range files {
+		wheres[i], none[i] = whereForFile(where, e, f)
+	}
+	return wheres, none, ""
+}

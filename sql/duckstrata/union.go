@@ -39,7 +39,7 @@ func (b *bindData) unite() error {
 // file lacks a column the filter names that another file holds: with
 // union_by_name a top-level column, and either way a FlatMap key, as files
 // written apart know different keys. A file's rows are NULL for what it
-// lacks, so its filter is filter.AssumeNull's rewrite (read.WhereForFile),
+// lacks, so its filter is filter.AssumeNull's rewrite (read.FileWheres),
 // as read.ScanFiles reads such files; before, the filter reached such a
 // file unchanged and failed its scan as naming an unknown column.
 // fileWhere stays nil when every file reads the filter as it is. A column
@@ -61,32 +61,16 @@ func (b *bindData) fileWheres() error {
 	for i, f := range b.files {
 		files[i] = facade.ReadFile(f)
 	}
-	rewrite := false
-	for _, p := range filter.Columns(e) {
-		some, all := false, true
-		for _, f := range files {
-			l := f.Lacks(p)
-			some, all = some || l, all && l
-		}
-		if all {
-			if b.union {
-				return fmt.Errorf("strata_scan %s: filter %q: no file has a column %s", b.path, b.where, p)
-			}
-			return nil
-		}
-		rewrite = rewrite || some
+	wheres, none, unknown := read.FileWheres(files, b.where, e)
+	if unknown != "" && b.union {
+		return fmt.Errorf("strata_scan %s: filter %q: no file has a column %s", b.path, b.where, unknown)
 	}
-	if !rewrite {
-		return nil
-	}
-	b.fileWhere = make([]string, len(files))
-	for i, f := range files {
-		w, none := read.WhereForFile(b.where, e, f)
-		if none {
-			w = noRow
+	for i := range wheres {
+		if none[i] {
+			wheres[i] = noRow
 		}
-		b.fileWhere[i] = w
 	}
+	b.fileWhere = wheres
 	return nil
 }
 
