@@ -505,7 +505,7 @@ func verifyIPCFile(r io.ReaderAt, size int64) ([]ipcBlock, error) {
 		return nil, err
 	}
 	for j, b := range dicts {
-		if _, _, err := verifyIPCBlock(r, b); err != nil {
+		if _, err := verifyIPCBlock(r, b); err != nil {
 			return nil, fmt.Errorf("dictionary %d: %w", j, err)
 		}
 	}
@@ -513,10 +513,20 @@ func verifyIPCFile(r io.ReaderAt, size int64) ([]ipcBlock, error) {
 }
 
 // verifyIPCBlock reads and checks the message a footer block indexes,
-// returning its metadata bytes as stored (length prefix included) and,
-// when the check had to read them (compressed buffers declare their
-// inflated length in their first bytes), its body's.
-func verifyIPCBlock(r io.ReaderAt, b ipcBlock) (meta, body []byte, err error) {
+// returning the bytes it read: the metadata as stored (length prefix
+// included), followed by the body when the check had to read it
+// (compressed buffers declare their inflated length in their first bytes).
+func verifyIPCBlock(r io.ReaderAt, b ipcBlock) ([]byte, error) {
+	meta, body, err := readIPCBlock(r, b)
+	if body != nil {
+		meta = meta[:len(meta)+len(body)] // body follows meta in one buffer
+	}
+	return meta, err
+}
+
+// readIPCBlock is verifyIPCBlock, the body (if read) returned apart; it
+// lies in meta's buffer right after meta.
+func readIPCBlock(r io.ReaderAt, b ipcBlock) (meta, body []byte, err error) {
 	meta = make([]byte, b.meta)
 	if err := readFullAt(r, meta, b.offset); err != nil {
 		return nil, nil, fmt.Errorf("reading message metadata: %w", err)
@@ -536,7 +546,9 @@ func verifyIPCBlock(r io.ReaderAt, b ipcBlock) (meta, body []byte, err error) {
 	}
 	_, err = verifyIPCMessage(meta[skip:skip+int(l)], b.body, func(off, n int64) ([]byte, error) {
 		if body == nil {
-			body = make([]byte, b.body)
+			all := make([]byte, int64(b.meta)+b.body)
+			copy(all, meta)
+			meta, body = all[:b.meta], all[b.meta:]
 			if err := readFullAt(r, body, b.offset+int64(b.meta)); err != nil {
 				return nil, fmt.Errorf("reading a message body: %w", err)
 			}
@@ -563,14 +575,11 @@ func (c *ipcBlocks) load(i int) error {
 		return nil // arrow-go refuses the index itself
 	}
 	b := c.blocks[i]
-	meta, body, err := verifyIPCBlock(c.input, b)
+	held, err := verifyIPCBlock(c.input, b)
 	if err != nil {
 		return err
 	}
-	c.at, c.held = b.offset, meta
-	if body != nil {
-		c.held = append(meta, body...)
-	}
+	c.at, c.held = b.offset, held
 	return nil
 }
 
